@@ -1,0 +1,124 @@
+# benchguard -- plain Makefile.  `make help` lists the targets.
+#
+#   make            build the library and the CLI into $(BUILD)
+#   make test       install missing packages, build, run every test
+#   make demo       build and run the example suite a few times, print history
+#   make bench      measure benchguard against its peers (see tests/bench)
+#   make SANITIZE=1 test   the same under ASan+UBSan (separate build dir)
+
+PREFIX   ?= /usr/local
+CC       ?= cc
+CXX      ?= c++
+PKG_CONFIG ?= pkg-config
+WERROR   ?= 1
+SANITIZE ?=
+
+ifeq ($(SANITIZE),1)
+BUILD    ?= build/sanitize
+SANFLAGS  = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+BUILD    ?= build/release
+SANFLAGS  =
+endif
+
+# Each library is used by one module only; pkg-config finds them all.
+PKGS      = libgit2 sqlite3 gsl json-c libcrypto
+WARN      = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
+            -Wmissing-prototypes -Wfloat-equal
+ifeq ($(WERROR),1)
+WARN     += -Werror
+endif
+OPT      ?= -O2 -g
+CFLAGS   ?=
+CPPFLAGS += -D_GNU_SOURCE -Ilib
+ALL_CFLAGS = -std=c11 $(OPT) $(WARN) $(SANFLAGS) $(CFLAGS) -MMD -MP
+PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+LIBS       = $(PKG_LIBS) -ldl -lm
+CMOCKA_LIBS = $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
+
+LIB_SRC  = $(sort $(wildcard lib/*.c))
+CMD_SRC  = $(sort $(wildcard cmd/*.c))
+UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
+LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
+CMD_OBJ  = $(CMD_SRC:%.c=$(BUILD)/%.o)
+UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+LIBA     = $(BUILD)/libbenchguard.a
+BIN      = $(BUILD)/benchguard
+
+# Debian packages the build, the tests, the examples and `make bench` need.
+DEB_PKGS = make gcc g++ pkg-config git libgit2-dev libsqlite3-dev sqlite3 \
+           libgsl-dev libcurl4-openssl-dev libjson-c-dev libssl-dev \
+           libcmocka-dev libbenchmark-dev hyperfine procps python3
+
+.PHONY: all test unit e2e demo deps bench install uninstall format examples clean help
+
+all: $(BIN)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIBA): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BIN): $(CMD_OBJ) $(LIBA)
+	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) $(LIBA) $(LIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIBA) $(CMOCKA_LIBS) $(LIBS)
+
+examples:
+	$(MAKE) -C examples/c
+	$(MAKE) -C examples/gbench
+
+# Idempotent: one dpkg-query when everything is present, apt-get otherwise.
+deps:
+	@missing=$$(dpkg-query -W -f='$${Package} $${db:Status-Abbrev}\n' $(DEB_PKGS) 2>/dev/null \
+	  | awk '$$2 == "ii" { ok[$$1] = 1 } END { n = split("$(DEB_PKGS)", p, " "); \
+	      for (i = 1; i <= n; i++) if (!(p[i] in ok)) printf "%s ", p[i] }'); \
+	if [ -n "$$missing" ]; then \
+	  sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+	  echo "installing: $$missing"; \
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+unit: $(UNIT_BIN)
+test: deps
+	@$(MAKE) --no-print-directory all unit examples
+	@tests/run.sh $(BUILD)
+
+demo: deps
+	@$(MAKE) --no-print-directory all examples
+	@tests/demo.sh $(BIN)
+
+bench: deps
+	@$(MAKE) --no-print-directory all examples
+	@tests/bench/run.sh $(BUILD)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/benchguard
+	install -m 644 lib/benchguard.h $(DESTDIR)$(PREFIX)/include/benchguard.h
+	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/libbenchguard.a
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/benchguard $(DESTDIR)$(PREFIX)/include/benchguard.h \
+	      $(DESTDIR)$(PREFIX)/lib/libbenchguard.a
+
+format:
+	clang-format -i lib/*.c lib/*.h cmd/*.c cmd/*.h tests/unit/*.c tests/unit/*.h \
+	  examples/c/*.c examples/gbench/*.cc tests/bench/*.c
+
+clean:
+	rm -rf build
+	$(MAKE) -C examples/c clean
+	$(MAKE) -C examples/gbench clean
+
+help:
+	@sed -n '1,9p' Makefile
+
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)

@@ -1,0 +1,441 @@
+/*
+ * benchguard.h -- the one public header of libbenchguard.
+ *
+ * libbenchguard measures a project's benchmarks at a git commit, keeps every
+ * sample in SQLite keyed by commit and machine fingerprint, and (in later
+ * modules) judges runs against a rolling baseline.  The `benchguard` CLI is a
+ * thin layer over this API.
+ *
+ * Conventions, stated once for every module:
+ *
+ *  - Errors.  Functions that can fail return 0 on success or a negative
+ *    bg_error_code.  The human-readable reason is kept on the bg_ctx passed
+ *    in (bg_ctx_error()); it is copied at once from SQLite/libgit2/json-c so
+ *    it stays valid until the next failing call on that context.  The library
+ *    never prints and never exits; warnings go to the context's log callback.
+ *
+ *  - Ownership.  A result returned through an `**out` or `*out` parameter
+ *    belongs to the caller, who releases it with the matching _free/_clear.
+ *    Every _free(NULL) and _clear() of a zeroed struct is a no-op.  `const`
+ *    pointers returned by accessors are borrowed: they live as long as the
+ *    object they came from.  Strings passed in are copied when kept.
+ *
+ *  - Threads.  Objects are not shared between threads; a bg_ctx is per thread.
+ */
+#ifndef BENCHGUARD_H
+#define BENCHGUARD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BG_VERSION "0.1.0"
+
+/* ------------------------------------------------------------------ errors */
+
+typedef enum {
+	BG_OK = 0,
+	BG_ERROR = -1,     /* runtime failure (database, git, process) */
+	BG_EINPUT = -2,    /* bad user input: config, file, flag value */
+	BG_ENOTFOUND = -3, /* a named thing does not exist (commit, series) */
+	BG_ENOMEM = -4,    /* out of memory */
+	BG_EIO = -5,       /* I/O failure on a file or pipe */
+	BG_EBUILD = -6     /* the configured build command failed */
+} bg_error_code;
+
+/* The CLI exit code for an error: 2 for input errors, 3 for runtime ones. */
+int bg_error_exit_code(int error);
+
+/* ----------------------------------------------------------------- context */
+
+typedef struct bg_ctx bg_ctx;
+
+typedef enum { BG_LOG_DEBUG = 0, BG_LOG_INFO = 1, BG_LOG_WARN = 2 } bg_log_level;
+
+typedef void (*bg_log_cb)(bg_log_level level, const char *msg, void *data);
+
+int bg_ctx_new(bg_ctx **out);
+void bg_ctx_free(bg_ctx *ctx);
+/* The last error message, or "" when none was set. */
+const char *bg_ctx_error(const bg_ctx *ctx);
+void bg_ctx_clear_error(bg_ctx *ctx);
+/* Where warnings and progress go; without a callback they are dropped. */
+void bg_ctx_set_log(bg_ctx *ctx, bg_log_cb cb, void *data);
+
+/* ------------------------------------------------------- units and formats */
+
+typedef enum {
+	BG_FORMAT_TIME = 0, /* benchguard times the process */
+	BG_FORMAT_LINES,    /* "BENCHGUARD <series> <value> <unit>" lines */
+	BG_FORMAT_GBENCH,   /* Google Benchmark --benchmark_format=json */
+	BG_FORMAT_NVBENCH,  /* NVIDIA nvbench JSON (CUDA issue) */
+	BG_FORMAT_HYPERFINE /* hyperfine --export-json (CUDA issue) */
+} bg_format;
+
+/* "time", "lines", ... -> format; unknown name -> BG_EINPUT. */
+int bg_format_from_name(const char *name, bg_format *out);
+const char *bg_format_name(bg_format format);
+
+typedef enum { BG_DIR_LOWER = 0, BG_DIR_HIGHER = 1 } bg_direction;
+
+/* Lower is better unless the unit is a rate ("GB/s", "items/s", "1/s"...). */
+bg_direction bg_direction_for_unit(const char *unit);
+const char *bg_direction_name(bg_direction dir);
+int bg_direction_from_name(const char *name, bg_direction *out);
+
+/*
+ * Canonical units: every time unit (ns, us, µs, ms, s, min) is stored in
+ * seconds, "s"; other units are kept as written.  *scale is the factor that
+ * turns a value in `unit` into the canonical unit.  Returns 0, or BG_EINPUT
+ * for an empty unit.
+ */
+int bg_unit_canonical(const char *unit, const char **canon, double *scale);
+
+/* ------------------------------------------------------------------ config */
+
+typedef struct bg_config bg_config;
+
+typedef struct {
+	const char *metric;
+	bg_direction direction;
+} bg_metric_override;
+
+typedef struct {
+	const char *name;
+	const char *command;
+	bg_format format;
+	const char *const *requires; /* e.g. "cuda", or a command that must exist */
+	size_t nrequires;
+	int warmup;     /* resolved: benchmark's own value, else "defaults" */
+	int samples;    /* executions for `time`; see README for other formats */
+	double timeout; /* seconds per execution */
+	const bg_metric_override *metrics; /* direction overrides */
+	size_t nmetrics;
+	int line; /* where the benchmark starts in the config file */
+} bg_benchmark;
+
+typedef struct {
+	const char *branch; /* default "main" */
+	int window;         /* default 20 */
+	int min_runs;       /* default 5 */
+} bg_baseline_cfg;
+
+typedef struct {
+	double alpha;      /* default 0.01 */
+	int fdr;           /* default 1 */
+	double min_change; /* default 0.02 */
+	double min_effect; /* default 0.8 */
+} bg_thresholds;
+
+enum {
+	BG_ALERT_ON_REGRESSION = 1 << 0,
+	BG_ALERT_ON_IMPROVEMENT = 1 << 1,
+	BG_ALERT_ON_ALWAYS = 1 << 2
+};
+
+/* Alert targets as written: ${VAR} is expanded at use (bg_config_expand). */
+typedef struct {
+	const char *kind; /* "webhook", "slack", "github" */
+	const char *url, *secret, *repo, *token, *pr; /* NULL when absent */
+	unsigned on; /* BG_ALERT_ON_* mask; default regression */
+	int line;
+} bg_alert_cfg;
+
+/*
+ * Loads a benchguard.json.  Comments are allowed.  Any error (unparsable
+ * JSON, unknown key, wrong type, empty or duplicate benchmarks...) returns
+ * BG_EINPUT with the message "<path>:<line>: <what is wrong>".
+ */
+int bg_config_load(bg_ctx *ctx, const char *path, bg_config **out);
+/* The same from memory; `name` stands for the file in messages. */
+int bg_config_parse(bg_ctx *ctx, const char *name, const char *text, size_t len,
+                    bg_config **out);
+void bg_config_free(bg_config *cfg);
+
+const char *bg_config_path(const bg_config *cfg);
+const char *bg_config_project(const bg_config *cfg); /* NULL when absent */
+const char *bg_config_build(const bg_config *cfg);   /* NULL when absent */
+const bg_baseline_cfg *bg_config_baseline(const bg_config *cfg);
+const bg_thresholds *bg_config_thresholds(const bg_config *cfg);
+size_t bg_config_benchmark_count(const bg_config *cfg);
+const bg_benchmark *bg_config_benchmark(const bg_config *cfg, size_t i);
+size_t bg_config_alert_count(const bg_config *cfg);
+const bg_alert_cfg *bg_config_alert(const bg_config *cfg, size_t i);
+
+/*
+ * Expands ${VAR} from the environment into a new string (*out, caller
+ * frees).  "$$" is a literal "$".  A variable that is unset or empty ->
+ * BG_ENOTFOUND with a message naming it.
+ */
+int bg_config_expand(bg_ctx *ctx, const char *in, char **out);
+
+/* The commented starter benchguard.json that `init` writes. */
+const char *bg_config_starter(void);
+
+/* ------------------------------------------------------------ measurements */
+
+typedef struct {
+	size_t n;
+	double mean, median, stddev, min, max; /* stddev: sample (n-1), 0 if n<2 */
+} bg_summary;
+
+/* Summary of n finite values (GSL).  n == 0 -> BG_EINPUT. */
+int bg_stats_summarize(bg_ctx *ctx, const double *values, size_t n, bg_summary *out);
+
+/* One series' raw samples, in the order they were measured. */
+typedef struct {
+	char *benchmark;
+	char *metric;
+	char *unit; /* canonical (see bg_unit_canonical) */
+	bg_direction direction;
+	double *values;
+	size_t n;
+} bg_series;
+
+typedef enum {
+	BG_BENCH_OK = 0,
+	BG_BENCH_FAILED, /* crash, nonzero exit, timeout, unparsable output */
+	BG_BENCH_SKIPPED /* a `requires` is not met on this machine */
+} bg_bench_status;
+
+typedef struct {
+	char *benchmark;
+	bg_bench_status status;
+	char *message; /* why it failed or was skipped; NULL when OK */
+} bg_outcome;
+
+/* A set of series and per-benchmark outcomes: what one run measured. */
+typedef struct bg_results bg_results;
+
+int bg_results_new(bg_results **out);
+void bg_results_free(bg_results *res);
+size_t bg_results_series_count(const bg_results *res);
+const bg_series *bg_results_series(const bg_results *res, size_t i);
+size_t bg_results_outcome_count(const bg_results *res);
+const bg_outcome *bg_results_outcome(const bg_results *res, size_t i);
+
+/*
+ * Appends one sample to series (benchmark, metric), creating it on first
+ * use.  The value is converted to the canonical unit; the direction comes
+ * from the unit.  Non-finite values, or a unit that contradicts the series'
+ * earlier samples (seconds vs bytes), -> BG_EINPUT.
+ */
+int bg_results_add(bg_ctx *ctx, bg_results *res, const char *benchmark,
+                   const char *metric, const char *unit, double value);
+/* Forces a series' direction (config override). */
+int bg_results_set_direction(bg_results *res, const char *benchmark,
+                             const char *metric, bg_direction dir);
+/* Records what happened to a benchmark; replaces an earlier outcome. */
+int bg_results_set_outcome(bg_ctx *ctx, bg_results *res, const char *benchmark,
+                           bg_bench_status status, const char *message);
+/* The outcome recorded for a benchmark, or NULL. */
+const bg_outcome *bg_results_find_outcome(const bg_results *res, const char *benchmark);
+/* Drops every series of a benchmark (its run failed half-way). */
+void bg_results_drop_benchmark(bg_results *res, const char *benchmark);
+
+/*
+ * Parses one program output (or file) in `format` and appends its samples.
+ * `benchmark` names the samples: for `lines` every series goes under it; for
+ * `gbench` each Google Benchmark name becomes "<benchmark>/<name>" (or just
+ * "<name>" when benchmark is NULL).  `source` names the input in messages.
+ * Unparsable input -> BG_EINPUT "<source>:<line>: <what>"; nothing is
+ * appended to `into` then.
+ */
+int bg_format_parse(bg_ctx *ctx, bg_format format, const char *source,
+                    const char *benchmark, const char *data, size_t len,
+                    bg_results *into);
+
+/* ------------------------------------------------------------------ runner */
+
+/* What one execution of a command did. */
+typedef struct {
+	int exited;      /* exited normally, with exit_status */
+	int exit_status;
+	int signaled;    /* killed by term_signal */
+	int term_signal;
+	int timed_out;   /* benchguard killed its process group at the timeout */
+	double wall;     /* seconds, monotonic clock */
+	double user, sys;/* seconds, from wait4 */
+	long maxrss_kib; /* peak resident set, from wait4 */
+	char *out;       /* captured stdout (NUL-terminated), or NULL */
+	size_t out_len;
+	int out_truncated; /* stdout went past the limit; the rest was discarded */
+	char *err_tail;  /* the last BG_ERR_TAIL bytes of stderr (NUL-terminated) */
+	size_t err_len;
+} bg_exec_result;
+
+#define BG_ERR_TAIL 4096
+
+typedef struct {
+	const char *cwd;      /* NULL: current directory */
+	double timeout;       /* seconds; <= 0: none */
+	int capture_stdout;   /* 0: stdout goes to /dev/null */
+	size_t out_limit;     /* bytes of stdout kept; 0: 64 MiB */
+	const char *const *env; /* extra "K=V" entries, NULL-terminated, or NULL */
+} bg_exec_opts;
+
+/*
+ * Runs `command` once in its own process group: directly when it is a plain
+ * word list (no shell syntax), else through `/bin/sh -c`.  At the timeout
+ * the whole group is killed (grandchildren too); after the command exits,
+ * whatever it left running in its group is killed as well.  Returns 0 when
+ * the command was started and waited for, whatever its status; < 0 only
+ * when benchguard itself could not run it.
+ */
+int bg_exec(bg_ctx *ctx, const char *command, const bg_exec_opts *opts,
+            bg_exec_result *out);
+void bg_exec_result_clear(bg_exec_result *res);
+/* "exit status 3", "killed by signal 11 (Segmentation fault)", "timed out after 5s" */
+char *bg_exec_describe(const bg_exec_result *res, double timeout);
+
+typedef void (*bg_progress_cb)(const char *benchmark, int done, int total, void *data);
+
+typedef struct {
+	const char *cwd;     /* checkout the commands run in */
+	int samples;         /* < 0: the benchmark's own */
+	int warmup;          /* < 0: the benchmark's own */
+	double timeout;      /* <= 0: the benchmark's own */
+	size_t out_limit;    /* 0: 64 MiB */
+	bg_progress_cb progress;
+	void *progress_data;
+} bg_run_opts;
+
+#define BG_RUN_OPTS_INIT {NULL, -1, -1, 0.0, 0, NULL, NULL}
+
+/*
+ * Runs one benchmark (warm-up, then samples) and adds its series and its
+ * outcome to `into`.  A benchmark that crashes, times out or prints
+ * unparsable output is recorded as BG_BENCH_FAILED (its partial series are
+ * dropped) and the call still returns 0; an unmet `requires` is
+ * BG_BENCH_SKIPPED.  < 0 only when benchguard itself fails.
+ */
+int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opts,
+                  bg_results *into);
+
+/* Is requirement `req` met here?  1 yes, 0 no (with *why, caller frees). */
+int bg_runner_requirement_met(const char *req, char **why);
+
+/* ------------------------------------------------------------- fingerprint */
+
+typedef struct bg_machine bg_machine;
+
+/* A GPU as the fingerprint sees it (filled by the CUDA module, or by tests). */
+typedef struct {
+	const char *name;
+	uint64_t memory_bytes;
+	int cc_major, cc_minor; /* compute capability */
+} bg_gpu;
+
+/*
+ * Reads the machine's facts from /proc and sysfs under `root` ("/" normally;
+ * tests pass a fixture tree).  Stable facts (CPU model, cores, threads,
+ * caches, memory, arch) are hashed into the fingerprint; volatile facts
+ * (kernel, governor, load average, compiler...) are kept beside it.
+ */
+int bg_machine_detect(bg_ctx *ctx, const char *root, bg_machine **out);
+/* An empty machine, for facts handed over as data. */
+int bg_machine_new(bg_machine **out);
+void bg_machine_free(bg_machine *m);
+/* Sets (or replaces) a fact. */
+int bg_machine_set_fact(bg_machine *m, const char *key, const char *value, int is_volatile);
+/* Adds a GPU: its name, memory and compute capability become stable facts. */
+int bg_machine_add_gpu(bg_machine *m, const bg_gpu *gpu);
+/* --machine NAME: the fingerprint becomes NAME instead of the hash. */
+int bg_machine_set_name(bg_machine *m, const char *name);
+/* 16 hex digits of SHA-256 over the sorted stable facts, or the name set. */
+const char *bg_machine_fingerprint(bg_machine *m);
+size_t bg_machine_fact_count(const bg_machine *m);
+/* The i-th fact, stable facts first, each group sorted by key. */
+int bg_machine_fact(const bg_machine *m, size_t i, const char **key,
+                    const char **value, int *is_volatile);
+const char *bg_machine_get(const bg_machine *m, const char *key); /* NULL if absent */
+
+/* --------------------------------------------------------------------- git */
+
+typedef struct bg_repo bg_repo;
+
+typedef struct {
+	char sha[41];
+	char *branch;  /* short branch name; NULL when detached or not HEAD */
+	int dirty;     /* tracked files differ from HEAD (untracked files don't count) */
+	int64_t author_time; /* seconds since the epoch */
+	char *author;  /* "Name <email>" */
+	char *subject; /* first line of the message */
+} bg_commit;
+
+/* Finds the repository containing `path`.  Not in one -> BG_EINPUT. */
+int bg_repo_open(bg_ctx *ctx, const char *path, bg_repo **out);
+void bg_repo_free(bg_repo *repo);
+/* The working tree's top directory, without a trailing slash. */
+const char *bg_repo_workdir(const bg_repo *repo);
+/* HEAD with branch and dirty flag.  No commit yet -> BG_EINPUT. */
+int bg_repo_head(bg_ctx *ctx, bg_repo *repo, bg_commit *out);
+/* Any revision (SHA, ref, HEAD~3...) -> commit; unknown -> BG_ENOTFOUND. */
+int bg_repo_lookup(bg_ctx *ctx, bg_repo *repo, const char *rev, bg_commit *out);
+void bg_commit_clear(bg_commit *c);
+
+/* ------------------------------------------------------------------- store */
+
+typedef struct bg_store bg_store;
+
+/*
+ * Opens (creating the file and its directory if needed) and migrates the
+ * results database.  WAL; writers from other processes are waited for.
+ */
+int bg_store_open(bg_ctx *ctx, const char *path, bg_store **out);
+void bg_store_free(bg_store *store);
+/* Schema version after migration (PRAGMA user_version). */
+int bg_store_schema_version(bg_store *store);
+
+typedef struct {
+	const bg_commit *commit;
+	bg_machine *machine;       /* fingerprint and facts are stored */
+	const char *source;        /* "run" or "import" */
+	const char *const *tags;   /* "K=V" strings, NULL-terminated, or NULL */
+} bg_run_info;
+
+/* Starts a run: stored at once, marked incomplete until bg_store_run_finish. */
+int bg_store_run_begin(bg_ctx *ctx, bg_store *store, const bg_run_info *info,
+                       int64_t *run_id);
+/* Stores series (samples + summary) and outcomes, in one transaction. */
+int bg_store_run_add(bg_ctx *ctx, bg_store *store, int64_t run_id, const bg_results *res);
+/* Marks the run complete. */
+int bg_store_run_finish(bg_ctx *ctx, bg_store *store, int64_t run_id);
+
+typedef struct {
+	int64_t run_id;
+	char sha[41];
+	char *branch;
+	int dirty;
+	int complete;
+	int64_t started_at;  /* seconds since the epoch */
+	int64_t author_time;
+	char *subject;
+	char *machine;       /* fingerprint */
+	char *benchmark, *metric, *unit;
+	bg_direction direction;
+	bg_summary summary;
+} bg_history_row;
+
+/*
+ * Run summaries of a series, newest run first.  `series` is
+ * "benchmark:metric", or a benchmark name for all its metrics.  limit 0: all.
+ * Unknown series -> BG_ENOTFOUND.
+ */
+int bg_store_history(bg_ctx *ctx, bg_store *store, const char *series, size_t limit,
+                     bg_history_row **rows, size_t *nrows);
+void bg_history_free(bg_history_row *rows, size_t nrows);
+
+/* The raw samples of one series in one run, in measured order. */
+int bg_store_samples(bg_ctx *ctx, bg_store *store, int64_t run_id,
+                     const char *benchmark, const char *metric,
+                     double **values, size_t *n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

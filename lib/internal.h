@@ -1,0 +1,59 @@
+/*
+ * internal.h -- helpers shared by the library's modules and nothing else.
+ *
+ * Error reporting (bg_error_set), logging to the context's callback, and a
+ * small growable byte buffer.  Nothing here is part of the public API; the
+ * CLI and the tests may use it, users of the library must not.
+ */
+#ifndef BG_INTERNAL_H
+#define BG_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "benchguard.h"
+
+#if defined(__GNUC__)
+#define BG_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define BG_PRINTF(f, a)
+#endif
+
+#define BG_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Sets the context's message and returns `code`, so `return bg_error_set(...)` reads well. */
+int bg_error_set(bg_ctx *ctx, int code, const char *fmt, ...) BG_PRINTF(3, 4);
+/* Same, with ": <strerror(errno)>" appended. */
+int bg_error_errno(bg_ctx *ctx, int code, const char *fmt, ...) BG_PRINTF(3, 4);
+/* The common out-of-memory failure. */
+int bg_error_oom(bg_ctx *ctx);
+
+void bg_log(bg_ctx *ctx, bg_log_level level, const char *fmt, ...) BG_PRINTF(3, 4);
+
+/* A growable byte buffer, always NUL-terminated once anything was added. */
+typedef struct {
+	char *ptr;
+	size_t len, cap;
+} bg_buf;
+
+#define BG_BUF_INIT {NULL, 0, 0}
+
+int bg_buf_grow(bg_buf *b, size_t extra);
+int bg_buf_put(bg_buf *b, const void *data, size_t len);
+int bg_buf_puts(bg_buf *b, const char *s);
+int bg_buf_printf(bg_buf *b, const char *fmt, ...) BG_PRINTF(2, 3);
+/* Hands the string over to the caller (never NULL on success: "" if empty). */
+char *bg_buf_detach(bg_buf *b);
+void bg_buf_clear(bg_buf *b);
+
+/* strdup that accepts NULL. */
+char *bg_strdup(const char *s);
+/* Reads a whole file; BG_EIO with "<path>: <why>" on failure. */
+int bg_read_file(bg_ctx *ctx, const char *path, char **data, size_t *len);
+/* Line number (1-based) of byte `offset` in text. */
+int bg_line_of(const char *text, size_t len, size_t offset);
+
+/* SHA-256 of data as 64 lowercase hex digits + NUL (lib/hash.c, libcrypto). */
+int bg_sha256_hex(const void *data, size_t len, char out[65]);
+
+#endif

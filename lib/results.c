@@ -1,0 +1,284 @@
+/*
+ * results.c -- the in-memory set of series and outcomes of one run.
+ *
+ * Parsers and the runner append samples here one at a time; the store then
+ * writes the set in one transaction.  Series are found by (benchmark,
+ * metric) through a small open-addressing hash table, because an import of
+ * a large file appends a million samples across thousands of series.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct {
+	bg_series s;
+	size_t cap;
+	uint64_t hash;
+} series_slot;
+
+struct bg_results {
+	series_slot *series;
+	size_t nseries, capseries;
+	size_t *table; /* index+1 into series; 0 = empty */
+	size_t tablecap;
+	bg_outcome *outcomes;
+	size_t noutcomes, capoutcomes;
+};
+
+static uint64_t key_hash(const char *benchmark, const char *metric)
+{
+	/* FNV-1a over "benchmark\0metric". */
+	uint64_t h = 1469598103934665603ULL;
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)benchmark; *p; p++)
+		h = (h ^ *p) * 1099511628211ULL;
+	h = (h ^ 0) * 1099511628211ULL;
+	for (p = (const unsigned char *)metric; *p; p++)
+		h = (h ^ *p) * 1099511628211ULL;
+	return h;
+}
+
+int bg_results_new(bg_results **out)
+{
+	*out = calloc(1, sizeof(bg_results));
+	return *out ? 0 : BG_ENOMEM;
+}
+
+static void series_clear(bg_series *s)
+{
+	free(s->benchmark);
+	free(s->metric);
+	free(s->unit);
+	free(s->values);
+	memset(s, 0, sizeof(*s));
+}
+
+void bg_results_free(bg_results *res)
+{
+	size_t i;
+
+	if (!res)
+		return;
+	for (i = 0; i < res->nseries; i++)
+		series_clear(&res->series[i].s);
+	for (i = 0; i < res->noutcomes; i++) {
+		free(res->outcomes[i].benchmark);
+		free(res->outcomes[i].message);
+	}
+	free(res->series);
+	free(res->table);
+	free(res->outcomes);
+	free(res);
+}
+
+size_t bg_results_series_count(const bg_results *res)
+{
+	return res->nseries;
+}
+
+const bg_series *bg_results_series(const bg_results *res, size_t i)
+{
+	return i < res->nseries ? &res->series[i].s : NULL;
+}
+
+size_t bg_results_outcome_count(const bg_results *res)
+{
+	return res->noutcomes;
+}
+
+const bg_outcome *bg_results_outcome(const bg_results *res, size_t i)
+{
+	return i < res->noutcomes ? &res->outcomes[i] : NULL;
+}
+
+static int table_rebuild(bg_results *res, size_t cap)
+{
+	size_t *t = calloc(cap, sizeof(size_t)), i;
+
+	if (!t)
+		return BG_ENOMEM;
+	for (i = 0; i < res->nseries; i++) {
+		size_t j = (size_t)(res->series[i].hash & (cap - 1));
+		while (t[j])
+			j = (j + 1) & (cap - 1);
+		t[j] = i + 1;
+	}
+	free(res->table);
+	res->table = t;
+	res->tablecap = cap;
+	return 0;
+}
+
+static series_slot *find(const bg_results *res, const char *benchmark,
+                         const char *metric, uint64_t h, size_t *pos)
+{
+	size_t j;
+
+	if (!res->tablecap) {
+		*pos = 0;
+		return NULL;
+	}
+	j = (size_t)(h & (res->tablecap - 1));
+	while (res->table[j]) {
+		series_slot *sl = &res->series[res->table[j] - 1];
+		if (sl->hash == h && !strcmp(sl->s.benchmark, benchmark) &&
+		    !strcmp(sl->s.metric, metric))
+			return sl;
+		j = (j + 1) & (res->tablecap - 1);
+	}
+	*pos = j;
+	return NULL;
+}
+
+static series_slot *create(bg_results *res, const char *benchmark, const char *metric,
+                           const char *unit, uint64_t h)
+{
+	series_slot *sl;
+	size_t pos;
+
+	if (res->nseries == res->capseries) {
+		size_t cap = res->capseries ? res->capseries * 2 : 16;
+		series_slot *p = realloc(res->series, cap * sizeof(*p));
+		if (!p)
+			return NULL;
+		res->series = p;
+		res->capseries = cap;
+	}
+	if ((res->nseries + 1) * 2 > res->tablecap &&
+	    table_rebuild(res, res->tablecap ? res->tablecap * 2 : 64) < 0)
+		return NULL;
+	sl = &res->series[res->nseries];
+	memset(sl, 0, sizeof(*sl));
+	sl->hash = h;
+	sl->s.benchmark = strdup(benchmark);
+	sl->s.metric = strdup(metric);
+	sl->s.unit = strdup(unit);
+	sl->s.direction = bg_direction_for_unit(unit);
+	if (!sl->s.benchmark || !sl->s.metric || !sl->s.unit) {
+		series_clear(&sl->s);
+		return NULL;
+	}
+	find(res, benchmark, metric, h, &pos);
+	res->table[pos] = ++res->nseries;
+	return sl;
+}
+
+int bg_results_add(bg_ctx *ctx, bg_results *res, const char *benchmark,
+                   const char *metric, const char *unit, double value)
+{
+	const char *canon;
+	double scale;
+	uint64_t h;
+	size_t pos;
+	series_slot *sl;
+
+	if (!benchmark || !*benchmark || !metric || !*metric)
+		return bg_error_set(ctx, BG_EINPUT, "a sample needs a benchmark and a metric name");
+	if (bg_unit_canonical(unit, &canon, &scale) < 0)
+		return bg_error_set(ctx, BG_EINPUT, "%s:%s: missing unit", benchmark, metric);
+	if (!isfinite(value))
+		return bg_error_set(ctx, BG_EINPUT, "%s:%s: value is not a finite number",
+		                    benchmark, metric);
+	value *= scale;
+	h = key_hash(benchmark, metric);
+	sl = find(res, benchmark, metric, h, &pos);
+	if (!sl) {
+		sl = create(res, benchmark, metric, canon, h);
+		if (!sl)
+			return bg_error_oom(ctx);
+	} else if (strcmp(sl->s.unit, canon) != 0) {
+		return bg_error_set(ctx, BG_EINPUT, "%s:%s: unit \"%s\" differs from earlier \"%s\"",
+		                    benchmark, metric, unit, sl->s.unit);
+	}
+	if (sl->s.n == sl->cap) {
+		size_t cap = sl->cap ? sl->cap * 2 : 16;
+		double *v = realloc(sl->s.values, cap * sizeof(double));
+		if (!v)
+			return bg_error_oom(ctx);
+		sl->s.values = v;
+		sl->cap = cap;
+	}
+	sl->s.values[sl->s.n++] = value;
+	return 0;
+}
+
+int bg_results_set_direction(bg_results *res, const char *benchmark,
+                             const char *metric, bg_direction dir)
+{
+	size_t pos;
+	series_slot *sl = find(res, benchmark, metric, key_hash(benchmark, metric), &pos);
+
+	if (!sl)
+		return BG_ENOTFOUND;
+	sl->s.direction = dir;
+	return 0;
+}
+
+const bg_outcome *bg_results_find_outcome(const bg_results *res, const char *benchmark)
+{
+	size_t i;
+
+	for (i = 0; i < res->noutcomes; i++)
+		if (!strcmp(res->outcomes[i].benchmark, benchmark))
+			return &res->outcomes[i];
+	return NULL;
+}
+
+int bg_results_set_outcome(bg_ctx *ctx, bg_results *res, const char *benchmark,
+                           bg_bench_status status, const char *message)
+{
+	bg_outcome *o = (bg_outcome *)bg_results_find_outcome(res, benchmark);
+	char *msg = NULL;
+
+	if (message && !(msg = strdup(message)))
+		return bg_error_oom(ctx);
+	if (!o) {
+		if (res->noutcomes == res->capoutcomes) {
+			size_t cap = res->capoutcomes ? res->capoutcomes * 2 : 8;
+			bg_outcome *p = realloc(res->outcomes, cap * sizeof(*p));
+			if (!p) {
+				free(msg);
+				return bg_error_oom(ctx);
+			}
+			res->outcomes = p;
+			res->capoutcomes = cap;
+		}
+		o = &res->outcomes[res->noutcomes];
+		o->benchmark = strdup(benchmark);
+		o->message = NULL;
+		if (!o->benchmark) {
+			free(msg);
+			return bg_error_oom(ctx);
+		}
+		res->noutcomes++;
+	}
+	free(o->message);
+	o->message = msg;
+	o->status = status;
+	return 0;
+}
+
+void bg_results_drop_benchmark(bg_results *res, const char *benchmark)
+{
+	size_t i, kept = 0;
+
+	for (i = 0; i < res->nseries; i++) {
+		if (!strcmp(res->series[i].s.benchmark, benchmark))
+			series_clear(&res->series[i].s);
+		else
+			res->series[kept++] = res->series[i];
+	}
+	if (kept == res->nseries)
+		return;
+	res->nseries = kept;
+	/* Indices moved: rebuild; on allocation failure fall back to no table
+	 * (find() then reports "absent" and add() recreates it). */
+	if (table_rebuild(res, res->tablecap ? res->tablecap : 64) < 0) {
+		free(res->table);
+		res->table = NULL;
+		res->tablecap = 0;
+	}
+}

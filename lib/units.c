@@ -1,0 +1,86 @@
+/*
+ * units.c -- units, directions and format names.
+ *
+ * All time units are stored in seconds so that a series keeps one unit
+ * whatever unit each tool printed (Google Benchmark's time_unit, a harness
+ * printing "ms").  Rates ("GB/s", "items/s") are better when higher;
+ * everything else (times, bytes, counts) when lower.
+ */
+#include <string.h>
+#include <strings.h>
+
+#include "internal.h"
+
+static const struct {
+	const char *name;
+	double scale;
+} time_units[] = {
+	{"ns", 1e-9}, {"us", 1e-6}, {"\xc2\xb5s", 1e-6}, {"ms", 1e-3},
+	{"s", 1.0},   {"sec", 1.0}, {"min", 60.0},
+};
+
+static const char *const format_names[] = {"time", "lines", "gbench", "nvbench", "hyperfine"};
+
+int bg_unit_canonical(const char *unit, const char **canon, double *scale)
+{
+	size_t i;
+
+	if (!unit || !*unit)
+		return BG_EINPUT;
+	for (i = 0; i < BG_ARRAY_SIZE(time_units); i++) {
+		if (!strcmp(unit, time_units[i].name)) {
+			*canon = "s";
+			*scale = time_units[i].scale;
+			return 0;
+		}
+	}
+	*canon = unit;
+	*scale = 1.0;
+	return 0;
+}
+
+bg_direction bg_direction_for_unit(const char *unit)
+{
+	size_t n = unit ? strlen(unit) : 0;
+
+	if (n >= 2 && !strcmp(unit + n - 2, "/s"))
+		return BG_DIR_HIGHER;
+	if (!strcasecmp(unit ? unit : "", "hz") || !strcasecmp(unit ? unit : "", "fps") ||
+	    !strcasecmp(unit ? unit : "", "ops"))
+		return BG_DIR_HIGHER;
+	return BG_DIR_LOWER;
+}
+
+const char *bg_direction_name(bg_direction dir)
+{
+	return dir == BG_DIR_HIGHER ? "higher" : "lower";
+}
+
+int bg_direction_from_name(const char *name, bg_direction *out)
+{
+	if (!strcmp(name, "lower"))
+		*out = BG_DIR_LOWER;
+	else if (!strcmp(name, "higher"))
+		*out = BG_DIR_HIGHER;
+	else
+		return BG_EINPUT;
+	return 0;
+}
+
+int bg_format_from_name(const char *name, bg_format *out)
+{
+	size_t i;
+
+	for (i = 0; i < BG_ARRAY_SIZE(format_names); i++) {
+		if (!strcmp(name, format_names[i])) {
+			*out = (bg_format)i;
+			return 0;
+		}
+	}
+	return BG_EINPUT;
+}
+
+const char *bg_format_name(bg_format format)
+{
+	return (size_t)format < BG_ARRAY_SIZE(format_names) ? format_names[format] : "?";
+}

@@ -1,0 +1,234 @@
+/*
+ * util.c -- the context handle, error and log plumbing, and small string
+ * utilities that every module uses.
+ *
+ * The context keeps one error message.  Modules set it where the failure is
+ * first seen (copying any third-party message immediately) and return a
+ * negative code; callers up the stack just pass the code on.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct bg_ctx {
+	char msg[1024];
+	bg_log_cb log;
+	void *log_data;
+};
+
+int bg_error_exit_code(int error)
+{
+	switch (error) {
+	case BG_OK:
+		return 0;
+	case BG_EINPUT:
+	case BG_ENOTFOUND:
+		return 2;
+	default:
+		return 3;
+	}
+}
+
+int bg_ctx_new(bg_ctx **out)
+{
+	*out = calloc(1, sizeof(bg_ctx));
+	return *out ? 0 : BG_ENOMEM;
+}
+
+void bg_ctx_free(bg_ctx *ctx)
+{
+	free(ctx);
+}
+
+const char *bg_ctx_error(const bg_ctx *ctx)
+{
+	return ctx ? ctx->msg : "";
+}
+
+void bg_ctx_clear_error(bg_ctx *ctx)
+{
+	if (ctx)
+		ctx->msg[0] = '\0';
+}
+
+void bg_ctx_set_log(bg_ctx *ctx, bg_log_cb cb, void *data)
+{
+	ctx->log = cb;
+	ctx->log_data = data;
+}
+
+static void set_msg(bg_ctx *ctx, const char *fmt, va_list ap)
+{
+	vsnprintf(ctx->msg, sizeof(ctx->msg), fmt, ap);
+}
+
+int bg_error_set(bg_ctx *ctx, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!ctx)
+		return code;
+	va_start(ap, fmt);
+	set_msg(ctx, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int bg_error_errno(bg_ctx *ctx, int code, const char *fmt, ...)
+{
+	int saved = errno;
+	size_t used;
+	va_list ap;
+
+	if (!ctx)
+		return code;
+	va_start(ap, fmt);
+	set_msg(ctx, fmt, ap);
+	va_end(ap);
+	used = strlen(ctx->msg);
+	snprintf(ctx->msg + used, sizeof(ctx->msg) - used, ": %s", strerror(saved));
+	return code;
+}
+
+int bg_error_oom(bg_ctx *ctx)
+{
+	return bg_error_set(ctx, BG_ENOMEM, "out of memory");
+}
+
+void bg_log(bg_ctx *ctx, bg_log_level level, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	if (!ctx || !ctx->log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	ctx->log(level, line, ctx->log_data);
+}
+
+int bg_buf_grow(bg_buf *b, size_t extra)
+{
+	size_t need = b->len + extra + 1, cap;
+	char *p;
+
+	if (need < b->len)
+		return BG_ENOMEM;
+	if (need <= b->cap)
+		return 0;
+	cap = b->cap ? b->cap : 64;
+	while (cap < need)
+		cap *= 2;
+	p = realloc(b->ptr, cap);
+	if (!p)
+		return BG_ENOMEM;
+	b->ptr = p;
+	b->cap = cap;
+	return 0;
+}
+
+int bg_buf_put(bg_buf *b, const void *data, size_t len)
+{
+	if (bg_buf_grow(b, len) < 0)
+		return BG_ENOMEM;
+	if (len)
+		memcpy(b->ptr + b->len, data, len);
+	b->len += len;
+	b->ptr[b->len] = '\0';
+	return 0;
+}
+
+int bg_buf_puts(bg_buf *b, const char *s)
+{
+	return bg_buf_put(b, s, strlen(s));
+}
+
+int bg_buf_printf(bg_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || bg_buf_grow(b, (size_t)n) < 0)
+		return BG_ENOMEM;
+	va_start(ap, fmt);
+	vsnprintf(b->ptr + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+	return 0;
+}
+
+char *bg_buf_detach(bg_buf *b)
+{
+	char *p;
+
+	if (!b->ptr && bg_buf_grow(b, 0) < 0)
+		return NULL;
+	b->ptr[b->len] = '\0';
+	p = b->ptr;
+	b->ptr = NULL;
+	b->len = b->cap = 0;
+	return p;
+}
+
+void bg_buf_clear(bg_buf *b)
+{
+	free(b->ptr);
+	b->ptr = NULL;
+	b->len = b->cap = 0;
+}
+
+char *bg_strdup(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+int bg_read_file(bg_ctx *ctx, const char *path, char **data, size_t *len)
+{
+	bg_buf b = BG_BUF_INIT;
+	char chunk[65536];
+	size_t n;
+	FILE *f;
+
+	*data = NULL;
+	*len = 0;
+	f = fopen(path, "rb");
+	if (!f)
+		return bg_error_errno(ctx, BG_EIO, "%s", path);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		if (bg_buf_put(&b, chunk, n) < 0) {
+			fclose(f);
+			bg_buf_clear(&b);
+			return bg_error_oom(ctx);
+		}
+	}
+	if (ferror(f)) {
+		fclose(f);
+		bg_buf_clear(&b);
+		return bg_error_errno(ctx, BG_EIO, "%s", path);
+	}
+	fclose(f);
+	*len = b.len;
+	*data = bg_buf_detach(&b);
+	return *data ? 0 : bg_error_oom(ctx);
+}
+
+int bg_line_of(const char *text, size_t len, size_t offset)
+{
+	int line = 1;
+	size_t i;
+
+	if (offset > len)
+		offset = len;
+	for (i = 0; i < offset; i++)
+		if (text[i] == '\n')
+			line++;
+	return line;
+}

@@ -1,0 +1,138 @@
+/*
+ * test_results.c -- the in-memory results set: series lookup, unit
+ * canonicalisation, outcomes, and the summary statistics.
+ */
+#include <math.h>
+
+#include "unit.h"
+
+static void test_add_and_lookup(void **state)
+{
+	bg_results *r = NULL;
+	char name[32];
+	size_t i;
+
+	(void)state;
+	assert_int_equal(bg_results_new(&r), 0);
+	for (i = 0; i < 3000; i++) {
+		snprintf(name, sizeof(name), "s%zu", i % 1000);
+		assert_int_equal(bg_results_add(NULL, r, "b", name, "ms", (double)i), 0);
+	}
+	assert_int_equal(bg_results_series_count(r), 1000);
+	for (i = 0; i < 1000; i++) {
+		const bg_series *s = bg_results_series(r, i);
+		assert_int_equal(s->n, 3);
+		assert_string_equal(s->unit, "s");
+		/* 3 samples per series, in measured order, converted from ms. */
+		assert_true(fabs(s->values[2] - (double)(i + 2000) / 1000.0) < 1e-12);
+	}
+	bg_results_free(r);
+}
+
+static void test_rejects_bad_samples(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_results *r = NULL;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_results_new(&r), 0);
+	assert_int_equal(bg_results_add(ctx, r, "b", "m", "s", NAN), BG_EINPUT);
+	assert_int_equal(bg_results_add(ctx, r, "b", "m", "s", INFINITY), BG_EINPUT);
+	assert_int_equal(bg_results_add(ctx, r, "b", "m", "", 1.0), BG_EINPUT);
+	assert_int_equal(bg_results_add(ctx, r, "b", "m", "s", 1.0), 0);
+	assert_int_equal(bg_results_add(ctx, r, "b", "m", "B", 1.0), BG_EINPUT);
+	assert_non_null(strstr(bg_ctx_error(ctx), "differs"));
+	assert_int_equal(bg_results_add(ctx, r, "b", "m", "ns", 5.0), 0);
+	assert_int_equal(bg_results_series(r, 0)->n, 2);
+	bg_results_free(r);
+	bg_ctx_free(ctx);
+}
+
+static void test_directions(void **state)
+{
+	bg_results *r = NULL;
+
+	(void)state;
+	assert_int_equal(bg_results_new(&r), 0);
+	assert_int_equal(bg_results_add(NULL, r, "b", "bw", "GB/s", 900.0), 0);
+	assert_int_equal(bg_results_add(NULL, r, "b", "t", "us", 9.0), 0);
+	assert_int_equal(bg_results_series(r, 0)->direction, BG_DIR_HIGHER);
+	assert_int_equal(bg_results_series(r, 1)->direction, BG_DIR_LOWER);
+	assert_int_equal(bg_results_set_direction(r, "b", "t", BG_DIR_HIGHER), 0);
+	assert_int_equal(bg_results_series(r, 1)->direction, BG_DIR_HIGHER);
+	assert_int_equal(bg_results_set_direction(r, "b", "nope", BG_DIR_HIGHER), BG_ENOTFOUND);
+	bg_results_free(r);
+}
+
+static void test_outcomes_and_drop(void **state)
+{
+	bg_results *r = NULL;
+
+	(void)state;
+	assert_int_equal(bg_results_new(&r), 0);
+	assert_int_equal(bg_results_add(NULL, r, "a", "m", "s", 1.0), 0);
+	assert_int_equal(bg_results_add(NULL, r, "b", "m", "s", 2.0), 0);
+	assert_int_equal(bg_results_add(NULL, r, "b", "n", "s", 3.0), 0);
+	assert_int_equal(bg_results_set_outcome(NULL, r, "b", BG_BENCH_FAILED, "exit 1"), 0);
+	assert_int_equal(bg_results_set_outcome(NULL, r, "b", BG_BENCH_FAILED, "exit 2"), 0);
+	assert_int_equal(bg_results_outcome_count(r), 1);
+	assert_string_equal(bg_results_find_outcome(r, "b")->message, "exit 2");
+	bg_results_drop_benchmark(r, "b");
+	assert_int_equal(bg_results_series_count(r), 1);
+	/* The table still finds what is left and can add again. */
+	assert_int_equal(bg_results_add(NULL, r, "a", "m", "s", 1.5), 0);
+	assert_int_equal(bg_results_series(r, 0)->n, 2);
+	assert_int_equal(bg_results_add(NULL, r, "b", "m", "s", 2.0), 0);
+	assert_int_equal(bg_results_series_count(r), 2);
+	bg_results_free(r);
+	bg_results_free(NULL);
+}
+
+static void test_summary(void **state)
+{
+	/* Expected values: Python statistics.mean/median/stdev on the same data. */
+	const double v[] = {3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0};
+	bg_summary s;
+
+	(void)state;
+	assert_int_equal(bg_stats_summarize(NULL, v, 8, &s), 0);
+	assert_int_equal(s.n, 8);
+	assert_true(fabs(s.mean - 3.875) < 1e-12);
+	assert_true(fabs(s.median - 3.5) < 1e-12);
+	assert_true(fabs(s.stddev - 2.748376143938713) < 1e-12);
+	assert_true(fabs(s.min - 1.0) < 1e-12 && fabs(s.max - 9.0) < 1e-12);
+	assert_int_equal(bg_stats_summarize(NULL, v, 1, &s), 0);
+	assert_true(fabs(s.stddev) < 1e-300 && fabs(s.median - 3.0) < 1e-12);
+	assert_int_equal(bg_stats_summarize(NULL, v, 0, &s), BG_EINPUT);
+}
+
+static void test_units(void **state)
+{
+	const char *c;
+	double k;
+	bg_format f;
+
+	(void)state;
+	assert_int_equal(bg_unit_canonical("us", &c, &k), 0);
+	assert_string_equal(c, "s");
+	assert_true(fabs(k - 1e-6) < 1e-18);
+	assert_int_equal(bg_unit_canonical("GB/s", &c, &k), 0);
+	assert_string_equal(c, "GB/s");
+	assert_int_equal(bg_format_from_name("gbench", &f), 0);
+	assert_int_equal(f, BG_FORMAT_GBENCH);
+	assert_int_equal(bg_format_from_name("csv", &f), BG_EINPUT);
+	assert_int_equal(bg_error_exit_code(BG_EINPUT), 2);
+	assert_int_equal(bg_error_exit_code(BG_ENOTFOUND), 2);
+	assert_int_equal(bg_error_exit_code(BG_ERROR), 3);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_add_and_lookup),   cmocka_unit_test(test_rejects_bad_samples),
+		cmocka_unit_test(test_directions),       cmocka_unit_test(test_outcomes_and_drop),
+		cmocka_unit_test(test_summary),          cmocka_unit_test(test_units),
+	};
+	return cmocka_run_group_tests_name("results", tests, NULL, NULL);
+}
