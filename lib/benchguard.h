@@ -25,6 +25,7 @@
 #ifndef BENCHGUARD_H
 #define BENCHGUARD_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -64,6 +65,13 @@ const char *bg_ctx_error(const bg_ctx *ctx);
 void bg_ctx_clear_error(bg_ctx *ctx);
 /* Where warnings and progress go; without a callback they are dropped. */
 void bg_ctx_set_log(bg_ctx *ctx, bg_log_cb cb, void *data);
+/*
+ * A flag the host sets (typically from a SIGINT/SIGTERM handler) to stop
+ * long work: a running benchmark's process group is killed and the call
+ * returns BG_ERROR "interrupted".  NULL: never cancelled.
+ */
+void bg_ctx_set_cancel(bg_ctx *ctx, const volatile sig_atomic_t *flag);
+int bg_ctx_cancelled(const bg_ctx *ctx);
 
 /* ------------------------------------------------------- units and formats */
 

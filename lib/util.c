@@ -18,6 +18,7 @@ struct bg_ctx {
 	char msg[1024];
 	bg_log_cb log;
 	void *log_data;
+	const volatile sig_atomic_t *cancel;
 };
 
 int bg_error_exit_code(int error)
@@ -59,6 +60,16 @@ void bg_ctx_set_log(bg_ctx *ctx, bg_log_cb cb, void *data)
 {
 	ctx->log = cb;
 	ctx->log_data = data;
+}
+
+void bg_ctx_set_cancel(bg_ctx *ctx, const volatile sig_atomic_t *flag)
+{
+	ctx->cancel = flag;
+}
+
+int bg_ctx_cancelled(const bg_ctx *ctx)
+{
+	return ctx && ctx->cancel && *ctx->cancel;
 }
 
 static void set_msg(bg_ctx *ctx, const char *fmt, va_list ap)

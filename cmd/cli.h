@@ -1,0 +1,109 @@
+/*
+ * cli.h -- what the `benchguard` subcommands share: the state built from
+ * global options, the dispatch-table entry, option parsing that accepts the
+ * global options anywhere, and output helpers (tables in table or Markdown
+ * form, values with human units, JSON printing).
+ *
+ * Error rule: a command returns an exit code (0..3) or a negative
+ * bg_error_code whose message is on st->ctx; main() alone prints it, as the
+ * one line "benchguard: <message>".
+ */
+#ifndef BG_CLI_H
+#define BG_CLI_H
+
+#include <getopt.h>
+#include <stdio.h>
+
+#include "benchguard.h"
+
+typedef enum { CLI_TABLE = 0, CLI_JSON, CLI_MARKDOWN } cli_format;
+
+typedef struct {
+	bg_ctx *ctx;
+	const char *db_path;     /* --db, else $BENCHGUARD_DB, else NULL (default) */
+	const char *config_path; /* --config, else NULL (repository root) */
+	cli_format format;
+	int quiet, verbose, color;
+	int stderr_tty;
+	int progress_shown; /* a \r progress line is on stderr and needs clearing */
+} cli_state;
+
+typedef struct {
+	const char *name;
+	int (*fn)(cli_state *st, int argc, char **argv);
+	const char *summary;
+	const char *usage; /* full help text: usage line, then options */
+} cli_command;
+
+extern const cli_command cli_commands[];
+const cli_command *cli_find_command(const char *name);
+void cli_print_usage(FILE *f);
+
+/* Commands (one file each). */
+int cmd_init(cli_state *st, int argc, char **argv);
+int cmd_run(cli_state *st, int argc, char **argv);
+int cmd_import(cli_state *st, int argc, char **argv);
+int cmd_history(cli_state *st, int argc, char **argv);
+int cmd_fingerprint(cli_state *st, int argc, char **argv);
+int cmd_help(cli_state *st, int argc, char **argv);
+
+/*
+ * getopt_long over a command's own options plus the global ones, which are
+ * handled here.  Returns the next command option (as getopt_long does), -1
+ * at the end, or '?' after setting a usage error on st->ctx.  `help` is
+ * printed and 'h' returned for -h/--help.
+ */
+#define CLI_OPT_BASE 1000
+int cli_getopt(cli_state *st, int argc, char **argv, const char *shortopts,
+               const struct option *longopts, const cli_command *cmd);
+/* Global options (shared with main). Returns 1 if `opt` was one. */
+int cli_global_option(cli_state *st, int opt, const char *arg);
+
+/* Sets a usage error (exit 2) on st->ctx and returns BG_EINPUT. */
+int cli_usage_error(cli_state *st, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Parses a positive integer option value; usage error otherwise. */
+int cli_parse_count(cli_state *st, const char *opt, const char *arg, int min, int *out);
+
+/* Progress and diagnostics on stderr, honouring -q/-v. */
+void cli_info(cli_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cli_warn(cli_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cli_progress(cli_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cli_progress_done(cli_state *st);
+void cli_log_cb(bg_log_level level, const char *msg, void *data);
+
+/* Where things are: the repository, its config, its database. */
+typedef struct {
+	bg_repo *repo;
+	bg_config *config; /* only when loaded */
+	bg_store *store;
+	bg_machine *machine;
+	char *db_path;
+} cli_env;
+
+int cli_open_repo(cli_state *st, cli_env *env);
+int cli_load_config(cli_state *st, cli_env *env);
+int cli_open_store(cli_state *st, cli_env *env);
+int cli_detect_machine(cli_state *st, cli_env *env, const char *name);
+void cli_env_clear(cli_env *env);
+/* The config path for this repository (caller frees). */
+char *cli_config_path(cli_state *st, const cli_env *env);
+
+/* Tables: built row by row, rendered as aligned text or Markdown. */
+typedef struct cli_table cli_table;
+cli_table *cli_table_new(size_t ncols, const char *const *headers, const char *align);
+int cli_table_add(cli_table *t, const char *const *cells);
+void cli_table_print(cli_state *st, cli_table *t, FILE *f);
+void cli_table_free(cli_table *t);
+
+/* A value in a human unit: seconds as ns/µs/ms/s, bytes as KiB/MiB/GiB. */
+void cli_fmt_value(char *buf, size_t len, double v, const char *unit);
+/* Coefficient of variation in percent (0 when the mean is 0). */
+double cli_cv_percent(const bg_summary *s);
+void cli_fmt_time(char *buf, size_t len, int64_t t); /* ISO-8601 UTC */
+
+/* Prints a json-c object (pretty) to stdout and frees it. */
+struct json_object;
+int cli_print_json(cli_state *st, struct json_object *obj);
+
+#endif

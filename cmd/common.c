@@ -1,0 +1,525 @@
+/*
+ * common.c -- plumbing every subcommand uses: option parsing with the
+ * global options accepted anywhere, messages on stderr, finding the
+ * repository, its configuration and its database, and output (tables in
+ * table or Markdown form, human units, JSON).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "cli.h"
+#include "internal.h"
+
+enum {
+	OPT_DB = CLI_OPT_BASE - 20,
+	OPT_CONFIG,
+	OPT_FORMAT,
+	OPT_JSON,
+	OPT_NO_COLOR,
+	OPT_VERSION
+};
+
+static const struct option global_options[] = {
+	{"db", required_argument, NULL, OPT_DB},
+	{"config", required_argument, NULL, OPT_CONFIG},
+	{"format", required_argument, NULL, OPT_FORMAT},
+	{"json", no_argument, NULL, OPT_JSON},
+	{"quiet", no_argument, NULL, 'q'},
+	{"verbose", no_argument, NULL, 'v'},
+	{"no-color", no_argument, NULL, OPT_NO_COLOR},
+	{"version", no_argument, NULL, OPT_VERSION},
+	{"help", no_argument, NULL, 'h'},
+};
+
+int cli_usage_error(cli_state *st, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return bg_error_set(st->ctx, BG_EINPUT, "%s", msg);
+}
+
+int cli_global_option(cli_state *st, int opt, const char *arg)
+{
+	switch (opt) {
+	case OPT_DB:
+		st->db_path = arg;
+		return 1;
+	case OPT_CONFIG:
+		st->config_path = arg;
+		return 1;
+	case OPT_FORMAT:
+		if (!strcmp(arg, "table"))
+			st->format = CLI_TABLE;
+		else if (!strcmp(arg, "json"))
+			st->format = CLI_JSON;
+		else if (!strcmp(arg, "markdown") || !strcmp(arg, "md"))
+			st->format = CLI_MARKDOWN;
+		else
+			return -1;
+		return 1;
+	case OPT_JSON:
+		st->format = CLI_JSON;
+		return 1;
+	case 'q':
+		st->quiet = 1;
+		st->verbose = 0;
+		return 1;
+	case 'v':
+		st->verbose = 1;
+		st->quiet = 0;
+		return 1;
+	case OPT_NO_COLOR:
+		st->color = 0;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int cli_getopt(cli_state *st, int argc, char **argv, const char *shortopts,
+               const struct option *longopts, const cli_command *cmd)
+{
+	struct option all[64];
+	char shorts[64];
+	size_t n = 0, i;
+	int opt, g;
+
+	for (i = 0; longopts[i].name && n < BG_ARRAY_SIZE(all) - 1; i++)
+		all[n++] = longopts[i];
+	for (i = 0; i < BG_ARRAY_SIZE(global_options) && n < BG_ARRAY_SIZE(all) - 1; i++)
+		all[n++] = global_options[i];
+	memset(&all[n], 0, sizeof(all[n]));
+	/* A leading '+' (stop at the first non-option) stays first; ':' makes
+	 * getopt report a missing argument as ':' so the message is ours. */
+	snprintf(shorts, sizeof(shorts), "%s:%sqvh", *shortopts == '+' ? "+" : "",
+	         *shortopts == '+' ? shortopts + 1 : shortopts);
+
+	opterr = 0;
+	for (;;) {
+		int longindex = -1;
+
+		opt = getopt_long(argc, argv, shorts, all, &longindex);
+		if (opt == -1)
+			return -1;
+		if (opt == '?') {
+			if (optopt && optopt < 256 && optopt != '?')
+				cli_usage_error(st, "unknown option -%c%s%s", optopt,
+				                cmd ? " for " : "", cmd ? cmd->name : "");
+			else
+				cli_usage_error(st, "unknown option %s%s%s", argv[optind - 1],
+				                cmd ? " for " : "", cmd ? cmd->name : "");
+			return '?';
+		}
+		if (opt == ':') {
+			cli_usage_error(st, "option %s needs a value", argv[optind - 1]);
+			return '?';
+		}
+		if (opt == 'h') {
+			if (cmd)
+				fputs(cmd->usage, stdout);
+			return 'h';
+		}
+		if (opt == OPT_VERSION)
+			return 'V';
+		g = cli_global_option(st, opt, optarg);
+		if (g < 0) {
+			cli_usage_error(st, "--format must be table, json or markdown (got \"%s\")",
+			                optarg);
+			return '?';
+		}
+		if (g == 0)
+			return opt;
+	}
+}
+
+int cli_parse_count(cli_state *st, const char *opt, const char *arg, int min, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < min || v > 1000000)
+		return cli_usage_error(st, "%s needs a whole number >= %d (got \"%s\")", opt, min,
+		                       arg);
+	*out = (int)v;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- messages */
+
+void cli_progress_done(cli_state *st)
+{
+	if (st->progress_shown) {
+		fputs("\r\033[K", stderr);
+		st->progress_shown = 0;
+	}
+}
+
+static void vmsg(cli_state *st, const char *prefix, const char *fmt, va_list ap)
+{
+	cli_progress_done(st);
+	fputs(prefix, stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void cli_info(cli_state *st, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (st->quiet)
+		return;
+	va_start(ap, fmt);
+	vmsg(st, "", fmt, ap);
+	va_end(ap);
+}
+
+void cli_warn(cli_state *st, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(st, "benchguard: warning: ", fmt, ap);
+	va_end(ap);
+}
+
+/* A single self-overwriting line, only when stderr is a terminal. */
+void cli_progress(cli_state *st, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (st->quiet || !st->stderr_tty)
+		return;
+	fputs("\r\033[K", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fflush(stderr);
+	st->progress_shown = 1;
+}
+
+void cli_log_cb(bg_log_level level, const char *msg, void *data)
+{
+	cli_state *st = data;
+
+	if (level == BG_LOG_WARN)
+		cli_warn(st, "%s", msg);
+	else if (level == BG_LOG_INFO)
+		cli_info(st, "%s", msg);
+	else if (st->verbose)
+		cli_info(st, "%s", msg);
+}
+
+/* ------------------------------------------------------------- environment */
+
+int cli_open_repo(cli_state *st, cli_env *env)
+{
+	return bg_repo_open(st->ctx, ".", &env->repo);
+}
+
+char *cli_config_path(cli_state *st, const cli_env *env)
+{
+	bg_buf b = BG_BUF_INIT;
+
+	if (st->config_path)
+		return strdup(st->config_path);
+	if (bg_buf_printf(&b, "%s/benchguard.json", bg_repo_workdir(env->repo)) < 0)
+		return NULL;
+	return bg_buf_detach(&b);
+}
+
+int cli_load_config(cli_state *st, cli_env *env)
+{
+	char *path = cli_config_path(st, env);
+	int rc;
+
+	if (!path)
+		return bg_error_oom(st->ctx);
+	if (access(path, F_OK) != 0 && !st->config_path) {
+		rc = bg_error_set(st->ctx, BG_EINPUT,
+		                  "%s: no such file (run `benchguard init` or pass --config)", path);
+		free(path);
+		return rc;
+	}
+	rc = bg_config_load(st->ctx, path, &env->config);
+	free(path);
+	return rc;
+}
+
+/* The default database lives in .benchguard/ at the repository root; that
+ * folder ignores itself so the results never show up in `git status`. */
+static int default_db_dir(cli_state *st, const char *dir)
+{
+	bg_buf ign = BG_BUF_INIT;
+	FILE *f;
+
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+		return bg_error_errno(st->ctx, BG_EIO, "%s", dir);
+	if (bg_buf_printf(&ign, "%s/.gitignore", dir) < 0)
+		return bg_error_oom(st->ctx);
+	if (access(ign.ptr, F_OK) != 0 && (f = fopen(ign.ptr, "w")) != NULL) {
+		fputs("# benchguard's results and worktrees; not part of the project\n*\n", f);
+		fclose(f);
+	}
+	bg_buf_clear(&ign);
+	return 0;
+}
+
+int cli_open_store(cli_state *st, cli_env *env)
+{
+	bg_buf b = BG_BUF_INIT;
+	int rc;
+
+	if (st->db_path) {
+		env->db_path = strdup(st->db_path);
+	} else {
+		if (bg_buf_printf(&b, "%s/.benchguard", bg_repo_workdir(env->repo)) < 0)
+			return bg_error_oom(st->ctx);
+		if ((rc = default_db_dir(st, b.ptr)) < 0) {
+			bg_buf_clear(&b);
+			return rc;
+		}
+		bg_buf_puts(&b, "/results.db");
+		env->db_path = bg_buf_detach(&b);
+	}
+	if (!env->db_path)
+		return bg_error_oom(st->ctx);
+	return bg_store_open(st->ctx, env->db_path, &env->store);
+}
+
+int cli_detect_machine(cli_state *st, cli_env *env, const char *name)
+{
+	int rc = bg_machine_detect(st->ctx, "/", &env->machine);
+
+	if (rc < 0)
+		return rc;
+	if (name && bg_machine_set_name(env->machine, name) < 0)
+		return cli_usage_error(st, "--machine: \"%s\" is not a valid machine name "
+		                           "(printable characters, no spaces)",
+		                       name);
+	return 0;
+}
+
+void cli_env_clear(cli_env *env)
+{
+	bg_store_free(env->store);
+	bg_config_free(env->config);
+	bg_machine_free(env->machine);
+	bg_repo_free(env->repo);
+	free(env->db_path);
+	memset(env, 0, sizeof(*env));
+}
+
+/* ------------------------------------------------------------------ tables */
+
+struct cli_table {
+	size_t ncols, nrows, cap;
+	char **cells; /* row-major, header row first */
+	char *align;  /* 'l' or 'r' per column */
+};
+
+cli_table *cli_table_new(size_t ncols, const char *const *headers, const char *align)
+{
+	cli_table *t = calloc(1, sizeof(*t));
+	size_t i;
+
+	if (!t)
+		return NULL;
+	t->ncols = ncols;
+	t->align = calloc(ncols + 1, 1);
+	if (!t->align) {
+		free(t);
+		return NULL;
+	}
+	for (i = 0; i < ncols; i++)
+		t->align[i] = align && align[i] == 'r' ? 'r' : 'l';
+	if (cli_table_add(t, headers) < 0) {
+		cli_table_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+int cli_table_add(cli_table *t, const char *const *cells)
+{
+	size_t i;
+
+	if (t->nrows == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+		char **p = realloc(t->cells, cap * t->ncols * sizeof(char *));
+		if (!p)
+			return BG_ENOMEM;
+		t->cells = p;
+		t->cap = cap;
+	}
+	for (i = 0; i < t->ncols; i++) {
+		t->cells[t->nrows * t->ncols + i] = strdup(cells[i] ? cells[i] : "");
+		if (!t->cells[t->nrows * t->ncols + i]) {
+			while (i--)
+				free(t->cells[t->nrows * t->ncols + i]);
+			return BG_ENOMEM;
+		}
+	}
+	t->nrows++;
+	return 0;
+}
+
+/* Display width in terminal columns: count UTF-8 lead bytes only. */
+static size_t width(const char *s)
+{
+	size_t w = 0;
+
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xC0) != 0x80)
+			w++;
+	return w;
+}
+
+static void pad(FILE *f, size_t n)
+{
+	while (n--)
+		fputc(' ', f);
+}
+
+void cli_table_print(cli_state *st, cli_table *t, FILE *f)
+{
+	size_t *w = calloc(t->ncols, sizeof(size_t)), r, c;
+	int md = st->format == CLI_MARKDOWN;
+
+	if (!w)
+		return;
+	for (r = 0; r < t->nrows; r++)
+		for (c = 0; c < t->ncols; c++) {
+			size_t x = width(t->cells[r * t->ncols + c]);
+			if (x > w[c])
+				w[c] = x;
+		}
+	for (r = 0; r < t->nrows; r++) {
+		if (md)
+			fputs("| ", f);
+		for (c = 0; c < t->ncols; c++) {
+			const char *cell = t->cells[r * t->ncols + c];
+			size_t gap = w[c] - width(cell);
+			int last = c + 1 == t->ncols;
+			int bold = r == 0 && st->color && !md;
+
+			if (t->align[c] == 'r')
+				pad(f, gap);
+			fprintf(f, bold ? "\033[1m%s\033[0m" : "%s", cell);
+			if (t->align[c] != 'r' && (!last || md))
+				pad(f, gap);
+			if (!last)
+				fputs(md ? " | " : "  ", f);
+		}
+		fputs(md ? " |\n" : "\n", f);
+		if (r == 0 && md) {
+			fputs("|", f);
+			for (c = 0; c < t->ncols; c++) {
+				size_t k;
+				fputc(t->align[c] == 'r' ? '-' : ':', f);
+				for (k = 0; k < w[c]; k++)
+					fputc('-', f);
+				fputs(t->align[c] == 'r' ? ":|" : "-|", f);
+			}
+			fputc('\n', f);
+		}
+	}
+	free(w);
+}
+
+void cli_table_free(cli_table *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; i < t->nrows * t->ncols; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	free(t->align);
+	free(t);
+}
+
+/* ------------------------------------------------------------------ values */
+
+void cli_fmt_value(char *buf, size_t len, double v, const char *unit)
+{
+	static const char *const tu[] = {"s", "ms", "µs", "ns"};
+	static const char *const bu[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	double a = fabs(v);
+	size_t i = 0;
+
+	if (!strcmp(unit, "s")) {
+		while (i < 3 && a > 0 && a < 1.0) {
+			a *= 1000;
+			v *= 1000;
+			i++;
+		}
+		snprintf(buf, len, "%.4g %s", v, tu[i]);
+	} else if (!strcmp(unit, "B")) {
+		while (i < 4 && a >= 1024) {
+			a /= 1024;
+			v /= 1024;
+			i++;
+		}
+		snprintf(buf, len, i ? "%.4g %s" : "%.0f %s", v, bu[i]);
+	} else if (!strcmp(unit, "B/s") || !strcmp(unit, "items/s")) {
+		/* Rates in SI steps, as bandwidths are usually quoted. */
+		static const char *const si[] = {"", "k", "M", "G", "T"};
+		while (i < 4 && a >= 1000) {
+			a /= 1000;
+			v /= 1000;
+			i++;
+		}
+		if (unit[0] == 'B')
+			snprintf(buf, len, "%.4g %sB/s", v, si[i]);
+		else
+			snprintf(buf, len, "%.4g %s items/s", v, si[i]);
+	} else {
+		snprintf(buf, len, "%.4g %s", v, unit);
+	}
+}
+
+double cli_cv_percent(const bg_summary *s)
+{
+	return fabs(s->mean) > 0 ? 100.0 * s->stddev / fabs(s->mean) : 0.0;
+}
+
+void cli_fmt_time(char *buf, size_t len, int64_t t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (gmtime_r(&tt, &tm))
+		strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	else
+		snprintf(buf, len, "%lld", (long long)t);
+}
+
+int cli_print_json(cli_state *st, struct json_object *obj)
+{
+	const char *s;
+
+	if (!obj)
+		return bg_error_oom(st->ctx);
+	s = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY |
+	                                            JSON_C_TO_STRING_SPACED |
+	                                            JSON_C_TO_STRING_NOSLASHESCAPE);
+	fputs(s, stdout);
+	fputc('\n', stdout);
+	json_object_put(obj);
+	return 0;
+}

@@ -1,0 +1,78 @@
+/*
+ * fingerprint.c -- `benchguard fingerprint`: the machine's fingerprint and
+ * every fact behind it, stable (hashed) and volatile (stored per run).
+ */
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "cli.h"
+#include "internal.h"
+
+enum { OPT_MACHINE = CLI_OPT_BASE };
+
+static const struct option fp_options[] = {
+	{"machine", required_argument, NULL, OPT_MACHINE},
+	{0, 0, 0, 0},
+};
+
+int cmd_fingerprint(cli_state *st, int argc, char **argv)
+{
+	const cli_command *self = cli_find_command("fingerprint");
+	const char *machine = NULL, *key, *value;
+	cli_env env;
+	size_t i;
+	int opt, rc, vol;
+
+	memset(&env, 0, sizeof(env));
+	while ((opt = cli_getopt(st, argc, argv, "", fp_options, self)) != -1) {
+		if (opt == 'h')
+			return 0;
+		if (opt == '?')
+			return BG_EINPUT;
+		if (opt == OPT_MACHINE)
+			machine = optarg;
+	}
+	if (optind < argc)
+		return cli_usage_error(st, "fingerprint takes no arguments");
+	if ((rc = cli_detect_machine(st, &env, machine)) < 0)
+		goto cleanup;
+	if (st->format == CLI_JSON) {
+		json_object *top = json_object_new_object(), *stable = json_object_new_object(),
+		            *volat = json_object_new_object();
+		for (i = 0; i < bg_machine_fact_count(env.machine); i++) {
+			if (bg_machine_fact(env.machine, i, &key, &value, &vol) < 0)
+				continue;
+			json_object_object_add(vol ? volat : stable, key, json_object_new_string(value));
+		}
+		json_object_object_add(top, "fingerprint",
+		                       json_object_new_string(bg_machine_fingerprint(env.machine)));
+		json_object_object_add(top, "facts", stable);
+		json_object_object_add(top, "volatile", volat);
+		rc = cli_print_json(st, top);
+	} else {
+		static const char *const head[] = {"fact", "value", "kind"};
+		cli_table *t = cli_table_new(3, head, "lll");
+		if (!t) {
+			rc = bg_error_oom(st->ctx);
+			goto cleanup;
+		}
+		printf("%s%s\n\n", st->format == CLI_MARKDOWN ? "fingerprint: " : "",
+		       bg_machine_fingerprint(env.machine));
+		for (i = 0; i < bg_machine_fact_count(env.machine); i++) {
+			const char *row[3];
+			if (bg_machine_fact(env.machine, i, &key, &value, &vol) < 0)
+				continue;
+			row[0] = key;
+			row[1] = value;
+			row[2] = vol ? "volatile" : "hashed";
+			cli_table_add(t, row);
+		}
+		cli_table_print(st, t, stdout);
+		cli_table_free(t);
+		rc = 0;
+	}
+cleanup:
+	cli_env_clear(&env);
+	return rc;
+}

@@ -1,0 +1,185 @@
+/*
+ * import.c -- `benchguard import FILE --format F`: store results that were
+ * produced elsewhere (a Google Benchmark JSON file, a log of BENCHGUARD
+ * lines) as one run, under a commit and a machine.  The file is parsed
+ * completely before anything is written, so bad input stores nothing.
+ */
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "internal.h"
+
+enum { OPT_FORMAT_IN = CLI_OPT_BASE, OPT_COMMIT, OPT_MACHINE, OPT_NAME, OPT_TAG };
+
+static const struct option import_options[] = {
+	{"input-format", required_argument, NULL, OPT_FORMAT_IN},
+	{"commit", required_argument, NULL, OPT_COMMIT},
+	{"machine", required_argument, NULL, OPT_MACHINE},
+	{"name", required_argument, NULL, OPT_NAME},
+	{"tag", required_argument, NULL, OPT_TAG},
+	{0, 0, 0, 0},
+};
+
+/* "dir/sort-results.txt" -> "sort-results". */
+static char *stem(const char *path)
+{
+	char *copy = strdup(path), *base, *dot, *out;
+
+	if (!copy)
+		return NULL;
+	base = basename(copy);
+	dot = strrchr(base, '.');
+	if (dot && dot != base)
+		*dot = '\0';
+	out = strdup(base);
+	free(copy);
+	return out;
+}
+
+static int read_input(cli_state *st, const char *path, char **data, size_t *len)
+{
+	bg_buf b = BG_BUF_INIT;
+	char chunk[65536];
+	size_t n;
+
+	if (strcmp(path, "-") != 0)
+		return bg_read_file(st->ctx, path, data, len);
+	while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0)
+		if (bg_buf_put(&b, chunk, n) < 0)
+			return bg_error_oom(st->ctx);
+	*len = b.len;
+	*data = bg_buf_detach(&b);
+	return *data ? 0 : bg_error_oom(st->ctx);
+}
+
+int cmd_import(cli_state *st, int argc, char **argv)
+{
+	const cli_command *self = cli_find_command("import");
+	const char *format = NULL, *rev = NULL, *machine = NULL, *name = NULL, *file = NULL;
+	const char **tags = NULL;
+	char *data = NULL, *bench = NULL;
+	size_t len = 0, ntags = 0, i, nsamples = 0;
+	bg_format fmt;
+	bg_results *res = NULL;
+	bg_commit commit;
+	cli_env env;
+	int64_t run_id = 0;
+	int opt, rc = 0;
+	cli_format saved = st->format;
+
+	memset(&env, 0, sizeof(env));
+	memset(&commit, 0, sizeof(commit));
+	tags = calloc((size_t)argc + 1, sizeof(char *));
+	if (!tags)
+		return bg_error_oom(st->ctx);
+	/* --format here names the input format; output stays a table unless
+	 * --json is given, so take --format before the global handler does. */
+	for (i = 1; i < (size_t)argc; i++) {
+		if (!strcmp(argv[i], "--format") && i + 1 < (size_t)argc) {
+			format = argv[i + 1];
+			argv[i] = "--input-format";
+		} else if (!strncmp(argv[i], "--format=", 9)) {
+			format = argv[i] + 9;
+			argv[i] = "--input-format";
+		}
+	}
+	while ((opt = cli_getopt(st, argc, argv, "", import_options, self)) != -1) {
+		switch (opt) {
+		case 'h':
+			goto cleanup;
+		case '?':
+			rc = BG_EINPUT;
+			goto cleanup;
+		case OPT_FORMAT_IN:
+			if (optarg)
+				format = optarg;
+			break;
+		case OPT_COMMIT:
+			rev = optarg;
+			break;
+		case OPT_MACHINE:
+			machine = optarg;
+			break;
+		case OPT_NAME:
+			name = optarg;
+			break;
+		case OPT_TAG:
+			if (!strchr(optarg, '=') || optarg[0] == '=') {
+				rc = cli_usage_error(st, "--tag needs KEY=VALUE (got \"%s\")", optarg);
+				goto cleanup;
+			}
+			tags[ntags++] = optarg;
+			break;
+		}
+	}
+	st->format = saved == CLI_JSON ? CLI_JSON : st->format;
+	if (optind + 1 != argc) {
+		rc = cli_usage_error(st, optind >= argc ? "import needs a FILE"
+		                                        : "import takes one FILE");
+		goto cleanup;
+	}
+	file = argv[optind];
+	if (!format) {
+		rc = cli_usage_error(st, "import needs --format lines|gbench");
+		goto cleanup;
+	}
+	if (bg_format_from_name(format, &fmt) < 0 || fmt == BG_FORMAT_TIME) {
+		rc = cli_usage_error(st, "--format: unknown input format \"%s\" (expected lines "
+		                         "or gbench)",
+		                     format);
+		goto cleanup;
+	}
+	if (name)
+		bench = strdup(name);
+	else if (fmt == BG_FORMAT_LINES)
+		bench = stem(strcmp(file, "-") ? file : "stdin");
+	if ((name || fmt == BG_FORMAT_LINES) && !bench) {
+		rc = bg_error_oom(st->ctx);
+		goto cleanup;
+	}
+
+	/* Everything that can reject the input happens before the store opens. */
+	if ((rc = read_input(st, file, &data, &len)) < 0) {
+		rc = bg_error_set(st->ctx, BG_EINPUT, "%s", bg_ctx_error(st->ctx));
+		goto cleanup;
+	}
+	if ((rc = bg_results_new(&res)) < 0 ||
+	    (rc = bg_format_parse(st->ctx, fmt, file, bench, data, len, res)) < 0)
+		goto cleanup;
+	if ((rc = cli_open_repo(st, &env)) < 0)
+		goto cleanup;
+	rc = rev ? bg_repo_lookup(st->ctx, env.repo, rev, &commit)
+	         : bg_repo_head(st->ctx, env.repo, &commit);
+	if (rc < 0 || (rc = cli_detect_machine(st, &env, machine)) < 0 ||
+	    (rc = cli_open_store(st, &env)) < 0)
+		goto cleanup;
+	{
+		bg_run_info info = {&commit, env.machine, "import", tags};
+		if ((rc = bg_store_run_begin(st->ctx, env.store, &info, &run_id)) < 0 ||
+		    (rc = bg_store_run_add(st->ctx, env.store, run_id, res)) < 0 ||
+		    (rc = bg_store_run_finish(st->ctx, env.store, run_id)) < 0)
+			goto cleanup;
+	}
+	for (i = 0; i < bg_results_series_count(res); i++)
+		nsamples += bg_results_series(res, i)->n;
+	if (st->format == CLI_JSON)
+		printf("{\"run\": %lld, \"commit\": \"%s\", \"machine\": \"%s\", \"series\": %zu, "
+		       "\"samples\": %zu}\n",
+		       (long long)run_id, commit.sha, bg_machine_fingerprint(env.machine),
+		       bg_results_series_count(res), nsamples);
+	else
+		printf("imported run %lld: %zu series, %zu samples (commit %.12s, machine %s)\n",
+		       (long long)run_id, bg_results_series_count(res), nsamples, commit.sha,
+		       bg_machine_fingerprint(env.machine));
+
+cleanup:
+	free(tags);
+	free(data);
+	free(bench);
+	bg_results_free(res);
+	bg_commit_clear(&commit);
+	cli_env_clear(&env);
+	return rc;
+}

@@ -1,0 +1,77 @@
+/*
+ * init.c -- `benchguard init`: write a commented starter benchguard.json at
+ * the repository root and create the results database, so the next command
+ * a new user types is `benchguard run`.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "internal.h"
+
+enum { OPT_FORCE = CLI_OPT_BASE };
+
+static const struct option init_options[] = {
+	{"force", no_argument, NULL, OPT_FORCE},
+	{0, 0, 0, 0},
+};
+
+int cmd_init(cli_state *st, int argc, char **argv)
+{
+	const cli_command *self = cli_find_command("init");
+	const char *text = bg_config_starter();
+	char *path = NULL;
+	cli_env env;
+	int force = 0, opt, rc = 0, fd;
+	size_t len = strlen(text);
+
+	memset(&env, 0, sizeof(env));
+	while ((opt = cli_getopt(st, argc, argv, "", init_options, self)) != -1) {
+		if (opt == 'h')
+			return 0;
+		if (opt == '?')
+			return BG_EINPUT;
+		if (opt == OPT_FORCE)
+			force = 1;
+	}
+	if (optind < argc)
+		return cli_usage_error(st, "init takes no arguments");
+	if ((rc = cli_open_repo(st, &env)) < 0)
+		goto cleanup;
+	if (!(path = cli_config_path(st, &env))) {
+		rc = bg_error_oom(st->ctx);
+		goto cleanup;
+	}
+	/* O_EXCL: never clobber a suite someone wrote, unless told to. */
+	fd = open(path, O_WRONLY | O_CREAT | (force ? O_TRUNC : O_EXCL), 0644);
+	if (fd < 0) {
+		if (errno == EEXIST)
+			rc = bg_error_set(st->ctx, BG_EINPUT, "%s already exists (use --force to "
+			                                      "overwrite it)",
+			                  path);
+		else
+			rc = bg_error_errno(st->ctx, BG_EIO, "%s", path);
+		goto cleanup;
+	}
+	if (write(fd, text, len) != (ssize_t)len) {
+		rc = bg_error_errno(st->ctx, BG_EIO, "%s", path);
+		close(fd);
+		goto cleanup;
+	}
+	if (close(fd) != 0) {
+		rc = bg_error_errno(st->ctx, BG_EIO, "%s", path);
+		goto cleanup;
+	}
+	if ((rc = cli_open_store(st, &env)) < 0)
+		goto cleanup;
+	printf("wrote %s\ncreated %s\nnext: edit the benchmarks, then `benchguard run`\n", path,
+	       env.db_path);
+cleanup:
+	free(path);
+	cli_env_clear(&env);
+	return rc;
+}

@@ -1,0 +1,183 @@
+/*
+ * main.c -- the `benchguard` entry point: global options, the dispatch
+ * table of subcommands, and the one place where an error becomes the line
+ * "benchguard: <what>: <why>" and an exit code.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+const cli_command cli_commands[] = {
+	{"init", cmd_init, "write a starter benchguard.json and create the database",
+	 "usage: benchguard init [--force]\n"
+	 "\n"
+	 "Writes a commented starter benchguard.json at the repository root (or at\n"
+	 "--config PATH) and creates the results database.\n"
+	 "\n"
+	 "  --force          overwrite an existing configuration\n"},
+	{"run", cmd_run, "build and run the suite at the working tree; store every sample",
+	 "usage: benchguard run [--filter RE] [--samples N] [--warmup N] [--runs K]\n"
+	 "                      [--machine NAME] [--tag K=V]...\n"
+	 "\n"
+	 "Runs the configured build, then every benchmark (warm-up, then samples) in\n"
+	 "the repository's working tree, and stores each run under HEAD's commit and\n"
+	 "this machine's fingerprint.  Exit 3 if a benchmark failed or the build did.\n"
+	 "\n"
+	 "  --filter RE      only benchmarks whose name matches the extended regex RE\n"
+	 "  --samples N      timed executions per benchmark (overrides the config)\n"
+	 "  --warmup N       discarded executions before sampling\n"
+	 "  --runs K         K separate runs, one after another (default 1)\n"
+	 "  --timeout SEC    per-execution timeout (overrides the config)\n"
+	 "  --machine NAME   store under NAME instead of the hardware fingerprint\n"
+	 "  --tag K=V        attach a tag to the run (repeatable)\n"
+	 "  --no-build       skip the configured build command\n"},
+	{"import", cmd_import, "store results produced elsewhere (lines, gbench)",
+	 "usage: benchguard import FILE --format lines|gbench [--commit REV]\n"
+	 "                         [--machine NAME] [--name BENCH] [--tag K=V]...\n"
+	 "\n"
+	 "Parses FILE (\"-\" for standard input) and stores it as one run.\n"
+	 "\n"
+	 "  --format F       lines or gbench (required)\n"
+	 "  --commit REV     the commit the results belong to (default HEAD)\n"
+	 "  --machine NAME   store under NAME instead of this machine's fingerprint\n"
+	 "  --name BENCH     benchmark name: for lines, default the file name without\n"
+	 "                   extension; for gbench, a prefix \"BENCH/\" (default none)\n"
+	 "  --tag K=V        attach a tag to the run (repeatable)\n"},
+	{"history", cmd_history, "a series' run summaries over commits",
+	 "usage: benchguard history SERIES [--limit N]\n"
+	 "\n"
+	 "SERIES is benchmark:metric (e.g. sort/1M:wall_time), or a benchmark name\n"
+	 "for all its metrics.  Newest run first.\n"
+	 "\n"
+	 "  --limit N        at most N runs per series (default 20, 0 = all)\n"},
+	{"fingerprint", cmd_fingerprint, "print the machine fingerprint and the facts behind it",
+	 "usage: benchguard fingerprint [--machine NAME]\n"
+	 "\n"
+	 "Stable facts are hashed into the fingerprint; volatile facts are stored\n"
+	 "with each run for reports and warnings.\n"},
+	{"help", cmd_help, "show help for a command",
+	 "usage: benchguard help [COMMAND]\n"},
+	{NULL, NULL, NULL, NULL},
+};
+
+const cli_command *cli_find_command(const char *name)
+{
+	const cli_command *c;
+
+	for (c = cli_commands; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+void cli_print_usage(FILE *f)
+{
+	const cli_command *c;
+
+	fprintf(f, "usage: benchguard [--db PATH] [--config PATH] [--format table|json|markdown]\n"
+	           "                  [--json] [-q] [-v] [--no-color] COMMAND [ARGS]\n\n"
+	           "Keeps software from silently getting slower.\n\ncommands:\n");
+	for (c = cli_commands; c->name; c++)
+		fprintf(f, "  %-12s %s\n", c->name, c->summary);
+	fprintf(f, "\nglobal options:\n"
+	           "  --db PATH        results database (default $BENCHGUARD_DB, else\n"
+	           "                   .benchguard/results.db at the repository root)\n"
+	           "  --config PATH    suite configuration (default benchguard.json at the root)\n"
+	           "  --format F       table, json or markdown (default table)\n"
+	           "  --json           same as --format json\n"
+	           "  -q, -v           quieter / more detail on stderr\n"
+	           "  --no-color       no colour (also NO_COLOR)\n"
+	           "  --version        print the version\n"
+	           "\nexit codes: 0 ok, 1 regression, 2 usage/config/input error, 3 runtime failure\n"
+	           "`benchguard help COMMAND` shows a command's options.\n");
+}
+
+/* The one piece of global state: set by a signal, read through the context,
+ * so a benchmark's process group is killed and the run stays incomplete. */
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal; /* no SA_RESTART: waits return EINTR */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option globals_only[] = {{0, 0, 0, 0}};
+	cli_state st;
+	const cli_command *cmd;
+	int rc, code;
+	const char *env_db = getenv("BENCHGUARD_DB");
+	const char *nc = getenv("NO_COLOR");
+
+	memset(&st, 0, sizeof(st));
+	if (bg_ctx_new(&st.ctx) < 0) {
+		fputs("benchguard: out of memory\n", stderr);
+		return 3;
+	}
+	bg_ctx_set_log(st.ctx, cli_log_cb, &st);
+	bg_ctx_set_cancel(st.ctx, &interrupted);
+	catch_signals();
+	st.db_path = env_db && *env_db ? env_db : NULL;
+	st.stderr_tty = isatty(STDERR_FILENO);
+	st.color = isatty(STDOUT_FILENO) && !(nc && *nc);
+
+	/* Global options before the command; "+" stops at the first word. */
+	rc = cli_getopt(&st, argc, argv, "+", globals_only, NULL);
+	if (rc == 'h') {
+		cli_print_usage(stdout);
+		bg_ctx_free(st.ctx);
+		return 0;
+	}
+	if (rc == 'V') {
+		printf("benchguard %s\n", BG_VERSION);
+		bg_ctx_free(st.ctx);
+		return 0;
+	}
+	if (rc == '?') {
+		code = 2;
+		goto fail;
+	}
+	if (optind >= argc) {
+		cli_print_usage(stderr);
+		bg_ctx_free(st.ctx);
+		return 2;
+	}
+	cmd = cli_find_command(argv[optind]);
+	if (!cmd) {
+		cli_usage_error(&st, "unknown command \"%s\" (see benchguard --help)", argv[optind]);
+		code = 2;
+		goto fail;
+	}
+	argc -= optind;
+	argv += optind;
+	optind = 0; /* full reset: commands parse their own argv with getopt_long */
+	rc = cmd->fn(&st, argc, argv);
+	cli_progress_done(&st);
+	if (rc >= 0) {
+		bg_ctx_free(st.ctx);
+		return rc;
+	}
+	code = bg_error_exit_code(rc);
+fail:
+	cli_progress_done(&st);
+	fprintf(stderr, "benchguard: %s\n",
+	        *bg_ctx_error(st.ctx) ? bg_ctx_error(st.ctx) : "unknown error");
+	bg_ctx_free(st.ctx);
+	return code;
+}

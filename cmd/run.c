@@ -1,0 +1,428 @@
+/*
+ * run.c -- `benchguard run`: build, run the suite at the working tree, store
+ * every sample under HEAD's commit and this machine's fingerprint, print a
+ * summary.  Each of --runs K runs is stored as it goes, so a run killed
+ * half-way stays marked incomplete and the earlier ones are kept.
+ */
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "cli.h"
+#include "internal.h"
+
+enum { OPT_FILTER = CLI_OPT_BASE, OPT_SAMPLES, OPT_WARMUP, OPT_RUNS, OPT_TIMEOUT,
+       OPT_MACHINE, OPT_TAG, OPT_NO_BUILD };
+
+static const struct option run_options[] = {
+	{"filter", required_argument, NULL, OPT_FILTER},
+	{"samples", required_argument, NULL, OPT_SAMPLES},
+	{"warmup", required_argument, NULL, OPT_WARMUP},
+	{"runs", required_argument, NULL, OPT_RUNS},
+	{"timeout", required_argument, NULL, OPT_TIMEOUT},
+	{"machine", required_argument, NULL, OPT_MACHINE},
+	{"tag", required_argument, NULL, OPT_TAG},
+	{"no-build", no_argument, NULL, OPT_NO_BUILD},
+	{0, 0, 0, 0},
+};
+
+typedef struct {
+	int64_t id;
+	bg_results *res; /* every benchmark's series and outcomes of this run */
+} run_record;
+
+typedef struct {
+	cli_state *st;
+	int index, total; /* benchmark k of n */
+	int run, runs;
+} progress_state;
+
+static void on_progress(const char *benchmark, int done, int total, void *data)
+{
+	progress_state *p = data;
+
+	if (p->runs > 1)
+		cli_progress(p->st, "run %d/%d  [%d/%d] %s  %d/%d", p->run, p->runs, p->index,
+		             p->total, benchmark, done, total);
+	else
+		cli_progress(p->st, "[%d/%d] %s  %d/%d", p->index, p->total, benchmark, done,
+		             total);
+}
+
+/* Moves one benchmark's series and outcome from `from` into the run's set. */
+static int merge(bg_ctx *ctx, bg_results *into, const bg_results *from)
+{
+	size_t i, j;
+	int rc;
+
+	for (i = 0; i < bg_results_series_count(from); i++) {
+		const bg_series *s = bg_results_series(from, i);
+		for (j = 0; j < s->n; j++)
+			if ((rc = bg_results_add(ctx, into, s->benchmark, s->metric, s->unit,
+			                         s->values[j])) < 0)
+				return rc;
+		bg_results_set_direction(into, s->benchmark, s->metric, s->direction);
+	}
+	for (i = 0; i < bg_results_outcome_count(from); i++) {
+		const bg_outcome *o = bg_results_outcome(from, i);
+		if ((rc = bg_results_set_outcome(ctx, into, o->benchmark, o->status, o->message)) <
+		    0)
+			return rc;
+	}
+	return 0;
+}
+
+/* One line on stderr per benchmark as it finishes. */
+static void report_benchmark(cli_state *st, const bg_benchmark *b, const bg_results *res)
+{
+	const bg_outcome *o = bg_results_find_outcome(res, b->name);
+	size_t i;
+
+	if (o && o->status == BG_BENCH_FAILED) {
+		cli_progress_done(st);
+		fprintf(stderr, "%s: FAILED: %s\n", b->name, o->message ? o->message : "");
+		return;
+	}
+	if (o && o->status == BG_BENCH_SKIPPED) {
+		cli_info(st, "%s: skipped: %s", b->name, o->message ? o->message : "");
+		return;
+	}
+	for (i = 0; i < bg_results_series_count(res); i++) {
+		const bg_series *s = bg_results_series(res, i);
+		bg_summary sum;
+		char v[64];
+
+		if (bg_stats_summarize(NULL, s->values, s->n, &sum) < 0)
+			continue;
+		cli_fmt_value(v, sizeof(v), sum.mean, s->unit);
+		if (st->verbose || i == 0)
+			cli_info(st, "%s:%s  %s  (n=%zu, cv %.1f%%)", s->benchmark, s->metric, v,
+			         sum.n, cli_cv_percent(&sum));
+	}
+}
+
+static int build(cli_state *st, cli_env *env)
+{
+	const char *cmd = bg_config_build(env->config);
+	bg_exec_opts o = {0};
+	bg_exec_result r;
+	char *why;
+	int rc;
+
+	if (!cmd)
+		return 0;
+	memset(&r, 0, sizeof(r));
+	o.cwd = bg_repo_workdir(env->repo);
+	o.timeout = 3600;
+	o.capture_stdout = 1;
+	o.out_limit = 1 << 20;
+	cli_info(st, "build: %s", cmd);
+	if ((rc = bg_exec(st->ctx, cmd, &o, &r)) < 0)
+		return rc;
+	if (r.exited && r.exit_status == 0) {
+		bg_exec_result_clear(&r);
+		return 0;
+	}
+	/* The log's tail goes to stderr before the one-line error. */
+	if (r.out_len)
+		fprintf(stderr, "--- build stdout (tail) ---\n%s\n",
+		        r.out_len > 2000 ? r.out + r.out_len - 2000 : r.out);
+	if (r.err_len)
+		fprintf(stderr, "--- build stderr (tail) ---\n%s\n", r.err_tail);
+	why = bg_exec_describe(&r, o.timeout);
+	rc = bg_error_set(st->ctx, BG_EBUILD, "build failed (%s): %s", why ? why : "?", cmd);
+	free(why);
+	bg_exec_result_clear(&r);
+	return rc;
+}
+
+static void add_series_json(json_object *arr, const bg_series *s)
+{
+	json_object *o = json_object_new_object();
+	bg_summary sum;
+	char name[512];
+
+	if (bg_stats_summarize(NULL, s->values, s->n, &sum) < 0) {
+		json_object_put(o);
+		return;
+	}
+	snprintf(name, sizeof(name), "%s:%s", s->benchmark, s->metric);
+	json_object_object_add(o, "series", json_object_new_string(name));
+	json_object_object_add(o, "benchmark", json_object_new_string(s->benchmark));
+	json_object_object_add(o, "metric", json_object_new_string(s->metric));
+	json_object_object_add(o, "unit", json_object_new_string(s->unit));
+	json_object_object_add(o, "direction",
+	                       json_object_new_string(bg_direction_name(s->direction)));
+	json_object_object_add(o, "n", json_object_new_int64((int64_t)sum.n));
+	json_object_object_add(o, "mean", json_object_new_double(sum.mean));
+	json_object_object_add(o, "median", json_object_new_double(sum.median));
+	json_object_object_add(o, "stddev", json_object_new_double(sum.stddev));
+	json_object_object_add(o, "min", json_object_new_double(sum.min));
+	json_object_object_add(o, "max", json_object_new_double(sum.max));
+	json_object_array_add(arr, o);
+}
+
+static const char *status_name(bg_bench_status s)
+{
+	return s == BG_BENCH_FAILED ? "failed" : s == BG_BENCH_SKIPPED ? "skipped" : "ok";
+}
+
+static int print_json(cli_state *st, cli_env *env, const bg_commit *c, run_record *runs,
+                      int nruns)
+{
+	json_object *top = json_object_new_object(), *arr = json_object_new_array();
+	int k;
+	size_t i;
+
+	for (k = 0; k < nruns; k++) {
+		json_object *r = json_object_new_object(), *series = json_object_new_array(),
+		            *outs = json_object_new_array();
+		json_object_object_add(r, "id", json_object_new_int64(runs[k].id));
+		json_object_object_add(r, "commit", json_object_new_string(c->sha));
+		json_object_object_add(r, "branch", c->branch ? json_object_new_string(c->branch)
+		                                             : NULL);
+		json_object_object_add(r, "dirty", json_object_new_boolean(c->dirty));
+		json_object_object_add(r, "machine", json_object_new_string(bg_machine_fingerprint(
+		                                             env->machine)));
+		for (i = 0; i < bg_results_series_count(runs[k].res); i++)
+			add_series_json(series, bg_results_series(runs[k].res, i));
+		for (i = 0; i < bg_results_outcome_count(runs[k].res); i++) {
+			const bg_outcome *o = bg_results_outcome(runs[k].res, i);
+			json_object *oj = json_object_new_object();
+			json_object_object_add(oj, "benchmark", json_object_new_string(o->benchmark));
+			json_object_object_add(oj, "status",
+			                       json_object_new_string(status_name(o->status)));
+			json_object_object_add(oj, "message", o->message
+			                                          ? json_object_new_string(o->message)
+			                                          : NULL);
+			json_object_array_add(outs, oj);
+		}
+		json_object_object_add(r, "results", series);
+		json_object_object_add(r, "outcomes", outs);
+		json_object_array_add(arr, r);
+	}
+	json_object_object_add(top, "runs", arr);
+	return cli_print_json(st, top);
+}
+
+static int print_table(cli_state *st, run_record *runs, int nruns)
+{
+	static const char *const head[] = {"run", "series", "n", "mean", "median",
+	                                   "stddev", "cv", "min", "max", "status"};
+	cli_table *t = cli_table_new(10, head, "lllrrrrrrl");
+	char mean[48], med[48], sd[48], cv[24], mn[48], mx[48], n[24], id[24], name[512];
+	int k;
+	size_t i;
+
+	if (!t)
+		return bg_error_oom(st->ctx);
+	for (k = 0; k < nruns; k++) {
+		bg_results *res = runs[k].res;
+		snprintf(id, sizeof(id), "%lld", (long long)runs[k].id);
+		for (i = 0; i < bg_results_series_count(res); i++) {
+			const bg_series *s = bg_results_series(res, i);
+			bg_summary sum;
+			if (bg_stats_summarize(NULL, s->values, s->n, &sum) < 0)
+				continue;
+			snprintf(name, sizeof(name), "%s:%s", s->benchmark, s->metric);
+			snprintf(n, sizeof(n), "%zu", sum.n);
+			cli_fmt_value(mean, sizeof(mean), sum.mean, s->unit);
+			cli_fmt_value(med, sizeof(med), sum.median, s->unit);
+			cli_fmt_value(sd, sizeof(sd), sum.stddev, s->unit);
+			cli_fmt_value(mn, sizeof(mn), sum.min, s->unit);
+			cli_fmt_value(mx, sizeof(mx), sum.max, s->unit);
+			snprintf(cv, sizeof(cv), "%.1f%%", cli_cv_percent(&sum));
+			{
+				const char *row[] = {id, name, n, mean, med, sd, cv, mn, mx, "ok"};
+				cli_table_add(t, row);
+			}
+		}
+		for (i = 0; i < bg_results_outcome_count(res); i++) {
+			const bg_outcome *o = bg_results_outcome(res, i);
+			if (o->status == BG_BENCH_OK)
+				continue;
+			{
+				const char *row[] = {id, o->benchmark, "", "", "", "", "", "", "",
+				                     status_name(o->status)};
+				cli_table_add(t, row);
+			}
+		}
+	}
+	cli_table_print(st, t, stdout);
+	cli_table_free(t);
+	return 0;
+}
+
+int cmd_run(cli_state *st, int argc, char **argv)
+{
+	const cli_command *self = cli_find_command("run");
+	cli_env env;
+	bg_commit head;
+	regex_t re;
+	int have_re = 0, samples = -1, warmup = -1, nruns = 1, no_build = 0, opt, rc = 0, k;
+	int failed = 0, total = 0, idx;
+	double timeout = 0;
+	const char *filter = NULL, *machine = NULL;
+	const char **tags = NULL;
+	size_t ntags = 0, i;
+	run_record *runs = NULL;
+
+	memset(&env, 0, sizeof(env));
+	memset(&head, 0, sizeof(head));
+	tags = calloc((size_t)argc + 1, sizeof(char *));
+	if (!tags)
+		return bg_error_oom(st->ctx);
+	while ((opt = cli_getopt(st, argc, argv, "", run_options, self)) != -1) {
+		switch (opt) {
+		case 'h':
+			goto cleanup;
+		case '?':
+			rc = BG_EINPUT;
+			goto cleanup;
+		case OPT_FILTER:
+			filter = optarg;
+			break;
+		case OPT_SAMPLES:
+			rc = cli_parse_count(st, "--samples", optarg, 1, &samples);
+			break;
+		case OPT_WARMUP:
+			rc = cli_parse_count(st, "--warmup", optarg, 0, &warmup);
+			break;
+		case OPT_RUNS:
+			rc = cli_parse_count(st, "--runs", optarg, 1, &nruns);
+			break;
+		case OPT_TIMEOUT: {
+			char *end;
+			timeout = strtod(optarg, &end);
+			if (end == optarg || *end || !(timeout > 0))
+				rc = cli_usage_error(st, "--timeout needs seconds > 0 (got \"%s\")",
+				                     optarg);
+			break;
+		}
+		case OPT_MACHINE:
+			machine = optarg;
+			break;
+		case OPT_TAG:
+			if (!strchr(optarg, '=') || optarg[0] == '=')
+				rc = cli_usage_error(st, "--tag needs KEY=VALUE (got \"%s\")", optarg);
+			tags[ntags++] = optarg;
+			break;
+		case OPT_NO_BUILD:
+			no_build = 1;
+			break;
+		}
+		if (rc < 0)
+			goto cleanup;
+	}
+	if (optind < argc) {
+		rc = cli_usage_error(st, "run takes no arguments (got \"%s\")", argv[optind]);
+		goto cleanup;
+	}
+	if (filter) {
+		int e = regcomp(&re, filter, REG_EXTENDED | REG_NOSUB);
+		if (e) {
+			char why[256];
+			regerror(e, &re, why, sizeof(why));
+			rc = cli_usage_error(st, "--filter: bad regular expression \"%s\": %s", filter,
+			                     why);
+			goto cleanup;
+		}
+		have_re = 1;
+	}
+
+	if ((rc = cli_open_repo(st, &env)) < 0 || (rc = bg_repo_head(st->ctx, env.repo, &head)) < 0 ||
+	    (rc = cli_load_config(st, &env)) < 0 || (rc = cli_detect_machine(st, &env, machine)) < 0 ||
+	    (rc = cli_open_store(st, &env)) < 0)
+		goto cleanup;
+
+	for (i = 0; i < bg_config_benchmark_count(env.config); i++)
+		if (!have_re || !regexec(&re, bg_config_benchmark(env.config, i)->name, 0, NULL, 0))
+			total++;
+	if (total == 0) {
+		rc = cli_usage_error(st, "--filter \"%s\" matches no benchmark", filter);
+		goto cleanup;
+	}
+	if (head.dirty)
+		cli_warn(st, "the working tree has uncommitted changes: this run is stored as "
+		             "dirty and never used as a baseline");
+	if (!no_build && (rc = build(st, &env)) < 0)
+		goto cleanup;
+
+	runs = calloc((size_t)nruns, sizeof(*runs));
+	if (!runs) {
+		rc = bg_error_oom(st->ctx);
+		goto cleanup;
+	}
+	for (k = 0; k < nruns; k++) {
+		bg_run_info info = {&head, env.machine, "run", tags};
+		progress_state ps = {st, 0, total, k + 1, nruns};
+		bg_run_opts ro = BG_RUN_OPTS_INIT;
+
+		ro.cwd = bg_repo_workdir(env.repo);
+		ro.samples = samples;
+		ro.warmup = warmup;
+		ro.timeout = timeout;
+		ro.progress = on_progress;
+		ro.progress_data = &ps;
+		if ((rc = bg_results_new(&runs[k].res)) < 0 ||
+		    (rc = bg_store_run_begin(st->ctx, env.store, &info, &runs[k].id)) < 0)
+			goto cleanup;
+		if (nruns > 1)
+			cli_info(st, "run %d of %d (id %lld)", k + 1, nruns, (long long)runs[k].id);
+		idx = 0;
+		for (i = 0; i < bg_config_benchmark_count(env.config); i++) {
+			const bg_benchmark *b = bg_config_benchmark(env.config, i);
+			bg_results *one = NULL;
+			const bg_outcome *o;
+
+			if (have_re && regexec(&re, b->name, 0, NULL, 0))
+				continue;
+			if (bg_ctx_cancelled(st->ctx)) {
+				rc = bg_error_set(st->ctx, BG_ERROR, "interrupted: run %lld left "
+				                                     "incomplete",
+				                  (long long)runs[k].id);
+				goto cleanup;
+			}
+			ps.index = ++idx;
+			if ((rc = bg_results_new(&one)) < 0)
+				goto cleanup;
+			rc = bg_runner_run(st->ctx, b, &ro, one);
+			if (rc == 0)
+				rc = bg_store_run_add(st->ctx, env.store, runs[k].id, one);
+			if (rc == 0)
+				rc = merge(st->ctx, runs[k].res, one);
+			if (rc == 0) {
+				report_benchmark(st, b, one);
+				o = bg_results_find_outcome(one, b->name);
+				failed += o && o->status == BG_BENCH_FAILED;
+			}
+			bg_results_free(one);
+			if (rc < 0)
+				goto cleanup;
+		}
+		if ((rc = bg_store_run_finish(st->ctx, env.store, runs[k].id)) < 0)
+			goto cleanup;
+	}
+	cli_progress_done(st);
+	cli_info(st, "stored %d run%s at %.12s%s on machine %s in %s", nruns, nruns > 1 ? "s" : "",
+	         head.sha, head.dirty ? " (dirty)" : "", bg_machine_fingerprint(env.machine),
+	         env.db_path);
+	rc = st->format == CLI_JSON ? print_json(st, &env, &head, runs, nruns)
+	                            : print_table(st, runs, nruns);
+	if (rc == 0 && failed)
+		rc = 3;
+
+cleanup:
+	if (runs)
+		for (k = 0; k < nruns; k++)
+			bg_results_free(runs[k].res);
+	free(runs);
+	if (have_re)
+		regfree(&re);
+	free(tags);
+	bg_commit_clear(&head);
+	cli_env_clear(&env);
+	return rc;
+}

@@ -1,0 +1,881 @@
+/*
+ * runner.c -- runs benchmark commands and turns what they did into samples.
+ *
+ * bg_exec is one execution: posix_spawn (glibc's vfork-style fast path) of
+ * the command in its own process group, a pidfd and poll() to wait for it
+ * while draining its output pipes, and a killpg of the whole group at the
+ * timeout and after it exits, so that nothing a benchmark starts outlives
+ * it.  It must cost next to nothing beside the command itself: `make bench`
+ * holds `benchguard run` on /bin/true to 1.05x a bare posix_spawn+wait4 loop
+ * (tests/bench/spawnloop.c), which is why plain word lists skip the shell.
+ *
+ * bg_runner_run applies one benchmark's config: its `requires`, warm-up and
+ * samples for `time`, a single execution and the output parser for the
+ * formats that report their own samples, and the outcome of the benchmark.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define DEFAULT_OUT_LIMIT ((size_t)64 << 20)
+/* After the command is gone, how long to wait for pipe EOF: only something
+ * that left the process group (setsid) can still hold a pipe by then. */
+#define DRAIN_SECONDS 1.0
+/* How much of stderr goes into a failure message. */
+#define MESSAGE_TAIL 1024
+
+/* ---------------------------------------------------------------- command */
+
+/*
+ * Words that mean something to the shell itself: run through /bin/sh even
+ * when the command is otherwise a plain word list, so that `cd x`, `exit 3`
+ * or `ulimit -s 100` behave as the user wrote them.
+ */
+static const char *const shell_words[] = {
+	".",      ":",        "alias",   "bg",     "break",   "builtin", "case",    "cd",
+	"command", "continue", "declare", "do",     "done",    "elif",    "else",    "esac",
+	"eval",   "exec",     "exit",    "export", "fc",      "fg",      "fi",      "for",
+	"function", "getopts", "hash",    "if",     "in",      "jobs",    "let",     "local",
+	"read",   "readonly", "return",  "select", "set",     "shift",   "source",  "then",
+	"time",   "times",    "trap",    "type",   "typeset", "ulimit",  "umask",   "unalias",
+	"unset",  "until",    "wait",    "while",
+};
+
+static int plain_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       (c != '\0' && strchr("_./=:,+%@- ", c) != NULL);
+}
+
+/* A command the shell would only split on spaces, so it can be run directly. */
+static int is_plain(const char *command)
+{
+	const char *p = command, *first;
+	size_t len, i;
+
+	for (; *p; p++)
+		if (!plain_char(*p))
+			return 0;
+	first = command + strspn(command, " ");
+	len = strcspn(first, " ");
+	if (len == 0 || memchr(first, '=', len))
+		return 0;
+	for (i = 0; i < BG_ARRAY_SIZE(shell_words); i++)
+		if (strlen(shell_words[i]) == len && !memcmp(shell_words[i], first, len))
+			return 0;
+	return 1;
+}
+
+/* Splits a plain command on spaces: *argv points into *words; both malloc'd. */
+static int split_words(const char *command, char **words, char ***argv)
+{
+	size_t n = 0, max = strlen(command) / 2 + 2;
+	char *p, *tok, *save = NULL;
+
+	*argv = NULL;
+	*words = strdup(command);
+	if (!*words)
+		return BG_ENOMEM;
+	*argv = malloc(max * sizeof(char *));
+	if (!*argv)
+		return BG_ENOMEM;
+	for (p = *words; (tok = strtok_r(p, " ", &save)) != NULL; p = NULL)
+		(*argv)[n++] = tok;
+	(*argv)[n] = NULL;
+	return 0;
+}
+
+/*
+ * environ plus the extra entries; an extra "K=V" replaces the inherited K,
+ * since getenv() would find the inherited one first.  NULL extra -> environ
+ * itself, no copy.
+ */
+static char **build_env(const char *const *extra, char ***owned)
+{
+	size_t n = 0, m = 0, i, j, k = 0;
+	char **envp;
+
+	*owned = NULL;
+	if (!extra || !extra[0])
+		return environ;
+	while (environ && environ[n])
+		n++;
+	while (extra[m])
+		m++;
+	envp = malloc((n + m + 1) * sizeof(char *));
+	if (!envp)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		size_t klen = strcspn(environ[i], "=");
+		for (j = 0; j < m; j++)
+			if (!strncmp(extra[j], environ[i], klen) && extra[j][klen] == '=')
+				break;
+		if (j == m)
+			envp[k++] = environ[i];
+	}
+	for (j = 0; j < m; j++)
+		envp[k++] = (char *)extra[j];
+	envp[k] = NULL;
+	*owned = envp;
+	return envp;
+}
+
+/* ---------------------------------------------------------------- output */
+
+typedef struct {
+	char *out; /* stdout kept so far, up to limit */
+	size_t out_len, out_cap, out_limit;
+	int out_truncated;
+	int oom;
+	char ring[BG_ERR_TAIL]; /* the last bytes of stderr, wrapping at pos */
+	size_t ring_pos, ring_len;
+} exec_io;
+
+static void ring_put(exec_io *io, const char *p, size_t n)
+{
+	size_t first;
+
+	if (n >= BG_ERR_TAIL) {
+		p += n - BG_ERR_TAIL;
+		n = BG_ERR_TAIL;
+	}
+	first = BG_ERR_TAIL - io->ring_pos;
+	if (first > n)
+		first = n;
+	memcpy(io->ring + io->ring_pos, p, first);
+	memcpy(io->ring, p + first, n - first);
+	io->ring_pos = (io->ring_pos + n) % BG_ERR_TAIL;
+	io->ring_len = io->ring_len + n > BG_ERR_TAIL ? BG_ERR_TAIL : io->ring_len + n;
+}
+
+/* Room for at least one more byte (and the NUL) below the limit. */
+static int out_reserve(exec_io *io)
+{
+	size_t cap;
+	char *p;
+
+	if (io->out_cap > io->out_len + 1)
+		return 0;
+	cap = io->out_cap ? io->out_cap * 2 : 16384;
+	if (cap > io->out_limit + 1)
+		cap = io->out_limit + 1;
+	p = realloc(io->out, cap);
+	if (!p)
+		return BG_ENOMEM;
+	io->out = p;
+	io->out_cap = cap;
+	return 0;
+}
+
+/*
+ * One read from a readable pipe (it is blocking, and poll said there is data
+ * or EOF).  Returns 1 at EOF (or a read error, treated the same), else 0.
+ * Past the limit, or out of memory, stdout is read and thrown away so the
+ * child never blocks on a full pipe.
+ */
+static int pipe_read(exec_io *io, int fd, int is_err)
+{
+	char scratch[16384];
+	ssize_t n;
+
+	for (;;) {
+		if (!is_err && !io->oom && io->out_len < io->out_limit) {
+			size_t room;
+
+			if (out_reserve(io) < 0) {
+				io->oom = 1;
+				continue;
+			}
+			room = io->out_cap - io->out_len - 1;
+			if (room > io->out_limit - io->out_len)
+				room = io->out_limit - io->out_len;
+			n = read(fd, io->out + io->out_len, room);
+			if (n > 0)
+				io->out_len += (size_t)n;
+		} else {
+			n = read(fd, scratch, sizeof(scratch));
+			if (n > 0 && is_err)
+				ring_put(io, scratch, (size_t)n);
+			else if (n > 0)
+				io->out_truncated = 1;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		return n <= 0;
+	}
+}
+
+static double now_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Milliseconds to wait in poll() until `deadline` (0: none -> -1), rounded up. */
+static int poll_ms(double deadline, double now)
+{
+	double ms;
+
+	if (deadline <= 0)
+		return -1;
+	ms = ceil((deadline - now) * 1000.0);
+	if (ms <= 0)
+		return 0;
+	return ms > 1e9 ? 1000000000 : (int)ms;
+}
+
+/* Reads whatever poll() reported on the pipes; a pipe at EOF is closed. */
+static void pump(exec_io *io, struct pollfd *pfd)
+{
+	int i;
+
+	for (i = 1; i <= 2; i++) {
+		if (pfd[i].fd < 0 || !pfd[i].revents)
+			continue;
+		if (pipe_read(io, pfd[i].fd, i == 2)) {
+			close(pfd[i].fd);
+			pfd[i].fd = -1;
+		}
+	}
+}
+
+/* Has the child exited?  Without reaping it, so its pid (= the group id)
+ * stays ours until the killpg after it. */
+static int child_exited(pid_t pid)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
+		return errno != EINTR;
+	return si.si_pid != 0;
+}
+
+static int open_pidfd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	(void)pid;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+/*
+ * Waits for the child while reading its pipes; kills its group at the
+ * deadline.  pfd[0] is the pidfd, or -1 when the kernel has none: then the
+ * child is polled for with a growing interval instead.
+ */
+static void wait_child(exec_io *io, pid_t pid, struct pollfd *pfd, double deadline,
+                       bg_exec_result *out)
+{
+	int backoff = 1;
+
+	for (;;) {
+		int ms = poll_ms(deadline, now_mono()), n;
+
+		if (deadline > 0 && ms == 0) {
+			killpg(pid, SIGKILL);
+			kill(pid, SIGKILL); /* in case it moved itself to another group */
+			out->timed_out = 1;
+			return;
+		}
+		if (pfd[0].fd < 0) {
+			if (child_exited(pid))
+				break;
+			if (ms < 0 || ms > backoff)
+				ms = backoff;
+			if (backoff < 50)
+				backoff *= 2;
+		}
+		n = poll(pfd, 3, ms);
+		if (n < 0 && errno != EINTR) {
+			/* Only ENOMEM is possible here: wait without poll for a while. */
+			if (child_exited(pid))
+				break;
+			usleep(1000);
+			continue;
+		}
+		if (n <= 0)
+			continue;
+		if (pfd[0].fd >= 0 && pfd[0].revents)
+			break;
+		pump(io, pfd);
+	}
+	out->wall = now_mono();
+}
+
+/* Reads the pipes to EOF, for at most DRAIN_SECONDS.  1 if it gave up. */
+static int drain(exec_io *io, struct pollfd *pfd)
+{
+	double deadline = now_mono() + DRAIN_SECONDS;
+
+	pfd[0].fd = -1;
+	while (pfd[1].fd >= 0 || pfd[2].fd >= 0) {
+		int ms = poll_ms(deadline, now_mono()), n;
+
+		if (ms == 0)
+			return 1;
+		n = poll(pfd, 3, ms);
+		if (n < 0 && errno != EINTR)
+			return 1;
+		if (n > 0)
+			pump(io, pfd);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ exec */
+
+static int spawn_setup(bg_ctx *ctx, const bg_exec_opts *opts, int out_fd, int err_fd,
+                       posix_spawn_file_actions_t *fa, posix_spawnattr_t *attr)
+{
+	sigset_t set;
+	int rc;
+
+	rc = posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDONLY, 0);
+	if (!rc && out_fd >= 0)
+		rc = posix_spawn_file_actions_adddup2(fa, out_fd, 1);
+	else if (!rc)
+		rc = posix_spawn_file_actions_addopen(fa, 1, "/dev/null", O_WRONLY, 0);
+	if (!rc)
+		rc = posix_spawn_file_actions_adddup2(fa, err_fd, 2);
+	if (!rc && opts->cwd)
+		rc = posix_spawn_file_actions_addchdir_np(fa, opts->cwd);
+	if (!rc)
+		rc = posix_spawnattr_setflags(attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+		                                            POSIX_SPAWN_SETSIGDEF);
+	if (!rc)
+		rc = posix_spawnattr_setpgroup(attr, 0);
+	sigemptyset(&set);
+	if (!rc)
+		rc = posix_spawnattr_setsigmask(attr, &set);
+	/* Dispositions the host ignores (SIGPIPE, SIGINT under nohup...) would
+	 * otherwise be inherited by the benchmark. */
+	sigfillset(&set);
+	sigdelset(&set, SIGKILL);
+	sigdelset(&set, SIGSTOP);
+	if (!rc)
+		rc = posix_spawnattr_setsigdefault(attr, &set);
+	if (rc) {
+		errno = rc;
+		return bg_error_errno(ctx, BG_ERROR, "cannot set up a child process");
+	}
+	return 0;
+}
+
+int bg_exec(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, bg_exec_result *out)
+{
+	static const bg_exec_opts no_opts = {NULL, 0.0, 0, 0, NULL};
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	int fa_ok = 0, attr_ok = 0, outp[2] = {-1, -1}, errp[2] = {-1, -1}, status = 0, rc, error = 0;
+	char *words = NULL, **argv = NULL, **env_owned = NULL, **envp;
+	char *sh_argv[] = {"sh", "-c", (char *)command, NULL};
+	struct pollfd pfd[3];
+	struct rusage ru;
+	exec_io *io = NULL;
+	double start, deadline;
+	pid_t pid = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (!opts)
+		opts = &no_opts;
+	io = calloc(1, sizeof(*io));
+	envp = build_env(opts->env, &env_owned);
+	if (!io || !envp || (is_plain(command) && split_words(command, &words, &argv) < 0)) {
+		error = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	io->out_limit = opts->out_limit ? opts->out_limit : DEFAULT_OUT_LIMIT;
+	if (pipe2(errp, O_CLOEXEC) < 0 || (opts->capture_stdout && pipe2(outp, O_CLOEXEC) < 0)) {
+		error = bg_error_errno(ctx, BG_ERROR, "cannot create a pipe to run \"%s\"", command);
+		goto cleanup;
+	}
+	if ((rc = posix_spawn_file_actions_init(&fa)) == 0)
+		fa_ok = 1;
+	if (!rc && (rc = posix_spawnattr_init(&attr)) == 0)
+		attr_ok = 1;
+	if (rc) {
+		error = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	if ((error = spawn_setup(ctx, opts, outp[1], errp[1], &fa, &attr)) < 0)
+		goto cleanup;
+
+	start = now_mono();
+	rc = ENOENT;
+	if (argv)
+		rc = posix_spawnp(&pid, argv[0], &fa, &attr, argv, envp);
+	/* Not found or not executable: let the shell say so, with its 127/126. */
+	if (rc == ENOENT || rc == EACCES || rc == ENOEXEC) {
+		start = now_mono();
+		rc = posix_spawn(&pid, "/bin/sh", &fa, &attr, sh_argv, envp);
+	}
+	if (rc) {
+		pid = -1;
+		errno = rc;
+		error = bg_error_errno(ctx, BG_ERROR, "cannot run \"%s\"%s%s", command,
+		                       opts->cwd ? " in " : "", opts->cwd ? opts->cwd : "");
+		goto cleanup;
+	}
+	close(errp[1]);
+	errp[1] = -1;
+	if (outp[1] >= 0) {
+		close(outp[1]);
+		outp[1] = -1;
+	}
+
+	/* No pidfd (old kernel, seccomp, no fds left): wait_child polls instead. */
+	pfd[0].fd = open_pidfd(pid);
+	pfd[1].fd = outp[0];
+	pfd[2].fd = errp[0];
+	outp[0] = errp[0] = -1;
+	pfd[0].events = pfd[1].events = pfd[2].events = POLLIN;
+	deadline = opts->timeout > 0 ? start + opts->timeout : 0;
+	wait_child(io, pid, pfd, deadline, out);
+	/* The child is a zombie still holding its pid, so the group id cannot
+	 * have been reused: kill whatever it left running. */
+	killpg(pid, SIGKILL);
+	while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
+		;
+	if (out->timed_out)
+		out->wall = now_mono();
+	out->wall -= start;
+	if (pfd[0].fd >= 0)
+		close(pfd[0].fd);
+	if (drain(io, pfd))
+		bg_log(ctx, BG_LOG_WARN,
+		       "\"%s\": a process that left its group still holds its output; "
+		       "stopped reading it",
+		       command);
+	if (pfd[1].fd >= 0)
+		close(pfd[1].fd);
+	if (pfd[2].fd >= 0)
+		close(pfd[2].fd);
+
+	if (WIFEXITED(status)) {
+		out->exited = 1;
+		out->exit_status = WEXITSTATUS(status);
+	} else if (WIFSIGNALED(status)) {
+		out->signaled = 1;
+		out->term_signal = WTERMSIG(status);
+	}
+	out->user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6;
+	out->sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+	out->maxrss_kib = ru.ru_maxrss;
+	out->out_truncated = io->out_truncated;
+
+	if (io->oom) {
+		error = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	if (opts->capture_stdout) {
+		if (!io->out && out_reserve(io) < 0) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+		io->out[io->out_len] = '\0';
+		out->out = io->out;
+		out->out_len = io->out_len;
+		io->out = NULL;
+	}
+	out->err_tail = malloc(io->ring_len + 1);
+	if (!out->err_tail) {
+		error = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	if (io->ring_len < BG_ERR_TAIL) {
+		memcpy(out->err_tail, io->ring, io->ring_len);
+	} else {
+		memcpy(out->err_tail, io->ring + io->ring_pos, BG_ERR_TAIL - io->ring_pos);
+		memcpy(out->err_tail + BG_ERR_TAIL - io->ring_pos, io->ring, io->ring_pos);
+	}
+	out->err_len = io->ring_len;
+	out->err_tail[out->err_len] = '\0';
+
+cleanup:
+	if (error < 0)
+		bg_exec_result_clear(out);
+	if (fa_ok)
+		posix_spawn_file_actions_destroy(&fa);
+	if (attr_ok)
+		posix_spawnattr_destroy(&attr);
+	if (outp[0] >= 0)
+		close(outp[0]);
+	if (outp[1] >= 0)
+		close(outp[1]);
+	if (errp[0] >= 0)
+		close(errp[0]);
+	if (errp[1] >= 0)
+		close(errp[1]);
+	if (io)
+		free(io->out);
+	free(io);
+	free(env_owned);
+	free(argv);
+	free(words);
+	return error;
+}
+
+void bg_exec_result_clear(bg_exec_result *res)
+{
+	if (!res)
+		return;
+	free(res->out);
+	free(res->err_tail);
+	memset(res, 0, sizeof(*res));
+}
+
+char *bg_exec_describe(const bg_exec_result *res, double timeout)
+{
+	bg_buf b = BG_BUF_INIT;
+	int rc;
+
+	if (res->timed_out)
+		rc = bg_buf_printf(&b, "timed out after %g s", timeout > 0 ? timeout : res->wall);
+	else if (res->signaled)
+		rc = bg_buf_printf(&b, "killed by signal %d (%s)", res->term_signal,
+		                   strsignal(res->term_signal));
+	else if (res->exited)
+		rc = bg_buf_printf(&b, "exit status %d", res->exit_status);
+	else
+		rc = bg_buf_puts(&b, "did not run");
+	if (rc < 0) {
+		bg_buf_clear(&b);
+		return NULL;
+	}
+	return bg_buf_detach(&b);
+}
+
+/* ---------------------------------------------------------------- requires */
+
+/* cuInit and cuDeviceGetCount return CUresult, an int enum. */
+typedef int (*cu_init_fn)(unsigned int flags);
+typedef int (*cu_count_fn)(int *count);
+
+static int cuda_met(char **why)
+{
+	cu_init_fn cu_init;
+	cu_count_fn cu_count;
+	void *lib, *sym;
+	int count = 0, rc;
+
+	/* Never dlclose'd: unloading the driver after cuInit is not safe, and
+	 * the CUDA module loads it again anyway. */
+	lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		*why = bg_strdup("no CUDA driver (libcuda.so.1 not found)");
+		return 0;
+	}
+	sym = dlsym(lib, "cuInit");
+	memcpy(&cu_init, &sym, sizeof(cu_init));
+	sym = dlsym(lib, "cuDeviceGetCount");
+	memcpy(&cu_count, &sym, sizeof(cu_count));
+	if (!cu_init || !cu_count) {
+		*why = bg_strdup("no CUDA driver (libcuda.so.1 lacks cuInit)");
+		return 0;
+	}
+	rc = cu_init(0);
+	if (rc == 0)
+		rc = cu_count(&count);
+	if (rc == 0 && count > 0)
+		return 1;
+	if (rc == 0 || rc == 100) { /* 100: CUDA_ERROR_NO_DEVICE */
+		*why = bg_strdup("no CUDA device");
+	} else {
+		char msg[64];
+
+		snprintf(msg, sizeof(msg), "no CUDA device (CUDA driver error %d)", rc);
+		*why = bg_strdup(msg);
+	}
+	return 0;
+}
+
+static int is_executable(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* Like the shell's lookup: a name with a '/' is a path, else each PATH entry
+ * ("" meaning the current directory) is tried. */
+static int command_exists(const char *name)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	size_t nlen = strlen(name);
+	char *buf;
+	int found = 0;
+
+	if (!*name)
+		return 0;
+	if (strchr(name, '/'))
+		return is_executable(name);
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	buf = malloc(strlen(path) + nlen + 3);
+	if (!buf)
+		return 0;
+	for (p = path; !found; p = end + 1) {
+		size_t dlen;
+
+		end = strchr(p, ':');
+		if (!end)
+			end = p + strlen(p);
+		dlen = (size_t)(end - p);
+		if (dlen == 0) {
+			buf[0] = '.';
+			dlen = 1;
+		} else {
+			memcpy(buf, p, dlen);
+		}
+		buf[dlen] = '/';
+		memcpy(buf + dlen + 1, name, nlen + 1);
+		found = is_executable(buf);
+		if (!*end)
+			break;
+	}
+	free(buf);
+	return found;
+}
+
+int bg_runner_requirement_met(const char *req, char **why)
+{
+	char *reason = NULL;
+	int met;
+
+	if (!strcmp(req, "cuda")) {
+		met = cuda_met(&reason);
+	} else {
+		met = command_exists(req);
+		if (!met) {
+			bg_buf b = BG_BUF_INIT;
+
+			if (bg_buf_printf(&b, "command \"%s\" not found", req) == 0)
+				reason = bg_buf_detach(&b);
+			bg_buf_clear(&b);
+		}
+	}
+	if (why)
+		*why = reason;
+	else
+		free(reason);
+	return met;
+}
+
+/* ------------------------------------------------------------------ runner */
+
+static int exec_failed(const bg_exec_result *r)
+{
+	return r->timed_out || !r->exited || r->exit_status != 0;
+}
+
+/*
+ * "<what happened>; stderr: <last lines>": the end of stderr on one line,
+ * whole lines of it that fit in MESSAGE_TAIL bytes once each newline is
+ * " | " (or the last MESSAGE_TAIL bytes of a longer last line).
+ */
+static char *failure_message(const bg_exec_result *r, double timeout)
+{
+	bg_buf b = BG_BUF_INIT;
+	char *desc = bg_exec_describe(r, timeout);
+	const char *t = r->err_tail;
+	size_t end = r->err_len, start, i, cost;
+	int rc, sep = 0;
+
+	if (!desc)
+		return NULL;
+	rc = bg_buf_puts(&b, desc);
+	free(desc);
+	while (t && end > 0 && strchr(" \t\r\n", t[end - 1]) && t[end - 1] != '\0')
+		end--;
+	for (start = end, cost = 0; start > 0; start--) {
+		cost += t[start - 1] == '\n' ? 3 : 1;
+		if (cost > MESSAGE_TAIL)
+			break;
+	}
+	if (start > 0) {
+		const char *nl = memchr(t + start, '\n', end - start);
+		if (nl)
+			start = (size_t)(nl - t) + 1;
+		while (start < end && ((unsigned char)t[start] & 0xC0) == 0x80)
+			start++; /* no half UTF-8 character */
+	}
+	while (start < end && (t[start] == '\n' || t[start] == '\r'))
+		start++;
+	if (start < end && rc == 0)
+		rc = bg_buf_puts(&b, "; stderr: ");
+	for (i = start; i < end && rc == 0; i++) {
+		char c = t[i];
+
+		if (c == '\n' || c == '\r') {
+			sep = 1;
+			continue;
+		}
+		if (sep)
+			rc = bg_buf_puts(&b, " | ");
+		sep = 0;
+		if (rc == 0)
+			rc = bg_buf_put(&b, (c >= 0 && c < ' ' && c != '\t') ? " " : &t[i], 1);
+	}
+	if (rc < 0) {
+		bg_buf_clear(&b);
+		return NULL;
+	}
+	return bg_buf_detach(&b);
+}
+
+static int record_failure(bg_ctx *ctx, const bg_benchmark *bench, bg_results *into,
+                          const char *message)
+{
+	bg_results_drop_benchmark(into, bench->name);
+	if (!message)
+		return bg_error_oom(ctx);
+	return bg_results_set_outcome(ctx, into, bench->name, BG_BENCH_FAILED, message);
+}
+
+/* Direction overrides, on this benchmark's series: those named after it and
+ * those the parser created from index `first` on (gbench's "<name>/<x>"). */
+static void apply_overrides(const bg_benchmark *bench, bg_results *into, size_t first)
+{
+	size_t i, j, n = bg_results_series_count(into);
+
+	for (i = 0; i < n; i++) {
+		const bg_series *s = bg_results_series(into, i);
+
+		if (i < first && strcmp(s->benchmark, bench->name) != 0)
+			continue;
+		for (j = 0; j < bench->nmetrics; j++)
+			if (!strcmp(bench->metrics[j].metric, s->metric))
+				bg_results_set_direction(into, s->benchmark, s->metric,
+				                         bench->metrics[j].direction);
+	}
+}
+
+static int add_time_samples(bg_ctx *ctx, const bg_benchmark *bench, bg_results *into,
+                            const bg_exec_result *r)
+{
+	int rc = bg_results_add(ctx, into, bench->name, "wall_time", "s", r->wall);
+
+	if (rc == 0)
+		rc = bg_results_add(ctx, into, bench->name, "cpu_time", "s", r->user + r->sys);
+	if (rc == 0)
+		rc = bg_results_add(ctx, into, bench->name, "peak_rss", "B",
+		                    (double)r->maxrss_kib * 1024.0);
+	return rc;
+}
+
+int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opts,
+                  bg_results *into)
+{
+	static const bg_run_opts no_opts = BG_RUN_OPTS_INIT;
+	char env_samples[64], env_warmup[64], *env_name = NULL, *why = NULL, *msg = NULL;
+	const char *env[4] = {NULL, env_samples, env_warmup, NULL};
+	bg_exec_opts eo = {NULL, 0.0, 0, 0, env};
+	bg_buf name = BG_BUF_INIT;
+	bg_exec_result r = {0};
+	int samples, warmup, total, done, error = 0;
+	size_t i, first;
+	double timeout;
+
+	if (!opts)
+		opts = &no_opts;
+	samples = opts->samples >= 0 ? opts->samples : bench->samples;
+	warmup = opts->warmup >= 0 ? opts->warmup : bench->warmup;
+	timeout = opts->timeout > 0 ? opts->timeout : bench->timeout;
+	if (samples < 0)
+		samples = 0;
+	if (warmup < 0)
+		warmup = 0;
+
+	for (i = 0; i < bench->nrequires; i++) {
+		if (bg_runner_requirement_met(bench->requires[i], &why))
+			continue;
+		if (!why)
+			return bg_error_oom(ctx);
+		error = bg_results_set_outcome(ctx, into, bench->name, BG_BENCH_SKIPPED, why);
+		free(why);
+		return error;
+	}
+
+	if (bg_buf_printf(&name, "BENCHGUARD_BENCHMARK=%s", bench->name) < 0 ||
+	    !(env_name = bg_buf_detach(&name))) {
+		bg_buf_clear(&name);
+		return bg_error_oom(ctx);
+	}
+	env[0] = env_name;
+	snprintf(env_samples, sizeof(env_samples), "BENCHGUARD_SAMPLES=%d", samples);
+	snprintf(env_warmup, sizeof(env_warmup), "BENCHGUARD_WARMUP=%d", warmup);
+	eo.cwd = opts->cwd;
+	eo.timeout = timeout;
+	eo.out_limit = opts->out_limit;
+	eo.capture_stdout = bench->format != BG_FORMAT_TIME;
+	/* The self-reporting formats warm up and repeat inside the program. */
+	total = bench->format == BG_FORMAT_TIME ? warmup + samples : 1;
+	first = bg_results_series_count(into);
+
+	for (done = 0; done < total; done++) {
+		if ((error = bg_exec(ctx, bench->command, &eo, &r)) < 0)
+			goto fail;
+		if (opts->progress)
+			opts->progress(bench->name, done + 1, total, opts->progress_data);
+		if (exec_failed(&r)) {
+			msg = failure_message(&r, timeout);
+			error = record_failure(ctx, bench, into, msg);
+			goto cleanup;
+		}
+		if (bench->format == BG_FORMAT_TIME) {
+			if (done >= warmup && (error = add_time_samples(ctx, bench, into, &r)) < 0)
+				goto fail;
+		} else if (r.out_truncated) {
+			char m[64];
+
+			snprintf(m, sizeof(m), "output exceeded %zu bytes",
+			         opts->out_limit ? opts->out_limit : DEFAULT_OUT_LIMIT);
+			error = record_failure(ctx, bench, into, m);
+			goto cleanup;
+		} else {
+			error = bg_format_parse(ctx, bench->format, bench->name, bench->name, r.out,
+			                        r.out_len, into);
+			if (error == BG_EINPUT) {
+				msg = bg_strdup(bg_ctx_error(ctx));
+				error = record_failure(ctx, bench, into, msg);
+				goto cleanup;
+			}
+			if (error < 0)
+				goto fail;
+		}
+		bg_exec_result_clear(&r);
+	}
+	apply_overrides(bench, into, first);
+	error = bg_results_set_outcome(ctx, into, bench->name, BG_BENCH_OK, NULL);
+	goto cleanup;
+
+fail:
+	/* benchguard itself failed: no outcome, but no half series either. */
+	bg_results_drop_benchmark(into, bench->name);
+cleanup:
+	bg_exec_result_clear(&r);
+	free(env_name);
+	free(msg);
+	return error;
+}

@@ -1,0 +1,1132 @@
+/*
+ * store.c -- the results database, the only module that uses SQLite.
+ *
+ * Every sample is kept raw, keyed by run; a run belongs to one commit and one
+ * machine fingerprint.  The schema grows by appending steps to `migrations`
+ * (PRAGMA user_version counts the steps applied), each applied inside one
+ * write transaction.  Parallel CI jobs may share the file: WAL lets readers
+ * run beside a writer, every write transaction is BEGIN IMMEDIATE so two
+ * writers never deadlock upgrading read locks, and a busy timeout (plus a
+ * retry loop where SQLite reports "busy" without waiting) makes writers
+ * queue rather than fail.  A run is committed as 'incomplete' before any
+ * sample is stored, so a process killed half-way leaves an intact file and
+ * a run that is visibly unfinished.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <sqlite3.h>
+
+#include "internal.h"
+
+/* How long a writer waits for others before giving up, in milliseconds. */
+#define STORE_BUSY_MS 60000
+
+/*
+ * Schema steps; step i brings user_version from i to i + 1.  Never edit a
+ * step that has shipped: append a new one.
+ */
+static const char *const migrations[] = {
+	/* 1: machines, commits, runs, series, per-run summaries and samples. */
+	"CREATE TABLE machines ("
+	"  id INTEGER PRIMARY KEY,"
+	"  fingerprint TEXT NOT NULL UNIQUE,"
+	"  first_seen INTEGER NOT NULL);"
+	/* Stable facts, written once per fingerprint. */
+	"CREATE TABLE machine_facts ("
+	"  machine_id INTEGER NOT NULL REFERENCES machines(id) ON DELETE CASCADE,"
+	"  key TEXT NOT NULL,"
+	"  value TEXT NOT NULL,"
+	"  PRIMARY KEY (machine_id, key)) WITHOUT ROWID;"
+	"CREATE TABLE commits ("
+	"  id INTEGER PRIMARY KEY,"
+	"  sha TEXT NOT NULL UNIQUE,"
+	"  author_time INTEGER,"
+	"  author TEXT,"
+	"  subject TEXT);"
+	"CREATE TABLE runs ("
+	"  id INTEGER PRIMARY KEY,"
+	"  commit_id INTEGER NOT NULL REFERENCES commits(id),"
+	"  machine_id INTEGER NOT NULL REFERENCES machines(id),"
+	"  branch TEXT,"
+	"  dirty INTEGER NOT NULL CHECK (dirty IN (0, 1)),"
+	"  status TEXT NOT NULL CHECK (status IN ('incomplete', 'complete')),"
+	"  source TEXT NOT NULL,"
+	"  started_at INTEGER NOT NULL,"
+	"  finished_at INTEGER);"
+	"CREATE INDEX runs_commit ON runs(commit_id);"
+	"CREATE INDEX runs_machine ON runs(machine_id, id);"
+	/* The machine's volatile facts (kernel, governor, load...) at that run. */
+	"CREATE TABLE run_facts ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  key TEXT NOT NULL,"
+	"  value TEXT NOT NULL,"
+	"  PRIMARY KEY (run_id, key)) WITHOUT ROWID;"
+	"CREATE TABLE run_tags ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  key TEXT NOT NULL,"
+	"  value TEXT NOT NULL,"
+	"  PRIMARY KEY (run_id, key)) WITHOUT ROWID;"
+	"CREATE TABLE series ("
+	"  id INTEGER PRIMARY KEY,"
+	"  benchmark TEXT NOT NULL,"
+	"  metric TEXT NOT NULL,"
+	"  unit TEXT NOT NULL,"
+	"  direction TEXT NOT NULL CHECK (direction IN ('lower', 'higher')),"
+	"  UNIQUE (benchmark, metric));"
+	/* One row per series per run: the run summary the verdict works on. */
+	"CREATE TABLE results ("
+	"  id INTEGER PRIMARY KEY,"
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  series_id INTEGER NOT NULL REFERENCES series(id),"
+	"  n INTEGER NOT NULL,"
+	"  mean REAL NOT NULL,"
+	"  median REAL NOT NULL,"
+	"  stddev REAL NOT NULL,"
+	"  min REAL NOT NULL,"
+	"  max REAL NOT NULL,"
+	"  UNIQUE (run_id, series_id));"
+	/* Baselines read "series S, newest runs first" through this. */
+	"CREATE INDEX results_series_run ON results(series_id, run_id);"
+	"CREATE TABLE samples ("
+	"  result_id INTEGER NOT NULL REFERENCES results(id) ON DELETE CASCADE,"
+	"  idx INTEGER NOT NULL,"
+	"  value REAL NOT NULL,"
+	"  PRIMARY KEY (result_id, idx)) WITHOUT ROWID;"
+	"CREATE TABLE outcomes ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  benchmark TEXT NOT NULL,"
+	"  status TEXT NOT NULL CHECK (status IN ('ok', 'failed', 'skipped')),"
+	"  message TEXT,"
+	"  PRIMARY KEY (run_id, benchmark)) WITHOUT ROWID;",
+};
+
+#define STORE_SCHEMA_VERSION ((int)BG_ARRAY_SIZE(migrations))
+
+/* Statements prepared once per connection and reused for every row. */
+enum store_stmt {
+	ST_MACHINE_INSERT,
+	ST_MACHINE_ID,
+	ST_MACHINE_FACT,
+	ST_COMMIT_INSERT,
+	ST_COMMIT_ID,
+	ST_RUN_INSERT,
+	ST_RUN_FACT,
+	ST_RUN_TAG,
+	ST_RUN_STATUS,
+	ST_RUN_FINISH,
+	ST_SERIES_FIND,
+	ST_SERIES_INSERT,
+	ST_SERIES_DIRECTION,
+	ST_RESULT_INSERT,
+	ST_SAMPLE_INSERT,
+	ST_OUTCOME_INSERT,
+	ST_SERIES_COUNT,
+	ST_HISTORY,
+	ST_RESULT_FIND,
+	ST_SAMPLES,
+	ST_COUNT
+};
+
+static const char *const stmt_sql[ST_COUNT] = {
+	[ST_MACHINE_INSERT] = "INSERT OR IGNORE INTO machines(fingerprint, first_seen) VALUES (?1, ?2)",
+	[ST_MACHINE_ID] = "SELECT id FROM machines WHERE fingerprint = ?1",
+	[ST_MACHINE_FACT] =
+		"INSERT OR IGNORE INTO machine_facts(machine_id, key, value) VALUES (?1, ?2, ?3)",
+	[ST_COMMIT_INSERT] = "INSERT OR IGNORE INTO commits(sha, author_time, author, subject)"
+			     " VALUES (?1, ?2, ?3, ?4)",
+	[ST_COMMIT_ID] = "SELECT id FROM commits WHERE sha = ?1",
+	[ST_RUN_INSERT] = "INSERT INTO runs(commit_id, machine_id, branch, dirty, status, source,"
+			  " started_at) VALUES (?1, ?2, ?3, ?4, 'incomplete', ?5, ?6)",
+	[ST_RUN_FACT] = "INSERT OR REPLACE INTO run_facts(run_id, key, value) VALUES (?1, ?2, ?3)",
+	[ST_RUN_TAG] = "INSERT OR REPLACE INTO run_tags(run_id, key, value) VALUES (?1, ?2, ?3)",
+	[ST_RUN_STATUS] = "SELECT status FROM runs WHERE id = ?1",
+	[ST_RUN_FINISH] = "UPDATE runs SET status = 'complete', finished_at = ?2 WHERE id = ?1",
+	[ST_SERIES_FIND] =
+		"SELECT id, unit, direction FROM series WHERE benchmark = ?1 AND metric = ?2",
+	[ST_SERIES_INSERT] = "INSERT INTO series(benchmark, metric, unit, direction)"
+			     " VALUES (?1, ?2, ?3, ?4)",
+	[ST_SERIES_DIRECTION] = "UPDATE series SET direction = ?2 WHERE id = ?1",
+	[ST_RESULT_INSERT] = "INSERT INTO results(run_id, series_id, n, mean, median, stddev,"
+			     " min, max) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	[ST_SAMPLE_INSERT] = "INSERT INTO samples(result_id, idx, value) VALUES (?1, ?2, ?3)",
+	[ST_OUTCOME_INSERT] = "INSERT OR REPLACE INTO outcomes(run_id, benchmark, status, message)"
+			      " VALUES (?1, ?2, ?3, ?4)",
+	[ST_SERIES_COUNT] = "SELECT count(*) FROM series"
+			    " WHERE benchmark = ?1 AND (?2 IS NULL OR metric = ?2)",
+	/* ?3 counts runs, not rows, so a benchmark's metrics stay together. */
+	[ST_HISTORY] = "SELECT r.id, c.sha, r.branch, r.dirty, r.status = 'complete', r.started_at,"
+		       " c.author_time, c.subject, m.fingerprint, s.benchmark, s.metric, s.unit,"
+		       " s.direction, x.n, x.mean, x.median, x.stddev, x.min, x.max"
+		       " FROM series s"
+		       " JOIN results x ON x.series_id = s.id"
+		       " JOIN runs r ON r.id = x.run_id"
+		       " JOIN commits c ON c.id = r.commit_id"
+		       " JOIN machines m ON m.id = r.machine_id"
+		       " WHERE s.benchmark = ?1 AND (?2 IS NULL OR s.metric = ?2)"
+		       " AND x.run_id IN (SELECT DISTINCT x2.run_id FROM series s2"
+		       "  JOIN results x2 ON x2.series_id = s2.id"
+		       "  WHERE s2.benchmark = ?1 AND (?2 IS NULL OR s2.metric = ?2)"
+		       "  ORDER BY x2.run_id DESC LIMIT ?3)"
+		       " ORDER BY r.id DESC, s.metric",
+	[ST_RESULT_FIND] = "SELECT x.id, x.n FROM results x JOIN series s ON s.id = x.series_id"
+			   " WHERE x.run_id = ?1 AND s.benchmark = ?2 AND s.metric = ?3",
+	[ST_SAMPLES] = "SELECT value FROM samples WHERE result_id = ?1 ORDER BY idx",
+};
+
+struct bg_store {
+	sqlite3 *db;
+	char *path;
+	int version;
+	sqlite3_stmt *stmts[ST_COUNT];
+};
+
+/* The error code for a SQLite result code. */
+static int store__code(int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_NOMEM:
+		return BG_ENOMEM;
+	case SQLITE_IOERR:
+	case SQLITE_FULL:
+	case SQLITE_CANTOPEN:
+		return BG_EIO;
+	default:
+		return BG_ERROR;
+	}
+}
+
+/*
+ * Copies SQLite's message for the last failure at once (a ROLLBACK would
+ * replace it), prefixed with the path and what was being done.
+ */
+static int store__fail(bg_ctx *ctx, bg_store *st, const char *what)
+{
+	int rc = sqlite3_extended_errcode(st->db);
+
+	if ((rc & 0xff) == SQLITE_NOTADB)
+		return bg_error_set(ctx, BG_ERROR, "database %s: the file is not a SQLite database",
+				    st->path);
+	return bg_error_set(ctx, store__code(rc), "database %s: %s: %s", st->path, what,
+			    sqlite3_errmsg(st->db));
+}
+
+static int store__is_busy(int rc)
+{
+	return (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
+}
+
+static long long store__now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Waits a little before retrying something SQLite called busy.  The busy
+ * timeout covers most waits, but some (changing the journal mode of a new
+ * file, WAL recovery by another process) report "busy" at once.  Returns 0
+ * while time is left before `deadline`.
+ */
+static int store__backoff(long long deadline, int *delay_ms)
+{
+	if (store__now_ms() >= deadline)
+		return -1;
+	sqlite3_sleep(*delay_ms);
+	if (*delay_ms < 100)
+		*delay_ms *= 2;
+	return 0;
+}
+
+/* Runs SQL that returns no rows, retrying while the database is busy. */
+static int store__exec(bg_ctx *ctx, bg_store *st, const char *sql, const char *what)
+{
+	long long deadline = store__now_ms() + STORE_BUSY_MS;
+	int delay = 1, rc;
+
+	while ((rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL)) != SQLITE_OK) {
+		if (!store__is_busy(rc) || store__backoff(deadline, &delay) < 0)
+			return store__fail(ctx, st, what);
+	}
+	return 0;
+}
+
+/*
+ * Runs a PRAGMA and copies the first column of its first row into buf
+ * ("" when it returns none), retrying while the database is busy.
+ */
+static int store__pragma(bg_ctx *ctx, bg_store *st, const char *sql, char *buf, size_t size,
+			 const char *what)
+{
+	long long deadline = store__now_ms() + STORE_BUSY_MS;
+	sqlite3_stmt *stmt = NULL;
+	int delay = 1, rc;
+
+	for (;;) {
+		buf[0] = '\0';
+		rc = sqlite3_prepare_v2(st->db, sql, -1, &stmt, NULL);
+		if (rc == SQLITE_OK) {
+			rc = sqlite3_step(stmt);
+			if (rc == SQLITE_ROW) {
+				const unsigned char *t = sqlite3_column_text(stmt, 0);
+				snprintf(buf, size, "%s", t ? (const char *)t : "");
+				rc = SQLITE_DONE;
+			}
+			if (rc == SQLITE_DONE)
+				rc = SQLITE_OK;
+		}
+		if (rc == SQLITE_OK)
+			break;
+		if (!store__is_busy(rc) || store__backoff(deadline, &delay) < 0) {
+			int error = store__fail(ctx, st, what);
+			sqlite3_finalize(stmt);
+			return error;
+		}
+		sqlite3_finalize(stmt);
+		stmt = NULL;
+	}
+	sqlite3_finalize(stmt);
+	return 0;
+}
+
+static int store__begin(bg_ctx *ctx, bg_store *st)
+{
+	return store__exec(ctx, st, "BEGIN IMMEDIATE", "starting a write transaction");
+}
+
+static int store__commit(bg_ctx *ctx, bg_store *st)
+{
+	return store__exec(ctx, st, "COMMIT", "committing");
+}
+
+/* Undoes an open transaction; SQLite may already have rolled it back. */
+static void store__rollback(bg_store *st)
+{
+	if (!sqlite3_get_autocommit(st->db))
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+/* The cached statement `id`, prepared on first use. */
+static int store__stmt(bg_ctx *ctx, bg_store *st, enum store_stmt id, sqlite3_stmt **out)
+{
+	*out = NULL;
+	if (!st->stmts[id] && sqlite3_prepare_v3(st->db, stmt_sql[id], -1,
+						 SQLITE_PREPARE_PERSISTENT, &st->stmts[id],
+						 NULL) != SQLITE_OK)
+		return store__fail(ctx, st, "preparing a statement");
+	*out = st->stmts[id];
+	return 0;
+}
+
+/*
+ * Steps a statement that writes (or reads at most one row the caller does
+ * not need) and resets it for the next use.
+ */
+static int store__run(bg_ctx *ctx, bg_store *st, sqlite3_stmt *stmt, const char *what)
+{
+	int rc = sqlite3_step(stmt), error = 0;
+
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		error = store__fail(ctx, st, what);
+	sqlite3_reset(stmt);
+	return error;
+}
+
+/* Steps a statement that yields one integer; *found says whether it did. */
+static int store__int(bg_ctx *ctx, bg_store *st, sqlite3_stmt *stmt, const char *what,
+		      int64_t *value, int *found)
+{
+	int rc = sqlite3_step(stmt), error = 0;
+
+	*found = rc == SQLITE_ROW;
+	if (rc == SQLITE_ROW)
+		*value = sqlite3_column_int64(stmt, 0);
+	else if (rc != SQLITE_DONE)
+		error = store__fail(ctx, st, what);
+	sqlite3_reset(stmt);
+	return error;
+}
+
+static int store__bind_fail(bg_ctx *ctx, bg_store *st, sqlite3_stmt *stmt)
+{
+	int error = store__fail(ctx, st, "binding a value");
+
+	sqlite3_reset(stmt);
+	return error;
+}
+
+/* mkdir -p of the directory part of `path`. */
+static int store__mkdirs(bg_ctx *ctx, const char *path)
+{
+	char *dir = bg_strdup(path), *p;
+	int error = 0;
+
+	if (!dir)
+		return bg_error_oom(ctx);
+	p = strrchr(dir, '/');
+	if (!p || p == dir)
+		goto cleanup;
+	*p = '\0';
+	for (p = dir + 1;; p++) {
+		char c = *p;
+
+		if (c != '/' && c != '\0')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+			error = bg_error_errno(ctx, BG_EIO, "cannot create directory %s", dir);
+			goto cleanup;
+		}
+		*p = c;
+		if (!c)
+			break;
+	}
+
+cleanup:
+	free(dir);
+	return error;
+}
+
+/* Applies the migration steps this file lacks, in one write transaction. */
+static int store__migrate(bg_ctx *ctx, bg_store *st)
+{
+	char buf[64], sql[64];
+	int error, version, i;
+
+	if ((error = store__begin(ctx, st)) < 0)
+		return error;
+	/* Another process may have migrated since we looked. */
+	if ((error = store__pragma(ctx, st, "PRAGMA user_version", buf, sizeof(buf),
+				   "reading the schema version")) < 0)
+		goto cleanup;
+	version = atoi(buf);
+	if (version > STORE_SCHEMA_VERSION) {
+		error = bg_error_set(ctx, BG_ERROR,
+				     "database %s: database schema version %d is newer than this "
+				     "benchguard supports (%d)",
+				     st->path, version, STORE_SCHEMA_VERSION);
+		goto cleanup;
+	}
+	for (i = version; i < STORE_SCHEMA_VERSION; i++) {
+		snprintf(buf, sizeof(buf), "migrating the schema to version %d", i + 1);
+		if ((error = store__exec(ctx, st, migrations[i], buf)) < 0)
+			goto cleanup;
+	}
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", STORE_SCHEMA_VERSION);
+	if ((error = store__exec(ctx, st, sql, "setting the schema version")) < 0)
+		goto cleanup;
+	error = store__commit(ctx, st);
+
+cleanup:
+	if (error < 0)
+		store__rollback(st);
+	return error;
+}
+
+static int store__setup(bg_ctx *ctx, bg_store *st)
+{
+	char buf[64];
+	int error, version;
+
+	sqlite3_extended_result_codes(st->db, 1);
+	sqlite3_busy_timeout(st->db, STORE_BUSY_MS);
+	/* Read first: a foreign or newer file is refused before it is touched. */
+	if ((error = store__pragma(ctx, st, "PRAGMA user_version", buf, sizeof(buf),
+				   "reading the schema version")) < 0)
+		return error;
+	version = atoi(buf);
+	if (version > STORE_SCHEMA_VERSION)
+		return bg_error_set(ctx, BG_ERROR,
+				    "database %s: database schema version %d is newer than this "
+				    "benchguard supports (%d)",
+				    st->path, version, STORE_SCHEMA_VERSION);
+	if ((error = store__pragma(ctx, st, "PRAGMA journal_mode = WAL", buf, sizeof(buf),
+				   "switching to WAL")) < 0)
+		return error;
+	if (strcmp(buf, "wal") != 0)
+		return bg_error_set(ctx, BG_ERROR,
+				    "database %s: cannot use the WAL journal (journal mode is %s)",
+				    st->path, buf);
+	if ((error = store__exec(ctx, st, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL",
+				 "setting up the connection")) < 0)
+		return error;
+	if (version < STORE_SCHEMA_VERSION && (error = store__migrate(ctx, st)) < 0)
+		return error;
+	st->version = STORE_SCHEMA_VERSION;
+	return 0;
+}
+
+int bg_store_open(bg_ctx *ctx, const char *path, bg_store **out)
+{
+	bg_store *st = NULL;
+	int error, rc;
+
+	*out = NULL;
+	if (!path || !*path)
+		return bg_error_set(ctx, BG_EINPUT, "no database path given");
+	if (!(st = calloc(1, sizeof(*st))) || !(st->path = bg_strdup(path))) {
+		error = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	if ((error = store__mkdirs(ctx, path)) < 0)
+		goto cleanup;
+	rc = sqlite3_open_v2(path, &st->db,
+			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		error = st->db ? store__fail(ctx, st, "opening") : bg_error_oom(ctx);
+		goto cleanup;
+	}
+	if ((error = store__setup(ctx, st)) < 0)
+		goto cleanup;
+	*out = st;
+	st = NULL;
+
+cleanup:
+	bg_store_free(st);
+	return error;
+}
+
+void bg_store_free(bg_store *store)
+{
+	size_t i;
+
+	if (!store)
+		return;
+	for (i = 0; i < ST_COUNT; i++)
+		sqlite3_finalize(store->stmts[i]);
+	sqlite3_close_v2(store->db);
+	free(store->path);
+	free(store);
+}
+
+int bg_store_schema_version(bg_store *store)
+{
+	return store->version;
+}
+
+/* ------------------------------------------------------------------ runs */
+
+/* The machine's row, created with its stable facts the first time it is seen. */
+static int store__machine(bg_ctx *ctx, bg_store *st, bg_machine *m, int64_t now, int64_t *id)
+{
+	const char *fp = bg_machine_fingerprint(m);
+	sqlite3_stmt *s;
+	size_t i, n;
+	int error, found;
+
+	if (!fp || !*fp)
+		return bg_error_set(ctx, BG_ERROR, "the machine has no fingerprint");
+	if ((error = store__stmt(ctx, st, ST_MACHINE_INSERT, &s)) < 0)
+		return error;
+	if (sqlite3_bind_text(s, 1, fp, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_int64(s, 2, now) != SQLITE_OK)
+		return store__bind_fail(ctx, st, s);
+	if ((error = store__run(ctx, st, s, "storing the machine")) < 0)
+		return error;
+	if ((error = store__stmt(ctx, st, ST_MACHINE_ID, &s)) < 0)
+		return error;
+	if (sqlite3_bind_text(s, 1, fp, -1, SQLITE_STATIC) != SQLITE_OK)
+		return store__bind_fail(ctx, st, s);
+	if ((error = store__int(ctx, st, s, "finding the machine", id, &found)) < 0)
+		return error;
+	if (!found)
+		return bg_error_set(ctx, BG_ERROR, "database %s: machine %s vanished", st->path, fp);
+	if ((error = store__stmt(ctx, st, ST_MACHINE_FACT, &s)) < 0)
+		return error;
+	n = bg_machine_fact_count(m);
+	for (i = 0; i < n; i++) {
+		const char *key, *value;
+		int is_volatile;
+
+		if (bg_machine_fact(m, i, &key, &value, &is_volatile) < 0 || is_volatile)
+			continue;
+		if (sqlite3_bind_int64(s, 1, *id) != SQLITE_OK ||
+		    sqlite3_bind_text(s, 2, key, -1, SQLITE_STATIC) != SQLITE_OK ||
+		    sqlite3_bind_text(s, 3, value ? value : "", -1, SQLITE_STATIC) != SQLITE_OK)
+			return store__bind_fail(ctx, st, s);
+		if ((error = store__run(ctx, st, s, "storing the machine's facts")) < 0)
+			return error;
+	}
+	return 0;
+}
+
+static int store__commit_row(bg_ctx *ctx, bg_store *st, const bg_commit *c, int64_t *id)
+{
+	sqlite3_stmt *s;
+	int error, found;
+
+	if ((error = store__stmt(ctx, st, ST_COMMIT_INSERT, &s)) < 0)
+		return error;
+	if (sqlite3_bind_text(s, 1, c->sha, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_int64(s, 2, c->author_time) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 3, c->author, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 4, c->subject, -1, SQLITE_STATIC) != SQLITE_OK)
+		return store__bind_fail(ctx, st, s);
+	if ((error = store__run(ctx, st, s, "storing the commit")) < 0)
+		return error;
+	if ((error = store__stmt(ctx, st, ST_COMMIT_ID, &s)) < 0)
+		return error;
+	if (sqlite3_bind_text(s, 1, c->sha, -1, SQLITE_STATIC) != SQLITE_OK)
+		return store__bind_fail(ctx, st, s);
+	if ((error = store__int(ctx, st, s, "finding the commit", id, &found)) < 0)
+		return error;
+	if (!found)
+		return bg_error_set(ctx, BG_ERROR, "database %s: commit %s vanished", st->path,
+				    c->sha);
+	return 0;
+}
+
+/* Checked before anything is written, so a bad tag stores nothing. */
+static int store__check_tags(bg_ctx *ctx, const char *const *tags)
+{
+	for (; tags && *tags; tags++) {
+		const char *eq = strchr(*tags, '=');
+
+		if (!eq)
+			return bg_error_set(ctx, BG_EINPUT, "tag \"%s\" is not KEY=VALUE", *tags);
+		if (eq == *tags)
+			return bg_error_set(ctx, BG_EINPUT, "tag \"%s\" has an empty key", *tags);
+	}
+	return 0;
+}
+
+static int store__run_details(bg_ctx *ctx, bg_store *st, const bg_run_info *info, int64_t id)
+{
+	const char *const *tag;
+	sqlite3_stmt *s;
+	size_t i, n;
+	int error;
+
+	if ((error = store__stmt(ctx, st, ST_RUN_FACT, &s)) < 0)
+		return error;
+	n = bg_machine_fact_count(info->machine);
+	for (i = 0; i < n; i++) {
+		const char *key, *value;
+		int is_volatile;
+
+		if (bg_machine_fact(info->machine, i, &key, &value, &is_volatile) < 0 ||
+		    !is_volatile)
+			continue;
+		if (sqlite3_bind_int64(s, 1, id) != SQLITE_OK ||
+		    sqlite3_bind_text(s, 2, key, -1, SQLITE_STATIC) != SQLITE_OK ||
+		    sqlite3_bind_text(s, 3, value ? value : "", -1, SQLITE_STATIC) != SQLITE_OK)
+			return store__bind_fail(ctx, st, s);
+		if ((error = store__run(ctx, st, s, "storing the run's machine facts")) < 0)
+			return error;
+	}
+	if ((error = store__stmt(ctx, st, ST_RUN_TAG, &s)) < 0)
+		return error;
+	for (tag = info->tags; tag && *tag; tag++) {
+		const char *eq = strchr(*tag, '=');
+
+		if (sqlite3_bind_int64(s, 1, id) != SQLITE_OK ||
+		    sqlite3_bind_text(s, 2, *tag, (int)(eq - *tag), SQLITE_STATIC) != SQLITE_OK ||
+		    sqlite3_bind_text(s, 3, eq + 1, -1, SQLITE_STATIC) != SQLITE_OK)
+			return store__bind_fail(ctx, st, s);
+		if ((error = store__run(ctx, st, s, "storing the run's tags")) < 0)
+			return error;
+	}
+	return 0;
+}
+
+int bg_store_run_begin(bg_ctx *ctx, bg_store *store, const bg_run_info *info, int64_t *run_id)
+{
+	int64_t now = (int64_t)time(NULL), machine_id = 0, commit_id = 0;
+	sqlite3_stmt *s;
+	int error;
+
+	*run_id = 0;
+	if (!info || !info->commit || !info->machine || !info->commit->sha[0])
+		return bg_error_set(ctx, BG_EINPUT, "a run needs a commit and a machine");
+	if ((error = store__check_tags(ctx, info->tags)) < 0)
+		return error;
+	if ((error = store__begin(ctx, store)) < 0)
+		return error;
+	if ((error = store__machine(ctx, store, info->machine, now, &machine_id)) < 0 ||
+	    (error = store__commit_row(ctx, store, info->commit, &commit_id)) < 0 ||
+	    (error = store__stmt(ctx, store, ST_RUN_INSERT, &s)) < 0)
+		goto cleanup;
+	if (sqlite3_bind_int64(s, 1, commit_id) != SQLITE_OK ||
+	    sqlite3_bind_int64(s, 2, machine_id) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 3, info->commit->branch, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_int(s, 4, info->commit->dirty ? 1 : 0) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 5, info->source ? info->source : "run", -1, SQLITE_STATIC) !=
+		    SQLITE_OK ||
+	    sqlite3_bind_int64(s, 6, now) != SQLITE_OK) {
+		error = store__bind_fail(ctx, store, s);
+		goto cleanup;
+	}
+	if ((error = store__run(ctx, store, s, "storing the run")) < 0)
+		goto cleanup;
+	*run_id = sqlite3_last_insert_rowid(store->db);
+	if ((error = store__run_details(ctx, store, info, *run_id)) < 0)
+		goto cleanup;
+	error = store__commit(ctx, store);
+
+cleanup:
+	if (error < 0) {
+		store__rollback(store);
+		*run_id = 0;
+	}
+	return error;
+}
+
+/* The run must exist and still be open for samples. */
+static int store__check_run(bg_ctx *ctx, bg_store *st, int64_t run_id)
+{
+	sqlite3_stmt *s;
+	int error, rc, complete;
+
+	if ((error = store__stmt(ctx, st, ST_RUN_STATUS, &s)) < 0)
+		return error;
+	if (sqlite3_bind_int64(s, 1, run_id) != SQLITE_OK)
+		return store__bind_fail(ctx, st, s);
+	rc = sqlite3_step(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		error = store__fail(ctx, st, "reading the run");
+		sqlite3_reset(s);
+		return error;
+	}
+	complete = rc == SQLITE_ROW &&
+		   !strcmp((const char *)sqlite3_column_text(s, 0), "complete");
+	sqlite3_reset(s);
+	if (rc == SQLITE_DONE)
+		return bg_error_set(ctx, BG_ENOTFOUND, "no run %lld in the database",
+				    (long long)run_id);
+	if (complete)
+		return bg_error_set(ctx, BG_EINPUT, "run %lld is already complete",
+				    (long long)run_id);
+	return 0;
+}
+
+/*
+ * The series' id, created on first use.  A unit that differs from the one
+ * stored is refused: mixing seconds and bytes in one history is meaningless.
+ * The direction follows the latest run, since the config may override it.
+ */
+static int store__series(bg_ctx *ctx, bg_store *st, const bg_series *ser, int64_t *id)
+{
+	const char *dir = bg_direction_name(ser->direction);
+	sqlite3_stmt *s;
+	int error, rc, same_dir = 1;
+
+	if ((error = store__stmt(ctx, st, ST_SERIES_FIND, &s)) < 0)
+		return error;
+	if (sqlite3_bind_text(s, 1, ser->benchmark, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 2, ser->metric, -1, SQLITE_STATIC) != SQLITE_OK)
+		return store__bind_fail(ctx, st, s);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		const char *unit = (const char *)sqlite3_column_text(s, 1);
+		const char *old_dir = (const char *)sqlite3_column_text(s, 2);
+
+		*id = sqlite3_column_int64(s, 0);
+		if (strcmp(unit, ser->unit) != 0) {
+			error = bg_error_set(ctx, BG_EINPUT,
+					     "series \"%s:%s\" is stored in unit \"%s\", "
+					     "but this run measured it in \"%s\"",
+					     ser->benchmark, ser->metric, unit, ser->unit);
+			sqlite3_reset(s);
+			return error;
+		}
+		same_dir = !strcmp(old_dir, dir);
+	} else if (rc != SQLITE_DONE) {
+		error = store__fail(ctx, st, "finding the series");
+		sqlite3_reset(s);
+		return error;
+	}
+	sqlite3_reset(s);
+	if (rc == SQLITE_ROW) {
+		if (same_dir)
+			return 0;
+		if ((error = store__stmt(ctx, st, ST_SERIES_DIRECTION, &s)) < 0)
+			return error;
+		if (sqlite3_bind_int64(s, 1, *id) != SQLITE_OK ||
+		    sqlite3_bind_text(s, 2, dir, -1, SQLITE_STATIC) != SQLITE_OK)
+			return store__bind_fail(ctx, st, s);
+		return store__run(ctx, st, s, "updating the series' direction");
+	}
+	if ((error = store__stmt(ctx, st, ST_SERIES_INSERT, &s)) < 0)
+		return error;
+	if (sqlite3_bind_text(s, 1, ser->benchmark, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 2, ser->metric, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 3, ser->unit, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 4, dir, -1, SQLITE_STATIC) != SQLITE_OK)
+		return store__bind_fail(ctx, st, s);
+	if ((error = store__run(ctx, st, s, "storing the series")) < 0)
+		return error;
+	*id = sqlite3_last_insert_rowid(st->db);
+	return 0;
+}
+
+/* One series of a run: its summary row, then every sample in order. */
+static int store__series_samples(bg_ctx *ctx, bg_store *st, int64_t run_id, const bg_series *ser)
+{
+	bg_summary sum;
+	int64_t series_id = 0, result_id;
+	sqlite3_stmt *s;
+	size_t i;
+	int error, rc;
+
+	if ((error = store__series(ctx, st, ser, &series_id)) < 0)
+		return error;
+	if ((error = bg_stats_summarize(ctx, ser->values, ser->n, &sum)) < 0)
+		return error;
+	if ((error = store__stmt(ctx, st, ST_RESULT_INSERT, &s)) < 0)
+		return error;
+	if (sqlite3_bind_int64(s, 1, run_id) != SQLITE_OK ||
+	    sqlite3_bind_int64(s, 2, series_id) != SQLITE_OK ||
+	    sqlite3_bind_int64(s, 3, (int64_t)sum.n) != SQLITE_OK ||
+	    sqlite3_bind_double(s, 4, sum.mean) != SQLITE_OK ||
+	    sqlite3_bind_double(s, 5, sum.median) != SQLITE_OK ||
+	    sqlite3_bind_double(s, 6, sum.stddev) != SQLITE_OK ||
+	    sqlite3_bind_double(s, 7, sum.min) != SQLITE_OK ||
+	    sqlite3_bind_double(s, 8, sum.max) != SQLITE_OK)
+		return store__bind_fail(ctx, st, s);
+	rc = sqlite3_step(s);
+	if (rc != SQLITE_DONE) {
+		if (sqlite3_extended_errcode(st->db) == SQLITE_CONSTRAINT_UNIQUE)
+			error = bg_error_set(ctx, BG_EINPUT, "run %lld already has series \"%s:%s\"",
+					     (long long)run_id, ser->benchmark, ser->metric);
+		else
+			error = store__fail(ctx, st, "storing a run summary");
+		sqlite3_reset(s);
+		return error;
+	}
+	sqlite3_reset(s);
+	result_id = sqlite3_last_insert_rowid(st->db);
+
+	/* The hot loop of an import: bind three numbers, step, reset. */
+	if ((error = store__stmt(ctx, st, ST_SAMPLE_INSERT, &s)) < 0)
+		return error;
+	for (i = 0; i < ser->n; i++) {
+		if (sqlite3_bind_int64(s, 1, result_id) != SQLITE_OK ||
+		    sqlite3_bind_int64(s, 2, (int64_t)i) != SQLITE_OK ||
+		    sqlite3_bind_double(s, 3, ser->values[i]) != SQLITE_OK)
+			return store__bind_fail(ctx, st, s);
+		if (sqlite3_step(s) != SQLITE_DONE) {
+			error = store__fail(ctx, st, "storing samples");
+			sqlite3_reset(s);
+			return error;
+		}
+		sqlite3_reset(s);
+	}
+	return 0;
+}
+
+static const char *store__outcome_name(bg_bench_status status)
+{
+	switch (status) {
+	case BG_BENCH_FAILED:
+		return "failed";
+	case BG_BENCH_SKIPPED:
+		return "skipped";
+	default:
+		return "ok";
+	}
+}
+
+static int store__outcomes(bg_ctx *ctx, bg_store *st, int64_t run_id, const bg_results *res)
+{
+	size_t i, n = bg_results_outcome_count(res);
+	sqlite3_stmt *s;
+	int error;
+
+	if (!n)
+		return 0;
+	if ((error = store__stmt(ctx, st, ST_OUTCOME_INSERT, &s)) < 0)
+		return error;
+	for (i = 0; i < n; i++) {
+		const bg_outcome *o = bg_results_outcome(res, i);
+
+		if (sqlite3_bind_int64(s, 1, run_id) != SQLITE_OK ||
+		    sqlite3_bind_text(s, 2, o->benchmark, -1, SQLITE_STATIC) != SQLITE_OK ||
+		    sqlite3_bind_text(s, 3, store__outcome_name(o->status), -1, SQLITE_STATIC) !=
+			    SQLITE_OK ||
+		    sqlite3_bind_text(s, 4, o->message, -1, SQLITE_STATIC) != SQLITE_OK)
+			return store__bind_fail(ctx, st, s);
+		if ((error = store__run(ctx, st, s, "storing outcomes")) < 0)
+			return error;
+	}
+	return 0;
+}
+
+int bg_store_run_add(bg_ctx *ctx, bg_store *store, int64_t run_id, const bg_results *res)
+{
+	size_t i, n = bg_results_series_count(res);
+	int error;
+
+	if ((error = store__begin(ctx, store)) < 0)
+		return error;
+	if ((error = store__check_run(ctx, store, run_id)) < 0)
+		goto cleanup;
+	for (i = 0; i < n; i++)
+		if ((error = store__series_samples(ctx, store, run_id,
+						   bg_results_series(res, i))) < 0)
+			goto cleanup;
+	if ((error = store__outcomes(ctx, store, run_id, res)) < 0)
+		goto cleanup;
+	error = store__commit(ctx, store);
+
+cleanup:
+	if (error < 0)
+		store__rollback(store);
+	return error;
+}
+
+int bg_store_run_finish(bg_ctx *ctx, bg_store *store, int64_t run_id)
+{
+	sqlite3_stmt *s;
+	int error;
+
+	if ((error = store__begin(ctx, store)) < 0)
+		return error;
+	if ((error = store__stmt(ctx, store, ST_RUN_FINISH, &s)) < 0)
+		goto cleanup;
+	if (sqlite3_bind_int64(s, 1, run_id) != SQLITE_OK ||
+	    sqlite3_bind_int64(s, 2, (int64_t)time(NULL)) != SQLITE_OK) {
+		error = store__bind_fail(ctx, store, s);
+		goto cleanup;
+	}
+	if ((error = store__run(ctx, store, s, "finishing the run")) < 0)
+		goto cleanup;
+	if (sqlite3_changes(store->db) == 0) {
+		error = bg_error_set(ctx, BG_ENOTFOUND, "no run %lld in the database",
+				     (long long)run_id);
+		goto cleanup;
+	}
+	error = store__commit(ctx, store);
+
+cleanup:
+	if (error < 0)
+		store__rollback(store);
+	return error;
+}
+
+/* --------------------------------------------------------------- queries */
+
+/* How many series match (benchmark, metric); metric NULL: any metric. */
+static int store__series_count(bg_ctx *ctx, bg_store *st, const char *benchmark, const char *metric,
+			       int64_t *count)
+{
+	sqlite3_stmt *s;
+	int error, found;
+
+	if ((error = store__stmt(ctx, st, ST_SERIES_COUNT, &s)) < 0)
+		return error;
+	if (sqlite3_bind_text(s, 1, benchmark, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 2, metric, -1, SQLITE_STATIC) != SQLITE_OK)
+		return store__bind_fail(ctx, st, s);
+	return store__int(ctx, st, s, "finding the series", count, &found);
+}
+
+static char *store__col_dup(sqlite3_stmt *s, int col)
+{
+	const unsigned char *t = sqlite3_column_text(s, col);
+
+	return t ? bg_strdup((const char *)t) : NULL;
+}
+
+static int store__history_row(sqlite3_stmt *s, bg_history_row *row)
+{
+	const unsigned char *sha = sqlite3_column_text(s, 1);
+	const unsigned char *dir = sqlite3_column_text(s, 12);
+
+	memset(row, 0, sizeof(*row));
+	row->run_id = sqlite3_column_int64(s, 0);
+	snprintf(row->sha, sizeof(row->sha), "%s", sha ? (const char *)sha : "");
+	row->branch = store__col_dup(s, 2);
+	row->dirty = sqlite3_column_int(s, 3);
+	row->complete = sqlite3_column_int(s, 4);
+	row->started_at = sqlite3_column_int64(s, 5);
+	row->author_time = sqlite3_column_int64(s, 6);
+	row->subject = store__col_dup(s, 7);
+	row->machine = store__col_dup(s, 8);
+	row->benchmark = store__col_dup(s, 9);
+	row->metric = store__col_dup(s, 10);
+	row->unit = store__col_dup(s, 11);
+	if (!dir || bg_direction_from_name((const char *)dir, &row->direction) < 0)
+		row->direction = BG_DIR_LOWER;
+	row->summary.n = (size_t)sqlite3_column_int64(s, 13);
+	row->summary.mean = sqlite3_column_double(s, 14);
+	row->summary.median = sqlite3_column_double(s, 15);
+	row->summary.stddev = sqlite3_column_double(s, 16);
+	row->summary.min = sqlite3_column_double(s, 17);
+	row->summary.max = sqlite3_column_double(s, 18);
+	if ((sqlite3_column_type(s, 2) != SQLITE_NULL && !row->branch) ||
+	    (sqlite3_column_type(s, 7) != SQLITE_NULL && !row->subject) || !row->machine ||
+	    !row->benchmark || !row->metric || !row->unit)
+		return BG_ENOMEM;
+	return 0;
+}
+
+int bg_store_history(bg_ctx *ctx, bg_store *store, const char *series, size_t limit,
+		     bg_history_row **rows, size_t *nrows)
+{
+	const char *colon = strrchr(series, ':');
+	char *benchmark = NULL;
+	const char *metric = NULL;
+	bg_history_row *out = NULL;
+	size_t n = 0, cap = 0;
+	sqlite3_stmt *s = NULL;
+	int64_t count = 0;
+	int error, rc;
+
+	*rows = NULL;
+	*nrows = 0;
+	if (colon) {
+		if (!(benchmark = strndup(series, (size_t)(colon - series))))
+			return bg_error_oom(ctx);
+		metric = colon + 1;
+		if ((error = store__series_count(ctx, store, benchmark, metric, &count)) < 0)
+			goto cleanup;
+	}
+	if (!count) {
+		/* No metric given, or none such: the whole name may be a benchmark. */
+		free(benchmark);
+		metric = NULL;
+		if (!(benchmark = bg_strdup(series))) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+		if ((error = store__series_count(ctx, store, benchmark, NULL, &count)) < 0)
+			goto cleanup;
+	}
+	if (!count) {
+		error = bg_error_set(ctx, BG_ENOTFOUND, "no series \"%s\" in the database", series);
+		goto cleanup;
+	}
+
+	if ((error = store__stmt(ctx, store, ST_HISTORY, &s)) < 0)
+		goto cleanup;
+	if (sqlite3_bind_text(s, 1, benchmark, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 2, metric, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_int64(s, 3, limit ? (int64_t)limit : -1) != SQLITE_OK) {
+		error = store__bind_fail(ctx, store, s);
+		s = NULL;
+		goto cleanup;
+	}
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+			bg_history_row *p = realloc(out, ncap * sizeof(*p));
+
+			if (!p) {
+				error = bg_error_oom(ctx);
+				goto cleanup;
+			}
+			out = p;
+			cap = ncap;
+		}
+		/* Counted at once, so a half-filled row is freed with the rest. */
+		if (store__history_row(s, &out[n++]) < 0) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+	}
+	if (rc != SQLITE_DONE) {
+		error = store__fail(ctx, store, "reading the history");
+		goto cleanup;
+	}
+	*rows = out;
+	*nrows = n;
+	out = NULL;
+	n = 0;
+
+cleanup:
+	if (s)
+		sqlite3_reset(s);
+	bg_history_free(out, n);
+	free(benchmark);
+	return error;
+}
+
+void bg_history_free(bg_history_row *rows, size_t nrows)
+{
+	size_t i;
+
+	if (!rows)
+		return;
+	for (i = 0; i < nrows; i++) {
+		free(rows[i].branch);
+		free(rows[i].subject);
+		free(rows[i].machine);
+		free(rows[i].benchmark);
+		free(rows[i].metric);
+		free(rows[i].unit);
+	}
+	free(rows);
+}
+
+int bg_store_samples(bg_ctx *ctx, bg_store *store, int64_t run_id, const char *benchmark,
+		     const char *metric, double **values, size_t *n)
+{
+	int64_t result_id = 0, expect = 0;
+	double *v = NULL;
+	size_t len = 0, cap;
+	sqlite3_stmt *s = NULL;
+	int error = 0, rc;
+
+	*values = NULL;
+	*n = 0;
+	if ((error = store__stmt(ctx, store, ST_RESULT_FIND, &s)) < 0)
+		return error;
+	if (sqlite3_bind_int64(s, 1, run_id) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 2, benchmark, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 3, metric, -1, SQLITE_STATIC) != SQLITE_OK)
+		return store__bind_fail(ctx, store, s);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		result_id = sqlite3_column_int64(s, 0);
+		expect = sqlite3_column_int64(s, 1);
+	} else if (rc != SQLITE_DONE) {
+		error = store__fail(ctx, store, "finding the series");
+	}
+	sqlite3_reset(s);
+	if (error < 0)
+		return error;
+	if (rc == SQLITE_DONE)
+		return bg_error_set(ctx, BG_ENOTFOUND, "no series \"%s:%s\" in run %lld", benchmark,
+				    metric, (long long)run_id);
+
+	if ((error = store__stmt(ctx, store, ST_SAMPLES, &s)) < 0)
+		return error;
+	if (sqlite3_bind_int64(s, 1, result_id) != SQLITE_OK)
+		return store__bind_fail(ctx, store, s);
+	cap = expect > 0 ? (size_t)expect : 16;
+	if (!(v = malloc(cap * sizeof(*v)))) {
+		error = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (len == cap) {
+			double *p = realloc(v, cap * 2 * sizeof(*v));
+
+			if (!p) {
+				error = bg_error_oom(ctx);
+				goto cleanup;
+			}
+			v = p;
+			cap *= 2;
+		}
+		v[len++] = sqlite3_column_double(s, 0);
+	}
+	if (rc != SQLITE_DONE) {
+		error = store__fail(ctx, store, "reading samples");
+		goto cleanup;
+	}
+	*values = v;
+	*n = len;
+	v = NULL;
+
+cleanup:
+	sqlite3_reset(s);
+	free(v);
+	return error;
+}

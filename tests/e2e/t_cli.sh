@@ -1,0 +1,39 @@
+# t_cli.sh -- the CLI's surface: help, version, usage errors and exit codes,
+# init, fingerprint stability across processes, JSON output.
+. "$(dirname "$0")/lib.sh"
+
+check "--version prints the version" bash -c "\"$BG\" --version | grep -q '^benchguard [0-9]'"
+check "--help lists the commands" bash -c "\"$BG\" --help | grep -q '^  history'"
+check "help run shows run's options" bash -c "\"$BG\" help run | grep -q -- '--runs K'"
+check "run --help shows run's options" bash -c "\"$BG\" run --help | grep -q -- '--filter RE'"
+check "no command -> exit 2" expect_rc 2 "$BG"
+check "unknown command -> exit 2, one line" bash -c "
+	\"$BG\" frobnicate 2>$T/e; [ \$? -eq 2 ] && [ \"\$(cat $T/e)\" = 'benchguard: unknown command \"frobnicate\" (see benchguard --help)' ]"
+check "unknown option -> exit 2" expect_rc 2 "$BG" run --frobnicate
+check "bad --format -> exit 2" expect_rc 2 "$BG" --format xml fingerprint
+check "bad --samples -> exit 2" expect_rc 2 "$BG" run --samples zero
+
+cd "$T" || exit 1
+check "outside a repository -> exit 2 with a clear message" bash -c "
+	mkdir -p $T/norepo && cd $T/norepo && \"$BG\" run 2>$T/e; [ \$? -eq 2 ] && grep -q 'not a git repository' $T/e"
+
+new_repo "$T/r" >/dev/null
+cd "$T/r" || exit 1
+check "init writes benchguard.json and the database" bash -c "
+	\"$BG\" init >/dev/null && [ -s benchguard.json ] && [ -f .benchguard/results.db ]"
+check "the default database folder ignores itself" bash -c "! git status --porcelain --untracked-files=all | grep -q '[.]benchguard/'"
+check "init twice refuses to overwrite -> exit 2" expect_rc 2 "$BG" init
+check "init --force overwrites" expect_rc 0 "$BG" init --force
+check "missing config (--config) -> exit 2 naming the file" bash -c "
+	\"$BG\" --config nope.json run 2>$T/e; [ \$? -eq 2 ] && grep -q 'nope.json' $T/e"
+
+fp1=$("$BG" fingerprint --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["fingerprint"])')
+fp2=$("$BG" fingerprint --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["fingerprint"])')
+check "fingerprint is 16 hex digits" bash -c "[[ '$fp1' =~ ^[0-9a-f]{16}$ ]]"
+check "fingerprint is the same across processes" test "$fp1" = "$fp2"
+check "fingerprint table shows hashed and volatile facts" bash -c "
+	\"$BG\" fingerprint | grep -q 'cpu_model .*hashed' && \"$BG\" fingerprint | grep -q 'volatile'"
+check "--machine overrides the fingerprint" bash -c "
+	[ \"\$(\"$BG\" fingerprint --machine ci-runner-1 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"fingerprint\"])')\" = ci-runner-1 ]"
+check "a bad --machine name -> exit 2" expect_rc 2 "$BG" fingerprint --machine "has space"
+finish

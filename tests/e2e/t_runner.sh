@@ -1,0 +1,86 @@
+# t_runner.sh -- the runner through `benchguard run`: a benchmark that hangs
+# with a forked child is killed at its timeout with its whole process group;
+# a crashing one is `failed` (exit 3) while the others are stored; output
+# larger than the bound does not exhaust memory.
+. "$(dirname "$0")/lib.sh"
+
+new_repo "$T/r" >/dev/null
+cd "$T/r" || exit 1
+marker=$((900000 + RANDOM))
+cat >benchguard.json <<J
+{
+  "defaults": { "warmup": 0, "samples": 3, "timeout": 30 },
+  "benchmarks": [
+    { "name": "before", "command": "true" },
+    { "name": "hang", "command": "sleep $marker & sleep $marker", "timeout": 1, "samples": 1 },
+    { "name": "crash", "command": "echo about to crash >&2; kill -SEGV \$\$" },
+    { "name": "fails", "command": "echo 'bad input: no such file' >&2; exit 4" },
+    { "name": "flood", "format": "lines", "samples": 1,
+      "command": "yes 'BENCHGUARD flood 1 s' | head -c 400000000" },
+    { "name": "after", "command": "true" }
+  ]
+}
+J
+git add benchguard.json && git commit -qm suite
+start=$SECONDS
+python3 - "$BG" "$T" <<'P' >"$T/rss" 2>"$T/err"
+import resource, subprocess, sys
+bg, t = sys.argv[1], sys.argv[2]
+p = subprocess.run([bg, "run"], stdout=open(t + "/out", "w"), stderr=sys.stderr)
+print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+P
+read -r rc rss_kib <"$T/rss"
+elapsed=$((SECONDS - start))
+check "run with failed benchmarks exits 3" test "$rc" = 3
+check "the hanging benchmark is reported as timed out" grep -q '^hang: FAILED: timed out after 1' "$T/err"
+check "it was killed at its timeout (the whole run took ${elapsed}s)" test "$elapsed" -lt 20
+sleep 0.2
+# "slee[p]" so that pgrep does not match the shell that runs it.
+check "no process of the hanging benchmark is left behind" bash -c "! pgrep -f 'slee[p] $marker' >/dev/null"
+check "the crash is failed with its signal and stderr tail" \
+	grep -q '^crash: FAILED: killed by signal 11 (Segmentation fault); stderr: about to crash' "$T/err"
+check "a nonzero exit is failed with its status and stderr tail" \
+	grep -q '^fails: FAILED: exit status 4; stderr: bad input: no such file' "$T/err"
+check "output past the bound fails the benchmark" grep -q '^flood: FAILED: output exceeded' "$T/err"
+check "benchguard's memory stayed bounded while 400 MB were printed (${rss_kib} KiB peak)" \
+	test "$rss_kib" -lt 262144
+check "the other benchmarks were stored" bash -c "
+	\"$BG\" history before:wall_time --json | python3 -c 'import json,sys; r=json.load(sys.stdin); assert len(r)==1 and r[0][\"n\"]==3' &&
+	\"$BG\" history after:wall_time --json | python3 -c 'import json,sys; r=json.load(sys.stdin); assert len(r)==1 and r[0][\"n\"]==3'"
+check "failed benchmarks are stored as outcomes, without samples" bash -c "
+	[ \"\$(sqlite3 .benchguard/results.db \"SELECT group_concat(benchmark || '=' || status, ',') FROM (SELECT * FROM outcomes WHERE status != 'ok' ORDER BY benchmark)\")\" = 'crash=failed,fails=failed,flood=failed,hang=failed' ] &&
+	[ \"\$(sqlite3 .benchguard/results.db \"SELECT count(*) FROM results r JOIN series s ON s.id = r.series_id WHERE s.benchmark IN ('hang','crash','fails','flood')\")\" = 0 ]"
+check "the run itself is complete" test "$(sqlite3 .benchguard/results.db "SELECT status FROM runs")" = complete
+check "wall_time, cpu_time and peak_rss are measured" bash -c "
+	\"$BG\" history before --json | python3 -c '
+import json,sys
+r = {x[\"series\"]: x for x in json.load(sys.stdin)}
+assert r[\"before:wall_time\"][\"unit\"] == \"s\" and 0 < r[\"before:wall_time\"][\"mean\"] < 1
+assert r[\"before:cpu_time\"][\"unit\"] == \"s\" and r[\"before:cpu_time\"][\"mean\"] >= 0
+assert r[\"before:peak_rss\"][\"unit\"] == \"B\" and r[\"before:peak_rss\"][\"mean\"] > 100000'"
+
+cat >benchguard.json <<'J'
+{ "defaults": { "samples": 2, "warmup": 0 },
+  "benchmarks": [ { "name": "needs-gpu", "command": "true", "requires": ["cuda"] },
+                  { "name": "needs-tool", "command": "true", "requires": ["no-such-tool-xyz"] },
+                  { "name": "plain", "command": "true" } ] }
+J
+if "$BG" --json run --no-build >"$T/out" 2>"$T/err" && ! ls /dev/nvidia0 >/dev/null 2>&1; then
+	check "unmet requires are skipped with the reason, exit 0" python3 - "$T/out" <<'P'
+import json, sys
+o = {x["benchmark"]: x for x in json.load(open(sys.argv[1]))["runs"][0]["outcomes"]}
+assert o["needs-gpu"]["status"] == "skipped" and "CUDA" in o["needs-gpu"]["message"], o
+assert o["needs-tool"]["status"] == "skipped" and "no-such-tool-xyz" in o["needs-tool"]["message"], o
+P
+else
+	not_ok "unmet requires are skipped (run exited $? or a GPU is present)"
+fi
+
+cat >benchguard.json <<'J'
+{ "build": "echo compiling; echo 'error: missing semicolon' >&2; exit 2",
+  "benchmarks": [ { "name": "x", "command": "true" } ] }
+J
+check "a failing build -> exit 3" expect_rc 3 "$BG" run
+check "... with the build log's tail on stderr" grep -q 'error: missing semicolon' "$T/err"
+check "... and a one-line reason last" bash -c "tail -n 1 $T/err | grep -q '^benchguard: build failed (exit status 2)'"
+finish

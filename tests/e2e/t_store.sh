@@ -1,0 +1,58 @@
+# t_store.sh -- reliability of the results database through the CLI:
+# 4 processes storing 50 runs each at once all land (no "database is
+# locked"); a `run` killed with SIGKILL half-way leaves the file intact and
+# its run marked incomplete; bad import input stores nothing.
+. "$(dirname "$0")/lib.sh"
+
+new_repo "$T/r" >/dev/null
+cd "$T/r" || exit 1
+db="$T/shared.db"
+for i in $(seq 1 20); do echo "BENCHGUARD lat $i us"; done >"$T/sample.txt"
+
+writer() {
+	local w=$1 k
+	for k in $(seq 1 50); do
+		"$BG" --db "$db" import "$T/sample.txt" --format lines --name "w$w" \
+			--tag "k=$k" >/dev/null 2>>"$T/writer$w.err" || echo "writer $w run $k failed" >>"$T/writer$w.err"
+	done
+}
+for w in 1 2 3 4; do writer $w & done
+wait
+check "4 concurrent writers x 50 runs: no failures" bash -c "! cat $T/writer*.err | grep -q ."
+check "... no 'database is locked'" bash -c "! grep -qi locked $T/writer*.err"
+check "... all 200 runs present and complete" test \
+	"$(sqlite3 "$db" "SELECT count(*) FROM runs WHERE status = 'complete'")" = 200
+check "... with all their samples" test "$(sqlite3 "$db" 'SELECT count(*) FROM samples')" = 4000
+check "... and integrity_check ok" test "$(sqlite3 "$db" 'PRAGMA integrity_check')" = ok
+check "the database is in WAL mode" test "$(sqlite3 "$db" 'PRAGMA journal_mode')" = wal
+
+marker=$((800000 + RANDOM))
+cat >benchguard.json <<J
+{ "defaults": { "warmup": 0, "samples": 3 },
+  "benchmarks": [ { "name": "quick", "command": "true" },
+                  { "name": "slow", "command": "sleep $marker.5", "timeout": 600 } ] }
+J
+"$BG" --db "$T/crash.db" run >/dev/null 2>&1 &
+pid=$!
+# Wait until the quick benchmark is stored and the slow one is running.
+for _ in $(seq 1 100); do
+	pgrep -f "sleep $marker.5" >/dev/null && break
+	sleep 0.1
+done
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+pkill -f "sleep $marker.5"
+check "after SIGKILL mid-run: integrity_check ok" test "$(sqlite3 "$T/crash.db" 'PRAGMA integrity_check')" = ok
+check "... the run is marked incomplete" test "$(sqlite3 "$T/crash.db" 'SELECT status FROM runs')" = incomplete
+check "... the benchmark finished before the kill is kept" test \
+	"$(sqlite3 "$T/crash.db" "SELECT count(*) FROM samples")" = 9
+check "... and history shows the run as incomplete" bash -c "
+	\"$BG\" --db $T/crash.db history quick:wall_time | grep -q incomplete"
+
+printf 'BENCHGUARD lat 1 us\nBENCHGUARD lat oops us\n' >"$T/bad.txt"
+check "import of a malformed file -> exit 2 naming file and line" bash -c "
+	\"$BG\" --db $T/bad.db import $T/bad.txt --format lines 2>$T/e; [ \$? -eq 2 ] && grep -q 'bad.txt:2:' $T/e"
+check "... and stores nothing" bash -c "[ ! -e $T/bad.db ] || [ \"\$(sqlite3 $T/bad.db 'SELECT count(*) FROM runs')\" = 0 ]"
+check "import at an unknown --commit -> exit 2" expect_rc 2 "$BG" --db "$T/c.db" import "$T/sample.txt" --format lines --commit deadbeef
+check "import of a missing file -> exit 2" expect_rc 2 "$BG" --db "$T/c.db" import "$T/nope.txt" --format lines
+finish

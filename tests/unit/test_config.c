@@ -1,0 +1,702 @@
+/*
+ * test_config.c -- benchguard.json: the SPEC example, every malformed
+ * fixture in tests/fixtures/config/bad (each names its expected message on
+ * its first line), line numbers through tricky text, defaults and
+ * overrides, alerts, ${VAR} expansion and the `init` starter.
+ */
+#include <dirent.h>
+#include <math.h>
+
+#include "unit.h"
+
+static int near(double a, double b)
+{
+	return fabs(a - b) < 1e-12;
+}
+
+static char *fixture_path(const char *rel)
+{
+	bg_buf b = BG_BUF_INIT;
+
+	assert_int_equal(bg_buf_printf(&b, "%s/config/%s", bg_test_fixtures(), rel), 0);
+	return bg_buf_detach(&b);
+}
+
+static char *read_fixture(const char *rel, size_t *len)
+{
+	char *path = fixture_path(rel), *text = NULL;
+
+	assert_int_equal(bg_read_file(NULL, path, &text, len), 0);
+	free(path);
+	return text;
+}
+
+/* Parses `text` as "t.json" and returns the error message (static storage). */
+static const char *parse_error(bg_ctx *ctx, const char *text)
+{
+	bg_config *cfg = NULL;
+	int err;
+
+	bg_ctx_clear_error(ctx);
+	err = bg_config_parse(ctx, "t.json", text, strlen(text), &cfg);
+	assert_int_equal(err, BG_EINPUT);
+	assert_null(cfg);
+	return bg_ctx_error(ctx);
+}
+
+static bg_config *parse_ok(bg_ctx *ctx, const char *text)
+{
+	bg_config *cfg = NULL;
+	int err = bg_config_parse(ctx, "t.json", text, strlen(text), &cfg);
+
+	if (err < 0)
+		fail_msg("unexpected error %d: %s", err, bg_ctx_error(ctx));
+	assert_non_null(cfg);
+	return cfg;
+}
+
+/* Replaces the one occurrence of `from` in `text` (caller frees). */
+static char *replace(const char *text, const char *from, const char *to)
+{
+	const char *at = strstr(text, from);
+	bg_buf b = BG_BUF_INIT;
+
+	assert_non_null(at);
+	assert_null(strstr(at + 1, from));
+	assert_int_equal(bg_buf_put(&b, text, (size_t)(at - text)), 0);
+	assert_int_equal(bg_buf_puts(&b, to), 0);
+	assert_int_equal(bg_buf_puts(&b, at + strlen(from)), 0);
+	return bg_buf_detach(&b);
+}
+
+static void test_spec_example(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_config *cfg = NULL;
+	const bg_benchmark *b;
+	const bg_alert_cfg *a;
+	char *path = fixture_path("spec-example.json");
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	if (bg_config_load(ctx, path, &cfg) < 0)
+		fail_msg("%s", bg_ctx_error(ctx));
+	assert_string_equal(bg_config_path(cfg), path);
+	assert_string_equal(bg_config_project(cfg), "example");
+	assert_string_equal(bg_config_build(cfg), "make -C examples/c");
+	assert_string_equal(bg_config_baseline(cfg)->branch, "main");
+	assert_int_equal(bg_config_baseline(cfg)->window, 20);
+	assert_int_equal(bg_config_baseline(cfg)->min_runs, 5);
+	assert_true(near(bg_config_thresholds(cfg)->alpha, 0.01));
+	assert_int_equal(bg_config_thresholds(cfg)->fdr, 1);
+	assert_true(near(bg_config_thresholds(cfg)->min_change, 0.02));
+	assert_true(near(bg_config_thresholds(cfg)->min_effect, 0.8));
+
+	/* Lines: the fixture is SPEC.md's example verbatim, "{" on line 1. */
+	assert_int_equal(bg_config_benchmark_count(cfg), 3);
+	b = bg_config_benchmark(cfg, 0);
+	assert_string_equal(b->name, "sort/1M");
+	assert_string_equal(b->command, "./examples/c/sort 1000000");
+	assert_int_equal(b->format, BG_FORMAT_TIME);
+	assert_int_equal(b->nrequires, 0);
+	assert_int_equal(b->warmup, 2);
+	assert_int_equal(b->samples, 15);
+	assert_true(near(b->timeout, 60.0));
+	assert_int_equal(b->nmetrics, 0);
+	assert_int_equal(b->line, 8);
+	b = bg_config_benchmark(cfg, 1);
+	assert_string_equal(b->name, "saxpy");
+	assert_string_equal(b->command, "./examples/cuda/saxpy");
+	assert_int_equal(b->format, BG_FORMAT_LINES);
+	assert_int_equal(b->nrequires, 1);
+	assert_string_equal(b->requires[0], "cuda");
+	assert_int_equal(b->line, 9);
+	b = bg_config_benchmark(cfg, 2);
+	assert_string_equal(b->name, "gb");
+	assert_string_equal(b->command, "./examples/gbench/bench --benchmark_format=json "
+	                                "--benchmark_repetitions=10");
+	assert_int_equal(b->format, BG_FORMAT_GBENCH);
+	assert_int_equal(b->line, 10);
+	assert_null(bg_config_benchmark(cfg, 3));
+
+	/* Alerts keep ${VAR} as written: it is expanded when the alert is sent. */
+	assert_int_equal(bg_config_alert_count(cfg), 3);
+	a = bg_config_alert(cfg, 0);
+	assert_string_equal(a->kind, "slack");
+	assert_string_equal(a->url, "${SLACK_WEBHOOK_URL}");
+	assert_null(a->secret);
+	assert_null(a->token);
+	assert_int_equal(a->on, BG_ALERT_ON_REGRESSION);
+	assert_int_equal(a->line, 14);
+	a = bg_config_alert(cfg, 1);
+	assert_string_equal(a->kind, "github");
+	assert_string_equal(a->repo, "owner/name");
+	assert_string_equal(a->token, "${GITHUB_TOKEN}");
+	assert_string_equal(a->pr, "${PR_NUMBER}");
+	assert_null(a->url);
+	assert_int_equal(a->line, 15);
+	a = bg_config_alert(cfg, 2);
+	assert_string_equal(a->kind, "webhook");
+	assert_string_equal(a->url, "https://hooks.example/bench");
+	assert_string_equal(a->secret, "${BENCHGUARD_WEBHOOK_SECRET}");
+	assert_int_equal(a->line, 16);
+	assert_null(bg_config_alert(cfg, 3));
+
+	bg_config_free(cfg);
+	bg_ctx_free(ctx);
+	free(path);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Every file in bad/ starts with "// expect: <line>: <message>"; loading it
+ * must fail with exactly "<path>:<line>: <message>".
+ */
+static void test_bad_fixtures(void **state)
+{
+	char *dir = fixture_path("bad"), *names[256];
+	size_t n = 0, i, late = 0;
+	struct dirent *e;
+	bg_ctx *ctx = NULL;
+	DIR *d;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	d = opendir(dir);
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name);
+
+		if (len > 5 && !strcmp(e->d_name + len - 5, ".json")) {
+			assert_true(n < BG_ARRAY_SIZE(names));
+			names[n++] = strdup(e->d_name);
+		}
+	}
+	closedir(d);
+	assert_true(n >= 12);
+	qsort(names, n, sizeof(names[0]), by_name);
+	for (i = 0; i < n; i++) {
+		bg_buf path = BG_BUF_INIT, want = BG_BUF_INIT;
+		bg_config *cfg = NULL;
+		char *text = NULL;
+		size_t len = 0, first;
+		const char *prefix = "// expect: ";
+
+		assert_int_equal(bg_buf_printf(&path, "%s/%s", dir, names[i]), 0);
+		assert_int_equal(bg_read_file(NULL, path.ptr, &text, &len), 0);
+		assert_memory_equal(text, prefix, strlen(prefix));
+		first = strcspn(text, "\n");
+		assert_int_equal(bg_buf_printf(&want, "%s:%.*s", path.ptr,
+		                               (int)(first - strlen(prefix)),
+		                               text + strlen(prefix)),
+		                 0);
+		if (atoi(text + strlen(prefix)) > 3)
+			late++;
+		bg_ctx_clear_error(ctx);
+		assert_int_equal(bg_config_load(ctx, path.ptr, &cfg), BG_EINPUT);
+		assert_null(cfg);
+		assert_string_equal(bg_ctx_error(ctx), want.ptr);
+		/* One line, as the CLI prints it. */
+		assert_null(strchr(bg_ctx_error(ctx), '\n'));
+		free(text);
+		free(names[i]);
+		bg_buf_clear(&path);
+		bg_buf_clear(&want);
+	}
+	/* Most errors sit past the first lines, so the line numbers are really tested. */
+	assert_true(late * 4 >= n * 3);
+	free(dir);
+	bg_ctx_free(ctx);
+}
+
+static void test_lines_through_tricky_text(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_config *cfg;
+	bg_buf crlf = BG_BUF_INIT;
+	char *text, *bad;
+	size_t len, i;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	text = read_fixture("lines.json", &len);
+	cfg = parse_ok(ctx, text);
+	/* Expected lines read off tests/fixtures/config/lines.json. */
+	assert_string_equal(bg_config_project(cfg), "a \"quoted\" // not a comment /* nor this");
+	assert_int_equal(bg_config_benchmark_count(cfg), 3);
+	assert_string_equal(bg_config_benchmark(cfg, 0)->command, "echo '}' \\ \"]\" '{'");
+	assert_int_equal(bg_config_benchmark(cfg, 0)->line, 7);
+	assert_int_equal(bg_config_benchmark(cfg, 1)->line, 9);
+	assert_string_equal(bg_config_benchmark(cfg, 1)->command,
+	                    "single quotes are json-c non-strict syntax");
+	assert_int_equal(bg_config_benchmark(cfg, 2)->line, 12);
+	assert_int_equal(bg_config_benchmark(cfg, 2)->nrequires, 2);
+	assert_string_equal(bg_config_benchmark(cfg, 2)->requires[1], "nvcc");
+	assert_int_equal(bg_config_alert_count(cfg), 2);
+	assert_int_equal(bg_config_alert(cfg, 0)->line, 17);
+	assert_int_equal(bg_config_alert(cfg, 1)->line, 18);
+	bg_config_free(cfg);
+
+	/* The same with CRLF line ends. */
+	for (i = 0; i < len; i++)
+		assert_int_equal(
+		    bg_buf_puts(&crlf, text[i] == '\n' ? "\r\n" : (char[]){text[i], 0}), 0);
+	cfg = parse_ok(ctx, crlf.ptr);
+	assert_int_equal(bg_config_benchmark(cfg, 2)->line, 12);
+	assert_int_equal(bg_config_alert(cfg, 1)->line, 18);
+	bg_config_free(cfg);
+	bg_buf_clear(&crlf);
+
+	/* Errors late in the file land on the right line. */
+	bad = replace(text, "\"nvcc\" ] }", "\"nvcc\" ], \"sampels\": 3 }");
+	assert_string_equal(parse_error(ctx, bad),
+	                    "t.json:14: benchmarks[2]: unknown key \"sampels\" (did you mean "
+	                    "\"samples\"?)");
+	free(bad);
+	bad = replace(text, "\"${U}\" }", "\"${U}\", \"on\": [\"always\", 7] }");
+	assert_string_equal(parse_error(ctx, bad),
+	                    "t.json:19: alerts[1].on[1]: expected a string, got number");
+	free(bad);
+	bad = replace(text, "'command': 'single", "'command': 'single', 'name': 'single");
+	assert_string_equal(parse_error(ctx, bad),
+	                    "t.json:11: benchmarks[1]: duplicate key \"name\"");
+	free(bad);
+	free(text);
+	bg_ctx_free(ctx);
+}
+
+static void test_defaults_applied(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_config *cfg;
+	const bg_benchmark *b;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	cfg = parse_ok(ctx, "{\"benchmarks\": [{\"name\": \"a\", \"command\": \"true\"}]}");
+	assert_string_equal(bg_config_path(cfg), "t.json");
+	assert_null(bg_config_project(cfg));
+	assert_null(bg_config_build(cfg));
+	/* Defaults from SPEC.md's example and the brief: main/20/5, 0.01/fdr/0.02/0.8, 2/15/60. */
+	assert_string_equal(bg_config_baseline(cfg)->branch, "main");
+	assert_int_equal(bg_config_baseline(cfg)->window, 20);
+	assert_int_equal(bg_config_baseline(cfg)->min_runs, 5);
+	assert_true(near(bg_config_thresholds(cfg)->alpha, 0.01));
+	assert_int_equal(bg_config_thresholds(cfg)->fdr, 1);
+	assert_true(near(bg_config_thresholds(cfg)->min_change, 0.02));
+	assert_true(near(bg_config_thresholds(cfg)->min_effect, 0.8));
+	b = bg_config_benchmark(cfg, 0);
+	assert_int_equal(b->format, BG_FORMAT_TIME);
+	assert_int_equal(b->warmup, 2);
+	assert_int_equal(b->samples, 15);
+	assert_true(near(b->timeout, 60.0));
+	assert_int_equal(b->nrequires, 0);
+	assert_int_equal(b->nmetrics, 0);
+	assert_int_equal(b->line, 1);
+	assert_int_equal(bg_config_alert_count(cfg), 0);
+	bg_config_free(cfg);
+
+	/* Objects that are present but partial keep the defaults of what they leave out. */
+	cfg = parse_ok(ctx, "{\"baseline\": {\"window\": 7}, \"thresholds\": {\"fdr\": false},\n"
+	                    " \"defaults\": {\"samples\": 3},\n"
+	                    " \"benchmarks\": [{\"name\": \"a\", \"command\": \"true\"}],\n"
+	                    " \"alerts\": []}");
+	assert_int_equal(bg_config_baseline(cfg)->window, 7);
+	assert_int_equal(bg_config_baseline(cfg)->min_runs, 5);
+	assert_int_equal(bg_config_thresholds(cfg)->fdr, 0);
+	assert_true(near(bg_config_thresholds(cfg)->alpha, 0.01));
+	assert_int_equal(bg_config_benchmark(cfg, 0)->samples, 3);
+	assert_int_equal(bg_config_benchmark(cfg, 0)->warmup, 2);
+	assert_int_equal(bg_config_alert_count(cfg), 0);
+	bg_config_free(cfg);
+	bg_ctx_free(ctx);
+}
+
+static void test_overrides_and_metrics(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_config *cfg;
+	const bg_benchmark *b;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	cfg = parse_ok(
+	    ctx, "{\n"
+	         "  \"defaults\": {\"warmup\": 1, \"samples\": 10, \"timeout\": 2.5},\n"
+	         "  \"benchmarks\": [\n"
+	         "    {\"name\": \"a\", \"command\": \"x\", \"samples\": 30, \"warmup\": 0},\n"
+	         "    {\"name\": \"b\", \"command\": \"y\", \"timeout\": 600,\n"
+	         "     \"format\": \"lines\", \"metrics\": {\n"
+	         "        \"throughput\": {\"direction\": \"higher\"},\n"
+	         "        \"GB/s\": {\"direction\": \"lower\"}}}\n"
+	         "  ]\n"
+	         "}\n");
+	b = bg_config_benchmark(cfg, 0);
+	assert_int_equal(b->samples, 30);
+	assert_int_equal(b->warmup, 0);
+	assert_true(near(b->timeout, 2.5));
+	b = bg_config_benchmark(cfg, 1);
+	assert_int_equal(b->samples, 10);
+	assert_int_equal(b->warmup, 1);
+	assert_true(near(b->timeout, 600.0));
+	assert_int_equal(b->line, 5);
+	assert_int_equal(b->nmetrics, 2);
+	assert_string_equal(b->metrics[0].metric, "throughput");
+	assert_int_equal(b->metrics[0].direction, BG_DIR_HIGHER);
+	/* A rate unit would be higher-is-better; the override turns it round. */
+	assert_string_equal(b->metrics[1].metric, "GB/s");
+	assert_int_equal(b->metrics[1].direction, BG_DIR_LOWER);
+	bg_config_free(cfg);
+
+	assert_string_equal(parse_error(ctx,
+	                                "{\"benchmarks\": [{\"name\": \"a\", \"command\": \"x\",\n"
+	                                "  \"metrics\": {\"GB/s\": {\"direction\": \"up\"}}}]}"),
+	                    "t.json:2: benchmarks[0].metrics[\"GB/s\"].direction: expected "
+	                    "\"lower\" or \"higher\", got \"up\"");
+	assert_string_equal(
+	    parse_error(ctx, "{\"benchmarks\": [{\"name\": \"a\", \"command\": \"x\",\n"
+	                     "  \"metrics\": {\"t\": {}}}]}"),
+	    "t.json:2: benchmarks[0].metrics.t: missing required key \"direction\"");
+	bg_ctx_free(ctx);
+}
+
+/* Values, types and ranges, each error with its path and line. */
+static void test_value_errors(void **state)
+{
+	static const struct {
+		const char *text, *msg;
+	} cases[] = {
+	    {"", "t.json:1: empty configuration"},
+	    {"  \n\n // nothing\n", "t.json:1: empty configuration"},
+	    {"null", "t.json:1: the configuration must be a JSON object, got null"},
+	    {"\n\n\"benchmarks\"", "t.json:3: the configuration must be a JSON object, got string"},
+	    {"{\"benchmarks\": 3}", "t.json:1: benchmarks: expected an array, got number"},
+	    {"{\"benchmarks\": [\"a\"]}",
+	     "t.json:1: benchmarks[0]: expected an object, got string"},
+	    {"{\"colour\": 1}", "t.json:1: unknown key \"colour\""},
+	    {"{\n\"a\\nb\": 1}", "t.json:2: unknown key \"a\\nb\""},
+	    {"{\"project\": \"\", \"benchmarks\": []}", "t.json:1: project: must not be empty"},
+	    {"{\"build\": 5}", "t.json:1: build: expected a string, got number"},
+	    {"{\"baseline\": {\"window\": 1}}",
+	     "t.json:1: baseline.window: must be at least 2 (got 1)"},
+	    {"{\"baseline\": {\"window\": 3}}",
+	     "t.json:1: baseline.window: must be at least baseline.min_runs (3 < 5)"},
+	    {"{\"baseline\": {\"branch\": \" \"}}", "t.json:1: baseline.branch: must not be empty"},
+	    {"{\"baseline\": []}", "t.json:1: baseline: expected an object, got array"},
+	    {"{\"thresholds\": {\"alpha\": 0}}",
+	     "t.json:1: thresholds.alpha: must be between 0 and 1 (got 0)"},
+	    {"{\"thresholds\": {\"alpha\": NaN}}",
+	     "t.json:1: thresholds.alpha: must be a finite number (got NaN)"},
+	    {"{\"thresholds\": {\"alpha\": \"0.01\"}}",
+	     "t.json:1: thresholds.alpha: expected a number, got string"},
+	    {"{\"thresholds\": {\"min_change\": -0.1}}",
+	     "t.json:1: thresholds.min_change: must be at least 0 (got -0.1)"},
+	    {"{\"thresholds\": {\"min_effect\": -1}}",
+	     "t.json:1: thresholds.min_effect: must be at least 0 (got -1)"},
+	    {"{\"thresholds\": {\"fdr\": 1}}",
+	     "t.json:1: thresholds.fdr: expected true or false, got number"},
+	    {"{\"defaults\": {\"samples\": 0}}",
+	     "t.json:1: defaults.samples: must be at least 1 (got 0)"},
+	    {"{\"defaults\": {\"warmup\": -1}}",
+	     "t.json:1: defaults.warmup: must be at least 0 (got -1)"},
+	    {"{\"defaults\": {\"samples\": 99999999999}}",
+	     "t.json:1: defaults.samples: must be at most 1000000 (got 99999999999)"},
+	    {"{\"defaults\": {\"samples\": 1e3}}",
+	     "t.json:1: defaults.samples: expected an integer, got 1e3"},
+	    {"{\"defaults\": {\"timeout\": 1e400}}",
+	     "t.json:1: defaults.timeout: must be a finite number (got 1e400)"},
+	    {"{\"defaults\": {\"timeout\": -5}}",
+	     "t.json:1: defaults.timeout: must be greater than 0 (got -5)"},
+	    {"{\"defaults\": {\"timout\": 5}}",
+	     "t.json:1: defaults: unknown key \"timout\" (did you mean \"timeout\"?)"},
+	    {"{\"benchmarks\": [{\"name\": \"a:b\", \"command\": \"x\"}]}",
+	     "t.json:1: benchmarks[0].name: must not contain whitespace or ':' (got \"a:b\")"},
+	    {"{\"benchmarks\": [{\"command\": \"x\"}]}",
+	     "t.json:1: benchmarks[0]: missing required key \"name\""},
+	    {"{\"benchmarks\": [{\"name\": \"a\", \"command\": \"  \"}]}",
+	     "t.json:1: benchmarks[0].command: must not be empty"},
+	    {"{\"benchmarks\": [{\"name\": \"a\", \"command\": \"x\", \"requires\": [\"\"]}]}",
+	     "t.json:1: benchmarks[0].requires[0]: must not be empty"},
+	    {"{\"benchmarks\": [{\"name\": \"a\", \"command\": \"x\", \"format\": 2}]}",
+	     "t.json:1: benchmarks[0].format: expected a string, got number"},
+	    {"{\"benchmarks\": [{\"name\": \"a\\u0000b\", \"command\": \"x\"}]}",
+	     "t.json:1: benchmarks[0].name: must not contain a NUL character"},
+	    {"{\"project\": \"a\", \"proj\\u0065ct\": \"b\"}",
+	     "t.json:1: duplicate key \"project\""},
+	};
+	bg_ctx *ctx = NULL;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	for (i = 0; i < BG_ARRAY_SIZE(cases); i++)
+		assert_string_equal(parse_error(ctx, cases[i].text), cases[i].msg);
+	bg_ctx_free(ctx);
+}
+
+/* Broken JSON: json-c's message, or the scanner's when it knows better. */
+static void test_syntax_errors(void **state)
+{
+	static const struct {
+		const char *text, *msg;
+	} cases[] = {
+	    {"{\n\"benchmarks\": [],\n\"project\": \"x", "t.json:3: unterminated string"},
+	    {"{\n\"benchmarks\": []\n}\n/* trailing", "t.json:4: unterminated comment"},
+	    {"{\n\"benchmarks\": [\n{\"name\": \"a\",\n", "t.json:3: unexpected end of file "
+	                                                  "(\"{\" at line 3 is not closed)"},
+	    {"{\n\"defaults\": {\"samples\": 15,,}\n}",
+	     "t.json:2: invalid JSON: quoted object property name expected"},
+	    {"{\n\n\"defaults\" {}\n}",
+	     "t.json:3: invalid JSON: object property name separator ':' expected"},
+	    {"{\n\"project\": \"\\x\"}", "t.json:2: invalid JSON: invalid string sequence"},
+	    {"{\n\"project\": \"\xff\"}", "t.json:2: invalid JSON: invalid utf-8 string"},
+	    {"{\"benchmarks\": []}\n\n[]", "t.json:3: unexpected text after the top-level value"},
+	};
+	static const char with_nul[] = "{\n\"project\": \"a\0b\"}";
+	bg_ctx *ctx = NULL;
+	bg_config *cfg = NULL;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	for (i = 0; i < BG_ARRAY_SIZE(cases); i++)
+		assert_string_equal(parse_error(ctx, cases[i].text), cases[i].msg);
+	assert_int_equal(bg_config_parse(ctx, "t.json", with_nul, sizeof(with_nul) - 1, &cfg),
+	                 BG_EINPUT);
+	assert_string_equal(bg_ctx_error(ctx),
+	                    "t.json:2: unexpected NUL byte (is this a JSON file?)");
+
+	/* What json-c's non-strict mode allows is allowed: a byte-order mark, trailing
+	 * commas, and a line comment that ends the file without a newline. */
+	cfg = parse_ok(ctx,
+	               "\xef\xbb\xbf{\"benchmarks\": [{\"name\": \"a\", \"command\": \"x\",},],} "
+	               "// end");
+	assert_int_equal(bg_config_benchmark_count(cfg), 1);
+	bg_config_free(cfg);
+	bg_ctx_free(ctx);
+}
+
+static int warnings;
+
+static void count_warnings(bg_log_level level, const char *msg, void *data)
+{
+	(void)data;
+	if (level == BG_LOG_WARN && strstr(msg, "written out"))
+		warnings++;
+}
+
+static void test_alerts(void **state)
+{
+	static const struct {
+		const char *alert, *msg;
+	} cases[] = {
+	    {"{\"url\": \"https://x\"}", "alerts[0]: missing required key \"kind\""},
+	    {"{\"kind\": \"webhook\"}",
+	     "alerts[0]: missing required key \"url\" (webhook alerts need a url)"},
+	    {"{\"kind\": \"github\", \"repo\": \"o/n\", \"token\": \"${T}\", \"pr\": 0}",
+	     "alerts[0].pr: must be a pull-request number (got 0)"},
+	    {"{\"kind\": \"github\", \"repo\": \"o/n\", \"token\": \"${T}\", \"pr\": \"abc\"}",
+	     "alerts[0].pr: expected a pull-request number or \"${VAR}\", got \"abc\""},
+	    {"{\"kind\": \"github\", \"repo\": \"o/n\", \"token\": \"${T}\", \"pr\": true}",
+	     "alerts[0].pr: expected a string or an integer, got boolean"},
+	    {"{\"kind\": \"github\", \"repo\": \"myrepo\", \"token\": \"${T}\", \"pr\": 1}",
+	     "alerts[0].repo: expected \"owner/name\", got \"myrepo\""},
+	    {"{\"kind\": \"slack\", \"url\": \"${U}\", \"on\": []}",
+	     "alerts[0].on: must name at least one of regression, improvement or always"},
+	    {"{\"kind\": \"slack\", \"url\": \"${U}\", \"on\": [\"regresion\"]}",
+	     "alerts[0].on[0]: unknown event \"regresion\" (expected regression, improvement or "
+	     "always)"},
+	    {"{\"kind\": \"slack\", \"url\": \"${}\"}",
+	     "alerts[0].url: invalid variable name \"\" in \"${...}\""},
+	    {"{\"kind\": \"slack\", \"url\": \"${U}\", \"secert\": \"${S}\"}",
+	     "alerts[0]: unknown key \"secert\" (did you mean \"secret\"?)"},
+	};
+	bg_ctx *ctx = NULL;
+	bg_config *cfg;
+	const bg_alert_cfg *a;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	bg_ctx_set_log(ctx, count_warnings, NULL);
+	warnings = 0;
+	cfg = parse_ok(ctx, "{\"benchmarks\": [{\"name\": \"a\", \"command\": \"x\"}],\n"
+	                    " \"alerts\": [\n"
+	                    "  {\"kind\": \"github\", \"repo\": \"o/n\", \"token\": \"${T}\",\n"
+	                    "   \"pr\": 42, \"on\": [\"improvement\", \"always\"]},\n"
+	                    "  {\"kind\": \"webhook\", \"url\": \"http://h:8080/$x$$\",\n"
+	                    "   \"secret\": \"s3cret\", \"on\": [\"regression\", \"regression\"]}\n"
+	                    " ]}");
+	assert_int_equal(bg_config_alert_count(cfg), 2);
+	a = bg_config_alert(cfg, 0);
+	assert_string_equal(a->pr, "42");
+	assert_int_equal(a->on, BG_ALERT_ON_IMPROVEMENT | BG_ALERT_ON_ALWAYS);
+	assert_int_equal(a->line, 3);
+	a = bg_config_alert(cfg, 1);
+	assert_string_equal(a->url, "http://h:8080/$x$$");
+	assert_int_equal(a->on, BG_ALERT_ON_REGRESSION);
+	assert_int_equal(a->line, 5);
+	/* The literal secret is allowed but warned about; the ${T} token is not. */
+	assert_int_equal(warnings, 1);
+	bg_config_free(cfg);
+
+	for (i = 0; i < BG_ARRAY_SIZE(cases); i++) {
+		bg_buf text = BG_BUF_INIT, want = BG_BUF_INIT;
+
+		assert_int_equal(bg_buf_printf(&text,
+		                               "{\"benchmarks\": [{\"name\": \"a\", \"command\": "
+		                               "\"x\"}],\n\"alerts\": [\n%s]}",
+		                               cases[i].alert),
+		                 0);
+		assert_int_equal(bg_buf_printf(&want, "t.json:3: %s", cases[i].msg), 0);
+		assert_string_equal(parse_error(ctx, text.ptr), want.ptr);
+		bg_buf_clear(&text);
+		bg_buf_clear(&want);
+	}
+	bg_ctx_free(ctx);
+}
+
+static void test_expand(void **state)
+{
+	bg_ctx *ctx = NULL;
+	char *out = (char *)"untouched";
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(setenv("BG_T_A", "alpha", 1), 0);
+	assert_int_equal(setenv("BG_T_EMPTY", "", 1), 0);
+	assert_int_equal(unsetenv("BG_T_UNSET"), 0);
+
+	assert_int_equal(bg_config_expand(ctx, "x${BG_T_A}y${BG_T_A}", &out), 0);
+	assert_string_equal(out, "xalphayalpha");
+	free(out);
+	assert_int_equal(bg_config_expand(ctx, "", &out), 0);
+	assert_string_equal(out, "");
+	free(out);
+	/* "$$" is a "$"; so "$${X}" is the literal text "${X}". */
+	assert_int_equal(bg_config_expand(ctx, "a$$b $${BG_T_A}", &out), 0);
+	assert_string_equal(out, "a$b ${BG_T_A}");
+	free(out);
+	/* A "$" not followed by "{" stays. */
+	assert_int_equal(bg_config_expand(ctx, "$5 $BG_T_A $", &out), 0);
+	assert_string_equal(out, "$5 $BG_T_A $");
+	free(out);
+
+	assert_int_equal(bg_config_expand(ctx, "x${BG_T_UNSET}", &out), BG_ENOTFOUND);
+	assert_null(out);
+	assert_string_equal(bg_ctx_error(ctx), "environment variable BG_T_UNSET is not set");
+	assert_int_equal(bg_config_expand(ctx, "${BG_T_EMPTY}", &out), BG_ENOTFOUND);
+	assert_null(out);
+	assert_string_equal(bg_ctx_error(ctx), "environment variable BG_T_EMPTY is not set");
+
+	/* Malformed: an input error; the input (maybe a secret) stays out of the message. */
+	assert_int_equal(bg_config_expand(ctx, "hunter2${BG_T_A", &out), BG_EINPUT);
+	assert_null(out);
+	assert_string_equal(bg_ctx_error(ctx), "unterminated \"${\" (missing \"}\")");
+	assert_int_equal(bg_config_expand(ctx, "hunter2${BG T}", &out), BG_EINPUT);
+	assert_string_equal(bg_ctx_error(ctx), "invalid variable name \"BG T\" in \"${...}\"");
+	assert_null(strstr(bg_ctx_error(ctx), "hunter2"));
+	assert_int_equal(bg_config_expand(ctx, "${}", &out), BG_EINPUT);
+	assert_int_equal(bg_config_expand(ctx, "${1X}", &out), BG_EINPUT);
+	unsetenv("BG_T_A");
+	unsetenv("BG_T_EMPTY");
+	bg_ctx_free(ctx);
+}
+
+static void test_starter(void **state)
+{
+	const char *s = bg_config_starter(), *line;
+	bg_buf on = BG_BUF_INIT;
+	bg_ctx *ctx = NULL;
+	bg_config *cfg;
+	int in_alerts = 0;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	cfg = parse_ok(ctx, s);
+	assert_string_equal(bg_config_project(cfg), "myproject");
+	assert_non_null(bg_config_build(cfg));
+	assert_int_equal(bg_config_benchmark_count(cfg), 2);
+	assert_int_equal(bg_config_benchmark(cfg, 0)->format, BG_FORMAT_TIME);
+	assert_int_equal(bg_config_benchmark(cfg, 1)->format, BG_FORMAT_LINES);
+	assert_int_equal(bg_config_benchmark(cfg, 1)->nmetrics, 1);
+	assert_string_equal(bg_config_benchmark(cfg, 1)->metrics[0].metric, "cache_hits");
+	assert_int_equal(bg_config_benchmark(cfg, 1)->metrics[0].direction, BG_DIR_HIGHER);
+	assert_int_equal(bg_config_alert_count(cfg), 0);
+	bg_config_free(cfg);
+
+	/* Lines fit 100 columns, and the commented-out alerts are valid once uncommented
+	 * as the starter says (strip "// ", add a comma after the benchmarks). */
+	for (line = s; *line;) {
+		size_t n = strcspn(line, "\n");
+
+		assert_true(n <= 100);
+		if (!strncmp(line, "  // \"alerts\"", 13))
+			in_alerts = 1;
+		if (in_alerts && !strncmp(line, "  // ", 5)) {
+			assert_int_equal(bg_buf_puts(&on, "  "), 0);
+			assert_int_equal(bg_buf_put(&on, line + 5, n - 5), 0);
+			if (!strncmp(line, "  // ]", 6))
+				in_alerts = 0;
+		} else if (n == 3 && !strncmp(line, "  ]", 3)) {
+			assert_int_equal(bg_buf_puts(&on, "  ],"), 0);
+		} else {
+			assert_int_equal(bg_buf_put(&on, line, n), 0);
+		}
+		assert_int_equal(bg_buf_puts(&on, "\n"), 0);
+		line += n + (line[n] == '\n');
+	}
+	cfg = parse_ok(ctx, on.ptr);
+	assert_int_equal(bg_config_alert_count(cfg), 2);
+	assert_string_equal(bg_config_alert(cfg, 0)->kind, "slack");
+	assert_string_equal(bg_config_alert(cfg, 1)->kind, "github");
+	assert_int_equal(bg_config_alert(cfg, 1)->on,
+	                 BG_ALERT_ON_REGRESSION | BG_ALERT_ON_IMPROVEMENT);
+	bg_config_free(cfg);
+	bg_buf_clear(&on);
+	bg_ctx_free(ctx);
+}
+
+static void test_load_errors_and_free(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_config *cfg = NULL;
+
+	(void)state;
+	bg_config_free(NULL);
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_config_load(ctx, "/nonexistent/benchguard.json", &cfg), BG_EINPUT);
+	assert_null(cfg);
+	assert_string_equal(bg_ctx_error(ctx),
+	                    "/nonexistent/benchguard.json: cannot read: No such file or directory");
+	assert_int_equal(bg_config_load(ctx, "/", &cfg), BG_EINPUT);
+	assert_string_equal(bg_ctx_error(ctx), "/: cannot read: Is a directory");
+	/* Without a context the code still says what kind of failure it was. */
+	assert_int_equal(bg_config_load(NULL, "/nonexistent/x.json", &cfg), BG_EINPUT);
+	assert_int_equal(bg_config_parse(NULL, "t.json", "{", 1, &cfg), BG_EINPUT);
+	assert_null(cfg);
+	bg_ctx_free(ctx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_spec_example),
+	    cmocka_unit_test(test_bad_fixtures),
+	    cmocka_unit_test(test_lines_through_tricky_text),
+	    cmocka_unit_test(test_defaults_applied),
+	    cmocka_unit_test(test_overrides_and_metrics),
+	    cmocka_unit_test(test_value_errors),
+	    cmocka_unit_test(test_syntax_errors),
+	    cmocka_unit_test(test_alerts),
+	    cmocka_unit_test(test_expand),
+	    cmocka_unit_test(test_starter),
+	    cmocka_unit_test(test_load_errors_and_free),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,783 @@
+/*
+ * test_runner.c -- running commands (bg_exec) and benchmarks (bg_runner_run):
+ * exit statuses, the direct and shell paths, cwd and environment, timeouts
+ * that kill the whole process group, leftovers killed after a normal exit,
+ * bounded stdout and stderr, and the outcomes and series of a benchmark.
+ *
+ * The test process makes itself a child subreaper, so processes orphaned by
+ * the commands come back to it and can be reaped: "no process of the group
+ * remains" is then checked with kill(-pgid, 0) without waiting for init.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "unit.h"
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Reaps what was orphaned to us in group pgid; 1 once the group is empty. */
+static int group_gone(pid_t pgid, double seconds)
+{
+	double end = now() + seconds;
+
+	do {
+		while (waitpid(-pgid, NULL, WNOHANG) > 0)
+			;
+		if (kill(-pgid, 0) == -1 && errno == ESRCH)
+			return 1;
+		usleep(10000);
+	} while (now() < end);
+	return 0;
+}
+
+static void make_tmpdir(char dir[64])
+{
+	char *real;
+
+	strcpy(dir, "/tmp/bg-runner-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	/* pwd prints the physical path: compare against that. */
+	real = realpath(dir, NULL);
+	assert_non_null(real);
+	assert_true(strlen(real) < 64);
+	strcpy(dir, real);
+	free(real);
+}
+
+static void remove_tmpdir(const char *dir, const char *const *files)
+{
+	char path[256];
+
+	for (; files && *files; files++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, *files);
+		unlink(path);
+	}
+	assert_int_equal(rmdir(dir), 0);
+}
+
+static void exec_ok(bg_ctx *ctx, const char *cmd, const bg_exec_opts *opts, bg_exec_result *r)
+{
+	int rc = bg_exec(ctx, cmd, opts, r);
+
+	if (rc != 0)
+		fail_msg("bg_exec(\"%s\") = %d: %s", cmd, rc, bg_ctx_error(ctx));
+}
+
+static void test_exec_statuses(void **state)
+{
+	bg_ctx *ctx = *state;
+	bg_exec_result r;
+
+	exec_ok(ctx, "true", NULL, &r);
+	assert_true(r.exited && r.exit_status == 0 && !r.signaled && !r.timed_out);
+	assert_null(r.out); /* not captured */
+	assert_non_null(r.err_tail);
+	assert_int_equal(r.err_len, 0);
+	assert_true(r.wall > 0 && r.wall < 5);
+	assert_true(r.user >= 0 && r.sys >= 0 && r.maxrss_kib > 0);
+	bg_exec_result_clear(&r);
+	assert_null(r.err_tail);
+	bg_exec_result_clear(&r); /* cleared twice: still a no-op */
+
+	exec_ok(ctx, "  false  ", NULL, &r);
+	assert_true(r.exited && r.exit_status == 1);
+	bg_exec_result_clear(&r);
+	/* A shell builtin goes to the shell even though it is a plain word list. */
+	exec_ok(ctx, "exit 4", NULL, &r);
+	assert_true(r.exited && r.exit_status == 4);
+	bg_exec_result_clear(&r);
+	exec_ok(ctx, "sh -c 'exit 3'", NULL, &r);
+	assert_true(r.exited && r.exit_status == 3);
+	bg_exec_result_clear(&r);
+	/* Not found: the shell's usual status and message, not a library error. */
+	exec_ok(ctx, "no-such-command-xyz --flag", NULL, &r);
+	assert_true(r.exited && r.exit_status == 127);
+	assert_non_null(strstr(r.err_tail, "not found"));
+	bg_exec_result_clear(&r);
+	exec_ok(ctx, "./no-such-file-xyz", NULL, &r);
+	assert_true(r.exited && r.exit_status == 127);
+	bg_exec_result_clear(&r);
+}
+
+static int count_fds(void)
+{
+	char path[64];
+	int fd, n = 0;
+
+	for (fd = 0; fd < 1024; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n += access(path, F_OK) == 0;
+	}
+	return n;
+}
+
+static void test_exec_no_leaks(void **state)
+{
+	bg_ctx *ctx = *state;
+	bg_exec_opts o = {NULL, 0, 1, 0, NULL};
+	bg_exec_result r;
+	siginfo_t si;
+	int before = count_fds(), i;
+
+	for (i = 0; i < 20; i++) {
+		o.capture_stdout = i % 2;
+		o.timeout = i % 3 ? 10 : 0;
+		exec_ok(ctx, i % 4 ? "echo out; echo err >&2" : "no-such-command-xyz", &o, &r);
+		bg_exec_result_clear(&r);
+	}
+	o.cwd = "/nonexistent/bg-dir";
+	assert_int_equal(bg_exec(ctx, "true", &o, &r), BG_ERROR);
+	assert_int_equal(count_fds(), before);
+	/* Every child was reaped: nothing is left to wait for. */
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0)
+		assert_int_equal(si.si_pid, 0);
+	else
+		assert_int_equal(errno, ECHILD);
+}
+
+static void test_exec_direct_path(void **state)
+{
+	bg_ctx *ctx = *state;
+	bg_exec_result r;
+	char *saved = bg_strdup(getenv("PWD"));
+
+	/* dash exports PWD to what it runs; a directly spawned printenv sees the
+	 * environment exactly as given, where PWD is now unset. */
+	unsetenv("PWD");
+	exec_ok(ctx, "printenv PWD", NULL, &r);
+	assert_true(r.exited && r.exit_status == 1);
+	bg_exec_result_clear(&r);
+	exec_ok(ctx, "printenv PWD;", NULL, &r);
+	assert_true(r.exited && r.exit_status == 0);
+	bg_exec_result_clear(&r);
+	if (saved)
+		setenv("PWD", saved, 1);
+	free(saved);
+}
+
+static void test_exec_cwd(void **state)
+{
+	bg_ctx *ctx = *state;
+	bg_exec_opts o = {NULL, 0, 1, 0, NULL};
+	bg_exec_result r;
+	char dir[64], want[80];
+
+	make_tmpdir(dir);
+	o.cwd = dir;
+	snprintf(want, sizeof(want), "%s\n", dir);
+	exec_ok(ctx, "pwd", &o, &r);
+	assert_string_equal(r.out, want);
+	assert_int_equal(r.out_len, strlen(want));
+	bg_exec_result_clear(&r);
+	exec_ok(ctx, "cd . && pwd -P", &o, &r);
+	assert_string_equal(r.out, want);
+	bg_exec_result_clear(&r);
+
+	/* A missing directory is benchguard's failure, and says which. */
+	o.cwd = "/nonexistent/bg-dir";
+	assert_int_equal(bg_exec(ctx, "pwd", &o, &r), BG_ERROR);
+	assert_non_null(strstr(bg_ctx_error(ctx), "/nonexistent/bg-dir"));
+	assert_null(r.out);
+	remove_tmpdir(dir, NULL);
+}
+
+static void test_exec_env(void **state)
+{
+	bg_ctx *ctx = *state;
+	const char *env[] = {"BG_TEST_X=hello world", "BG_TEST_OVR=new", NULL};
+	bg_exec_opts o = {NULL, 0, 1, 0, env};
+	bg_exec_result r;
+
+	setenv("BG_TEST_OVR", "old", 1);
+	setenv("BG_TEST_INH", "inherited", 1);
+	exec_ok(ctx, "printenv BG_TEST_X", &o, &r);
+	assert_string_equal(r.out, "hello world\n");
+	bg_exec_result_clear(&r);
+	/* An extra entry replaces the inherited one (getenv finds the first). */
+	exec_ok(ctx, "printenv BG_TEST_OVR", &o, &r);
+	assert_string_equal(r.out, "new\n");
+	bg_exec_result_clear(&r);
+	/* The same through the shell, with the inherited ones still there. */
+	exec_ok(ctx, "echo \"$BG_TEST_X/$BG_TEST_OVR/$BG_TEST_INH\"", &o, &r);
+	assert_string_equal(r.out, "hello world/new/inherited\n");
+	bg_exec_result_clear(&r);
+	o.env = NULL;
+	exec_ok(ctx, "printenv BG_TEST_OVR", &o, &r);
+	assert_string_equal(r.out, "old\n");
+	bg_exec_result_clear(&r);
+	unsetenv("BG_TEST_OVR");
+	unsetenv("BG_TEST_INH");
+}
+
+/* "<$$> <its process group> <$!>", as the commands below print them. */
+static void parse_ids(const char *out, long ids[3])
+{
+	char *end;
+	int i;
+
+	assert_non_null(out);
+	for (i = 0; i < 3; i++) {
+		ids[i] = strtol(out, &end, 10);
+		assert_true(end != out && ids[i] > 1);
+		out = end;
+	}
+	/* The shell leads its own group: the group id the test checks is real. */
+	assert_int_equal(ids[0], ids[1]);
+}
+
+#define PRINT_IDS "echo $$ $(cut -d' ' -f5 /proc/$$/stat) $!"
+
+static void test_exec_timeout_kills_group(void **state)
+{
+	bg_ctx *ctx = *state;
+	bg_exec_opts o = {NULL, 0.5, 1, 0, NULL};
+	bg_exec_result r;
+	double t0 = now(), elapsed;
+	char *desc;
+	long ids[3];
+
+	/* A shell that leaves a sleeping child and sleeps itself. */
+	exec_ok(ctx, "sleep 1000 & " PRINT_IDS "; sleep 1000", &o, &r);
+	elapsed = now() - t0;
+	assert_true(r.timed_out);
+	assert_true(elapsed < 2.0);
+	assert_true(r.wall >= 0.5 - 1e-3 && r.wall < 2.0);
+	parse_ids(r.out, ids);
+	assert_true(group_gone((pid_t)ids[1], 2.0));
+	assert_int_equal(kill((pid_t)ids[2], 0), -1);
+	desc = bg_exec_describe(&r, 0.5);
+	assert_string_equal(desc, "timed out after 0.5 s");
+	free(desc);
+	bg_exec_result_clear(&r);
+}
+
+static void test_exec_kills_leftovers(void **state)
+{
+	bg_ctx *ctx = *state;
+	bg_exec_opts o = {NULL, 0, 1, 0, NULL};
+	bg_exec_result r;
+	double t0 = now();
+	long ids[3];
+
+	exec_ok(ctx, "sleep 1000 & " PRINT_IDS, &o, &r);
+	/* The sleep holds the pipes: returning at all means it is dead. */
+	assert_true(now() - t0 < 2.0);
+	assert_true(r.exited && r.exit_status == 0 && !r.timed_out);
+	parse_ids(r.out, ids);
+	assert_true(group_gone((pid_t)ids[1], 2.0));
+	assert_int_equal(kill((pid_t)ids[2], 0), -1);
+	bg_exec_result_clear(&r);
+}
+
+static void count_warnings(bg_log_level level, const char *msg, void *data)
+{
+	if (level == BG_LOG_WARN && strstr(msg, "left its group"))
+		++*(int *)data;
+}
+
+static void test_exec_escaped_holder(void **state)
+{
+	bg_ctx *ctx = *state;
+	bg_exec_opts o = {NULL, 0, 1, 0, NULL};
+	const char *const files[] = {"escaped.pid", NULL};
+	bg_exec_result r;
+	char dir[64], path[96], *text = NULL;
+	double t0, elapsed;
+	int warned = 0;
+	size_t len;
+	long pid;
+
+	/* setsid takes the sleep out of the group, still holding the pipes;
+	 * the shell waits until it is out (it wrote its pid after setsid).
+	 * Reading the pipes then gives up at the drain bound (1 s), warning. */
+	make_tmpdir(dir);
+	o.cwd = dir;
+	bg_ctx_set_log(ctx, count_warnings, &warned);
+	t0 = now();
+	exec_ok(ctx,
+	        "setsid sh -c 'echo $$ > escaped.pid; exec sleep 1000' & "
+	        "while ! test -s escaped.pid; do sleep 0.01; done",
+	        &o, &r);
+	elapsed = now() - t0;
+	bg_ctx_set_log(ctx, NULL, NULL);
+	assert_true(r.exited && r.exit_status == 0);
+	assert_true(elapsed > 0.9 && elapsed < 3.0);
+	assert_int_equal(warned, 1);
+	snprintf(path, sizeof(path), "%s/escaped.pid", dir);
+	assert_int_equal(bg_read_file(ctx, path, &text, &len), 0);
+	pid = strtol(text, NULL, 10);
+	free(text);
+	assert_true(pid > 1);
+	assert_int_equal(kill((pid_t)pid, SIGKILL), 0);
+	assert_int_equal(waitpid((pid_t)pid, NULL, 0), pid); /* orphaned to us */
+	bg_exec_result_clear(&r);
+	remove_tmpdir(dir, files);
+}
+
+static void test_exec_crash_and_describe(void **state)
+{
+	bg_ctx *ctx = *state;
+	bg_exec_result r;
+	char *desc;
+
+	exec_ok(ctx, "kill -SEGV $$", NULL, &r);
+	assert_true(r.signaled && !r.exited && !r.timed_out);
+	assert_int_equal(r.term_signal, SIGSEGV);
+	desc = bg_exec_describe(&r, 0);
+	assert_string_equal(desc, "killed by signal 11 (Segmentation fault)");
+	free(desc);
+	bg_exec_result_clear(&r);
+	exec_ok(ctx, "exit 3", NULL, &r);
+	desc = bg_exec_describe(&r, 0);
+	assert_string_equal(desc, "exit status 3");
+	free(desc);
+	bg_exec_result_clear(&r);
+}
+
+static void test_exec_stdout_bounded(void **state)
+{
+	bg_ctx *ctx = *state;
+	bg_exec_opts o = {NULL, 0, 1, 1 << 20, NULL};
+	struct rusage before, after;
+	bg_exec_result r;
+	size_t i;
+
+	getrusage(RUSAGE_SELF, &before);
+	exec_ok(ctx, "head -c 50000000 /dev/zero", &o, &r);
+	getrusage(RUSAGE_SELF, &after);
+	assert_true(r.exited && r.exit_status == 0);
+	assert_int_equal(r.out_len, 1 << 20);
+	assert_true(r.out_truncated);
+	for (i = 0; i < r.out_len; i += 4093)
+		assert_int_equal(r.out[i], 0);
+	assert_int_equal(r.out[r.out_len], '\0');
+	/* 50 MB went through; what stayed is the 1 MiB kept (KiB, as Linux). */
+	assert_true(after.ru_maxrss - before.ru_maxrss < 24 * 1024);
+	bg_exec_result_clear(&r);
+
+	/* Exactly the limit is not truncated. */
+	exec_ok(ctx, "head -c 1048576 /dev/zero", &o, &r);
+	assert_int_equal(r.out_len, 1 << 20);
+	assert_false(r.out_truncated);
+	bg_exec_result_clear(&r);
+	exec_ok(ctx, "true", &o, &r);
+	assert_non_null(r.out);
+	assert_int_equal(r.out_len, 0);
+	assert_string_equal(r.out, "");
+	bg_exec_result_clear(&r);
+}
+
+static void test_exec_stderr_tail(void **state)
+{
+	bg_ctx *ctx = *state;
+	bg_exec_opts o = {NULL, 0, 1, 0, NULL};
+	bg_buf want_err = BG_BUF_INIT, want_out = BG_BUF_INIT;
+	bg_exec_result r;
+	int i;
+
+	for (i = 1; i <= 100000; i++)
+		assert_int_equal(bg_buf_printf(&want_err, "%d\n", i), 0);
+	for (i = 1; i <= 200000; i++)
+		assert_int_equal(bg_buf_printf(&want_out, "%d\n", i), 0);
+
+	/* Both pipes busy at once: all of stdout, the end of stderr. */
+	exec_ok(ctx, "seq 1 200000; seq 1 100000 >&2", &o, &r);
+	assert_true(r.exited && r.exit_status == 0);
+	assert_int_equal(r.out_len, want_out.len);
+	assert_memory_equal(r.out, want_out.ptr, want_out.len);
+	assert_int_equal(r.err_len, BG_ERR_TAIL);
+	assert_memory_equal(r.err_tail, want_err.ptr + want_err.len - BG_ERR_TAIL, BG_ERR_TAIL);
+	assert_int_equal(r.err_tail[BG_ERR_TAIL], '\0');
+	assert_string_equal(r.err_tail + BG_ERR_TAIL - 13, "99999\n100000\n");
+	bg_exec_result_clear(&r);
+
+	exec_ok(ctx, "echo oops >&2", &o, &r);
+	assert_int_equal(r.err_len, 5);
+	assert_string_equal(r.err_tail, "oops\n");
+	bg_exec_result_clear(&r);
+	bg_buf_clear(&want_err);
+	bg_buf_clear(&want_out);
+}
+
+/* ----------------------------------------------------------- bg_runner_run */
+
+typedef struct {
+	int calls, done, total;
+} progress_log;
+
+static void on_progress(const char *benchmark, int done, int total, void *data)
+{
+	progress_log *p = data;
+
+	assert_non_null(benchmark);
+	p->calls++;
+	p->done = done;
+	p->total = total;
+}
+
+static const bg_series *find_series(const bg_results *res, const char *b, const char *m)
+{
+	size_t i;
+
+	for (i = 0; i < bg_results_series_count(res); i++) {
+		const bg_series *s = bg_results_series(res, i);
+		if (!strcmp(s->benchmark, b) && !strcmp(s->metric, m))
+			return s;
+	}
+	return NULL;
+}
+
+static size_t series_of(const bg_results *res, const char *b)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < bg_results_series_count(res); i++)
+		n += !strcmp(bg_results_series(res, i)->benchmark, b);
+	return n;
+}
+
+static void test_run_time_format(void **state)
+{
+	bg_ctx *ctx = *state;
+	bg_benchmark b = {.name = "sleepy", .command = "sleep 0.01", .format = BG_FORMAT_TIME,
+	                  .warmup = 2, .samples = 3, .timeout = 10};
+	bg_run_opts o = BG_RUN_OPTS_INIT;
+	progress_log p = {0, 0, 0};
+	const bg_series *wall, *cpu, *rss;
+	bg_results *res = NULL;
+	size_t i;
+
+	o.progress = on_progress;
+	o.progress_data = &p;
+	assert_int_equal(bg_results_new(&res), 0);
+	assert_int_equal(bg_runner_run(ctx, &b, &o, res), 0);
+	assert_int_equal(bg_results_find_outcome(res, "sleepy")->status, BG_BENCH_OK);
+	assert_null(bg_results_find_outcome(res, "sleepy")->message);
+	assert_int_equal(bg_results_series_count(res), 3);
+	/* 2 warm-ups + 3 samples executed, 3 kept. */
+	assert_true(p.calls == 5 && p.done == 5 && p.total == 5);
+	wall = find_series(res, "sleepy", "wall_time");
+	cpu = find_series(res, "sleepy", "cpu_time");
+	rss = find_series(res, "sleepy", "peak_rss");
+	assert_non_null(wall);
+	assert_non_null(cpu);
+	assert_non_null(rss);
+	assert_string_equal(wall->unit, "s");
+	assert_string_equal(cpu->unit, "s");
+	assert_string_equal(rss->unit, "B");
+	assert_true(wall->n == 3 && cpu->n == 3 && rss->n == 3);
+	for (i = 0; i < 3; i++) {
+		assert_true(wall->values[i] >= 0.01 && wall->values[i] < 5.0);
+		assert_true(cpu->values[i] >= 0 && cpu->values[i] < 1.0);
+		/* Linux reports KiB: a whole number of KiB, a few hundred of them. */
+		assert_true(rss->values[i] >= 100.0 * 1024 && rss->values[i] < 1e9);
+		assert_true(fabs(fmod(rss->values[i], 1024.0)) < 0.5);
+	}
+	bg_results_free(res);
+}
+
+static void test_run_overrides_and_env(void **state)
+{
+	bg_ctx *ctx = *state;
+	bg_benchmark b = {.name = "envcheck",
+	                  .command = "test \"$BENCHGUARD_BENCHMARK\" = envcheck && "
+	                             "test \"$BENCHGUARD_SAMPLES\" = 2 && "
+	                             "test \"$BENCHGUARD_WARMUP\" = 1",
+	                  .format = BG_FORMAT_TIME,
+	                  .warmup = 3,
+	                  .samples = 5,
+	                  .timeout = 10};
+	bg_run_opts o = BG_RUN_OPTS_INIT;
+	progress_log p = {0, 0, 0};
+	bg_results *res = NULL;
+
+	o.samples = 2;
+	o.warmup = 1;
+	o.progress = on_progress;
+	o.progress_data = &p;
+	assert_int_equal(bg_results_new(&res), 0);
+	assert_int_equal(bg_runner_run(ctx, &b, &o, res), 0);
+	assert_int_equal(bg_results_find_outcome(res, "envcheck")->status, BG_BENCH_OK);
+	assert_int_equal(find_series(res, "envcheck", "wall_time")->n, 2);
+	assert_true(p.calls == 3 && p.total == 3);
+	bg_results_free(res);
+}
+
+static void test_run_failures(void **state)
+{
+	bg_ctx *ctx = *state;
+	bg_benchmark bad = {.name = "bad",
+	                    .command = "echo first line >&2; echo boom >&2; exit 3",
+	                    .format = BG_FORMAT_TIME,
+	                    .warmup = 1,
+	                    .samples = 3,
+	                    .timeout = 10};
+	bg_benchmark partial = {.name = "partial",
+	                        .command = "n=$(cat count 2>/dev/null || echo 0); "
+	                                   "echo $((n + 1)) > count; test $n -lt 2",
+	                        .format = BG_FORMAT_TIME,
+	                        .warmup = 0,
+	                        .samples = 5,
+	                        .timeout = 10};
+	bg_benchmark slow = {.name = "slow", .command = "sleep 5", .format = BG_FORMAT_TIME,
+	                     .warmup = 0, .samples = 1, .timeout = 0.3};
+	bg_run_opts o = BG_RUN_OPTS_INIT;
+	progress_log p = {0, 0, 0};
+	const char *const files[] = {"count", NULL};
+	const bg_series *other;
+	bg_results *res = NULL;
+	char dir[64], *text = NULL;
+	size_t len;
+
+	make_tmpdir(dir);
+	o.cwd = dir;
+	o.progress = on_progress;
+	o.progress_data = &p;
+	assert_int_equal(bg_results_new(&res), 0);
+	assert_int_equal(bg_results_add(ctx, res, "other", "m", "s", 1.0), 0);
+	assert_int_equal(bg_results_add(ctx, res, "other", "m", "s", 2.0), 0);
+	assert_int_equal(bg_results_set_outcome(ctx, res, "other", BG_BENCH_OK, NULL), 0);
+
+	/* The failing warm-up fails the benchmark and stops it. */
+	assert_int_equal(bg_runner_run(ctx, &bad, &o, res), 0);
+	assert_int_equal(bg_results_find_outcome(res, "bad")->status, BG_BENCH_FAILED);
+	assert_string_equal(bg_results_find_outcome(res, "bad")->message,
+	                    "exit status 3; stderr: first line | boom");
+	assert_int_equal(p.calls, 1);
+	assert_int_equal(series_of(res, "bad"), 0);
+
+	/* Two samples made it into series before the third failed: dropped. */
+	assert_int_equal(bg_runner_run(ctx, &partial, &o, res), 0);
+	assert_int_equal(bg_results_find_outcome(res, "partial")->status, BG_BENCH_FAILED);
+	assert_string_equal(bg_results_find_outcome(res, "partial")->message, "exit status 1");
+	assert_int_equal(series_of(res, "partial"), 0);
+	snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir), "/count");
+	assert_int_equal(bg_read_file(ctx, dir, &text, &len), 0);
+	*strrchr(dir, '/') = '\0';
+	assert_string_equal(text, "3\n");
+	free(text);
+
+	assert_int_equal(bg_runner_run(ctx, &slow, &o, res), 0);
+	assert_int_equal(bg_results_find_outcome(res, "slow")->status, BG_BENCH_FAILED);
+	assert_string_equal(bg_results_find_outcome(res, "slow")->message,
+	                    "timed out after 0.3 s");
+
+	/* Someone else's series and outcome are untouched. */
+	other = find_series(res, "other", "m");
+	assert_non_null(other);
+	assert_int_equal(other->n, 2);
+	assert_true(fabs(other->values[1] - 2.0) < 1e-12);
+	assert_int_equal(bg_results_series_count(res), 1);
+	assert_int_equal(bg_results_find_outcome(res, "other")->status, BG_BENCH_OK);
+	bg_results_free(res);
+	remove_tmpdir(dir, files);
+}
+
+static void test_run_failure_stderr_lines(void **state)
+{
+	bg_ctx *ctx = *state;
+	bg_benchmark b = {.name = "noisy", .command = "seq 1 5000 >&2; exit 1",
+	                  .format = BG_FORMAT_TIME, .warmup = 0, .samples = 1, .timeout = 10};
+	const char *msg, *tail;
+	bg_results *res = NULL;
+	char *endp;
+	long first, second;
+
+	assert_int_equal(bg_results_new(&res), 0);
+	assert_int_equal(bg_runner_run(ctx, &b, NULL, res), 0);
+	msg = bg_results_find_outcome(res, "noisy")->message;
+	assert_non_null(msg);
+	assert_true(strncmp(msg, "exit status 1; stderr: ", 23) == 0);
+	assert_true(strlen(msg) <= 23 + 1024);
+	tail = msg + 23;
+	/* The last lines, the first of them whole: k is followed by k + 1. */
+	first = strtol(tail, &endp, 10);
+	assert_true(strncmp(endp, " | ", 3) == 0);
+	second = strtol(endp + 3, NULL, 10);
+	assert_int_equal(second, first + 1);
+	assert_true(first > 4000);
+	assert_string_equal(msg + strlen(msg) - strlen("4998 | 4999 | 5000"), "4998 | 4999 | 5000");
+	bg_results_free(res);
+}
+
+static void test_run_requires(void **state)
+{
+	bg_ctx *ctx = *state;
+	const char *const missing[] = {"no-such-command-xyz"};
+	const char *const cuda[] = {"cuda"};
+	bg_benchmark b = {.name = "needs", .command = "touch marker", .format = BG_FORMAT_TIME,
+	                  .requires = missing, .nrequires = 1, .warmup = 0, .samples = 1,
+	                  .timeout = 10};
+	bg_run_opts o = BG_RUN_OPTS_INIT;
+	progress_log p = {0, 0, 0};
+	bg_results *res = NULL;
+	char dir[64], marker[96], *why = NULL;
+	struct stat st;
+	void *libcuda;
+
+	make_tmpdir(dir);
+	o.cwd = dir;
+	o.progress = on_progress;
+	o.progress_data = &p;
+	snprintf(marker, sizeof(marker), "%s/marker", dir);
+	assert_int_equal(bg_results_new(&res), 0);
+	assert_int_equal(bg_runner_run(ctx, &b, &o, res), 0);
+	assert_int_equal(bg_results_find_outcome(res, "needs")->status, BG_BENCH_SKIPPED);
+	assert_string_equal(bg_results_find_outcome(res, "needs")->message,
+	                    "command \"no-such-command-xyz\" not found");
+	assert_int_equal(p.calls, 0);
+	assert_int_equal(stat(marker, &st), -1); /* nothing was executed */
+	assert_int_equal(bg_results_series_count(res), 0);
+
+	assert_int_equal(bg_runner_requirement_met("sh", &why), 1);
+	assert_null(why);
+	assert_int_equal(bg_runner_requirement_met("/bin/sh", &why), 1);
+	assert_int_equal(bg_runner_requirement_met("/etc/passwd", &why), 0);
+	assert_string_equal(why, "command \"/etc/passwd\" not found");
+	free(why);
+	assert_int_equal(bg_runner_requirement_met("no-such-command-xyz", NULL), 0);
+
+	libcuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!libcuda) {
+		/* No driver here: a plain skip with the reason. */
+		assert_int_equal(bg_runner_requirement_met("cuda", &why), 0);
+		assert_string_equal(why, "no CUDA driver (libcuda.so.1 not found)");
+		free(why);
+		b.requires = cuda;
+		assert_int_equal(bg_runner_run(ctx, &b, &o, res), 0);
+		assert_int_equal(bg_results_find_outcome(res, "needs")->status, BG_BENCH_SKIPPED);
+		assert_string_equal(bg_results_find_outcome(res, "needs")->message,
+		                    "no CUDA driver (libcuda.so.1 not found)");
+		assert_int_equal(stat(marker, &st), -1);
+	} else if (bg_runner_requirement_met("cuda", &why)) {
+		assert_null(why);
+	} else {
+		assert_true(strncmp(why, "no CUDA device", 14) == 0);
+		free(why);
+	}
+	bg_results_free(res);
+	remove_tmpdir(dir, NULL);
+}
+
+static void test_run_lines_format(void **state)
+{
+	bg_ctx *ctx = *state;
+	const bg_metric_override higher[] = {{"lat", BG_DIR_HIGHER}};
+	bg_benchmark b = {.name = "lb",
+	                  .command = "printf 'BENCHGUARD lat 1.5 ms\\nBENCHGUARD lat 2.5 ms\\n"
+	                             "BENCHGUARD n %s count\\n' \"$BENCHGUARD_SAMPLES\"",
+	                  .format = BG_FORMAT_LINES,
+	                  .warmup = 2,
+	                  .samples = 7,
+	                  .timeout = 10,
+	                  .metrics = higher,
+	                  .nmetrics = 1};
+	bg_run_opts o = BG_RUN_OPTS_INIT;
+	progress_log p = {0, 0, 0};
+	const bg_series *lat, *n;
+	bg_results *res = NULL;
+
+	o.progress = on_progress;
+	o.progress_data = &p;
+	assert_int_equal(bg_results_new(&res), 0);
+	assert_int_equal(bg_runner_run(ctx, &b, &o, res), 0);
+	assert_int_equal(bg_results_find_outcome(res, "lb")->status, BG_BENCH_OK);
+	/* The program repeats itself: one execution despite samples = 7. */
+	assert_true(p.calls == 1 && p.total == 1);
+	lat = find_series(res, "lb", "lat");
+	n = find_series(res, "lb", "n");
+	assert_non_null(lat);
+	assert_non_null(n);
+	assert_int_equal(lat->n, 2);
+	assert_string_equal(lat->unit, "s");
+	assert_true(fabs(lat->values[0] - 0.0015) < 1e-12 && fabs(lat->values[1] - 0.0025) < 1e-12);
+	assert_int_equal(lat->direction, BG_DIR_HIGHER); /* the override */
+	assert_int_equal(n->n, 1);
+	assert_true(fabs(n->values[0] - 7.0) < 1e-12); /* BENCHGUARD_SAMPLES passed through */
+	assert_int_equal(n->direction, BG_DIR_LOWER);
+
+	/* Unparsable output: failed with the parser's message, nothing kept. */
+	b.name = "lb2";
+	b.command = "echo BENCHGUARD lat notanumber ms";
+	assert_int_equal(bg_runner_run(ctx, &b, &o, res), 0);
+	assert_int_equal(bg_results_find_outcome(res, "lb2")->status, BG_BENCH_FAILED);
+	assert_true(strncmp(bg_results_find_outcome(res, "lb2")->message, "lb2:1: ", 7) == 0);
+	assert_non_null(strstr(bg_results_find_outcome(res, "lb2")->message, "notanumber"));
+	assert_int_equal(series_of(res, "lb2"), 0);
+
+	/* A nonzero exit fails it even with good output. */
+	b.name = "lb3";
+	b.command = "echo BENCHGUARD lat 1 ms; exit 2";
+	assert_int_equal(bg_runner_run(ctx, &b, &o, res), 0);
+	assert_string_equal(bg_results_find_outcome(res, "lb3")->message, "exit status 2");
+	assert_int_equal(series_of(res, "lb3"), 0);
+
+	/* Output past the limit. */
+	b.name = "lb4";
+	b.command = "seq 1 1000";
+	o.out_limit = 16;
+	assert_int_equal(bg_runner_run(ctx, &b, &o, res), 0);
+	assert_string_equal(bg_results_find_outcome(res, "lb4")->message,
+	                    "output exceeded 16 bytes");
+	assert_int_equal(series_of(res, "lb4"), 0);
+	assert_int_equal(bg_results_series_count(res), 2);
+	bg_results_free(res);
+}
+
+static int setup(void **state)
+{
+	bg_ctx *ctx = NULL;
+
+	if (bg_ctx_new(&ctx) < 0)
+		return -1;
+	*state = ctx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	bg_ctx_free(*state);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exec_no_leaks),
+		cmocka_unit_test(test_exec_statuses),
+		cmocka_unit_test(test_exec_direct_path),
+		cmocka_unit_test(test_exec_cwd),
+		cmocka_unit_test(test_exec_env),
+		cmocka_unit_test(test_exec_timeout_kills_group),
+		cmocka_unit_test(test_exec_kills_leftovers),
+		cmocka_unit_test(test_exec_escaped_holder),
+		cmocka_unit_test(test_exec_crash_and_describe),
+		cmocka_unit_test(test_exec_stdout_bounded),
+		cmocka_unit_test(test_exec_stderr_tail),
+		cmocka_unit_test(test_run_time_format),
+		cmocka_unit_test(test_run_overrides_and_env),
+		cmocka_unit_test(test_run_failures),
+		cmocka_unit_test(test_run_failure_stderr_lines),
+		cmocka_unit_test(test_run_requires),
+		cmocka_unit_test(test_run_lines_format),
+	};
+
+	/* Orphans of the commands come back to us (see the top comment). */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	return cmocka_run_group_tests_name("runner", tests, setup, teardown);
+}

@@ -1,0 +1,897 @@
+/*
+ * test_store.c -- the results database: migrations, a run's round trip,
+ * history queries, unit conflicts, crash safety and parallel writers.
+ *
+ * Each test works in its own scratch directory.  The database is also read
+ * with SQLite directly, to check what was (and was not) written rather than
+ * trusting the module's own queries.
+ */
+#include <ftw.h>
+#include <math.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "unit.h"
+
+#define SHA_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+
+/* ---------------------------------------------------------------- helpers */
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int setup_dir(void **state)
+{
+	char *dir = strdup("/tmp/bg-test-store-XXXXXX");
+
+	if (!dir || !mkdtemp(dir)) {
+		free(dir);
+		return -1;
+	}
+	*state = dir;
+	return 0;
+}
+
+static int teardown_dir(void **state)
+{
+	char *dir = *state;
+
+	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	free(dir);
+	return 0;
+}
+
+/* dir + "/" + name into a static-size buffer owned by the caller. */
+static void join(char *out, size_t size, const char *dir, const char *name)
+{
+	int n = snprintf(out, size, "%s/%s", dir, name);
+
+	assert_true(n > 0 && (size_t)n < size);
+}
+
+/* One integer from a query run with SQLite directly; -1 on any failure. */
+static int64_t sql_int(const char *path, const char *sql)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *s = NULL;
+	int64_t v = -1;
+
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return v;
+}
+
+/* Runs SQL with SQLite directly; SQLite's result code. */
+static int sql_exec(const char *path, const char *sql)
+{
+	sqlite3 *db = NULL;
+	int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL);
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+	sqlite3_close(db);
+	return rc;
+}
+
+/* One text value from a query (copied into buf); "" on any failure. */
+static const char *sql_text(const char *path, const char *sql, char *buf, size_t size)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *s = NULL;
+
+	buf[0] = '\0';
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+		snprintf(buf, size, "%s", (const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return buf;
+}
+
+static bg_machine *test_machine(void)
+{
+	bg_machine *m = NULL;
+
+	if (bg_machine_new(&m) < 0 ||
+	    bg_machine_set_fact(m, "cpu_model", "Test CPU @ 3.0GHz", 0) < 0 ||
+	    bg_machine_set_fact(m, "cores", "8", 0) < 0 ||
+	    bg_machine_set_fact(m, "kernel", "6.1.0-test", 1) < 0 ||
+	    bg_machine_set_fact(m, "governor", "performance", 1) < 0) {
+		bg_machine_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* A commit whose SHA is 40 copies of `c`. */
+static void test_commit(bg_commit *commit, char c, const char *subject)
+{
+	memset(commit, 0, sizeof(*commit));
+	memset(commit->sha, c, 40);
+	commit->sha[40] = '\0';
+	commit->branch = "main";
+	commit->author_time = 1700000000;
+	commit->author = "A U Thor <author@example.com>";
+	commit->subject = (char *)subject;
+}
+
+/* Begins a run, adds `res`, finishes it: what `benchguard run` does. */
+static int store_run(bg_ctx *ctx, bg_store *st, const bg_commit *commit, bg_machine *m,
+		     const bg_results *res, int64_t *run_id)
+{
+	bg_run_info info = {commit, m, "run", NULL};
+	int error;
+
+	if ((error = bg_store_run_begin(ctx, st, &info, run_id)) < 0 ||
+	    (error = bg_store_run_add(ctx, st, *run_id, res)) < 0)
+		return error;
+	return bg_store_run_finish(ctx, st, *run_id);
+}
+
+/* ------------------------------------------------------------------ tests */
+
+static void test_migrate_empty_file(void **state)
+{
+	char path[512], buf[64];
+	bg_ctx *ctx = NULL;
+	bg_store *st = NULL;
+	int version;
+
+	/* Two directory levels that do not exist yet: open makes them. */
+	join(path, sizeof(path), *state, "a/b/results.db");
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_store_open(ctx, path, &st), 0);
+	version = bg_store_schema_version(st);
+	assert_true(version >= 1);
+	bg_store_free(st);
+	st = NULL;
+
+	assert_int_equal(sql_int(path, "PRAGMA user_version"), version);
+	assert_string_equal(sql_text(path, "PRAGMA journal_mode", buf, sizeof(buf)), "wal");
+	/* Every table of the schema exists. */
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+				       " AND name IN ('machines', 'machine_facts', 'commits', 'runs',"
+				       " 'run_facts', 'run_tags', 'series', 'results', 'samples',"
+				       " 'outcomes')"),
+			 10);
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM sqlite_master WHERE type = 'index'"
+				       " AND name = 'results_series_run'"),
+			 1);
+
+	/* Reopening migrates nothing and keeps what is there. */
+	assert_int_equal(sql_exec(path, "INSERT INTO machines(fingerprint, first_seen)"
+					" VALUES ('keep-me', 1)"),
+			 SQLITE_OK);
+	assert_int_equal(bg_store_open(ctx, path, &st), 0);
+	assert_int_equal(bg_store_schema_version(st), version);
+	bg_store_free(st);
+	assert_int_equal(bg_store_open(ctx, path, &st), 0);
+	bg_store_free(st);
+	assert_int_equal(sql_int(path, "PRAGMA user_version"), version);
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM machines WHERE fingerprint = 'keep-me'"),
+			 1);
+
+	bg_store_free(NULL);
+	bg_history_free(NULL, 0);
+	bg_ctx_free(ctx);
+}
+
+static void test_round_trip(void **state)
+{
+	/* Exactly representable, and out of order so "measured order" is checked. */
+	static const double wall[] = {0.5, 0.25, 0.75, 1.0};
+	static const double bw[] = {900.0, 950.5, 925.25};
+	static const double ns[] = {120.0, 100.0, 110.0};
+	const char *tags[] = {"ci=yes", "runner=r1=x", NULL};
+	char path[512], buf[256], sql[256];
+	bg_ctx *ctx = NULL;
+	bg_store *st = NULL;
+	bg_machine *m = test_machine();
+	bg_results *res = NULL;
+	bg_commit commit;
+	bg_run_info info;
+	bg_history_row *rows = NULL;
+	size_t nrows = 0, i, n = 0;
+	double *values = NULL;
+	int64_t run_id = 0;
+	time_t t0, t1;
+
+	assert_non_null(m);
+	join(path, sizeof(path), *state, "results.db");
+	test_commit(&commit, 'a', "Speed up sort");
+	commit.dirty = 1;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_store_open(ctx, path, &st), 0);
+	assert_int_equal(bg_results_new(&res), 0);
+	for (i = 0; i < BG_ARRAY_SIZE(wall); i++)
+		assert_int_equal(bg_results_add(ctx, res, "sort/1M", "wall_time", "s", wall[i]), 0);
+	for (i = 0; i < BG_ARRAY_SIZE(bw); i++)
+		assert_int_equal(bg_results_add(ctx, res, "saxpy", "bandwidth", "GB/s", bw[i]), 0);
+	for (i = 0; i < BG_ARRAY_SIZE(ns); i++)
+		assert_int_equal(bg_results_add(ctx, res, "gb/BM_Sort", "cpu_time", "ns", ns[i]), 0);
+	assert_int_equal(bg_results_set_outcome(ctx, res, "broken", BG_BENCH_FAILED,
+						"exit status 1"),
+			 0);
+	assert_int_equal(bg_results_set_outcome(ctx, res, "cuda", BG_BENCH_SKIPPED, "no GPU"), 0);
+
+	info.commit = &commit;
+	info.machine = m;
+	info.source = "import";
+	info.tags = tags;
+	t0 = time(NULL);
+	assert_int_equal(bg_store_run_begin(ctx, st, &info, &run_id), 0);
+	t1 = time(NULL);
+	assert_true(run_id > 0);
+	/* Committed at once, and incomplete until finished. */
+	snprintf(sql, sizeof(sql), "SELECT status FROM runs WHERE id = %lld", (long long)run_id);
+	assert_string_equal(sql_text(path, sql, buf, sizeof(buf)), "incomplete");
+	assert_int_equal(bg_store_run_add(ctx, st, run_id, res), 0);
+	assert_string_equal(sql_text(path, sql, buf, sizeof(buf)), "incomplete");
+	assert_int_equal(bg_store_run_finish(ctx, st, run_id), 0);
+	assert_string_equal(sql_text(path, sql, buf, sizeof(buf)), "complete");
+	snprintf(sql, sizeof(sql), "SELECT finished_at >= started_at FROM runs WHERE id = %lld",
+		 (long long)run_id);
+	assert_int_equal(sql_int(path, sql), 1);
+
+	assert_int_equal(bg_store_history(ctx, st, "sort/1M:wall_time", 0, &rows, &nrows), 0);
+	assert_int_equal(nrows, 1);
+	assert_int_equal(rows[0].run_id, run_id);
+	assert_string_equal(rows[0].sha, SHA_A);
+	assert_string_equal(rows[0].branch, "main");
+	assert_int_equal(rows[0].dirty, 1);
+	assert_int_equal(rows[0].complete, 1);
+	assert_true(rows[0].started_at >= (int64_t)t0 && rows[0].started_at <= (int64_t)t1);
+	assert_int_equal(rows[0].author_time, 1700000000);
+	assert_string_equal(rows[0].subject, "Speed up sort");
+	assert_string_equal(rows[0].machine, bg_machine_fingerprint(m));
+	assert_string_equal(rows[0].benchmark, "sort/1M");
+	assert_string_equal(rows[0].metric, "wall_time");
+	assert_string_equal(rows[0].unit, "s");
+	assert_int_equal(rows[0].direction, BG_DIR_LOWER);
+	/* {0.5, 0.25, 0.75, 1.0}: mean 0.625, median (0.5 + 0.75) / 2, sample
+	 * stddev sqrt(0.3125 / 3) (squared deviations 1/64, 9/64, 1/64, 9/64). */
+	assert_int_equal(rows[0].summary.n, 4);
+	assert_true(fabs(rows[0].summary.mean - 0.625) < 1e-12);
+	assert_true(fabs(rows[0].summary.median - 0.625) < 1e-12);
+	assert_true(fabs(rows[0].summary.stddev - sqrt(0.3125 / 3.0)) < 1e-12);
+	assert_true(fabs(rows[0].summary.min - 0.25) < 1e-12);
+	assert_true(fabs(rows[0].summary.max - 1.0) < 1e-12);
+	bg_history_free(rows, nrows);
+
+	assert_int_equal(bg_store_history(ctx, st, "saxpy:bandwidth", 0, &rows, &nrows), 0);
+	assert_int_equal(nrows, 1);
+	assert_string_equal(rows[0].unit, "GB/s");
+	assert_int_equal(rows[0].direction, BG_DIR_HIGHER);
+	assert_true(fabs(rows[0].summary.mean - (900.0 + 950.5 + 925.25) / 3.0) < 1e-9);
+	bg_history_free(rows, nrows);
+
+	/* Raw samples come back bit for bit, in measured order. */
+	assert_int_equal(bg_store_samples(ctx, st, run_id, "sort/1M", "wall_time", &values, &n), 0);
+	assert_int_equal(n, BG_ARRAY_SIZE(wall));
+	assert_memory_equal(values, wall, sizeof(wall));
+	free(values);
+	for (i = 0; i < bg_results_series_count(res); i++) {
+		const bg_series *s = bg_results_series(res, i);
+
+		assert_int_equal(
+			bg_store_samples(ctx, st, run_id, s->benchmark, s->metric, &values, &n), 0);
+		assert_int_equal(n, s->n);
+		assert_memory_equal(values, s->values, n * sizeof(double));
+		free(values);
+	}
+	/* ns were stored as seconds (bg_results_add canonicalises). */
+	assert_int_equal(bg_store_history(ctx, st, "gb/BM_Sort:cpu_time", 0, &rows, &nrows), 0);
+	assert_string_equal(rows[0].unit, "s");
+	assert_true(fabs(rows[0].summary.min - 100e-9) < 1e-18);
+	bg_history_free(rows, nrows);
+
+	/* What else a run keeps, read back directly. */
+	snprintf(sql, sizeof(sql), "SELECT source FROM runs WHERE id = %lld", (long long)run_id);
+	assert_string_equal(sql_text(path, sql, buf, sizeof(buf)), "import");
+	assert_string_equal(sql_text(path, "SELECT value FROM run_tags WHERE key = 'ci'", buf,
+				     sizeof(buf)),
+			    "yes");
+	/* A tag splits at its first '='. */
+	assert_string_equal(sql_text(path, "SELECT value FROM run_tags WHERE key = 'runner'", buf,
+				     sizeof(buf)),
+			    "r1=x");
+	/* Volatile facts go with the run, stable ones with the machine. */
+	assert_string_equal(sql_text(path, "SELECT value FROM run_facts WHERE key = 'kernel'", buf,
+				     sizeof(buf)),
+			    "6.1.0-test");
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM run_facts WHERE key = 'cpu_model'"),
+			 0);
+	assert_string_equal(sql_text(path, "SELECT value FROM machine_facts WHERE key = 'cpu_model'",
+				     buf, sizeof(buf)),
+			    "Test CPU @ 3.0GHz");
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM machine_facts WHERE key = 'kernel'"),
+			 0);
+	assert_string_equal(sql_text(path, "SELECT author FROM commits", buf, sizeof(buf)),
+			    "A U Thor <author@example.com>");
+	assert_string_equal(sql_text(path,
+				     "SELECT status || ': ' || message FROM outcomes"
+				     " WHERE benchmark = 'broken'",
+				     buf, sizeof(buf)),
+			    "failed: exit status 1");
+	assert_string_equal(sql_text(path,
+				     "SELECT status || ': ' || message FROM outcomes"
+				     " WHERE benchmark = 'cuda'",
+				     buf, sizeof(buf)),
+			    "skipped: no GPU");
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM samples"), 10);
+
+	bg_results_free(res);
+	bg_machine_free(m);
+	bg_store_free(st);
+	bg_ctx_free(ctx);
+}
+
+static void test_history_queries(void **state)
+{
+	char path[512];
+	bg_ctx *ctx = NULL;
+	bg_store *st = NULL;
+	bg_machine *m = test_machine();
+	bg_history_row *rows = NULL;
+	size_t nrows = 0;
+	int64_t ids[4] = {0};
+	bg_commit commit;
+	int i;
+
+	assert_non_null(m);
+	join(path, sizeof(path), *state, "results.db");
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_store_open(ctx, path, &st), 0);
+	/* Three complete runs at three commits; run i measures t = i + 1 s. */
+	for (i = 0; i < 3; i++) {
+		bg_results *res = NULL;
+
+		test_commit(&commit, (char)('1' + i), "a commit");
+		assert_int_equal(bg_results_new(&res), 0);
+		assert_int_equal(bg_results_add(ctx, res, "b/x", "t", "s", i + 1.0), 0);
+		assert_int_equal(bg_results_add(ctx, res, "b/x", "size", "B", 100.0 * (i + 1)), 0);
+		assert_int_equal(bg_results_add(ctx, res, "other", "t", "s", 9.0), 0);
+		assert_int_equal(store_run(ctx, st, &commit, m, res, &ids[i]), 0);
+		bg_results_free(res);
+	}
+	/* A fourth run that never finished is shown too, marked incomplete. */
+	{
+		bg_run_info info = {&commit, m, "run", NULL};
+		bg_results *res = NULL;
+
+		assert_int_equal(bg_results_new(&res), 0);
+		assert_int_equal(bg_results_add(ctx, res, "b/x", "t", "s", 4.0), 0);
+		assert_int_equal(bg_store_run_begin(ctx, st, &info, &ids[3]), 0);
+		assert_int_equal(bg_store_run_add(ctx, st, ids[3], res), 0);
+		bg_results_free(res);
+	}
+
+	assert_int_equal(bg_store_history(ctx, st, "b/x:t", 0, &rows, &nrows), 0);
+	assert_int_equal(nrows, 4);
+	for (i = 0; i < 4; i++) {
+		/* Newest first: row i is run 3 - i, whose mean is 4 - i. */
+		assert_int_equal(rows[i].run_id, ids[3 - i]);
+		assert_true(fabs(rows[i].summary.mean - (4.0 - i)) < 1e-12);
+		assert_int_equal(rows[i].complete, i == 0 ? 0 : 1);
+		assert_string_equal(rows[i].metric, "t");
+	}
+	assert_true(rows[0].run_id > rows[1].run_id && rows[1].run_id > rows[2].run_id);
+	assert_string_equal(rows[1].sha, "3333333333333333333333333333333333333333");
+	bg_history_free(rows, nrows);
+
+	assert_int_equal(bg_store_history(ctx, st, "b/x:t", 2, &rows, &nrows), 0);
+	assert_int_equal(nrows, 2);
+	assert_int_equal(rows[0].run_id, ids[3]);
+	assert_int_equal(rows[1].run_id, ids[2]);
+	bg_history_free(rows, nrows);
+
+	/* A benchmark name alone: all its metrics, grouped by run, newest first. */
+	assert_int_equal(bg_store_history(ctx, st, "b/x", 0, &rows, &nrows), 0);
+	assert_int_equal(nrows, 7); /* 3 runs x 2 metrics + the incomplete run's one */
+	assert_int_equal(rows[0].run_id, ids[3]);
+	assert_int_equal(rows[1].run_id, ids[2]);
+	assert_string_equal(rows[1].metric, "size");
+	assert_string_equal(rows[1].unit, "B");
+	assert_true(fabs(rows[1].summary.mean - 300.0) < 1e-9);
+	assert_int_equal(rows[2].run_id, ids[2]);
+	assert_string_equal(rows[2].metric, "t");
+	for (i = 0; i < (int)nrows; i++)
+		assert_string_equal(rows[i].benchmark, "b/x");
+	bg_history_free(rows, nrows);
+	/* The limit counts runs, so a run's metrics are never cut apart. */
+	assert_int_equal(bg_store_history(ctx, st, "b/x", 2, &rows, &nrows), 0);
+	assert_int_equal(nrows, 3);
+	assert_int_equal(rows[2].run_id, ids[2]);
+	bg_history_free(rows, nrows);
+
+	rows = (bg_history_row *)&nrows; /* must be reset on failure */
+	assert_int_equal(bg_store_history(ctx, st, "nope:t", 0, &rows, &nrows), BG_ENOTFOUND);
+	assert_string_equal(bg_ctx_error(ctx), "no series \"nope:t\" in the database");
+	assert_null(rows);
+	assert_int_equal(nrows, 0);
+	assert_int_equal(bg_store_history(ctx, st, "b/x:nometric", 0, &rows, &nrows),
+			 BG_ENOTFOUND);
+	assert_string_equal(bg_ctx_error(ctx), "no series \"b/x:nometric\" in the database");
+	assert_int_equal(bg_store_history(ctx, st, "b", 0, &rows, &nrows), BG_ENOTFOUND);
+
+	bg_machine_free(m);
+	bg_store_free(st);
+	bg_ctx_free(ctx);
+}
+
+static void test_unit_conflict_rolls_back(void **state)
+{
+	char path[512], sql[256], buf[64];
+	bg_ctx *ctx = NULL;
+	bg_store *st = NULL;
+	bg_machine *m = test_machine();
+	bg_results *res = NULL;
+	bg_commit commit;
+	bg_run_info info;
+	int64_t first = 0, second = 0;
+
+	assert_non_null(m);
+	join(path, sizeof(path), *state, "results.db");
+	test_commit(&commit, 'c', "units");
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_store_open(ctx, path, &st), 0);
+	assert_int_equal(bg_results_new(&res), 0);
+	assert_int_equal(bg_results_add(ctx, res, "b", "m", "ms", 5.0), 0);
+	assert_int_equal(store_run(ctx, st, &commit, m, res, &first), 0);
+	bg_results_free(res);
+
+	/* The conflicting series comes last, after a new series, samples and
+	 * an outcome were already written in the same call. */
+	assert_int_equal(bg_results_new(&res), 0);
+	assert_int_equal(bg_results_add(ctx, res, "b", "other", "s", 1.0), 0);
+	assert_int_equal(bg_results_add(ctx, res, "b", "other", "s", 2.0), 0);
+	assert_int_equal(bg_results_add(ctx, res, "b", "m", "B", 3.0), 0);
+	assert_int_equal(bg_results_set_outcome(ctx, res, "b", BG_BENCH_OK, NULL), 0);
+	info.commit = &commit;
+	info.machine = m;
+	info.source = "run";
+	info.tags = NULL;
+	assert_int_equal(bg_store_run_begin(ctx, st, &info, &second), 0);
+	assert_int_equal(bg_store_run_add(ctx, st, second, res), BG_EINPUT);
+	assert_string_equal(bg_ctx_error(ctx),
+			    "series \"b:m\" is stored in unit \"s\", but this run measured it in "
+			    "\"B\"");
+	bg_results_free(res);
+
+	/* Nothing of that call is stored. */
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM series WHERE metric = 'other'"), 0);
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM results WHERE run_id = %lld",
+		 (long long)second);
+	assert_int_equal(sql_int(path, sql), 0);
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM outcomes WHERE run_id = %lld",
+		 (long long)second);
+	assert_int_equal(sql_int(path, sql), 0);
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM samples"), 1);
+	assert_string_equal(sql_text(path, "SELECT unit FROM series WHERE metric = 'm'", buf,
+				     sizeof(buf)),
+			    "s");
+	/* The store still works after the rollback. */
+	assert_int_equal(bg_results_new(&res), 0);
+	assert_int_equal(bg_results_add(ctx, res, "b", "m", "s", 7.0), 0);
+	assert_int_equal(bg_store_run_add(ctx, st, second, res), 0);
+	assert_int_equal(bg_store_run_finish(ctx, st, second), 0);
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM samples"), 2);
+	bg_results_free(res);
+
+	bg_machine_free(m);
+	bg_store_free(st);
+	bg_ctx_free(ctx);
+}
+
+static void test_run_errors(void **state)
+{
+	const char *bad_tags[] = {"ok=1", "novalue", NULL};
+	const char *empty_key[] = {"=v", NULL};
+	char path[512];
+	bg_ctx *ctx = NULL;
+	bg_store *st = NULL;
+	bg_machine *m = test_machine();
+	bg_results *res = NULL;
+	bg_commit commit;
+	bg_run_info info;
+	double *values = NULL;
+	size_t n = 0;
+	int64_t run_id = 0;
+
+	assert_non_null(m);
+	join(path, sizeof(path), *state, "results.db");
+	test_commit(&commit, 'e', "errors");
+	info.commit = &commit;
+	info.machine = m;
+	info.source = "run";
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_store_open(ctx, path, &st), 0);
+
+	/* A tag without '=' is refused before anything is written. */
+	info.tags = bad_tags;
+	assert_int_equal(bg_store_run_begin(ctx, st, &info, &run_id), BG_EINPUT);
+	assert_non_null(strstr(bg_ctx_error(ctx), "\"novalue\""));
+	info.tags = empty_key;
+	assert_int_equal(bg_store_run_begin(ctx, st, &info, &run_id), BG_EINPUT);
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM runs"), 0);
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM run_tags"), 0);
+
+	assert_int_equal(bg_results_new(&res), 0);
+	assert_int_equal(bg_results_add(ctx, res, "b", "m", "s", 1.0), 0);
+	assert_int_equal(bg_store_run_add(ctx, st, 42, res), BG_ENOTFOUND);
+	assert_string_equal(bg_ctx_error(ctx), "no run 42 in the database");
+	assert_int_equal(bg_store_run_finish(ctx, st, 42), BG_ENOTFOUND);
+
+	info.tags = NULL;
+	assert_int_equal(bg_store_run_begin(ctx, st, &info, &run_id), 0);
+	assert_int_equal(bg_store_run_add(ctx, st, run_id, res), 0);
+	/* The same series twice in one run would make two summaries. */
+	assert_int_equal(bg_store_run_add(ctx, st, run_id, res), BG_EINPUT);
+	assert_non_null(strstr(bg_ctx_error(ctx), "already has series \"b:m\""));
+	assert_int_equal(bg_store_run_finish(ctx, st, run_id), 0);
+	/* A complete run is not changed any more. */
+	bg_results_free(res);
+	assert_int_equal(bg_results_new(&res), 0);
+	assert_int_equal(bg_results_add(ctx, res, "b", "late", "s", 1.0), 0);
+	assert_int_equal(bg_store_run_add(ctx, st, run_id, res), BG_EINPUT);
+	assert_non_null(strstr(bg_ctx_error(ctx), "already complete"));
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM samples"), 1);
+
+	assert_int_equal(bg_store_samples(ctx, st, run_id, "b", "nope", &values, &n), BG_ENOTFOUND);
+	assert_null(values);
+	assert_int_equal(bg_store_samples(ctx, st, run_id + 1, "b", "m", &values, &n),
+			 BG_ENOTFOUND);
+
+	bg_results_free(res);
+	bg_machine_free(m);
+	bg_store_free(st);
+	bg_ctx_free(ctx);
+}
+
+/* Writes all of buf or fails. */
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t w = write(fd, p, len);
+		if (w <= 0)
+			return -1;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/*
+ * The child of the crash test: stores a run's samples, then opens a second
+ * write transaction it never commits, and is killed with SIGKILL.
+ */
+static void crash_child(const char *path, int fd)
+{
+	bg_ctx *ctx = NULL;
+	bg_store *st = NULL;
+	bg_machine *m = test_machine();
+	bg_results *res = NULL;
+	bg_commit commit;
+	bg_run_info info;
+	sqlite3 *db = NULL;
+	int64_t run_id = 0;
+	int i;
+
+	test_commit(&commit, 'k', "killed");
+	info.commit = &commit;
+	info.machine = m;
+	info.source = "run";
+	info.tags = NULL;
+	if (!m || bg_ctx_new(&ctx) < 0 || bg_store_open(ctx, path, &st) < 0 ||
+	    bg_results_new(&res) < 0)
+		_exit(1);
+	for (i = 0; i < 100; i++)
+		if (bg_results_add(ctx, res, "b", "t", "s", 1.0 + i) < 0)
+			_exit(1);
+	if (bg_store_run_begin(ctx, st, &info, &run_id) < 0 ||
+	    bg_store_run_add(ctx, st, run_id, res) < 0)
+		_exit(1);
+	if (sqlite3_open(path, &db) != SQLITE_OK ||
+	    sqlite3_exec(db,
+			 "BEGIN IMMEDIATE; INSERT INTO series(benchmark, metric, unit, direction)"
+			 " VALUES ('half', 'written', 's', 'lower');",
+			 NULL, NULL, NULL) != SQLITE_OK)
+		_exit(1);
+	if (write_all(fd, &run_id, sizeof(run_id)) < 0)
+		_exit(1);
+	kill(getpid(), SIGKILL);
+	_exit(1);
+}
+
+static void test_killed_run_stays_incomplete(void **state)
+{
+	char path[512], buf[64], sql[128];
+	bg_ctx *ctx = NULL;
+	bg_store *st = NULL;
+	bg_history_row *rows = NULL;
+	size_t nrows = 0;
+	int64_t run_id = 0;
+	int fds[2], status = 0;
+	pid_t pid;
+
+	join(path, sizeof(path), *state, "results.db");
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(fds[0]);
+		crash_child(path, fds[1]);
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &run_id, sizeof(run_id)), sizeof(run_id));
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGKILL);
+
+	assert_string_equal(sql_text(path, "PRAGMA integrity_check", buf, sizeof(buf)), "ok");
+	snprintf(sql, sizeof(sql), "SELECT status FROM runs WHERE id = %lld", (long long)run_id);
+	assert_string_equal(sql_text(path, sql, buf, sizeof(buf)), "incomplete");
+	snprintf(sql, sizeof(sql), "SELECT finished_at IS NULL FROM runs WHERE id = %lld",
+		 (long long)run_id);
+	assert_int_equal(sql_int(path, sql), 1);
+	/* What was committed survived; the open transaction left nothing. */
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM samples"), 100);
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM series WHERE benchmark = 'half'"), 0);
+
+	/* The store opens again (no stale lock) and reports the run unfinished. */
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_store_open(ctx, path, &st), 0);
+	assert_int_equal(bg_store_history(ctx, st, "b:t", 0, &rows, &nrows), 0);
+	assert_int_equal(nrows, 1);
+	assert_int_equal(rows[0].run_id, run_id);
+	assert_int_equal(rows[0].complete, 0);
+	assert_int_equal(rows[0].summary.n, 100);
+	bg_history_free(rows, nrows);
+	bg_store_free(st);
+	bg_ctx_free(ctx);
+}
+
+#define WRITERS 4
+#define WRITER_RUNS 50
+#define WRITER_SAMPLES 20
+
+/* One parallel writer: waits for the start signal, then stores its runs. */
+static void writer_child(const char *path, int start_fd, int id)
+{
+	bg_ctx *ctx = NULL;
+	bg_store *st = NULL;
+	bg_machine *m = test_machine();
+	bg_commit commit;
+	char c;
+	int r, i, error = 0;
+
+	if (!m || bg_ctx_new(&ctx) < 0)
+		_exit(1);
+	/* Blocks until the parent closes its end: all children start together. */
+	if (read(start_fd, &c, 1) != 0)
+		_exit(1);
+	if ((error = bg_store_open(ctx, path, &st)) < 0)
+		goto fail;
+	test_commit(&commit, (char)('a' + id), "parallel");
+	for (r = 0; r < WRITER_RUNS; r++) {
+		bg_results *res = NULL;
+		int64_t run_id;
+
+		if (bg_results_new(&res) < 0)
+			_exit(1);
+		for (i = 0; i < WRITER_SAMPLES; i++)
+			if (bg_results_add(ctx, res, "par", "t", "s", 1.0 + i) < 0 ||
+			    bg_results_add(ctx, res, "par", "rss", "KiB", 1000.0 + i) < 0)
+				_exit(1);
+		error = store_run(ctx, st, &commit, m, res, &run_id);
+		bg_results_free(res);
+		if (error < 0)
+			goto fail;
+	}
+	bg_store_free(st);
+	bg_machine_free(m);
+	bg_ctx_free(ctx);
+	_exit(0);
+
+fail:
+	fprintf(stderr, "# writer %d: %s\n", id, bg_ctx_error(ctx));
+	_exit(2);
+}
+
+static void test_parallel_writers(void **state)
+{
+	char path[512], buf[64];
+	pid_t pids[WRITERS];
+	int fds[2], i;
+
+	/* A brand-new file in a directory that does not exist yet. */
+	join(path, sizeof(path), *state, "new/results.db");
+	assert_int_equal(pipe(fds), 0);
+	for (i = 0; i < WRITERS; i++) {
+		pids[i] = fork();
+		assert_true(pids[i] >= 0);
+		if (pids[i] == 0) {
+			close(fds[1]);
+			writer_child(path, fds[0], i);
+		}
+	}
+	close(fds[0]);
+	close(fds[1]);
+	for (i = 0; i < WRITERS; i++) {
+		int status = 0;
+
+		assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM runs WHERE status = 'complete'"),
+			 WRITERS * WRITER_RUNS);
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM samples"),
+			 WRITERS * WRITER_RUNS * 2 * WRITER_SAMPLES);
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM series"), 2);
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM machines"), 1);
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM commits"), WRITERS);
+	assert_string_equal(sql_text(path, "PRAGMA integrity_check", buf, sizeof(buf)), "ok");
+}
+
+#define RACERS 8
+#define RACE_ROUNDS 20
+
+/* One process of the first-open race: open the new file, migrate, leave. */
+static void racer_child(const char *path, int start_fd)
+{
+	bg_ctx *ctx = NULL;
+	bg_store *st = NULL;
+	char c;
+
+	if (bg_ctx_new(&ctx) < 0 || read(start_fd, &c, 1) != 0)
+		_exit(1);
+	if (bg_store_open(ctx, path, &st) < 0) {
+		fprintf(stderr, "# racer: %s\n", bg_ctx_error(ctx));
+		_exit(2);
+	}
+	bg_store_free(st);
+	bg_ctx_free(ctx);
+	_exit(0);
+}
+
+/*
+ * Switching a brand-new file to WAL is where concurrent openers collide:
+ * SQLite answers "database is locked" there without waiting (about one
+ * round in twenty with four writers here), so the race is run many times.
+ */
+static void test_first_open_race(void **state)
+{
+	char path[512], name[64], buf[64];
+	pid_t pids[RACERS];
+	int fds[2], round, i;
+
+	for (round = 0; round < RACE_ROUNDS; round++) {
+		snprintf(name, sizeof(name), "race%d/results.db", round);
+		join(path, sizeof(path), *state, name);
+		assert_int_equal(pipe(fds), 0);
+		for (i = 0; i < RACERS; i++) {
+			pids[i] = fork();
+			assert_true(pids[i] >= 0);
+			if (pids[i] == 0) {
+				close(fds[1]);
+				racer_child(path, fds[0]);
+			}
+		}
+		close(fds[0]);
+		close(fds[1]);
+		for (i = 0; i < RACERS; i++) {
+			int status = 0;
+
+			assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
+			assert_true(WIFEXITED(status));
+			assert_int_equal(WEXITSTATUS(status), 0);
+		}
+		assert_true(sql_int(path, "PRAGMA user_version") >= 1);
+		assert_string_equal(sql_text(path, "PRAGMA journal_mode", buf, sizeof(buf)), "wal");
+	}
+}
+
+static void test_not_a_database(void **state)
+{
+	static const char text[] = "this is a text file, not a SQLite database\n";
+	char path[512], *data = NULL;
+	bg_ctx *ctx = NULL;
+	bg_store *st = (bg_store *)&path; /* must be reset on failure */
+	size_t len = 0;
+	FILE *f;
+	int i;
+
+	join(path, sizeof(path), *state, "notes.txt");
+	assert_non_null(f = fopen(path, "w"));
+	for (i = 0; i < 100; i++)
+		fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_store_open(ctx, path, &st), BG_ERROR);
+	assert_null(st);
+	assert_non_null(strstr(bg_ctx_error(ctx), path));
+	assert_non_null(strstr(bg_ctx_error(ctx), "not a SQLite database"));
+	/* The file was not touched. */
+	assert_int_equal(bg_read_file(ctx, path, &data, &len), 0);
+	assert_int_equal(len, 100 * strlen(text));
+	assert_memory_equal(data, text, strlen(text));
+	free(data);
+
+	/* A directory where the file should be is an error too, not a crash. */
+	join(path, sizeof(path), *state, "adir");
+	assert_int_equal(mkdir(path, 0777), 0);
+	assert_true(bg_store_open(ctx, path, &st) < 0);
+	assert_null(st);
+	assert_non_null(strstr(bg_ctx_error(ctx), path));
+	bg_ctx_free(ctx);
+}
+
+static void test_newer_schema(void **state)
+{
+	char path[512], expect[256], sql[64];
+	bg_ctx *ctx = NULL;
+	bg_store *st = NULL;
+	sqlite3 *db = NULL;
+	int latest;
+
+	join(path, sizeof(path), *state, "current.db");
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_store_open(ctx, path, &st), 0);
+	latest = bg_store_schema_version(st);
+	bg_store_free(st);
+	st = NULL;
+
+	/* As if a later benchguard had migrated it one step further. */
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", latest + 1);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+
+	assert_int_equal(bg_store_open(ctx, path, &st), BG_ERROR);
+	assert_null(st);
+	snprintf(expect, sizeof(expect),
+		 "database schema version %d is newer than this benchguard supports (%d)",
+		 latest + 1, latest);
+	assert_non_null(strstr(bg_ctx_error(ctx), expect));
+	assert_int_equal(sql_int(path, "PRAGMA user_version"), latest + 1);
+	bg_ctx_free(ctx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_migrate_empty_file, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_round_trip, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_history_queries, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_unit_conflict_rolls_back, setup_dir,
+						teardown_dir),
+		cmocka_unit_test_setup_teardown(test_run_errors, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_killed_run_stays_incomplete, setup_dir,
+						teardown_dir),
+		cmocka_unit_test_setup_teardown(test_parallel_writers, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_first_open_race, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_not_a_database, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_newer_schema, setup_dir, teardown_dir),
+	};
+
+	return cmocka_run_group_tests_name("store", tests, NULL, NULL);
+}
