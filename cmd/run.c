@@ -103,6 +103,32 @@ static void report_benchmark(cli_state *st, const bg_benchmark *b, const bg_resu
 	}
 }
 
+/*
+ * The compiler that builds the benchmarks is a volatile fact of the run: it
+ * explains a step in a chart without splitting baselines.  Asked only when
+ * there is a build (it costs a process).
+ */
+static void record_compiler(cli_state *st, cli_env *env)
+{
+	bg_exec_opts o = {0};
+	bg_exec_result r;
+	size_t n;
+
+	memset(&r, 0, sizeof(r));
+	o.cwd = bg_repo_workdir(env->repo);
+	o.timeout = 10;
+	o.capture_stdout = 1;
+	o.out_limit = 4096;
+	if (bg_exec(st->ctx, "${CC:-cc} --version", &o, &r) == 0 && r.exited &&
+	    r.exit_status == 0 && r.out_len) {
+		n = strcspn(r.out, "\n");
+		r.out[n] = '\0';
+		bg_machine_set_fact(env->machine, "compiler", r.out, 1);
+	}
+	bg_ctx_clear_error(st->ctx);
+	bg_exec_result_clear(&r);
+}
+
 static int build(cli_state *st, cli_env *env)
 {
 	const char *cmd = bg_config_build(env->config);
@@ -113,6 +139,7 @@ static int build(cli_state *st, cli_env *env)
 
 	if (!cmd)
 		return 0;
+	record_compiler(st, env);
 	memset(&r, 0, sizeof(r));
 	o.cwd = bg_repo_workdir(env->repo);
 	o.timeout = 3600;

@@ -28,8 +28,10 @@
 
 /*
  * Schema steps; step i brings user_version from i to i + 1.  Never edit a
- * step that has shipped: append a new one.
+ * step that has shipped: append a new one.  (SQL is laid out by hand, so
+ * clang-format keeps off it.)
  */
+/* clang-format off */
 static const char *const migrations[] = {
 	/* 1: machines, commits, runs, series, per-run summaries and samples. */
 	"CREATE TABLE machines ("
@@ -104,6 +106,7 @@ static const char *const migrations[] = {
 	"  message TEXT,"
 	"  PRIMARY KEY (run_id, benchmark)) WITHOUT ROWID;",
 };
+/* clang-format on */
 
 #define STORE_SCHEMA_VERSION ((int)BG_ARRAY_SIZE(migrations))
 
@@ -132,8 +135,10 @@ enum store_stmt {
 	ST_COUNT
 };
 
+/* clang-format off */
 static const char *const stmt_sql[ST_COUNT] = {
-	[ST_MACHINE_INSERT] = "INSERT OR IGNORE INTO machines(fingerprint, first_seen) VALUES (?1, ?2)",
+	[ST_MACHINE_INSERT] =
+		"INSERT OR IGNORE INTO machines(fingerprint, first_seen) VALUES (?1, ?2)",
 	[ST_MACHINE_ID] = "SELECT id FROM machines WHERE fingerprint = ?1",
 	[ST_MACHINE_FACT] =
 		"INSERT OR IGNORE INTO machine_facts(machine_id, key, value) VALUES (?1, ?2, ?3)",
@@ -177,6 +182,7 @@ static const char *const stmt_sql[ST_COUNT] = {
 			   " WHERE x.run_id = ?1 AND s.benchmark = ?2 AND s.metric = ?3",
 	[ST_SAMPLES] = "SELECT value FROM samples WHERE result_id = ?1 ORDER BY idx",
 };
+/* clang-format on */
 
 struct bg_store {
 	sqlite3 *db;
@@ -210,9 +216,15 @@ static int store__fail(bg_ctx *ctx, bg_store *st, const char *what)
 
 	if ((rc & 0xff) == SQLITE_NOTADB)
 		return bg_error_set(ctx, BG_ERROR, "database %s: the file is not a SQLite database",
-				    st->path);
+		                    st->path);
+	/* "unable to open database file" says nothing of why; errno does. */
+	if (((rc & 0xff) == SQLITE_CANTOPEN || (rc & 0xff) == SQLITE_IOERR) &&
+	    sqlite3_system_errno(st->db) != 0)
+		return bg_error_set(ctx, store__code(rc), "database %s: %s: %s (%s)", st->path,
+		                    what, sqlite3_errmsg(st->db),
+		                    strerror(sqlite3_system_errno(st->db)));
 	return bg_error_set(ctx, store__code(rc), "database %s: %s: %s", st->path, what,
-			    sqlite3_errmsg(st->db));
+	                    sqlite3_errmsg(st->db));
 }
 
 static int store__is_busy(int rc)
@@ -244,14 +256,17 @@ static int store__backoff(long long deadline, int *delay_ms)
 	return 0;
 }
 
-/* Runs SQL that returns no rows, retrying while the database is busy. */
+/*
+ * Runs SQL that returns no rows.  Outside a transaction it is retried while
+ * the database is busy; inside one, SQL may have half run, so never.
+ */
 static int store__exec(bg_ctx *ctx, bg_store *st, const char *sql, const char *what)
 {
 	long long deadline = store__now_ms() + STORE_BUSY_MS;
-	int delay = 1, rc;
+	int retry = sqlite3_get_autocommit(st->db), delay = 1, rc;
 
 	while ((rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL)) != SQLITE_OK) {
-		if (!store__is_busy(rc) || store__backoff(deadline, &delay) < 0)
+		if (!retry || !store__is_busy(rc) || store__backoff(deadline, &delay) < 0)
 			return store__fail(ctx, st, what);
 	}
 	return 0;
@@ -262,7 +277,7 @@ static int store__exec(bg_ctx *ctx, bg_store *st, const char *sql, const char *w
  * ("" when it returns none), retrying while the database is busy.
  */
 static int store__pragma(bg_ctx *ctx, bg_store *st, const char *sql, char *buf, size_t size,
-			 const char *what)
+                         const char *what)
 {
 	long long deadline = store__now_ms() + STORE_BUSY_MS;
 	sqlite3_stmt *stmt = NULL;
@@ -316,9 +331,9 @@ static void store__rollback(bg_store *st)
 static int store__stmt(bg_ctx *ctx, bg_store *st, enum store_stmt id, sqlite3_stmt **out)
 {
 	*out = NULL;
-	if (!st->stmts[id] && sqlite3_prepare_v3(st->db, stmt_sql[id], -1,
-						 SQLITE_PREPARE_PERSISTENT, &st->stmts[id],
-						 NULL) != SQLITE_OK)
+	if (!st->stmts[id] &&
+	    sqlite3_prepare_v3(st->db, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT, &st->stmts[id],
+	                       NULL) != SQLITE_OK)
 		return store__fail(ctx, st, "preparing a statement");
 	*out = st->stmts[id];
 	return 0;
@@ -340,7 +355,7 @@ static int store__run(bg_ctx *ctx, bg_store *st, sqlite3_stmt *stmt, const char 
 
 /* Steps a statement that yields one integer; *found says whether it did. */
 static int store__int(bg_ctx *ctx, bg_store *st, sqlite3_stmt *stmt, const char *what,
-		      int64_t *value, int *found)
+                      int64_t *value, int *found)
 {
 	int rc = sqlite3_step(stmt), error = 0;
 
@@ -393,6 +408,15 @@ cleanup:
 	return error;
 }
 
+/* A later benchguard migrated this file: its tables may mean other things. */
+static int store__too_new(bg_ctx *ctx, bg_store *st, int version)
+{
+	return bg_error_set(ctx, BG_ERROR,
+	                    "database %s: database schema version %d is newer than this "
+	                    "benchguard supports (%d)",
+	                    st->path, version, STORE_SCHEMA_VERSION);
+}
+
 /* Applies the migration steps this file lacks, in one write transaction. */
 static int store__migrate(bg_ctx *ctx, bg_store *st)
 {
@@ -403,14 +427,25 @@ static int store__migrate(bg_ctx *ctx, bg_store *st)
 		return error;
 	/* Another process may have migrated since we looked. */
 	if ((error = store__pragma(ctx, st, "PRAGMA user_version", buf, sizeof(buf),
-				   "reading the schema version")) < 0)
+	                           "reading the schema version")) < 0)
 		goto cleanup;
 	version = atoi(buf);
+	if (version == 0) {
+		/* Tables without a version: some other program's database. */
+		if ((error = store__pragma(ctx, st, "SELECT count(*) FROM sqlite_master", buf,
+		                           sizeof(buf), "reading the schema")) < 0)
+			goto cleanup;
+		if (atoi(buf) != 0) {
+			error =
+			    bg_error_set(ctx, BG_ERROR,
+			                 "database %s: not a benchguard database (it has tables "
+			                 "but no schema version)",
+			                 st->path);
+			goto cleanup;
+		}
+	}
 	if (version > STORE_SCHEMA_VERSION) {
-		error = bg_error_set(ctx, BG_ERROR,
-				     "database %s: database schema version %d is newer than this "
-				     "benchguard supports (%d)",
-				     st->path, version, STORE_SCHEMA_VERSION);
+		error = store__too_new(ctx, st, version);
 		goto cleanup;
 	}
 	for (i = version; i < STORE_SCHEMA_VERSION; i++) {
@@ -438,23 +473,20 @@ static int store__setup(bg_ctx *ctx, bg_store *st)
 	sqlite3_busy_timeout(st->db, STORE_BUSY_MS);
 	/* Read first: a foreign or newer file is refused before it is touched. */
 	if ((error = store__pragma(ctx, st, "PRAGMA user_version", buf, sizeof(buf),
-				   "reading the schema version")) < 0)
+	                           "reading the schema version")) < 0)
 		return error;
 	version = atoi(buf);
 	if (version > STORE_SCHEMA_VERSION)
-		return bg_error_set(ctx, BG_ERROR,
-				    "database %s: database schema version %d is newer than this "
-				    "benchguard supports (%d)",
-				    st->path, version, STORE_SCHEMA_VERSION);
+		return store__too_new(ctx, st, version);
 	if ((error = store__pragma(ctx, st, "PRAGMA journal_mode = WAL", buf, sizeof(buf),
-				   "switching to WAL")) < 0)
+	                           "switching to WAL")) < 0)
 		return error;
 	if (strcmp(buf, "wal") != 0)
 		return bg_error_set(ctx, BG_ERROR,
-				    "database %s: cannot use the WAL journal (journal mode is %s)",
-				    st->path, buf);
+		                    "database %s: cannot use the WAL journal (journal mode is %s)",
+		                    st->path, buf);
 	if ((error = store__exec(ctx, st, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL",
-				 "setting up the connection")) < 0)
+	                         "setting up the connection")) < 0)
 		return error;
 	if (version < STORE_SCHEMA_VERSION && (error = store__migrate(ctx, st)) < 0)
 		return error;
@@ -476,8 +508,8 @@ int bg_store_open(bg_ctx *ctx, const char *path, bg_store **out)
 	}
 	if ((error = store__mkdirs(ctx, path)) < 0)
 		goto cleanup;
-	rc = sqlite3_open_v2(path, &st->db,
-			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+	rc = sqlite3_open_v2(
+	    path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
 		error = st->db ? store__fail(ctx, st, "opening") : bg_error_oom(ctx);
 		goto cleanup;
@@ -536,7 +568,8 @@ static int store__machine(bg_ctx *ctx, bg_store *st, bg_machine *m, int64_t now,
 	if ((error = store__int(ctx, st, s, "finding the machine", id, &found)) < 0)
 		return error;
 	if (!found)
-		return bg_error_set(ctx, BG_ERROR, "database %s: machine %s vanished", st->path, fp);
+		return bg_error_set(ctx, BG_ERROR, "database %s: machine %s vanished", st->path,
+		                    fp);
 	if ((error = store__stmt(ctx, st, ST_MACHINE_FACT, &s)) < 0)
 		return error;
 	n = bg_machine_fact_count(m);
@@ -578,7 +611,7 @@ static int store__commit_row(bg_ctx *ctx, bg_store *st, const bg_commit *c, int6
 		return error;
 	if (!found)
 		return bg_error_set(ctx, BG_ERROR, "database %s: commit %s vanished", st->path,
-				    c->sha);
+		                    c->sha);
 	return 0;
 }
 
@@ -657,7 +690,7 @@ int bg_store_run_begin(bg_ctx *ctx, bg_store *store, const bg_run_info *info, in
 	    sqlite3_bind_text(s, 3, info->commit->branch, -1, SQLITE_STATIC) != SQLITE_OK ||
 	    sqlite3_bind_int(s, 4, info->commit->dirty ? 1 : 0) != SQLITE_OK ||
 	    sqlite3_bind_text(s, 5, info->source ? info->source : "run", -1, SQLITE_STATIC) !=
-		    SQLITE_OK ||
+	        SQLITE_OK ||
 	    sqlite3_bind_int64(s, 6, now) != SQLITE_OK) {
 		error = store__bind_fail(ctx, store, s);
 		goto cleanup;
@@ -693,15 +726,14 @@ static int store__check_run(bg_ctx *ctx, bg_store *st, int64_t run_id)
 		sqlite3_reset(s);
 		return error;
 	}
-	complete = rc == SQLITE_ROW &&
-		   !strcmp((const char *)sqlite3_column_text(s, 0), "complete");
+	complete = rc == SQLITE_ROW && !strcmp((const char *)sqlite3_column_text(s, 0), "complete");
 	sqlite3_reset(s);
 	if (rc == SQLITE_DONE)
 		return bg_error_set(ctx, BG_ENOTFOUND, "no run %lld in the database",
-				    (long long)run_id);
+		                    (long long)run_id);
 	if (complete)
 		return bg_error_set(ctx, BG_EINPUT, "run %lld is already complete",
-				    (long long)run_id);
+		                    (long long)run_id);
 	return 0;
 }
 
@@ -729,9 +761,9 @@ static int store__series(bg_ctx *ctx, bg_store *st, const bg_series *ser, int64_
 		*id = sqlite3_column_int64(s, 0);
 		if (strcmp(unit, ser->unit) != 0) {
 			error = bg_error_set(ctx, BG_EINPUT,
-					     "series \"%s:%s\" is stored in unit \"%s\", "
-					     "but this run measured it in \"%s\"",
-					     ser->benchmark, ser->metric, unit, ser->unit);
+			                     "series \"%s:%s\" is stored in unit \"%s\", "
+			                     "but this run measured it in \"%s\"",
+			                     ser->benchmark, ser->metric, unit, ser->unit);
 			sqlite3_reset(s);
 			return error;
 		}
@@ -792,8 +824,9 @@ static int store__series_samples(bg_ctx *ctx, bg_store *st, int64_t run_id, cons
 	rc = sqlite3_step(s);
 	if (rc != SQLITE_DONE) {
 		if (sqlite3_extended_errcode(st->db) == SQLITE_CONSTRAINT_UNIQUE)
-			error = bg_error_set(ctx, BG_EINPUT, "run %lld already has series \"%s:%s\"",
-					     (long long)run_id, ser->benchmark, ser->metric);
+			error =
+			    bg_error_set(ctx, BG_EINPUT, "run %lld already has series \"%s:%s\"",
+			                 (long long)run_id, ser->benchmark, ser->metric);
 		else
 			error = store__fail(ctx, st, "storing a run summary");
 		sqlite3_reset(s);
@@ -805,9 +838,10 @@ static int store__series_samples(bg_ctx *ctx, bg_store *st, int64_t run_id, cons
 	/* The hot loop of an import: bind three numbers, step, reset. */
 	if ((error = store__stmt(ctx, st, ST_SAMPLE_INSERT, &s)) < 0)
 		return error;
+	if (sqlite3_bind_int64(s, 1, result_id) != SQLITE_OK)
+		return store__bind_fail(ctx, st, s);
 	for (i = 0; i < ser->n; i++) {
-		if (sqlite3_bind_int64(s, 1, result_id) != SQLITE_OK ||
-		    sqlite3_bind_int64(s, 2, (int64_t)i) != SQLITE_OK ||
+		if (sqlite3_bind_int64(s, 2, (int64_t)i) != SQLITE_OK ||
 		    sqlite3_bind_double(s, 3, ser->values[i]) != SQLITE_OK)
 			return store__bind_fail(ctx, st, s);
 		if (sqlite3_step(s) != SQLITE_DONE) {
@@ -848,7 +882,7 @@ static int store__outcomes(bg_ctx *ctx, bg_store *st, int64_t run_id, const bg_r
 		if (sqlite3_bind_int64(s, 1, run_id) != SQLITE_OK ||
 		    sqlite3_bind_text(s, 2, o->benchmark, -1, SQLITE_STATIC) != SQLITE_OK ||
 		    sqlite3_bind_text(s, 3, store__outcome_name(o->status), -1, SQLITE_STATIC) !=
-			    SQLITE_OK ||
+		        SQLITE_OK ||
 		    sqlite3_bind_text(s, 4, o->message, -1, SQLITE_STATIC) != SQLITE_OK)
 			return store__bind_fail(ctx, st, s);
 		if ((error = store__run(ctx, st, s, "storing outcomes")) < 0)
@@ -867,8 +901,8 @@ int bg_store_run_add(bg_ctx *ctx, bg_store *store, int64_t run_id, const bg_resu
 	if ((error = store__check_run(ctx, store, run_id)) < 0)
 		goto cleanup;
 	for (i = 0; i < n; i++)
-		if ((error = store__series_samples(ctx, store, run_id,
-						   bg_results_series(res, i))) < 0)
+		if ((error = store__series_samples(ctx, store, run_id, bg_results_series(res, i))) <
+		    0)
 			goto cleanup;
 	if ((error = store__outcomes(ctx, store, run_id, res)) < 0)
 		goto cleanup;
@@ -898,7 +932,7 @@ int bg_store_run_finish(bg_ctx *ctx, bg_store *store, int64_t run_id)
 		goto cleanup;
 	if (sqlite3_changes(store->db) == 0) {
 		error = bg_error_set(ctx, BG_ENOTFOUND, "no run %lld in the database",
-				     (long long)run_id);
+		                     (long long)run_id);
 		goto cleanup;
 	}
 	error = store__commit(ctx, store);
@@ -913,7 +947,7 @@ cleanup:
 
 /* How many series match (benchmark, metric); metric NULL: any metric. */
 static int store__series_count(bg_ctx *ctx, bg_store *st, const char *benchmark, const char *metric,
-			       int64_t *count)
+                               int64_t *count)
 {
 	sqlite3_stmt *s;
 	int error, found;
@@ -967,9 +1001,9 @@ static int store__history_row(sqlite3_stmt *s, bg_history_row *row)
 }
 
 int bg_store_history(bg_ctx *ctx, bg_store *store, const char *series, size_t limit,
-		     bg_history_row **rows, size_t *nrows)
+                     bg_history_row **rows, size_t *nrows)
 {
-	const char *colon = strrchr(series, ':');
+	const char *colon = series ? strrchr(series, ':') : NULL;
 	char *benchmark = NULL;
 	const char *metric = NULL;
 	bg_history_row *out = NULL;
@@ -980,6 +1014,8 @@ int bg_store_history(bg_ctx *ctx, bg_store *store, const char *series, size_t li
 
 	*rows = NULL;
 	*nrows = 0;
+	if (!series || !*series)
+		return bg_error_set(ctx, BG_EINPUT, "no series named");
 	if (colon) {
 		if (!(benchmark = strndup(series, (size_t)(colon - series))))
 			return bg_error_oom(ctx);
@@ -1065,7 +1101,7 @@ void bg_history_free(bg_history_row *rows, size_t nrows)
 }
 
 int bg_store_samples(bg_ctx *ctx, bg_store *store, int64_t run_id, const char *benchmark,
-		     const char *metric, double **values, size_t *n)
+                     const char *metric, double **values, size_t *n)
 {
 	int64_t result_id = 0, expect = 0;
 	double *v = NULL;
@@ -1093,7 +1129,7 @@ int bg_store_samples(bg_ctx *ctx, bg_store *store, int64_t run_id, const char *b
 		return error;
 	if (rc == SQLITE_DONE)
 		return bg_error_set(ctx, BG_ENOTFOUND, "no series \"%s:%s\" in run %lld", benchmark,
-				    metric, (long long)run_id);
+		                    metric, (long long)run_id);
 
 	if ((error = store__stmt(ctx, store, ST_SAMPLES, &s)) < 0)
 		return error;

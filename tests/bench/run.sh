@@ -61,7 +61,7 @@ awk 'BEGIN { for (s = 0; s < 1000; s++) for (i = 0; i < 1000; i++) {
 : >"$T/imp" >"$T/sq"
 for i in $(seq 1 "$reps"); do
 	rm -f "$T/imp.db"* "$T/sq.db"*
-	timeit "$bg" -q --db "$T/imp.db" import lines.txt --format lines --name ingest >>"$T/imp"
+	(cd "$T/repo" && timeit "$bg" -q --db "$T/imp.db" import "$T/lines.txt" --format lines --name ingest) >>"$T/imp"
 	timeit sqlite3 "$T/sq.db" 'CREATE TABLE samples(series TEXT, idx INTEGER, value REAL)' \
 		'.mode csv' '.import rows.csv samples' >>"$T/sq"
 done
