@@ -5,6 +5,7 @@
 #   make demo       build and run the example suite a few times, print history
 #   make bench      measure benchguard against its peers (see tests/bench)
 #   make SANITIZE=1 test   the same under ASan+UBSan (separate build dir)
+#   make V=1        show the full compiler commands
 
 PREFIX   ?= /usr/local
 CC       ?= cc
@@ -12,6 +13,14 @@ CXX      ?= c++
 PKG_CONFIG ?= pkg-config
 WERROR   ?= 1
 SANITIZE ?=
+V        ?= 0
+ifeq ($(V),1)
+Q =
+say = @true
+else
+Q = @
+say = @printf '  %-6s %s\n'
+endif
 
 ifeq ($(SANITIZE),1)
 BUILD    ?= build/sanitize
@@ -57,22 +66,26 @@ all: $(BIN)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(ALL_CFLAGS) -c $< -o $@
+	$(say) CC $<
+	$(Q)$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
 $(LIBA): $(LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(say) AR $@
+	$(Q)ar rcs $@ $^
 
 $(BIN): $(CMD_OBJ) $(LIBA)
-	$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) $(LIBA) $(LIBS)
+	$(say) LINK $@
+	$(Q)$(CC) $(SANFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJ) $(LIBA) $(LIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIBA) $(CMOCKA_LIBS) $(LIBS)
+	$(say) TEST $@
+	$(Q)$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIBA) $(CMOCKA_LIBS) $(LIBS)
 
 examples:
-	$(MAKE) -C examples/c
-	$(MAKE) -C examples/gbench
+	$(Q)$(MAKE) -s -C examples/c
+	$(Q)$(MAKE) -s -C examples/gbench
 
 # Idempotent: one dpkg-query when everything is present, apt-get otherwise.
 deps:
@@ -119,6 +132,6 @@ clean:
 	$(MAKE) -C examples/gbench clean
 
 help:
-	@sed -n '1,9p' Makefile
+	@sed -n '1,10p' Makefile
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)

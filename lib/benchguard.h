@@ -296,7 +296,7 @@ typedef struct {
 int bg_exec(bg_ctx *ctx, const char *command, const bg_exec_opts *opts,
             bg_exec_result *out);
 void bg_exec_result_clear(bg_exec_result *res);
-/* "exit status 3", "killed by signal 11 (Segmentation fault)", "timed out after 5s" */
+/* "exit status 3", "killed by signal 11 (Segmentation fault)", "timed out after 5 s" */
 char *bg_exec_describe(const bg_exec_result *res, double timeout);
 
 typedef void (*bg_progress_cb)(const char *benchmark, int done, int total, void *data);

@@ -38,6 +38,9 @@
 #define DRAIN_SECONDS 1.0
 /* How much of stderr goes into a failure message. */
 #define MESSAGE_TAIL 1024
+/* The longest poll() while a command runs: a cancel flag set by a signal
+ * that arrived just before poll() is seen within this many ms. */
+#define CANCEL_POLL_MS 100
 
 /* ---------------------------------------------------------------- command */
 
@@ -47,13 +50,12 @@
  * or `ulimit -s 100` behave as the user wrote them.
  */
 static const char *const shell_words[] = {
-	".",      ":",        "alias",   "bg",     "break",   "builtin", "case",    "cd",
-	"command", "continue", "declare", "do",     "done",    "elif",    "else",    "esac",
-	"eval",   "exec",     "exit",    "export", "fc",      "fg",      "fi",      "for",
-	"function", "getopts", "hash",    "if",     "in",      "jobs",    "let",     "local",
-	"read",   "readonly", "return",  "select", "set",     "shift",   "source",  "then",
-	"time",   "times",    "trap",    "type",   "typeset", "ulimit",  "umask",   "unalias",
-	"unset",  "until",    "wait",    "while",
+    ".",        ":",       "alias",   "bg",    "break", "builtin", "case",     "cd",      "command",
+    "continue", "declare", "do",      "done",  "elif",  "else",    "esac",     "eval",    "exec",
+    "exit",     "export",  "fc",      "fg",    "fi",    "for",     "function", "getopts", "hash",
+    "if",       "in",      "jobs",    "let",   "local", "read",    "readonly", "return",  "select",
+    "set",      "shift",   "source",  "then",  "time",  "times",   "trap",     "type",    "typeset",
+    "ulimit",   "umask",   "unalias", "unset", "until", "wait",    "while",
 };
 
 static int plain_char(char c)
@@ -111,11 +113,11 @@ static char **build_env(const char *const *extra, char ***owned)
 	char **envp;
 
 	*owned = NULL;
-	if (!extra || !extra[0])
+	if ((!extra || !extra[0]) && environ)
 		return environ;
 	while (environ && environ[n])
 		n++;
-	while (extra[m])
+	while (extra && extra[m])
 		m++;
 	envp = malloc((n + m + 1) * sizeof(char *));
 	if (!envp)
@@ -172,7 +174,7 @@ static int out_reserve(exec_io *io)
 	if (io->out_cap > io->out_len + 1)
 		return 0;
 	cap = io->out_cap ? io->out_cap * 2 : 16384;
-	if (cap > io->out_limit + 1)
+	if (io->out_limit < cap - 1)
 		cap = io->out_limit + 1;
 	p = realloc(io->out, cap);
 	if (!p)
@@ -279,25 +281,37 @@ static int open_pidfd(pid_t pid)
 #endif
 }
 
+static void kill_child(pid_t pid)
+{
+	killpg(pid, SIGKILL);
+	kill(pid, SIGKILL); /* in case it moved itself to another group */
+}
+
 /*
  * Waits for the child while reading its pipes; kills its group at the
- * deadline.  pfd[0] is the pidfd, or -1 when the kernel has none: then the
- * child is polled for with a growing interval instead.
+ * deadline, or when the context is cancelled (returns 1 then).  pfd[0] is
+ * the pidfd, or -1 when the kernel has none: then the child is polled for
+ * with a growing interval instead.
  */
-static void wait_child(exec_io *io, pid_t pid, struct pollfd *pfd, double deadline,
-                       bg_exec_result *out)
+static int wait_child(bg_ctx *ctx, exec_io *io, pid_t pid, struct pollfd *pfd, double deadline,
+                      bg_exec_result *out)
 {
 	int backoff = 1;
 
 	for (;;) {
 		int ms = poll_ms(deadline, now_mono()), n;
 
-		if (deadline > 0 && ms == 0) {
-			killpg(pid, SIGKILL);
-			kill(pid, SIGKILL); /* in case it moved itself to another group */
-			out->timed_out = 1;
-			return;
+		if (bg_ctx_cancelled(ctx)) {
+			kill_child(pid);
+			return 1;
 		}
+		if (deadline > 0 && ms == 0) {
+			kill_child(pid);
+			out->timed_out = 1;
+			return 0;
+		}
+		if (ms < 0 || ms > CANCEL_POLL_MS)
+			ms = CANCEL_POLL_MS;
 		if (pfd[0].fd < 0) {
 			if (child_exited(pid))
 				break;
@@ -316,15 +330,16 @@ static void wait_child(exec_io *io, pid_t pid, struct pollfd *pfd, double deadli
 		}
 		if (n <= 0)
 			continue;
+		pump(io, pfd);
 		if (pfd[0].fd >= 0 && pfd[0].revents)
 			break;
-		pump(io, pfd);
 	}
 	out->wall = now_mono();
+	return 0;
 }
 
 /* Reads the pipes to EOF, for at most DRAIN_SECONDS.  1 if it gave up. */
-static int drain(exec_io *io, struct pollfd *pfd)
+static int drain(bg_ctx *ctx, exec_io *io, struct pollfd *pfd)
 {
 	double deadline = now_mono() + DRAIN_SECONDS;
 
@@ -332,8 +347,10 @@ static int drain(exec_io *io, struct pollfd *pfd)
 	while (pfd[1].fd >= 0 || pfd[2].fd >= 0) {
 		int ms = poll_ms(deadline, now_mono()), n;
 
-		if (ms == 0)
+		if (ms == 0 || bg_ctx_cancelled(ctx))
 			return 1;
+		if (ms > CANCEL_POLL_MS)
+			ms = CANCEL_POLL_MS;
 		n = poll(pfd, 3, ms);
 		if (n < 0 && errno != EINTR)
 			return 1;
@@ -351,18 +368,17 @@ static int spawn_setup(bg_ctx *ctx, const bg_exec_opts *opts, int out_fd, int er
 	sigset_t set;
 	int rc;
 
-	rc = posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDONLY, 0);
-	if (!rc && out_fd >= 0)
-		rc = posix_spawn_file_actions_adddup2(fa, out_fd, 1);
-	else if (!rc)
-		rc = posix_spawn_file_actions_addopen(fa, 1, "/dev/null", O_WRONLY, 0);
+	/* One open of /dev/null serves stdin and, when not captured, stdout. */
+	rc = posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDWR, 0);
+	if (!rc)
+		rc = posix_spawn_file_actions_adddup2(fa, out_fd >= 0 ? out_fd : 0, 1);
 	if (!rc)
 		rc = posix_spawn_file_actions_adddup2(fa, err_fd, 2);
 	if (!rc && opts->cwd)
 		rc = posix_spawn_file_actions_addchdir_np(fa, opts->cwd);
 	if (!rc)
 		rc = posix_spawnattr_setflags(attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-		                                            POSIX_SPAWN_SETSIGDEF);
+		                                        POSIX_SPAWN_SETSIGDEF);
 	if (!rc)
 		rc = posix_spawnattr_setpgroup(attr, 0);
 	sigemptyset(&set);
@@ -387,7 +403,8 @@ int bg_exec(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, bg_exec_
 	static const bg_exec_opts no_opts = {NULL, 0.0, 0, 0, NULL};
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
-	int fa_ok = 0, attr_ok = 0, outp[2] = {-1, -1}, errp[2] = {-1, -1}, status = 0, rc, error = 0;
+	int fa_ok = 0, attr_ok = 0, outp[2] = {-1, -1}, errp[2] = {-1, -1}, status = 0, rc,
+	    error = 0;
 	char *words = NULL, **argv = NULL, **env_owned = NULL, **envp;
 	char *sh_argv[] = {"sh", "-c", (char *)command, NULL};
 	struct pollfd pfd[3];
@@ -395,10 +412,13 @@ int bg_exec(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, bg_exec_
 	exec_io *io = NULL;
 	double start, deadline;
 	pid_t pid = -1;
+	int cancelled;
 
 	memset(out, 0, sizeof(*out));
 	if (!opts)
 		opts = &no_opts;
+	if (bg_ctx_cancelled(ctx))
+		return bg_error_set(ctx, BG_ERROR, "interrupted");
 	io = calloc(1, sizeof(*io));
 	envp = build_env(opts->env, &env_owned);
 	if (!io || !envp || (is_plain(command) && split_words(command, &words, &argv) < 0)) {
@@ -407,7 +427,8 @@ int bg_exec(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, bg_exec_
 	}
 	io->out_limit = opts->out_limit ? opts->out_limit : DEFAULT_OUT_LIMIT;
 	if (pipe2(errp, O_CLOEXEC) < 0 || (opts->capture_stdout && pipe2(outp, O_CLOEXEC) < 0)) {
-		error = bg_error_errno(ctx, BG_ERROR, "cannot create a pipe to run \"%s\"", command);
+		error =
+		    bg_error_errno(ctx, BG_ERROR, "cannot create a pipe to run \"%s\"", command);
 		goto cleanup;
 	}
 	if ((rc = posix_spawn_file_actions_init(&fa)) == 0)
@@ -451,18 +472,21 @@ int bg_exec(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, bg_exec_
 	outp[0] = errp[0] = -1;
 	pfd[0].events = pfd[1].events = pfd[2].events = POLLIN;
 	deadline = opts->timeout > 0 ? start + opts->timeout : 0;
-	wait_child(io, pid, pfd, deadline, out);
+	cancelled = wait_child(ctx, io, pid, pfd, deadline, out);
 	/* The child is a zombie still holding its pid, so the group id cannot
 	 * have been reused: kill whatever it left running. */
 	killpg(pid, SIGKILL);
-	while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
+	memset(&ru, 0, sizeof(ru));
+	while ((rc = (int)wait4(pid, &status, 0, &ru)) < 0 && errno == EINTR)
 		;
+	if (rc < 0) /* ECHILD: the host ignores SIGCHLD, so nothing is known */
+		error = bg_error_errno(ctx, BG_ERROR, "cannot wait for \"%s\"", command);
 	if (out->timed_out)
 		out->wall = now_mono();
 	out->wall -= start;
 	if (pfd[0].fd >= 0)
 		close(pfd[0].fd);
-	if (drain(io, pfd))
+	if (drain(ctx, io, pfd) && !cancelled)
 		bg_log(ctx, BG_LOG_WARN,
 		       "\"%s\": a process that left its group still holds its output; "
 		       "stopped reading it",
@@ -481,9 +505,16 @@ int bg_exec(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, bg_exec_
 	}
 	out->user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6;
 	out->sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+	/* Linux keeps the high-water mark of the address space left at exec,
+	 * and the vfork-style child leaves ours: this is max(our RSS at spawn,
+	 * the command's peak).  Exact for commands bigger than benchguard. */
 	out->maxrss_kib = ru.ru_maxrss;
 	out->out_truncated = io->out_truncated;
 
+	if (cancelled)
+		error = bg_error_set(ctx, BG_ERROR, "interrupted");
+	if (error < 0)
+		goto cleanup;
 	if (io->oom) {
 		error = bg_error_oom(ctx);
 		goto cleanup;
@@ -591,7 +622,8 @@ static int cuda_met(char **why)
 	sym = dlsym(lib, "cuDeviceGetCount");
 	memcpy(&cu_count, &sym, sizeof(cu_count));
 	if (!cu_init || !cu_count) {
-		*why = bg_strdup("no CUDA driver (libcuda.so.1 lacks cuInit)");
+		dlclose(lib);
+		*why = bg_strdup("no CUDA driver (libcuda.so.1 has no cuInit or cuDeviceGetCount)");
 		return 0;
 	}
 	rc = cu_init(0);
@@ -778,14 +810,75 @@ static int add_time_samples(bg_ctx *ctx, const bg_benchmark *bench, bg_results *
 
 	if (rc == 0)
 		rc = bg_results_add(ctx, into, bench->name, "cpu_time", "s", r->user + r->sys);
-	if (rc == 0)
-		rc = bg_results_add(ctx, into, bench->name, "peak_rss", "B",
-		                    (double)r->maxrss_kib * 1024.0);
 	return rc;
 }
 
-int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opts,
-                  bg_results *into)
+/* This process's peak resident set (VmHWM) in KiB, or 0 if unknown. */
+static long own_peak_kib(void)
+{
+	char line[256];
+	long kib = 0;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
+/*
+ * Lowers this process's peak RSS to its current RSS (Linux >= 4.0), so that
+ * the floor below is benchguard's footprint now, not the high-water mark of
+ * an earlier benchmark's captured output.  Best effort: it only resets a
+ * statistic.
+ */
+static void reset_own_peak(void)
+{
+	int fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (write(fd, "5", 1) < 0) {
+		/* Not permitted or not supported: the floor just stays higher. */
+	}
+	close(fd);
+}
+
+/*
+ * Linux carries the spawning process's peak RSS over exec into the child's
+ * ru_maxrss, so wait4 reports max(benchmark's peak, benchguard's peak).  A
+ * value at or below benchguard's own peak says nothing about the benchmark
+ * and would move whenever benchguard's memory does (a false alarm later):
+ * the series is kept only when every sample is above that floor.
+ */
+static int add_peak_rss(bg_ctx *ctx, const bg_benchmark *bench, bg_results *into,
+                        const long *rss_kib, int n, long floor_kib)
+{
+	long now = own_peak_kib();
+	int i, rc;
+
+	if (now > floor_kib)
+		floor_kib = now;
+	for (i = 0; i < n; i++) {
+		if (rss_kib[i] <= floor_kib) {
+			bg_log(ctx, BG_LOG_DEBUG,
+			       "%s: peak_rss not recorded: %ld KiB is not above benchguard's own "
+			       "%ld KiB, which the kernel reports as a floor",
+			       bench->name, rss_kib[i], floor_kib);
+			return 0;
+		}
+	}
+	for (i = 0; i < n; i++)
+		if ((rc = bg_results_add(ctx, into, bench->name, "peak_rss", "B",
+		                         (double)rss_kib[i] * 1024.0)) < 0)
+			return rc;
+	return 0;
+}
+
+int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opts, bg_results *into)
 {
 	static const bg_run_opts no_opts = BG_RUN_OPTS_INIT;
 	char env_samples[64], env_warmup[64], *env_name = NULL, *why = NULL, *msg = NULL;
@@ -793,7 +886,8 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 	bg_exec_opts eo = {NULL, 0.0, 0, 0, env};
 	bg_buf name = BG_BUF_INIT;
 	bg_exec_result r = {0};
-	int samples, warmup, total, done, error = 0;
+	long *rss = NULL, floor_kib = 0;
+	int samples, warmup, total, done, error = 0, nrss = 0;
 	size_t i, first;
 	double timeout;
 
@@ -832,6 +926,14 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 	/* The self-reporting formats warm up and repeat inside the program. */
 	total = bench->format == BG_FORMAT_TIME ? warmup + samples : 1;
 	first = bg_results_series_count(into);
+	if (bench->format == BG_FORMAT_TIME) {
+		if (!(rss = malloc(((size_t)samples + 1) * sizeof(long)))) {
+			free(env_name);
+			return bg_error_oom(ctx);
+		}
+		reset_own_peak();
+		floor_kib = own_peak_kib();
+	}
 
 	for (done = 0; done < total; done++) {
 		if ((error = bg_exec(ctx, bench->command, &eo, &r)) < 0)
@@ -844,8 +946,11 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 			goto cleanup;
 		}
 		if (bench->format == BG_FORMAT_TIME) {
-			if (done >= warmup && (error = add_time_samples(ctx, bench, into, &r)) < 0)
-				goto fail;
+			if (done >= warmup) {
+				if ((error = add_time_samples(ctx, bench, into, &r)) < 0)
+					goto fail;
+				rss[nrss++] = r.maxrss_kib;
+			}
 		} else if (r.out_truncated) {
 			char m[64];
 
@@ -866,6 +971,8 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 		}
 		bg_exec_result_clear(&r);
 	}
+	if (nrss && (error = add_peak_rss(ctx, bench, into, rss, nrss, floor_kib)) < 0)
+		goto fail;
 	apply_overrides(bench, into, first);
 	error = bg_results_set_outcome(ctx, into, bench->name, BG_BENCH_OK, NULL);
 	goto cleanup;
@@ -875,6 +982,7 @@ fail:
 	bg_results_drop_benchmark(into, bench->name);
 cleanup:
 	bg_exec_result_clear(&r);
+	free(rss);
 	free(env_name);
 	free(msg);
 	return error;

@@ -72,6 +72,21 @@ check "... each complete, with 2 samples, under the machine name and the tag" ba
 check "every sample is stored raw" bash -c "
 	[ \"\$(sqlite3 .benchguard/results.db 'SELECT count(*) FROM samples')\" -gt 0 ] &&
 	[ \"\$(sqlite3 .benchguard/results.db 'SELECT sum(n) FROM results')\" = \"\$(sqlite3 .benchguard/results.db 'SELECT count(*) FROM samples')\" ]"
+check "volatile facts are stored with each run, stable ones with the machine" bash -c "
+	[ \"\$(sqlite3 .benchguard/results.db \"SELECT count(DISTINCT run_id) FROM run_facts WHERE key = 'kernel'\")\" = \"\$(sqlite3 .benchguard/results.db 'SELECT count(*) FROM runs')\" ] &&
+	[ \"\$(sqlite3 .benchguard/results.db \"SELECT count(*) FROM run_facts WHERE key = 'cpu_model'\")\" = 0 ] &&
+	[ \"\$(sqlite3 .benchguard/results.db \"SELECT count(*) FROM machine_facts f JOIN machines m ON m.id = f.machine_id WHERE m.fingerprint = '$fp' AND f.key = 'cpu_model'\")\" = 1 ]"
+cp benchguard.json "$T/suite.json"
+python3 - "$T/suite.json" >"$T/built.json" <<'P'
+import json, re, sys
+text = re.sub(r"//.*", "", open(sys.argv[1]).read())
+cfg = json.loads(text)
+cfg["build"] = "true"
+print(json.dumps(cfg))
+P
+check "with a build configured, the compiler is recorded as a volatile fact" bash -c "
+	\"$BG\" --config $T/built.json run --filter noop --samples 1 >/dev/null 2>&1 &&
+	sqlite3 .benchguard/results.db \"SELECT value FROM run_facts WHERE key = 'compiler' AND run_id = (SELECT max(id) FROM runs)\" | grep -q ."
 check "--filter with a bad regex -> exit 2" expect_rc 2 "$BG" run --filter '('
 check "BENCHGUARD_DB is honoured" bash -c "
 	BENCHGUARD_DB=$T/other.db \"$BG\" run --filter noop --samples 1 >/dev/null 2>&1 && [ -f $T/other.db ] &&
