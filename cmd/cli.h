@@ -60,8 +60,7 @@ int cli_getopt(cli_state *st, int argc, char **argv, const char *shortopts,
 int cli_global_option(cli_state *st, int opt, const char *arg);
 
 /* Sets a usage error (exit 2) on st->ctx and returns BG_EINPUT. */
-int cli_usage_error(cli_state *st, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+int cli_usage_error(cli_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Parses a positive integer option value; usage error otherwise. */
 int cli_parse_count(cli_state *st, const char *opt, const char *arg, int min, int *out);
 

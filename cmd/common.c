@@ -18,25 +18,18 @@
 #include "cli.h"
 #include "internal.h"
 
-enum {
-	OPT_DB = CLI_OPT_BASE - 20,
-	OPT_CONFIG,
-	OPT_FORMAT,
-	OPT_JSON,
-	OPT_NO_COLOR,
-	OPT_VERSION
-};
+enum { OPT_DB = CLI_OPT_BASE - 20, OPT_CONFIG, OPT_FORMAT, OPT_JSON, OPT_NO_COLOR, OPT_VERSION };
 
 static const struct option global_options[] = {
-	{"db", required_argument, NULL, OPT_DB},
-	{"config", required_argument, NULL, OPT_CONFIG},
-	{"format", required_argument, NULL, OPT_FORMAT},
-	{"json", no_argument, NULL, OPT_JSON},
-	{"quiet", no_argument, NULL, 'q'},
-	{"verbose", no_argument, NULL, 'v'},
-	{"no-color", no_argument, NULL, OPT_NO_COLOR},
-	{"version", no_argument, NULL, OPT_VERSION},
-	{"help", no_argument, NULL, 'h'},
+	{ "db", required_argument, NULL, OPT_DB },
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "no-color", no_argument, NULL, OPT_NO_COLOR },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "help", no_argument, NULL, 'h' },
 };
 
 int cli_usage_error(cli_state *st, const char *fmt, ...)
@@ -250,7 +243,8 @@ int cli_load_config(cli_state *st, cli_env *env)
 		return bg_error_oom(st->ctx);
 	if (access(path, F_OK) != 0 && !st->config_path) {
 		rc = bg_error_set(st->ctx, BG_EINPUT,
-		                  "%s: no such file (run `benchguard init` or pass --config)", path);
+		                  "%s: no such file (run `benchguard init` or pass --config)",
+		                  path);
 		free(path);
 		return rc;
 	}
@@ -307,8 +301,9 @@ int cli_detect_machine(cli_state *st, cli_env *env, const char *name)
 	if (rc < 0)
 		return rc;
 	if (name && bg_machine_set_name(env->machine, name) < 0)
-		return cli_usage_error(st, "--machine: \"%s\" is not a valid machine name "
-		                           "(printable characters, no spaces)",
+		return cli_usage_error(st,
+		                       "--machine: \"%s\" is not a valid machine name "
+		                       "(printable characters, no spaces)",
 		                       name);
 	return 0;
 }
@@ -457,8 +452,8 @@ void cli_table_free(cli_table *t)
 
 void cli_fmt_value(char *buf, size_t len, double v, const char *unit)
 {
-	static const char *const tu[] = {"s", "ms", "µs", "ns"};
-	static const char *const bu[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	static const char *const tu[] = { "s", "ms", "µs", "ns" };
+	static const char *const bu[] = { "B", "KiB", "MiB", "GiB", "TiB" };
 	double a = fabs(v);
 	size_t i = 0;
 
@@ -478,7 +473,7 @@ void cli_fmt_value(char *buf, size_t len, double v, const char *unit)
 		snprintf(buf, len, i ? "%.4g %s" : "%.0f %s", v, bu[i]);
 	} else if (!strcmp(unit, "B/s") || !strcmp(unit, "items/s")) {
 		/* Rates in SI steps, as bandwidths are usually quoted. */
-		static const char *const si[] = {"", "k", "M", "G", "T"};
+		static const char *const si[] = { "", "k", "M", "G", "T" };
 		while (i < 4 && a >= 1000) {
 			a /= 1000;
 			v /= 1000;
@@ -515,9 +510,8 @@ int cli_print_json(cli_state *st, struct json_object *obj)
 
 	if (!obj)
 		return bg_error_oom(st->ctx);
-	s = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY |
-	                                            JSON_C_TO_STRING_SPACED |
-	                                            JSON_C_TO_STRING_NOSLASHESCAPE);
+	s = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+	                                                JSON_C_TO_STRING_NOSLASHESCAPE);
 	fputs(s, stdout);
 	fputc('\n', stdout);
 	json_object_put(obj);

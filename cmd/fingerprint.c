@@ -12,8 +12,8 @@
 enum { OPT_MACHINE = CLI_OPT_BASE };
 
 static const struct option fp_options[] = {
-	{"machine", required_argument, NULL, OPT_MACHINE},
-	{0, 0, 0, 0},
+	{ "machine", required_argument, NULL, OPT_MACHINE },
+	{ 0, 0, 0, 0 },
 };
 
 int cmd_fingerprint(cli_state *st, int argc, char **argv)
@@ -43,7 +43,8 @@ int cmd_fingerprint(cli_state *st, int argc, char **argv)
 		for (i = 0; i < bg_machine_fact_count(env.machine); i++) {
 			if (bg_machine_fact(env.machine, i, &key, &value, &vol) < 0)
 				continue;
-			json_object_object_add(vol ? volat : stable, key, json_object_new_string(value));
+			json_object_object_add(vol ? volat : stable, key,
+			                       json_object_new_string(value));
 		}
 		json_object_object_add(top, "fingerprint",
 		                       json_object_new_string(bg_machine_fingerprint(env.machine)));
@@ -51,7 +52,7 @@ int cmd_fingerprint(cli_state *st, int argc, char **argv)
 		json_object_object_add(top, "volatile", volat);
 		rc = cli_print_json(st, top);
 	} else {
-		static const char *const head[] = {"fact", "value", "kind"};
+		static const char *const head[] = { "fact", "value", "kind" };
 		cli_table *t = cli_table_new(3, head, "lll");
 		if (!t) {
 			rc = bg_error_oom(st->ctx);

@@ -14,8 +14,8 @@
 enum { OPT_LIMIT = CLI_OPT_BASE };
 
 static const struct option history_options[] = {
-	{"limit", required_argument, NULL, OPT_LIMIT},
-	{0, 0, 0, 0},
+	{ "limit", required_argument, NULL, OPT_LIMIT },
+	{ 0, 0, 0, 0 },
 };
 
 static const char *row_status(const bg_history_row *r)
@@ -39,10 +39,10 @@ static int print_json(cli_state *st, const bg_history_row *rows, size_t n)
 		json_object_object_add(o, "run", json_object_new_int64(r->run_id));
 		json_object_object_add(o, "series", json_object_new_string(name));
 		json_object_object_add(o, "commit", json_object_new_string(r->sha));
-		json_object_object_add(o, "branch", r->branch ? json_object_new_string(r->branch)
-		                                             : NULL);
-		json_object_object_add(o, "subject", r->subject ? json_object_new_string(r->subject)
-		                                               : NULL);
+		json_object_object_add(o, "branch",
+		                       r->branch ? json_object_new_string(r->branch) : NULL);
+		json_object_object_add(o, "subject",
+		                       r->subject ? json_object_new_string(r->subject) : NULL);
 		json_object_object_add(o, "machine", json_object_new_string(r->machine));
 		json_object_object_add(o, "dirty", json_object_new_boolean(r->dirty));
 		json_object_object_add(o, "complete", json_object_new_boolean(r->complete));
@@ -63,8 +63,8 @@ static int print_json(cli_state *st, const bg_history_row *rows, size_t n)
 
 static int print_table(cli_state *st, const bg_history_row *rows, size_t n)
 {
-	static const char *const head[] = {"run", "series", "commit", "branch", "date", "machine",
-	                                   "n", "mean", "stddev", "min", "max", "status"};
+	static const char *const head[] = { "run", "series", "commit", "branch", "date", "machine",
+		                            "n",   "mean",   "stddev", "min",    "max",  "status" };
 	cli_table *t = cli_table_new(12, head, "rlllllrrrrrl");
 	size_t i;
 
@@ -72,7 +72,8 @@ static int print_table(cli_state *st, const bg_history_row *rows, size_t n)
 		return bg_error_oom(st->ctx);
 	for (i = 0; i < n; i++) {
 		const bg_history_row *r = &rows[i];
-		char id[24], name[512], sha[13], date[32], cnt[24], mean[48], sd[48], mn[48], mx[48];
+		char id[24], name[512], sha[13], date[32], cnt[24], mean[48], sd[48], mn[48],
+		        mx[48];
 		const char *cells[12];
 
 		snprintf(id, sizeof(id), "%lld", (long long)r->run_id);
@@ -117,11 +118,13 @@ int cmd_history(cli_state *st, int argc, char **argv)
 			return 0;
 		if (opt == '?')
 			return BG_EINPUT;
-		if (opt == OPT_LIMIT && (rc = cli_parse_count(st, "--limit", optarg, 0, &limit)) < 0)
+		if (opt == OPT_LIMIT &&
+		    (rc = cli_parse_count(st, "--limit", optarg, 0, &limit)) < 0)
 			return rc;
 	}
 	if (optind + 1 != argc)
-		return cli_usage_error(st, "history needs one SERIES (benchmark:metric or benchmark)");
+		return cli_usage_error(st,
+		                       "history needs one SERIES (benchmark:metric or benchmark)");
 	/* --db alone is enough: history needs no repository then. */
 	if (!st->db_path && (rc = cli_open_repo(st, &env)) < 0)
 		goto cleanup;

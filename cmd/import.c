@@ -14,12 +14,12 @@
 enum { OPT_FORMAT_IN = CLI_OPT_BASE, OPT_COMMIT, OPT_MACHINE, OPT_NAME, OPT_TAG };
 
 static const struct option import_options[] = {
-	{"input-format", required_argument, NULL, OPT_FORMAT_IN},
-	{"commit", required_argument, NULL, OPT_COMMIT},
-	{"machine", required_argument, NULL, OPT_MACHINE},
-	{"name", required_argument, NULL, OPT_NAME},
-	{"tag", required_argument, NULL, OPT_TAG},
-	{0, 0, 0, 0},
+	{ "input-format", required_argument, NULL, OPT_FORMAT_IN },
+	{ "commit", required_argument, NULL, OPT_COMMIT },
+	{ "machine", required_argument, NULL, OPT_MACHINE },
+	{ "name", required_argument, NULL, OPT_NAME },
+	{ "tag", required_argument, NULL, OPT_TAG },
+	{ 0, 0, 0, 0 },
 };
 
 /* "dir/sort-results.txt" -> "sort-results". */
@@ -107,7 +107,8 @@ int cmd_import(cli_state *st, int argc, char **argv)
 			break;
 		case OPT_TAG:
 			if (!strchr(optarg, '=') || optarg[0] == '=') {
-				rc = cli_usage_error(st, "--tag needs KEY=VALUE (got \"%s\")", optarg);
+				rc = cli_usage_error(st, "--tag needs KEY=VALUE (got \"%s\")",
+				                     optarg);
 				goto cleanup;
 			}
 			tags[ntags++] = optarg;
@@ -126,8 +127,9 @@ int cmd_import(cli_state *st, int argc, char **argv)
 		goto cleanup;
 	}
 	if (bg_format_from_name(format, &fmt) < 0 || fmt == BG_FORMAT_TIME) {
-		rc = cli_usage_error(st, "--format: unknown input format \"%s\" (expected lines "
-		                         "or gbench)",
+		rc = cli_usage_error(st,
+		                     "--format: unknown input format \"%s\" (expected lines "
+		                     "or gbench)",
 		                     format);
 		goto cleanup;
 	}
@@ -156,7 +158,7 @@ int cmd_import(cli_state *st, int argc, char **argv)
 	    (rc = cli_open_store(st, &env)) < 0)
 		goto cleanup;
 	{
-		bg_run_info info = {&commit, env.machine, "import", tags};
+		bg_run_info info = { &commit, env.machine, "import", tags };
 		if ((rc = bg_store_run_begin(st->ctx, env.store, &info, &run_id)) < 0 ||
 		    (rc = bg_store_run_add(st->ctx, env.store, run_id, res)) < 0 ||
 		    (rc = bg_store_run_finish(st->ctx, env.store, run_id)) < 0)

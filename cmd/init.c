@@ -16,8 +16,8 @@
 enum { OPT_FORCE = CLI_OPT_BASE };
 
 static const struct option init_options[] = {
-	{"force", no_argument, NULL, OPT_FORCE},
-	{0, 0, 0, 0},
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ 0, 0, 0, 0 },
 };
 
 int cmd_init(cli_state *st, int argc, char **argv)
@@ -50,8 +50,9 @@ int cmd_init(cli_state *st, int argc, char **argv)
 	fd = open(path, O_WRONLY | O_CREAT | (force ? O_TRUNC : O_EXCL), 0644);
 	if (fd < 0) {
 		if (errno == EEXIST)
-			rc = bg_error_set(st->ctx, BG_EINPUT, "%s already exists (use --force to "
-			                                      "overwrite it)",
+			rc = bg_error_set(st->ctx, BG_EINPUT,
+			                  "%s already exists (use --force to "
+			                  "overwrite it)",
 			                  path);
 		else
 			rc = bg_error_errno(st->ctx, BG_EIO, "%s", path);

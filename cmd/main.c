@@ -11,56 +11,55 @@
 #include "cli.h"
 
 const cli_command cli_commands[] = {
-	{"init", cmd_init, "write a starter benchguard.json and create the database",
-	 "usage: benchguard init [--force]\n"
-	 "\n"
-	 "Writes a commented starter benchguard.json at the repository root (or at\n"
-	 "--config PATH) and creates the results database.\n"
-	 "\n"
-	 "  --force          overwrite an existing configuration\n"},
-	{"run", cmd_run, "build and run the suite at the working tree; store every sample",
-	 "usage: benchguard run [--filter RE] [--samples N] [--warmup N] [--runs K]\n"
-	 "                      [--machine NAME] [--tag K=V]...\n"
-	 "\n"
-	 "Runs the configured build, then every benchmark (warm-up, then samples) in\n"
-	 "the repository's working tree, and stores each run under HEAD's commit and\n"
-	 "this machine's fingerprint.  Exit 3 if a benchmark failed or the build did.\n"
-	 "\n"
-	 "  --filter RE      only benchmarks whose name matches the extended regex RE\n"
-	 "  --samples N      timed executions per benchmark (overrides the config)\n"
-	 "  --warmup N       discarded executions before sampling\n"
-	 "  --runs K         K separate runs, one after another (default 1)\n"
-	 "  --timeout SEC    per-execution timeout (overrides the config)\n"
-	 "  --machine NAME   store under NAME instead of the hardware fingerprint\n"
-	 "  --tag K=V        attach a tag to the run (repeatable)\n"
-	 "  --no-build       skip the configured build command\n"},
-	{"import", cmd_import, "store results produced elsewhere (lines, gbench)",
-	 "usage: benchguard import FILE --format lines|gbench [--commit REV]\n"
-	 "                         [--machine NAME] [--name BENCH] [--tag K=V]...\n"
-	 "\n"
-	 "Parses FILE (\"-\" for standard input) and stores it as one run.\n"
-	 "\n"
-	 "  --format F       lines or gbench (required)\n"
-	 "  --commit REV     the commit the results belong to (default HEAD)\n"
-	 "  --machine NAME   store under NAME instead of this machine's fingerprint\n"
-	 "  --name BENCH     benchmark name: for lines, default the file name without\n"
-	 "                   extension; for gbench, a prefix \"BENCH/\" (default none)\n"
-	 "  --tag K=V        attach a tag to the run (repeatable)\n"},
-	{"history", cmd_history, "a series' run summaries over commits",
-	 "usage: benchguard history SERIES [--limit N]\n"
-	 "\n"
-	 "SERIES is benchmark:metric (e.g. sort/1M:wall_time), or a benchmark name\n"
-	 "for all its metrics.  Newest run first.\n"
-	 "\n"
-	 "  --limit N        at most N runs per series (default 20, 0 = all)\n"},
-	{"fingerprint", cmd_fingerprint, "print the machine fingerprint and the facts behind it",
-	 "usage: benchguard fingerprint [--machine NAME]\n"
-	 "\n"
-	 "Stable facts are hashed into the fingerprint; volatile facts are stored\n"
-	 "with each run for reports and warnings.\n"},
-	{"help", cmd_help, "show help for a command",
-	 "usage: benchguard help [COMMAND]\n"},
-	{NULL, NULL, NULL, NULL},
+	{ "init", cmd_init, "write a starter benchguard.json and create the database",
+	  "usage: benchguard init [--force]\n"
+	  "\n"
+	  "Writes a commented starter benchguard.json at the repository root (or at\n"
+	  "--config PATH) and creates the results database.\n"
+	  "\n"
+	  "  --force          overwrite an existing configuration\n" },
+	{ "run", cmd_run, "build and run the suite at the working tree; store every sample",
+	  "usage: benchguard run [--filter RE] [--samples N] [--warmup N] [--runs K]\n"
+	  "                      [--machine NAME] [--tag K=V]...\n"
+	  "\n"
+	  "Runs the configured build, then every benchmark (warm-up, then samples) in\n"
+	  "the repository's working tree, and stores each run under HEAD's commit and\n"
+	  "this machine's fingerprint.  Exit 3 if a benchmark failed or the build did.\n"
+	  "\n"
+	  "  --filter RE      only benchmarks whose name matches the extended regex RE\n"
+	  "  --samples N      timed executions per benchmark (overrides the config)\n"
+	  "  --warmup N       discarded executions before sampling\n"
+	  "  --runs K         K separate runs, one after another (default 1)\n"
+	  "  --timeout SEC    per-execution timeout (overrides the config)\n"
+	  "  --machine NAME   store under NAME instead of the hardware fingerprint\n"
+	  "  --tag K=V        attach a tag to the run (repeatable)\n"
+	  "  --no-build       skip the configured build command\n" },
+	{ "import", cmd_import, "store results produced elsewhere (lines, gbench)",
+	  "usage: benchguard import FILE --format lines|gbench [--commit REV]\n"
+	  "                         [--machine NAME] [--name BENCH] [--tag K=V]...\n"
+	  "\n"
+	  "Parses FILE (\"-\" for standard input) and stores it as one run.\n"
+	  "\n"
+	  "  --format F       lines or gbench (required)\n"
+	  "  --commit REV     the commit the results belong to (default HEAD)\n"
+	  "  --machine NAME   store under NAME instead of this machine's fingerprint\n"
+	  "  --name BENCH     benchmark name: for lines, default the file name without\n"
+	  "                   extension; for gbench, a prefix \"BENCH/\" (default none)\n"
+	  "  --tag K=V        attach a tag to the run (repeatable)\n" },
+	{ "history", cmd_history, "a series' run summaries over commits",
+	  "usage: benchguard history SERIES [--limit N]\n"
+	  "\n"
+	  "SERIES is benchmark:metric (e.g. sort/1M:wall_time), or a benchmark name\n"
+	  "for all its metrics.  Newest run first.\n"
+	  "\n"
+	  "  --limit N        at most N runs per series (default 20, 0 = all)\n" },
+	{ "fingerprint", cmd_fingerprint, "print the machine fingerprint and the facts behind it",
+	  "usage: benchguard fingerprint [--machine NAME]\n"
+	  "\n"
+	  "Stable facts are hashed into the fingerprint; volatile facts are stored\n"
+	  "with each run for reports and warnings.\n" },
+	{ "help", cmd_help, "show help for a command", "usage: benchguard help [COMMAND]\n" },
+	{ NULL, NULL, NULL, NULL },
 };
 
 const cli_command *cli_find_command(const char *name)
@@ -82,17 +81,18 @@ void cli_print_usage(FILE *f)
 	           "Keeps software from silently getting slower.\n\ncommands:\n");
 	for (c = cli_commands; c->name; c++)
 		fprintf(f, "  %-12s %s\n", c->name, c->summary);
-	fprintf(f, "\nglobal options:\n"
-	           "  --db PATH        results database (default $BENCHGUARD_DB, else\n"
-	           "                   .benchguard/results.db at the repository root)\n"
-	           "  --config PATH    suite configuration (default benchguard.json at the root)\n"
-	           "  --format F       table, json or markdown (default table)\n"
-	           "  --json           same as --format json\n"
-	           "  -q, -v           quieter / more detail on stderr\n"
-	           "  --no-color       no colour (also NO_COLOR)\n"
-	           "  --version        print the version\n"
-	           "\nexit codes: 0 ok, 1 regression, 2 usage/config/input error, 3 runtime failure\n"
-	           "`benchguard help COMMAND` shows a command's options.\n");
+	fprintf(f,
+	        "\nglobal options:\n"
+	        "  --db PATH        results database (default $BENCHGUARD_DB, else\n"
+	        "                   .benchguard/results.db at the repository root)\n"
+	        "  --config PATH    suite configuration (default benchguard.json at the root)\n"
+	        "  --format F       table, json or markdown (default table)\n"
+	        "  --json           same as --format json\n"
+	        "  -q, -v           quieter / more detail on stderr\n"
+	        "  --no-color       no colour (also NO_COLOR)\n"
+	        "  --version        print the version\n"
+	        "\nexit codes: 0 ok, 1 regression, 2 usage/config/input error, 3 runtime failure\n"
+	        "`benchguard help COMMAND` shows a command's options.\n");
 }
 
 /* The one piece of global state: set by a signal, read through the context,
@@ -118,7 +118,7 @@ static void catch_signals(void)
 
 int main(int argc, char **argv)
 {
-	static const struct option globals_only[] = {{0, 0, 0, 0}};
+	static const struct option globals_only[] = { { 0, 0, 0, 0 } };
 	cli_state st;
 	const cli_command *cmd;
 	int rc, code;
@@ -160,7 +160,8 @@ int main(int argc, char **argv)
 	}
 	cmd = cli_find_command(argv[optind]);
 	if (!cmd) {
-		cli_usage_error(&st, "unknown command \"%s\" (see benchguard --help)", argv[optind]);
+		cli_usage_error(&st, "unknown command \"%s\" (see benchguard --help)",
+		                argv[optind]);
 		code = 2;
 		goto fail;
 	}

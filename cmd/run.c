@@ -13,19 +13,27 @@
 #include "cli.h"
 #include "internal.h"
 
-enum { OPT_FILTER = CLI_OPT_BASE, OPT_SAMPLES, OPT_WARMUP, OPT_RUNS, OPT_TIMEOUT,
-       OPT_MACHINE, OPT_TAG, OPT_NO_BUILD };
+enum {
+	OPT_FILTER = CLI_OPT_BASE,
+	OPT_SAMPLES,
+	OPT_WARMUP,
+	OPT_RUNS,
+	OPT_TIMEOUT,
+	OPT_MACHINE,
+	OPT_TAG,
+	OPT_NO_BUILD
+};
 
 static const struct option run_options[] = {
-	{"filter", required_argument, NULL, OPT_FILTER},
-	{"samples", required_argument, NULL, OPT_SAMPLES},
-	{"warmup", required_argument, NULL, OPT_WARMUP},
-	{"runs", required_argument, NULL, OPT_RUNS},
-	{"timeout", required_argument, NULL, OPT_TIMEOUT},
-	{"machine", required_argument, NULL, OPT_MACHINE},
-	{"tag", required_argument, NULL, OPT_TAG},
-	{"no-build", no_argument, NULL, OPT_NO_BUILD},
-	{0, 0, 0, 0},
+	{ "filter", required_argument, NULL, OPT_FILTER },
+	{ "samples", required_argument, NULL, OPT_SAMPLES },
+	{ "warmup", required_argument, NULL, OPT_WARMUP },
+	{ "runs", required_argument, NULL, OPT_RUNS },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "machine", required_argument, NULL, OPT_MACHINE },
+	{ "tag", required_argument, NULL, OPT_TAG },
+	{ "no-build", no_argument, NULL, OPT_NO_BUILD },
+	{ 0, 0, 0, 0 },
 };
 
 typedef struct {
@@ -110,7 +118,7 @@ static void report_benchmark(cli_state *st, const bg_benchmark *b, const bg_resu
  */
 static void record_compiler(cli_state *st, cli_env *env)
 {
-	bg_exec_opts o = {0};
+	bg_exec_opts o = { 0 };
 	bg_exec_result r;
 	size_t n;
 
@@ -132,7 +140,7 @@ static void record_compiler(cli_state *st, cli_env *env)
 static int build(cli_state *st, cli_env *env)
 {
 	const char *cmd = bg_config_build(env->config);
-	bg_exec_opts o = {0};
+	bg_exec_opts o = { 0 };
 	bg_exec_result r;
 	char *why;
 	int rc;
@@ -196,8 +204,7 @@ static const char *status_name(bg_bench_status s)
 	return s == BG_BENCH_FAILED ? "failed" : s == BG_BENCH_SKIPPED ? "skipped" : "ok";
 }
 
-static int print_json(cli_state *st, cli_env *env, const bg_commit *c, run_record *runs,
-                      int nruns)
+static int print_json(cli_state *st, cli_env *env, const bg_commit *c, run_record *runs, int nruns)
 {
 	json_object *top = json_object_new_object(), *arr = json_object_new_array();
 	int k;
@@ -208,22 +215,23 @@ static int print_json(cli_state *st, cli_env *env, const bg_commit *c, run_recor
 		            *outs = json_object_new_array();
 		json_object_object_add(r, "id", json_object_new_int64(runs[k].id));
 		json_object_object_add(r, "commit", json_object_new_string(c->sha));
-		json_object_object_add(r, "branch", c->branch ? json_object_new_string(c->branch)
-		                                             : NULL);
+		json_object_object_add(r, "branch",
+		                       c->branch ? json_object_new_string(c->branch) : NULL);
 		json_object_object_add(r, "dirty", json_object_new_boolean(c->dirty));
-		json_object_object_add(r, "machine", json_object_new_string(bg_machine_fingerprint(
-		                                             env->machine)));
+		json_object_object_add(
+		        r, "machine", json_object_new_string(bg_machine_fingerprint(env->machine)));
 		for (i = 0; i < bg_results_series_count(runs[k].res); i++)
 			add_series_json(series, bg_results_series(runs[k].res, i));
 		for (i = 0; i < bg_results_outcome_count(runs[k].res); i++) {
 			const bg_outcome *o = bg_results_outcome(runs[k].res, i);
 			json_object *oj = json_object_new_object();
-			json_object_object_add(oj, "benchmark", json_object_new_string(o->benchmark));
+			json_object_object_add(oj, "benchmark",
+			                       json_object_new_string(o->benchmark));
 			json_object_object_add(oj, "status",
 			                       json_object_new_string(status_name(o->status)));
-			json_object_object_add(oj, "message", o->message
-			                                          ? json_object_new_string(o->message)
-			                                          : NULL);
+			json_object_object_add(oj, "message",
+			                       o->message ? json_object_new_string(o->message)
+			                                  : NULL);
 			json_object_array_add(outs, oj);
 		}
 		json_object_object_add(r, "results", series);
@@ -236,8 +244,8 @@ static int print_json(cli_state *st, cli_env *env, const bg_commit *c, run_recor
 
 static int print_table(cli_state *st, run_record *runs, int nruns)
 {
-	static const char *const head[] = {"run", "series", "n", "mean", "median",
-	                                   "stddev", "cv", "min", "max", "status"};
+	static const char *const head[] = { "run",    "series", "n",   "mean", "median",
+		                            "stddev", "cv",     "min", "max",  "status" };
 	cli_table *t = cli_table_new(10, head, "lllrrrrrrl");
 	char mean[48], med[48], sd[48], cv[24], mn[48], mx[48], n[24], id[24], name[512];
 	int k;
@@ -262,7 +270,9 @@ static int print_table(cli_state *st, run_record *runs, int nruns)
 			cli_fmt_value(mx, sizeof(mx), sum.max, s->unit);
 			snprintf(cv, sizeof(cv), "%.1f%%", cli_cv_percent(&sum));
 			{
-				const char *row[] = {id, name, n, mean, med, sd, cv, mn, mx, "ok"};
+				const char *row[] = {
+					id, name, n, mean, med, sd, cv, mn, mx, "ok"
+				};
 				cli_table_add(t, row);
 			}
 		}
@@ -271,8 +281,10 @@ static int print_table(cli_state *st, run_record *runs, int nruns)
 			if (o->status == BG_BENCH_OK)
 				continue;
 			{
-				const char *row[] = {id, o->benchmark, "", "", "", "", "", "", "",
-				                     status_name(o->status)};
+				const char *row[] = {
+					id, o->benchmark, "", "", "",
+					"", "",           "", "", status_name(o->status)
+				};
 				cli_table_add(t, row);
 			}
 		}
@@ -333,7 +345,8 @@ int cmd_run(cli_state *st, int argc, char **argv)
 			break;
 		case OPT_TAG:
 			if (!strchr(optarg, '=') || optarg[0] == '=')
-				rc = cli_usage_error(st, "--tag needs KEY=VALUE (got \"%s\")", optarg);
+				rc = cli_usage_error(st, "--tag needs KEY=VALUE (got \"%s\")",
+				                     optarg);
 			tags[ntags++] = optarg;
 			break;
 		case OPT_NO_BUILD:
@@ -352,16 +365,17 @@ int cmd_run(cli_state *st, int argc, char **argv)
 		if (e) {
 			char why[256];
 			regerror(e, &re, why, sizeof(why));
-			rc = cli_usage_error(st, "--filter: bad regular expression \"%s\": %s", filter,
-			                     why);
+			rc = cli_usage_error(st, "--filter: bad regular expression \"%s\": %s",
+			                     filter, why);
 			goto cleanup;
 		}
 		have_re = 1;
 	}
 
-	if ((rc = cli_open_repo(st, &env)) < 0 || (rc = bg_repo_head(st->ctx, env.repo, &head)) < 0 ||
-	    (rc = cli_load_config(st, &env)) < 0 || (rc = cli_detect_machine(st, &env, machine)) < 0 ||
-	    (rc = cli_open_store(st, &env)) < 0)
+	if ((rc = cli_open_repo(st, &env)) < 0 ||
+	    (rc = bg_repo_head(st->ctx, env.repo, &head)) < 0 ||
+	    (rc = cli_load_config(st, &env)) < 0 ||
+	    (rc = cli_detect_machine(st, &env, machine)) < 0 || (rc = cli_open_store(st, &env)) < 0)
 		goto cleanup;
 
 	for (i = 0; i < bg_config_benchmark_count(env.config); i++)
@@ -383,8 +397,8 @@ int cmd_run(cli_state *st, int argc, char **argv)
 		goto cleanup;
 	}
 	for (k = 0; k < nruns; k++) {
-		bg_run_info info = {&head, env.machine, "run", tags};
-		progress_state ps = {st, 0, total, k + 1, nruns};
+		bg_run_info info = { &head, env.machine, "run", tags };
+		progress_state ps = { st, 0, total, k + 1, nruns };
 		bg_run_opts ro = BG_RUN_OPTS_INIT;
 
 		ro.cwd = bg_repo_workdir(env.repo);
@@ -407,8 +421,9 @@ int cmd_run(cli_state *st, int argc, char **argv)
 			if (have_re && regexec(&re, b->name, 0, NULL, 0))
 				continue;
 			if (bg_ctx_cancelled(st->ctx)) {
-				rc = bg_error_set(st->ctx, BG_ERROR, "interrupted: run %lld left "
-				                                     "incomplete",
+				rc = bg_error_set(st->ctx, BG_ERROR,
+				                  "interrupted: run %lld left "
+				                  "incomplete",
 				                  (long long)runs[k].id);
 				goto cleanup;
 			}

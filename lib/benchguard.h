@@ -117,9 +117,9 @@ typedef struct {
 	bg_format format;
 	const char *const *requires; /* e.g. "cuda", or a command that must exist */
 	size_t nrequires;
-	int warmup;     /* resolved: benchmark's own value, else "defaults" */
-	int samples;    /* executions for `time`; see README for other formats */
-	double timeout; /* seconds per execution */
+	int warmup;                        /* resolved: benchmark's own value, else "defaults" */
+	int samples;                       /* executions for `time`; see README for other formats */
+	double timeout;                    /* seconds per execution */
 	const bg_metric_override *metrics; /* direction overrides */
 	size_t nmetrics;
 	int line; /* where the benchmark starts in the config file */
@@ -146,9 +146,9 @@ enum {
 
 /* Alert targets as written: ${VAR} is expanded at use (bg_config_expand). */
 typedef struct {
-	const char *kind; /* "webhook", "slack", "github" */
+	const char *kind;                             /* "webhook", "slack", "github" */
 	const char *url, *secret, *repo, *token, *pr; /* NULL when absent */
-	unsigned on; /* BG_ALERT_ON_* mask; default regression */
+	unsigned on;                                  /* BG_ALERT_ON_* mask; default regression */
 	int line;
 } bg_alert_cfg;
 
@@ -159,8 +159,7 @@ typedef struct {
  */
 int bg_config_load(bg_ctx *ctx, const char *path, bg_config **out);
 /* The same from memory; `name` stands for the file in messages. */
-int bg_config_parse(bg_ctx *ctx, const char *name, const char *text, size_t len,
-                    bg_config **out);
+int bg_config_parse(bg_ctx *ctx, const char *name, const char *text, size_t len, bg_config **out);
 void bg_config_free(bg_config *cfg);
 
 const char *bg_config_path(const bg_config *cfg);
@@ -231,11 +230,11 @@ const bg_outcome *bg_results_outcome(const bg_results *res, size_t i);
  * from the unit.  Non-finite values, or a unit that contradicts the series'
  * earlier samples (seconds vs bytes), -> BG_EINPUT.
  */
-int bg_results_add(bg_ctx *ctx, bg_results *res, const char *benchmark,
-                   const char *metric, const char *unit, double value);
+int bg_results_add(bg_ctx *ctx, bg_results *res, const char *benchmark, const char *metric,
+                   const char *unit, double value);
 /* Forces a series' direction (config override). */
-int bg_results_set_direction(bg_results *res, const char *benchmark,
-                             const char *metric, bg_direction dir);
+int bg_results_set_direction(bg_results *res, const char *benchmark, const char *metric,
+                             bg_direction dir);
 /* Records what happened to a benchmark; replaces an earlier outcome. */
 int bg_results_set_outcome(bg_ctx *ctx, bg_results *res, const char *benchmark,
                            bg_bench_status status, const char *message);
@@ -252,36 +251,35 @@ void bg_results_drop_benchmark(bg_results *res, const char *benchmark);
  * Unparsable input -> BG_EINPUT "<source>:<line>: <what>"; nothing is
  * appended to `into` then.
  */
-int bg_format_parse(bg_ctx *ctx, bg_format format, const char *source,
-                    const char *benchmark, const char *data, size_t len,
-                    bg_results *into);
+int bg_format_parse(bg_ctx *ctx, bg_format format, const char *source, const char *benchmark,
+                    const char *data, size_t len, bg_results *into);
 
 /* ------------------------------------------------------------------ runner */
 
 /* What one execution of a command did. */
 typedef struct {
-	int exited;      /* exited normally, with exit_status */
+	int exited; /* exited normally, with exit_status */
 	int exit_status;
-	int signaled;    /* killed by term_signal */
+	int signaled; /* killed by term_signal */
 	int term_signal;
-	int timed_out;   /* benchguard killed its process group at the timeout */
-	double wall;     /* seconds, monotonic clock */
-	double user, sys;/* seconds, from wait4 */
-	long maxrss_kib; /* peak resident set, from wait4 */
-	char *out;       /* captured stdout (NUL-terminated), or NULL */
+	int timed_out;    /* benchguard killed its process group at the timeout */
+	double wall;      /* seconds, monotonic clock */
+	double user, sys; /* seconds, from wait4 */
+	long maxrss_kib;  /* peak resident set, from wait4 */
+	char *out;        /* captured stdout (NUL-terminated), or NULL */
 	size_t out_len;
 	int out_truncated; /* stdout went past the limit; the rest was discarded */
-	char *err_tail;  /* the last BG_ERR_TAIL bytes of stderr (NUL-terminated) */
+	char *err_tail;    /* the last BG_ERR_TAIL bytes of stderr (NUL-terminated) */
 	size_t err_len;
 } bg_exec_result;
 
 #define BG_ERR_TAIL 4096
 
 typedef struct {
-	const char *cwd;      /* NULL: current directory */
-	double timeout;       /* seconds; <= 0: none */
-	int capture_stdout;   /* 0: stdout goes to /dev/null */
-	size_t out_limit;     /* bytes of stdout kept; 0: 64 MiB */
+	const char *cwd;        /* NULL: current directory */
+	double timeout;         /* seconds; <= 0: none */
+	int capture_stdout;     /* 0: stdout goes to /dev/null */
+	size_t out_limit;       /* bytes of stdout kept; 0: 64 MiB */
 	const char *const *env; /* extra "K=V" entries, NULL-terminated, or NULL */
 } bg_exec_opts;
 
@@ -293,8 +291,7 @@ typedef struct {
  * the command was started and waited for, whatever its status; < 0 only
  * when benchguard itself could not run it.
  */
-int bg_exec(bg_ctx *ctx, const char *command, const bg_exec_opts *opts,
-            bg_exec_result *out);
+int bg_exec(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, bg_exec_result *out);
 void bg_exec_result_clear(bg_exec_result *res);
 /* "exit status 3", "killed by signal 11 (Segmentation fault)", "timed out after 5 s" */
 char *bg_exec_describe(const bg_exec_result *res, double timeout);
@@ -302,16 +299,19 @@ char *bg_exec_describe(const bg_exec_result *res, double timeout);
 typedef void (*bg_progress_cb)(const char *benchmark, int done, int total, void *data);
 
 typedef struct {
-	const char *cwd;     /* checkout the commands run in */
-	int samples;         /* < 0: the benchmark's own */
-	int warmup;          /* < 0: the benchmark's own */
-	double timeout;      /* <= 0: the benchmark's own */
-	size_t out_limit;    /* 0: 64 MiB */
+	const char *cwd;  /* checkout the commands run in */
+	int samples;      /* < 0: the benchmark's own */
+	int warmup;       /* < 0: the benchmark's own */
+	double timeout;   /* <= 0: the benchmark's own */
+	size_t out_limit; /* 0: 64 MiB */
 	bg_progress_cb progress;
 	void *progress_data;
 } bg_run_opts;
 
-#define BG_RUN_OPTS_INIT {NULL, -1, -1, 0.0, 0, NULL, NULL}
+#define BG_RUN_OPTS_INIT                                                                           \
+	{                                                                                          \
+		NULL, -1, -1, 0.0, 0, NULL, NULL                                                   \
+	}
 
 /*
  * Runs one benchmark (warm-up, then samples) and adds its series and its
@@ -357,8 +357,8 @@ int bg_machine_set_name(bg_machine *m, const char *name);
 const char *bg_machine_fingerprint(bg_machine *m);
 size_t bg_machine_fact_count(const bg_machine *m);
 /* The i-th fact, stable facts first, each group sorted by key. */
-int bg_machine_fact(const bg_machine *m, size_t i, const char **key,
-                    const char **value, int *is_volatile);
+int bg_machine_fact(const bg_machine *m, size_t i, const char **key, const char **value,
+                    int *is_volatile);
 const char *bg_machine_get(const bg_machine *m, const char *key); /* NULL if absent */
 
 /* --------------------------------------------------------------------- git */
@@ -367,11 +367,11 @@ typedef struct bg_repo bg_repo;
 
 typedef struct {
 	char sha[41];
-	char *branch;  /* short branch name; NULL when detached or not HEAD */
-	int dirty;     /* tracked files differ from HEAD (untracked files don't count) */
+	char *branch;        /* short branch name; NULL when detached or not HEAD */
+	int dirty;           /* tracked files differ from HEAD (untracked files don't count) */
 	int64_t author_time; /* seconds since the epoch */
-	char *author;  /* "Name <email>" */
-	char *subject; /* first line of the message */
+	char *author;        /* "Name <email>" */
+	char *subject;       /* first line of the message */
 } bg_commit;
 
 /* Finds the repository containing `path`.  Not in one -> BG_EINPUT. */
@@ -400,14 +400,13 @@ int bg_store_schema_version(bg_store *store);
 
 typedef struct {
 	const bg_commit *commit;
-	bg_machine *machine;       /* fingerprint and facts are stored */
-	const char *source;        /* "run" or "import" */
-	const char *const *tags;   /* "K=V" strings, NULL-terminated, or NULL */
+	bg_machine *machine;     /* fingerprint and facts are stored */
+	const char *source;      /* "run" or "import" */
+	const char *const *tags; /* "K=V" strings, NULL-terminated, or NULL */
 } bg_run_info;
 
 /* Starts a run: stored at once, marked incomplete until bg_store_run_finish. */
-int bg_store_run_begin(bg_ctx *ctx, bg_store *store, const bg_run_info *info,
-                       int64_t *run_id);
+int bg_store_run_begin(bg_ctx *ctx, bg_store *store, const bg_run_info *info, int64_t *run_id);
 /* Stores series (samples + summary) and outcomes, in one transaction. */
 int bg_store_run_add(bg_ctx *ctx, bg_store *store, int64_t run_id, const bg_results *res);
 /* Marks the run complete. */
@@ -419,10 +418,10 @@ typedef struct {
 	char *branch;
 	int dirty;
 	int complete;
-	int64_t started_at;  /* seconds since the epoch */
+	int64_t started_at; /* seconds since the epoch */
 	int64_t author_time;
 	char *subject;
-	char *machine;       /* fingerprint */
+	char *machine; /* fingerprint */
 	char *benchmark, *metric, *unit;
 	bg_direction direction;
 	bg_summary summary;
@@ -438,9 +437,8 @@ int bg_store_history(bg_ctx *ctx, bg_store *store, const char *series, size_t li
 void bg_history_free(bg_history_row *rows, size_t nrows);
 
 /* The raw samples of one series in one run, in measured order. */
-int bg_store_samples(bg_ctx *ctx, bg_store *store, int64_t run_id,
-                     const char *benchmark, const char *metric,
-                     double **values, size_t *n);
+int bg_store_samples(bg_ctx *ctx, bg_store *store, int64_t run_id, const char *benchmark,
+                     const char *metric, double **values, size_t *n);
 
 #ifdef __cplusplus
 }

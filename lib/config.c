@@ -631,7 +631,7 @@ static int fail(struct loader *ld, int line, const char *fmt, ...)
 
 /* The same, naming the key path first: "baseline.window: must be ...". */
 static int failp(struct loader *ld, int line, const char *path, const char *fmt, ...)
-    BG_PRINTF(4, 5);
+        BG_PRINTF(4, 5);
 
 static int failp(struct loader *ld, int line, const char *path, const char *fmt, ...)
 {
@@ -958,15 +958,15 @@ int bg_config_expand(bg_ctx *ctx, const char *in, char **out)
 
 /* ---------------------------------------------------------------- checks */
 
-static const char *const root_keys[] = {"project",  "build",      "baseline", "thresholds",
-                                        "defaults", "benchmarks", "alerts"};
-static const char *const baseline_keys[] = {"branch", "window", "min_runs"};
-static const char *const threshold_keys[] = {"alpha", "fdr", "min_change", "min_effect"};
-static const char *const defaults_keys[] = {"warmup", "samples", "timeout"};
-static const char *const bench_keys[] = {"name",   "command", "format",  "requires",
-                                         "warmup", "samples", "timeout", "metrics"};
-static const char *const metric_keys[] = {"direction"};
-static const char *const alert_keys[] = {"kind", "url", "secret", "repo", "token", "pr", "on"};
+static const char *const root_keys[] = { "project",  "build",      "baseline", "thresholds",
+	                                 "defaults", "benchmarks", "alerts" };
+static const char *const baseline_keys[] = { "branch", "window", "min_runs" };
+static const char *const threshold_keys[] = { "alpha", "fdr", "min_change", "min_effect" };
+static const char *const defaults_keys[] = { "warmup", "samples", "timeout" };
+static const char *const bench_keys[] = { "name",   "command", "format",  "requires",
+	                                  "warmup", "samples", "timeout", "metrics" };
+static const char *const metric_keys[] = { "direction" };
+static const char *const alert_keys[] = { "kind", "url", "secret", "repo", "token", "pr", "on" };
 
 /* Per alert kind: the keys it takes besides kind and on, and those it needs. */
 static const struct alert_kind {
@@ -975,9 +975,9 @@ static const struct alert_kind {
 	const char *needs[4];
 	const char *needs_text;
 } alert_kinds[] = {
-    {"webhook", {"url", "secret"}, {"url"}, "a url"},
-    {"slack", {"url"}, {"url"}, "a url"},
-    {"github", {"repo", "token", "pr"}, {"repo", "token", "pr"}, "repo, token and pr"},
+	{ "webhook", { "url", "secret" }, { "url" }, "a url" },
+	{ "slack", { "url" }, { "url" }, "a url" },
+	{ "github", { "repo", "token", "pr" }, { "repo", "token", "pr" }, "repo, token and pr" },
 };
 
 static int has_key(const char *const *list, size_t n, const char *key)
@@ -1210,8 +1210,8 @@ static int load_requires(struct loader *ld, const struct pos *p, json_object *a,
 		char epath[PATH_SIZE];
 
 		path_index(epath, sizeof(epath), path, i);
-		err =
-		    read_string(ld, element(p, i), epath, json_object_array_get_idx(a, i), &req[i]);
+		err = read_string(ld, element(p, i), epath, json_object_array_get_idx(a, i),
+		                  &req[i]);
 		if (err < 0)
 			return err;
 	}
@@ -1309,10 +1309,10 @@ static int load_benchmarks(struct loader *ld, const struct pos *root, json_objec
 			goto cleanup;
 		for (j = 0; j < i; j++) {
 			if (!strcmp(ld->cfg->benchmarks[j].name, b->name)) {
-				err =
-				    fail(ld, name_lines[i],
-				         "%s.name: duplicate benchmark name %s (first at line %d)",
-				         epath, quote(q, sizeof(q), b->name), name_lines[j]);
+				err = fail(
+				        ld, name_lines[i],
+				        "%s.name: duplicate benchmark name %s (first at line %d)",
+				        epath, quote(q, sizeof(q), b->name), name_lines[j]);
 				goto cleanup;
 			}
 		}
@@ -1350,7 +1350,7 @@ static int only_digits(const char *s)
 static int load_alert_on(struct loader *ld, const struct pos *p, json_object *a, const char *path,
                          unsigned *mask)
 {
-	static const char *const events[] = {"regression", "improvement", "always"};
+	static const char *const events[] = { "regression", "improvement", "always" };
 	size_t n, i, k;
 	char q[96];
 
@@ -1375,9 +1375,9 @@ static int load_alert_on(struct loader *ld, const struct pos *p, json_object *a,
 			;
 		if (k == BG_ARRAY_SIZE(events))
 			return failp(
-			    ld, ep->line, epath,
-			    "unknown event %s (expected regression, improvement or always)",
-			    quote(q, sizeof(q), s));
+			        ld, ep->line, epath,
+			        "unknown event %s (expected regression, improvement or always)",
+			        quote(q, sizeof(q), s));
 		*mask |= 1u << k; /* events[] is in BG_ALERT_ON_* bit order */
 	}
 	return 0;
@@ -1528,7 +1528,7 @@ static int load_alerts(struct loader *ld, const struct pos *root, json_object *o
 
 static int load_root(struct loader *ld, const struct pos *root, json_object *obj)
 {
-	struct run_defaults d = {2, 15, 60.0};
+	struct run_defaults d = { 2, 15, 60.0 };
 	const struct pos *kp;
 	json_object *v;
 	char kpath[PATH_SIZE];

@@ -543,7 +543,7 @@ static int str_cmp(const void *a, const void *b)
  */
 static int cores_from_topology(probe *p, const int *cpus, size_t ncpus, long *cores)
 {
-	static const char *const files[] = {"core_cpus_list", "thread_siblings_list"};
+	static const char *const files[] = { "core_cpus_list", "thread_siblings_list" };
 	char rel[128], **lists = NULL;
 	size_t i, j, n = 0;
 	int err = 0;
@@ -765,8 +765,8 @@ static int detect_volatile(probe *p)
 	if ((err = flag_from_file(p, "smt", "sys/devices/system/cpu/smt/active", '1', &found)) < 0)
 		return err;
 	found = 0;
-	err =
-	    flag_from_file(p, "turbo", "sys/devices/system/cpu/intel_pstate/no_turbo", '0', &found);
+	err = flag_from_file(p, "turbo", "sys/devices/system/cpu/intel_pstate/no_turbo", '0',
+	                     &found);
 	if (err < 0)
 		return err;
 	if (!found && (err = flag_from_file(p, "turbo", "sys/devices/system/cpu/cpufreq/boost", '1',

@@ -32,8 +32,8 @@ static const struct {
 	bg_format format;
 	format_parse_fn parse;
 } parsers[] = {
-    {BG_FORMAT_LINES, parse_lines},
-    {BG_FORMAT_GBENCH, parse_gbench},
+	{ BG_FORMAT_LINES, parse_lines },
+	{ BG_FORMAT_GBENCH, parse_gbench },
 };
 
 /* Longest piece of user data quoted back in a message; keeps it one line. */
@@ -198,7 +198,7 @@ cleanup:
  * Google Benchmark's time units (its --benchmark_time_unit and
  * benchmark::TimeUnit); bg_results_add() turns them into seconds.
  */
-static const char *const gbench_time_units[] = {"ns", "us", "ms", "s"};
+static const char *const gbench_time_units[] = { "ns", "us", "ms", "s" };
 
 /*
  * The counters kept besides real_time and cpu_time: the two rates Google
@@ -209,12 +209,12 @@ static const char *const gbench_time_units[] = {"ns", "us", "ms", "s"};
 static const struct {
 	const char *key, *unit;
 } gbench_counters[] = {
-    {"bytes_per_second", "B/s"},
-    {"items_per_second", "items/s"},
+	{ "bytes_per_second", "B/s" },
+	{ "items_per_second", "items/s" },
 };
 
 /* Statistics that versions before run_type (< 1.5) append to the name. */
-static const char *const gbench_old_aggregates[] = {"_mean", "_median", "_stddev"};
+static const char *const gbench_old_aggregates[] = { "_mean", "_median", "_stddev" };
 
 typedef struct {
 	bg_ctx *ctx;
@@ -440,7 +440,7 @@ static int gbench_entry(gbench_state *st, json_object *entry, size_t idx)
 static int parse_gbench(bg_ctx *ctx, const char *source, const char *benchmark, const char *data,
                         size_t len, bg_results *out)
 {
-	gbench_state st = {ctx, source, benchmark, out, BG_BUF_INIT, BG_BUF_INIT, 0, 0, 0};
+	gbench_state st = { ctx, source, benchmark, out, BG_BUF_INIT, BG_BUF_INIT, 0, 0, 0 };
 	json_tokener *tok = NULL;
 	json_object *root = NULL, *list;
 	enum json_tokener_error jerr;
@@ -556,9 +556,9 @@ static int merge(bg_ctx *ctx, const char *source, const bg_results *from, bg_res
 			const bg_series *t = find_series(into, s->benchmark, s->metric);
 			if (t && strcmp(t->unit, s->unit) != 0)
 				return bg_error_set(
-				    ctx, BG_EINPUT,
-				    "%s: %s:%s: unit \"%s\" differs from earlier \"%s\"", source,
-				    s->benchmark, s->metric, s->unit, t->unit);
+				        ctx, BG_EINPUT,
+				        "%s: %s:%s: unit \"%s\" differs from earlier \"%s\"",
+				        source, s->benchmark, s->metric, s->unit, t->unit);
 		}
 	}
 	for (i = 0; i < n; i++) {

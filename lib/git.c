@@ -194,7 +194,7 @@ static int tree_is_dirty(bg_ctx *ctx, git_repository *repo, int *dirty)
 			continue;
 		if (is_submodule_entry(e)) {
 			const git_diff_delta *d =
-			    e->index_to_workdir ? e->index_to_workdir : e->head_to_index;
+			        e->index_to_workdir ? e->index_to_workdir : e->head_to_index;
 			path = d->new_file.path ? d->new_file.path : d->old_file.path;
 			if (path && submodule_only_untracked(repo, path))
 				continue;

@@ -36,7 +36,10 @@ typedef struct {
 	size_t len, cap;
 } bg_buf;
 
-#define BG_BUF_INIT {NULL, 0, 0}
+#define BG_BUF_INIT                                                                                \
+	{                                                                                          \
+		NULL, 0, 0                                                                         \
+	}
 
 int bg_buf_grow(bg_buf *b, size_t extra);
 int bg_buf_put(bg_buf *b, const void *data, size_t len);

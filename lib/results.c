@@ -112,8 +112,8 @@ static int table_rebuild(bg_results *res, size_t cap)
 	return 0;
 }
 
-static series_slot *find(const bg_results *res, const char *benchmark,
-                         const char *metric, uint64_t h, size_t *pos)
+static series_slot *find(const bg_results *res, const char *benchmark, const char *metric,
+                         uint64_t h, size_t *pos)
 {
 	size_t j;
 
@@ -166,8 +166,8 @@ static series_slot *create(bg_results *res, const char *benchmark, const char *m
 	return sl;
 }
 
-int bg_results_add(bg_ctx *ctx, bg_results *res, const char *benchmark,
-                   const char *metric, const char *unit, double value)
+int bg_results_add(bg_ctx *ctx, bg_results *res, const char *benchmark, const char *metric,
+                   const char *unit, double value)
 {
 	const char *canon;
 	double scale;
@@ -190,8 +190,9 @@ int bg_results_add(bg_ctx *ctx, bg_results *res, const char *benchmark,
 		if (!sl)
 			return bg_error_oom(ctx);
 	} else if (strcmp(sl->s.unit, canon) != 0) {
-		return bg_error_set(ctx, BG_EINPUT, "%s:%s: unit \"%s\" differs from earlier \"%s\"",
-		                    benchmark, metric, unit, sl->s.unit);
+		return bg_error_set(ctx, BG_EINPUT,
+		                    "%s:%s: unit \"%s\" differs from earlier \"%s\"", benchmark,
+		                    metric, unit, sl->s.unit);
 	}
 	if (sl->s.n == sl->cap) {
 		size_t cap = sl->cap ? sl->cap * 2 : 16;
@@ -205,8 +206,8 @@ int bg_results_add(bg_ctx *ctx, bg_results *res, const char *benchmark,
 	return 0;
 }
 
-int bg_results_set_direction(bg_results *res, const char *benchmark,
-                             const char *metric, bg_direction dir)
+int bg_results_set_direction(bg_results *res, const char *benchmark, const char *metric,
+                             bg_direction dir)
 {
 	size_t pos;
 	series_slot *sl = find(res, benchmark, metric, key_hash(benchmark, metric), &pos);

@@ -50,12 +50,13 @@
  * or `ulimit -s 100` behave as the user wrote them.
  */
 static const char *const shell_words[] = {
-    ".",        ":",       "alias",   "bg",    "break", "builtin", "case",     "cd",      "command",
-    "continue", "declare", "do",      "done",  "elif",  "else",    "esac",     "eval",    "exec",
-    "exit",     "export",  "fc",      "fg",    "fi",    "for",     "function", "getopts", "hash",
-    "if",       "in",      "jobs",    "let",   "local", "read",    "readonly", "return",  "select",
-    "set",      "shift",   "source",  "then",  "time",  "times",   "trap",     "type",    "typeset",
-    "ulimit",   "umask",   "unalias", "unset", "until", "wait",    "while",
+	".",        ":",        "alias",   "bg",     "break",   "builtin", "case",   "cd",
+	"command",  "continue", "declare", "do",     "done",    "elif",    "else",   "esac",
+	"eval",     "exec",     "exit",    "export", "fc",      "fg",      "fi",     "for",
+	"function", "getopts",  "hash",    "if",     "in",      "jobs",    "let",    "local",
+	"read",     "readonly", "return",  "select", "set",     "shift",   "source", "then",
+	"time",     "times",    "trap",    "type",   "typeset", "ulimit",  "umask",  "unalias",
+	"unset",    "until",    "wait",    "while",
 };
 
 static int plain_char(char c)
@@ -378,7 +379,7 @@ static int spawn_setup(bg_ctx *ctx, const bg_exec_opts *opts, int out_fd, int er
 		rc = posix_spawn_file_actions_addchdir_np(fa, opts->cwd);
 	if (!rc)
 		rc = posix_spawnattr_setflags(attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-		                                        POSIX_SPAWN_SETSIGDEF);
+		                                            POSIX_SPAWN_SETSIGDEF);
 	if (!rc)
 		rc = posix_spawnattr_setpgroup(attr, 0);
 	sigemptyset(&set);
@@ -400,13 +401,13 @@ static int spawn_setup(bg_ctx *ctx, const bg_exec_opts *opts, int out_fd, int er
 
 int bg_exec(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, bg_exec_result *out)
 {
-	static const bg_exec_opts no_opts = {NULL, 0.0, 0, 0, NULL};
+	static const bg_exec_opts no_opts = { NULL, 0.0, 0, 0, NULL };
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
-	int fa_ok = 0, attr_ok = 0, outp[2] = {-1, -1}, errp[2] = {-1, -1}, status = 0, rc,
+	int fa_ok = 0, attr_ok = 0, outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, status = 0, rc,
 	    error = 0;
 	char *words = NULL, **argv = NULL, **env_owned = NULL, **envp;
-	char *sh_argv[] = {"sh", "-c", (char *)command, NULL};
+	char *sh_argv[] = { "sh", "-c", (char *)command, NULL };
 	struct pollfd pfd[3];
 	struct rusage ru;
 	exec_io *io = NULL;
@@ -427,8 +428,8 @@ int bg_exec(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, bg_exec_
 	}
 	io->out_limit = opts->out_limit ? opts->out_limit : DEFAULT_OUT_LIMIT;
 	if (pipe2(errp, O_CLOEXEC) < 0 || (opts->capture_stdout && pipe2(outp, O_CLOEXEC) < 0)) {
-		error =
-		    bg_error_errno(ctx, BG_ERROR, "cannot create a pipe to run \"%s\"", command);
+		error = bg_error_errno(ctx, BG_ERROR, "cannot create a pipe to run \"%s\"",
+		                       command);
 		goto cleanup;
 	}
 	if ((rc = posix_spawn_file_actions_init(&fa)) == 0)
@@ -882,10 +883,10 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 {
 	static const bg_run_opts no_opts = BG_RUN_OPTS_INIT;
 	char env_samples[64], env_warmup[64], *env_name = NULL, *why = NULL, *msg = NULL;
-	const char *env[4] = {NULL, env_samples, env_warmup, NULL};
-	bg_exec_opts eo = {NULL, 0.0, 0, 0, env};
+	const char *env[4] = { NULL, env_samples, env_warmup, NULL };
+	bg_exec_opts eo = { NULL, 0.0, 0, 0, env };
 	bg_buf name = BG_BUF_INIT;
-	bg_exec_result r = {0};
+	bg_exec_result r = { 0 };
 	long *rss = NULL, floor_kib = 0;
 	int samples, warmup, total, done, error = 0, nrss = 0;
 	size_t i, first;

@@ -436,11 +436,11 @@ static int store__migrate(bg_ctx *ctx, bg_store *st)
 		                           sizeof(buf), "reading the schema")) < 0)
 			goto cleanup;
 		if (atoi(buf) != 0) {
-			error =
-			    bg_error_set(ctx, BG_ERROR,
-			                 "database %s: not a benchguard database (it has tables "
-			                 "but no schema version)",
-			                 st->path);
+			error = bg_error_set(
+			        ctx, BG_ERROR,
+			        "database %s: not a benchguard database (it has tables "
+			        "but no schema version)",
+			        st->path);
 			goto cleanup;
 		}
 	}
@@ -508,8 +508,9 @@ int bg_store_open(bg_ctx *ctx, const char *path, bg_store **out)
 	}
 	if ((error = store__mkdirs(ctx, path)) < 0)
 		goto cleanup;
-	rc = sqlite3_open_v2(
-	    path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+	rc = sqlite3_open_v2(path, &st->db,
+	                     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+	                     NULL);
 	if (rc != SQLITE_OK) {
 		error = st->db ? store__fail(ctx, st, "opening") : bg_error_oom(ctx);
 		goto cleanup;
@@ -690,7 +691,7 @@ int bg_store_run_begin(bg_ctx *ctx, bg_store *store, const bg_run_info *info, in
 	    sqlite3_bind_text(s, 3, info->commit->branch, -1, SQLITE_STATIC) != SQLITE_OK ||
 	    sqlite3_bind_int(s, 4, info->commit->dirty ? 1 : 0) != SQLITE_OK ||
 	    sqlite3_bind_text(s, 5, info->source ? info->source : "run", -1, SQLITE_STATIC) !=
-	        SQLITE_OK ||
+	            SQLITE_OK ||
 	    sqlite3_bind_int64(s, 6, now) != SQLITE_OK) {
 		error = store__bind_fail(ctx, store, s);
 		goto cleanup;
@@ -824,9 +825,9 @@ static int store__series_samples(bg_ctx *ctx, bg_store *st, int64_t run_id, cons
 	rc = sqlite3_step(s);
 	if (rc != SQLITE_DONE) {
 		if (sqlite3_extended_errcode(st->db) == SQLITE_CONSTRAINT_UNIQUE)
-			error =
-			    bg_error_set(ctx, BG_EINPUT, "run %lld already has series \"%s:%s\"",
-			                 (long long)run_id, ser->benchmark, ser->metric);
+			error = bg_error_set(ctx, BG_EINPUT,
+			                     "run %lld already has series \"%s:%s\"",
+			                     (long long)run_id, ser->benchmark, ser->metric);
 		else
 			error = store__fail(ctx, st, "storing a run summary");
 		sqlite3_reset(s);
@@ -882,7 +883,7 @@ static int store__outcomes(bg_ctx *ctx, bg_store *st, int64_t run_id, const bg_r
 		if (sqlite3_bind_int64(s, 1, run_id) != SQLITE_OK ||
 		    sqlite3_bind_text(s, 2, o->benchmark, -1, SQLITE_STATIC) != SQLITE_OK ||
 		    sqlite3_bind_text(s, 3, store__outcome_name(o->status), -1, SQLITE_STATIC) !=
-		        SQLITE_OK ||
+		            SQLITE_OK ||
 		    sqlite3_bind_text(s, 4, o->message, -1, SQLITE_STATIC) != SQLITE_OK)
 			return store__bind_fail(ctx, st, s);
 		if ((error = store__run(ctx, st, s, "storing outcomes")) < 0)

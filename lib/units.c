@@ -15,11 +15,11 @@ static const struct {
 	const char *name;
 	double scale;
 } time_units[] = {
-	{"ns", 1e-9}, {"us", 1e-6}, {"\xc2\xb5s", 1e-6}, {"ms", 1e-3},
-	{"s", 1.0},   {"sec", 1.0}, {"min", 60.0},
+	{ "ns", 1e-9 }, { "us", 1e-6 }, { "\xc2\xb5s", 1e-6 }, { "ms", 1e-3 },
+	{ "s", 1.0 },   { "sec", 1.0 }, { "min", 60.0 },
 };
 
-static const char *const format_names[] = {"time", "lines", "gbench", "nvbench", "hyperfine"};
+static const char *const format_names[] = { "time", "lines", "gbench", "nvbench", "hyperfine" };
 /* Formats whose parsers exist; nvbench and hyperfine arrive with the CUDA issue. */
 static const size_t formats_supported = 3;
 

@@ -244,7 +244,7 @@ static void test_lines_through_tricky_text(void **state)
 	/* The same with CRLF line ends. */
 	for (i = 0; i < len; i++)
 		assert_int_equal(
-		    bg_buf_puts(&crlf, text[i] == '\n' ? "\r\n" : (char[]){text[i], 0}), 0);
+		        bg_buf_puts(&crlf, text[i] == '\n' ? "\r\n" : (char[]){ text[i], 0 }), 0);
 	cfg = parse_ok(ctx, crlf.ptr);
 	assert_int_equal(bg_config_benchmark(cfg, 2)->line, 12);
 	assert_int_equal(bg_config_alert(cfg, 1)->line, 18);
@@ -325,16 +325,16 @@ static void test_overrides_and_metrics(void **state)
 	(void)state;
 	assert_int_equal(bg_ctx_new(&ctx), 0);
 	cfg = parse_ok(
-	    ctx, "{\n"
-	         "  \"defaults\": {\"warmup\": 1, \"samples\": 10, \"timeout\": 2.5},\n"
-	         "  \"benchmarks\": [\n"
-	         "    {\"name\": \"a\", \"command\": \"x\", \"samples\": 30, \"warmup\": 0},\n"
-	         "    {\"name\": \"b\", \"command\": \"y\", \"timeout\": 600,\n"
-	         "     \"format\": \"lines\", \"metrics\": {\n"
-	         "        \"throughput\": {\"direction\": \"higher\"},\n"
-	         "        \"GB/s\": {\"direction\": \"lower\"}}}\n"
-	         "  ]\n"
-	         "}\n");
+	        ctx, "{\n"
+	             "  \"defaults\": {\"warmup\": 1, \"samples\": 10, \"timeout\": 2.5},\n"
+	             "  \"benchmarks\": [\n"
+	             "    {\"name\": \"a\", \"command\": \"x\", \"samples\": 30, \"warmup\": 0},\n"
+	             "    {\"name\": \"b\", \"command\": \"y\", \"timeout\": 600,\n"
+	             "     \"format\": \"lines\", \"metrics\": {\n"
+	             "        \"throughput\": {\"direction\": \"higher\"},\n"
+	             "        \"GB/s\": {\"direction\": \"lower\"}}}\n"
+	             "  ]\n"
+	             "}\n");
 	b = bg_config_benchmark(cfg, 0);
 	assert_int_equal(b->samples, 30);
 	assert_int_equal(b->warmup, 0);
@@ -358,9 +358,9 @@ static void test_overrides_and_metrics(void **state)
 	                    "t.json:2: benchmarks[0].metrics[\"GB/s\"].direction: expected "
 	                    "\"lower\" or \"higher\", got \"up\"");
 	assert_string_equal(
-	    parse_error(ctx, "{\"benchmarks\": [{\"name\": \"a\", \"command\": \"x\",\n"
-	                     "  \"metrics\": {\"t\": {}}}]}"),
-	    "t.json:2: benchmarks[0].metrics.t: missing required key \"direction\"");
+	        parse_error(ctx, "{\"benchmarks\": [{\"name\": \"a\", \"command\": \"x\",\n"
+	                         "  \"metrics\": {\"t\": {}}}]}"),
+	        "t.json:2: benchmarks[0].metrics.t: missing required key \"direction\"");
 	bg_ctx_free(ctx);
 }
 
@@ -370,63 +370,67 @@ static void test_value_errors(void **state)
 	static const struct {
 		const char *text, *msg;
 	} cases[] = {
-	    {"", "t.json:1: empty configuration"},
-	    {"  \n\n // nothing\n", "t.json:1: empty configuration"},
-	    {"null", "t.json:1: the configuration must be a JSON object, got null"},
-	    {"\n\n\"benchmarks\"", "t.json:3: the configuration must be a JSON object, got string"},
-	    {"{\"benchmarks\": 3}", "t.json:1: benchmarks: expected an array, got number"},
-	    {"{\"benchmarks\": [\"a\"]}",
-	     "t.json:1: benchmarks[0]: expected an object, got string"},
-	    {"{\"colour\": 1}", "t.json:1: unknown key \"colour\""},
-	    {"{\n\"a\\nb\": 1}", "t.json:2: unknown key \"a\\nb\""},
-	    {"{\"project\": \"\", \"benchmarks\": []}", "t.json:1: project: must not be empty"},
-	    {"{\"build\": 5}", "t.json:1: build: expected a string, got number"},
-	    {"{\"baseline\": {\"window\": 1}}",
-	     "t.json:1: baseline.window: must be at least 2 (got 1)"},
-	    {"{\"baseline\": {\"window\": 3}}",
-	     "t.json:1: baseline.window: must be at least baseline.min_runs (3 < 5)"},
-	    {"{\"baseline\": {\"branch\": \" \"}}", "t.json:1: baseline.branch: must not be empty"},
-	    {"{\"baseline\": []}", "t.json:1: baseline: expected an object, got array"},
-	    {"{\"thresholds\": {\"alpha\": 0}}",
-	     "t.json:1: thresholds.alpha: must be between 0 and 1 (got 0)"},
-	    {"{\"thresholds\": {\"alpha\": NaN}}",
-	     "t.json:1: thresholds.alpha: must be a finite number (got NaN)"},
-	    {"{\"thresholds\": {\"alpha\": \"0.01\"}}",
-	     "t.json:1: thresholds.alpha: expected a number, got string"},
-	    {"{\"thresholds\": {\"min_change\": -0.1}}",
-	     "t.json:1: thresholds.min_change: must be at least 0 (got -0.1)"},
-	    {"{\"thresholds\": {\"min_effect\": -1}}",
-	     "t.json:1: thresholds.min_effect: must be at least 0 (got -1)"},
-	    {"{\"thresholds\": {\"fdr\": 1}}",
-	     "t.json:1: thresholds.fdr: expected true or false, got number"},
-	    {"{\"defaults\": {\"samples\": 0}}",
-	     "t.json:1: defaults.samples: must be at least 1 (got 0)"},
-	    {"{\"defaults\": {\"warmup\": -1}}",
-	     "t.json:1: defaults.warmup: must be at least 0 (got -1)"},
-	    {"{\"defaults\": {\"samples\": 99999999999}}",
-	     "t.json:1: defaults.samples: must be at most 1000000 (got 99999999999)"},
-	    {"{\"defaults\": {\"samples\": 1e3}}",
-	     "t.json:1: defaults.samples: expected an integer, got 1e3"},
-	    {"{\"defaults\": {\"timeout\": 1e400}}",
-	     "t.json:1: defaults.timeout: must be a finite number (got 1e400)"},
-	    {"{\"defaults\": {\"timeout\": -5}}",
-	     "t.json:1: defaults.timeout: must be greater than 0 (got -5)"},
-	    {"{\"defaults\": {\"timout\": 5}}",
-	     "t.json:1: defaults: unknown key \"timout\" (did you mean \"timeout\"?)"},
-	    {"{\"benchmarks\": [{\"name\": \"a:b\", \"command\": \"x\"}]}",
-	     "t.json:1: benchmarks[0].name: must not contain whitespace or ':' (got \"a:b\")"},
-	    {"{\"benchmarks\": [{\"command\": \"x\"}]}",
-	     "t.json:1: benchmarks[0]: missing required key \"name\""},
-	    {"{\"benchmarks\": [{\"name\": \"a\", \"command\": \"  \"}]}",
-	     "t.json:1: benchmarks[0].command: must not be empty"},
-	    {"{\"benchmarks\": [{\"name\": \"a\", \"command\": \"x\", \"requires\": [\"\"]}]}",
-	     "t.json:1: benchmarks[0].requires[0]: must not be empty"},
-	    {"{\"benchmarks\": [{\"name\": \"a\", \"command\": \"x\", \"format\": 2}]}",
-	     "t.json:1: benchmarks[0].format: expected a string, got number"},
-	    {"{\"benchmarks\": [{\"name\": \"a\\u0000b\", \"command\": \"x\"}]}",
-	     "t.json:1: benchmarks[0].name: must not contain a NUL character"},
-	    {"{\"project\": \"a\", \"proj\\u0065ct\": \"b\"}",
-	     "t.json:1: duplicate key \"project\""},
+		{ "", "t.json:1: empty configuration" },
+		{ "  \n\n // nothing\n", "t.json:1: empty configuration" },
+		{ "null", "t.json:1: the configuration must be a JSON object, got null" },
+		{ "\n\n\"benchmarks\"",
+		  "t.json:3: the configuration must be a JSON object, got string" },
+		{ "{\"benchmarks\": 3}", "t.json:1: benchmarks: expected an array, got number" },
+		{ "{\"benchmarks\": [\"a\"]}",
+		  "t.json:1: benchmarks[0]: expected an object, got string" },
+		{ "{\"colour\": 1}", "t.json:1: unknown key \"colour\"" },
+		{ "{\n\"a\\nb\": 1}", "t.json:2: unknown key \"a\\nb\"" },
+		{ "{\"project\": \"\", \"benchmarks\": []}",
+		  "t.json:1: project: must not be empty" },
+		{ "{\"build\": 5}", "t.json:1: build: expected a string, got number" },
+		{ "{\"baseline\": {\"window\": 1}}",
+		  "t.json:1: baseline.window: must be at least 2 (got 1)" },
+		{ "{\"baseline\": {\"window\": 3}}",
+		  "t.json:1: baseline.window: must be at least baseline.min_runs (3 < 5)" },
+		{ "{\"baseline\": {\"branch\": \" \"}}",
+		  "t.json:1: baseline.branch: must not be empty" },
+		{ "{\"baseline\": []}", "t.json:1: baseline: expected an object, got array" },
+		{ "{\"thresholds\": {\"alpha\": 0}}",
+		  "t.json:1: thresholds.alpha: must be between 0 and 1 (got 0)" },
+		{ "{\"thresholds\": {\"alpha\": NaN}}",
+		  "t.json:1: thresholds.alpha: must be a finite number (got NaN)" },
+		{ "{\"thresholds\": {\"alpha\": \"0.01\"}}",
+		  "t.json:1: thresholds.alpha: expected a number, got string" },
+		{ "{\"thresholds\": {\"min_change\": -0.1}}",
+		  "t.json:1: thresholds.min_change: must be at least 0 (got -0.1)" },
+		{ "{\"thresholds\": {\"min_effect\": -1}}",
+		  "t.json:1: thresholds.min_effect: must be at least 0 (got -1)" },
+		{ "{\"thresholds\": {\"fdr\": 1}}",
+		  "t.json:1: thresholds.fdr: expected true or false, got number" },
+		{ "{\"defaults\": {\"samples\": 0}}",
+		  "t.json:1: defaults.samples: must be at least 1 (got 0)" },
+		{ "{\"defaults\": {\"warmup\": -1}}",
+		  "t.json:1: defaults.warmup: must be at least 0 (got -1)" },
+		{ "{\"defaults\": {\"samples\": 99999999999}}",
+		  "t.json:1: defaults.samples: must be at most 1000000 (got 99999999999)" },
+		{ "{\"defaults\": {\"samples\": 1e3}}",
+		  "t.json:1: defaults.samples: expected an integer, got 1e3" },
+		{ "{\"defaults\": {\"timeout\": 1e400}}",
+		  "t.json:1: defaults.timeout: must be a finite number (got 1e400)" },
+		{ "{\"defaults\": {\"timeout\": -5}}",
+		  "t.json:1: defaults.timeout: must be greater than 0 (got -5)" },
+		{ "{\"defaults\": {\"timout\": 5}}",
+		  "t.json:1: defaults: unknown key \"timout\" (did you mean \"timeout\"?)" },
+		{ "{\"benchmarks\": [{\"name\": \"a:b\", \"command\": \"x\"}]}",
+		  "t.json:1: benchmarks[0].name: must not contain whitespace or ':' (got "
+		  "\"a:b\")" },
+		{ "{\"benchmarks\": [{\"command\": \"x\"}]}",
+		  "t.json:1: benchmarks[0]: missing required key \"name\"" },
+		{ "{\"benchmarks\": [{\"name\": \"a\", \"command\": \"  \"}]}",
+		  "t.json:1: benchmarks[0].command: must not be empty" },
+		{ "{\"benchmarks\": [{\"name\": \"a\", \"command\": \"x\", \"requires\": [\"\"]}]}",
+		  "t.json:1: benchmarks[0].requires[0]: must not be empty" },
+		{ "{\"benchmarks\": [{\"name\": \"a\", \"command\": \"x\", \"format\": 2}]}",
+		  "t.json:1: benchmarks[0].format: expected a string, got number" },
+		{ "{\"benchmarks\": [{\"name\": \"a\\u0000b\", \"command\": \"x\"}]}",
+		  "t.json:1: benchmarks[0].name: must not contain a NUL character" },
+		{ "{\"project\": \"a\", \"proj\\u0065ct\": \"b\"}",
+		  "t.json:1: duplicate key \"project\"" },
 	};
 	bg_ctx *ctx = NULL;
 	size_t i;
@@ -444,17 +448,18 @@ static void test_syntax_errors(void **state)
 	static const struct {
 		const char *text, *msg;
 	} cases[] = {
-	    {"{\n\"benchmarks\": [],\n\"project\": \"x", "t.json:3: unterminated string"},
-	    {"{\n\"benchmarks\": []\n}\n/* trailing", "t.json:4: unterminated comment"},
-	    {"{\n\"benchmarks\": [\n{\"name\": \"a\",\n", "t.json:3: unexpected end of file "
-	                                                  "(\"{\" at line 3 is not closed)"},
-	    {"{\n\"defaults\": {\"samples\": 15,,}\n}",
-	     "t.json:2: invalid JSON: quoted object property name expected"},
-	    {"{\n\n\"defaults\" {}\n}",
-	     "t.json:3: invalid JSON: object property name separator ':' expected"},
-	    {"{\n\"project\": \"\\x\"}", "t.json:2: invalid JSON: invalid string sequence"},
-	    {"{\n\"project\": \"\xff\"}", "t.json:2: invalid JSON: invalid utf-8 string"},
-	    {"{\"benchmarks\": []}\n\n[]", "t.json:3: unexpected text after the top-level value"},
+		{ "{\n\"benchmarks\": [],\n\"project\": \"x", "t.json:3: unterminated string" },
+		{ "{\n\"benchmarks\": []\n}\n/* trailing", "t.json:4: unterminated comment" },
+		{ "{\n\"benchmarks\": [\n{\"name\": \"a\",\n", "t.json:3: unexpected end of file "
+		                                               "(\"{\" at line 3 is not closed)" },
+		{ "{\n\"defaults\": {\"samples\": 15,,}\n}",
+		  "t.json:2: invalid JSON: quoted object property name expected" },
+		{ "{\n\n\"defaults\" {}\n}",
+		  "t.json:3: invalid JSON: object property name separator ':' expected" },
+		{ "{\n\"project\": \"\\x\"}", "t.json:2: invalid JSON: invalid string sequence" },
+		{ "{\n\"project\": \"\xff\"}", "t.json:2: invalid JSON: invalid utf-8 string" },
+		{ "{\"benchmarks\": []}\n\n[]",
+		  "t.json:3: unexpected text after the top-level value" },
 	};
 	static const char with_nul[] = "{\n\"project\": \"a\0b\"}";
 	bg_ctx *ctx = NULL;
@@ -494,26 +499,27 @@ static void test_alerts(void **state)
 	static const struct {
 		const char *alert, *msg;
 	} cases[] = {
-	    {"{\"url\": \"https://x\"}", "alerts[0]: missing required key \"kind\""},
-	    {"{\"kind\": \"webhook\"}",
-	     "alerts[0]: missing required key \"url\" (webhook alerts need a url)"},
-	    {"{\"kind\": \"github\", \"repo\": \"o/n\", \"token\": \"${T}\", \"pr\": 0}",
-	     "alerts[0].pr: must be a pull-request number (got 0)"},
-	    {"{\"kind\": \"github\", \"repo\": \"o/n\", \"token\": \"${T}\", \"pr\": \"abc\"}",
-	     "alerts[0].pr: expected a pull-request number or \"${VAR}\", got \"abc\""},
-	    {"{\"kind\": \"github\", \"repo\": \"o/n\", \"token\": \"${T}\", \"pr\": true}",
-	     "alerts[0].pr: expected a string or an integer, got boolean"},
-	    {"{\"kind\": \"github\", \"repo\": \"myrepo\", \"token\": \"${T}\", \"pr\": 1}",
-	     "alerts[0].repo: expected \"owner/name\", got \"myrepo\""},
-	    {"{\"kind\": \"slack\", \"url\": \"${U}\", \"on\": []}",
-	     "alerts[0].on: must name at least one of regression, improvement or always"},
-	    {"{\"kind\": \"slack\", \"url\": \"${U}\", \"on\": [\"regresion\"]}",
-	     "alerts[0].on[0]: unknown event \"regresion\" (expected regression, improvement or "
-	     "always)"},
-	    {"{\"kind\": \"slack\", \"url\": \"${}\"}",
-	     "alerts[0].url: invalid variable name \"\" in \"${...}\""},
-	    {"{\"kind\": \"slack\", \"url\": \"${U}\", \"secert\": \"${S}\"}",
-	     "alerts[0]: unknown key \"secert\" (did you mean \"secret\"?)"},
+		{ "{\"url\": \"https://x\"}", "alerts[0]: missing required key \"kind\"" },
+		{ "{\"kind\": \"webhook\"}",
+		  "alerts[0]: missing required key \"url\" (webhook alerts need a url)" },
+		{ "{\"kind\": \"github\", \"repo\": \"o/n\", \"token\": \"${T}\", \"pr\": 0}",
+		  "alerts[0].pr: must be a pull-request number (got 0)" },
+		{ "{\"kind\": \"github\", \"repo\": \"o/n\", \"token\": \"${T}\", \"pr\": \"abc\"}",
+		  "alerts[0].pr: expected a pull-request number or \"${VAR}\", got \"abc\"" },
+		{ "{\"kind\": \"github\", \"repo\": \"o/n\", \"token\": \"${T}\", \"pr\": true}",
+		  "alerts[0].pr: expected a string or an integer, got boolean" },
+		{ "{\"kind\": \"github\", \"repo\": \"myrepo\", \"token\": \"${T}\", \"pr\": 1}",
+		  "alerts[0].repo: expected \"owner/name\", got \"myrepo\"" },
+		{ "{\"kind\": \"slack\", \"url\": \"${U}\", \"on\": []}",
+		  "alerts[0].on: must name at least one of regression, improvement or always" },
+		{ "{\"kind\": \"slack\", \"url\": \"${U}\", \"on\": [\"regresion\"]}",
+		  "alerts[0].on[0]: unknown event \"regresion\" (expected regression, improvement "
+		  "or "
+		  "always)" },
+		{ "{\"kind\": \"slack\", \"url\": \"${}\"}",
+		  "alerts[0].url: invalid variable name \"\" in \"${...}\"" },
+		{ "{\"kind\": \"slack\", \"url\": \"${U}\", \"secert\": \"${S}\"}",
+		  "alerts[0]: unknown key \"secert\" (did you mean \"secret\"?)" },
 	};
 	bg_ctx *ctx = NULL;
 	bg_config *cfg;
@@ -685,17 +691,17 @@ static void test_load_errors_and_free(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_spec_example),
-	    cmocka_unit_test(test_bad_fixtures),
-	    cmocka_unit_test(test_lines_through_tricky_text),
-	    cmocka_unit_test(test_defaults_applied),
-	    cmocka_unit_test(test_overrides_and_metrics),
-	    cmocka_unit_test(test_value_errors),
-	    cmocka_unit_test(test_syntax_errors),
-	    cmocka_unit_test(test_alerts),
-	    cmocka_unit_test(test_expand),
-	    cmocka_unit_test(test_starter),
-	    cmocka_unit_test(test_load_errors_and_free),
+		cmocka_unit_test(test_spec_example),
+		cmocka_unit_test(test_bad_fixtures),
+		cmocka_unit_test(test_lines_through_tricky_text),
+		cmocka_unit_test(test_defaults_applied),
+		cmocka_unit_test(test_overrides_and_metrics),
+		cmocka_unit_test(test_value_errors),
+		cmocka_unit_test(test_syntax_errors),
+		cmocka_unit_test(test_alerts),
+		cmocka_unit_test(test_expand),
+		cmocka_unit_test(test_starter),
+		cmocka_unit_test(test_load_errors_and_free),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,8 +18,8 @@
 /* X86 plus gpu0_cc=9.0, gpu0_memory=85899345920, gpu0_name=NVIDIA H100 80GB HBM3. */
 #define X86_H100_FP "a58a82d5efa4d642"
 
-static const bg_gpu h100 = {"NVIDIA H100 80GB HBM3", 85899345920ULL, 9, 0};
-static const bg_gpu a100 = {"NVIDIA A100-SXM4-40GB", 42949672960ULL, 8, 0};
+static const bg_gpu h100 = { "NVIDIA H100 80GB HBM3", 85899345920ULL, 9, 0 };
+static const bg_gpu a100 = { "NVIDIA A100-SXM4-40GB", 42949672960ULL, 8, 0 };
 
 static bg_machine *detect_fixture(const char *name)
 {
@@ -172,10 +172,10 @@ static void test_stable_fact_changes_it(void **state)
 	assert_string_equal(bg_machine_fingerprint(m), X86_FP);
 	/* A stable fact turned volatile leaves the hash; turned back, it returns. */
 	assert_int_equal(
-	    bg_machine_set_fact(m, "cache", "L1d 32K, L1i 32K, L2 1024K, L3 32768K", 1), 0);
+	        bg_machine_set_fact(m, "cache", "L1d 32K, L1i 32K, L2 1024K, L3 32768K", 1), 0);
 	assert_string_not_equal(bg_machine_fingerprint(m), X86_FP);
 	assert_int_equal(
-	    bg_machine_set_fact(m, "cache", "L1d 32K, L1i 32K, L2 1024K, L3 32768K", 0), 0);
+	        bg_machine_set_fact(m, "cache", "L1d 32K, L1i 32K, L2 1024K, L3 32768K", 0), 0);
 	assert_string_equal(bg_machine_fingerprint(m), X86_FP);
 	bg_machine_free(m);
 }
@@ -420,18 +420,18 @@ static void test_real_machine(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_x86_facts),
-	    cmocka_unit_test(test_arm_facts),
-	    cmocka_unit_test(test_same_tree_same_fingerprint),
-	    cmocka_unit_test(test_fact_order),
-	    cmocka_unit_test(test_volatile_facts_do_not_change_it),
-	    cmocka_unit_test(test_stable_fact_changes_it),
-	    cmocka_unit_test(test_gpus_change_it),
-	    cmocka_unit_test(test_set_name),
-	    cmocka_unit_test(test_facts_as_data),
-	    cmocka_unit_test(test_empty_root),
-	    cmocka_unit_test(test_other_layouts),
-	    cmocka_unit_test(test_real_machine),
+		cmocka_unit_test(test_x86_facts),
+		cmocka_unit_test(test_arm_facts),
+		cmocka_unit_test(test_same_tree_same_fingerprint),
+		cmocka_unit_test(test_fact_order),
+		cmocka_unit_test(test_volatile_facts_do_not_change_it),
+		cmocka_unit_test(test_stable_fact_changes_it),
+		cmocka_unit_test(test_gpus_change_it),
+		cmocka_unit_test(test_set_name),
+		cmocka_unit_test(test_facts_as_data),
+		cmocka_unit_test(test_empty_root),
+		cmocka_unit_test(test_other_layouts),
+		cmocka_unit_test(test_real_machine),
 	};
 	return cmocka_run_group_tests_name("fingerprint", tests, NULL, NULL);
 }

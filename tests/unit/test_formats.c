@@ -106,8 +106,8 @@ static json_object *member(json_object *o, const char *key)
 static size_t check_against_fixture(const bg_results *r, const char *name, const char *prefix,
                                     const char *series_name_of_fill)
 {
-	static const char *const rates[][2] = {{"bytes_per_second", "B/s"},
-	                                       {"items_per_second", "items/s"}};
+	static const char *const rates[][2] = { { "bytes_per_second", "B/s" },
+		                                { "items_per_second", "items/s" } };
 	size_t len, i, j, samples = 0;
 	char *data = fixture(name, &len);
 	json_object *root = json_tokener_parse(data), *list;
@@ -134,12 +134,12 @@ static size_t check_against_fixture(const bg_results *r, const char *name, const
 		assert_non_null(s);
 		assert_string_equal(s->unit, "s");
 		assert_true(rep < s->n);
-		assert_true(
-		    near(s->values[rep], json_object_get_double(member(e, "real_time")) * scale));
+		assert_true(near(s->values[rep],
+		                 json_object_get_double(member(e, "real_time")) * scale));
 		s = find(r, bench, "cpu_time");
 		assert_non_null(s);
-		assert_true(
-		    near(s->values[rep], json_object_get_double(member(e, "cpu_time")) * scale));
+		assert_true(near(s->values[rep],
+		                 json_object_get_double(member(e, "cpu_time")) * scale));
 		for (j = 0; j < 2; j++) {
 			json_object *v = member(e, rates[j][0]);
 			if (!v)
@@ -244,17 +244,20 @@ static void test_gbench_bad_files(void **state)
 	static const struct {
 		const char *file, *message;
 	} cases[] = {
-	    {"gbench-error.json", "gbench-error.json: benchmark \"BM_Err\": failed: disk on fire"},
-	    /* `head -c 5000` of gbench-5reps.json: 176 newlines, cut inside line 177. */
-	    {"gbench-truncated.json", "gbench-truncated.json:177: JSON ends too early"},
-	    /* The missing ',' is noticed at the next key, line 9. */
-	    {"gbench-syntax.json", "gbench-syntax.json:9: "},
-	    {"gbench-no-benchmarks.json", "gbench-no-benchmarks.json: no \"benchmarks\" list"},
-	    {"gbench-bad-type.json",
-	     "gbench-bad-type.json: benchmark \"BM_B\": \"real_time\" is not a number"},
-	    {"gbench-nan.json",
-	     "gbench-nan.json: benchmark \"BM_A\": \"cpu_time\" is not a finite number"},
-	    {"gbench-aggregates-only.json", "gbench-aggregates-only.json: only aggregate rows"},
+		{ "gbench-error.json",
+		  "gbench-error.json: benchmark \"BM_Err\": failed: disk on fire" },
+		/* `head -c 5000` of gbench-5reps.json: 176 newlines, cut inside line 177. */
+		{ "gbench-truncated.json", "gbench-truncated.json:177: JSON ends too early" },
+		/* The missing ',' is noticed at the next key, line 9. */
+		{ "gbench-syntax.json", "gbench-syntax.json:9: " },
+		{ "gbench-no-benchmarks.json",
+		  "gbench-no-benchmarks.json: no \"benchmarks\" list" },
+		{ "gbench-bad-type.json",
+		  "gbench-bad-type.json: benchmark \"BM_B\": \"real_time\" is not a number" },
+		{ "gbench-nan.json",
+		  "gbench-nan.json: benchmark \"BM_A\": \"cpu_time\" is not a finite number" },
+		{ "gbench-aggregates-only.json",
+		  "gbench-aggregates-only.json: only aggregate rows" },
 	};
 	bg_ctx *ctx = NULL;
 	bg_results *r = prefilled();
@@ -280,31 +283,33 @@ static void test_gbench_bad_documents(void **state)
 	static const struct {
 		const char *json, *message;
 	} cases[] = {
-	    {"", "out.txt: no JSON in output"},
-	    {" \n\t\n", "out.txt: no JSON in output"},
-	    {"[1, 2]", "out.txt: no \"benchmarks\" list: not Google Benchmark JSON "
-	               "(--benchmark_format=json)"},
-	    {"{\"benchmarks\": 5}", "out.txt: \"benchmarks\" is not an array"},
-	    {"{\"benchmarks\": []}", "out.txt: no benchmark results in output"},
-	    {"{\"benchmarks\": [7]}", "out.txt: benchmarks[0] is not an object"},
-	    {"{\"benchmarks\": [{\"real_time\": 1}]}", "out.txt: benchmarks[0] has no \"name\""},
-	    {"{\"benchmarks\": [{\"name\": 3}]}",
-	     "out.txt: \"name\" of a benchmark is not a string"},
-	    {ENTRY("\"cpu_time\": 1, \"time_unit\": \"fortnight\""),
-	     "out.txt: benchmark \"BM_A\": unknown time_unit \"fortnight\""},
-	    {ENTRY("\"cpu_time\": 1, \"run_type\": \"warmup\""),
-	     "out.txt: benchmark \"BM_A\": unknown run_type \"warmup\""},
-	    {ENTRY("\"time_unit\": \"ns\""), "out.txt: benchmark \"BM_A\": missing \"cpu_time\""},
-	    {ENTRY("\"cpu_time\": Infinity"),
-	     "out.txt: benchmark \"BM_A\": \"cpu_time\" is not a finite number"},
-	    {ENTRY("\"cpu_time\": 1, \"items_per_second\": \"many\""),
-	     "out.txt: benchmark \"BM_A\": \"items_per_second\" is not a number"},
-	    {ENTRY("\"cpu_time\": 1, \"error_occurred\": true"),
-	     "out.txt: benchmark \"BM_A\": failed: error_occurred"},
-	    {ENTRY("\"cpu_time\": 1") "\n\nBENCHGUARD x 1 s\n",
-	     "out.txt:3: unexpected text after the JSON document"},
-	    {"{\"benchmarks\": [\n{\"name\": \"BM_S\", \"skipped\": true}]}",
-	     "out.txt: no benchmark results in output (every benchmark skipped itself)"},
+		{ "", "out.txt: no JSON in output" },
+		{ " \n\t\n", "out.txt: no JSON in output" },
+		{ "[1, 2]", "out.txt: no \"benchmarks\" list: not Google Benchmark JSON "
+		            "(--benchmark_format=json)" },
+		{ "{\"benchmarks\": 5}", "out.txt: \"benchmarks\" is not an array" },
+		{ "{\"benchmarks\": []}", "out.txt: no benchmark results in output" },
+		{ "{\"benchmarks\": [7]}", "out.txt: benchmarks[0] is not an object" },
+		{ "{\"benchmarks\": [{\"real_time\": 1}]}",
+		  "out.txt: benchmarks[0] has no \"name\"" },
+		{ "{\"benchmarks\": [{\"name\": 3}]}",
+		  "out.txt: \"name\" of a benchmark is not a string" },
+		{ ENTRY("\"cpu_time\": 1, \"time_unit\": \"fortnight\""),
+		  "out.txt: benchmark \"BM_A\": unknown time_unit \"fortnight\"" },
+		{ ENTRY("\"cpu_time\": 1, \"run_type\": \"warmup\""),
+		  "out.txt: benchmark \"BM_A\": unknown run_type \"warmup\"" },
+		{ ENTRY("\"time_unit\": \"ns\""),
+		  "out.txt: benchmark \"BM_A\": missing \"cpu_time\"" },
+		{ ENTRY("\"cpu_time\": Infinity"),
+		  "out.txt: benchmark \"BM_A\": \"cpu_time\" is not a finite number" },
+		{ ENTRY("\"cpu_time\": 1, \"items_per_second\": \"many\""),
+		  "out.txt: benchmark \"BM_A\": \"items_per_second\" is not a number" },
+		{ ENTRY("\"cpu_time\": 1, \"error_occurred\": true"),
+		  "out.txt: benchmark \"BM_A\": failed: error_occurred" },
+		{ ENTRY("\"cpu_time\": 1") "\n\nBENCHGUARD x 1 s\n",
+		  "out.txt:3: unexpected text after the JSON document" },
+		{ "{\"benchmarks\": [\n{\"name\": \"BM_S\", \"skipped\": true}]}",
+		  "out.txt: no benchmark results in output (every benchmark skipped itself)" },
 	};
 #undef ENTRY
 	bg_ctx *ctx = NULL;
@@ -423,12 +428,12 @@ static void test_lines_bad_files(void **state)
 	static const struct {
 		const char *file, *message;
 	} cases[] = {
-	    {"lines-bad-value.txt", "lines-bad-value.txt:3: value \"fast\" is not a number"},
-	    {"lines-bad-fields.txt",
-	     "lines-bad-fields.txt:4: expected \"BENCHGUARD <series> <value> <unit>\", "
-	     "found 2 fields after BENCHGUARD"},
-	    {"lines-nan.txt", "lines-nan.txt:2: value \"nan\" is not a finite number"},
-	    {"lines-none.txt", "lines-none.txt: no BENCHGUARD lines in output"},
+		{ "lines-bad-value.txt", "lines-bad-value.txt:3: value \"fast\" is not a number" },
+		{ "lines-bad-fields.txt",
+		  "lines-bad-fields.txt:4: expected \"BENCHGUARD <series> <value> <unit>\", "
+		  "found 2 fields after BENCHGUARD" },
+		{ "lines-nan.txt", "lines-nan.txt:2: value \"nan\" is not a finite number" },
+		{ "lines-none.txt", "lines-none.txt: no BENCHGUARD lines in output" },
 	};
 	bg_ctx *ctx = NULL;
 	bg_results *r = prefilled();
@@ -453,26 +458,27 @@ static void test_lines_bad_lines(void **state)
 	static const struct {
 		const char *text, *message;
 	} cases[] = {
-	    {"BENCHGUARD a:b 1 s\n", "out.txt:1: series name \"a:b\" contains ':'"},
-	    {"BENCHGUARD a\x01 1 s\n",
-	     "out.txt:1: series name \"a\x01\" contains a control character"},
-	    {"x\nBENCHGUARD a 1 s extra\n",
-	     "out.txt:2: expected \"BENCHGUARD <series> <value> <unit>\", found 4 fields after "
-	     "BENCHGUARD"},
-	    {"x\ny\nBENCHGUARD\n",
-	     "out.txt:3: expected \"BENCHGUARD <series> <value> <unit>\", found 0 fields after "
-	     "BENCHGUARD"},
-	    {"BENCHGUARD a 1 s\nBENCHGUARD a\n",
-	     "out.txt:2: expected \"BENCHGUARD <series> <value> <unit>\", found 1 field after "
-	     "BENCHGUARD"},
-	    {"BENCHGUARD a inf s\n", "out.txt:1: value \"inf\" is not a finite number"},
-	    {"BENCHGUARD a -Infinity s\n", "out.txt:1: value \"-Infinity\" is not a finite number"},
-	    {"BENCHGUARD a 1e999 s\n", "out.txt:1: value \"1e999\" is not a finite number"},
-	    {"BENCHGUARD a 1.5x s\n", "out.txt:1: value \"1.5x\" is not a number"},
-	    {"BENCHGUARD a 1,5 s\n", "out.txt:1: value \"1,5\" is not a number"},
-	    {"BENCHGUARD a 1 s\n\nBENCHGUARD a 2 B\n",
-	     "out.txt:3: app:a: unit \"B\" differs from earlier \"s\""},
-	    {"", "out.txt: no BENCHGUARD lines in output"},
+		{ "BENCHGUARD a:b 1 s\n", "out.txt:1: series name \"a:b\" contains ':'" },
+		{ "BENCHGUARD a\x01 1 s\n",
+		  "out.txt:1: series name \"a\x01\" contains a control character" },
+		{ "x\nBENCHGUARD a 1 s extra\n", "out.txt:2: expected \"BENCHGUARD <series> "
+		                                 "<value> <unit>\", found 4 fields after "
+		                                 "BENCHGUARD" },
+		{ "x\ny\nBENCHGUARD\n", "out.txt:3: expected \"BENCHGUARD <series> <value> "
+		                        "<unit>\", found 0 fields after "
+		                        "BENCHGUARD" },
+		{ "BENCHGUARD a 1 s\nBENCHGUARD a\n",
+		  "out.txt:2: expected \"BENCHGUARD <series> <value> <unit>\", found 1 field after "
+		  "BENCHGUARD" },
+		{ "BENCHGUARD a inf s\n", "out.txt:1: value \"inf\" is not a finite number" },
+		{ "BENCHGUARD a -Infinity s\n",
+		  "out.txt:1: value \"-Infinity\" is not a finite number" },
+		{ "BENCHGUARD a 1e999 s\n", "out.txt:1: value \"1e999\" is not a finite number" },
+		{ "BENCHGUARD a 1.5x s\n", "out.txt:1: value \"1.5x\" is not a number" },
+		{ "BENCHGUARD a 1,5 s\n", "out.txt:1: value \"1,5\" is not a number" },
+		{ "BENCHGUARD a 1 s\n\nBENCHGUARD a 2 B\n",
+		  "out.txt:3: app:a: unit \"B\" differs from earlier \"s\"" },
+		{ "", "out.txt: no BENCHGUARD lines in output" },
 	};
 	bg_ctx *ctx = NULL;
 	bg_results *r = prefilled();
@@ -511,11 +517,12 @@ static void test_lines_edges(void **state)
 	memcpy(exact, line, sizeof(line) - 1);
 	assert_int_equal(bg_results_new(&r), 0);
 	assert_int_equal(
-	    bg_format_parse(NULL, BG_FORMAT_LINES, "o", "b", exact, sizeof(line) - 1, r), 0);
+	        bg_format_parse(NULL, BG_FORMAT_LINES, "o", "b", exact, sizeof(line) - 1, r), 0);
 	free(exact);
 	/* CRLF line ends, and no newline after the last line. */
 	assert_int_equal(
-	    parse_str(NULL, BG_FORMAT_LINES, "b", "BENCHGUARD a 3 ms\r\nBENCHGUARD a 4 ms", r), 0);
+	        parse_str(NULL, BG_FORMAT_LINES, "b", "BENCHGUARD a 3 ms\r\nBENCHGUARD a 4 ms", r),
+	        0);
 	/* Appends after the samples already there. */
 	s = find(r, "b", "a");
 	assert_string_equal(s->unit, "s");
@@ -538,7 +545,8 @@ static void test_lines_many(void **state)
 	for (j = 0; j < 200; j++)
 		for (i = 0; i < 100; i++)
 			assert_int_equal(
-			    bg_buf_printf(&text, "BENCHGUARD s%zu %zu.5 ns\n", i, i * 1000 + j), 0);
+			        bg_buf_printf(&text, "BENCHGUARD s%zu %zu.5 ns\n", i, i * 1000 + j),
+			        0);
 	assert_int_equal(bg_results_new(&r), 0);
 	assert_int_equal(bg_format_parse(NULL, BG_FORMAT_LINES, "big", "b", text.ptr, text.len, r),
 	                 0);
@@ -580,18 +588,18 @@ static void test_formats_without_parser(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_gbench_real_repetitions),
-	    cmocka_unit_test(test_gbench_time_units),
-	    cmocka_unit_test(test_gbench_bad_files),
-	    cmocka_unit_test(test_gbench_bad_documents),
-	    cmocka_unit_test(test_gbench_appends_and_unit_conflict),
-	    cmocka_unit_test(test_gbench_names),
-	    cmocka_unit_test(test_lines_good),
-	    cmocka_unit_test(test_lines_bad_files),
-	    cmocka_unit_test(test_lines_bad_lines),
-	    cmocka_unit_test(test_lines_edges),
-	    cmocka_unit_test(test_lines_many),
-	    cmocka_unit_test(test_formats_without_parser),
+		cmocka_unit_test(test_gbench_real_repetitions),
+		cmocka_unit_test(test_gbench_time_units),
+		cmocka_unit_test(test_gbench_bad_files),
+		cmocka_unit_test(test_gbench_bad_documents),
+		cmocka_unit_test(test_gbench_appends_and_unit_conflict),
+		cmocka_unit_test(test_gbench_names),
+		cmocka_unit_test(test_lines_good),
+		cmocka_unit_test(test_lines_bad_files),
+		cmocka_unit_test(test_lines_bad_lines),
+		cmocka_unit_test(test_lines_edges),
+		cmocka_unit_test(test_lines_many),
+		cmocka_unit_test(test_formats_without_parser),
 	};
 	return cmocka_run_group_tests_name("formats", tests, NULL, NULL);
 }

@@ -85,7 +85,7 @@ static void make_repo(const char *name)
 {
 	sh("git init -q -b main %s", name);
 	sh("cd %s && printf 'a\\n' >a.txt && printf 'b\\n' >b.txt && git add a.txt b.txt && " AUTHOR
-	       T1 "git commit -q -m 'first commit' && git tag v1 && " AUTHOR T1
+	           T1 "git commit -q -m 'first commit' && git tag v1 && " AUTHOR T1
 	   "git tag -a -m 'release one' v1-ann",
 	   name);
 	sh("cd %s && printf 'a2\\n' >>a.txt && git add a.txt && " AUTHOR T2
@@ -424,16 +424,16 @@ static void test_free_and_clear_are_noops(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_head),
-	    cmocka_unit_test(test_dirty),
-	    cmocka_unit_test(test_untracked_is_not_dirty),
-	    cmocka_unit_test(test_submodule),
-	    cmocka_unit_test(test_detached),
-	    cmocka_unit_test(test_lookup),
-	    cmocka_unit_test(test_open_from_subdirectory),
-	    cmocka_unit_test(test_not_a_repository),
-	    cmocka_unit_test(test_empty_repository),
-	    cmocka_unit_test(test_free_and_clear_are_noops),
+		cmocka_unit_test(test_head),
+		cmocka_unit_test(test_dirty),
+		cmocka_unit_test(test_untracked_is_not_dirty),
+		cmocka_unit_test(test_submodule),
+		cmocka_unit_test(test_detached),
+		cmocka_unit_test(test_lookup),
+		cmocka_unit_test(test_open_from_subdirectory),
+		cmocka_unit_test(test_not_a_repository),
+		cmocka_unit_test(test_empty_repository),
+		cmocka_unit_test(test_free_and_clear_are_noops),
 	};
 	return cmocka_run_group_tests_name("git", tests, setup, teardown);
 }

@@ -92,7 +92,7 @@ static void test_outcomes_and_drop(void **state)
 static void test_summary(void **state)
 {
 	/* Expected values: Python statistics.mean/median/stdev on the same data. */
-	const double v[] = {3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0};
+	const double v[] = { 3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0 };
 	bg_summary s;
 
 	(void)state;
@@ -130,9 +130,9 @@ static void test_units(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_add_and_lookup),   cmocka_unit_test(test_rejects_bad_samples),
-		cmocka_unit_test(test_directions),       cmocka_unit_test(test_outcomes_and_drop),
-		cmocka_unit_test(test_summary),          cmocka_unit_test(test_units),
+		cmocka_unit_test(test_add_and_lookup), cmocka_unit_test(test_rejects_bad_samples),
+		cmocka_unit_test(test_directions),     cmocka_unit_test(test_outcomes_and_drop),
+		cmocka_unit_test(test_summary),        cmocka_unit_test(test_units),
 	};
 	return cmocka_run_group_tests_name("results", tests, NULL, NULL);
 }

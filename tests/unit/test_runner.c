@@ -81,7 +81,7 @@ static void exec_ok(bg_ctx *ctx, const char *cmd, const bg_exec_opts *opts, bg_e
 static void test_exec_statuses(void **state)
 {
 	bg_ctx *ctx = *state;
-	bg_exec_opts o = {NULL, 10, 1, 0, NULL};
+	bg_exec_opts o = { NULL, 10, 1, 0, NULL };
 	bg_exec_result r;
 
 	exec_ok(ctx, "true", NULL, &r);
@@ -135,7 +135,7 @@ static int count_fds(void)
 static void test_exec_no_leaks(void **state)
 {
 	bg_ctx *ctx = *state;
-	bg_exec_opts o = {NULL, 0, 1, 0, NULL};
+	bg_exec_opts o = { NULL, 0, 1, 0, NULL };
 	bg_exec_result r;
 	siginfo_t si;
 	int before = count_fds(), i;
@@ -180,7 +180,7 @@ static void test_exec_direct_path(void **state)
 static void test_exec_cwd(void **state)
 {
 	bg_ctx *ctx = *state;
-	bg_exec_opts o = {NULL, 0, 1, 0, NULL};
+	bg_exec_opts o = { NULL, 0, 1, 0, NULL };
 	bg_exec_result r;
 	char dir[64], want[80];
 
@@ -206,8 +206,8 @@ static void test_exec_cwd(void **state)
 static void test_exec_env(void **state)
 {
 	bg_ctx *ctx = *state;
-	const char *env[] = {"BG_TEST_X=hello world", "BG_TEST_OVR=new", NULL};
-	bg_exec_opts o = {NULL, 0, 1, 0, env};
+	const char *env[] = { "BG_TEST_X=hello world", "BG_TEST_OVR=new", NULL };
+	bg_exec_opts o = { NULL, 0, 1, 0, env };
 	bg_exec_result r;
 
 	setenv("BG_TEST_OVR", "old", 1);
@@ -252,7 +252,7 @@ static void parse_ids(const char *out, long ids[3])
 static void test_exec_timeout_kills_group(void **state)
 {
 	bg_ctx *ctx = *state;
-	bg_exec_opts o = {NULL, 0.5, 1, 0, NULL};
+	bg_exec_opts o = { NULL, 0.5, 1, 0, NULL };
 	bg_exec_result r;
 	double t0 = now(), elapsed;
 	char *desc;
@@ -276,7 +276,7 @@ static void test_exec_timeout_kills_group(void **state)
 static void test_exec_kills_leftovers(void **state)
 {
 	bg_ctx *ctx = *state;
-	bg_exec_opts o = {NULL, 0, 1, 0, NULL};
+	bg_exec_opts o = { NULL, 0, 1, 0, NULL };
 	bg_exec_result r;
 	double t0 = now();
 	long ids[3];
@@ -300,8 +300,8 @@ static void count_warnings(bg_log_level level, const char *msg, void *data)
 static void test_exec_escaped_holder(void **state)
 {
 	bg_ctx *ctx = *state;
-	bg_exec_opts o = {NULL, 0, 1, 0, NULL};
-	const char *const files[] = {"escaped.pid", NULL};
+	bg_exec_opts o = { NULL, 0, 1, 0, NULL };
+	const char *const files[] = { "escaped.pid", NULL };
 	bg_exec_result r;
 	char dir[64], path[96], *text = NULL;
 	double t0, elapsed;
@@ -362,15 +362,15 @@ static void cancel_after(double seconds)
 static void test_exec_cancel(void **state)
 {
 	bg_ctx *ctx = *state;
-	bg_exec_opts o = {NULL, 0, 1, 0, NULL};
-	bg_benchmark b = {.name = "cancelled",
-	                  .command = "sleep 0.2",
-	                  .format = BG_FORMAT_TIME,
-	                  .warmup = 0,
-	                  .samples = 100,
-	                  .timeout = 10};
+	bg_exec_opts o = { NULL, 0, 1, 0, NULL };
+	bg_benchmark b = { .name = "cancelled",
+		           .command = "sleep 0.2",
+		           .format = BG_FORMAT_TIME,
+		           .warmup = 0,
+		           .samples = 100,
+		           .timeout = 10 };
 	bg_run_opts ro = BG_RUN_OPTS_INIT;
-	const char *const files[] = {"pgid", "marker", NULL};
+	const char *const files[] = { "pgid", "marker", NULL };
 	bg_exec_result r;
 	bg_results *res = NULL;
 	char dir[64], path[96], *text = NULL;
@@ -444,7 +444,7 @@ static void test_exec_crash_and_describe(void **state)
 static void test_exec_stdout_bounded(void **state)
 {
 	bg_ctx *ctx = *state;
-	bg_exec_opts o = {NULL, 0, 1, 1 << 20, NULL};
+	bg_exec_opts o = { NULL, 0, 1, 1 << 20, NULL };
 	struct rusage before, after;
 	bg_exec_result r;
 	size_t i;
@@ -477,7 +477,7 @@ static void test_exec_stdout_bounded(void **state)
 static void test_exec_stderr_tail(void **state)
 {
 	bg_ctx *ctx = *state;
-	bg_exec_opts o = {NULL, 0, 1, 0, NULL};
+	bg_exec_opts o = { NULL, 0, 1, 0, NULL };
 	bg_buf want_err = BG_BUF_INIT, want_out = BG_BUF_INIT;
 	bg_exec_result r;
 	int i;
@@ -546,14 +546,14 @@ static size_t series_of(const bg_results *res, const char *b)
 static void test_run_time_format(void **state)
 {
 	bg_ctx *ctx = *state;
-	bg_benchmark b = {.name = "sleepy",
-	                  .command = "sleep 0.01",
-	                  .format = BG_FORMAT_TIME,
-	                  .warmup = 2,
-	                  .samples = 3,
-	                  .timeout = 10};
+	bg_benchmark b = { .name = "sleepy",
+		           .command = "sleep 0.01",
+		           .format = BG_FORMAT_TIME,
+		           .warmup = 2,
+		           .samples = 3,
+		           .timeout = 10 };
 	bg_run_opts o = BG_RUN_OPTS_INIT;
-	progress_log p = {0, 0, 0};
+	progress_log p = { 0, 0, 0 };
 	const bg_series *wall, *cpu, *rss;
 	bg_results *res = NULL;
 	size_t i;
@@ -604,16 +604,16 @@ static void test_run_time_format(void **state)
 static void test_run_overrides_and_env(void **state)
 {
 	bg_ctx *ctx = *state;
-	bg_benchmark b = {.name = "envcheck",
-	                  .command = "test \"$BENCHGUARD_BENCHMARK\" = envcheck && "
-	                             "test \"$BENCHGUARD_SAMPLES\" = 2 && "
-	                             "test \"$BENCHGUARD_WARMUP\" = 1",
-	                  .format = BG_FORMAT_TIME,
-	                  .warmup = 3,
-	                  .samples = 5,
-	                  .timeout = 10};
+	bg_benchmark b = { .name = "envcheck",
+		           .command = "test \"$BENCHGUARD_BENCHMARK\" = envcheck && "
+		                      "test \"$BENCHGUARD_SAMPLES\" = 2 && "
+		                      "test \"$BENCHGUARD_WARMUP\" = 1",
+		           .format = BG_FORMAT_TIME,
+		           .warmup = 3,
+		           .samples = 5,
+		           .timeout = 10 };
 	bg_run_opts o = BG_RUN_OPTS_INIT;
-	progress_log p = {0, 0, 0};
+	progress_log p = { 0, 0, 0 };
 	bg_results *res = NULL;
 
 	o.samples = 2;
@@ -631,28 +631,28 @@ static void test_run_overrides_and_env(void **state)
 static void test_run_failures(void **state)
 {
 	bg_ctx *ctx = *state;
-	bg_benchmark bad = {.name = "bad",
-	                    .command = "echo first line >&2; echo boom >&2; exit 3",
-	                    .format = BG_FORMAT_TIME,
-	                    .warmup = 1,
-	                    .samples = 3,
-	                    .timeout = 10};
-	bg_benchmark partial = {.name = "partial",
-	                        .command = "n=$(cat count 2>/dev/null || echo 0); "
-	                                   "echo $((n + 1)) > count; test $n -lt 2",
-	                        .format = BG_FORMAT_TIME,
-	                        .warmup = 0,
-	                        .samples = 5,
-	                        .timeout = 10};
-	bg_benchmark slow = {.name = "slow",
-	                     .command = "sleep 5",
-	                     .format = BG_FORMAT_TIME,
-	                     .warmup = 0,
-	                     .samples = 1,
-	                     .timeout = 0.3};
+	bg_benchmark bad = { .name = "bad",
+		             .command = "echo first line >&2; echo boom >&2; exit 3",
+		             .format = BG_FORMAT_TIME,
+		             .warmup = 1,
+		             .samples = 3,
+		             .timeout = 10 };
+	bg_benchmark partial = { .name = "partial",
+		                 .command = "n=$(cat count 2>/dev/null || echo 0); "
+		                            "echo $((n + 1)) > count; test $n -lt 2",
+		                 .format = BG_FORMAT_TIME,
+		                 .warmup = 0,
+		                 .samples = 5,
+		                 .timeout = 10 };
+	bg_benchmark slow = { .name = "slow",
+		              .command = "sleep 5",
+		              .format = BG_FORMAT_TIME,
+		              .warmup = 0,
+		              .samples = 1,
+		              .timeout = 0.3 };
 	bg_run_opts o = BG_RUN_OPTS_INIT;
-	progress_log p = {0, 0, 0};
-	const char *const files[] = {"count", NULL};
+	progress_log p = { 0, 0, 0 };
+	const char *const files[] = { "count", NULL };
 	const bg_series *other;
 	bg_results *res = NULL;
 	char dir[64], *text = NULL;
@@ -704,12 +704,12 @@ static void test_run_failures(void **state)
 static void test_run_failure_stderr_lines(void **state)
 {
 	bg_ctx *ctx = *state;
-	bg_benchmark b = {.name = "noisy",
-	                  .command = "seq 1 5000 >&2; exit 1",
-	                  .format = BG_FORMAT_TIME,
-	                  .warmup = 0,
-	                  .samples = 1,
-	                  .timeout = 10};
+	bg_benchmark b = { .name = "noisy",
+		           .command = "seq 1 5000 >&2; exit 1",
+		           .format = BG_FORMAT_TIME,
+		           .warmup = 0,
+		           .samples = 1,
+		           .timeout = 10 };
 	const char *msg, *tail;
 	bg_results *res = NULL;
 	char *endp;
@@ -735,18 +735,18 @@ static void test_run_failure_stderr_lines(void **state)
 static void test_run_requires(void **state)
 {
 	bg_ctx *ctx = *state;
-	const char *const missing[] = {"no-such-command-xyz"};
-	const char *const cuda[] = {"cuda"};
-	bg_benchmark b = {.name = "needs",
-	                  .command = "touch marker",
-	                  .format = BG_FORMAT_TIME,
-	                  .requires = missing,
-	                  .nrequires = 1,
-	                  .warmup = 0,
-	                  .samples = 1,
-	                  .timeout = 10};
+	const char *const missing[] = { "no-such-command-xyz" };
+	const char *const cuda[] = { "cuda" };
+	bg_benchmark b = { .name = "needs",
+		           .command = "touch marker",
+		           .format = BG_FORMAT_TIME,
+		           .requires = missing,
+		           .nrequires = 1,
+		           .warmup = 0,
+		           .samples = 1,
+		           .timeout = 10 };
 	bg_run_opts o = BG_RUN_OPTS_INIT;
-	progress_log p = {0, 0, 0};
+	progress_log p = { 0, 0, 0 };
 	bg_results *res = NULL;
 	char dir[64], marker[96], *why = NULL;
 	struct stat st;
@@ -798,18 +798,18 @@ static void test_run_requires(void **state)
 
 /* What a fake libcuda.so.1 returns is set through its environment. */
 static const char fake_cuda_src[] =
-    "#include <stdlib.h>\n"
-    "int cuInit(unsigned f) { const char *e = getenv(\"FAKE_CU_INIT\");"
-    " (void)f; return e ? atoi(e) : 0; }\n"
-    "int cuDeviceGetCount(int *n) { const char *e = getenv(\"FAKE_CU_COUNT\");"
-    " *n = e ? atoi(e) : 0; return 0; }\n";
+        "#include <stdlib.h>\n"
+        "int cuInit(unsigned f) { const char *e = getenv(\"FAKE_CU_INIT\");"
+        " (void)f; return e ? atoi(e) : 0; }\n"
+        "int cuDeviceGetCount(int *n) { const char *e = getenv(\"FAKE_CU_COUNT\");"
+        " *n = e ? atoi(e) : 0; return 0; }\n";
 
 /* Runs this test binary as a probe (see main) against the fake driver. */
 static char *cuda_probe(bg_ctx *ctx, const char *dir, const char *init, const char *count)
 {
 	char self[512], cmd[600], ldpath[600], e_init[64], e_count[64];
-	const char *env[] = {ldpath, e_init, e_count, NULL};
-	bg_exec_opts o = {NULL, 30, 1, 0, env};
+	const char *env[] = { ldpath, e_init, e_count, NULL };
+	bg_exec_opts o = { NULL, 30, 1, 0, env };
 	bg_exec_result r;
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	char *out;
@@ -831,8 +831,8 @@ static char *cuda_probe(bg_ctx *ctx, const char *dir, const char *init, const ch
 static void test_requires_cuda_fake_driver(void **state)
 {
 	bg_ctx *ctx = *state;
-	const char *const files[] = {"fake.c", "libcuda.so.1", NULL};
-	bg_exec_opts o = {NULL, 60, 0, 0, NULL};
+	const char *const files[] = { "fake.c", "libcuda.so.1", NULL };
+	bg_exec_opts o = { NULL, 60, 0, 0, NULL };
 	bg_exec_result r;
 	char dir[64], path[96], *out;
 	FILE *f;
@@ -870,18 +870,18 @@ static void test_requires_cuda_fake_driver(void **state)
 static void test_run_lines_format(void **state)
 {
 	bg_ctx *ctx = *state;
-	const bg_metric_override higher[] = {{"lat", BG_DIR_HIGHER}};
-	bg_benchmark b = {.name = "lb",
-	                  .command = "printf 'BENCHGUARD lat 1.5 ms\\nBENCHGUARD lat 2.5 ms\\n"
-	                             "BENCHGUARD n %s count\\n' \"$BENCHGUARD_SAMPLES\"",
-	                  .format = BG_FORMAT_LINES,
-	                  .warmup = 2,
-	                  .samples = 7,
-	                  .timeout = 10,
-	                  .metrics = higher,
-	                  .nmetrics = 1};
+	const bg_metric_override higher[] = { { "lat", BG_DIR_HIGHER } };
+	bg_benchmark b = { .name = "lb",
+		           .command = "printf 'BENCHGUARD lat 1.5 ms\\nBENCHGUARD lat 2.5 ms\\n"
+		                      "BENCHGUARD n %s count\\n' \"$BENCHGUARD_SAMPLES\"",
+		           .format = BG_FORMAT_LINES,
+		           .warmup = 2,
+		           .samples = 7,
+		           .timeout = 10,
+		           .metrics = higher,
+		           .nmetrics = 1 };
 	bg_run_opts o = BG_RUN_OPTS_INIT;
-	progress_log p = {0, 0, 0};
+	progress_log p = { 0, 0, 0 };
 	const bg_series *lat, *n;
 	bg_results *res = NULL;
 
@@ -964,25 +964,25 @@ static int cuda_probe_main(void)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_exec_no_leaks),
-	    cmocka_unit_test(test_exec_statuses),
-	    cmocka_unit_test(test_exec_direct_path),
-	    cmocka_unit_test(test_exec_cwd),
-	    cmocka_unit_test(test_exec_env),
-	    cmocka_unit_test(test_exec_timeout_kills_group),
-	    cmocka_unit_test(test_exec_kills_leftovers),
-	    cmocka_unit_test(test_exec_escaped_holder),
-	    cmocka_unit_test(test_exec_cancel),
-	    cmocka_unit_test(test_exec_crash_and_describe),
-	    cmocka_unit_test(test_exec_stdout_bounded),
-	    cmocka_unit_test(test_exec_stderr_tail),
-	    cmocka_unit_test(test_run_time_format),
-	    cmocka_unit_test(test_run_overrides_and_env),
-	    cmocka_unit_test(test_run_failures),
-	    cmocka_unit_test(test_run_failure_stderr_lines),
-	    cmocka_unit_test(test_run_requires),
-	    cmocka_unit_test(test_requires_cuda_fake_driver),
-	    cmocka_unit_test(test_run_lines_format),
+		cmocka_unit_test(test_exec_no_leaks),
+		cmocka_unit_test(test_exec_statuses),
+		cmocka_unit_test(test_exec_direct_path),
+		cmocka_unit_test(test_exec_cwd),
+		cmocka_unit_test(test_exec_env),
+		cmocka_unit_test(test_exec_timeout_kills_group),
+		cmocka_unit_test(test_exec_kills_leftovers),
+		cmocka_unit_test(test_exec_escaped_holder),
+		cmocka_unit_test(test_exec_cancel),
+		cmocka_unit_test(test_exec_crash_and_describe),
+		cmocka_unit_test(test_exec_stdout_bounded),
+		cmocka_unit_test(test_exec_stderr_tail),
+		cmocka_unit_test(test_run_time_format),
+		cmocka_unit_test(test_run_overrides_and_env),
+		cmocka_unit_test(test_run_failures),
+		cmocka_unit_test(test_run_failure_stderr_lines),
+		cmocka_unit_test(test_run_requires),
+		cmocka_unit_test(test_requires_cuda_fake_driver),
+		cmocka_unit_test(test_run_lines_format),
 	};
 
 	if (argc == 2 && !strcmp(argv[1], "--cuda-probe"))

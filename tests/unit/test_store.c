@@ -134,7 +134,7 @@ static void make_commit(bg_commit *commit, char c, const char *subject)
 static int store_run(bg_ctx *ctx, bg_store *st, const bg_commit *commit, bg_machine *m,
                      const bg_results *res, int64_t *run_id)
 {
-	bg_run_info info = {commit, m, "run", NULL};
+	bg_run_info info = { commit, m, "run", NULL };
 	int error;
 
 	if ((error = bg_store_run_begin(ctx, st, &info, run_id)) < 0 ||
@@ -185,7 +185,7 @@ static void test_migrate_empty_file(void **state)
 	bg_store_free(st);
 	assert_int_equal(sql_int(path, "PRAGMA user_version"), version);
 	assert_int_equal(
-	    sql_int(path, "SELECT count(*) FROM machines WHERE fingerprint = 'keep-me'"), 1);
+	        sql_int(path, "SELECT count(*) FROM machines WHERE fingerprint = 'keep-me'"), 1);
 
 	bg_store_free(NULL);
 	bg_history_free(NULL, 0);
@@ -195,10 +195,10 @@ static void test_migrate_empty_file(void **state)
 static void test_round_trip(void **state)
 {
 	/* Exactly representable, and out of order so "measured order" is checked. */
-	static const double wall[] = {0.5, 0.25, 0.75, 1.0};
-	static const double bw[] = {900.0, 950.5, 925.25};
-	static const double ns[] = {120.0, 100.0, 110.0};
-	const char *tags[] = {"ci=yes", "runner=r1=x", NULL};
+	static const double wall[] = { 0.5, 0.25, 0.75, 1.0 };
+	static const double bw[] = { 900.0, 950.5, 925.25 };
+	static const double ns[] = { 120.0, 100.0, 110.0 };
+	const char *tags[] = { "ci=yes", "runner=r1=x", NULL };
 	char path[512], buf[256], sql[256];
 	bg_ctx *ctx = NULL;
 	bg_store *st = NULL;
@@ -227,7 +227,7 @@ static void test_round_trip(void **state)
 		assert_int_equal(bg_results_add(ctx, res, "gb/BM_Sort", "cpu_time", "ns", ns[i]),
 		                 0);
 	assert_int_equal(
-	    bg_results_set_outcome(ctx, res, "broken", BG_BENCH_FAILED, "exit status 1"), 0);
+	        bg_results_set_outcome(ctx, res, "broken", BG_BENCH_FAILED, "exit status 1"), 0);
 	assert_int_equal(bg_results_set_outcome(ctx, res, "cuda", BG_BENCH_SKIPPED, "no GPU"), 0);
 
 	info.commit = &commit;
@@ -290,7 +290,7 @@ static void test_round_trip(void **state)
 		const bg_series *s = bg_results_series(res, i);
 
 		assert_int_equal(
-		    bg_store_samples(ctx, st, run_id, s->benchmark, s->metric, &values, &n), 0);
+		        bg_store_samples(ctx, st, run_id, s->benchmark, s->metric, &values, &n), 0);
 		assert_int_equal(n, s->n);
 		assert_memory_equal(values, s->values, n * sizeof(double));
 		free(values);
@@ -305,15 +305,16 @@ static void test_round_trip(void **state)
 	snprintf(sql, sizeof(sql), "SELECT source FROM runs WHERE id = %lld", (long long)run_id);
 	assert_string_equal(sql_text(path, sql, buf, sizeof(buf)), "import");
 	assert_string_equal(
-	    sql_text(path, "SELECT value FROM run_tags WHERE key = 'ci'", buf, sizeof(buf)), "yes");
+	        sql_text(path, "SELECT value FROM run_tags WHERE key = 'ci'", buf, sizeof(buf)),
+	        "yes");
 	/* A tag splits at its first '='. */
 	assert_string_equal(
-	    sql_text(path, "SELECT value FROM run_tags WHERE key = 'runner'", buf, sizeof(buf)),
-	    "r1=x");
+	        sql_text(path, "SELECT value FROM run_tags WHERE key = 'runner'", buf, sizeof(buf)),
+	        "r1=x");
 	/* Volatile facts go with the run, stable ones with the machine. */
-	assert_string_equal(
-	    sql_text(path, "SELECT value FROM run_facts WHERE key = 'kernel'", buf, sizeof(buf)),
-	    "6.1.0-test");
+	assert_string_equal(sql_text(path, "SELECT value FROM run_facts WHERE key = 'kernel'", buf,
+	                             sizeof(buf)),
+	                    "6.1.0-test");
 	assert_int_equal(sql_int(path, "SELECT count(*) FROM run_facts WHERE key = 'cpu_model'"),
 	                 0);
 	assert_string_equal(sql_text(path,
@@ -350,7 +351,7 @@ static void test_history_queries(void **state)
 	bg_machine *m = make_machine();
 	bg_history_row *rows = NULL;
 	size_t nrows = 0;
-	int64_t ids[4] = {0};
+	int64_t ids[4] = { 0 };
 	bg_commit commit;
 	int i;
 
@@ -372,7 +373,7 @@ static void test_history_queries(void **state)
 	}
 	/* A fourth run that never finished is shown too, marked incomplete. */
 	{
-		bg_run_info info = {&commit, m, "run", NULL};
+		bg_run_info info = { &commit, m, "run", NULL };
 		bg_results *res = NULL;
 
 		assert_int_equal(bg_results_new(&res), 0);
@@ -483,7 +484,8 @@ static void test_unit_conflict_rolls_back(void **state)
 	assert_int_equal(sql_int(path, sql), 0);
 	assert_int_equal(sql_int(path, "SELECT count(*) FROM samples"), 1);
 	assert_string_equal(
-	    sql_text(path, "SELECT unit FROM series WHERE metric = 'm'", buf, sizeof(buf)), "s");
+	        sql_text(path, "SELECT unit FROM series WHERE metric = 'm'", buf, sizeof(buf)),
+	        "s");
 	/* The store still works after the rollback. */
 	assert_int_equal(bg_results_new(&res), 0);
 	assert_int_equal(bg_results_add(ctx, res, "b", "m", "s", 7.0), 0);
@@ -499,8 +501,8 @@ static void test_unit_conflict_rolls_back(void **state)
 
 static void test_run_errors(void **state)
 {
-	const char *bad_tags[] = {"ok=1", "novalue", NULL};
-	const char *empty_key[] = {"=v", NULL};
+	const char *bad_tags[] = { "ok=1", "novalue", NULL };
+	const char *empty_key[] = { "=v", NULL };
 	char path[512];
 	bg_ctx *ctx = NULL;
 	bg_store *st = NULL;
@@ -893,17 +895,18 @@ static void test_newer_schema(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(test_migrate_empty_file, setup_dir, teardown_dir),
-	    cmocka_unit_test_setup_teardown(test_round_trip, setup_dir, teardown_dir),
-	    cmocka_unit_test_setup_teardown(test_history_queries, setup_dir, teardown_dir),
-	    cmocka_unit_test_setup_teardown(test_unit_conflict_rolls_back, setup_dir, teardown_dir),
-	    cmocka_unit_test_setup_teardown(test_run_errors, setup_dir, teardown_dir),
-	    cmocka_unit_test_setup_teardown(test_killed_run_stays_incomplete, setup_dir,
-	                                    teardown_dir),
-	    cmocka_unit_test_setup_teardown(test_parallel_writers, setup_dir, teardown_dir),
-	    cmocka_unit_test_setup_teardown(test_first_open_race, setup_dir, teardown_dir),
-	    cmocka_unit_test_setup_teardown(test_not_a_database, setup_dir, teardown_dir),
-	    cmocka_unit_test_setup_teardown(test_newer_schema, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_migrate_empty_file, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_round_trip, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_history_queries, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_unit_conflict_rolls_back, setup_dir,
+		                                teardown_dir),
+		cmocka_unit_test_setup_teardown(test_run_errors, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_killed_run_stays_incomplete, setup_dir,
+		                                teardown_dir),
+		cmocka_unit_test_setup_teardown(test_parallel_writers, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_first_open_race, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_not_a_database, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_newer_schema, setup_dir, teardown_dir),
 	};
 
 	return cmocka_run_group_tests_name("store", tests, NULL, NULL);
