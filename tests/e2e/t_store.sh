@@ -50,6 +50,29 @@ check "... the benchmark finished before the kill is kept" test \
 check "... and history shows the run as incomplete" bash -c "
 	\"$BG\" --db $T/crash.db history quick:wall_time | grep -q incomplete"
 
+# A cancelled CI job (SIGTERM) or Ctrl-C (SIGINT): the benchmark's process
+# group dies with it, the run stays incomplete, the exit code is 3.
+for sig in TERM INT; do
+	m=$((700000 + RANDOM))
+	cat >benchguard.json <<J
+{ "defaults": { "warmup": 0, "samples": 2 },
+  "benchmarks": [ { "name": "slow", "command": "sleep $m.5 & sleep $m.5", "timeout": 600 } ] }
+J
+	"$BG" --db "$T/sig$sig.db" run >/dev/null 2>"$T/sig.err" &
+	pid=$!
+	for _ in $(seq 1 100); do pgrep -f "slee[p] $m.5" >/dev/null && break; sleep 0.1; done
+	kill -$sig "$pid"
+	wait "$pid"
+	rc=$?
+	sleep 0.2
+	check "SIG$sig during run -> exit 3 with a one-line reason" bash -c "
+		[ $rc -eq 3 ] && grep -q '^benchguard: interrupted' $T/sig.err"
+	check "... the benchmark's whole process group is gone" bash -c "! pgrep -f 'slee[p] $m.5' >/dev/null"
+	check "... and the run is marked incomplete" test \
+		"$(sqlite3 "$T/sig$sig.db" 'SELECT status FROM runs')" = incomplete
+	pkill -f "slee[p] $m.5"
+done
+
 printf 'BENCHGUARD lat 1 us\nBENCHGUARD lat oops us\n' >"$T/bad.txt"
 check "import of a malformed file -> exit 2 naming file and line" bash -c "
 	\"$BG\" --db $T/bad.db import $T/bad.txt --format lines 2>$T/e; [ \$? -eq 2 ] && grep -q 'bad.txt:2:' $T/e"
