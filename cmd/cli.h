@@ -61,6 +61,8 @@ int cli_global_option(cli_state *st, int opt, const char *arg);
 
 /* Sets a usage error (exit 2) on st->ctx and returns BG_EINPUT. */
 int cli_usage_error(cli_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends a --tag KEY=VALUE to tags[] (sized for argc); usage error if malformed. */
+int cli_add_tag(cli_state *st, const char *arg, const char **tags, size_t *ntags);
 /* Parses a positive integer option value; usage error otherwise. */
 int cli_parse_count(cli_state *st, const char *opt, const char *arg, int min, int *out);
 

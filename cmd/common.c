@@ -137,6 +137,14 @@ int cli_getopt(cli_state *st, int argc, char **argv, const char *shortopts,
 	}
 }
 
+int cli_add_tag(cli_state *st, const char *arg, const char **tags, size_t *ntags)
+{
+	if (!strchr(arg, '=') || arg[0] == '=')
+		return cli_usage_error(st, "--tag needs KEY=VALUE (got \"%s\")", arg);
+	tags[(*ntags)++] = arg;
+	return 0;
+}
+
 int cli_parse_count(cli_state *st, const char *opt, const char *arg, int min, int *out)
 {
 	char *end;

@@ -8,13 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "cli.h"
 #include "internal.h"
 
 enum { OPT_FORMAT_IN = CLI_OPT_BASE, OPT_COMMIT, OPT_MACHINE, OPT_NAME, OPT_TAG };
 
 static const struct option import_options[] = {
-	{ "input-format", required_argument, NULL, OPT_FORMAT_IN },
+	/* Here --format names the input format; it shadows the global one
+	 * (a command's own options are matched first), so output takes --json. */
+	{ "format", required_argument, NULL, OPT_FORMAT_IN },
 	{ "commit", required_argument, NULL, OPT_COMMIT },
 	{ "machine", required_argument, NULL, OPT_MACHINE },
 	{ "name", required_argument, NULL, OPT_NAME },
@@ -67,24 +71,12 @@ int cmd_import(cli_state *st, int argc, char **argv)
 	cli_env env;
 	int64_t run_id = 0;
 	int opt, rc = 0;
-	cli_format saved = st->format;
 
 	memset(&env, 0, sizeof(env));
 	memset(&commit, 0, sizeof(commit));
 	tags = calloc((size_t)argc + 1, sizeof(char *));
 	if (!tags)
 		return bg_error_oom(st->ctx);
-	/* --format here names the input format; output stays a table unless
-	 * --json is given, so take --format before the global handler does. */
-	for (i = 1; i < (size_t)argc; i++) {
-		if (!strcmp(argv[i], "--format") && i + 1 < (size_t)argc) {
-			format = argv[i + 1];
-			argv[i] = "--input-format";
-		} else if (!strncmp(argv[i], "--format=", 9)) {
-			format = argv[i] + 9;
-			argv[i] = "--input-format";
-		}
-	}
 	while ((opt = cli_getopt(st, argc, argv, "", import_options, self)) != -1) {
 		switch (opt) {
 		case 'h':
@@ -93,8 +85,7 @@ int cmd_import(cli_state *st, int argc, char **argv)
 			rc = BG_EINPUT;
 			goto cleanup;
 		case OPT_FORMAT_IN:
-			if (optarg)
-				format = optarg;
+			format = optarg;
 			break;
 		case OPT_COMMIT:
 			rev = optarg;
@@ -106,16 +97,11 @@ int cmd_import(cli_state *st, int argc, char **argv)
 			name = optarg;
 			break;
 		case OPT_TAG:
-			if (!strchr(optarg, '=') || optarg[0] == '=') {
-				rc = cli_usage_error(st, "--tag needs KEY=VALUE (got \"%s\")",
-				                     optarg);
+			if ((rc = cli_add_tag(st, optarg, tags, &ntags)) < 0)
 				goto cleanup;
-			}
-			tags[ntags++] = optarg;
 			break;
 		}
 	}
-	st->format = saved == CLI_JSON ? CLI_JSON : st->format;
 	if (optind + 1 != argc) {
 		rc = cli_usage_error(st, optind >= argc ? "import needs a FILE"
 		                                        : "import takes one FILE");
@@ -166,12 +152,18 @@ int cmd_import(cli_state *st, int argc, char **argv)
 	}
 	for (i = 0; i < bg_results_series_count(res); i++)
 		nsamples += bg_results_series(res, i)->n;
-	if (st->format == CLI_JSON)
-		printf("{\"run\": %lld, \"commit\": \"%s\", \"machine\": \"%s\", \"series\": %zu, "
-		       "\"samples\": %zu}\n",
-		       (long long)run_id, commit.sha, bg_machine_fingerprint(env.machine),
-		       bg_results_series_count(res), nsamples);
-	else
+	if (st->format == CLI_JSON) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "run", json_object_new_int64(run_id));
+		json_object_object_add(o, "commit", json_object_new_string(commit.sha));
+		json_object_object_add(o, "machine",
+		                       json_object_new_string(bg_machine_fingerprint(env.machine)));
+		json_object_object_add(
+		        o, "series", json_object_new_int64((int64_t)bg_results_series_count(res)));
+		json_object_object_add(o, "samples", json_object_new_int64((int64_t)nsamples));
+		rc = cli_print_json(st, o);
+	} else
 		printf("imported run %lld: %zu series, %zu samples (commit %.12s, machine %s)\n",
 		       (long long)run_id, bg_results_series_count(res), nsamples, commit.sha,
 		       bg_machine_fingerprint(env.machine));

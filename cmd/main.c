@@ -45,7 +45,8 @@ const cli_command cli_commands[] = {
 	  "  --machine NAME   store under NAME instead of this machine's fingerprint\n"
 	  "  --name BENCH     benchmark name: for lines, default the file name without\n"
 	  "                   extension; for gbench, a prefix \"BENCH/\" (default none)\n"
-	  "  --tag K=V        attach a tag to the run (repeatable)\n" },
+	  "  --tag K=V        attach a tag to the run (repeatable)\n"
+	  "  --json           print the stored run's id and counts as JSON\n" },
 	{ "history", cmd_history, "a series' run summaries over commits",
 	  "usage: benchguard history SERIES [--limit N]\n"
 	  "\n"

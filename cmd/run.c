@@ -344,10 +344,7 @@ int cmd_run(cli_state *st, int argc, char **argv)
 			machine = optarg;
 			break;
 		case OPT_TAG:
-			if (!strchr(optarg, '=') || optarg[0] == '=')
-				rc = cli_usage_error(st, "--tag needs KEY=VALUE (got \"%s\")",
-				                     optarg);
-			tags[ntags++] = optarg;
+			rc = cli_add_tag(st, optarg, tags, &ntags);
 			break;
 		case OPT_NO_BUILD:
 			no_build = 1;

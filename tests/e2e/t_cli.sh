@@ -12,6 +12,8 @@ check "unknown command -> exit 2, one line" bash -c "
 check "unknown option -> exit 2" expect_rc 2 "$BG" run --frobnicate
 check "bad --format -> exit 2" expect_rc 2 "$BG" --format xml fingerprint
 check "bad --samples -> exit 2" expect_rc 2 "$BG" run --samples zero
+check "--tag without KEY=VALUE -> exit 2" bash -c "
+	\"$BG\" run --tag nokey 2>$T/e; [ \$? -eq 2 ] && grep -q 'tag needs KEY=VALUE' $T/e"
 
 cd "$T" || exit 1
 check "outside a repository -> exit 2 with a clear message" bash -c "
