@@ -16,6 +16,8 @@
 
 #include "benchguard.h"
 
+struct json_object;
+
 typedef enum { CLI_TABLE = 0, CLI_JSON, CLI_MARKDOWN } cli_format;
 
 typedef struct {
@@ -28,6 +30,15 @@ typedef struct {
 	int progress_shown; /* a \r progress line is on stderr and needs clearing */
 } cli_state;
 
+/* Where things are: the repository, its config, its database. */
+typedef struct {
+	bg_repo *repo;
+	bg_config *config; /* only when loaded */
+	bg_store *store;
+	bg_machine *machine;
+	char *db_path;
+} cli_env;
+
 typedef struct {
 	const char *name;
 	int (*fn)(cli_state *st, int argc, char **argv);
@@ -39,10 +50,98 @@ extern const cli_command cli_commands[];
 const cli_command *cli_find_command(const char *name);
 void cli_print_usage(FILE *f);
 
+/* Flags of `run`, shared with `ci`. */
+typedef struct {
+	const char *filter, *machine;
+	int samples, warmup, nruns, no_build; /* -1: config */
+	double timeout;                       /* 0: config */
+	const char **tags;
+	size_t ntags;
+} cli_run_flags;
+
+enum {
+	CLI_OPT_FILTER = 1800,
+	CLI_OPT_SAMPLES,
+	CLI_OPT_WARMUP,
+	CLI_OPT_RUNS,
+	CLI_OPT_TIMEOUT,
+	CLI_OPT_MACHINE,
+	CLI_OPT_TAG,
+	CLI_OPT_NO_BUILD
+};
+
+#define CLI_RUN_LONG_OPTIONS                                              \
+	{ "filter", required_argument, NULL, CLI_OPT_FILTER },             \
+		{ "samples", required_argument, NULL, CLI_OPT_SAMPLES },   \
+		{ "warmup", required_argument, NULL, CLI_OPT_WARMUP },     \
+		{ "runs", required_argument, NULL, CLI_OPT_RUNS },         \
+		{ "timeout", required_argument, NULL, CLI_OPT_TIMEOUT },   \
+		{ "machine", required_argument, NULL, CLI_OPT_MACHINE },   \
+		{ "tag", required_argument, NULL, CLI_OPT_TAG },           \
+		{ "no-build", no_argument, NULL, CLI_OPT_NO_BUILD }
+
+/* What a `run` made: one stored run (and its results) per --runs. */
+typedef struct {
+	bg_commit head;
+	int64_t *ids;
+	bg_results **res;
+	int nruns;
+	int failed; /* benchmarks that failed, over all runs */
+} cli_run_output;
+
+void cli_run_flags_init(cli_run_flags *f);
+void cli_run_flags_clear(cli_run_flags *f);
+/* 1 if `opt` was a run flag (taken), 0 if not, < 0 on a bad value. */
+int cli_run_option(cli_state *st, cli_run_flags *f, int argc, int opt, const char *arg);
+/* Builds and runs the suite in env (repo, config, machine and store open). */
+int cli_run_suite(cli_state *st, cli_env *env, const cli_run_flags *f, cli_run_output *out);
+void cli_run_output_clear(cli_run_output *out);
+
+/* Flags of the verdict, shared by `check` and `ci` (unset: from the config). */
+typedef struct {
+	const char *baseline_branch;
+	int window, min_runs; /* -1: config */
+	double alpha, min_change, min_effect; /* NAN: config */
+	int fdr;              /* -1: config */
+} cli_check_flags;
+
+enum {
+	CLI_OPT_BASELINE_BRANCH = 1900,
+	CLI_OPT_WINDOW,
+	CLI_OPT_MIN_RUNS,
+	CLI_OPT_ALPHA,
+	CLI_OPT_MIN_CHANGE,
+	CLI_OPT_MIN_EFFECT,
+	CLI_OPT_NO_FDR,
+	CLI_OPT_FDR
+};
+
+#define CLI_CHECK_LONG_OPTIONS                                                           \
+	{ "baseline-branch", required_argument, NULL, CLI_OPT_BASELINE_BRANCH },          \
+		{ "window", required_argument, NULL, CLI_OPT_WINDOW },                     \
+		{ "min-runs", required_argument, NULL, CLI_OPT_MIN_RUNS },                 \
+		{ "alpha", required_argument, NULL, CLI_OPT_ALPHA },                       \
+		{ "min-change", required_argument, NULL, CLI_OPT_MIN_CHANGE },             \
+		{ "min-effect", required_argument, NULL, CLI_OPT_MIN_EFFECT },             \
+		{ "no-fdr", no_argument, NULL, CLI_OPT_NO_FDR },                           \
+		{ "fdr", no_argument, NULL, CLI_OPT_FDR }
+
+void cli_check_flags_init(cli_check_flags *f);
+/* 1 if `opt` was a verdict flag (taken), 0 if not, < 0 on a bad value. */
+int cli_check_option(cli_state *st, cli_check_flags *f, int opt, const char *arg);
+void cli_check_opts(const cli_check_flags *f, const bg_config *cfg, bg_check_opts *o);
+int cli_check_print(cli_state *st, const bg_check_result *res);
+int cli_check_markdown(cli_state *st, const bg_check_result *res, FILE *f);
+struct json_object *cli_check_json(const bg_check_result *res);
+
 /* Commands (one file each). */
 int cmd_init(cli_state *st, int argc, char **argv);
 int cmd_run(cli_state *st, int argc, char **argv);
 int cmd_import(cli_state *st, int argc, char **argv);
+int cmd_check(cli_state *st, int argc, char **argv);
+int cmd_ci(cli_state *st, int argc, char **argv);
+int cmd_baseline(cli_state *st, int argc, char **argv);
+int cmd_calibrate(cli_state *st, int argc, char **argv);
 int cmd_history(cli_state *st, int argc, char **argv);
 int cmd_fingerprint(cli_state *st, int argc, char **argv);
 int cmd_help(cli_state *st, int argc, char **argv);
@@ -73,14 +172,6 @@ void cli_progress(cli_state *st, const char *fmt, ...) __attribute__((format(pri
 void cli_progress_done(cli_state *st);
 void cli_log_cb(bg_log_level level, const char *msg, void *data);
 
-/* Where things are: the repository, its config, its database. */
-typedef struct {
-	bg_repo *repo;
-	bg_config *config; /* only when loaded */
-	bg_store *store;
-	bg_machine *machine;
-	char *db_path;
-} cli_env;
 
 int cli_open_repo(cli_state *st, cli_env *env);
 int cli_load_config(cli_state *st, cli_env *env);
@@ -104,7 +195,6 @@ double cli_cv_percent(const bg_summary *s);
 void cli_fmt_time(char *buf, size_t len, int64_t t); /* ISO-8601 UTC */
 
 /* Prints a json-c object (pretty) to stdout and frees it. */
-struct json_object;
 int cli_print_json(cli_state *st, struct json_object *obj);
 
 #endif

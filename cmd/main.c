@@ -34,6 +34,35 @@ const cli_command cli_commands[] = {
 	  "  --machine NAME   store under NAME instead of the hardware fingerprint\n"
 	  "  --tag K=V        attach a tag to the run (repeatable)\n"
 	  "  --no-build       skip the configured build command\n" },
+	{ "check", cmd_check, "judge stored runs against their rolling baseline",
+	  "usage: benchguard check [--run ID | --commit REV] [--machine NAME]\n"
+	  "                        [--baseline-branch B] [--window N] [--min-runs N]\n"
+	  "                        [--alpha A] [--min-change X] [--min-effect G] [--no-fdr]\n"
+	  "\n"
+	  "Judges runs against the last N complete, clean runs of each series on the\n"
+	  "same machine along the first-parent history of the baseline branch (from\n"
+	  "the merge-base for other branches).  Default: every run of the latest\n"
+	  "run's commit.  Exit 1 on a regression, 3 if a benchmark failed.\n"
+	  "\n"
+	  "  --run ID         judge this run alone\n"
+	  "  --commit REV     judge every complete run of REV on this machine\n"
+	  "  --machine NAME   the machine whose runs to judge (default: this one)\n"
+	  "  --baseline-branch B, --window N, --min-runs N\n"
+	  "                   override the config's \"baseline\"\n"
+	  "  --alpha A, --min-change X, --min-effect G, --no-fdr / --fdr\n"
+	  "                   override the config's \"thresholds\"\n" },
+	{ "ci", cmd_ci, "run the suite, judge it, write the CI summary, in one step",
+	  "usage: benchguard ci [run options] [check options]\n"
+	  "\n"
+	  "`run` then `check` of the runs just made.  Writes the Markdown verdict to\n"
+	  "$GITHUB_STEP_SUMMARY when set and prints ::error annotations for\n"
+	  "regressions when GITHUB_ACTIONS=true.  Exit 1 on a regression, 3 if a\n"
+	  "benchmark or the build failed (failure outranks regression).\n"
+	  "\n"
+	  "  run options:    --filter RE --samples N --warmup N --runs K --timeout SEC\n"
+	  "                  --machine NAME --tag K=V --no-build\n"
+	  "  check options:  --baseline-branch B --window N --min-runs N --alpha A\n"
+	  "                  --min-change X --min-effect G --no-fdr\n" },
 	{ "import", cmd_import, "store results produced elsewhere (lines, gbench)",
 	  "usage: benchguard import FILE --format lines|gbench [--commit REV]\n"
 	  "                         [--machine NAME] [--name BENCH] [--tag K=V]...\n"
@@ -47,6 +76,29 @@ const cli_command cli_commands[] = {
 	  "                   extension; for gbench, a prefix \"BENCH/\" (default none)\n"
 	  "  --tag K=V        attach a tag to the run (repeatable)\n"
 	  "  --json           print the stored run's id and counts as JSON\n" },
+	{ "baseline", cmd_baseline, "export or import baseline runs (JSON under baselines/)",
+	  "usage: benchguard baseline export [-o FILE] [--machine NAME] [--baseline-branch B]\n"
+	  "                                  [--window N]\n"
+	  "       benchguard baseline import FILE [--machine NAME] [--force]\n"
+	  "\n"
+	  "export writes this machine's baseline runs (the last N runs along the\n"
+	  "first-parent history of the baseline branch, summaries and samples) as\n"
+	  "stable JSON meant to be committed under baselines/; import stores them in\n"
+	  "this database, so a CI job whose database starts empty still has history.\n"
+	  "Importing the same file twice stores nothing twice.\n"
+	  "\n"
+	  "  -o FILE          write to FILE instead of standard output\n"
+	  "  --machine NAME   the machine (fingerprint or --machine name) to export or\n"
+	  "                   to import as\n"
+	  "  --force          import a file made on another machine anyway\n" },
+	{ "calibrate", cmd_calibrate, "measure run-to-run noise; how many samples and runs to spend",
+	  "usage: benchguard calibrate [--runs N] [--change X] [--filter RE] [--samples N]\n"
+	  "                            [--warmup N] [--machine NAME] [--no-build]\n"
+	  "\n"
+	  "Runs the suite N times (default 10) at HEAD, stores the runs, and prints per\n"
+	  "series the run-to-run and within-run CV, the minimum detectable effect at\n"
+	  "the configured alpha and window, and the samples per run and runs needed\n"
+	  "to detect a change of X (default 0.05 = 5%).\n" },
 	{ "history", cmd_history, "a series' run summaries over commits",
 	  "usage: benchguard history SERIES [--limit N]\n"
 	  "\n"

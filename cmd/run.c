@@ -13,34 +13,6 @@
 #include "cli.h"
 #include "internal.h"
 
-enum {
-	OPT_FILTER = CLI_OPT_BASE,
-	OPT_SAMPLES,
-	OPT_WARMUP,
-	OPT_RUNS,
-	OPT_TIMEOUT,
-	OPT_MACHINE,
-	OPT_TAG,
-	OPT_NO_BUILD
-};
-
-static const struct option run_options[] = {
-	{ "filter", required_argument, NULL, OPT_FILTER },
-	{ "samples", required_argument, NULL, OPT_SAMPLES },
-	{ "warmup", required_argument, NULL, OPT_WARMUP },
-	{ "runs", required_argument, NULL, OPT_RUNS },
-	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-	{ "machine", required_argument, NULL, OPT_MACHINE },
-	{ "tag", required_argument, NULL, OPT_TAG },
-	{ "no-build", no_argument, NULL, OPT_NO_BUILD },
-	{ 0, 0, 0, 0 },
-};
-
-typedef struct {
-	int64_t id;
-	bg_results *res; /* every benchmark's series and outcomes of this run */
-} run_record;
-
 typedef struct {
 	cli_state *st;
 	int index, total; /* benchmark k of n */
@@ -204,26 +176,28 @@ static const char *status_name(bg_bench_status s)
 	return s == BG_BENCH_FAILED ? "failed" : s == BG_BENCH_SKIPPED ? "skipped" : "ok";
 }
 
-static int print_json(cli_state *st, cli_env *env, const bg_commit *c, run_record *runs, int nruns)
+static int print_json(cli_state *st, cli_env *env, const cli_run_output *out)
 {
 	json_object *top = json_object_new_object(), *arr = json_object_new_array();
 	int k;
 	size_t i;
 
-	for (k = 0; k < nruns; k++) {
+	const bg_commit *c = &out->head;
+
+	for (k = 0; k < out->nruns; k++) {
 		json_object *r = json_object_new_object(), *series = json_object_new_array(),
 		            *outs = json_object_new_array();
-		json_object_object_add(r, "id", json_object_new_int64(runs[k].id));
+		json_object_object_add(r, "id", json_object_new_int64(out->ids[k]));
 		json_object_object_add(r, "commit", json_object_new_string(c->sha));
 		json_object_object_add(r, "branch",
 		                       c->branch ? json_object_new_string(c->branch) : NULL);
 		json_object_object_add(r, "dirty", json_object_new_boolean(c->dirty));
 		json_object_object_add(
 		        r, "machine", json_object_new_string(bg_machine_fingerprint(env->machine)));
-		for (i = 0; i < bg_results_series_count(runs[k].res); i++)
-			add_series_json(series, bg_results_series(runs[k].res, i));
-		for (i = 0; i < bg_results_outcome_count(runs[k].res); i++) {
-			const bg_outcome *o = bg_results_outcome(runs[k].res, i);
+		for (i = 0; i < bg_results_series_count(out->res[k]); i++)
+			add_series_json(series, bg_results_series(out->res[k], i));
+		for (i = 0; i < bg_results_outcome_count(out->res[k]); i++) {
+			const bg_outcome *o = bg_results_outcome(out->res[k], i);
 			json_object *oj = json_object_new_object();
 			json_object_object_add(oj, "benchmark",
 			                       json_object_new_string(o->benchmark));
@@ -242,7 +216,7 @@ static int print_json(cli_state *st, cli_env *env, const bg_commit *c, run_recor
 	return cli_print_json(st, top);
 }
 
-static int print_table(cli_state *st, run_record *runs, int nruns)
+static int print_table(cli_state *st, const cli_run_output *out)
 {
 	static const char *const head[] = { "run",    "series", "n",   "mean", "median",
 		                            "stddev", "cv",     "min", "max",  "status" };
@@ -253,9 +227,9 @@ static int print_table(cli_state *st, run_record *runs, int nruns)
 
 	if (!t)
 		return bg_error_oom(st->ctx);
-	for (k = 0; k < nruns; k++) {
-		bg_results *res = runs[k].res;
-		snprintf(id, sizeof(id), "%lld", (long long)runs[k].id);
+	for (k = 0; k < out->nruns; k++) {
+		bg_results *res = out->res[k];
+		snprintf(id, sizeof(id), "%lld", (long long)out->ids[k]);
 		for (i = 0; i < bg_results_series_count(res); i++) {
 			const bg_series *s = bg_results_series(res, i);
 			bg_summary sum;
@@ -294,134 +268,143 @@ static int print_table(cli_state *st, run_record *runs, int nruns)
 	return 0;
 }
 
-int cmd_run(cli_state *st, int argc, char **argv)
+void cli_run_flags_init(cli_run_flags *f)
 {
-	const cli_command *self = cli_find_command("run");
-	cli_env env;
-	bg_commit head;
-	regex_t re;
-	int have_re = 0, samples = -1, warmup = -1, nruns = 1, no_build = 0, opt, rc = 0, k;
-	int failed = 0, total = 0, idx;
-	double timeout = 0;
-	const char *filter = NULL, *machine = NULL;
-	const char **tags = NULL;
-	size_t ntags = 0, i;
-	run_record *runs = NULL;
+	memset(f, 0, sizeof(*f));
+	f->samples = f->warmup = -1;
+	f->nruns = 1;
+}
 
-	memset(&env, 0, sizeof(env));
-	memset(&head, 0, sizeof(head));
-	tags = calloc((size_t)argc + 1, sizeof(char *));
-	if (!tags)
-		return bg_error_oom(st->ctx);
-	while ((opt = cli_getopt(st, argc, argv, "", run_options, self)) != -1) {
-		switch (opt) {
-		case 'h':
-			goto cleanup;
-		case '?':
-			rc = BG_EINPUT;
-			goto cleanup;
-		case OPT_FILTER:
-			filter = optarg;
-			break;
-		case OPT_SAMPLES:
-			rc = cli_parse_count(st, "--samples", optarg, 1, &samples);
-			break;
-		case OPT_WARMUP:
-			rc = cli_parse_count(st, "--warmup", optarg, 0, &warmup);
-			break;
-		case OPT_RUNS:
-			rc = cli_parse_count(st, "--runs", optarg, 1, &nruns);
-			break;
-		case OPT_TIMEOUT: {
-			char *end;
-			timeout = strtod(optarg, &end);
-			if (end == optarg || *end || !(timeout > 0))
-				rc = cli_usage_error(st, "--timeout needs seconds > 0 (got \"%s\")",
-				                     optarg);
-			break;
-		}
-		case OPT_MACHINE:
-			machine = optarg;
-			break;
-		case OPT_TAG:
-			rc = cli_add_tag(st, optarg, tags, &ntags);
-			break;
-		case OPT_NO_BUILD:
-			no_build = 1;
-			break;
-		}
-		if (rc < 0)
-			goto cleanup;
+void cli_run_flags_clear(cli_run_flags *f)
+{
+	free(f->tags);
+	memset(f, 0, sizeof(*f));
+}
+
+int cli_run_option(cli_state *st, cli_run_flags *f, int argc, int opt, const char *arg)
+{
+	int rc = 0;
+
+	switch (opt) {
+	case CLI_OPT_FILTER:
+		f->filter = arg;
+		break;
+	case CLI_OPT_SAMPLES:
+		rc = cli_parse_count(st, "--samples", arg, 1, &f->samples);
+		break;
+	case CLI_OPT_WARMUP:
+		rc = cli_parse_count(st, "--warmup", arg, 0, &f->warmup);
+		break;
+	case CLI_OPT_RUNS:
+		rc = cli_parse_count(st, "--runs", arg, 1, &f->nruns);
+		break;
+	case CLI_OPT_TIMEOUT: {
+		char *end;
+		f->timeout = strtod(arg, &end);
+		if (end == arg || *end || !(f->timeout > 0))
+			rc = cli_usage_error(st, "--timeout needs seconds > 0 (got \"%s\")", arg);
+		break;
 	}
-	if (optind < argc) {
-		rc = cli_usage_error(st, "run takes no arguments (got \"%s\")", argv[optind]);
-		goto cleanup;
+	case CLI_OPT_MACHINE:
+		f->machine = arg;
+		break;
+	case CLI_OPT_TAG:
+		/* argc bounds how many tags there can be. */
+		if (!f->tags && !(f->tags = calloc((size_t)argc + 1, sizeof(char *))))
+			return bg_error_oom(st->ctx);
+		rc = cli_add_tag(st, arg, f->tags, &f->ntags);
+		break;
+	case CLI_OPT_NO_BUILD:
+		f->no_build = 1;
+		break;
+	default:
+		return 0;
 	}
-	if (filter) {
-		int e = regcomp(&re, filter, REG_EXTENDED | REG_NOSUB);
+	return rc < 0 ? rc : 1;
+}
+
+void cli_run_output_clear(cli_run_output *out)
+{
+	int k;
+
+	for (k = 0; out->res && k < out->nruns; k++)
+		bg_results_free(out->res[k]);
+	free(out->res);
+	free(out->ids);
+	bg_commit_clear(&out->head);
+	memset(out, 0, sizeof(*out));
+}
+
+int cli_run_suite(cli_state *st, cli_env *env, const cli_run_flags *f, cli_run_output *out)
+{
+	regex_t re;
+	int have_re = 0, rc = 0, k, total = 0, idx;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (f->filter) {
+		int e = regcomp(&re, f->filter, REG_EXTENDED | REG_NOSUB);
 		if (e) {
 			char why[256];
 			regerror(e, &re, why, sizeof(why));
-			rc = cli_usage_error(st, "--filter: bad regular expression \"%s\": %s",
-			                     filter, why);
-			goto cleanup;
+			return cli_usage_error(st, "--filter: bad regular expression \"%s\": %s",
+			                       f->filter, why);
 		}
 		have_re = 1;
 	}
-
-	if ((rc = cli_open_repo(st, &env)) < 0 ||
-	    (rc = bg_repo_head(st->ctx, env.repo, &head)) < 0 ||
-	    (rc = cli_load_config(st, &env)) < 0 ||
-	    (rc = cli_detect_machine(st, &env, machine)) < 0 || (rc = cli_open_store(st, &env)) < 0)
+	if ((rc = bg_repo_head(st->ctx, env->repo, &out->head)) < 0)
 		goto cleanup;
-
-	for (i = 0; i < bg_config_benchmark_count(env.config); i++)
-		if (!have_re || !regexec(&re, bg_config_benchmark(env.config, i)->name, 0, NULL, 0))
+	for (i = 0; i < bg_config_benchmark_count(env->config); i++)
+		if (!have_re || !regexec(&re, bg_config_benchmark(env->config, i)->name, 0, NULL, 0))
 			total++;
 	if (total == 0) {
-		rc = cli_usage_error(st, "--filter \"%s\" matches no benchmark", filter);
+		rc = cli_usage_error(st, "--filter \"%s\" matches no benchmark", f->filter);
 		goto cleanup;
 	}
-	if (head.dirty)
+	if (out->head.dirty)
 		cli_warn(st, "the working tree has uncommitted changes: this run is stored as "
 		             "dirty and never used as a baseline");
-	if (!no_build && (rc = build(st, &env)) < 0)
+	if (!f->no_build && (rc = build(st, env)) < 0)
 		goto cleanup;
 
-	runs = calloc((size_t)nruns, sizeof(*runs));
-	if (!runs) {
+	out->ids = calloc((size_t)f->nruns, sizeof(*out->ids));
+	out->res = calloc((size_t)f->nruns, sizeof(*out->res));
+	if (!out->ids || !out->res) {
 		rc = bg_error_oom(st->ctx);
 		goto cleanup;
 	}
-	for (k = 0; k < nruns; k++) {
-		bg_run_info info = { &head, env.machine, "run", tags };
-		progress_state ps = { st, 0, total, k + 1, nruns };
+	for (k = 0; k < f->nruns; k++) {
+		bg_run_info info = { .commit = &out->head,
+			             .machine = env->machine,
+			             .source = "run",
+			             .tags = f->tags };
+		progress_state ps = { st, 0, total, k + 1, f->nruns };
 		bg_run_opts ro = BG_RUN_OPTS_INIT;
 
-		ro.cwd = bg_repo_workdir(env.repo);
-		ro.samples = samples;
-		ro.warmup = warmup;
-		ro.timeout = timeout;
+		ro.cwd = bg_repo_workdir(env->repo);
+		ro.samples = f->samples;
+		ro.warmup = f->warmup;
+		ro.timeout = f->timeout;
 		ro.progress = on_progress;
 		ro.progress_data = &ps;
-		if ((rc = bg_results_new(&runs[k].res)) < 0 ||
-		    (rc = bg_store_run_begin(st->ctx, env.store, &info, &runs[k].id)) < 0)
+		if ((rc = bg_results_new(&out->res[k])) < 0)
 			goto cleanup;
-		if (nruns > 1)
-			cli_info(st, "run %d of %d (id %lld)", k + 1, nruns, (long long)runs[k].id);
+		out->nruns = k + 1;
+		if ((rc = bg_store_run_begin(st->ctx, env->store, &info, &out->ids[k])) < 0)
+			goto cleanup;
+		if (f->nruns > 1)
+			cli_info(st, "run %d of %d (id %lld)", k + 1, f->nruns, (long long)out->ids[k]);
 		idx = 0;
-		for (i = 0; i < bg_config_benchmark_count(env.config); i++) {
-			const bg_benchmark *b = bg_config_benchmark(env.config, i);
+		for (i = 0; i < bg_config_benchmark_count(env->config); i++) {
+			const bg_benchmark *b = bg_config_benchmark(env->config, i);
 			bg_results *one = NULL;
 			const bg_outcome *o;
 
 			if (have_re && regexec(&re, b->name, 0, NULL, 0))
 				continue;
 			if (bg_ctx_cancelled(st->ctx)) {
-				rc = bg_error_set(st->ctx, BG_ERROR,
-				                  "interrupted: run %lld left "
-				                  "incomplete",
-				                  (long long)runs[k].id);
+				rc = bg_error_set(st->ctx, BG_ERROR, "interrupted: run %lld left incomplete",
+				                  (long long)out->ids[k]);
 				goto cleanup;
 			}
 			ps.index = ++idx;
@@ -429,39 +412,67 @@ int cmd_run(cli_state *st, int argc, char **argv)
 				goto cleanup;
 			rc = bg_runner_run(st->ctx, b, &ro, one);
 			if (rc == 0)
-				rc = bg_store_run_add(st->ctx, env.store, runs[k].id, one);
+				rc = bg_store_run_add(st->ctx, env->store, out->ids[k], one);
 			if (rc == 0)
-				rc = merge(st->ctx, runs[k].res, one);
+				rc = merge(st->ctx, out->res[k], one);
 			if (rc == 0) {
 				report_benchmark(st, b, one);
 				o = bg_results_find_outcome(one, b->name);
-				failed += o && o->status == BG_BENCH_FAILED;
+				out->failed += o && o->status == BG_BENCH_FAILED;
 			}
 			bg_results_free(one);
 			if (rc < 0)
 				goto cleanup;
 		}
-		if ((rc = bg_store_run_finish(st->ctx, env.store, runs[k].id)) < 0)
+		if ((rc = bg_store_run_finish(st->ctx, env->store, out->ids[k])) < 0)
 			goto cleanup;
 	}
 	cli_progress_done(st);
-	cli_info(st, "stored %d run%s at %.12s%s on machine %s in %s", nruns, nruns > 1 ? "s" : "",
-	         head.sha, head.dirty ? " (dirty)" : "", bg_machine_fingerprint(env.machine),
-	         env.db_path);
-	rc = st->format == CLI_JSON ? print_json(st, &env, &head, runs, nruns)
-	                            : print_table(st, runs, nruns);
-	if (rc == 0 && failed)
+	cli_info(st, "stored %d run%s at %.12s%s on machine %s in %s", f->nruns,
+	         f->nruns > 1 ? "s" : "", out->head.sha, out->head.dirty ? " (dirty)" : "",
+	         bg_machine_fingerprint(env->machine), env->db_path);
+cleanup:
+	if (have_re)
+		regfree(&re);
+	return rc;
+}
+
+int cmd_run(cli_state *st, int argc, char **argv)
+{
+	static const struct option run_options[] = { CLI_RUN_LONG_OPTIONS, { 0, 0, 0, 0 } };
+	const cli_command *self = cli_find_command("run");
+	cli_run_flags flags;
+	cli_run_output out;
+	cli_env env;
+	int opt, rc = 0;
+
+	memset(&env, 0, sizeof(env));
+	memset(&out, 0, sizeof(out));
+	cli_run_flags_init(&flags);
+	while ((opt = cli_getopt(st, argc, argv, "", run_options, self)) != -1) {
+		if (opt == 'h')
+			goto cleanup;
+		if (opt == '?' || (rc = cli_run_option(st, &flags, argc, opt, optarg)) < 0) {
+			rc = BG_EINPUT;
+			goto cleanup;
+		}
+	}
+	rc = 0;
+	if (optind < argc) {
+		rc = cli_usage_error(st, "run takes no arguments (got \"%s\")", argv[optind]);
+		goto cleanup;
+	}
+	if ((rc = cli_open_repo(st, &env)) < 0 || (rc = cli_load_config(st, &env)) < 0 ||
+	    (rc = cli_detect_machine(st, &env, flags.machine)) < 0 ||
+	    (rc = cli_open_store(st, &env)) < 0 || (rc = cli_run_suite(st, &env, &flags, &out)) < 0)
+		goto cleanup;
+	rc = st->format == CLI_JSON ? print_json(st, &env, &out) : print_table(st, &out);
+	if (rc == 0 && out.failed)
 		rc = 3;
 
 cleanup:
-	if (runs)
-		for (k = 0; k < nruns; k++)
-			bg_results_free(runs[k].res);
-	free(runs);
-	if (have_re)
-		regfree(&re);
-	free(tags);
-	bg_commit_clear(&head);
+	cli_run_output_clear(&out);
+	cli_run_flags_clear(&flags);
 	cli_env_clear(&env);
 	return rc;
 }

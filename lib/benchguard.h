@@ -192,6 +192,55 @@ typedef struct {
 /* Summary of n finite values (GSL).  n == 0 -> BG_EINPUT. */
 int bg_stats_summarize(bg_ctx *ctx, const double *values, size_t n, bg_summary *out);
 
+/*
+ * One series judged: baseline run means against candidate run means.  All
+ * signed quantities are oriented so that positive means worse (slower for
+ * "lower is better", less for "higher is better").
+ */
+typedef struct {
+	size_t n_base, n_cur;
+	double base_mean, base_sd; /* of the baseline run means */
+	double cur_mean, cur_sd;   /* cur_sd is 0 with one candidate run */
+	double t, df;              /* t oriented like change; df as used for p */
+	double p_worse;            /* one-sided p-value that the candidate is worse */
+	double p_better;           /* the mirror one-sided p-value */
+	double change;             /* (cur - base) / |base|, oriented; NAN if base is 0 */
+	double effect;             /* Hedges' g, oriented; +-INFINITY if no variance at all */
+	double mde;                /* minimum detectable relative change, alpha, 80% power */
+	double base_ci;            /* half-width of the (1 - alpha) CI of the baseline mean */
+} bg_test;
+
+/* Candidate runs from which their own variance is trusted (Welch's form). */
+#define BG_WELCH_MIN_RUNS 5
+
+/*
+ * Welch's t-test on run summaries, one-sided in the worse direction.  With
+ * one candidate run its variance is taken from the baseline's run-to-run
+ * variance (prediction interval: t = (x - m) / (s * sqrt(1 + 1/n)), df =
+ * n - 1); so it is with 2 to BG_WELCH_MIN_RUNS - 1 runs (t = (x - m) /
+ * (s * sqrt(1/k + 1/n)), df = n - 1), whose own variance is too poor an
+ * estimate, unless the baseline has none; from BG_WELCH_MIN_RUNS runs,
+ * Welch-Satterthwaite.  Needs n_base >= 2, n_cur >= 1
+ * and finite values (else BG_EINPUT).  Zero variance on both sides: equal
+ * means give p = 1 both ways, different means p = 0 in their direction.
+ */
+int bg_stats_compare(bg_ctx *ctx, const double *base, size_t n_base, const double *cur,
+                     size_t n_cur, bg_direction dir, double alpha, bg_test *out);
+
+/* Hedges' g of b against a (bias-corrected standardized mean difference,
+ * pooled SD; unoriented: positive when mean(b) > mean(a)).  n_a + n_b >= 3. */
+int bg_stats_hedges_g(bg_ctx *ctx, const double *a, size_t n_a, const double *b, size_t n_b,
+                      double *g);
+
+/*
+ * Benjamini-Hochberg adjusted p-values (monotone, capped at 1).  Entries
+ * that are NAN are not hypotheses: they stay NAN and do not count in n.
+ */
+int bg_stats_bh(bg_ctx *ctx, const double *p, size_t n, double *adjusted);
+
+/* Quantile of Student's t with df degrees of freedom (GSL). */
+double bg_stats_t_quantile(double prob, double df);
+
 /* One series' raw samples, in the order they were measured. */
 typedef struct {
 	char *benchmark;
@@ -384,6 +433,19 @@ int bg_repo_head(bg_ctx *ctx, bg_repo *repo, bg_commit *out);
 /* Any revision (SHA, ref, HEAD~3...) -> commit; unknown -> BG_ENOTFOUND. */
 int bg_repo_lookup(bg_ctx *ctx, bg_repo *repo, const char *rev, bg_commit *out);
 void bg_commit_clear(bg_commit *c);
+/*
+ * The tip of branch `name`: refs/heads/<name>, else refs/remotes/origin/<name>
+ * (CI checkouts often have only the remote one).  Unknown -> BG_EINPUT.
+ */
+int bg_repo_branch_tip(bg_ctx *ctx, bg_repo *repo, const char *name, char sha[41]);
+/* The best common ancestor of two commits; none -> BG_EINPUT, unknown -> BG_ENOTFOUND. */
+int bg_repo_merge_base(bg_ctx *ctx, bg_repo *repo, const char *a, const char *b, char sha[41]);
+
+/* Called for each commit of a walk; return 0 to go on, 1 to stop, < 0 to fail. */
+typedef int (*bg_walk_cb)(const char *sha, void *data);
+/* Walks the first-parent history from `sha` (itself first) back to the root. */
+int bg_repo_walk_first_parent(bg_ctx *ctx, bg_repo *repo, const char *sha, bg_walk_cb cb,
+                              void *data);
 
 /* ------------------------------------------------------------------- store */
 
@@ -401,8 +463,10 @@ int bg_store_schema_version(bg_store *store);
 typedef struct {
 	const bg_commit *commit;
 	bg_machine *machine;     /* fingerprint and facts are stored */
-	const char *source;      /* "run" or "import" */
+	const char *source;      /* "run", "import" or "baseline" */
 	const char *const *tags; /* "K=V" strings, NULL-terminated, or NULL */
+	const char *uid;         /* the run's identity (32 hex); NULL: a new random one */
+	int64_t started_at;      /* seconds since the epoch; 0: now */
 } bg_run_info;
 
 /* Starts a run: stored at once, marked incomplete until bg_store_run_finish. */
@@ -436,9 +500,205 @@ int bg_store_history(bg_ctx *ctx, bg_store *store, const char *series, size_t li
                      bg_history_row **rows, size_t *nrows);
 void bg_history_free(bg_history_row *rows, size_t nrows);
 
+/* A stored run. */
+typedef struct {
+	int64_t id;
+	char sha[41];
+	char uid[33]; /* stable across databases (baseline export/import) */
+	char *branch;
+	char *machine; /* fingerprint */
+	char *source;
+	int dirty;
+	int complete;
+	int64_t started_at;
+	int64_t author_time;
+	char *author, *subject;
+} bg_run_row;
+
+/* A run by id; unknown -> BG_ENOTFOUND. */
+int bg_store_run_get(bg_ctx *ctx, bg_store *store, int64_t run_id, bg_run_row *out);
+void bg_run_row_clear(bg_run_row *row);
+/* The run with this uid: *run_id, or 0 when there is none. */
+int bg_store_run_by_uid(bg_ctx *ctx, bg_store *store, const char *uid, int64_t *run_id);
+/* The newest complete run (of `machine` when not NULL); none -> BG_ENOTFOUND. */
+int bg_store_latest_run(bg_ctx *ctx, bg_store *store, const char *machine, int64_t *run_id);
+/*
+ * Complete runs of commit `sha` on `machine`, oldest first; dirty: 0 clean
+ * only, 1 dirty only, -1 both.  None is not an error (*n = 0).
+ */
+int bg_store_runs_at(bg_ctx *ctx, bg_store *store, const char *sha, const char *machine,
+                     int dirty, int64_t **run_ids, size_t *n);
+
+typedef struct {
+	int64_t id;
+	char sha[41];
+} bg_run_ref;
+
+/* Every complete, clean run on `machine`, newest first: what baselines draw from. */
+int bg_store_baseline_runs(bg_ctx *ctx, bg_store *store, const char *machine,
+                           bg_run_ref **refs, size_t *n);
+
+/* One series of one run: its identity and run summary. */
+typedef struct {
+	int64_t series_id;
+	char *benchmark, *metric, *unit;
+	bg_direction direction;
+	bg_summary summary;
+} bg_run_series;
+
+/* Every series of a run, ordered by series id. */
+int bg_store_run_series(bg_ctx *ctx, bg_store *store, int64_t run_id, bg_run_series **rows,
+                        size_t *n);
+void bg_run_series_free(bg_run_series *rows, size_t n);
+/* The run means of a run's series, ordered by series id (the cheap baseline read). */
+int bg_store_run_means(bg_ctx *ctx, bg_store *store, int64_t run_id, int64_t **series_ids,
+                       double **means, size_t *n);
+/* The failed and skipped benchmarks of a run. */
+int bg_store_run_outcomes(bg_ctx *ctx, bg_store *store, int64_t run_id, bg_outcome **out,
+                          size_t *n);
+void bg_outcomes_free(bg_outcome *o, size_t n);
+/* A run's tags as "K=V" strings (NULL-terminated array; free with bg_strv_free). */
+int bg_store_run_tags(bg_ctx *ctx, bg_store *store, int64_t run_id, char ***tags);
+void bg_strv_free(char **v);
+
 /* The raw samples of one series in one run, in measured order. */
 int bg_store_samples(bg_ctx *ctx, bg_store *store, int64_t run_id, const char *benchmark,
                      const char *metric, double **values, size_t *n);
+
+/* ------------------------------------------------------------------- check */
+
+typedef enum {
+	BG_VERDICT_REGRESSION = 0,
+	BG_VERDICT_IMPROVEMENT,
+	BG_VERDICT_UNCHANGED,
+	BG_VERDICT_NO_BASELINE,
+	BG_VERDICT_SKIPPED,
+	BG_VERDICT_FAILED,
+	BG_VERDICT_COUNT
+} bg_verdict;
+
+/* "regression", "improvement", "unchanged", "no-baseline", "skipped", "failed". */
+const char *bg_verdict_name(bg_verdict v);
+
+/* One series (or, for failed/skipped, one benchmark) of a check. */
+typedef struct {
+	char *series; /* "benchmark:metric", or the benchmark for failed/skipped */
+	char *benchmark, *metric, *unit; /* metric and unit NULL for failed/skipped */
+	bg_direction direction;
+	bg_verdict verdict;
+	bg_test test;      /* filled for regression, improvement and unchanged */
+	double p_adjusted; /* p_worse after Benjamini-Hochberg (or as is); NAN if untested */
+	double p_better_adjusted;
+	size_t baseline_runs, current_runs, samples;
+	char *message; /* why failed, skipped or no-baseline; NULL otherwise */
+} bg_verdict_row;
+
+typedef struct {
+	const char *baseline_branch;
+	int window, min_runs;
+	bg_thresholds thresholds;
+	/* The candidate runs: same commit and machine (several: the full Welch form). */
+	const int64_t *runs;
+	size_t nruns;
+} bg_check_opts;
+
+typedef struct {
+	int64_t run_id; /* the first candidate run */
+	char sha[41];
+	char *branch;
+	char *machine;
+	int dirty;
+	char *baseline_branch;
+	char baseline_from[41]; /* the commit whose first-parent history was used */
+	int window;
+	bg_verdict_row *rows; /* regressions first, then failed, improvement, ... */
+	size_t nrows;
+	size_t count[BG_VERDICT_COUNT];
+} bg_check_result;
+
+/*
+ * Judges candidate runs against their rolling baseline: for each series,
+ * the last `window` complete, clean runs on the same machine at commits on
+ * the first-parent history of merge-base(candidate, baseline branch tip),
+ * the candidate's own commit excluded.  Fewer than `min_runs` ->
+ * no-baseline.  Regression = adjusted p < alpha and change >= min_change
+ * and effect >= min_effect; improvement is the mirror image.
+ */
+int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opts *opts,
+                 bg_check_result **out);
+void bg_check_result_free(bg_check_result *res);
+/* 3 if anything failed, else 1 if anything regressed, else 0. */
+int bg_check_exit_code(const bg_check_result *res);
+
+/* ------------------------------------------------- baselines and calibration */
+
+typedef struct {
+	const char *machine;     /* fingerprint (or --machine name) whose runs to export */
+	const char *branch;      /* the baseline branch */
+	int window;              /* runs per series, >= 2 */
+	const bg_machine *facts; /* its stable facts are written as "facts"; NULL: none */
+} bg_baseline_export_opts;
+
+/*
+ * A machine's baseline runs (SPEC "Files: baselines/") as JSON: the complete,
+ * clean runs of `machine` along the first-parent history of the branch tip,
+ * newest first, until every series has `window` of them; the tip's own runs
+ * are kept besides and do not count, so the tip itself can be judged too.
+ * Runs come with their commit, uid, tags and raw samples.  The text (*json,
+ * caller frees) is stable: keys in a fixed order, runs oldest first, series
+ * by name, numbers in the shortest form that reads back exactly.
+ */
+int bg_baseline_export(bg_ctx *ctx, bg_store *store, bg_repo *repo,
+                       const bg_baseline_export_opts *opts, char **json, size_t *nruns);
+
+/* A parsed and validated baseline file. */
+typedef struct bg_baseline bg_baseline;
+
+/*
+ * Parses a baseline file; `name` stands for it in messages.  Everything is
+ * checked before anything can be stored: bad input -> BG_EINPUT
+ * "<name>: runs[3].series[0].samples[2]: <what is wrong>".
+ */
+int bg_baseline_parse(bg_ctx *ctx, const char *name, const char *text, size_t len,
+                      bg_baseline **out);
+void bg_baseline_free(bg_baseline *b);
+const char *bg_baseline_machine(const bg_baseline *b); /* the machine it was exported for */
+size_t bg_baseline_run_count(const bg_baseline *b);
+
+/*
+ * Stores the file's runs under `machine` (this machine's fingerprint) with
+ * source "baseline" and their own uids; a run whose uid is already stored is
+ * skipped, so importing a file twice stores nothing twice.  A file exported
+ * for another machine -> BG_EINPUT, unless `force`.  A series whose unit
+ * contradicts the database is refused before anything is stored.
+ */
+int bg_baseline_import(bg_ctx *ctx, bg_store *store, const bg_baseline *b, const char *machine,
+                       int force, size_t *imported, size_t *present);
+
+/* What `calibrate` learnt about one series from k runs at one commit. */
+typedef struct {
+	size_t runs;       /* k */
+	double mean;       /* mean of the run means */
+	double samples;    /* mean samples per run */
+	double run_cv;     /* SD of the run means / |mean| */
+	double within_cv;  /* sqrt(s2_within) / |mean|; NAN when no run has 2 samples */
+	double s2_within;  /* pooled within-run variance; NAN when unknown */
+	double s2_between; /* run-to-run variance that within-run noise does not explain */
+	double mde;        /* relative change one candidate run detects against `window` runs */
+	int samples_suggested; /* samples per run worth spending (1..1000); 0: unknown */
+	int runs_needed;       /* smallest window that detects `change` (2..1000); 0: more
+	                          than 1000; -1: undefined (a zero mean) */
+} bg_calibration;
+
+/*
+ * Variance components of a series from its run summaries (n, mean, stddev of
+ * each run): the MDE at `alpha` with 80% power for one candidate run against
+ * a baseline of `window` runs, the samples per run beyond which within-run
+ * noise is at most a fifth of a run mean's variance, and the window needed to
+ * detect a relative change `change`.  Needs nruns >= 2 (else BG_EINPUT).
+ */
+int bg_calibrate(bg_ctx *ctx, const bg_summary *runs, size_t nruns, double alpha, int window,
+                 double change, bg_calibration *out);
 
 #ifdef __cplusplus
 }

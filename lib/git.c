@@ -12,6 +12,7 @@
  * libgit2 keeps its last error per thread; every failure copies it into the
  * bg_ctx at once, before another libgit2 call can replace it.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -306,4 +307,117 @@ cleanup:
 	git_object_free(commit);
 	git_object_free(obj);
 	return err;
+}
+
+/* ------------------------------------------------------------- ancestry */
+
+static int oid_of(bg_ctx *ctx, git_repository *repo, const char *sha, git_oid *out)
+{
+	git_object *obj = NULL;
+	git_commit *c = NULL;
+	int err;
+
+	/* Full SHAs and abbreviations alike; the object must be a commit. */
+	if ((err = git_revparse_single(&obj, repo, sha)) < 0) {
+		if (err == GIT_ENOTFOUND || err == GIT_EAMBIGUOUS || err == GIT_EINVALIDSPEC)
+			return bg_error_set(ctx, BG_ENOTFOUND, "commit %s is not in this repository",
+			                    sha);
+		return git__fail(ctx, BG_ERROR, "looking up a commit");
+	}
+	err = git_object_peel((git_object **)&c, obj, GIT_OBJECT_COMMIT);
+	git_object_free(obj);
+	if (err < 0)
+		return bg_error_set(ctx, BG_ENOTFOUND, "%s is not a commit", sha);
+	git_oid_cpy(out, git_commit_id(c));
+	git_commit_free(c);
+	return 0;
+}
+
+int bg_repo_branch_tip(bg_ctx *ctx, bg_repo *repo, const char *name, char sha[41])
+{
+	static const char *const prefixes[] = { "refs/heads/", "refs/remotes/origin/" };
+	git_oid id;
+	size_t i;
+
+	sha[0] = '\0';
+	if (!name || !*name)
+		return bg_error_set(ctx, BG_EINPUT, "no baseline branch named");
+	for (i = 0; i < BG_ARRAY_SIZE(prefixes); i++) {
+		char ref[512];
+		git_object *obj = NULL;
+		git_commit *c = NULL;
+		int err;
+
+		snprintf(ref, sizeof(ref), "%s%s", prefixes[i], name);
+		if (git_reference_name_to_id(&id, repo->repo, ref) < 0)
+			continue;
+		/* An annotated tag cannot be a branch tip, but peel anyway. */
+		if ((err = git_object_lookup(&obj, repo->repo, &id, GIT_OBJECT_ANY)) < 0)
+			return git__fail(ctx, BG_ERROR, "reading the baseline branch");
+		err = git_object_peel((git_object **)&c, obj, GIT_OBJECT_COMMIT);
+		git_object_free(obj);
+		if (err < 0)
+			return git__fail(ctx, BG_ERROR, "reading the baseline branch");
+		git_oid_tostr(sha, 41, git_commit_id(c));
+		git_commit_free(c);
+		return 0;
+	}
+	return bg_error_set(ctx, BG_EINPUT,
+	                    "unknown baseline branch \"%s\" (no refs/heads/%s or "
+	                    "refs/remotes/origin/%s in %s)",
+	                    name, name, name, repo->workdir);
+}
+
+int bg_repo_merge_base(bg_ctx *ctx, bg_repo *repo, const char *a, const char *b, char sha[41])
+{
+	git_oid ia, ib, base;
+	int err;
+
+	sha[0] = '\0';
+	if ((err = oid_of(ctx, repo->repo, a, &ia)) < 0 || (err = oid_of(ctx, repo->repo, b, &ib)) < 0)
+		return err;
+	err = git_merge_base(&base, repo->repo, &ia, &ib);
+	if (err == GIT_ENOTFOUND)
+		return bg_error_set(ctx, BG_EINPUT, "commits %.12s and %.12s have no common history", a,
+		                    b);
+	if (err < 0)
+		return git__fail(ctx, BG_ERROR, "finding the merge base");
+	git_oid_tostr(sha, 41, &base);
+	return 0;
+}
+
+int bg_repo_walk_first_parent(bg_ctx *ctx, bg_repo *repo, const char *sha, bg_walk_cb cb,
+                              void *data)
+{
+	git_revwalk *walk = NULL;
+	git_oid id;
+	char hex[41];
+	int err, rc = 0;
+
+	if ((err = oid_of(ctx, repo->repo, sha, &id)) < 0)
+		return err;
+	if (git_revwalk_new(&walk, repo->repo) < 0)
+		return git__fail(ctx, BG_ERROR, "walking the history");
+	/* First parents only: the baseline is the branch's own line of commits,
+	 * not whatever was merged into it. */
+	git_revwalk_simplify_first_parent(walk);
+	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL);
+	if (git_revwalk_push(walk, &id) < 0) {
+		rc = git__fail(ctx, BG_ERROR, "walking the history");
+		goto cleanup;
+	}
+	while ((err = git_revwalk_next(&id, walk)) == 0) {
+		git_oid_tostr(hex, sizeof(hex), &id);
+		if ((rc = cb(hex, data)) != 0)
+			break;
+	}
+	if (err < 0 && err != GIT_ITEROVER) {
+		rc = git__fail(ctx, BG_ERROR, "walking the history");
+		goto cleanup;
+	}
+	if (rc > 0)
+		rc = 0;
+cleanup:
+	git_revwalk_free(walk);
+	return rc;
 }

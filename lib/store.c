@@ -105,6 +105,11 @@ static const char *const migrations[] = {
 	"  status TEXT NOT NULL CHECK (status IN ('ok', 'failed', 'skipped')),"
 	"  message TEXT,"
 	"  PRIMARY KEY (run_id, benchmark)) WITHOUT ROWID;",
+	/* 2: a run identity that survives baseline export/import, so importing
+	 * the same file twice stores nothing twice. */
+	"ALTER TABLE runs ADD COLUMN uid TEXT;"
+	"UPDATE runs SET uid = lower(hex(randomblob(16)));"
+	"CREATE UNIQUE INDEX runs_uid ON runs(uid);",
 };
 /* clang-format on */
 
@@ -132,6 +137,15 @@ enum store_stmt {
 	ST_HISTORY,
 	ST_RESULT_FIND,
 	ST_SAMPLES,
+	ST_RUN_GET,
+	ST_RUN_BY_UID,
+	ST_RUN_LATEST,
+	ST_RUNS_AT,
+	ST_BASELINE_RUNS,
+	ST_RUN_SERIES,
+	ST_RUN_MEANS,
+	ST_RUN_OUTCOMES,
+	ST_RUN_TAGS,
 	ST_COUNT
 };
 
@@ -146,7 +160,8 @@ static const char *const stmt_sql[ST_COUNT] = {
 			     " VALUES (?1, ?2, ?3, ?4)",
 	[ST_COMMIT_ID] = "SELECT id FROM commits WHERE sha = ?1",
 	[ST_RUN_INSERT] = "INSERT INTO runs(commit_id, machine_id, branch, dirty, status, source,"
-			  " started_at) VALUES (?1, ?2, ?3, ?4, 'incomplete', ?5, ?6)",
+			  " started_at, uid) VALUES (?1, ?2, ?3, ?4, 'incomplete', ?5, ?6,"
+			  " coalesce(?7, lower(hex(randomblob(16)))))",
 	[ST_RUN_FACT] = "INSERT OR REPLACE INTO run_facts(run_id, key, value) VALUES (?1, ?2, ?3)",
 	[ST_RUN_TAG] = "INSERT OR REPLACE INTO run_tags(run_id, key, value) VALUES (?1, ?2, ?3)",
 	[ST_RUN_STATUS] = "SELECT status FROM runs WHERE id = ?1",
@@ -181,6 +196,36 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_RESULT_FIND] = "SELECT x.id, x.n FROM results x JOIN series s ON s.id = x.series_id"
 			   " WHERE x.run_id = ?1 AND s.benchmark = ?2 AND s.metric = ?3",
 	[ST_SAMPLES] = "SELECT value FROM samples WHERE result_id = ?1 ORDER BY idx",
+	[ST_RUN_GET] =
+		"SELECT r.id, c.sha, r.uid, r.branch, m.fingerprint, r.source, r.dirty,"
+		"       r.status = 'complete', r.started_at, c.author_time, c.author, c.subject"
+		"  FROM runs r JOIN commits c ON c.id = r.commit_id"
+		"  JOIN machines m ON m.id = r.machine_id WHERE r.id = ?1",
+	[ST_RUN_BY_UID] = "SELECT id FROM runs WHERE uid = ?1",
+	[ST_RUN_LATEST] =
+		"SELECT r.id FROM runs r JOIN machines m ON m.id = r.machine_id"
+		" WHERE r.status = 'complete' AND (?1 IS NULL OR m.fingerprint = ?1)"
+		" ORDER BY r.id DESC LIMIT 1",
+	[ST_RUNS_AT] =
+		"SELECT r.id FROM runs r JOIN commits c ON c.id = r.commit_id"
+		"  JOIN machines m ON m.id = r.machine_id"
+		" WHERE c.sha = ?1 AND m.fingerprint = ?2 AND r.status = 'complete'"
+		"   AND (?3 < 0 OR r.dirty = ?3) ORDER BY r.id",
+	[ST_BASELINE_RUNS] =
+		"SELECT r.id, c.sha FROM runs r JOIN commits c ON c.id = r.commit_id"
+		"  JOIN machines m ON m.id = r.machine_id"
+		" WHERE m.fingerprint = ?1 AND r.status = 'complete' AND r.dirty = 0"
+		" ORDER BY r.id DESC",
+	[ST_RUN_SERIES] =
+		"SELECT s.id, s.benchmark, s.metric, s.unit, s.direction,"
+		"       x.n, x.mean, x.median, x.stddev, x.min, x.max"
+		"  FROM results x JOIN series s ON s.id = x.series_id"
+		" WHERE x.run_id = ?1 ORDER BY s.id",
+	[ST_RUN_MEANS] = "SELECT series_id, mean FROM results WHERE run_id = ?1 ORDER BY series_id",
+	[ST_RUN_OUTCOMES] =
+		"SELECT benchmark, status, message FROM outcomes"
+		" WHERE run_id = ?1 AND status != 'ok' ORDER BY benchmark",
+	[ST_RUN_TAGS] = "SELECT key || '=' || value FROM run_tags WHERE run_id = ?1 ORDER BY key",
 };
 /* clang-format on */
 
@@ -680,6 +725,9 @@ int bg_store_run_begin(bg_ctx *ctx, bg_store *store, const bg_run_info *info, in
 		return bg_error_set(ctx, BG_EINPUT, "a run needs a commit and a machine");
 	if ((error = store__check_tags(ctx, info->tags)) < 0)
 		return error;
+	if (info->uid && (strlen(info->uid) != 32 || strspn(info->uid, "0123456789abcdef") != 32))
+		return bg_error_set(ctx, BG_EINPUT, "run uid \"%s\" is not 32 lowercase hex digits",
+		                    info->uid);
 	if ((error = store__begin(ctx, store)) < 0)
 		return error;
 	if ((error = store__machine(ctx, store, info->machine, now, &machine_id)) < 0 ||
@@ -692,7 +740,8 @@ int bg_store_run_begin(bg_ctx *ctx, bg_store *store, const bg_run_info *info, in
 	    sqlite3_bind_int(s, 4, info->commit->dirty ? 1 : 0) != SQLITE_OK ||
 	    sqlite3_bind_text(s, 5, info->source ? info->source : "run", -1, SQLITE_STATIC) !=
 	            SQLITE_OK ||
-	    sqlite3_bind_int64(s, 6, now) != SQLITE_OK) {
+	    sqlite3_bind_int64(s, 6, info->started_at > 0 ? info->started_at : now) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 7, info->uid, -1, SQLITE_STATIC) != SQLITE_OK) {
 		error = store__bind_fail(ctx, store, s);
 		goto cleanup;
 	}
@@ -1166,4 +1215,398 @@ cleanup:
 	sqlite3_reset(s);
 	free(v);
 	return error;
+}
+
+/* ------------------------------------------------------------ run queries */
+
+static void store__copy_sha(char *dst, size_t n, sqlite3_stmt *s, int col)
+{
+	const unsigned char *t = sqlite3_column_text(s, col);
+
+	snprintf(dst, n, "%s", t ? (const char *)t : "");
+}
+
+int bg_store_run_get(bg_ctx *ctx, bg_store *store, int64_t run_id, bg_run_row *out)
+{
+	sqlite3_stmt *s;
+	int error = 0, rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((error = store__stmt(ctx, store, ST_RUN_GET, &s)) < 0)
+		return error;
+	if (sqlite3_bind_int64(s, 1, run_id) != SQLITE_OK)
+		return store__bind_fail(ctx, store, s);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		out->id = sqlite3_column_int64(s, 0);
+		store__copy_sha(out->sha, sizeof(out->sha), s, 1);
+		store__copy_sha(out->uid, sizeof(out->uid), s, 2);
+		out->branch = store__col_dup(s, 3);
+		out->machine = store__col_dup(s, 4);
+		out->source = store__col_dup(s, 5);
+		out->dirty = sqlite3_column_int(s, 6);
+		out->complete = sqlite3_column_int(s, 7);
+		out->started_at = sqlite3_column_int64(s, 8);
+		out->author_time = sqlite3_column_int64(s, 9);
+		out->author = store__col_dup(s, 10);
+		out->subject = store__col_dup(s, 11);
+		if (!out->machine || !out->source)
+			error = bg_error_oom(ctx);
+	} else if (rc == SQLITE_DONE) {
+		error = bg_error_set(ctx, BG_ENOTFOUND, "no run %lld in the database",
+		                     (long long)run_id);
+	} else {
+		error = store__fail(ctx, store, "reading a run");
+	}
+	sqlite3_reset(s);
+	if (error < 0)
+		bg_run_row_clear(out);
+	return error;
+}
+
+void bg_run_row_clear(bg_run_row *row)
+{
+	if (!row)
+		return;
+	free(row->branch);
+	free(row->machine);
+	free(row->source);
+	free(row->author);
+	free(row->subject);
+	memset(row, 0, sizeof(*row));
+}
+
+int bg_store_run_by_uid(bg_ctx *ctx, bg_store *store, const char *uid, int64_t *run_id)
+{
+	sqlite3_stmt *s;
+	int error, found;
+
+	*run_id = 0;
+	if ((error = store__stmt(ctx, store, ST_RUN_BY_UID, &s)) < 0)
+		return error;
+	if (sqlite3_bind_text(s, 1, uid, -1, SQLITE_STATIC) != SQLITE_OK)
+		return store__bind_fail(ctx, store, s);
+	return store__int(ctx, store, s, "finding a run", run_id, &found);
+}
+
+int bg_store_latest_run(bg_ctx *ctx, bg_store *store, const char *machine, int64_t *run_id)
+{
+	sqlite3_stmt *s;
+	int error, found = 0;
+
+	*run_id = 0;
+	if ((error = store__stmt(ctx, store, ST_RUN_LATEST, &s)) < 0)
+		return error;
+	if (sqlite3_bind_text(s, 1, machine, -1, SQLITE_STATIC) != SQLITE_OK)
+		return store__bind_fail(ctx, store, s);
+	if ((error = store__int(ctx, store, s, "finding the latest run", run_id, &found)) < 0)
+		return error;
+	if (!found)
+		return bg_error_set(ctx, BG_ENOTFOUND, "no complete run%s%s in the database yet",
+		                    machine ? " on machine " : "", machine ? machine : "");
+	return 0;
+}
+
+/* Grows an array of `size`-byte elements to hold one more; 0 or BG_ENOMEM. */
+static int store__grow(void **arr, size_t *cap, size_t n, size_t size)
+{
+	void *p;
+	size_t ncap;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 32;
+	p = realloc(*arr, ncap * size);
+	if (!p)
+		return BG_ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+int bg_store_runs_at(bg_ctx *ctx, bg_store *store, const char *sha, const char *machine,
+                     int dirty, int64_t **run_ids, size_t *n)
+{
+	int64_t *ids = NULL;
+	size_t len = 0, cap = 0;
+	sqlite3_stmt *s;
+	int error = 0, rc;
+
+	*run_ids = NULL;
+	*n = 0;
+	if ((error = store__stmt(ctx, store, ST_RUNS_AT, &s)) < 0)
+		return error;
+	if (sqlite3_bind_text(s, 1, sha, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 2, machine, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_int(s, 3, dirty) != SQLITE_OK)
+		return store__bind_fail(ctx, store, s);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (store__grow((void **)&ids, &cap, len, sizeof(*ids)) < 0) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+		ids[len++] = sqlite3_column_int64(s, 0);
+	}
+	if (rc != SQLITE_DONE) {
+		error = store__fail(ctx, store, "finding the runs of a commit");
+		goto cleanup;
+	}
+	*run_ids = ids;
+	*n = len;
+	ids = NULL;
+cleanup:
+	sqlite3_reset(s);
+	free(ids);
+	return error;
+}
+
+int bg_store_baseline_runs(bg_ctx *ctx, bg_store *store, const char *machine, bg_run_ref **refs,
+                           size_t *n)
+{
+	bg_run_ref *r = NULL;
+	size_t len = 0, cap = 0;
+	sqlite3_stmt *s;
+	int error = 0, rc;
+
+	*refs = NULL;
+	*n = 0;
+	if ((error = store__stmt(ctx, store, ST_BASELINE_RUNS, &s)) < 0)
+		return error;
+	if (sqlite3_bind_text(s, 1, machine, -1, SQLITE_STATIC) != SQLITE_OK)
+		return store__bind_fail(ctx, store, s);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (store__grow((void **)&r, &cap, len, sizeof(*r)) < 0) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+		r[len].id = sqlite3_column_int64(s, 0);
+		store__copy_sha(r[len].sha, sizeof(r[len].sha), s, 1);
+		len++;
+	}
+	if (rc != SQLITE_DONE) {
+		error = store__fail(ctx, store, "listing baseline runs");
+		goto cleanup;
+	}
+	*refs = r;
+	*n = len;
+	r = NULL;
+cleanup:
+	sqlite3_reset(s);
+	free(r);
+	return error;
+}
+
+int bg_store_run_series(bg_ctx *ctx, bg_store *store, int64_t run_id, bg_run_series **rows,
+                        size_t *n)
+{
+	bg_run_series *r = NULL;
+	size_t len = 0, cap = 0;
+	sqlite3_stmt *s;
+	int error = 0, rc;
+
+	*rows = NULL;
+	*n = 0;
+	if ((error = store__stmt(ctx, store, ST_RUN_SERIES, &s)) < 0)
+		return error;
+	if (sqlite3_bind_int64(s, 1, run_id) != SQLITE_OK)
+		return store__bind_fail(ctx, store, s);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const unsigned char *dir = sqlite3_column_text(s, 4);
+		bg_run_series *x;
+
+		if (store__grow((void **)&r, &cap, len, sizeof(*r)) < 0) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+		x = &r[len++];
+		memset(x, 0, sizeof(*x));
+		x->series_id = sqlite3_column_int64(s, 0);
+		x->benchmark = store__col_dup(s, 1);
+		x->metric = store__col_dup(s, 2);
+		x->unit = store__col_dup(s, 3);
+		if (!dir || bg_direction_from_name((const char *)dir, &x->direction) < 0)
+			x->direction = BG_DIR_LOWER;
+		x->summary.n = (size_t)sqlite3_column_int64(s, 5);
+		x->summary.mean = sqlite3_column_double(s, 6);
+		x->summary.median = sqlite3_column_double(s, 7);
+		x->summary.stddev = sqlite3_column_double(s, 8);
+		x->summary.min = sqlite3_column_double(s, 9);
+		x->summary.max = sqlite3_column_double(s, 10);
+		if (!x->benchmark || !x->metric || !x->unit) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+	}
+	if (rc != SQLITE_DONE) {
+		error = store__fail(ctx, store, "reading a run's series");
+		goto cleanup;
+	}
+	*rows = r;
+	*n = len;
+	r = NULL;
+	len = 0;
+cleanup:
+	sqlite3_reset(s);
+	bg_run_series_free(r, len);
+	return error;
+}
+
+void bg_run_series_free(bg_run_series *rows, size_t n)
+{
+	size_t i;
+
+	if (!rows)
+		return;
+	for (i = 0; i < n; i++) {
+		free(rows[i].benchmark);
+		free(rows[i].metric);
+		free(rows[i].unit);
+	}
+	free(rows);
+}
+
+int bg_store_run_means(bg_ctx *ctx, bg_store *store, int64_t run_id, int64_t **series_ids,
+                       double **means, size_t *n)
+{
+	int64_t *ids = NULL;
+	double *m = NULL;
+	size_t len = 0, cap = 0, mcap = 0;
+	sqlite3_stmt *s;
+	int error = 0, rc;
+
+	*series_ids = NULL;
+	*means = NULL;
+	*n = 0;
+	if ((error = store__stmt(ctx, store, ST_RUN_MEANS, &s)) < 0)
+		return error;
+	if (sqlite3_bind_int64(s, 1, run_id) != SQLITE_OK)
+		return store__bind_fail(ctx, store, s);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (store__grow((void **)&ids, &cap, len, sizeof(*ids)) < 0 ||
+		    store__grow((void **)&m, &mcap, len, sizeof(*m)) < 0) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+		ids[len] = sqlite3_column_int64(s, 0);
+		m[len++] = sqlite3_column_double(s, 1);
+	}
+	if (rc != SQLITE_DONE) {
+		error = store__fail(ctx, store, "reading run means");
+		goto cleanup;
+	}
+	*series_ids = ids;
+	*means = m;
+	*n = len;
+	ids = NULL;
+	m = NULL;
+cleanup:
+	sqlite3_reset(s);
+	free(ids);
+	free(m);
+	return error;
+}
+
+int bg_store_run_outcomes(bg_ctx *ctx, bg_store *store, int64_t run_id, bg_outcome **out,
+                          size_t *n)
+{
+	bg_outcome *o = NULL;
+	size_t len = 0, cap = 0;
+	sqlite3_stmt *s;
+	int error = 0, rc;
+
+	*out = NULL;
+	*n = 0;
+	if ((error = store__stmt(ctx, store, ST_RUN_OUTCOMES, &s)) < 0)
+		return error;
+	if (sqlite3_bind_int64(s, 1, run_id) != SQLITE_OK)
+		return store__bind_fail(ctx, store, s);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const unsigned char *status = sqlite3_column_text(s, 1);
+
+		if (store__grow((void **)&o, &cap, len, sizeof(*o)) < 0) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+		o[len].benchmark = store__col_dup(s, 0);
+		o[len].message = store__col_dup(s, 2);
+		o[len].status = status && !strcmp((const char *)status, "skipped") ? BG_BENCH_SKIPPED
+		                                                                   : BG_BENCH_FAILED;
+		if (!o[len++].benchmark) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+	}
+	if (rc != SQLITE_DONE) {
+		error = store__fail(ctx, store, "reading a run's outcomes");
+		goto cleanup;
+	}
+	*out = o;
+	*n = len;
+	o = NULL;
+	len = 0;
+cleanup:
+	sqlite3_reset(s);
+	bg_outcomes_free(o, len);
+	return error;
+}
+
+void bg_outcomes_free(bg_outcome *o, size_t n)
+{
+	size_t i;
+
+	if (!o)
+		return;
+	for (i = 0; i < n; i++) {
+		free(o[i].benchmark);
+		free(o[i].message);
+	}
+	free(o);
+}
+
+int bg_store_run_tags(bg_ctx *ctx, bg_store *store, int64_t run_id, char ***tags)
+{
+	char **v = NULL;
+	size_t len = 0, cap = 0;
+	sqlite3_stmt *s;
+	int error = 0, rc;
+
+	*tags = NULL;
+	if ((error = store__stmt(ctx, store, ST_RUN_TAGS, &s)) < 0)
+		return error;
+	if (sqlite3_bind_int64(s, 1, run_id) != SQLITE_OK)
+		return store__bind_fail(ctx, store, s);
+	for (;;) {
+		if (store__grow((void **)&v, &cap, len + 1, sizeof(*v)) < 0) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+		v[len] = NULL;
+		if ((rc = sqlite3_step(s)) != SQLITE_ROW)
+			break;
+		if (!(v[len++] = store__col_dup(s, 0))) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+	}
+	if (rc != SQLITE_DONE) {
+		error = store__fail(ctx, store, "reading a run's tags");
+		goto cleanup;
+	}
+	*tags = v;
+	v = NULL;
+cleanup:
+	sqlite3_reset(s);
+	bg_strv_free(v);
+	return error;
+}
+
+void bg_strv_free(char **v)
+{
+	char **p;
+
+	if (!v)
+		return;
+	for (p = v; *p; p++)
+		free(*p);
+	free(v);
 }

@@ -134,7 +134,7 @@ static void make_commit(bg_commit *commit, char c, const char *subject)
 static int store_run(bg_ctx *ctx, bg_store *st, const bg_commit *commit, bg_machine *m,
                      const bg_results *res, int64_t *run_id)
 {
-	bg_run_info info = { commit, m, "run", NULL };
+	bg_run_info info = { .commit = commit, .machine = m, .source = "run" };
 	int error;
 
 	if ((error = bg_store_run_begin(ctx, st, &info, run_id)) < 0 ||
@@ -373,7 +373,7 @@ static void test_history_queries(void **state)
 	}
 	/* A fourth run that never finished is shown too, marked incomplete. */
 	{
-		bg_run_info info = { &commit, m, "run", NULL };
+		bg_run_info info = { .commit = &commit, .machine = m, .source = "run" };
 		bg_results *res = NULL;
 
 		assert_int_equal(bg_results_new(&res), 0);

@@ -1,0 +1,160 @@
+/*
+ * ci.c -- `benchguard ci`: the CI step.  Runs the suite (as `run`), judges
+ * the runs it just made (as `check`), appends the Markdown verdict to
+ * $GITHUB_STEP_SUMMARY and, under GitHub Actions, prints workflow-command
+ * annotations so regressions show up on the pull request.  A failure
+ * (exit 3) outranks a regression (exit 1).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "internal.h"
+
+/* GitHub workflow commands: '%', CR and LF are escaped in the message,
+ * and ':' and ',' too in property values. */
+static void gh_escape(FILE *f, const char *s, int property)
+{
+	for (; s && *s; s++) {
+		if (*s == '%')
+			fputs("%25", f);
+		else if (*s == '\r')
+			fputs("%0D", f);
+		else if (*s == '\n')
+			fputs("%0A", f);
+		else if (property && *s == ':')
+			fputs("%3A", f);
+		else if (property && *s == ',')
+			fputs("%2C", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+static void annotate(const char *level, const char *title, const char *msg)
+{
+	printf("::%s title=", level);
+	gh_escape(stdout, title, 1);
+	fputs("::", stdout);
+	gh_escape(stdout, msg, 0);
+	fputc('\n', stdout);
+}
+
+static void annotations(const bg_check_result *res)
+{
+	size_t i;
+
+	for (i = 0; i < res->nrows; i++) {
+		const bg_verdict_row *r = &res->rows[i];
+		char msg[1024];
+
+		if (r->verdict == BG_VERDICT_REGRESSION) {
+			snprintf(msg, sizeof(msg),
+			         "%s got %.1f%% worse than the %s baseline (p=%.2g adjusted, g=%.2f, "
+			         "%zu baseline runs)",
+			         r->series, 100.0 * r->test.change, res->baseline_branch,
+			         r->p_adjusted, r->test.effect, r->baseline_runs);
+			annotate("error", "benchguard: performance regression", msg);
+		} else if (r->verdict == BG_VERDICT_FAILED) {
+			snprintf(msg, sizeof(msg), "%s did not run: %s", r->series,
+			         r->message ? r->message : "failed");
+			annotate("error", "benchguard: benchmark failed", msg);
+		}
+	}
+}
+
+/* Appends to the step summary; a file that cannot be written is a warning,
+ * never a reason to hide the verdict. */
+static FILE *open_summary(cli_state *st)
+{
+	const char *path = getenv("GITHUB_STEP_SUMMARY");
+	FILE *f;
+
+	if (!path || !*path)
+		return NULL;
+	if (!(f = fopen(path, "a")))
+		cli_warn(st, "cannot write the step summary %s", path);
+	return f;
+}
+
+int cmd_ci(cli_state *st, int argc, char **argv)
+{
+	static const struct option ci_options[] = { CLI_RUN_LONG_OPTIONS, CLI_CHECK_LONG_OPTIONS,
+		                                    { 0, 0, 0, 0 } };
+	const cli_command *self = cli_find_command("ci");
+	const char *gha = getenv("GITHUB_ACTIONS");
+	int github = gha && !strcmp(gha, "true");
+	bg_check_result *res = NULL;
+	cli_run_flags rflags;
+	cli_check_flags cflags;
+	cli_run_output out;
+	bg_check_opts o;
+	cli_env env;
+	FILE *summary;
+	int opt, rc = 0, n;
+
+	memset(&env, 0, sizeof(env));
+	memset(&out, 0, sizeof(out));
+	cli_run_flags_init(&rflags);
+	cli_check_flags_init(&cflags);
+	while ((opt = cli_getopt(st, argc, argv, "", ci_options, self)) != -1) {
+		if (opt == 'h')
+			goto cleanup;
+		if (opt == '?') {
+			rc = BG_EINPUT;
+			goto cleanup;
+		}
+		if ((n = cli_run_option(st, &rflags, argc, opt, optarg)) == 0)
+			n = cli_check_option(st, &cflags, opt, optarg);
+		if (n < 0) {
+			rc = n;
+			goto cleanup;
+		}
+	}
+	if (optind < argc) {
+		rc = cli_usage_error(st, "ci takes no arguments (got \"%s\")", argv[optind]);
+		goto cleanup;
+	}
+	if ((rc = cli_open_repo(st, &env)) < 0 || (rc = cli_load_config(st, &env)) < 0 ||
+	    (rc = cli_detect_machine(st, &env, rflags.machine)) < 0 ||
+	    (rc = cli_open_store(st, &env)) < 0)
+		goto cleanup;
+
+	if ((rc = cli_run_suite(st, &env, &rflags, &out)) < 0) {
+		/* Say so where CI users look, then fail as `run` would. */
+		if ((summary = open_summary(st))) {
+			fprintf(summary, "### benchguard: %s\n\n%s\n\n",
+			        rc == BG_EBUILD ? "build failed" : "run failed", bg_ctx_error(st->ctx));
+			fclose(summary);
+		}
+		if (github)
+			annotate("error", "benchguard", bg_ctx_error(st->ctx));
+		goto cleanup;
+	}
+
+	cli_check_opts(&cflags, env.config, &o);
+	o.runs = out.ids;
+	o.nruns = (size_t)out.nruns;
+	if ((rc = bg_check_run(st->ctx, env.store, env.repo, &o, &res)) < 0 ||
+	    (rc = cli_check_print(st, res)) < 0)
+		goto cleanup;
+	if ((summary = open_summary(st))) {
+		rc = cli_check_markdown(st, res, summary);
+		fclose(summary);
+		if (rc < 0)
+			goto cleanup;
+	}
+	if (github)
+		annotations(res);
+	/* The alerts issue sends webhook/Slack/GitHub alerts here; their
+	 * delivery never changes the exit code. */
+	rc = bg_check_exit_code(res);
+
+cleanup:
+	bg_check_result_free(res);
+	cli_run_output_clear(&out);
+	cli_run_flags_clear(&rflags);
+	cli_env_clear(&env);
+	return rc;
+}

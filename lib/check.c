@@ -1,0 +1,517 @@
+/*
+ * check.c -- the verdict: candidate runs judged against their rolling
+ * baseline (SPEC "Statistics").
+ *
+ * The baseline of a series is the last `window` complete, clean runs on the
+ * candidate's machine whose commits lie on the first-parent history of
+ * merge-base(candidate, baseline branch tip), the candidate's own commit
+ * left out.  The store lists the machine's clean runs once; the git walk
+ * orders them by ancestry, newest first; run means are then read run by run
+ * only until every series has its window, so a check reads about `window`
+ * runs' summaries however long the history is.  The run, not the sample, is
+ * the unit of replication: the test sees one mean per run.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const char *const verdict_names[BG_VERDICT_COUNT] = {
+	"regression", "improvement", "unchanged", "no-baseline", "skipped", "failed",
+};
+
+/* Order of rows in a report: what needs attention first. */
+static const int verdict_rank[BG_VERDICT_COUNT] = {
+	[BG_VERDICT_REGRESSION] = 0, [BG_VERDICT_FAILED] = 1,    [BG_VERDICT_IMPROVEMENT] = 2,
+	[BG_VERDICT_UNCHANGED] = 3,  [BG_VERDICT_NO_BASELINE] = 4, [BG_VERDICT_SKIPPED] = 5,
+};
+
+const char *bg_verdict_name(bg_verdict v)
+{
+	return (unsigned)v < BG_VERDICT_COUNT ? verdict_names[v] : "?";
+}
+
+/* A series of the candidate runs while it is being judged. */
+typedef struct {
+	int64_t series_id;
+	const bg_run_series *info; /* names, unit, direction (from the first run having it) */
+	double *cur;               /* one mean per candidate run */
+	size_t ncur, samples;
+	double *base; /* up to `window` baseline run means, newest first */
+	size_t nbase;
+} cand_series;
+
+typedef struct {
+	bg_ctx *ctx;
+	bg_store *store;
+	const char *exclude_sha;
+	bg_run_ref *refs; /* the machine's clean runs, sorted by sha then newest first */
+	size_t nrefs, used;
+	cand_series *series; /* sorted by series_id */
+	size_t nseries, full;
+	size_t window;
+	int error;
+} walk_state;
+
+static int cmp_ref(const void *a, const void *b)
+{
+	const bg_run_ref *x = a, *y = b;
+	int c = strcmp(x->sha, y->sha);
+
+	if (c)
+		return c;
+	return (x->id < y->id) - (x->id > y->id); /* newest first */
+}
+
+/* Adds one baseline run's means to every series that still needs values. */
+static int take_run(walk_state *w, int64_t run_id)
+{
+	int64_t *ids = NULL;
+	double *means = NULL;
+	size_t n = 0, i = 0, j = 0;
+	int error;
+
+	if ((error = bg_store_run_means(w->ctx, w->store, run_id, &ids, &means, &n)) < 0)
+		return error;
+	/* Both sides are sorted by series id: a merge. */
+	while (i < n && j < w->nseries) {
+		cand_series *cs = &w->series[j];
+
+		if (ids[i] < cs->series_id) {
+			i++;
+		} else if (ids[i] > cs->series_id) {
+			j++;
+		} else {
+			if (cs->nbase < w->window && isfinite(means[i])) {
+				cs->base[cs->nbase++] = means[i];
+				if (cs->nbase == w->window)
+					w->full++;
+			}
+			i++;
+			j++;
+		}
+	}
+	free(ids);
+	free(means);
+	return 0;
+}
+
+static int on_commit(const char *sha, void *data)
+{
+	walk_state *w = data;
+	bg_run_ref key;
+	size_t k;
+
+	if (!strcmp(sha, w->exclude_sha))
+		return 0;
+	memset(&key, 0, sizeof(key));
+	memcpy(key.sha, sha, 41);
+	key.id = INT64_MAX; /* sorts before every real run of that sha */
+	/* The first (newest) run of this commit: a lower bound. */
+	{
+		size_t lo = 0, hi = w->nrefs;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (cmp_ref(&w->refs[mid], &key) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		k = lo;
+	}
+	for (; k < w->nrefs && !strcmp(w->refs[k].sha, sha); k++) {
+		if ((w->error = take_run(w, w->refs[k].id)) < 0)
+			return -1;
+		w->used++;
+		if (w->full == w->nseries)
+			return 1;
+	}
+	/* Every stored run has been placed: nothing older can add values. */
+	return w->used == w->nrefs ? 1 : 0;
+}
+
+static int cmp_series_id(const void *a, const void *b)
+{
+	const bg_run_series *x = *(const bg_run_series *const *)a;
+	const bg_run_series *y = *(const bg_run_series *const *)b;
+
+	return (x->series_id > y->series_id) - (x->series_id < y->series_id);
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const bg_verdict_row *x = a, *y = b;
+	int c = verdict_rank[x->verdict] - verdict_rank[y->verdict];
+
+	return c ? c : strcmp(x->series, y->series);
+}
+
+static void row_clear(bg_verdict_row *r)
+{
+	free(r->series);
+	free(r->benchmark);
+	free(r->metric);
+	free(r->unit);
+	free(r->message);
+}
+
+void bg_check_result_free(bg_check_result *res)
+{
+	size_t i;
+
+	if (!res)
+		return;
+	for (i = 0; i < res->nrows; i++)
+		row_clear(&res->rows[i]);
+	free(res->rows);
+	free(res->branch);
+	free(res->machine);
+	free(res->baseline_branch);
+	free(res);
+}
+
+int bg_check_exit_code(const bg_check_result *res)
+{
+	if (res->count[BG_VERDICT_FAILED])
+		return 3;
+	return res->count[BG_VERDICT_REGRESSION] ? 1 : 0;
+}
+
+static int check_opts(bg_ctx *ctx, const bg_check_opts *o)
+{
+	if (!o->runs || !o->nruns)
+		return bg_error_set(ctx, BG_EINPUT, "no run to check");
+	if (o->window < 2 || o->min_runs < 2 || o->min_runs > o->window)
+		return bg_error_set(ctx, BG_EINPUT,
+		                    "baseline window %d and min_runs %d: need 2 <= min_runs <= window",
+		                    o->window, o->min_runs);
+	if (!(o->thresholds.alpha > 0 && o->thresholds.alpha < 1))
+		return bg_error_set(ctx, BG_EINPUT, "alpha must be between 0 and 1 (got %g)",
+		                    o->thresholds.alpha);
+	if (!(o->thresholds.min_change >= 0) || !(o->thresholds.min_effect >= 0))
+		return bg_error_set(ctx, BG_EINPUT, "min_change and min_effect must be >= 0");
+	return 0;
+}
+
+/* Reads the candidate runs: they must be complete and share commit and machine. */
+static int load_candidates(bg_ctx *ctx, bg_store *store, const bg_check_opts *o,
+                           bg_check_result *res, bg_run_series ***all, size_t *nall,
+                           bg_run_series **blocks, size_t *nblock)
+{
+	size_t k, i, total = 0;
+	int error;
+
+	for (k = 0; k < o->nruns; k++) {
+		bg_run_row row;
+
+		if ((error = bg_store_run_get(ctx, store, o->runs[k], &row)) < 0)
+			return error;
+		if (!row.complete) {
+			error = bg_error_set(ctx, BG_EINPUT,
+			                     "run %lld is incomplete (it was interrupted) and cannot be "
+			                     "judged",
+			                     (long long)row.id);
+		} else if (k == 0) {
+			res->run_id = row.id;
+			memcpy(res->sha, row.sha, sizeof(res->sha));
+			res->branch = row.branch;
+			res->machine = row.machine;
+			res->dirty = row.dirty;
+			row.branch = row.machine = NULL;
+		} else if (strcmp(row.sha, res->sha) || strcmp(row.machine, res->machine)) {
+			error = bg_error_set(ctx, BG_EINPUT,
+			                     "runs %lld and %lld are of different commits or machines",
+			                     (long long)res->run_id, (long long)row.id);
+		}
+		bg_run_row_clear(&row);
+		if (error < 0)
+			return error;
+		if ((error = bg_store_run_series(ctx, store, o->runs[k], &blocks[k], &nblock[k])) < 0)
+			return error;
+		total += nblock[k];
+	}
+	if (!(*all = malloc((total ? total : 1) * sizeof(**all))))
+		return bg_error_oom(ctx);
+	for (k = 0; k < o->nruns; k++)
+		for (i = 0; i < nblock[k]; i++)
+			(*all)[(*nall)++] = &blocks[k][i];
+	qsort(*all, *nall, sizeof(**all), cmp_series_id);
+	return 0;
+}
+
+/* Groups the candidate runs' series by id: one mean per run each. */
+static int group_series(bg_ctx *ctx, bg_run_series **all, size_t nall, size_t nruns,
+                        size_t window, cand_series **out, size_t *nout)
+{
+	cand_series *cs;
+	size_t i, n = 0;
+
+	*out = cs = calloc(nall ? nall : 1, sizeof(*cs));
+	if (!cs)
+		return bg_error_oom(ctx);
+	for (i = 0; i < nall; i++) {
+		cand_series *c;
+
+		if (!n || cs[n - 1].series_id != all[i]->series_id) {
+			c = &cs[n++];
+			c->series_id = all[i]->series_id;
+			c->info = all[i];
+			c->cur = malloc(nruns * sizeof(double));
+			c->base = malloc(window * sizeof(double));
+			if (!c->cur || !c->base) {
+				*nout = n;
+				return bg_error_oom(ctx);
+			}
+		}
+		c = &cs[n - 1];
+		c->cur[c->ncur++] = all[i]->summary.mean;
+		c->samples += all[i]->summary.n;
+	}
+	*nout = n;
+	return 0;
+}
+
+static char *join_series(const char *benchmark, const char *metric)
+{
+	bg_buf b = BG_BUF_INIT;
+
+	if (bg_buf_printf(&b, "%s:%s", benchmark, metric) < 0)
+		return NULL;
+	return bg_buf_detach(&b);
+}
+
+static int add_outcome_rows(bg_ctx *ctx, bg_store *store, const bg_check_opts *o,
+                            bg_check_result *res, size_t *cap)
+{
+	size_t k, i, j;
+	int error;
+
+	for (k = 0; k < o->nruns; k++) {
+		bg_outcome *out = NULL;
+		size_t n = 0;
+
+		if ((error = bg_store_run_outcomes(ctx, store, o->runs[k], &out, &n)) < 0)
+			return error;
+		for (i = 0; i < n; i++) {
+			bg_verdict v = out[i].status == BG_BENCH_SKIPPED ? BG_VERDICT_SKIPPED
+			                                                 : BG_VERDICT_FAILED;
+			bg_verdict_row *r = NULL;
+
+			for (j = 0; j < res->nrows; j++)
+				if (!res->rows[j].metric && !strcmp(res->rows[j].benchmark, out[i].benchmark))
+					r = &res->rows[j];
+			if (r) {
+				/* Failed in one run, skipped in another: failed wins. */
+				if (v == BG_VERDICT_FAILED && r->verdict != BG_VERDICT_FAILED) {
+					r->verdict = v;
+					free(r->message);
+					r->message = bg_strdup(out[i].message);
+				}
+				r->current_runs++;
+				continue;
+			}
+			if (res->nrows == *cap) {
+				size_t ncap = *cap * 2 + 8;
+				bg_verdict_row *p = realloc(res->rows, ncap * sizeof(*p));
+				if (!p) {
+					bg_outcomes_free(out, n);
+					return bg_error_oom(ctx);
+				}
+				res->rows = p;
+				*cap = ncap;
+			}
+			r = &res->rows[res->nrows++];
+			memset(r, 0, sizeof(*r));
+			r->verdict = v;
+			r->series = bg_strdup(out[i].benchmark);
+			r->benchmark = bg_strdup(out[i].benchmark);
+			r->message = bg_strdup(out[i].message);
+			r->p_adjusted = r->p_better_adjusted = NAN;
+			r->current_runs = 1;
+			if (!r->series || !r->benchmark) {
+				bg_outcomes_free(out, n);
+				return bg_error_oom(ctx);
+			}
+		}
+		bg_outcomes_free(out, n);
+	}
+	return 0;
+}
+
+/* Benjamini-Hochberg (or nothing) over the tested rows, then the verdicts. */
+static int decide(bg_ctx *ctx, const bg_check_opts *o, bg_check_result *res)
+{
+	const bg_thresholds *th = &o->thresholds;
+	double *pw = malloc((res->nrows + 1) * sizeof(double));
+	double *pb = malloc((res->nrows + 1) * sizeof(double));
+	double *aw = malloc((res->nrows + 1) * sizeof(double));
+	double *ab = malloc((res->nrows + 1) * sizeof(double));
+	size_t i;
+	int error = 0;
+
+	if (!pw || !pb || !aw || !ab) {
+		error = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	for (i = 0; i < res->nrows; i++) {
+		int tested = res->rows[i].verdict == BG_VERDICT_UNCHANGED;
+		pw[i] = tested ? res->rows[i].test.p_worse : NAN;
+		pb[i] = tested ? res->rows[i].test.p_better : NAN;
+	}
+	/* Regressions and improvements are separate families, each controlled
+	 * at alpha: a suite's improvements never make a regression easier. */
+	if (th->fdr) {
+		if ((error = bg_stats_bh(ctx, pw, res->nrows, aw)) < 0 ||
+		    (error = bg_stats_bh(ctx, pb, res->nrows, ab)) < 0)
+			goto cleanup;
+	} else {
+		memcpy(aw, pw, res->nrows * sizeof(double));
+		memcpy(ab, pb, res->nrows * sizeof(double));
+	}
+	for (i = 0; i < res->nrows; i++) {
+		bg_verdict_row *r = &res->rows[i];
+
+		if (r->verdict != BG_VERDICT_UNCHANGED)
+			continue;
+		r->p_adjusted = aw[i];
+		r->p_better_adjusted = ab[i];
+		/* NAN change (a zero baseline mean) fails every comparison: unchanged. */
+		if (aw[i] < th->alpha && r->test.change >= th->min_change &&
+		    r->test.effect >= th->min_effect)
+			r->verdict = BG_VERDICT_REGRESSION;
+		else if (ab[i] < th->alpha && r->test.change <= -th->min_change &&
+		         r->test.effect <= -th->min_effect)
+			r->verdict = BG_VERDICT_IMPROVEMENT;
+	}
+cleanup:
+	free(pw);
+	free(pb);
+	free(aw);
+	free(ab);
+	return error;
+}
+
+int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opts *opts,
+                 bg_check_result **out)
+{
+	bg_check_result *res = NULL;
+	bg_run_series **blocks = NULL, **all = NULL;
+	size_t *nblock = NULL, nall = 0, nseries = 0, cap, i, k;
+	cand_series *cs = NULL;
+	walk_state w;
+	char tip[41];
+	int error;
+
+	*out = NULL;
+	memset(&w, 0, sizeof(w));
+	if ((error = check_opts(ctx, opts)) < 0)
+		return error;
+	res = calloc(1, sizeof(*res));
+	blocks = calloc(opts->nruns, sizeof(*blocks));
+	nblock = calloc(opts->nruns, sizeof(*nblock));
+	if (!res || !blocks || !nblock ||
+	    !(res->baseline_branch = bg_strdup(opts->baseline_branch))) {
+		error = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	res->window = opts->window;
+	if ((error = load_candidates(ctx, store, opts, res, &all, &nall, blocks, nblock)) < 0 ||
+	    (error = group_series(ctx, all, nall, opts->nruns, (size_t)opts->window, &cs,
+	                          &nseries)) < 0)
+		goto cleanup;
+
+	/* Where the baseline history starts. */
+	if ((error = bg_repo_branch_tip(ctx, repo, opts->baseline_branch, tip)) < 0)
+		goto cleanup;
+	if ((error = bg_repo_merge_base(ctx, repo, res->sha, tip, res->baseline_from)) < 0) {
+		if (error == BG_ENOTFOUND)
+			error = bg_error_set(ctx, BG_ENOTFOUND,
+			                     "run %lld measured commit %.12s, which is not in this "
+			                     "repository (fetch its history, e.g. fetch-depth: 0)",
+			                     (long long)res->run_id, res->sha);
+		goto cleanup;
+	}
+
+	/* Walk it, taking run means until every series has its window. */
+	if ((error = bg_store_baseline_runs(ctx, store, res->machine, &w.refs, &w.nrefs)) < 0)
+		goto cleanup;
+	qsort(w.refs, w.nrefs, sizeof(*w.refs), cmp_ref);
+	w.ctx = ctx;
+	w.store = store;
+	w.exclude_sha = res->sha;
+	w.series = cs;
+	w.nseries = nseries;
+	w.window = (size_t)opts->window;
+	if (nseries && w.nrefs) {
+		error = bg_repo_walk_first_parent(ctx, repo, res->baseline_from, on_commit, &w);
+		if (w.error < 0)
+			error = w.error;
+		if (error < 0)
+			goto cleanup;
+	}
+
+	/* One row per series, tested where the baseline is long enough. */
+	cap = nseries + 8;
+	if (!(res->rows = calloc(cap, sizeof(*res->rows)))) {
+		error = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	for (i = 0; i < nseries; i++) {
+		bg_verdict_row *r = &res->rows[res->nrows++];
+		const bg_run_series *info = cs[i].info;
+
+		r->series = join_series(info->benchmark, info->metric);
+		r->benchmark = bg_strdup(info->benchmark);
+		r->metric = bg_strdup(info->metric);
+		r->unit = bg_strdup(info->unit);
+		r->direction = info->direction;
+		r->baseline_runs = cs[i].nbase;
+		r->current_runs = cs[i].ncur;
+		r->samples = cs[i].samples;
+		r->p_adjusted = r->p_better_adjusted = NAN;
+		if (!r->series || !r->benchmark || !r->metric || !r->unit) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+		if (cs[i].nbase < (size_t)opts->min_runs) {
+			bg_buf b = BG_BUF_INIT;
+			r->verdict = BG_VERDICT_NO_BASELINE;
+			if (bg_buf_printf(&b, "%zu baseline run%s, %d needed", cs[i].nbase,
+			                  cs[i].nbase == 1 ? "" : "s", opts->min_runs) < 0 ||
+			    !(r->message = bg_buf_detach(&b))) {
+				bg_buf_clear(&b);
+				error = bg_error_oom(ctx);
+				goto cleanup;
+			}
+			continue;
+		}
+		if ((error = bg_stats_compare(ctx, cs[i].base, cs[i].nbase, cs[i].cur, cs[i].ncur,
+		                              info->direction, opts->thresholds.alpha, &r->test)) < 0)
+			goto cleanup;
+		r->verdict = BG_VERDICT_UNCHANGED;
+	}
+	if ((error = add_outcome_rows(ctx, store, opts, res, &cap)) < 0 ||
+	    (error = decide(ctx, opts, res)) < 0)
+		goto cleanup;
+	qsort(res->rows, res->nrows, sizeof(*res->rows), cmp_rows);
+	for (i = 0; i < res->nrows; i++)
+		res->count[res->rows[i].verdict]++;
+	*out = res;
+	res = NULL;
+
+cleanup:
+	for (i = 0; cs && i < nseries; i++) {
+		free(cs[i].cur);
+		free(cs[i].base);
+	}
+	free(cs);
+	free(all);
+	for (k = 0; blocks && k < opts->nruns; k++)
+		bg_run_series_free(blocks[k], nblock[k]);
+	free(blocks);
+	free(nblock);
+	free(w.refs);
+	bg_check_result_free(res);
+	return error;
+}

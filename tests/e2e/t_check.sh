@@ -1,0 +1,141 @@
+# t_check.sh -- the verdict logic end to end on a real git repository, with
+# run values chosen exactly (stored with `import --commit`): no history ->
+# no-baseline (exit 0); dirty runs and other machines' runs never enter a
+# baseline; a feature branch is judged against the merge-base's first-parent
+# history of main; an unknown baseline branch is exit 2; SPEC's JSON shape.
+. "$(dirname "$0")/lib.sh"
+
+new_repo "$T/r" >/dev/null
+cd "$T/r" || exit 1
+cat >benchguard.json <<'J'
+{ "baseline": { "branch": "main", "window": 20, "min_runs": 5 },
+  "thresholds": { "alpha": 0.01, "fdr": true, "min_change": 0.02, "min_effect": 0.8 },
+  "benchmarks": [ { "name": "t", "command": "true" } ] }
+J
+git add benchguard.json && git commit -qm "suite"
+export BENCHGUARD_DB="$T/db"
+
+commit() { echo "$1" >>log.txt && git add log.txt && git commit -qm "$1" && git rev-parse HEAD; }
+# store NAME MS... at HEAD (or --commit) on machine m1: one run whose series
+# "t:lat" has the given samples (ms)
+store() {
+	local args=() f="$T/s.txt"
+	: >"$f"
+	while [ $# -gt 0 ] && [ "${1#--}" != "$1" ]; do args+=("$1" "$2"); shift 2; done
+	for v in "$@"; do echo "BENCHGUARD lat $v ms" >>"$f"; done
+	"$BG" import "$f" --format lines --name t --machine m1 "${args[@]}" --json |
+		python3 -c 'import json,sys; print(json.load(sys.stdin)["run"])'
+}
+verdict() { # RUN_ID [check flags...] -> prints verdict of t:lat; keeps JSON in $T/v.json
+	local id=$1; shift
+	"$BG" check --run "$id" --machine m1 --json "$@" >"$T/v.json" 2>"$T/v.err"
+	echo $? >"$T/v.rc"
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["results"][0]["verdict"])' "$T/v.json" 2>/dev/null
+}
+field() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["results"][0]; print(r[sys.argv[2]])' "$T/v.json" "$1"; }
+# `check NAME bash -c "..."` runs in a child shell: give it the helpers.
+export -f verdict field
+export T BG
+
+c0=$(commit first)
+id=$(store 1.00 1.01 0.99)
+check "no history -> no-baseline" test "$(verdict "$id")" = no-baseline
+check "... and exit 0" test "$(cat "$T/v.rc")" = 0
+check "... saying how many runs it has and needs" bash -c "[ \"\$(field message)\" = '0 baseline runs, 5 needed' ]"
+
+# Main's history: 8 commits, run means ~1.00 ms with a little spread.
+vals=(1.00 1.01 0.99 1.02 0.98 1.00 1.01 0.99)
+for i in "${!vals[@]}"; do
+	commit "main $i" >/dev/null
+	v=${vals[$i]}
+	store "$v" "$v" "$v" >/dev/null
+done
+fork=$(git rev-parse HEAD)
+
+cand=$(commit candidate)
+same=$(store 1.00 1.00 1.00)
+check "an unchanged candidate -> unchanged, exit 0" bash -c "[ \"\$(verdict $same)\" = unchanged ] && [ \"\$(cat $T/v.rc)\" = 0 ]"
+# 9 = the first commit's run + main's 8; the candidate commit's own runs never count.
+check "... against 9 baseline runs (its own commit left out)" test "$(field baseline_runs)" = 9
+slow=$(store 1.20 1.20 1.20)
+check "a 20% slower candidate -> regression, exit 1" bash -c "[ \"\$(verdict $slow)\" = regression ] && [ \"\$(cat $T/v.rc)\" = 1 ]"
+check "... its own commit's other run is not in the baseline" test "$(field baseline_runs)" = 9
+check "... change is +20%" python3 -c "import json; r=json.load(open('$T/v.json'))['results'][0]; assert abs(r['change'] - 0.2) < 1e-9, r"
+check "JSON has SPEC's keys" python3 - "$T/v.json" <<'P'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert set(d) >= {"run", "baseline", "results", "summary"}, d.keys()
+assert set(d["run"]) >= {"id", "commit", "branch", "machine"} and len(d["run"]["commit"]) == 40
+assert d["baseline"]["branch"] == "main" and d["baseline"]["window"] == 20
+r = d["results"][0]
+keys = {"series", "benchmark", "metric", "unit", "direction", "verdict", "baseline_mean",
+        "current_mean", "change", "p_value", "p_adjusted", "effect_size", "mde",
+        "baseline_runs", "current_runs", "samples"}
+assert keys <= set(r), keys - set(r)
+assert r["series"] == "t:lat" and r["unit"] == "s" and r["direction"] == "lower"
+assert r["current_runs"] == 1 and r["samples"] == 3
+assert set(d["summary"]) == {"regression", "improvement", "unchanged", "no-baseline", "skipped", "failed"}
+assert d["summary"]["regression"] == 1
+P
+fast=$(store 0.80 0.80 0.80)
+check "a 20% faster candidate -> improvement, exit 0" bash -c "[ \"\$(verdict $fast)\" = improvement ] && [ \"\$(cat $T/v.rc)\" = 0 ]"
+check "--min-change 0.5 keeps 20% below the bar -> unchanged" test "$(verdict "$slow" --min-change 0.5)" = unchanged
+check "--min-runs 10 with 9 runs -> no-baseline" test "$(verdict "$slow" --min-runs 10)" = no-baseline
+check "--window 3 uses the last 3 runs" bash -c "[ \"\$(verdict $slow --window 3 --min-runs 3)\" = regression ] && [ \"\$(field baseline_runs)\" = 3 ]"
+
+# A dirty run with a wild value, and another machine's runs: neither may count.
+commit "before dirty" >/dev/null
+echo scratch >>benchguard.json
+store 9.00 9.00 9.00 >/dev/null
+git checkout -q benchguard.json
+for i in 1 2 3; do
+	"$BG" import /dev/stdin --format lines --name t --machine m2 <<<"BENCHGUARD lat 7.0 ms" >/dev/null
+done
+cand2=$(commit "candidate 2")
+c2=$(store 1.50 1.50 1.50)
+check "the dirty run was stored as dirty" test \
+	"$(sqlite3 "$BENCHGUARD_DB" "SELECT count(*) FROM runs WHERE dirty = 1")" = 1
+# The first candidate's three runs (1.0, 1.2, 0.8) are on main's history now
+# and widen the baseline; a 50% step still stands out, unless the 9 ms or
+# 7 ms runs had been let in.
+check "with a dirty 9 ms run and another machine's 7 ms runs stored, still a regression" \
+	test "$(verdict "$c2")" = regression
+check "... the baseline has only the clean runs of this machine (9 + 3 at the first candidate)" \
+	test "$(field baseline_runs)" = 12
+
+# A feature branch: main moves on to 2.0 ms after the fork; the branch is
+# judged against history up to the merge-base, where runs were ~1.0 ms.
+git checkout -q -b feature "$fork"
+commit "feature work" >/dev/null
+fb=$(store 1.00 1.00 1.00)
+git checkout -q main
+for v in 2.00 2.02 1.98 2.01 1.99 2.00; do commit "main after fork $v" >/dev/null; store $v $v $v >/dev/null; done
+git checkout -q feature
+commit "more feature work" >/dev/null
+fc=$(store 1.01 1.01 1.01)
+check "a feature branch run is judged against the merge-base's history: unchanged" \
+	test "$(verdict "$fc")" = unchanged
+check "... from the merge-base commit" python3 -c "import json; d=json.load(open('$T/v.json')); assert d['baseline']['from'] == '$fork', d['baseline']"
+check "... with main's 9 runs up to the fork, not the feature branch's own run" test "$(field baseline_runs)" = 9
+check "... and not main's later 2 ms runs (the mean is ~1 ms)" python3 -c "import json; r=json.load(open('$T/v.json'))['results'][0]; assert abs(r['baseline_mean'] - 0.001) < 0.00002, r"
+git checkout -q main
+m=$(commit "main again")
+mm=$(store 1.00 1.00 1.00)
+check "on main, the later 2 ms runs are the baseline: 1 ms is an improvement" test "$(verdict "$mm" --window 6)" = improvement
+
+check "an unknown baseline branch -> exit 2 with a clear message" bash -c "
+	\"$BG\" check --run $mm --machine m1 --baseline-branch nope 2>$T/e; [ \$? -eq 2 ] &&
+	grep -q 'unknown baseline branch \"nope\"' $T/e"
+# Its runs were 1.0, 1.2 and 0.8 ms: together (the full Welch form) unchanged.
+check "check --commit judges all of that commit's runs together" bash -c "
+	\"$BG\" check --commit $cand --machine m1 --json >$T/c.json; [ \$? -eq 0 ] &&
+	python3 -c 'import json; r=json.load(open(\"$T/c.json\"))[\"results\"][0]; assert r[\"current_runs\"] == 3, r'"
+check "check --run of an unknown run -> exit 2" expect_rc 2 "$BG" check --run 99999 --machine m1
+check "--run and --commit together -> exit 2" expect_rc 2 "$BG" check --run 1 --commit HEAD
+check "the table shows verdict, baseline ± CI, current, change" bash -c "
+	\"$BG\" check --run $slow --machine m1 >$T/t.txt; [ \$? -eq 1 ] &&
+	grep -q '^verdict  *series  *baseline  *current  *change' $T/t.txt &&
+	grep -q '^regression  *t:lat  *1.* ms ± .* µs  *1.2 ms  *+20.00%' $T/t.txt"
+check "markdown output is a table with the regression in bold" bash -c "
+	\"$BG\" check --run $slow --machine m1 --format markdown | grep -q '^| \*\*regression\*\* | \`t:lat\`'"
+finish
