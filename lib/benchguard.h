@@ -227,6 +227,18 @@ typedef struct {
 int bg_stats_compare(bg_ctx *ctx, const double *base, size_t n_base, const double *cur,
                      size_t n_cur, bg_direction dir, double alpha, bg_test *out);
 
+/* t quantiles kept between calls with the same alpha and baseline size
+ * (they cost more than the test); zero it before the first call. */
+typedef struct {
+	int valid;
+	double alpha, df, q_detect, q_ci;
+} bg_stats_cache;
+
+/* bg_stats_compare for a series of calls, e.g. every series of a suite. */
+int bg_stats_compare_cached(bg_ctx *ctx, const double *base, size_t n_base, const double *cur,
+                            size_t n_cur, bg_direction dir, double alpha, bg_stats_cache *cache,
+                            bg_test *out);
+
 /* Hedges' g of b against a (bias-corrected standardized mean difference,
  * pooled SD; unoriented: positive when mean(b) > mean(a)).  n_a + n_b >= 3. */
 int bg_stats_hedges_g(bg_ctx *ctx, const double *a, size_t n_a, const double *b, size_t n_b,

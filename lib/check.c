@@ -399,12 +399,14 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 	bg_run_series **blocks = NULL, **all = NULL;
 	size_t *nblock = NULL, nall = 0, nseries = 0, cap, i, k;
 	cand_series *cs = NULL;
+	bg_stats_cache qcache;
 	walk_state w;
 	char tip[41];
 	int error;
 
 	*out = NULL;
 	memset(&w, 0, sizeof(w));
+	memset(&qcache, 0, sizeof(qcache));
 	if ((error = check_opts(ctx, opts)) < 0)
 		return error;
 	res = calloc(1, sizeof(*res));
@@ -486,8 +488,9 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 			}
 			continue;
 		}
-		if ((error = bg_stats_compare(ctx, cs[i].base, cs[i].nbase, cs[i].cur, cs[i].ncur,
-		                              info->direction, opts->thresholds.alpha, &r->test)) < 0)
+		if ((error = bg_stats_compare_cached(ctx, cs[i].base, cs[i].nbase, cs[i].cur,
+		                                     cs[i].ncur, info->direction,
+		                                     opts->thresholds.alpha, &qcache, &r->test)) < 0)
 			goto cleanup;
 		r->verdict = BG_VERDICT_UNCHANGED;
 	}

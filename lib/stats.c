@@ -130,8 +130,35 @@ int bg_stats_hedges_g(bg_ctx *ctx, const double *a, size_t n_a, const double *b,
 	return 0;
 }
 
+/*
+ * The baseline's t quantiles for the MDE and the CI.  They depend only on
+ * alpha and the baseline's size, and each costs an iterative inversion,
+ * more than the whole test: a check of a suite reuses them.
+ */
+static void quantiles(bg_stats_cache *c, double alpha, double df)
+{
+	if (c->valid && !memcmp(&c->alpha, &alpha, sizeof(alpha)) &&
+	    !memcmp(&c->df, &df, sizeof(df)))
+		return;
+	c->alpha = alpha;
+	c->df = df;
+	c->q_detect = gsl_cdf_tdist_Qinv(alpha, df) + gsl_cdf_tdist_Qinv(0.2, df);
+	c->q_ci = gsl_cdf_tdist_Qinv(alpha / 2.0, df);
+	c->valid = 1;
+}
+
 int bg_stats_compare(bg_ctx *ctx, const double *base, size_t n_base, const double *cur,
                      size_t n_cur, bg_direction dir, double alpha, bg_test *out)
+{
+	bg_stats_cache cache;
+
+	memset(&cache, 0, sizeof(cache));
+	return bg_stats_compare_cached(ctx, base, n_base, cur, n_cur, dir, alpha, &cache, out);
+}
+
+int bg_stats_compare_cached(bg_ctx *ctx, const double *base, size_t n_base, const double *cur,
+                            size_t n_cur, bg_direction dir, double alpha, bg_stats_cache *cache,
+                            bg_test *out)
 {
 	double nb = (double)n_base, nc = (double)n_cur;
 	double diff, se, se0, q;
@@ -204,7 +231,8 @@ int bg_stats_compare(bg_ctx *ctx, const double *base, size_t n_base, const doubl
 	}
 
 	/* Power analysis uses the baseline's own noise, whatever the candidate's. */
-	q = gsl_cdf_tdist_Qinv(alpha, nb - 1.0) + gsl_cdf_tdist_Qinv(0.2, nb - 1.0);
+	quantiles(cache, alpha, nb - 1.0);
+	q = cache->q_detect;
 	se0 = r.base_sd * sqrt(1.0 / nc + 1.0 / nb);
 	if (!(fabs(r.base_mean) > 0.0))
 		r.mde = NAN;
@@ -212,7 +240,7 @@ int bg_stats_compare(bg_ctx *ctx, const double *base, size_t n_base, const doubl
 		r.mde = 0.0;
 	else
 		r.mde = q * se0 / fabs(r.base_mean);
-	r.base_ci = gsl_cdf_tdist_Qinv(alpha / 2.0, nb - 1.0) * r.base_sd / sqrt(nb);
+	r.base_ci = cache->q_ci * r.base_sd / sqrt(nb);
 	*out = r;
 	return 0;
 }

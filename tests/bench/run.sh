@@ -9,7 +9,12 @@
 #     vs the sqlite3 tool's `.import` of the same rows from CSV into a plain
 #     table.  Goal: <= 2x.
 #
+#  3. Check: one run of 1,000 series against 20-run baselines in a database
+#     of 200 runs each (4,000,000 samples) vs a bare SELECT of the same rows
+#     with the sqlite3 tool.  Goal: < 100 ms and < 50 MB.
+#
 # Each contender runs REPS times, interleaved; the median is reported.
+# BENCH_ONLY=runner,ingest,check picks sections (default: all).
 set -eu
 build=${1:-build/release}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -29,10 +34,22 @@ timeit() {
 	b=$(now)
 	awk -v a="$a" -v b="$b" 'BEGIN { printf "%.6f\n", b - a }'
 }
+# timeit_verdict CMD...: the same for a verdict command (exit 0 or 1 is success).
+timeit_verdict() {
+	local a b rc
+	a=$(now)
+	"$@" >/dev/null 2>&1
+	rc=$?
+	b=$(now)
+	[ "$rc" -le 1 ] || { echo "bench: command failed ($rc): $*" >&2; exit 1; }
+	awk -v a="$a" -v b="$b" 'BEGIN { printf "%.6f\n", b - a }'
+}
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+want() { [ -z "${BENCH_ONLY:-}" ] || [[ ",$BENCH_ONLY," == *",$1,"* ]]; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 
 # ---------------------------------------------------------------- 1. runner
+if want runner; then
 mkdir -p "$T/repo" && cd "$T/repo"
 git init -q -b main && git -c user.name=b -c user.email=b@b commit -q --allow-empty -m bench
 cat >benchguard.json <<'J'
@@ -51,8 +68,10 @@ echo "runner overhead: 1,000 executions of /bin/true (median of $reps)"
 printf '  bare posix_spawn+wait4 loop   %8.3f s\n' "$loop"
 printf '  benchguard run (%s samples) %8.3f s   %sx the loop  (goal <= 1.05)\n' "$n" "$bgrun" "$(ratio "$bgrun" "$loop")"
 printf '  hyperfine -N --runs 1000 true %8.3f s   benchguard/hyperfine = %s  (goal <= 1)\n' "$hf" "$(ratio "$bgrun" "$hf")"
+fi
 
 # ---------------------------------------------------------------- 2. ingest
+if want ingest; then
 cd "$T"
 awk 'BEGIN { for (s = 0; s < 1000; s++) for (i = 0; i < 1000; i++) {
 	v = 1 + ((s * 7919 + i * 104729) % 100000) / 1e6
@@ -70,3 +89,46 @@ imp=$(median <"$T/imp") sq=$(median <"$T/sq")
 echo "ingest: 1,000 series x 1,000 samples, lines format (median of $reps)"
 printf '  sqlite3 .import of the CSV     %8.3f s\n' "$sq"
 printf '  benchguard import (%s stored) %8.3f s   %sx sqlite3  (goal <= 2)\n' "$stored" "$imp" "$(ratio "$imp" "$sq")"
+fi
+
+# ------------------------------------------------------------------ 3. check
+if want check; then
+# One run of 1,000 series judged against 20-run baselines, in a database of
+# 200 runs of each (4,000,000 samples), next to a bare SELECT of the same
+# baseline rows with the sqlite3 tool.  Goal: < 100 ms and < 50 MB.
+mkdir -p "$T/big" && cd "$T/big"
+git init -q -b main
+for i in $(seq 1 201); do git -c user.name=b -c user.email=b@b commit -q --allow-empty -m "c$i"; done
+gen() { # SEED: 1,000 series x 20 samples, ~1% noise
+	awk -v seed="$1" 'BEGIN { srand(seed); for (s = 0; s < 1000; s++) for (i = 0; i < 20; i++)
+		printf "BENCHGUARD s%04d %.9f ms\n", s, (1 + s / 1000) * (1 + 0.01 * (rand() - 0.5)) }'
+}
+k=0
+for sha in $(git rev-list --reverse HEAD); do
+	k=$((k + 1))
+	gen "$k" | "$bg" -q --db "$T/big.db" import - --format lines --name b --commit "$sha" --machine bench >/dev/null
+done
+cand=$(sqlite3 "$T/big.db" 'SELECT max(id) FROM runs')
+samples=$(sqlite3 "$T/big.db" 'SELECT count(*) FROM samples')
+cfg="$T/big.json"
+echo '{ "benchmarks": [ { "name": "b", "command": "true" } ] }' >"$cfg"
+rss() { # CMD...: peak RSS of CMD in KiB
+	python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"
+}
+: >"$T/chk" >"$T/sel"
+for i in $(seq 1 "$reps"); do
+	timeit_verdict "$bg" --db "$T/big.db" --config "$cfg" check --run "$cand" --machine bench --json >>"$T/chk"
+	timeit sqlite3 "$T/big.db" "SELECT series_id, mean FROM results WHERE run_id IN
+		(SELECT id FROM runs WHERE id < $cand ORDER BY id DESC LIMIT 20)" >>"$T/sel"
+done
+chk=$(median <"$T/chk") sel=$(median <"$T/sel")
+kib=$(rss "$bg" --db "$T/big.db" --config "$cfg" check --run "$cand" --machine bench --json)
+rows=$("$bg" --db "$T/big.db" --config "$cfg" check --run "$cand" --machine bench --json |
+	python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d["results"]), d["results"][0]["baseline_runs"])')
+echo "check: 1 run x 1,000 series against 20-run baselines, database of $samples samples (median of $reps)"
+printf '  sqlite3 SELECT of the baseline rows %8.3f s\n' "$sel"
+printf '  benchguard check (%s series, %s baseline runs) %8.3f s  peak %d MB  (goal < 0.100 s, < 50 MB)\n' \
+	"${rows% *}" "${rows#* }" "$chk" $((kib / 1024))
+fi

@@ -583,6 +583,31 @@ static double rng_normal(struct rng *r)
  * Binomial(10000, 0.01), REF_AA_LOW..REF_AA_HIGH (scipy, see the generated
  * block).
  */
+/* The quantile cache must never serve a stale alpha or baseline size. */
+static void test_compare_cache(void **state)
+{
+	const double base[] = { 1.00, 1.02, 0.98, 1.01, 0.99, 1.03, 0.97, 1.00 };
+	const double cur[] = { 1.05, 1.04, 1.06 };
+	const double alphas[] = { 0.01, 0.05, 0.01, 0.01 };
+	const size_t nbase[] = { 8, 8, 5, 8 };
+	bg_stats_cache cache;
+	size_t i;
+
+	(void)state;
+	memset(&cache, 0, sizeof(cache));
+	for (i = 0; i < BG_ARRAY_SIZE(alphas); i++) {
+		bg_test a, b;
+
+		assert_int_equal(bg_stats_compare(NULL, base, nbase[i], cur, 3, BG_DIR_LOWER,
+		                                  alphas[i], &a),
+		                 0);
+		assert_int_equal(bg_stats_compare_cached(NULL, base, nbase[i], cur, 3, BG_DIR_LOWER,
+		                                         alphas[i], &cache, &b),
+		                 0);
+		assert_memory_equal(&a, &b, sizeof(a));
+	}
+}
+
 /* 10,000 A/A comparisons of `ncur` candidate runs against 20 baseline runs. */
 static void aa_rate(size_t ncur, uint64_t seed)
 {
@@ -636,6 +661,7 @@ int main(void)
 		cmocka_unit_test(test_bh_published_example),
 		cmocka_unit_test(test_bh_edges),
 		cmocka_unit_test(test_t_quantile),
+		cmocka_unit_test(test_compare_cache),
 		cmocka_unit_test(test_aa_false_alarm_rate),
 		cmocka_unit_test(test_aa_few_runs_false_alarm_rate),
 	};

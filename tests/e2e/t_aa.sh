@@ -1,0 +1,141 @@
+# t_aa.sh -- the verdict calibrated on real runs, as CI lives it.
+#
+# A/A: a real git repository whose main gets 220 commits that do not touch
+# the benchmark; a real CPU-bound program (tests/fixtures/bench/spin.c) is
+# run and judged by `benchguard ci` at every commit against its rolling
+# baseline (window 20; the first 20 commits build the history).  Per series,
+# at most 6 of the 200 judged commits may be flagged: a calibrated 1% test
+# exceeds 6 of 200 with probability < 0.5%.  For comparison the script also
+# counts what a Welch test on the pooled samples (the common mistake) flags
+# on the same runs.
+#
+# Power: the same history, then the workload made 5% and 10% slower through
+# the benchmark's real parameter at one commit (each on its own branch off
+# main), run and checked 20 times: flagged `regression` in >= 95% whenever
+# the measured change is >= 5x the measured run-to-run CV.
+. "$(dirname "$0")/lib.sh"
+
+PY=/usr/bin/python3 # Debian's, with python3-scipy (the pooled-samples comparison)
+ROUNDS=${BG_AA_ROUNDS:-6000000}
+cc -O2 -o "$T/spin" "$FIX/bench/spin.c" || { not_ok "building spin"; finish; exit 1; }
+
+new_repo "$T/r" >/dev/null
+cd "$T/r" || exit 1
+suite() { # ROUNDS -> benchguard.json
+	cat >benchguard.json <<J
+{ "baseline": { "branch": "main", "window": 20, "min_runs": 20 },
+  "thresholds": { "alpha": 0.01, "fdr": true, "min_change": 0.02, "min_effect": 0.8 },
+  "defaults": { "warmup": 1, "samples": 5, "timeout": 60 },
+  "benchmarks": [ { "name": "spin", "command": "$T/spin $1" } ] }
+J
+}
+suite "$ROUNDS"
+git add benchguard.json && git commit -qm "suite"
+export BENCHGUARD_DB="$T/aa.db"
+
+mkdir -p "$T/ci"
+start=$SECONDS
+for i in $(seq 1 220); do
+	echo "$i" >notes.txt
+	git add notes.txt && git commit -qm "A/A commit $i"
+	"$BG" -q ci --json >"$T/ci/$i.json" 2>>"$T/ci.err"
+	echo $? >"$T/ci/$i.rc"
+done
+echo "# 220 A/A commits measured and judged in $((SECONDS - start)) s"
+
+"$PY" - "$T/ci" <<'P' >"$T/aa.txt"
+import json, sys
+d = sys.argv[1]
+counts, rcs, judged = {}, [], 0
+for i in range(1, 221):
+    r = json.load(open(f"{d}/{i}.json"))
+    rcs.append(int(open(f"{d}/{i}.rc").read()))
+    for x in r["results"]:
+        v = x["verdict"]
+        if i <= 20:
+            assert v == "no-baseline", (i, x)
+            continue
+        counts.setdefault(x["series"], {"regression": 0, "improvement": 0, "judged": 0})
+        counts[x["series"]]["judged"] += v in ("regression", "improvement", "unchanged")
+        if v in ("regression", "improvement"):
+            counts[x["series"]][v] += 1
+for s, c in sorted(counts.items()):
+    print(f"{s} {c['regression']} {c['improvement']} {c['judged']}")
+print("exit_codes", " ".join(str(rcs.count(k)) for k in (0, 1, 2, 3)))
+P
+sed 's/^/# /' "$T/aa.txt"
+check "the first 20 commits are no-baseline, the next 200 judged" bash -c "
+	grep -q '^spin:wall_time [0-9]* [0-9]* 200$' $T/aa.txt && grep -q '^spin:cpu_time [0-9]* [0-9]* 200$' $T/aa.txt"
+check "no ci run failed (exit 2 or 3)" bash -c "grep -q '^exit_codes [0-9]* [0-9]* 0 0$' $T/aa.txt"
+while read -r series reg imp judged; do
+	[ "$series" = exit_codes ] && continue
+	check "A/A $series: $reg of $judged commits flagged as regression (at most 6)" test "$reg" -le 6
+	check "A/A $series: $imp of $judged flagged as improvement (at most 6)" test "$imp" -le 6
+done <"$T/aa.txt"
+
+# The same runs judged by a Welch test on pooled samples (baseline window's
+# samples against the candidate's), one-sided at alpha 0.01.
+"$PY" - "$BENCHGUARD_DB" <<'P' | sed 's/^/# /'
+import sqlite3, sys
+from scipy import stats
+db = sqlite3.connect(sys.argv[1])
+for metric in ("wall_time", "cpu_time"):
+    runs = [r[0] for r in db.execute(
+        "SELECT r.id FROM runs r WHERE r.status = 'complete' ORDER BY r.id")]
+    samples = {}
+    for rid, v in db.execute(
+            "SELECT x.run_id, s.value FROM samples s JOIN results x ON x.id = s.result_id "
+            "JOIN series z ON z.id = x.series_id WHERE z.metric = ? ORDER BY x.run_id, s.idx",
+            (metric,)):
+        samples.setdefault(rid, []).append(v)
+    flagged = 0
+    for k in range(20, len(runs)):
+        base = [v for rid in runs[k - 20:k] for v in samples[rid]]
+        cur = samples[runs[k]]
+        flagged += stats.ttest_ind(cur, base, equal_var=False, alternative="greater").pvalue < 0.01
+    print(f"pooled-samples Welch (the common mistake) would flag spin:{metric} at "
+          f"{flagged} of {len(runs) - 20} A/A commits ({100.0 * flagged / (len(runs) - 20):.1f}%)")
+P
+
+# Power: the workload 5% and 10% slower at one commit on a branch off main.
+cv=$("$PY" - "$BENCHGUARD_DB" <<'P'
+import sqlite3, statistics, sys
+db = sqlite3.connect(sys.argv[1])
+m = [r[0] for r in db.execute(
+    "SELECT x.mean FROM results x JOIN series z ON z.id = x.series_id "
+    "WHERE z.metric = 'wall_time' ORDER BY x.run_id DESC LIMIT 20")]
+print(f"{statistics.stdev(m) / statistics.mean(m):.6f}")
+P
+)
+echo "# measured run-to-run CV of spin:wall_time over the last 20 runs: $(awk -v c="$cv" 'BEGIN { printf "%.2f%%", 100 * c }')"
+for pct in 5 10; do
+	git checkout -q -b "slow$pct" main
+	suite $((ROUNDS * (100 + pct) / 100))
+	git commit -qam "spin $pct% more work"
+	flagged=0
+	: >"$T/slow$pct.means"
+	for rep in $(seq 1 20); do
+		id=$("$BG" -q run --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["runs"][0]["id"])')
+		"$BG" check --run "$id" --json >"$T/p.json" 2>"$T/p.err"
+		rc=$?
+		if [ "$rc" -gt 1 ]; then
+			echo "# check --run $id exited $rc: $(cat "$T/p.err")"
+			echo "error 1 1" >>"$T/slow$pct.means"
+			continue
+		fi
+		python3 - "$T/p.json" >>"$T/slow$pct.means" <<'P'
+import json, sys
+r = {x["series"]: x for x in json.load(open(sys.argv[1]))["results"]}["spin:wall_time"]
+print(r["verdict"], r["current_mean"], r["baseline_mean"])
+P
+	done
+	read -r flagged change < <(awk '{ n++; f += ($1 == "regression"); c += $2 / $3 - 1 } END { printf "%d %.6f\n", f, c / n }' "$T/slow$pct.means")
+	echo "# +$pct% work: measured change $(awk -v c="$change" 'BEGIN { printf "%+.2f%%", 100 * c }'), flagged as regression in $flagged of 20 checks"
+	if awk -v c="$change" -v v="$cv" 'BEGIN { exit !(c >= 5 * v) }'; then
+		check "+$pct% work (change >= 5x CV): flagged in >= 95% of 20 checks ($flagged)" test "$flagged" -ge 19
+	else
+		skip "+$pct% work: power" "the measured change is under 5x the measured CV here; not required"
+	fi
+	git checkout -q main
+done
+finish

@@ -1,0 +1,74 @@
+# t_ci.sh -- `benchguard ci` as a CI step on real runs: a real regression
+# exits 1, appends the Markdown verdict table to $GITHUB_STEP_SUMMARY and
+# prints a GitHub ::error annotation; no regression exits 0; a failed
+# benchmark or build exits 3, even beside a regression.
+. "$(dirname "$0")/lib.sh"
+
+cc -O2 -o "$T/spin" "$FIX/bench/spin.c" || { not_ok "building spin"; finish; exit 1; }
+new_repo "$T/r" >/dev/null
+cd "$T/r" || exit 1
+suite() { # ROUNDS [extra benchmark JSON]
+	cat >benchguard.json <<J
+{ "baseline": { "branch": "main", "window": 20, "min_runs": 5 },
+  "defaults": { "warmup": 1, "samples": 5 },
+  "benchmarks": [ { "name": "spin", "command": "$T/spin $1" } ${2:+, $2} ] }
+J
+}
+suite 3000000
+git add benchguard.json && git commit -qm suite
+export BENCHGUARD_DB="$T/ci.db" GITHUB_STEP_SUMMARY="$T/summary.md"
+for i in 1 2 3 4 5 6; do
+	echo "$i" >notes.txt && git add notes.txt && git commit -qm "commit $i"
+	"$BG" -q ci >/dev/null 2>&1
+done
+check "six commits of history stored" test "$(sqlite3 "$BENCHGUARD_DB" 'SELECT count(*) FROM runs')" = 6
+
+# Three times the work on a branch: a real regression.
+git checkout -q -b slow
+suite 9000000
+git commit -qam "spin three times as long"
+: >"$GITHUB_STEP_SUMMARY"
+GITHUB_ACTIONS=true "$BG" -q ci >"$T/out" 2>"$T/err"
+rc=$?
+check "a real regression: ci exits 1 (got $rc)" test "$rc" = 1
+check "... the step summary holds the Markdown verdict table" bash -c "
+	grep -q '^### benchguard: performance regression' $T/summary.md &&
+	grep -q '^| verdict  *| series  *|  *baseline' $T/summary.md &&
+	grep -q '^| \*\*regression\*\* | \`spin:wall_time\`' $T/summary.md"
+# Workflow commands escape '%' as %25 and ':' in properties as %3A.
+check "... and a GitHub ::error annotation names the series" \
+	grep -q '^::error title=benchguard%3A performance regression::spin:wall_time got [0-9.]*%25 worse' "$T/out"
+check "... the verdict table is on stdout too" grep -q '^regression  *spin:wall_time' "$T/out"
+
+# A crashing benchmark beside the regression: failure outranks it.
+suite 9000000 '{ "name": "crash", "command": "kill -SEGV $$" }'
+git commit -qam "add a crashing benchmark"
+: >"$GITHUB_STEP_SUMMARY"
+GITHUB_ACTIONS=true "$BG" -q ci >"$T/out" 2>"$T/err"
+rc=$?
+check "a failed benchmark beside a regression: exit 3 (got $rc)" test "$rc" = 3
+check "... reported as failed in the summary and an annotation" bash -c "
+	grep -q '^| failed  *| \`crash\`' $T/summary.md && grep -q '^::error title=benchguard%3A benchmark failed::crash did not run' $T/out"
+
+# Back on main: the same work as the history, no regression.
+git checkout -q main
+echo 7 >notes.txt && git add notes.txt && git commit -qm "commit 7"
+: >"$GITHUB_STEP_SUMMARY"
+# A 50% bar: unchanged work never gets near it, however noisy the machine.
+"$BG" -q ci --min-change 0.5 >"$T/out" 2>"$T/err"
+rc=$?
+check "no regression: ci exits 0 (got $rc)" test "$rc" = 0
+check "... and the summary says so" grep -q '^### benchguard: no regression' "$GITHUB_STEP_SUMMARY"
+check "without GITHUB_ACTIONS no annotations are printed" bash -c "! grep -q '^::' $T/out"
+
+suite 3000000
+sed -i 's/"baseline"/"build": "echo cc: error: oops >\&2; exit 1", "baseline"/' benchguard.json
+git commit -qam "broken build"
+: >"$GITHUB_STEP_SUMMARY"
+"$BG" -q ci >"$T/out" 2>"$T/err"
+rc=$?
+check "a failing build: ci exits 3 (got $rc)" test "$rc" = 3
+check "... and the summary says the build failed" grep -q '^### benchguard: build failed' "$GITHUB_STEP_SUMMARY"
+check "an unwritable step summary is a warning, not a failure" bash -c "
+	git checkout -q HEAD~1 -- benchguard.json && GITHUB_STEP_SUMMARY=/nonexistent/dir/s.md \"$BG\" -q ci --min-change 0.5 >/dev/null 2>$T/e; rc=\$?; git checkout -q HEAD -- benchguard.json; [ \$rc -le 1 ] && grep -q 'cannot write the step summary' $T/e"
+finish
