@@ -1,9 +1,251 @@
-/* baseline.c -- placeholder while the command is being written (helper). */
+/*
+ * baseline.c -- `benchguard baseline export|import`: a machine's baseline
+ * runs moved through a JSON file meant to be committed under baselines/, so
+ * that a CI job whose database starts empty still judges against history.
+ * The selection, the format and the checks are the library's
+ * (lib/baseline.c); this file parses flags, finds the files and reports.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
 #include "cli.h"
+#include "internal.h"
+
+enum { OPT_MACHINE = CLI_OPT_BASE + 200, OPT_FORCE };
+
+static const struct option baseline_options[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "machine", required_argument, NULL, OPT_MACHINE },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "baseline-branch", required_argument, NULL, CLI_OPT_BASELINE_BRANCH },
+	{ "window", required_argument, NULL, CLI_OPT_WINDOW },
+	{ 0, 0, 0, 0 },
+};
+
+typedef struct {
+	const char *output, *machine, *branch;
+	int window; /* -1: config */
+	int force;
+} baseline_flags;
+
+/* Creates the directories above `path` (baselines/ on first export). */
+static int make_parents(cli_state *st, const char *path)
+{
+	char *copy = strdup(path), *p;
+	int rc = 0;
+
+	if (!copy)
+		return bg_error_oom(st->ctx);
+	for (p = copy + 1; *p && rc == 0; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(copy, 0777) != 0 && errno != EEXIST)
+			rc = bg_error_errno(st->ctx, BG_EIO, "%s", copy);
+		*p = '/';
+	}
+	free(copy);
+	return rc;
+}
+
+/* Writes the whole text or nothing: a temporary file beside it, renamed over it. */
+static int write_file(cli_state *st, const char *path, const char *text)
+{
+	bg_buf tmp = BG_BUF_INIT;
+	size_t len = strlen(text);
+	FILE *f;
+	int rc;
+
+	if ((rc = make_parents(st, path)) < 0)
+		return rc;
+	if (bg_buf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)
+		return bg_error_oom(st->ctx);
+	if (!(f = fopen(tmp.ptr, "w"))) {
+		rc = bg_error_errno(st->ctx, BG_EIO, "%s", path);
+		goto cleanup;
+	}
+	if (fwrite(text, 1, len, f) != len || fflush(f) != 0 || fsync(fileno(f)) != 0) {
+		rc = bg_error_errno(st->ctx, BG_EIO, "%s", path);
+		fclose(f);
+		unlink(tmp.ptr);
+		goto cleanup;
+	}
+	if (fclose(f) != 0 || rename(tmp.ptr, path) != 0) {
+		rc = bg_error_errno(st->ctx, BG_EIO, "%s", path);
+		unlink(tmp.ptr);
+	}
+cleanup:
+	bg_buf_clear(&tmp);
+	return rc;
+}
+
+static int do_export(cli_state *st, const baseline_flags *fl)
+{
+	const bg_baseline_cfg *cfg;
+	bg_baseline_export_opts o;
+	char *json = NULL;
+	size_t nruns = 0;
+	cli_env env;
+	int rc;
+
+	memset(&env, 0, sizeof(env));
+	if ((rc = cli_open_repo(st, &env)) < 0 || (rc = cli_load_config(st, &env)) < 0 ||
+	    (rc = cli_detect_machine(st, &env, fl->machine)) < 0 ||
+	    (rc = cli_open_store(st, &env)) < 0)
+		goto cleanup;
+	cfg = bg_config_baseline(env.config);
+	memset(&o, 0, sizeof(o));
+	o.machine = bg_machine_fingerprint(env.machine);
+	o.branch = fl->branch ? fl->branch : cfg->branch;
+	o.window = fl->window > 0 ? fl->window : cfg->window;
+	/* This machine's facts describe the runs only when they are its own. */
+	o.facts = fl->machine ? NULL : env.machine;
+	if ((rc = bg_baseline_export(st->ctx, env.store, env.repo, &o, &json, &nruns)) < 0)
+		goto cleanup;
+	if (!fl->output || !strcmp(fl->output, "-"))
+		fputs(json, stdout);
+	else if ((rc = write_file(st, fl->output, json)) < 0)
+		goto cleanup;
+	if (nruns == 0)
+		cli_warn(st, "no complete, clean run of machine %s along %s's history to export",
+		         o.machine, o.branch);
+	cli_info(st, "exported %zu run%s of machine %s (branch %s, window %d)%s%s", nruns,
+	         nruns == 1 ? "" : "s", o.machine, o.branch, o.window,
+	         fl->output && strcmp(fl->output, "-") ? " to " : "",
+	         fl->output && strcmp(fl->output, "-") ? fl->output : "");
+	rc = 0;
+
+cleanup:
+	free(json);
+	cli_env_clear(&env);
+	return rc;
+}
+
+static int do_import(cli_state *st, const baseline_flags *fl, const char *file)
+{
+	bg_baseline *b = NULL;
+	char *data = NULL;
+	size_t len = 0, imported = 0, present = 0;
+	const char *fp;
+	cli_env env;
+	int rc;
+
+	memset(&env, 0, sizeof(env));
+	/* The file is read and checked whole before the database is opened. */
+	if ((rc = cli_read_input(st, file, &data, &len)) < 0) {
+		rc = bg_error_set(st->ctx, BG_EINPUT, "%s", bg_ctx_error(st->ctx));
+		goto cleanup;
+	}
+	if ((rc = bg_baseline_parse(st->ctx, file, data, len, &b)) < 0)
+		goto cleanup;
+	/* The repository only places the default database; git history is not needed. */
+	if ((!st->db_path && (rc = cli_open_repo(st, &env)) < 0) ||
+	    (rc = cli_detect_machine(st, &env, fl->machine)) < 0)
+		goto cleanup;
+	fp = bg_machine_fingerprint(env.machine);
+	if (strcmp(fp, bg_baseline_machine(b)) && !fl->force) {
+		rc = bg_error_set(st->ctx, BG_EINPUT,
+		                  "%s was exported on machine %s, but this machine is %s "
+		                  "(pass --machine %s to store it under that name, or --force to "
+		                  "import it as %s)",
+		                  file, bg_baseline_machine(b), fp, bg_baseline_machine(b), fp);
+		goto cleanup;
+	}
+	if ((rc = cli_open_store(st, &env)) < 0 ||
+	    (rc = bg_baseline_import(st->ctx, env.store, b, fp, fl->force, &imported, &present)) <
+	            0)
+		goto cleanup;
+	if (strcmp(fp, bg_baseline_machine(b)))
+		cli_warn(st, "runs of machine %s were imported as machine %s (--force)",
+		         bg_baseline_machine(b), fp);
+	if (st->format == CLI_JSON) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "file", json_object_new_string(file));
+		json_object_object_add(o, "machine", json_object_new_string(fp));
+		json_object_object_add(o, "imported", json_object_new_int64((int64_t)imported));
+		json_object_object_add(o, "present", json_object_new_int64((int64_t)present));
+		rc = cli_print_json(st, o);
+	} else {
+		printf("imported %zu run%s (%zu already present) from %s\n", imported,
+		       imported == 1 ? "" : "s", present, file);
+	}
+
+cleanup:
+	bg_baseline_free(b);
+	free(data);
+	cli_env_clear(&env);
+	return rc;
+}
 
 int cmd_baseline(cli_state *st, int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return cli_usage_error(st, "baseline is not built yet");
+	const cli_command *self = cli_find_command("baseline");
+	baseline_flags fl;
+	const char *action;
+	int opt, export_only = 0;
+
+	memset(&fl, 0, sizeof(fl));
+	fl.window = -1;
+	while ((opt = cli_getopt(st, argc, argv, "o:", baseline_options, self)) != -1) {
+		switch (opt) {
+		case 'h':
+			return 0;
+		case '?':
+			return BG_EINPUT;
+		case 'o':
+			fl.output = optarg;
+			export_only = 1;
+			break;
+		case OPT_MACHINE:
+			fl.machine = optarg;
+			break;
+		case OPT_FORCE:
+			fl.force = 1;
+			break;
+		case CLI_OPT_BASELINE_BRANCH:
+			fl.branch = optarg;
+			export_only = 1;
+			break;
+		case CLI_OPT_WINDOW:
+			if (cli_parse_count(st, "--window", optarg, 2, &fl.window) < 0)
+				return BG_EINPUT;
+			export_only = 1;
+			break;
+		}
+	}
+	/* argv[0] is "baseline"; getopt moved the words after the options. */
+	if (optind >= argc)
+		return cli_usage_error(st, "baseline needs export or import (see benchguard help "
+		                           "baseline)");
+	action = argv[optind];
+	if (!strcmp(action, "export")) {
+		if (fl.force)
+			return cli_usage_error(st, "--force is an option of baseline import");
+		if (optind + 1 < argc)
+			return cli_usage_error(st,
+			                       "baseline export takes no file (write one with -o "
+			                       "FILE; got \"%s\")",
+			                       argv[optind + 1]);
+		return do_export(st, &fl);
+	}
+	if (!strcmp(action, "import")) {
+		if (export_only)
+			return cli_usage_error(st,
+			                       "-o, --baseline-branch and --window are options of "
+			                       "baseline export");
+		if (optind + 2 != argc)
+			return cli_usage_error(st, optind + 1 >= argc
+			                                   ? "baseline import needs a FILE"
+			                                   : "baseline import takes one FILE");
+		return do_import(st, &fl, argv[optind + 1]);
+	}
+	return cli_usage_error(st, "baseline: unknown action \"%s\" (expected export or import)",
+	                       action);
 }

@@ -166,6 +166,14 @@ json_object *cli_check_json(const bg_check_result *res)
 		json_object_object_add(o, "mde", t ? num(r->test.mde) : NULL);
 		json_object_object_add(o, "baseline_runs",
 		                       json_object_new_int64((int64_t)r->baseline_runs));
+		json_object_object_add(o, "outlier_samples",
+		                       json_object_new_int64((int64_t)r->outlier_samples));
+		json_object_object_add(o, "baseline_outliers",
+		                       json_object_new_int64((int64_t)r->baseline_outliers));
+		json_object_object_add(o, "baseline_cv",
+		                       t && fabs(r->test.base_mean) > 0
+		                               ? num(r->test.base_sd / fabs(r->test.base_mean))
+		                               : NULL);
 		json_object_object_add(o, "current_runs",
 		                       json_object_new_int64((int64_t)r->current_runs));
 		json_object_object_add(o, "samples", json_object_new_int64((int64_t)r->samples));

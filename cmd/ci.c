@@ -78,9 +78,81 @@ static FILE *open_summary(cli_state *st)
 	return f;
 }
 
+/*
+ * Re-runs the benchmarks of flagged series `confirm` times and keeps a
+ * verdict only if those runs, judged alone, reach it too (bg_check_confirm);
+ * *res becomes the judgement of all runs.  A shared machine's transient
+ * slowdowns hit one run; a real regression is in every run.
+ */
+static int confirm_verdicts(cli_state *st, cli_env *env, const cli_run_flags *rflags,
+                            const bg_check_opts *base_opts, const cli_run_output *first,
+                            int confirm, bg_check_result **res)
+{
+	bg_check_result *again = NULL, *all = NULL;
+	char **names = NULL;
+	const char **tags = NULL;
+	cli_run_flags cf = *rflags;
+	cli_run_output more;
+	bg_check_opts o = *base_opts;
+	int64_t *ids = NULL;
+	size_t n, i;
+	int rc;
+
+	memset(&more, 0, sizeof(more));
+	if ((rc = bg_check_flagged(st->ctx, *res, &names)) < 0)
+		return rc;
+	for (n = 0; names[n]; n++)
+		;
+	tags = calloc(rflags->ntags + 2, sizeof(char *));
+	ids = calloc((size_t)first->nruns + (size_t)confirm, sizeof(int64_t));
+	if (!tags || !ids) {
+		rc = bg_error_oom(st->ctx);
+		goto cleanup;
+	}
+	for (i = 0; i < rflags->ntags; i++)
+		tags[i] = rflags->tags[i];
+	tags[i] = "confirm=1";
+	cf.tags = tags;
+	cf.ntags = rflags->ntags + 1;
+	cf.nruns = confirm;
+	cf.no_build = 1;
+	cf.filter = NULL;
+	cf.only = names;
+	cli_info(st, "confirming %zu flagged benchmark%s with %d more run%s", n, n == 1 ? "" : "s",
+	         confirm, confirm == 1 ? "" : "s");
+	if ((rc = cli_run_suite(st, env, &cf, &more)) < 0)
+		goto cleanup;
+	o.runs = more.ids;
+	o.nruns = (size_t)more.nruns;
+	if ((rc = bg_check_run(st->ctx, env->store, env->repo, &o, &again)) < 0)
+		goto cleanup;
+	memcpy(ids, first->ids, (size_t)first->nruns * sizeof(int64_t));
+	memcpy(ids + first->nruns, more.ids, (size_t)more.nruns * sizeof(int64_t));
+	o.runs = ids;
+	o.nruns = (size_t)(first->nruns + more.nruns);
+	if ((rc = bg_check_run(st->ctx, env->store, env->repo, &o, &all)) < 0 ||
+	    (rc = bg_check_confirm(st->ctx, all, again)) < 0)
+		goto cleanup;
+	bg_check_result_free(*res);
+	*res = all;
+	all = NULL;
+cleanup:
+	bg_check_result_free(again);
+	bg_check_result_free(all);
+	cli_run_output_clear(&more);
+	bg_strv_free(names);
+	free(tags);
+	free(ids);
+	return rc;
+}
+
+enum { OPT_CONFIRM = CLI_OPT_BASE + 200 };
+
 int cmd_ci(cli_state *st, int argc, char **argv)
 {
 	static const struct option ci_options[] = { CLI_RUN_LONG_OPTIONS, CLI_CHECK_LONG_OPTIONS,
+		                                    { "confirm", required_argument, NULL,
+		                                      OPT_CONFIRM },
 		                                    { 0, 0, 0, 0 } };
 	const cli_command *self = cli_find_command("ci");
 	const char *gha = getenv("GITHUB_ACTIONS");
@@ -92,7 +164,7 @@ int cmd_ci(cli_state *st, int argc, char **argv)
 	bg_check_opts o;
 	cli_env env;
 	FILE *summary;
-	int opt, rc = 0, n;
+	int opt, rc = 0, n, confirm = 2;
 
 	memset(&env, 0, sizeof(env));
 	memset(&out, 0, sizeof(out));
@@ -104,6 +176,11 @@ int cmd_ci(cli_state *st, int argc, char **argv)
 		if (opt == '?') {
 			rc = BG_EINPUT;
 			goto cleanup;
+		}
+		if (opt == OPT_CONFIRM) {
+			if ((rc = cli_parse_count(st, "--confirm", optarg, 0, &confirm)) < 0)
+				goto cleanup;
+			continue;
 		}
 		if ((n = cli_run_option(st, &rflags, argc, opt, optarg)) == 0)
 			n = cli_check_option(st, &cflags, opt, optarg);
@@ -136,8 +213,13 @@ int cmd_ci(cli_state *st, int argc, char **argv)
 	cli_check_opts(&cflags, env.config, &o);
 	o.runs = out.ids;
 	o.nruns = (size_t)out.nruns;
-	if ((rc = bg_check_run(st->ctx, env.store, env.repo, &o, &res)) < 0 ||
-	    (rc = cli_check_print(st, res)) < 0)
+	if ((rc = bg_check_run(st->ctx, env.store, env.repo, &o, &res)) < 0)
+		goto cleanup;
+	if (confirm > 0 &&
+	    (res->count[BG_VERDICT_REGRESSION] || res->count[BG_VERDICT_IMPROVEMENT]) &&
+	    (rc = confirm_verdicts(st, &env, &rflags, &o, &out, confirm, &res)) < 0)
+		goto cleanup;
+	if ((rc = cli_check_print(st, res)) < 0)
 		goto cleanup;
 	if ((summary = open_summary(st))) {
 		rc = cli_check_markdown(st, res, summary);

@@ -57,6 +57,7 @@ typedef struct {
 	double timeout;                       /* 0: config */
 	const char **tags;
 	size_t ntags;
+	char *const *only; /* if set, only these benchmarks (exact names) */
 } cli_run_flags;
 
 enum {
@@ -162,6 +163,8 @@ int cli_global_option(cli_state *st, int opt, const char *arg);
 int cli_usage_error(cli_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Appends a --tag KEY=VALUE to tags[] (sized for argc); usage error if malformed. */
 int cli_add_tag(cli_state *st, const char *arg, const char **tags, size_t *ntags);
+/* Reads a whole file, or standard input for "-". */
+int cli_read_input(cli_state *st, const char *path, char **data, size_t *len);
 /* Parses a positive integer option value; usage error otherwise. */
 int cli_parse_count(cli_state *st, const char *opt, const char *arg, int min, int *out);
 

@@ -224,6 +224,24 @@ void cli_log_cb(bg_log_level level, const char *msg, void *data)
 		cli_info(st, "%s", msg);
 }
 
+int cli_read_input(cli_state *st, const char *path, char **data, size_t *len)
+{
+	bg_buf b = BG_BUF_INIT;
+	char chunk[65536];
+	size_t n;
+
+	if (strcmp(path, "-") != 0)
+		return bg_read_file(st->ctx, path, data, len);
+	while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0)
+		if (bg_buf_put(&b, chunk, n) < 0) {
+			bg_buf_clear(&b);
+			return bg_error_oom(st->ctx);
+		}
+	*len = b.len;
+	*data = bg_buf_detach(&b);
+	return *data ? 0 : bg_error_oom(st->ctx);
+}
+
 /* ------------------------------------------------------------- environment */
 
 int cli_open_repo(cli_state *st, cli_env *env)

@@ -42,22 +42,6 @@ static char *stem(const char *path)
 	return out;
 }
 
-static int read_input(cli_state *st, const char *path, char **data, size_t *len)
-{
-	bg_buf b = BG_BUF_INIT;
-	char chunk[65536];
-	size_t n;
-
-	if (strcmp(path, "-") != 0)
-		return bg_read_file(st->ctx, path, data, len);
-	while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0)
-		if (bg_buf_put(&b, chunk, n) < 0)
-			return bg_error_oom(st->ctx);
-	*len = b.len;
-	*data = bg_buf_detach(&b);
-	return *data ? 0 : bg_error_oom(st->ctx);
-}
-
 int cmd_import(cli_state *st, int argc, char **argv)
 {
 	const cli_command *self = cli_find_command("import");
@@ -129,7 +113,7 @@ int cmd_import(cli_state *st, int argc, char **argv)
 	}
 
 	/* Everything that can reject the input happens before the store opens. */
-	if ((rc = read_input(st, file, &data, &len)) < 0) {
+	if ((rc = cli_read_input(st, file, &data, &len)) < 0) {
 		rc = bg_error_set(st->ctx, BG_EINPUT, "%s", bg_ctx_error(st->ctx));
 		goto cleanup;
 	}

@@ -62,7 +62,10 @@ const cli_command cli_commands[] = {
 	  "  run options:    --filter RE --samples N --warmup N --runs K --timeout SEC\n"
 	  "                  --machine NAME --tag K=V --no-build\n"
 	  "  check options:  --baseline-branch B --window N --min-runs N --alpha A\n"
-	  "                  --min-change X --min-effect G --no-fdr\n" },
+	  "                  --min-change X --min-effect G --no-fdr\n"
+	  "  --confirm N      re-run the benchmarks of a regression or improvement N\n"
+	  "                   times (default 2) and keep the verdict only if those runs\n"
+	  "                   alone reach it too; 0 believes the first runs\n" },
 	{ "import", cmd_import, "store results produced elsewhere (lines, gbench)",
 	  "usage: benchguard import FILE --format lines|gbench [--commit REV]\n"
 	  "                         [--machine NAME] [--name BENCH] [--tag K=V]...\n"

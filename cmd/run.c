@@ -335,6 +335,21 @@ void cli_run_output_clear(cli_run_output *out)
 	memset(out, 0, sizeof(*out));
 }
 
+/* Is benchmark `name` one this run measures (--filter, and the `only` list)? */
+static int selected(const cli_run_flags *f, const regex_t *re, const char *name)
+{
+	char *const *p;
+
+	if (re && regexec(re, name, 0, NULL, 0))
+		return 0;
+	if (!f->only)
+		return 1;
+	for (p = f->only; *p; p++)
+		if (!strcmp(*p, name))
+			return 1;
+	return 0;
+}
+
 int cli_run_suite(cli_state *st, cli_env *env, const cli_run_flags *f, cli_run_output *out)
 {
 	regex_t re;
@@ -355,7 +370,7 @@ int cli_run_suite(cli_state *st, cli_env *env, const cli_run_flags *f, cli_run_o
 	if ((rc = bg_repo_head(st->ctx, env->repo, &out->head)) < 0)
 		goto cleanup;
 	for (i = 0; i < bg_config_benchmark_count(env->config); i++)
-		if (!have_re || !regexec(&re, bg_config_benchmark(env->config, i)->name, 0, NULL, 0))
+		if (selected(f, have_re ? &re : NULL, bg_config_benchmark(env->config, i)->name))
 			total++;
 	if (total == 0) {
 		rc = cli_usage_error(st, "--filter \"%s\" matches no benchmark", f->filter);
@@ -400,7 +415,7 @@ int cli_run_suite(cli_state *st, cli_env *env, const cli_run_flags *f, cli_run_o
 			bg_results *one = NULL;
 			const bg_outcome *o;
 
-			if (have_re && regexec(&re, b->name, 0, NULL, 0))
+			if (!selected(f, have_re ? &re : NULL, b->name))
 				continue;
 			if (bg_ctx_cancelled(st->ctx)) {
 				rc = bg_error_set(st->ctx, BG_ERROR, "interrupted: run %lld left incomplete",

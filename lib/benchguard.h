@@ -187,6 +187,15 @@ const char *bg_config_starter(void);
 typedef struct {
 	size_t n;
 	double mean, median, stddev, min, max; /* stddev: sample (n-1), 0 if n<2 */
+	/*
+	 * The mean without far-out samples (beyond Tukey's outer fences, Q1/Q3
+	 * -/+ 3 IQR; none left out below 4 samples), and how many those are.
+	 * The verdict uses it: an interrupt that hits one sample in five moves
+	 * the plain mean of a run by a whole step, not the run's true cost.
+	 * The samples themselves are all kept.
+	 */
+	double robust_mean;
+	size_t outliers;
 } bg_summary;
 
 /* Summary of n finite values (GSL).  n == 0 -> BG_EINPUT. */
@@ -249,6 +258,17 @@ int bg_stats_hedges_g(bg_ctx *ctx, const double *a, size_t n_a, const double *b,
  * that are NAN are not hypotheses: they stay NAN and do not count in n.
  */
 int bg_stats_bh(bg_ctx *ctx, const double *p, size_t n, double *adjusted);
+
+/*
+ * Removes, in place and keeping order, at most one outlier: the value
+ * farthest from the mean of the others, if it lies more than k standard
+ * deviations of the others away and no second value does (among the rest).
+ * Nothing when fewer than 5 values or when the others do not vary.  One run
+ * slowed by a neighbour on a shared machine goes, instead of inflating the
+ * baseline's variance and blinding the test for a whole window; a tail or a
+ * second mode (several far runs) is the benchmark's own noise and stays.
+ */
+int bg_stats_drop_outliers(bg_ctx *ctx, double *v, size_t *n, double k, size_t *removed);
 
 /* Quantile of Student's t with df degrees of freedom (GSL). */
 double bg_stats_t_quantile(double prob, double df);
@@ -562,7 +582,7 @@ typedef struct {
 int bg_store_run_series(bg_ctx *ctx, bg_store *store, int64_t run_id, bg_run_series **rows,
                         size_t *n);
 void bg_run_series_free(bg_run_series *rows, size_t n);
-/* The run means of a run's series, ordered by series id (the cheap baseline read). */
+/* The run summaries the verdict uses (robust_mean) of a run's series, by series id. */
 int bg_store_run_means(bg_ctx *ctx, bg_store *store, int64_t run_id, int64_t **series_ids,
                        double **means, size_t *n);
 /* The failed and skipped benchmarks of a run. */
@@ -602,6 +622,8 @@ typedef struct {
 	double p_adjusted; /* p_worse after Benjamini-Hochberg (or as is); NAN if untested */
 	double p_better_adjusted;
 	size_t baseline_runs, current_runs, samples;
+	size_t baseline_outliers; /* runs of the window left out of the estimate */
+	size_t outlier_samples;   /* far-out samples of the candidate runs, flagged */
 	char *message; /* why failed, skipped or no-baseline; NULL otherwise */
 } bg_verdict_row;
 
@@ -641,6 +663,18 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 void bg_check_result_free(bg_check_result *res);
 /* 3 if anything failed, else 1 if anything regressed, else 0. */
 int bg_check_exit_code(const bg_check_result *res);
+
+/*
+ * Replication: a regression or improvement in `res` (the judgement of all
+ * candidate runs) stands only if `confirm` (the judgement of confirmation
+ * runs alone, made after the first verdict) reaches the same verdict for
+ * that series; otherwise it becomes unchanged, with a message saying what
+ * the first runs showed.  Transient slowdowns of a shared machine do not
+ * repeat; real ones do.  Counts are updated.
+ */
+int bg_check_confirm(bg_ctx *ctx, bg_check_result *res, const bg_check_result *confirm);
+/* Benchmarks with a regression or improvement (names, NULL-terminated; free with bg_strv_free). */
+int bg_check_flagged(bg_ctx *ctx, const bg_check_result *res, char ***benchmarks);
 
 /* ------------------------------------------------- baselines and calibration */
 

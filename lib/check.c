@@ -7,8 +7,9 @@
  * merge-base(candidate, baseline branch tip), the candidate's own commit
  * left out.  The store lists the machine's clean runs once; the git walk
  * orders them by ancestry, newest first; run means are then read run by run
- * only until every series has its window, so a check reads about `window`
- * runs' summaries however long the history is.  The run, not the sample, is
+ * only until every series has its window (and a few spare runs, so that an
+ * outlier run left out of the estimate does not shorten it), so a check
+ * reads about `window` runs' summaries however long the history is.  The run, not the sample, is
  * the unit of replication: the test sees one mean per run.
  */
 #include <math.h>
@@ -16,6 +17,9 @@
 #include <string.h>
 
 #include "internal.h"
+
+/* A baseline run mean this many SDs of the other runs away is an outlier. */
+#define BG_OUTLIER_SIGMAS 5.0
 
 static const char *const verdict_names[BG_VERDICT_COUNT] = {
 	"regression", "improvement", "unchanged", "no-baseline", "skipped", "failed",
@@ -36,9 +40,9 @@ const char *bg_verdict_name(bg_verdict v)
 typedef struct {
 	int64_t series_id;
 	const bg_run_series *info; /* names, unit, direction (from the first run having it) */
-	double *cur;               /* one mean per candidate run */
-	size_t ncur, samples;
-	double *base; /* up to `window` baseline run means, newest first */
+	double *cur;               /* one summary (robust mean) per candidate run */
+	size_t ncur, samples, outliers;
+	double *base; /* up to window + spare baseline run means, newest first */
 	size_t nbase;
 } cand_series;
 
@@ -129,6 +133,15 @@ static int on_commit(const char *sha, void *data)
 	}
 	/* Every stored run has been placed: nothing older can add values. */
 	return w->used == w->nrefs ? 1 : 0;
+}
+
+/*
+ * Runs read per series: the window and a few spare, so that an outlier run
+ * left out of the estimate does not shorten the window.
+ */
+static size_t reach(int window)
+{
+	return (size_t)window + (size_t)window / 4 + 1;
 }
 
 static int cmp_series_id(const void *a, const void *b)
@@ -265,8 +278,9 @@ static int group_series(bg_ctx *ctx, bg_run_series **all, size_t nall, size_t nr
 			}
 		}
 		c = &cs[n - 1];
-		c->cur[c->ncur++] = all[i]->summary.mean;
+		c->cur[c->ncur++] = all[i]->summary.robust_mean;
 		c->samples += all[i]->summary.n;
+		c->outliers += all[i]->summary.outliers;
 	}
 	*nout = n;
 	return 0;
@@ -419,7 +433,7 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 	}
 	res->window = opts->window;
 	if ((error = load_candidates(ctx, store, opts, res, &all, &nall, blocks, nblock)) < 0 ||
-	    (error = group_series(ctx, all, nall, opts->nruns, (size_t)opts->window, &cs,
+	    (error = group_series(ctx, all, nall, opts->nruns, reach(opts->window), &cs,
 	                          &nseries)) < 0)
 		goto cleanup;
 
@@ -438,13 +452,14 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 	/* Walk it, taking run means until every series has its window. */
 	if ((error = bg_store_baseline_runs(ctx, store, res->machine, &w.refs, &w.nrefs)) < 0)
 		goto cleanup;
-	qsort(w.refs, w.nrefs, sizeof(*w.refs), cmp_ref);
+	if (w.nrefs)
+		qsort(w.refs, w.nrefs, sizeof(*w.refs), cmp_ref);
 	w.ctx = ctx;
 	w.store = store;
 	w.exclude_sha = res->sha;
 	w.series = cs;
 	w.nseries = nseries;
-	w.window = (size_t)opts->window;
+	w.window = reach(opts->window);
 	if (nseries && w.nrefs) {
 		error = bg_repo_walk_first_parent(ctx, repo, res->baseline_from, on_commit, &w);
 		if (w.error < 0)
@@ -468,14 +483,24 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 		r->metric = bg_strdup(info->metric);
 		r->unit = bg_strdup(info->unit);
 		r->direction = info->direction;
-		r->baseline_runs = cs[i].nbase;
 		r->current_runs = cs[i].ncur;
 		r->samples = cs[i].samples;
+		r->outlier_samples = cs[i].outliers;
 		r->p_adjusted = r->p_better_adjusted = NAN;
 		if (!r->series || !r->benchmark || !r->metric || !r->unit) {
 			error = bg_error_oom(ctx);
 			goto cleanup;
 		}
+		/* A run far outside the others (a neighbour's burst on a shared
+		 * machine) is reported and left out of the estimate, not silently
+		 * kept or lost. */
+		if ((error = bg_stats_drop_outliers(ctx, cs[i].base, &cs[i].nbase, BG_OUTLIER_SIGMAS,
+		                                    &r->baseline_outliers)) < 0)
+			goto cleanup;
+		/* The newest `window` of what is left. */
+		if (cs[i].nbase > (size_t)opts->window)
+			cs[i].nbase = (size_t)opts->window;
+		r->baseline_runs = cs[i].nbase;
 		if (cs[i].nbase < (size_t)opts->min_runs) {
 			bg_buf b = BG_BUF_INIT;
 			r->verdict = BG_VERDICT_NO_BASELINE;
@@ -487,6 +512,16 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 				goto cleanup;
 			}
 			continue;
+		}
+		if (r->baseline_outliers) {
+			bg_buf b = BG_BUF_INIT;
+			if (bg_buf_printf(&b, "%zu outlier run%s left out of the baseline",
+			                  r->baseline_outliers, r->baseline_outliers == 1 ? "" : "s") < 0 ||
+			    !(r->message = bg_buf_detach(&b))) {
+				bg_buf_clear(&b);
+				error = bg_error_oom(ctx);
+				goto cleanup;
+			}
 		}
 		if ((error = bg_stats_compare_cached(ctx, cs[i].base, cs[i].nbase, cs[i].cur,
 		                                     cs[i].ncur, info->direction,
@@ -517,4 +552,67 @@ cleanup:
 	free(w.refs);
 	bg_check_result_free(res);
 	return error;
+}
+
+static int flagged(bg_verdict v)
+{
+	return v == BG_VERDICT_REGRESSION || v == BG_VERDICT_IMPROVEMENT;
+}
+
+int bg_check_confirm(bg_ctx *ctx, bg_check_result *res, const bg_check_result *confirm)
+{
+	size_t i, j;
+
+	for (i = 0; i < res->nrows; i++) {
+		bg_verdict_row *r = &res->rows[i];
+		const bg_verdict_row *c = NULL;
+		bg_buf b = BG_BUF_INIT;
+
+		if (!flagged(r->verdict))
+			continue;
+		for (j = 0; j < confirm->nrows && !c; j++)
+			if (!strcmp(confirm->rows[j].series, r->series))
+				c = &confirm->rows[j];
+		if (c && c->verdict == r->verdict)
+			continue;
+		if (bg_buf_printf(&b, "%s of %+.1f%% not reproduced by %zu confirmation run%s",
+		                  bg_verdict_name(r->verdict), 100.0 * r->test.change,
+		                  c ? c->current_runs : 0, c && c->current_runs == 1 ? "" : "s") < 0) {
+			bg_buf_clear(&b);
+			return bg_error_oom(ctx);
+		}
+		free(r->message);
+		r->message = bg_buf_detach(&b);
+		res->count[r->verdict]--;
+		r->verdict = BG_VERDICT_UNCHANGED;
+		res->count[r->verdict]++;
+	}
+	qsort(res->rows, res->nrows, sizeof(*res->rows), cmp_rows);
+	return 0;
+}
+
+int bg_check_flagged(bg_ctx *ctx, const bg_check_result *res, char ***benchmarks)
+{
+	char **v = calloc(res->nrows + 1, sizeof(char *));
+	size_t i, j, n = 0;
+
+	*benchmarks = NULL;
+	if (!v)
+		return bg_error_oom(ctx);
+	for (i = 0; i < res->nrows; i++) {
+		int seen = 0;
+
+		if (!flagged(res->rows[i].verdict))
+			continue;
+		for (j = 0; j < n; j++)
+			seen |= !strcmp(v[j], res->rows[i].benchmark);
+		if (seen)
+			continue;
+		if (!(v[n++] = bg_strdup(res->rows[i].benchmark))) {
+			bg_strv_free(v);
+			return bg_error_oom(ctx);
+		}
+	}
+	*benchmarks = v;
+	return 0;
 }

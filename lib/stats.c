@@ -43,6 +43,26 @@ int bg_stats_summarize(bg_ctx *ctx, const double *values, size_t n, bg_summary *
 	out->stddev = n > 1 ? gsl_stats_sd_m(values, 1, n, out->mean) : 0.0;
 	out->min = sorted[0];
 	out->max = sorted[n - 1];
+	out->robust_mean = out->mean;
+	if (n >= 4) {
+		/* Tukey's outer fences: only "far out" values, which a normal sample
+		 * of this size essentially never has. */
+		double q1 = gsl_stats_quantile_from_sorted_data(sorted, 1, n, 0.25);
+		double q3 = gsl_stats_quantile_from_sorted_data(sorted, 1, n, 0.75);
+		double lo = q1 - 3.0 * (q3 - q1), hi = q3 + 3.0 * (q3 - q1), sum = 0.0;
+		size_t kept = 0;
+
+		for (i = 0; i < n; i++) {
+			if (sorted[i] < lo || sorted[i] > hi)
+				continue;
+			sum += sorted[i];
+			kept++;
+		}
+		/* kept > 0 always: the quartiles themselves lie inside the fences. */
+		out->outliers = n - kept;
+		if (out->outliers)
+			out->robust_mean = sum / (double)kept;
+	}
 	free(sorted);
 	return 0;
 }
@@ -300,4 +320,54 @@ cleanup:
 	free(order);
 	free(where);
 	return error;
+}
+
+/*
+ * The value of v[0..n) farthest from the mean of the others, and how many
+ * standard deviations of the others it lies away (0 when they do not vary).
+ */
+static double farthest(const double *v, size_t n, double *others, size_t *where)
+{
+	double sum = 0.0, far = -1.0, mean, sd;
+	size_t i, j, m = n - 1;
+
+	for (i = 0; i < n; i++)
+		sum += v[i];
+	*where = 0;
+	for (i = 0; i < n; i++) {
+		double d = fabs(v[i] - (sum - v[i]) / (double)m);
+		if (d > far) {
+			far = d;
+			*where = i;
+		}
+	}
+	for (i = 0, j = 0; i < n; i++)
+		if (i != *where)
+			others[j++] = v[i];
+	mean = gsl_stats_mean(others, 1, m);
+	sd = gsl_stats_sd_m(others, 1, m, mean);
+	return sd > 0.0 ? fabs(v[*where] - mean) / sd : 0.0;
+}
+
+int bg_stats_drop_outliers(bg_ctx *ctx, double *v, size_t *n, double k, size_t *removed)
+{
+	double *rest, *scratch;
+	size_t w, w2;
+
+	*removed = 0;
+	if (*n < 5)
+		return 0;
+	if (!(rest = malloc(2 * *n * sizeof(double))))
+		return bg_error_oom(ctx);
+	scratch = rest + *n;
+	/* One far value is an accident of the machine; two or more are a tail
+	 * or a second mode of the benchmark itself, and part of its noise. */
+	if (farthest(v, *n, rest, &w) > k &&
+	    (*n - 1 < 5 || farthest(rest, *n - 1, scratch, &w2) <= k)) {
+		memmove(v + w, v + w + 1, (*n - w - 1) * sizeof(double));
+		(*n)--;
+		*removed = 1;
+	}
+	free(rest);
+	return 0;
 }

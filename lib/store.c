@@ -110,6 +110,10 @@ static const char *const migrations[] = {
 	"ALTER TABLE runs ADD COLUMN uid TEXT;"
 	"UPDATE runs SET uid = lower(hex(randomblob(16)));"
 	"CREATE UNIQUE INDEX runs_uid ON runs(uid);",
+	/* 3: the run summary the verdict uses, without far-out samples
+	 * (bg_summary.robust_mean); older rows fall back to their mean. */
+	"ALTER TABLE results ADD COLUMN robust_mean REAL;"
+	"ALTER TABLE results ADD COLUMN outliers INTEGER NOT NULL DEFAULT 0;",
 };
 /* clang-format on */
 
@@ -172,7 +176,8 @@ static const char *const stmt_sql[ST_COUNT] = {
 			     " VALUES (?1, ?2, ?3, ?4)",
 	[ST_SERIES_DIRECTION] = "UPDATE series SET direction = ?2 WHERE id = ?1",
 	[ST_RESULT_INSERT] = "INSERT INTO results(run_id, series_id, n, mean, median, stddev,"
-			     " min, max) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+			     " min, max, robust_mean, outliers)"
+			     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
 	[ST_SAMPLE_INSERT] = "INSERT INTO samples(result_id, idx, value) VALUES (?1, ?2, ?3)",
 	[ST_OUTCOME_INSERT] = "INSERT OR REPLACE INTO outcomes(run_id, benchmark, status, message)"
 			      " VALUES (?1, ?2, ?3, ?4)",
@@ -218,10 +223,12 @@ static const char *const stmt_sql[ST_COUNT] = {
 		" ORDER BY r.id DESC",
 	[ST_RUN_SERIES] =
 		"SELECT s.id, s.benchmark, s.metric, s.unit, s.direction,"
-		"       x.n, x.mean, x.median, x.stddev, x.min, x.max"
+		"       x.n, x.mean, x.median, x.stddev, x.min, x.max,"
+		"       coalesce(x.robust_mean, x.mean), x.outliers"
 		"  FROM results x JOIN series s ON s.id = x.series_id"
 		" WHERE x.run_id = ?1 ORDER BY s.id",
-	[ST_RUN_MEANS] = "SELECT series_id, mean FROM results WHERE run_id = ?1 ORDER BY series_id",
+	[ST_RUN_MEANS] = "SELECT series_id, coalesce(robust_mean, mean) FROM results"
+			 " WHERE run_id = ?1 ORDER BY series_id",
 	[ST_RUN_OUTCOMES] =
 		"SELECT benchmark, status, message FROM outcomes"
 		" WHERE run_id = ?1 AND status != 'ok' ORDER BY benchmark",
@@ -869,7 +876,9 @@ static int store__series_samples(bg_ctx *ctx, bg_store *st, int64_t run_id, cons
 	    sqlite3_bind_double(s, 5, sum.median) != SQLITE_OK ||
 	    sqlite3_bind_double(s, 6, sum.stddev) != SQLITE_OK ||
 	    sqlite3_bind_double(s, 7, sum.min) != SQLITE_OK ||
-	    sqlite3_bind_double(s, 8, sum.max) != SQLITE_OK)
+	    sqlite3_bind_double(s, 8, sum.max) != SQLITE_OK ||
+	    sqlite3_bind_double(s, 9, sum.robust_mean) != SQLITE_OK ||
+	    sqlite3_bind_int64(s, 10, (int64_t)sum.outliers) != SQLITE_OK)
 		return store__bind_fail(ctx, st, s);
 	rc = sqlite3_step(s);
 	if (rc != SQLITE_DONE) {
@@ -1432,6 +1441,8 @@ int bg_store_run_series(bg_ctx *ctx, bg_store *store, int64_t run_id, bg_run_ser
 		x->summary.stddev = sqlite3_column_double(s, 8);
 		x->summary.min = sqlite3_column_double(s, 9);
 		x->summary.max = sqlite3_column_double(s, 10);
+		x->summary.robust_mean = sqlite3_column_double(s, 11);
+		x->summary.outliers = (size_t)sqlite3_column_int64(s, 12);
 		if (!x->benchmark || !x->metric || !x->unit) {
 			error = bg_error_oom(ctx);
 			goto cleanup;

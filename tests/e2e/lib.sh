@@ -7,7 +7,7 @@ set -u
 BG=${BG_BIN:?run through tests/run.sh or set BG_BIN}
 FIX=${BG_FIXTURES:?}
 T=$(mktemp -d "${TMPDIR:-/tmp}/bg-e2e.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+[ -n "${BG_KEEP_TMP:-}" ] || trap 'rm -rf "$T"' EXIT # BG_KEEP_TMP=1 keeps it for a post-mortem
 export GIT_AUTHOR_NAME="Test Author" GIT_AUTHOR_EMAIL=author@example.com
 export GIT_COMMITTER_NAME="Test Author" GIT_COMMITTER_EMAIL=author@example.com
 export GIT_CONFIG_NOSYSTEM=1 HOME="$T/home" NO_COLOR=1

@@ -3,7 +3,8 @@
 # A/A: a real git repository whose main gets 220 commits that do not touch
 # the benchmark; a real CPU-bound program (tests/fixtures/bench/spin.c) is
 # run and judged by `benchguard ci` at every commit against its rolling
-# baseline (window 20; the first 20 commits build the history).  Per series,
+# baseline (window 20; the first 20 commits build the history), with ci's
+# confirmation of flagged verdicts as CI would use it.  Per series,
 # at most 6 of the 200 judged commits may be flagged: a calibrated 1% test
 # exceeds 6 of 200 with probability < 0.5%.  For comparison the script also
 # counts what a Welch test on the pooled samples (the common mistake) flags
@@ -64,12 +65,14 @@ for s, c in sorted(counts.items()):
 print("exit_codes", " ".join(str(rcs.count(k)) for k in (0, 1, 2, 3)))
 P
 sed 's/^/# /' "$T/aa.txt"
-check "the first 20 commits are no-baseline, the next 200 judged" bash -c "
-	grep -q '^spin:wall_time [0-9]* [0-9]* 200$' $T/aa.txt && grep -q '^spin:cpu_time [0-9]* [0-9]* 200$' $T/aa.txt"
+# An outlier run among the first 20 leaves the earliest checks a run short
+# of min_runs (20): they are no-baseline, not judged.
+check "the first 20 commits are no-baseline, and at least 195 of the next 200 judged" bash -c "
+	awk '\$1 ~ /^spin:/ && \$4 < 195 { bad = 1 } END { exit bad }' $T/aa.txt"
 check "no ci run failed (exit 2 or 3)" bash -c "grep -q '^exit_codes [0-9]* [0-9]* 0 0$' $T/aa.txt"
 while read -r series reg imp judged; do
 	[ "$series" = exit_codes ] && continue
-	check "A/A $series: $reg of $judged commits flagged as regression (at most 6)" test "$reg" -le 6
+	check "A/A $series: $reg of $judged judged commits flagged as regression (at most 6)" test "$reg" -le 6
 	check "A/A $series: $imp of $judged flagged as improvement (at most 6)" test "$imp" -le 6
 done <"$T/aa.txt"
 
@@ -80,8 +83,10 @@ import sqlite3, sys
 from scipy import stats
 db = sqlite3.connect(sys.argv[1])
 for metric in ("wall_time", "cpu_time"):
+    # The runs ci judged first at each commit (not its confirmation runs).
     runs = [r[0] for r in db.execute(
-        "SELECT r.id FROM runs r WHERE r.status = 'complete' ORDER BY r.id")]
+        "SELECT r.id FROM runs r WHERE r.status = 'complete' AND r.id NOT IN "
+        "(SELECT run_id FROM run_tags WHERE key = 'confirm') ORDER BY r.id")]
     samples = {}
     for rid, v in db.execute(
             "SELECT x.run_id, s.value FROM samples s JOIN results x ON x.id = s.result_id "
@@ -98,16 +103,13 @@ for metric in ("wall_time", "cpu_time"):
 P
 
 # Power: the workload 5% and 10% slower at one commit on a branch off main.
-cv=$("$PY" - "$BENCHGUARD_DB" <<'P'
-import sqlite3, statistics, sys
-db = sqlite3.connect(sys.argv[1])
-m = [r[0] for r in db.execute(
-    "SELECT x.mean FROM results x JOIN series z ON z.id = x.series_id "
-    "WHERE z.metric = 'wall_time' ORDER BY x.run_id DESC LIMIT 20")]
-print(f"{statistics.stdev(m) / statistics.mean(m):.6f}")
-P
-)
-echo "# measured run-to-run CV of spin:wall_time over the last 20 runs: $(awk -v c="$cv" 'BEGIN { printf "%.2f%%", 100 * c }')"
+# The run-to-run CV the test itself worked with at the last A/A commit
+# (outlier runs left out, as the verdict does; unknown -> 100%, so no power
+# claim is made).
+cv=$(python3 -c 'import json,sys
+r = {x["series"]: x for x in json.load(open(sys.argv[1]))["results"]}["spin:wall_time"]
+print("%.6f" % r["baseline_cv"])' "$T/ci/220.json") || cv=1
+echo "# measured run-to-run CV of spin:wall_time (baseline of the last A/A commit): $(awk -v c="$cv" 'BEGIN { printf "%.2f%%", 100 * c }')"
 for pct in 5 10; do
 	git checkout -q -b "slow$pct" main
 	suite $((ROUNDS * (100 + pct) / 100))
@@ -115,7 +117,10 @@ for pct in 5 10; do
 	flagged=0
 	: >"$T/slow$pct.means"
 	for rep in $(seq 1 20); do
-		id=$("$BG" -q run --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["runs"][0]["id"])')
+		# Into a file first: a Python started beside the benchmark (a pipe)
+		# would compete with it for the CPU.
+		"$BG" -q run --json >"$T/run.json"
+		id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["id"])' "$T/run.json")
 		"$BG" check --run "$id" --json >"$T/p.json" 2>"$T/p.err"
 		rc=$?
 		if [ "$rc" -gt 1 ]; then

@@ -107,6 +107,34 @@ static void test_summary(void **state)
 	assert_int_equal(bg_stats_summarize(NULL, v, 0, &s), BG_EINPUT);
 }
 
+/*
+ * Far-out samples: a real run (suite50.c, series w02) with one sample hit by
+ * an interrupt.  Q1 = Q3 = 181 (GSL's interpolated quartiles of the sorted
+ * 181 181 181 181 214), so the outer fences are 181..181 and 214 is far out:
+ * the robust mean is 181 while the plain mean is 187.6.  A spread sample has
+ * none: 1..5 gives Q1 2, Q3 4, fences -4..10.
+ */
+static void test_far_out_samples(void **state)
+{
+	const double hit[] = { 181, 181, 181, 214, 181 };
+	const double spread[] = { 1, 2, 3, 4, 5 };
+	const double three[] = { 1, 1, 100 };
+	bg_summary s;
+
+	(void)state;
+	assert_int_equal(bg_stats_summarize(NULL, hit, 5, &s), 0);
+	assert_true(fabs(s.mean - 187.6) < 1e-9);
+	assert_true(fabs(s.robust_mean - 181.0) < 1e-12);
+	assert_int_equal(s.outliers, 1);
+	assert_int_equal(bg_stats_summarize(NULL, spread, 5, &s), 0);
+	assert_true(fabs(s.robust_mean - 3.0) < 1e-12);
+	assert_int_equal(s.outliers, 0);
+	/* Under 4 samples nothing is judged far out. */
+	assert_int_equal(bg_stats_summarize(NULL, three, 3, &s), 0);
+	assert_true(fabs(s.robust_mean - 34.0) < 1e-12);
+	assert_int_equal(s.outliers, 0);
+}
+
 static void test_units(void **state)
 {
 	const char *c;
@@ -132,7 +160,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_add_and_lookup), cmocka_unit_test(test_rejects_bad_samples),
 		cmocka_unit_test(test_directions),     cmocka_unit_test(test_outcomes_and_drop),
-		cmocka_unit_test(test_summary),        cmocka_unit_test(test_units),
+		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_far_out_samples),        cmocka_unit_test(test_units),
 	};
 	return cmocka_run_group_tests_name("results", tests, NULL, NULL);
 }

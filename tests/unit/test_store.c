@@ -205,7 +205,7 @@ static void test_round_trip(void **state)
 	bg_machine *m = make_machine();
 	bg_results *res = NULL;
 	bg_commit commit;
-	bg_run_info info;
+	bg_run_info info = { 0 };
 	bg_history_row *rows = NULL;
 	size_t nrows = 0, i, n = 0;
 	double *values = NULL;
@@ -443,7 +443,7 @@ static void test_unit_conflict_rolls_back(void **state)
 	bg_machine *m = make_machine();
 	bg_results *res = NULL;
 	bg_commit commit;
-	bg_run_info info;
+	bg_run_info info = { 0 };
 	int64_t first = 0, second = 0;
 
 	assert_non_null(m);
@@ -509,7 +509,7 @@ static void test_run_errors(void **state)
 	bg_machine *m = make_machine();
 	bg_results *res = NULL;
 	bg_commit commit;
-	bg_run_info info;
+	bg_run_info info = { 0 };
 	double *values = NULL;
 	size_t n = 0;
 	int64_t run_id = 0;
@@ -590,7 +590,7 @@ static void crash_child(const char *path, int fd)
 	bg_machine *m = make_machine();
 	bg_results *res = NULL;
 	bg_commit commit;
-	bg_run_info info;
+	bg_run_info info = { 0 };
 	sqlite3 *db = NULL;
 	int64_t run_id = 0;
 	int i;

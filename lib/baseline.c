@@ -1,0 +1,1081 @@
+/*
+ * baseline.c -- baseline files (SPEC "Files: baselines/"): a machine's
+ * baseline runs written as JSON to be committed with the project, and read
+ * back into another database, so a CI job whose database starts empty still
+ * judges against history.
+ *
+ * Export picks runs the way the verdict does (lib/check.c): walking the
+ * first-parent history from the baseline branch tip, a run is kept while one
+ * of its series still has fewer than `window` runs.  So every run that
+ * `check` would draw for a commit on top of the tip is in the file, and since
+ * runs keep their order (oldest first, and so their relative ids on import)
+ * and their exact samples, a database built from the file gives the same
+ * baselines, means and p-values.  The tip's own runs are written besides and
+ * do not count toward the window: a check of the tip itself leaves them out
+ * and needs `window` older ones.
+ *
+ * The text is meant for version control: keys in a fixed order, runs oldest
+ * first and series by name, numbers in the shortest form that reads back to
+ * the same double, nothing that changes when nothing was measured (no export
+ * time, no tip SHA).  Import checks the whole file before it stores anything,
+ * and keeps each run's uid, so importing a file twice stores nothing twice.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "internal.h"
+
+#define BASELINE_FORMAT "benchguard-baseline"
+#define BASELINE_VERSION 1
+
+/* ------------------------------------------------------------------ export */
+
+typedef struct {
+	int64_t series_id;
+	size_t count;
+} series_count;
+
+typedef struct {
+	bg_ctx *ctx;
+	bg_store *store;
+	const char *tip;
+	bg_run_ref *refs; /* the machine's clean runs, by sha, newest first within one */
+	size_t nrefs, placed;
+	series_count *counts; /* sorted by series id */
+	size_t ncounts, capcounts;
+	int64_t *chosen; /* in walk order: newest first */
+	size_t nchosen, capchosen;
+	size_t window;
+	int error;
+} export_walk;
+
+static int cmp_ref(const void *a, const void *b)
+{
+	const bg_run_ref *x = a, *y = b;
+	int c = strcmp(x->sha, y->sha);
+
+	if (c)
+		return c;
+	return (x->id < y->id) - (x->id > y->id); /* newest first */
+}
+
+/* The count slot of a series, created at 0 on first sight; NULL: out of memory. */
+static series_count *count_slot(export_walk *w, int64_t id)
+{
+	size_t lo = 0, hi = w->ncounts;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (w->counts[mid].series_id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < w->ncounts && w->counts[lo].series_id == id)
+		return &w->counts[lo];
+	if (w->ncounts == w->capcounts) {
+		size_t cap = w->capcounts ? w->capcounts * 2 : 32;
+		series_count *p = realloc(w->counts, cap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		w->counts = p;
+		w->capcounts = cap;
+	}
+	memmove(&w->counts[lo + 1], &w->counts[lo], (w->ncounts - lo) * sizeof(*w->counts));
+	w->ncounts++;
+	w->counts[lo].series_id = id;
+	w->counts[lo].count = 0;
+	return &w->counts[lo];
+}
+
+static int choose(export_walk *w, int64_t run_id)
+{
+	if (w->nchosen == w->capchosen) {
+		size_t cap = w->capchosen ? w->capchosen * 2 : 32;
+		int64_t *p = realloc(w->chosen, cap * sizeof(*p));
+
+		if (!p)
+			return bg_error_oom(w->ctx);
+		w->chosen = p;
+		w->capchosen = cap;
+	}
+	w->chosen[w->nchosen++] = run_id;
+	return 0;
+}
+
+/* Keeps the run if one of its series still needs runs; counts it for those. */
+static int consider(export_walk *w, int64_t run_id)
+{
+	int64_t *ids = NULL;
+	double *means = NULL;
+	size_t n = 0, i;
+	int error, needed = 0;
+
+	if ((error = bg_store_run_means(w->ctx, w->store, run_id, &ids, &means, &n)) < 0)
+		return error;
+	for (i = 0; i < n; i++) {
+		series_count *c;
+
+		if (!isfinite(means[i]))
+			continue;
+		if (!(c = count_slot(w, ids[i]))) {
+			error = bg_error_oom(w->ctx);
+			goto cleanup;
+		}
+		if (c->count < w->window) {
+			c->count++;
+			needed = 1;
+		}
+	}
+	if (needed)
+		error = choose(w, run_id);
+cleanup:
+	free(ids);
+	free(means);
+	return error;
+}
+
+static int on_commit(const char *sha, void *data)
+{
+	export_walk *w = data;
+	size_t lo = 0, hi = w->nrefs;
+
+	/* The first (newest) run of this commit: a lower bound on the sha. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(w->refs[mid].sha, sha) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < w->nrefs && !strcmp(w->refs[lo].sha, sha); lo++) {
+		w->placed++;
+		if (!strcmp(sha, w->tip))
+			w->error = choose(w, w->refs[lo].id);
+		else
+			w->error = consider(w, w->refs[lo].id);
+		if (w->error < 0)
+			return -1;
+	}
+	/*
+	 * Every stored run placed: nothing older can add a run.  Until then the
+	 * walk goes on even when the series seen so far are full, since a series
+	 * measured only long ago still gets its window.
+	 */
+	return w->placed == w->nrefs ? 1 : 0;
+}
+
+/* JSON building: a NULL from json-c means out of memory, remembered in *bad. */
+static json_object *j_check(int *bad, json_object *o)
+{
+	if (!o)
+		*bad = 1;
+	return o;
+}
+
+static json_object *j_str(int *bad, const char *s)
+{
+	return s ? j_check(bad, json_object_new_string(s)) : NULL; /* NULL: JSON null */
+}
+
+static json_object *j_int(int *bad, int64_t v)
+{
+	return j_check(bad, json_object_new_int64(v));
+}
+
+/*
+ * The shortest of %.15g, %.16g, %.17g that reads back as the same double:
+ * exact, and "0.0015" rather than json-c's "0.0015000000000000000".
+ */
+static json_object *j_num(int *bad, double v)
+{
+	char buf[40];
+	int prec;
+
+	for (prec = 15; prec < 17; prec++) {
+		double back;
+
+		snprintf(buf, sizeof(buf), "%.*g", prec, v);
+		back = strtod(buf, NULL);
+		if (!(back < v) && !(back > v))
+			break;
+	}
+	if (prec == 17)
+		snprintf(buf, sizeof(buf), "%.17g", v);
+	/* "-0" would read back as the integer 0, losing the sign. */
+	if (!strcmp(buf, "-0"))
+		snprintf(buf, sizeof(buf), "-0.0");
+	return j_check(bad, json_object_new_double_s(v, buf));
+}
+
+static void j_add(int *bad, json_object *obj, const char *key, json_object *val)
+{
+	if (json_object_object_add(obj, key, val) < 0) {
+		json_object_put(val);
+		*bad = 1;
+	}
+}
+
+static void j_push(int *bad, json_object *arr, json_object *val)
+{
+	if (json_object_array_add(arr, val) < 0) {
+		json_object_put(val);
+		*bad = 1;
+	}
+}
+
+static int cmp_series_name(const void *a, const void *b)
+{
+	const bg_run_series *x = *(const bg_run_series *const *)a;
+	const bg_run_series *y = *(const bg_run_series *const *)b;
+	int c = strcmp(x->benchmark, y->benchmark);
+
+	return c ? c : strcmp(x->metric, y->metric);
+}
+
+/* One series of a run: names, unit, direction and its raw samples. */
+static int series_json(bg_ctx *ctx, bg_store *store, int64_t run_id, const bg_run_series *s,
+                       json_object **out)
+{
+	json_object *o = NULL, *arr = NULL;
+	double *values = NULL;
+	size_t n = 0, i;
+	int error, bad = 0;
+
+	*out = NULL;
+	if ((error = bg_store_samples(ctx, store, run_id, s->benchmark, s->metric, &values, &n)) <
+	    0)
+		return error;
+	o = j_check(&bad, json_object_new_object());
+	arr = j_check(&bad, json_object_new_array());
+	if (!bad) {
+		j_add(&bad, o, "benchmark", j_str(&bad, s->benchmark));
+		j_add(&bad, o, "metric", j_str(&bad, s->metric));
+		j_add(&bad, o, "unit", j_str(&bad, s->unit));
+		j_add(&bad, o, "direction", j_str(&bad, bg_direction_name(s->direction)));
+		for (i = 0; i < n; i++)
+			j_push(&bad, arr, j_num(&bad, values[i]));
+		j_add(&bad, o, "samples", arr);
+		arr = NULL;
+	}
+	free(values);
+	json_object_put(arr);
+	if (bad) {
+		json_object_put(o);
+		return bg_error_oom(ctx);
+	}
+	*out = o;
+	return 0;
+}
+
+/* One run: identity, commit, tags, then its series by name. */
+static int run_json(bg_ctx *ctx, bg_store *store, int64_t run_id, json_object **out)
+{
+	bg_run_row row;
+	bg_run_series *rows = NULL, **sorted = NULL;
+	char **tags = NULL, **t;
+	json_object *o = NULL, *commit = NULL, *tobj = NULL, *sarr = NULL, *so;
+	size_t n = 0, i;
+	int error, bad = 0;
+
+	*out = NULL;
+	memset(&row, 0, sizeof(row));
+	if ((error = bg_store_run_get(ctx, store, run_id, &row)) < 0)
+		return error;
+	if ((error = bg_store_run_tags(ctx, store, run_id, &tags)) < 0 ||
+	    (error = bg_store_run_series(ctx, store, run_id, &rows, &n)) < 0)
+		goto cleanup;
+	if (!(sorted = malloc((n ? n : 1) * sizeof(*sorted)))) {
+		error = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	for (i = 0; i < n; i++)
+		sorted[i] = &rows[i];
+	qsort(sorted, n, sizeof(*sorted), cmp_series_name);
+
+	o = j_check(&bad, json_object_new_object());
+	commit = j_check(&bad, json_object_new_object());
+	tobj = j_check(&bad, json_object_new_object());
+	sarr = j_check(&bad, json_object_new_array());
+	if (bad) {
+		error = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	j_add(&bad, commit, "sha", j_str(&bad, row.sha));
+	j_add(&bad, commit, "author_time", j_int(&bad, row.author_time));
+	j_add(&bad, commit, "author", j_str(&bad, row.author));
+	j_add(&bad, commit, "subject", j_str(&bad, row.subject));
+	/* The store gives tags sorted by key, as "K=V". */
+	for (t = tags; t && *t; t++) {
+		char *eq = strchr(*t, '=');
+
+		if (!eq)
+			continue;
+		*eq = '\0';
+		j_add(&bad, tobj, *t, j_str(&bad, eq + 1));
+	}
+	for (i = 0; i < n; i++) {
+		if ((error = series_json(ctx, store, run_id, sorted[i], &so)) < 0)
+			goto cleanup;
+		j_push(&bad, sarr, so);
+	}
+	j_add(&bad, o, "uid", j_str(&bad, row.uid));
+	j_add(&bad, o, "commit", commit);
+	commit = NULL;
+	j_add(&bad, o, "branch", j_str(&bad, row.branch));
+	j_add(&bad, o, "started_at", j_int(&bad, row.started_at));
+	j_add(&bad, o, "source", j_str(&bad, row.source));
+	j_add(&bad, o, "tags", tobj);
+	tobj = NULL;
+	j_add(&bad, o, "series", sarr);
+	sarr = NULL;
+	if (bad) {
+		error = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	*out = o;
+	o = NULL;
+
+cleanup:
+	json_object_put(o);
+	json_object_put(commit);
+	json_object_put(tobj);
+	json_object_put(sarr);
+	free(sorted);
+	bg_run_series_free(rows, n);
+	bg_strv_free(tags);
+	bg_run_row_clear(&row);
+	return error;
+}
+
+/* The machine's stable facts, sorted by key (the order bg_machine_fact gives). */
+static json_object *facts_json(int *bad, const bg_machine *m)
+{
+	json_object *o = j_check(bad, json_object_new_object());
+	size_t i, n = bg_machine_fact_count(m);
+
+	if (!o)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		const char *key, *value;
+		int is_volatile;
+
+		if (bg_machine_fact(m, i, &key, &value, &is_volatile) < 0 || is_volatile)
+			continue;
+		j_add(bad, o, key, j_str(bad, value ? value : ""));
+	}
+	return o;
+}
+
+int bg_baseline_export(bg_ctx *ctx, bg_store *store, bg_repo *repo,
+                       const bg_baseline_export_opts *opts, char **json, size_t *nruns)
+{
+	export_walk w;
+	json_object *top = NULL, *runs = NULL, *r;
+	char tip[41];
+	const char *text;
+	size_t i;
+	int error, bad = 0;
+
+	*json = NULL;
+	*nruns = 0;
+	memset(&w, 0, sizeof(w));
+	if (!opts || !opts->machine || !*opts->machine || !opts->branch || !*opts->branch)
+		return bg_error_set(ctx, BG_EINPUT,
+		                    "a baseline export needs a machine and a branch");
+	if (opts->window < 2)
+		return bg_error_set(ctx, BG_EINPUT, "baseline window %d: need at least 2",
+		                    opts->window);
+	if ((error = bg_repo_branch_tip(ctx, repo, opts->branch, tip)) < 0)
+		return error;
+	if ((error = bg_store_baseline_runs(ctx, store, opts->machine, &w.refs, &w.nrefs)) < 0)
+		return error;
+	if (w.nrefs)
+		qsort(w.refs, w.nrefs, sizeof(*w.refs), cmp_ref);
+	w.ctx = ctx;
+	w.store = store;
+	w.tip = tip;
+	w.window = (size_t)opts->window;
+	if (w.nrefs) {
+		error = bg_repo_walk_first_parent(ctx, repo, tip, on_commit, &w);
+		if (w.error < 0)
+			error = w.error;
+		if (error < 0)
+			goto cleanup;
+	}
+
+	top = j_check(&bad, json_object_new_object());
+	runs = j_check(&bad, json_object_new_array());
+	if (bad) {
+		error = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	/* Oldest first: the walk found them newest first. */
+	for (i = w.nchosen; i-- > 0;) {
+		if ((error = run_json(ctx, store, w.chosen[i], &r)) < 0)
+			goto cleanup;
+		j_push(&bad, runs, r);
+	}
+	j_add(&bad, top, "format", j_str(&bad, BASELINE_FORMAT));
+	j_add(&bad, top, "version", j_int(&bad, BASELINE_VERSION));
+	j_add(&bad, top, "machine", j_str(&bad, opts->machine));
+	if (opts->facts)
+		j_add(&bad, top, "facts", facts_json(&bad, opts->facts));
+	j_add(&bad, top, "branch", j_str(&bad, opts->branch));
+	j_add(&bad, top, "window", j_int(&bad, opts->window));
+	j_add(&bad, top, "runs", runs);
+	runs = NULL;
+	text = bad ? NULL
+	           : json_object_to_json_string_ext(top, JSON_C_TO_STRING_PRETTY |
+	                                                         JSON_C_TO_STRING_SPACED |
+	                                                         JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!text) {
+		error = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	{
+		bg_buf b = BG_BUF_INIT;
+
+		if (bg_buf_puts(&b, text) < 0 || bg_buf_puts(&b, "\n") < 0 ||
+		    !(*json = bg_buf_detach(&b))) {
+			bg_buf_clear(&b);
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+	}
+	*nruns = w.nchosen;
+
+cleanup:
+	json_object_put(top);
+	json_object_put(runs);
+	free(w.refs);
+	free(w.counts);
+	free(w.chosen);
+	return error;
+}
+
+/* ------------------------------------------------------------------ import */
+
+typedef struct {
+	char uid[33];
+	bg_commit commit; /* sha, branch, author_time, author, subject; never dirty */
+	int64_t started_at;
+	char **tags; /* "K=V", NULL-terminated */
+	bg_results *res;
+} baseline_run;
+
+struct bg_baseline {
+	char *name;
+	char *machine;
+	char **facts; /* key, value, key, value..., NULL */
+	baseline_run *runs;
+	size_t nruns;
+	char **units; /* benchmark, metric, unit triples of every series, NULL-terminated */
+	size_t nunits;
+};
+
+typedef struct {
+	bg_ctx *ctx;
+	const char *name;
+	char path[256];
+} validator;
+
+/* BG_EINPUT "<file>: <path>: <what>". */
+static int invalid(validator *v, const char *fmt, ...) BG_PRINTF(2, 3);
+
+static int invalid(validator *v, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (v->path[0])
+		return bg_error_set(v->ctx, BG_EINPUT, "%s: %s: %s", v->name, v->path, msg);
+	return bg_error_set(v->ctx, BG_EINPUT, "%s: %s", v->name, msg);
+}
+
+static void set_path(validator *v, const char *fmt, ...) BG_PRINTF(2, 3);
+
+static void set_path(validator *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(v->path, sizeof(v->path), fmt, ap);
+	va_end(ap);
+}
+
+static const char *type_name(json_object *o)
+{
+	switch (json_object_get_type(o)) {
+	case json_type_null:
+		return "null";
+	case json_type_boolean:
+		return "a boolean";
+	case json_type_double:
+	case json_type_int:
+		return "a number";
+	case json_type_string:
+		return "a string";
+	case json_type_array:
+		return "an array";
+	case json_type_object:
+		return "an object";
+	}
+	return "?";
+}
+
+/*
+ * The member `key` of `obj` as a string: *out borrowed from the tree, NULL
+ * when absent or null and `optional`.  `prefix` is the path of obj.
+ */
+static int get_string(validator *v, json_object *obj, const char *prefix, const char *key,
+                      int optional, const char **out)
+{
+	json_object *m = NULL;
+
+	*out = NULL;
+	set_path(v, "%s%s%s", prefix, *prefix ? "." : "", key);
+	if (!json_object_object_get_ex(obj, key, &m) || !m) {
+		if (optional)
+			return 0;
+		return invalid(v, "missing");
+	}
+	if (!json_object_is_type(m, json_type_string))
+		return invalid(v, "expected a string, got %s", type_name(m));
+	*out = json_object_get_string(m);
+	if (!optional && !**out)
+		return invalid(v, "is empty");
+	return 0;
+}
+
+static int get_int(validator *v, json_object *obj, const char *prefix, const char *key, int64_t min,
+                   int optional, int64_t *out)
+{
+	json_object *m = NULL;
+
+	set_path(v, "%s%s%s", prefix, *prefix ? "." : "", key);
+	if (!json_object_object_get_ex(obj, key, &m) || !m) {
+		if (optional)
+			return 0;
+		return invalid(v, "missing");
+	}
+	if (!json_object_is_type(m, json_type_int))
+		return invalid(v, "expected a whole number, got %s", type_name(m));
+	*out = json_object_get_int64(m);
+	if (*out < min)
+		return invalid(v, "must be at least %lld (got %lld)", (long long)min,
+		               (long long)*out);
+	return 0;
+}
+
+static json_object *get_typed(validator *v, json_object *obj, const char *prefix, const char *key,
+                              json_type type, int optional, int *error)
+{
+	json_object *m = NULL;
+
+	*error = 0;
+	set_path(v, "%s%s%s", prefix, *prefix ? "." : "", key);
+	if (!json_object_object_get_ex(obj, key, &m) || !m) {
+		if (!optional)
+			*error = invalid(v, "missing");
+		return NULL;
+	}
+	if (!json_object_is_type(m, type)) {
+		*error = invalid(v, "expected %s, got %s",
+		                 type == json_type_array ? "an array" : "an object", type_name(m));
+		return NULL;
+	}
+	return m;
+}
+
+static int is_hex(const char *s, size_t len)
+{
+	return strlen(s) == len && strspn(s, "0123456789abcdef") == len;
+}
+
+static int is_word(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!isgraph((unsigned char)*s))
+			return 0;
+	return 1;
+}
+
+static void run_clear(baseline_run *r)
+{
+	bg_commit_clear(&r->commit);
+	bg_strv_free(r->tags);
+	bg_results_free(r->res);
+}
+
+void bg_baseline_free(bg_baseline *b)
+{
+	size_t i;
+
+	if (!b)
+		return;
+	for (i = 0; i < b->nruns; i++)
+		run_clear(&b->runs[i]);
+	free(b->runs);
+	bg_strv_free(b->facts);
+	bg_strv_free(b->units);
+	free(b->machine);
+	free(b->name);
+	free(b);
+}
+
+const char *bg_baseline_machine(const bg_baseline *b)
+{
+	return b->machine;
+}
+
+size_t bg_baseline_run_count(const bg_baseline *b)
+{
+	return b->nruns;
+}
+
+/* An object of strings as a NULL-terminated list: "K=V" (tags) or K, V (facts). */
+static int string_map(validator *v, json_object *obj, const char *prefix, int as_tags, char ***out)
+{
+	size_t n = (size_t)json_object_object_length(obj), k = 0;
+	char **list = calloc(2 * n + 1, sizeof(char *));
+	bg_buf b = BG_BUF_INIT;
+
+	*out = NULL;
+	if (!list)
+		return bg_error_oom(v->ctx);
+	json_object_object_foreach(obj, key, val)
+	{
+		set_path(v, "%s.%s", prefix, key);
+		if (!val || !json_object_is_type(val, json_type_string)) {
+			bg_strv_free(list);
+			return invalid(v, "expected a string, got %s",
+			               val ? type_name(val) : "null");
+		}
+		if (!*key || (as_tags && strchr(key, '='))) {
+			bg_strv_free(list);
+			return invalid(v, "a key must be non-empty%s",
+			               as_tags ? " and hold no '='" : "");
+		}
+		if (as_tags) {
+			b.len = 0;
+			if (bg_buf_printf(&b, "%s=%s", key, json_object_get_string(val)) < 0 ||
+			    !(list[k++] = bg_strdup(b.ptr)))
+				goto oom;
+		} else {
+			if (!(list[k++] = bg_strdup(key)) ||
+			    !(list[k++] = bg_strdup(json_object_get_string(val))))
+				goto oom;
+		}
+	}
+	bg_buf_clear(&b);
+	*out = list;
+	return 0;
+oom:
+	bg_buf_clear(&b);
+	bg_strv_free(list);
+	return bg_error_oom(v->ctx);
+}
+
+/* Holds a series to one unit over the whole file (the store would refuse a mix). */
+static int note_unit(validator *v, bg_baseline *b, size_t *cap, const char *benchmark,
+                     const char *metric, const char *unit)
+{
+	size_t i;
+
+	for (i = 0; i + 2 < b->nunits; i += 3) {
+		if (strcmp(b->units[i], benchmark) || strcmp(b->units[i + 1], metric))
+			continue;
+		if (strcmp(b->units[i + 2], unit))
+			return invalid(v,
+			               "unit \"%s\" of %s:%s differs from \"%s\" in an earlier run",
+			               unit, benchmark, metric, b->units[i + 2]);
+		return 0;
+	}
+	if (b->nunits + 4 > *cap) {
+		size_t ncap = *cap ? *cap * 2 : 64;
+		char **p = realloc(b->units, ncap * sizeof(*p));
+
+		if (!p)
+			return bg_error_oom(v->ctx);
+		b->units = p;
+		*cap = ncap;
+	}
+	for (i = 0; i < 3; i++) {
+		if (!(b->units[b->nunits] = bg_strdup(i == 0 ? benchmark : i == 1 ? metric : unit)))
+			return bg_error_oom(v->ctx);
+		b->units[++b->nunits] = NULL;
+	}
+	return 0;
+}
+
+static int parse_series(validator *v, bg_baseline *b, size_t *ucap, baseline_run *r, json_object *s,
+                        const char *prefix)
+{
+	const char *bench, *metric, *unit, *dirname, *canon;
+	json_object *samples;
+	double scale;
+	bg_direction dir;
+	size_t i, n, before;
+	int error;
+
+	set_path(v, "%s", prefix);
+	if (!json_object_is_type(s, json_type_object))
+		return invalid(v, "expected an object, got %s", s ? type_name(s) : "null");
+	if ((error = get_string(v, s, prefix, "benchmark", 0, &bench)) < 0 ||
+	    (error = get_string(v, s, prefix, "metric", 0, &metric)) < 0 ||
+	    (error = get_string(v, s, prefix, "unit", 0, &unit)) < 0 ||
+	    (error = get_string(v, s, prefix, "direction", 0, &dirname)) < 0)
+		return error;
+	if (bg_direction_from_name(dirname, &dir) < 0)
+		return invalid(v, "must be \"lower\" or \"higher\" (got \"%s\")", dirname);
+	if (!(samples = get_typed(v, s, prefix, "samples", json_type_array, 0, &error)))
+		return error;
+	n = json_object_array_length(samples);
+	if (n == 0)
+		return invalid(v, "no samples");
+	for (i = 0; i < n; i++) {
+		json_object *x = json_object_array_get_idx(samples, i);
+
+		set_path(v, "%s.samples[%zu]", prefix, i);
+		if (!x || !(json_object_is_type(x, json_type_double) ||
+		            json_object_is_type(x, json_type_int)))
+			return invalid(v, "expected a number, got %s", x ? type_name(x) : "null");
+		if (!isfinite(json_object_get_double(x)))
+			return invalid(v, "not a finite number");
+	}
+	set_path(v, "%s", prefix);
+	/* As the store will see it: "ms" is kept in seconds. */
+	if (bg_unit_canonical(unit, &canon, &scale) < 0)
+		return invalid(v, "bad unit \"%s\"", unit);
+	if ((error = note_unit(v, b, ucap, bench, metric, canon)) < 0)
+		return error;
+	before = bg_results_series_count(r->res);
+	for (i = 0; i < n; i++) {
+		double x = json_object_get_double(json_object_array_get_idx(samples, i));
+
+		if ((error = bg_results_add(v->ctx, r->res, bench, metric, unit, x)) < 0)
+			return error == BG_ENOMEM ? error : invalid(v, "%s", bg_ctx_error(v->ctx));
+		if (i == 0 && bg_results_series_count(r->res) == before)
+			return invalid(v, "%s:%s appears twice in this run", bench, metric);
+	}
+	return bg_results_set_direction(r->res, bench, metric, dir) < 0 ? bg_error_oom(v->ctx) : 0;
+}
+
+static int parse_run(validator *v, bg_baseline *b, size_t *ucap, json_object *o, size_t idx)
+{
+	baseline_run *r = &b->runs[idx];
+	char prefix[64], cprefix[80];
+	const char *uid, *sha, *author, *subject, *branch;
+	json_object *commit, *tags, *series;
+	int64_t author_time = 0, started_at = 0;
+	size_t i, n;
+	int error;
+
+	snprintf(prefix, sizeof(prefix), "runs[%zu]", idx);
+	snprintf(cprefix, sizeof(cprefix), "%s.commit", prefix);
+	set_path(v, "%s", prefix);
+	if (!o || !json_object_is_type(o, json_type_object))
+		return invalid(v, "expected an object, got %s", o ? type_name(o) : "null");
+	if ((error = get_string(v, o, prefix, "uid", 0, &uid)) < 0)
+		return error;
+	if (!is_hex(uid, 32))
+		return invalid(v, "\"%s\" is not 32 lowercase hex digits", uid);
+	for (i = 0; i < idx; i++)
+		if (!strcmp(b->runs[i].uid, uid))
+			return invalid(v, "\"%s\" is also the uid of runs[%zu]", uid, i);
+	memcpy(r->uid, uid, 33);
+	if (!(commit = get_typed(v, o, prefix, "commit", json_type_object, 0, &error)))
+		return error;
+	if ((error = get_string(v, commit, cprefix, "sha", 0, &sha)) < 0)
+		return error;
+	if (!is_hex(sha, 40))
+		return invalid(v, "\"%s\" is not a full commit SHA (40 lowercase hex digits)", sha);
+	if ((error = get_int(v, commit, cprefix, "author_time", INT64_MIN, 1, &author_time)) < 0 ||
+	    (error = get_string(v, commit, cprefix, "author", 1, &author)) < 0 ||
+	    (error = get_string(v, commit, cprefix, "subject", 1, &subject)) < 0 ||
+	    (error = get_string(v, o, prefix, "branch", 1, &branch)) < 0 ||
+	    (error = get_int(v, o, prefix, "started_at", 1, 0, &started_at)) < 0)
+		return error;
+	memcpy(r->commit.sha, sha, 41);
+	r->commit.author_time = author_time;
+	r->started_at = started_at;
+	if ((author && !(r->commit.author = bg_strdup(author))) ||
+	    (subject && !(r->commit.subject = bg_strdup(subject))) ||
+	    (branch && *branch && !(r->commit.branch = bg_strdup(branch))))
+		return bg_error_oom(v->ctx);
+	if (!(tags = get_typed(v, o, prefix, "tags", json_type_object, 1, &error)) && error < 0)
+		return error;
+	if (tags) {
+		char tprefix[80];
+
+		snprintf(tprefix, sizeof(tprefix), "%s.tags", prefix);
+		if ((error = string_map(v, tags, tprefix, 1, &r->tags)) < 0)
+			return error;
+	}
+	if (!(series = get_typed(v, o, prefix, "series", json_type_array, 0, &error)))
+		return error;
+	if ((error = bg_results_new(&r->res)) < 0)
+		return bg_error_oom(v->ctx);
+	n = json_object_array_length(series);
+	for (i = 0; i < n; i++) {
+		char sprefix[96];
+
+		snprintf(sprefix, sizeof(sprefix), "%s.series[%zu]", prefix, i);
+		if ((error = parse_series(v, b, ucap, r, json_object_array_get_idx(series, i),
+		                          sprefix)) < 0)
+			return error;
+	}
+	return 0;
+}
+
+/* The text as JSON: "<name>:<line>: <why>" when it is not. */
+static int parse_text(validator *v, const char *text, size_t len, json_object **out)
+{
+	struct json_tokener *tok;
+	enum json_tokener_error jerr;
+	json_object *obj;
+	size_t off;
+
+	*out = NULL;
+	if (len > (size_t)INT32_MAX)
+		return invalid(v, "too large to be a baseline file");
+	if (!(tok = json_tokener_new()))
+		return bg_error_oom(v->ctx);
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	obj = json_tokener_parse_ex(tok, text, (int)len);
+	jerr = json_tokener_get_error(tok);
+	off = json_tokener_get_parse_end(tok);
+	if (jerr == json_tokener_continue) {
+		/* Cut short: a number at the very end still waits for its end. */
+		obj = json_tokener_parse_ex(tok, "", 1);
+		jerr = json_tokener_get_error(tok);
+		off = len;
+	}
+	json_tokener_free(tok);
+	if (jerr != json_tokener_success) {
+		json_object_put(obj);
+		return bg_error_set(v->ctx, BG_EINPUT, "%s:%d: not valid JSON: %s", v->name,
+		                    bg_line_of(text, len, off < len ? off : len),
+		                    json_tokener_error_desc(jerr));
+	}
+	while (off < len && isspace((unsigned char)text[off]))
+		off++;
+	if (off < len) {
+		json_object_put(obj);
+		return bg_error_set(v->ctx, BG_EINPUT,
+		                    "%s:%d: unexpected text after the JSON value", v->name,
+		                    bg_line_of(text, len, off));
+	}
+	*out = obj;
+	return 0;
+}
+
+int bg_baseline_parse(bg_ctx *ctx, const char *name, const char *text, size_t len,
+                      bg_baseline **out)
+{
+	validator v;
+	bg_baseline *b = NULL;
+	json_object *top = NULL, *runs, *facts;
+	const char *format, *machine, *branch;
+	int64_t version = 0, window = 0;
+	size_t i, n, ucap = 0;
+	int error;
+
+	*out = NULL;
+	memset(&v, 0, sizeof(v));
+	v.ctx = ctx;
+	v.name = name ? name : "baseline";
+	if ((error = parse_text(&v, text, len, &top)) < 0)
+		return error;
+	if (!json_object_is_type(top, json_type_object)) {
+		error = invalid(&v, "expected a JSON object, got %s",
+		                top ? type_name(top) : "null");
+		goto cleanup;
+	}
+	if ((error = get_string(&v, top, "", "format", 0, &format)) < 0)
+		goto cleanup;
+	if (strcmp(format, BASELINE_FORMAT)) {
+		error = invalid(&v, "\"%s\" is not a benchguard baseline (expected \"%s\")", format,
+		                BASELINE_FORMAT);
+		goto cleanup;
+	}
+	if ((error = get_int(&v, top, "", "version", 1, 0, &version)) < 0)
+		goto cleanup;
+	if (version != BASELINE_VERSION) {
+		error = invalid(&v,
+		                "version %lld is not supported (this benchguard reads version %d)",
+		                (long long)version, BASELINE_VERSION);
+		goto cleanup;
+	}
+	if ((error = get_string(&v, top, "", "machine", 0, &machine)) < 0)
+		goto cleanup;
+	if (!is_word(machine)) {
+		error = invalid(&v,
+		                "\"%s\" is not a machine name (printable characters, no spaces)",
+		                machine);
+		goto cleanup;
+	}
+	if ((error = get_string(&v, top, "", "branch", 1, &branch)) < 0 ||
+	    (error = get_int(&v, top, "", "window", 2, 1, &window)) < 0)
+		goto cleanup;
+	if (!(b = calloc(1, sizeof(*b))) || !(b->name = bg_strdup(v.name)) ||
+	    !(b->machine = bg_strdup(machine))) {
+		error = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	if (!(facts = get_typed(&v, top, "", "facts", json_type_object, 1, &error)) && error < 0)
+		goto cleanup;
+	if (facts && (error = string_map(&v, facts, "facts", 0, &b->facts)) < 0)
+		goto cleanup;
+	if (!(runs = get_typed(&v, top, "", "runs", json_type_array, 0, &error)))
+		goto cleanup;
+	n = json_object_array_length(runs);
+	if (!(b->runs = calloc(n ? n : 1, sizeof(*b->runs)))) {
+		error = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	for (i = 0; i < n; i++) {
+		b->nruns = i + 1;
+		if ((error = parse_run(&v, b, &ucap, json_object_array_get_idx(runs, i), i)) < 0)
+			goto cleanup;
+	}
+	*out = b;
+	b = NULL;
+
+cleanup:
+	json_object_put(top);
+	bg_baseline_free(b);
+	return error;
+}
+
+/*
+ * The database must not hold one of the file's series in another unit: the
+ * store would refuse it half-way through, after earlier runs were stored.
+ */
+static int check_units(bg_ctx *ctx, bg_store *store, const bg_baseline *b)
+{
+	bg_buf name = BG_BUF_INIT;
+	size_t i, j;
+	int error = 0;
+
+	for (i = 0; i + 2 < b->nunits && !error; i += 3) {
+		bg_history_row *rows = NULL;
+		size_t n = 0;
+
+		name.len = 0;
+		if (bg_buf_printf(&name, "%s:%s", b->units[i], b->units[i + 1]) < 0) {
+			error = bg_error_oom(ctx);
+			break;
+		}
+		error = bg_store_history(ctx, store, name.ptr, 1, &rows, &n);
+		if (error == BG_ENOTFOUND) {
+			/* A new series: nothing to contradict. */
+			bg_ctx_clear_error(ctx);
+			error = 0;
+			continue;
+		}
+		for (j = 0; !error && j < n; j++)
+			if (!strcmp(rows[j].benchmark, b->units[i]) &&
+			    !strcmp(rows[j].metric, b->units[i + 1]) &&
+			    strcmp(rows[j].unit, b->units[i + 2]))
+				error = bg_error_set(
+				        ctx, BG_EINPUT,
+				        "%s: series \"%s\" is in unit \"%s\" here but \"%s\" "
+				        "in the database; nothing imported",
+				        b->name, name.ptr, b->units[i + 2], rows[j].unit);
+		bg_history_free(rows, n);
+	}
+	bg_buf_clear(&name);
+	return error;
+}
+
+int bg_baseline_import(bg_ctx *ctx, bg_store *store, const bg_baseline *b, const char *machine,
+                       int force, size_t *imported, size_t *present)
+{
+	bg_machine *m = NULL;
+	char **f;
+	size_t i;
+	int error;
+
+	*imported = *present = 0;
+	if (!machine || !*machine)
+		return bg_error_set(ctx, BG_EINPUT, "no machine to import the baseline as");
+	if (strcmp(machine, b->machine) && !force)
+		return bg_error_set(ctx, BG_EINPUT,
+		                    "%s: the baseline was exported on machine %s, but this machine "
+		                    "is %s (--force imports it as this machine anyway)",
+		                    b->name, b->machine, machine);
+	if ((error = bg_machine_new(&m)) < 0)
+		return bg_error_oom(ctx);
+	if ((error = bg_machine_set_name(m, machine)) < 0) {
+		error = error == BG_ENOMEM
+		                ? bg_error_oom(ctx)
+		                : bg_error_set(ctx, BG_EINPUT, "\"%s\" is not a valid machine name",
+		                               machine);
+		goto cleanup;
+	}
+	/* Facts describe the file's machine: they belong only under its name. */
+	if (!strcmp(machine, b->machine))
+		for (f = b->facts; f && f[0] && f[1]; f += 2)
+			if (bg_machine_set_fact(m, f[0], f[1], 0) < 0) {
+				error = bg_error_oom(ctx);
+				goto cleanup;
+			}
+	if ((error = check_units(ctx, store, b)) < 0)
+		goto cleanup;
+	for (i = 0; i < b->nruns; i++) {
+		const baseline_run *r = &b->runs[i];
+		bg_run_info info;
+		int64_t id = 0;
+
+		if ((error = bg_store_run_by_uid(ctx, store, r->uid, &id)) < 0)
+			goto cleanup;
+		if (id) {
+			bg_run_row row;
+
+			(*present)++;
+			if (bg_store_run_get(ctx, store, id, &row) == 0) {
+				if (!row.complete)
+					bg_log(ctx, BG_LOG_WARN,
+					       "run %s is in the database but incomplete (an "
+					       "earlier "
+					       "import was interrupted); it is never used as a "
+					       "baseline",
+					       r->uid);
+				bg_run_row_clear(&row);
+			}
+			continue;
+		}
+		memset(&info, 0, sizeof(info));
+		info.commit = &r->commit;
+		info.machine = m;
+		info.source = "baseline";
+		info.tags = (const char *const *)r->tags;
+		info.uid = r->uid;
+		info.started_at = r->started_at;
+		if ((error = bg_store_run_begin(ctx, store, &info, &id)) < 0 ||
+		    (error = bg_store_run_add(ctx, store, id, r->res)) < 0 ||
+		    (error = bg_store_run_finish(ctx, store, id)) < 0)
+			goto cleanup;
+		(*imported)++;
+	}
+
+cleanup:
+	bg_machine_free(m);
+	return error;
+}

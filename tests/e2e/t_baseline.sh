@@ -1,0 +1,195 @@
+# t_baseline.sh -- `baseline export` / `baseline import` end to end: the runs
+# a check would use are exported as stable JSON; imported into an empty
+# database they give the same verdicts and p-values for the same candidate
+# (acceptance 6); a second import stores nothing; files of other machines,
+# and broken files, are refused with exit 2 and store nothing.
+. "$(dirname "$0")/lib.sh"
+
+new_repo "$T/r" >/dev/null
+cd "$T/r" || exit 1
+# Deterministic but varying samples: a counter outside the tree drives them.
+cat >bench.sh <<S
+n=\$(cat "$T/counter" 2>/dev/null || echo 0); n=\$((n + 1)); echo \$n >"$T/counter"
+echo "BENCHGUARD lat 1.\$((n % 7))\$((n * 3 % 10)) ms"
+echo "BENCHGUARD lat 1.\$((n * 5 % 7))\$((n % 10)) ms"
+S
+cat >benchguard.json <<'J'
+{
+  "project": "t",
+  "baseline": { "branch": "main", "window": 5, "min_runs": 3 },
+  "defaults": { "warmup": 0, "samples": 2, "timeout": 20 },
+  "benchmarks": [
+    { "name": "emit", "format": "lines", "command": "sh bench.sh" },
+    { "name": "old", "format": "lines", "command": "sh bench.sh" }
+  ]
+}
+J
+git add . && git commit -qm "add suite"
+
+# History on main: c1..c6 measure both benchmarks, c7..c12 only "emit"
+# (so "old" must be found further back), c11 twice, c12 with a tag.
+ok_runs=1
+for i in $(seq 1 12); do
+	echo "$i" >f && git add f && git commit -qm "c$i"
+	args=()
+	[ "$i" -ge 7 ] && args+=(--filter '^emit$')
+	[ "$i" -eq 11 ] && args+=(--runs 2)
+	[ "$i" -eq 12 ] && args+=(--tag ci=yes)
+	"$BG" -q run "${args[@]}" >/dev/null 2>"$T/run.err" || { ok_runs=0; cat "$T/run.err"; }
+done
+check "12 commits measured" [ "$ok_runs" = 1 ]
+fp=$("$BG" fingerprint --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["fingerprint"])')
+git rev-list --first-parent --reverse main >"$T/main.txt"
+
+check "export -o writes baselines/x.json" expect_rc 0 "$BG" baseline export -o baselines/x.json
+check "... and says how many runs" grep -q "exported 11 runs of machine $fp" "$T/err"
+check "the JSON has the documented shape, runs oldest first" python3 - baselines/x.json "$T/main.txt" "$fp" <<'P'
+import json, re, sys
+doc = json.load(open(sys.argv[1]))
+order = [l.strip() for l in open(sys.argv[2])]
+fp = sys.argv[3]
+assert list(doc)[:3] == ["format", "version", "machine"], list(doc)
+assert doc["format"] == "benchguard-baseline" and doc["version"] == 1, doc
+assert doc["machine"] == fp and doc["branch"] == "main" and doc["window"] == 5, doc
+assert isinstance(doc["facts"], dict) and "cpu_model" in doc["facts"], doc["facts"]
+runs = doc["runs"]
+# c2..c6 (the last 5 with "old"), c8..c11 (5 "emit" runs, c11 twice), c12 the tip.
+subjects = [r["commit"]["subject"] for r in runs]
+assert subjects == ["c2", "c3", "c4", "c5", "c6", "c8", "c9", "c10", "c11", "c11", "c12"], subjects
+pos = [order.index(r["commit"]["sha"]) for r in runs]
+assert pos == sorted(pos), pos
+assert runs[-1]["tags"] == {"ci": "yes"}, runs[-1]
+for r in runs:
+    assert re.fullmatch(r"[0-9a-f]{32}", r["uid"]), r
+    assert list(r) == ["uid", "commit", "branch", "started_at", "source", "tags", "series"], list(r)
+    assert r["branch"] == "main" and r["source"] == "run" and r["started_at"] > 0, r
+    names = [(s["benchmark"], s["metric"]) for s in r["series"]]
+    assert names == sorted(names) and names, names
+    for s in r["series"]:
+        assert s["unit"] == "s" and s["direction"] == "lower", s
+        assert s["samples"] and all(isinstance(x, float) for x in s["samples"]), s
+assert len({r["uid"] for r in runs}) == len(runs)
+P
+check "exported samples are the stored ones, bit for bit" python3 - baselines/x.json .benchguard/results.db <<'P'
+import json, sqlite3, sys
+doc = json.load(open(sys.argv[1]))
+db = sqlite3.connect(sys.argv[2])
+for r in doc["runs"]:
+    for s in r["series"]:
+        got = [v for (v,) in db.execute(
+            "SELECT p.value FROM samples p JOIN results x ON x.id = p.result_id"
+            " JOIN series s ON s.id = x.series_id JOIN runs r ON r.id = x.run_id"
+            " WHERE r.uid = ? AND s.benchmark = ? AND s.metric = ? ORDER BY p.idx",
+            (r["uid"], s["benchmark"], s["metric"]))]
+        assert got == s["samples"], (got, s["samples"])
+P
+check "export is byte-identical when run again" bash -c "
+	\"$BG\" -q baseline export -o $T/again.json && cmp baselines/x.json $T/again.json &&
+	\"$BG\" -q baseline export | cmp - baselines/x.json"
+check "--window 2 exports fewer runs" bash -c "
+	\"$BG\" -q baseline export --window 2 | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"window\"] == 2 and [r[\"commit\"][\"subject\"] for r in d[\"runs\"]] == [\"c5\", \"c6\", \"c11\", \"c11\", \"c12\"], d[\"runs\"]'"
+check "--machine NAME exports that machine's runs (none here), without facts" bash -c "
+	\"$BG\" -q baseline export --machine fleet-x 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"machine\"] == \"fleet-x\" and d[\"runs\"] == [] and \"facts\" not in d'"
+
+# The candidate: a feature branch off main, its samples imported into both databases.
+git checkout -q -b feature && echo x >g && git add g && git commit -qm "feature"
+printf 'BENCHGUARD lat 2.1 ms\nBENCHGUARD lat 2.3 ms\n' >"$T/emit.txt"
+printf 'BENCHGUARD lat 1.3 ms\nBENCHGUARD lat 1.4 ms\n' >"$T/old.txt"
+B=$T/b.db
+check "baseline import into an empty database" expect_rc 0 "$BG" --db "$B" baseline import baselines/x.json
+check "... says what it stored" grep -qx "imported 11 runs (0 already present) from baselines/x.json" "$T/out"
+check "... every run complete, source baseline, under this machine, with its uid and tags" bash -c "
+	[ \"\$(sqlite3 $B \"SELECT count(*) FROM runs r JOIN machines m ON m.id = r.machine_id WHERE r.status = 'complete' AND r.source = 'baseline' AND m.fingerprint = '$fp'\")\" = 11 ] &&
+	[ \"\$(sqlite3 $B \"SELECT count(*) FROM run_tags WHERE key = 'ci' AND value = 'yes'\")\" = 1 ] &&
+	[ \"\$(sqlite3 $B 'SELECT group_concat(uid) FROM (SELECT uid FROM runs ORDER BY id)')\" = \"\$(python3 -c 'import json; print(\",\".join(r[\"uid\"] for r in json.load(open(\"baselines/x.json\"))[\"runs\"]))')\" ] &&
+	[ \"\$(sqlite3 $B \"SELECT count(*) FROM machine_facts WHERE key = 'cpu_model'\")\" = 1 ]"
+for db in "" "$B"; do
+	dbarg=()
+	[ -n "$db" ] && dbarg=(--db "$db")
+	"$BG" "${dbarg[@]}" -q import "$T/emit.txt" --format lines --name emit --commit feature >/dev/null
+	"$BG" "${dbarg[@]}" -q import "$T/old.txt" --format lines --name old --commit feature >/dev/null
+done
+"$BG" check --commit feature --json >"$T/a.json" 2>"$T/a.err"
+echo "# check in A exited $?"
+"$BG" --db "$B" check --commit feature --json >"$T/b.json" 2>"$T/b.err"
+echo "# check in B exited $?"
+"$BG" check --commit main --json >"$T/a-tip.json" 2>/dev/null
+"$BG" --db "$B" check --commit main --json >"$T/b-tip.json" 2>/dev/null
+check "a candidate gets the same verdicts and p-values from both databases" python3 - "$T/a.json" "$T/b.json" <<'P'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert a["results"] == b["results"], (a["results"], b["results"])
+assert a["summary"] == b["summary"] and a["baseline"] == b["baseline"], (a, b)
+rows = {r["series"]: r for r in a["results"]}
+# Both series were tested against a full window: emit from c8..c11 (c12 too,
+# the merge-base), old from c2..c6, far back along main.
+assert rows["emit:lat"]["baseline_runs"] == 5 and rows["old:lat"]["baseline_runs"] == 5, rows
+for r in rows.values():
+    assert r["p_value"] is not None and r["verdict"] in ("regression", "unchanged", "improvement"), r
+assert rows["emit:lat"]["verdict"] == "regression", rows["emit:lat"]
+P
+check "so does the tip of main, judged against the runs before it" python3 - "$T/a-tip.json" "$T/b-tip.json" <<'P'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert a["results"] == b["results"] and a["summary"] == b["summary"], (a, b)
+assert a["results"][0]["baseline_runs"] == 5 and a["results"][0]["p_value"] is not None, a
+P
+check "a second import stores nothing" expect_rc 0 "$BG" --db "$B" baseline import baselines/x.json
+check "... and says all were present" grep -qx "imported 0 runs (11 already present) from baselines/x.json" "$T/out"
+check "... the run count is unchanged" [ "$(sqlite3 "$B" "SELECT count(*) FROM runs WHERE source = 'baseline'")" = 11 ]
+check "--json reports the counts" bash -c "
+	\"$BG\" --db $B --json baseline import baselines/x.json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert (d[\"imported\"], d[\"present\"]) == (0, 11), d'"
+
+# Another machine's file.
+python3 - baselines/x.json "$T/other.json" <<'P'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["machine"] = "other-box"
+json.dump(d, open(sys.argv[2], "w"), indent=2)
+P
+C=$T/c.db
+check "a file of another machine is refused (exit 2)" expect_rc 2 "$BG" --db "$C" baseline import "$T/other.json"
+check "... naming both machines" grep -q "other-box.*$fp" "$T/err"
+check "... and nothing is stored" bash -c "[ ! -f $C ] || [ \"\$(sqlite3 $C 'SELECT count(*) FROM runs')\" = 0 ]"
+check "--force imports it as this machine" expect_rc 0 "$BG" --db "$C" baseline import --force "$T/other.json"
+check "... with a warning, under this machine's fingerprint" bash -c "
+	grep -q 'imported as machine $fp' $T/err &&
+	[ \"\$(sqlite3 $C \"SELECT count(*) FROM runs r JOIN machines m ON m.id = r.machine_id WHERE m.fingerprint = '$fp'\")\" = 11 ]"
+check "--machine NAME imports it under that name" bash -c "
+	\"$BG\" --db $T/d.db -q baseline import --machine other-box $T/other.json >/dev/null &&
+	[ \"\$(sqlite3 $T/d.db \"SELECT count(*) FROM runs r JOIN machines m ON m.id = r.machine_id WHERE m.fingerprint = 'other-box'\")\" = 11 ]"
+
+# Broken files: exit 2, a message naming the place, nothing stored.
+broken() { # NAME PYTHON-EDIT EXPECTED-MESSAGE
+	python3 - baselines/x.json "$T/$1.json" "$2" <<'P'
+import json, sys
+d = json.load(open(sys.argv[1]))
+exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"), indent=2)
+P
+	rm -f "$T/e.db"
+	check "$1: exit 2" expect_rc 2 "$BG" --db "$T/e.db" baseline import "$T/$1.json"
+	check "$1: says \"$3\"" grep -qF -- "$3" "$T/err"
+	check "$1: nothing stored" bash -c "[ ! -f $T/e.db ] || [ \"\$(sqlite3 $T/e.db 'SELECT count(*) FROM runs')\" = 0 ]"
+}
+broken version-2 'd["version"] = 2' "version 2 is not supported"
+broken nan-string 'd["runs"][3]["series"][0]["samples"][1] = "NaN"' \
+	"runs[3].series[0].samples[1]: expected a number, got a string"
+broken no-uid 'del d["runs"][10]["uid"]' "runs[10].uid: missing"
+broken bad-uid 'd["runs"][0]["uid"] = "XYZ"' "runs[0].uid: \"XYZ\" is not 32 lowercase hex digits"
+broken dup-uid 'd["runs"][4]["uid"] = d["runs"][1]["uid"]' "is also the uid of runs[1]"
+broken no-samples 'd["runs"][2]["series"][0]["samples"] = []' "runs[2].series[0].samples: no samples"
+broken bad-direction 'd["runs"][0]["series"][0]["direction"] = "up"' "must be \"lower\" or \"higher\""
+broken not-baseline 'd["format"] = "something-else"' "is not a benchguard baseline"
+sed 's/"version": 1,/"version": 1,,/' baselines/x.json >"$T/syntax.json"
+check "a JSON syntax error: exit 2 with the line" expect_rc 2 "$BG" --db "$T/e.db" baseline import "$T/syntax.json"
+check "... naming file and line" grep -q "syntax.json:3: not valid JSON" "$T/err"
+check "an infinite sample (1e999) is refused" bash -c "
+	sed '0,/\"samples\": \[/{s/\"samples\": \[/\"samples\": [ 1e999,/}' baselines/x.json >$T/inf.json &&
+	! \"$BG\" --db $T/e.db baseline import $T/inf.json 2>$T/inf.err && grep -q 'samples\[0\]: not a finite number' $T/inf.err"
+check "a missing file: exit 2" expect_rc 2 "$BG" --db "$T/e.db" baseline import "$T/nope.json"
+check "baseline with no action: exit 2" expect_rc 2 "$BG" baseline
+check "baseline import without a file: exit 2" expect_rc 2 "$BG" baseline import
+check "--force is not an export option: exit 2" expect_rc 2 "$BG" baseline export --force
+check "an unknown baseline branch: exit 2" expect_rc 2 "$BG" baseline export --baseline-branch nope
+finish

@@ -1,0 +1,418 @@
+/*
+ * test_baseline.c -- baseline files at the library level: samples survive
+ * export and import bit for bit (awkward doubles included), in their
+ * shortest exact text; import is idempotent; a file of another machine, a
+ * unit that contradicts the database and malformed files store nothing.
+ */
+#include <limits.h>
+#include <math.h>
+#include <unistd.h>
+
+#include "unit.h"
+
+static char scratch[] = "/tmp/bg-baseline-XXXXXX";
+
+static void sh(const char *cmd)
+{
+	char full[4096];
+
+	snprintf(full, sizeof(full), "cd '%s' && (%s) >/dev/null 2>&1", scratch, cmd);
+	if (system(full) != 0)
+		fail_msg("command failed: %s", full);
+}
+
+static const char *path_of(const char *rel)
+{
+	static char buf[PATH_MAX];
+
+	snprintf(buf, sizeof(buf), "%s/%s", scratch, rel);
+	return buf;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	if (!mkdtemp(scratch))
+		return -1;
+	setenv("HOME", scratch, 1);
+	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+	setenv("GIT_AUTHOR_NAME", "Ada Lovelace", 1);
+	setenv("GIT_AUTHOR_EMAIL", "ada@example.com", 1);
+	setenv("GIT_COMMITTER_NAME", "Ada Lovelace", 1);
+	setenv("GIT_COMMITTER_EMAIL", "ada@example.com", 1);
+	/* Three commits on main: c1 <- c2 <- c3. */
+	sh("git init -q -b main repo && cd repo && for i in 1 2 3; do echo $i >f && git add f && "
+	   "git commit -q -m c$i; done");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[PATH_MAX + 16];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Doubles that a careless %g or %.15g would not bring back. */
+static const double awkward[] = {
+	0.1,
+	1.0 / 3.0,
+	0.30000000000000004,
+	5e-324 /* smallest denormal */,
+	1.7976931348623157e150,
+	1e-300,
+	123456789.12345679,
+	0.0015,
+	2.5e-7,
+	1.0,
+	6.02214076e23,
+};
+
+/* One run at `rev` on machine `name`: series b:t (s) with `awkward`, b:bw (GB/s). */
+static int64_t store_run(bg_ctx *ctx, bg_store *st, bg_repo *repo, const char *rev,
+                         const char *name)
+{
+	bg_machine *m = NULL;
+	bg_results *res = NULL;
+	bg_commit c;
+	const char *tags[] = { "pr=7", NULL };
+	bg_run_info info;
+	int64_t id = 0;
+	size_t i;
+
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(bg_repo_lookup(ctx, repo, rev, &c), 0);
+	c.dirty = 0;
+	assert_int_equal(bg_machine_new(&m), 0);
+	assert_int_equal(bg_machine_set_name(m, name), 0);
+	assert_int_equal(bg_results_new(&res), 0);
+	for (i = 0; i < BG_ARRAY_SIZE(awkward); i++)
+		assert_int_equal(bg_results_add(ctx, res, "b", "t", "s", awkward[i]), 0);
+	assert_int_equal(bg_results_add(ctx, res, "b", "bw", "GB/s", 9.5), 0);
+	assert_int_equal(bg_results_add(ctx, res, "b", "bw", "GB/s", 9.25), 0);
+	memset(&info, 0, sizeof(info));
+	info.commit = &c;
+	info.machine = m;
+	info.source = "run";
+	info.tags = tags;
+	assert_int_equal(bg_store_run_begin(ctx, st, &info, &id), 0);
+	assert_int_equal(bg_store_run_add(ctx, st, id, res), 0);
+	assert_int_equal(bg_store_run_finish(ctx, st, id), 0);
+	bg_results_free(res);
+	bg_machine_free(m);
+	bg_commit_clear(&c);
+	return id;
+}
+
+static bg_store *open_store(bg_ctx *ctx, const char *rel)
+{
+	bg_store *st = NULL;
+
+	unlink(path_of(rel));
+	if (bg_store_open(ctx, path_of(rel), &st) != 0)
+		fail_msg("bg_store_open: %s", bg_ctx_error(ctx));
+	return st;
+}
+
+static char *export_all(bg_ctx *ctx, bg_store *st, bg_repo *repo, const char *machine,
+                        size_t *nruns)
+{
+	bg_baseline_export_opts o = { machine, "main", 5, NULL };
+	char *json = NULL;
+
+	if (bg_baseline_export(ctx, st, repo, &o, &json, nruns) != 0)
+		fail_msg("export: %s", bg_ctx_error(ctx));
+	return json;
+}
+
+static void test_round_trip_exact(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_repo *repo = NULL;
+	bg_store *a, *b;
+	bg_baseline *bl = NULL;
+	char *json, *again;
+	size_t n = 0, imported, present, i, k;
+	int64_t id;
+	double *v = NULL;
+	char **tags = NULL;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_repo_open(ctx, path_of("repo"), &repo), 0);
+	a = open_store(ctx, "a.db");
+	store_run(ctx, a, repo, "HEAD~2", "m1");
+	store_run(ctx, a, repo, "HEAD~1", "m1");
+	store_run(ctx, a, repo, "HEAD", "m1");
+	store_run(ctx, a, repo, "HEAD", "other"); /* another machine: not exported */
+	json = export_all(ctx, a, repo, "m1", &n);
+	assert_int_equal(n, 3);
+	/* Shortest exact text, not json-c's %.17g. */
+	assert_non_null(strstr(json, "      0.1,\n"));
+	assert_non_null(strstr(json, "      0.0015,\n"));
+	assert_null(strstr(json, "0.10000000000000001"));
+	assert_non_null(strstr(json, "\"tags\": {\n        \"pr\": \"7\"\n      }"));
+	/* Stable: the same database exports the same bytes. */
+	again = export_all(ctx, a, repo, "m1", &n);
+	assert_string_equal(json, again);
+	free(again);
+
+	assert_int_equal(bg_baseline_parse(ctx, "x.json", json, strlen(json), &bl), 0);
+	assert_string_equal(bg_baseline_machine(bl), "m1");
+	assert_int_equal(bg_baseline_run_count(bl), 3);
+	b = open_store(ctx, "b.db");
+	assert_int_equal(bg_baseline_import(ctx, b, bl, "m1", 0, &imported, &present), 0);
+	assert_int_equal(imported, 3);
+	assert_int_equal(present, 0);
+	for (id = 1; id <= 3; id++) {
+		bg_run_row ra, rb;
+
+		assert_int_equal(bg_store_run_get(ctx, a, id, &ra), 0);
+		assert_int_equal(bg_store_run_get(ctx, b, id, &rb), 0);
+		assert_string_equal(ra.uid, rb.uid);
+		assert_string_equal(ra.sha, rb.sha);
+		assert_string_equal(rb.source, "baseline");
+		assert_string_equal(rb.machine, "m1");
+		assert_true(rb.complete && !rb.dirty);
+		assert_int_equal(ra.started_at, rb.started_at);
+		assert_int_equal(ra.author_time, rb.author_time);
+		assert_string_equal(ra.subject, rb.subject);
+		bg_run_row_clear(&ra);
+		bg_run_row_clear(&rb);
+		assert_int_equal(bg_store_samples(ctx, b, id, "b", "t", &v, &k), 0);
+		assert_int_equal(k, BG_ARRAY_SIZE(awkward));
+		/* Bit for bit (SQLite itself keeps no -0.0, so none is tried). */
+		for (i = 0; i < k; i++)
+			assert_memory_equal(&v[i], &awkward[i], sizeof(double));
+		free(v);
+		assert_int_equal(bg_store_run_tags(ctx, b, id, &tags), 0);
+		assert_string_equal(tags[0], "pr=7");
+		assert_null(tags[1]);
+		bg_strv_free(tags);
+	}
+	/* Re-exported from the imported copy: the same runs and samples. */
+	again = export_all(ctx, b, repo, "m1", &n);
+	assert_int_equal(n, 3);
+	{
+		/* Only "source" differs ("run" there, "baseline" here). */
+		bg_buf x = BG_BUF_INIT;
+		const char *p;
+
+		for (p = json; *p; p++) {
+			if (!strncmp(p, "\"source\": \"run\"", 15)) {
+				bg_buf_puts(&x, "\"source\": \"baseline\"");
+				p += 14;
+			} else {
+				bg_buf_put(&x, p, 1);
+			}
+		}
+		assert_string_equal(x.ptr, again);
+		bg_buf_clear(&x);
+	}
+	free(again);
+
+	/* Importing again stores nothing. */
+	assert_int_equal(bg_baseline_import(ctx, b, bl, "m1", 0, &imported, &present), 0);
+	assert_int_equal(imported, 0);
+	assert_int_equal(present, 3);
+	assert_int_equal(bg_store_latest_run(ctx, b, NULL, &id), 0);
+	assert_int_equal(id, 3);
+
+	bg_baseline_free(bl);
+	bg_store_free(a);
+	bg_store_free(b);
+	bg_repo_free(repo);
+	free(json);
+	bg_ctx_free(ctx);
+}
+
+static void test_other_machine_and_units(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_repo *repo = NULL;
+	bg_store *a, *c;
+	bg_baseline *bl = NULL;
+	bg_results *res = NULL;
+	bg_machine *m = NULL;
+	bg_commit head;
+	bg_run_info info;
+	char *json;
+	size_t n = 0, imported, present;
+	int64_t id;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_repo_open(ctx, path_of("repo"), &repo), 0);
+	a = open_store(ctx, "a2.db");
+	store_run(ctx, a, repo, "HEAD~1", "m1");
+	json = export_all(ctx, a, repo, "m1", &n);
+	assert_int_equal(bg_baseline_parse(ctx, "x.json", json, strlen(json), &bl), 0);
+
+	c = open_store(ctx, "c.db");
+	assert_int_equal(bg_baseline_import(ctx, c, bl, "m2", 0, &imported, &present), BG_EINPUT);
+	assert_non_null(strstr(bg_ctx_error(ctx), "machine m1"));
+	assert_non_null(strstr(bg_ctx_error(ctx), "m2"));
+	assert_int_equal(bg_store_latest_run(ctx, c, NULL, &id), BG_ENOTFOUND);
+	assert_int_equal(bg_baseline_import(ctx, c, bl, "m2", 1, &imported, &present), 0);
+	assert_int_equal(imported, 1);
+	assert_int_equal(bg_store_latest_run(ctx, c, "m2", &id), 0);
+	bg_store_free(c);
+
+	/* A database that holds b:t in bytes: the file's seconds are refused up front. */
+	c = open_store(ctx, "c2.db");
+	memset(&head, 0, sizeof(head));
+	assert_int_equal(bg_repo_head(ctx, repo, &head), 0);
+	assert_int_equal(bg_machine_new(&m), 0);
+	assert_int_equal(bg_machine_set_name(m, "m1"), 0);
+	assert_int_equal(bg_results_new(&res), 0);
+	assert_int_equal(bg_results_add(ctx, res, "b", "t", "B", 4096.0), 0);
+	memset(&info, 0, sizeof(info));
+	info.commit = &head;
+	info.machine = m;
+	assert_int_equal(bg_store_run_begin(ctx, c, &info, &id), 0);
+	assert_int_equal(bg_store_run_add(ctx, c, id, res), 0);
+	assert_int_equal(bg_store_run_finish(ctx, c, id), 0);
+	assert_int_equal(bg_baseline_import(ctx, c, bl, "m1", 0, &imported, &present), BG_EINPUT);
+	assert_non_null(strstr(bg_ctx_error(ctx), "series \"b:t\" is in unit \"s\""));
+	assert_int_equal(imported, 0);
+	assert_int_equal(bg_store_latest_run(ctx, c, NULL, &id), 0);
+	assert_int_equal(id, 1); /* only the run made here */
+
+	bg_results_free(res);
+	bg_machine_free(m);
+	bg_commit_clear(&head);
+	bg_baseline_free(bl);
+	bg_store_free(a);
+	bg_store_free(c);
+	bg_repo_free(repo);
+	free(json);
+	bg_ctx_free(ctx);
+}
+
+/* A minimal valid file with `run` spliced in as its only run. */
+static char *file_with_run(const char *run)
+{
+	bg_buf b = BG_BUF_INIT;
+
+	bg_buf_printf(&b,
+	              "{\"format\": \"benchguard-baseline\", \"version\": 1, \"machine\": \"m1\",\n"
+	              " \"runs\": [%s]}\n",
+	              run);
+	return bg_buf_detach(&b);
+}
+
+#define GOOD_COMMIT                                                                                \
+	"\"commit\": {\"sha\": \"0123456789abcdef0123456789abcdef01234567\", \"author_time\": 1}"
+#define GOOD_UID "\"uid\": \"0123456789abcdef0123456789abcdef\""
+
+static void test_parse_errors(void **state)
+{
+	static const struct {
+		const char *text; /* a whole file, or a run when it starts with '{"uid' */
+		const char *want;
+	} cases[] = {
+		{ "{\"format\": \"benchguard-baseline\",\n\"version\": 1,,\n}",
+		  "x.json:2: not valid JSON" },
+		{ "{\"format\": \"benchguard-baseline\"} {}", "x.json:1: not valid JSON" },
+		{ "[]", "x.json: expected a JSON object, got an array" },
+		{ "{\"version\": 1}", "x.json: format: missing" },
+		{ "{\"format\": \"benchguard-baseline\", \"version\": 2, \"machine\": \"m\", "
+		  "\"runs\": []}",
+		  "x.json: version: version 2 is not supported" },
+		{ "{\"format\": \"benchguard-baseline\", \"version\": 1, \"machine\": \"a b\", "
+		  "\"runs\": []}",
+		  "x.json: machine: \"a b\" is not a machine name" },
+		{ "{\"format\": \"benchguard-baseline\", \"version\": 1, \"machine\": \"m\", "
+		  "\"runs\": {}}",
+		  "x.json: runs: expected an array, got an object" },
+		{ "{\"format\": \"benchguard-baseline\", \"version\": 1, \"machine\": \"m\", "
+		  "\"runs\": [],"
+		  " \"facts\": {\"cpu\": 4}}",
+		  "x.json: facts.cpu: expected a string, got a number" },
+		{ "{" GOOD_COMMIT ", \"started_at\": 5, \"series\": []}", "runs[0].uid: missing" },
+		{ "{" GOOD_UID
+		  ", \"commit\": {\"sha\": \"abc\"}, \"started_at\": 5, \"series\": []}",
+		  "runs[0].commit.sha: \"abc\" is not a full commit SHA" },
+		{ "{" GOOD_UID ", " GOOD_COMMIT ", \"started_at\": 0, \"series\": []}",
+		  "runs[0].started_at: must be at least 1 (got 0)" },
+		{ "{" GOOD_UID ", " GOOD_COMMIT ", \"started_at\": 5, \"tags\": {\"a=b\": \"c\"},"
+		  " \"series\": []}",
+		  "runs[0].tags.a=b: a key must be non-empty and hold no '='" },
+		{ "{" GOOD_UID ", " GOOD_COMMIT
+		  ", \"started_at\": 5, \"series\": [{\"benchmark\": \"b\","
+		  " \"metric\": \"t\", \"unit\": \"s\", \"direction\": \"lower\", \"samples\": [1, "
+		  "true]}]}",
+		  "runs[0].series[0].samples[1]: expected a number, got a boolean" },
+		{ "{" GOOD_UID ", " GOOD_COMMIT
+		  ", \"started_at\": 5, \"series\": [{\"benchmark\": \"b\","
+		  " \"metric\": \"t\", \"unit\": \"s\", \"direction\": \"lower\", \"samples\": "
+		  "[1]},"
+		  " {\"benchmark\": \"b\", \"metric\": \"t\", \"unit\": \"s\", \"direction\": "
+		  "\"lower\","
+		  " \"samples\": [2]}]}",
+		  "runs[0].series[1]: b:t appears twice in this run" },
+		{ "{" GOOD_UID ", " GOOD_COMMIT
+		  ", \"started_at\": 5, \"series\": [{\"benchmark\": \"b\","
+		  " \"metric\": \"t\", \"unit\": \"s\", \"direction\": \"lower\", \"samples\": "
+		  "[1]},"
+		  " {\"benchmark\": \"b\", \"metric\": \"u\", \"unit\": \"\", \"direction\": "
+		  "\"lower\","
+		  " \"samples\": [2]}]}",
+		  "runs[0].series[1].unit: is empty" },
+	};
+	bg_ctx *ctx = NULL;
+	bg_baseline *b = NULL;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	for (i = 0; i < BG_ARRAY_SIZE(cases); i++) {
+		char *text = !strncmp(cases[i].text, "{\"uid", 5) ||
+		                             !strncmp(cases[i].text, "{\"commit", 8)
+		                     ? file_with_run(cases[i].text)
+		                     : strdup(cases[i].text);
+		int rc = bg_baseline_parse(ctx, "x.json", text, strlen(text), &b);
+
+		if (rc != BG_EINPUT || !strstr(bg_ctx_error(ctx), cases[i].want))
+			fail_msg("case %zu: rc %d, message \"%s\", want \"%s\"", i, rc,
+			         bg_ctx_error(ctx), cases[i].want);
+		assert_null(b);
+		free(text);
+	}
+
+	/* Across runs a series keeps one unit ("ms" is seconds, so that one is fine). */
+	{
+		char *text = file_with_run(
+		        "{" GOOD_UID ", " GOOD_COMMIT
+		        ", \"started_at\": 5, \"series\": [{\"benchmark\":"
+		        " \"b\", \"metric\": \"t\", \"unit\": \"s\", \"direction\": \"lower\","
+		        " \"samples\": [1]}]}, {\"uid\": "
+		        "\"1123456789abcdef0123456789abcdef\", " GOOD_COMMIT
+		        ", \"started_at\": 5, \"series\": [{\"benchmark\": \"b\", \"metric\": "
+		        "\"t\","
+		        " \"unit\": \"ms\", \"direction\": \"lower\", \"samples\": [1]}]}, "
+		        "{\"uid\":"
+		        " \"2123456789abcdef0123456789abcdef\", " GOOD_COMMIT ", \"started_at\": 5,"
+		        " \"series\": [{\"benchmark\": \"b\", \"metric\": \"t\", \"unit\": \"B\","
+		        " \"direction\": \"lower\", \"samples\": [1]}]}");
+
+		assert_int_equal(bg_baseline_parse(ctx, "x.json", text, strlen(text), &b),
+		                 BG_EINPUT);
+		assert_non_null(
+		        strstr(bg_ctx_error(ctx), "runs[2].series[0]: unit \"B\" of b:t differs"));
+		free(text);
+	}
+	bg_ctx_free(ctx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip_exact),
+		cmocka_unit_test(test_other_machine_and_units),
+		cmocka_unit_test(test_parse_errors),
+	};
+	return cmocka_run_group_tests_name("baseline", tests, setup, teardown);
+}
