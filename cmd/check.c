@@ -13,13 +13,7 @@
 #include "cli.h"
 #include "internal.h"
 
-enum {
-	OPT_RUN = CLI_OPT_BASE + 100,
-	OPT_COMMIT,
-	OPT_MACHINE,
-	OPT_NO_FDR,
-	OPT_FDR
-};
+enum { OPT_RUN = CLI_OPT_BASE + 100, OPT_COMMIT, OPT_MACHINE };
 
 static const struct option check_options[] = {
 	{ "run", required_argument, NULL, OPT_RUN },
