@@ -279,10 +279,16 @@ int cli_check_markdown(cli_state *st, const bg_check_result *res, FILE *f)
 	        res->count[BG_VERDICT_FAILED]       ? "benchmarks failed"
 	        : res->count[BG_VERDICT_REGRESSION] ? "performance regression"
 	                                            : "no regression");
-	fprintf(f, "Commit `%.12s`%s%s%s on machine `%s`, against `%s` (window %d, from `%.12s`).\n\n",
-	        res->sha, res->branch ? " (" : "", res->branch ? res->branch : "",
-	        res->branch ? ")" : "", res->machine, res->baseline_branch, res->window,
-	        res->baseline_from);
+	if (res->baseline_branch)
+		fprintf(f,
+		        "Commit `%.12s`%s%s%s on machine `%s`, against `%s` (window %d, from "
+		        "`%.12s`).\n\n",
+		        res->sha, res->branch ? " (" : "", res->branch ? res->branch : "",
+		        res->branch ? ")" : "", res->machine, res->baseline_branch, res->window,
+		        res->baseline_from);
+	else
+		fprintf(f, "Commit `%.12s` against commit `%.12s` on machine `%s` (%d runs each).\n\n",
+		        res->sha, res->baseline_from, res->machine, res->window);
 	cli_table_print(&md, t, f);
 	fputc('\n', f);
 	summary_line(f, res);
@@ -300,9 +306,14 @@ int cli_check_print(cli_state *st, const bg_check_result *res)
 		return cli_check_markdown(st, res, stdout);
 	if (!(t = verdict_table(res, 0)))
 		return bg_error_oom(st->ctx);
-	printf("commit %.12s%s%s%s on %s, baseline %s (window %d, from %.12s)\n", res->sha,
-	       res->branch ? " (" : "", res->branch ? res->branch : "", res->branch ? ")" : "",
-	       res->machine, res->baseline_branch, res->window, res->baseline_from);
+	if (res->baseline_branch)
+		printf("commit %.12s%s%s%s on %s, baseline %s (window %d, from %.12s)\n", res->sha,
+		       res->branch ? " (" : "", res->branch ? res->branch : "",
+		       res->branch ? ")" : "", res->machine, res->baseline_branch, res->window,
+		       res->baseline_from);
+	else
+		printf("commit %.12s against %.12s on %s (%d runs each)\n", res->sha,
+		       res->baseline_from, res->machine, res->window);
 	cli_table_print(st, t, stdout);
 	summary_line(stdout, res);
 	cli_table_free(t);

@@ -141,6 +141,8 @@ int cmd_run(cli_state *st, int argc, char **argv);
 int cmd_import(cli_state *st, int argc, char **argv);
 int cmd_check(cli_state *st, int argc, char **argv);
 int cmd_ci(cli_state *st, int argc, char **argv);
+int cmd_compare(cli_state *st, int argc, char **argv);
+int cmd_bisect(cli_state *st, int argc, char **argv);
 int cmd_baseline(cli_state *st, int argc, char **argv);
 int cmd_calibrate(cli_state *st, int argc, char **argv);
 int cmd_history(cli_state *st, int argc, char **argv);

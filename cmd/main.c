@@ -66,6 +66,38 @@ const cli_command cli_commands[] = {
 	  "  --confirm N      re-run the benchmarks of a regression or improvement N\n"
 	  "                   times (default 2) and keep the verdict only if those runs\n"
 	  "                   alone reach it too; 0 believes the first runs\n" },
+	{ "compare", cmd_compare, "run two commits interleaved and judge B against A",
+	  "usage: benchguard compare A B [--runs K] [run options] [check options]\n"
+	  "\n"
+	  "Checks A and B out into cached worktrees (built once each), runs the suite\n"
+	  "K times at each (default 5), interleaved in ABBA order (A B, B A, ...) so\n"
+	  "that drift of the machine lands on both alike, and judges B against A with\n"
+	  "the statistics of `check` (Welch on the K run summaries a side).  Only\n"
+	  "this session's runs are judged.  Exit 1 if B regressed, 3 if a build or\n"
+	  "a benchmark failed.\n"
+	  "\n"
+	  "  --runs K         runs at each commit (>= 2; default 5)\n"
+	  "  run options:    --filter RE --samples N --warmup N --timeout SEC\n"
+	  "                  --machine NAME --tag K=V\n"
+	  "  check options:  --alpha A --min-change X --min-effect G --no-fdr\n" },
+	{ "bisect", cmd_bisect, "find the commit that made a benchmark slower",
+	  "usage: benchguard bisect --good A --bad B [--filter RE] [--runs K]\n"
+	  "                         [--max-runs M] [check options]\n"
+	  "\n"
+	  "Measures both ends (K runs each, default 5; stored runs of this machine\n"
+	  "are reused), picks the series that regressed most surely from A to B, and\n"
+	  "binary-searches the first-parent history A..B for the first commit where\n"
+	  "it got worse.  Each probe gets 3 runs and is compared with both ends; an\n"
+	  "ambiguous one gets 3 more, up to M (default 12).  Commits that do not\n"
+	  "build are skipped; if the culprit is among them the range is printed.\n"
+	  "Builds and stored results are reused.  Progress goes to stderr.\n"
+	  "Exit 0 when found, 1 when A and B do not differ, 2 on bad revisions (or\n"
+	  "A not a first-parent ancestor of B), 3 on a build or run failure.\n"
+	  "\n"
+	  "  --good A, --bad B  the ends (any revision)\n"
+	  "  --filter RE        only benchmarks whose name matches\n"
+	  "  --runs K           runs at each end (default 5)\n"
+	  "  --max-runs M       cap on runs at an ambiguous commit (default 12)\n" },
 	{ "import", cmd_import, "store results produced elsewhere (lines, gbench)",
 	  "usage: benchguard import FILE --format lines|gbench [--commit REV]\n"
 	  "                         [--machine NAME] [--name BENCH] [--tag K=V]...\n"

@@ -634,6 +634,11 @@ typedef struct {
 	/* The candidate runs: same commit and machine (several: the full Welch form). */
 	const int64_t *runs;
 	size_t nruns;
+	/* An explicit baseline (`compare`, `bisect`): exactly these runs, all of one
+	 * commit on the candidates' machine, instead of the rolling baseline; no
+	 * history walk, so `repo` may be NULL.  NULL: the rolling baseline. */
+	const int64_t *baseline;
+	size_t nbaseline;
 } bg_check_opts;
 
 typedef struct {
@@ -675,6 +680,76 @@ int bg_check_exit_code(const bg_check_result *res);
 int bg_check_confirm(bg_ctx *ctx, bg_check_result *res, const bg_check_result *confirm);
 /* Benchmarks with a regression or improvement (names, NULL-terminated; free with bg_strv_free). */
 int bg_check_flagged(bg_ctx *ctx, const bg_check_result *res, char ***benchmarks);
+
+/* ------------------------------------------------------------------ bisect */
+
+/*
+ * The search of `bisect` over a first-parent range c[0..n] (c[0] the good
+ * end, c[n] the bad end), on one series.  Measuring is the caller's (it
+ * builds, runs and stores); the search decides which commit to measure next,
+ * how many runs it needs and what each shows.
+ */
+typedef enum { BG_PROBE_GOOD = 0, BG_PROBE_BAD, BG_PROBE_SKIP } bg_probe_verdict;
+
+/* "good", "bad", "skip". */
+const char *bg_probe_verdict_name(bg_probe_verdict v);
+
+typedef struct {
+	size_t index; /* into c[0..n] */
+	bg_probe_verdict verdict;
+	size_t runs;     /* run summaries the decision used */
+	int reused;      /* every one of them was already stored */
+	int by_distance; /* still ambiguous at max_runs: nearer end taken */
+	double mean;     /* mean of its run summaries (NAN when skipped) */
+	double p_good;   /* p that it is worse than the good end */
+	double p_bad;    /* p that it is better than the bad end */
+} bg_bisect_step;
+
+/*
+ * Makes sure commit c[index] has at least `runs` run summaries of the series
+ * and hands them all over (*values, malloc'd, the search frees); *reused: no
+ * run was needed.  Returns 0, 1 when the commit cannot be built (it is then
+ * skipped, as `git bisect skip` does), or < 0 to stop the search.
+ */
+typedef int (*bg_bisect_measure_cb)(bg_ctx *ctx, size_t index, size_t runs, void *data,
+                                    double **values, size_t *n, int *reused);
+/* Called after each decision: step k of about `total`. */
+typedef void (*bg_bisect_progress_cb)(const bg_bisect_step *step, size_t k, size_t total,
+                                      void *data);
+
+typedef struct {
+	size_t n;                     /* index of the bad end, >= 1 */
+	const double *good, *bad;     /* run summaries of the ends, >= 2 each */
+	size_t ngood, nbad;
+	bg_direction direction;       /* of the series */
+	double alpha;                 /* per decision, e.g. 0.01 */
+	size_t runs, max_runs;        /* a probe's first runs, and its cap (0: 3 and 12) */
+	bg_bisect_measure_cb measure;
+	bg_bisect_progress_cb progress; /* may be NULL */
+	void *data;
+} bg_bisect_opts;
+
+typedef struct {
+	int found;        /* 1: first_bad is the commit; 0: it is one of lo..hi */
+	size_t first_bad; /* the first bad commit (found), else hi */
+	size_t lo, hi;    /* the culprit is in c[lo..hi]; lo == hi == first_bad when found */
+	size_t last_good; /* the newest commit classified good */
+	bg_bisect_step *steps; /* the probes, in the order measured */
+	size_t nsteps;
+	bg_test change; /* first_bad (or hi) against last_good */
+} bg_bisect_result;
+
+/*
+ * Binary search for the first bad commit: each probe is compared with both
+ * ends (one-sided Welch at alpha): worse than good and not better than bad
+ * is bad, the mirror image good; otherwise it gets `runs` more runs, up to
+ * max_runs, and then goes to the nearer end.  Commits that cannot be built
+ * are skipped; when the culprit is among them the result is the range.
+ */
+int bg_bisect_search(bg_ctx *ctx, const bg_bisect_opts *opts, bg_bisect_result *out);
+void bg_bisect_result_clear(bg_bisect_result *res);
+/* About how many probes a range of n takes: ceil(log2(n)). */
+size_t bg_bisect_estimate(size_t n);
 
 /* ------------------------------------------------- baselines and calibration */
 

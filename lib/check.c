@@ -191,11 +191,52 @@ int bg_check_exit_code(const bg_check_result *res)
 	return res->count[BG_VERDICT_REGRESSION] ? 1 : 0;
 }
 
+/*
+ * An explicit baseline (compare, bisect): the given runs, which must be
+ * complete and of one commit on the candidates' machine, in the order given.
+ */
+static int take_explicit(walk_state *w, const bg_check_opts *o, bg_check_result *res)
+{
+	size_t k;
+	int error = 0;
+
+	for (k = 0; k < o->nbaseline && error == 0; k++) {
+		bg_run_row row;
+
+		if ((error = bg_store_run_get(w->ctx, w->store, o->baseline[k], &row)) < 0)
+			return error;
+		if (!row.complete)
+			error = bg_error_set(w->ctx, BG_EINPUT,
+			                     "baseline run %lld is incomplete and cannot be used",
+			                     (long long)row.id);
+		else if (strcmp(row.machine, res->machine))
+			error = bg_error_set(w->ctx, BG_EINPUT,
+			                     "baseline run %lld was measured on machine %s, not %s",
+			                     (long long)row.id, row.machine, res->machine);
+		else if (k == 0)
+			memcpy(res->baseline_from, row.sha, sizeof(res->baseline_from));
+		else if (strcmp(row.sha, res->baseline_from))
+			error = bg_error_set(w->ctx, BG_EINPUT,
+			                     "baseline runs %lld and %lld are of different commits",
+			                     (long long)o->baseline[0], (long long)row.id);
+		bg_run_row_clear(&row);
+		if (error == 0)
+			error = take_run(w, o->baseline[k]);
+	}
+	return error;
+}
+
 static int check_opts(bg_ctx *ctx, const bg_check_opts *o)
 {
 	if (!o->runs || !o->nruns)
 		return bg_error_set(ctx, BG_EINPUT, "no run to check");
-	if (o->window < 2 || o->min_runs < 2 || o->min_runs > o->window)
+	if (o->nbaseline) {
+		if (!o->baseline)
+			return bg_error_set(ctx, BG_EINPUT, "no baseline runs given");
+		if (o->min_runs < 2)
+			return bg_error_set(ctx, BG_EINPUT, "min_runs %d: need at least 2",
+			                    o->min_runs);
+	} else if (o->window < 2 || o->min_runs < 2 || o->min_runs > o->window)
 		return bg_error_set(ctx, BG_EINPUT,
 		                    "baseline window %d and min_runs %d: need 2 <= min_runs <= window",
 		                    o->window, o->min_runs);
@@ -427,45 +468,51 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 	blocks = calloc(opts->nruns, sizeof(*blocks));
 	nblock = calloc(opts->nruns, sizeof(*nblock));
 	if (!res || !blocks || !nblock ||
-	    !(res->baseline_branch = bg_strdup(opts->baseline_branch))) {
+	    (opts->baseline_branch && !(res->baseline_branch = bg_strdup(opts->baseline_branch)))) {
 		error = bg_error_oom(ctx);
 		goto cleanup;
 	}
-	res->window = opts->window;
+	res->window = opts->nbaseline ? (int)opts->nbaseline : opts->window;
+	w.window = reach(opts->window);
+	if (opts->nbaseline > w.window)
+		w.window = opts->nbaseline;
 	if ((error = load_candidates(ctx, store, opts, res, &all, &nall, blocks, nblock)) < 0 ||
-	    (error = group_series(ctx, all, nall, opts->nruns, reach(opts->window), &cs,
-	                          &nseries)) < 0)
+	    (error = group_series(ctx, all, nall, opts->nruns, w.window, &cs, &nseries)) < 0)
 		goto cleanup;
-
-	/* Where the baseline history starts. */
-	if ((error = bg_repo_branch_tip(ctx, repo, opts->baseline_branch, tip)) < 0)
-		goto cleanup;
-	if ((error = bg_repo_merge_base(ctx, repo, res->sha, tip, res->baseline_from)) < 0) {
-		if (error == BG_ENOTFOUND)
-			error = bg_error_set(ctx, BG_ENOTFOUND,
-			                     "run %lld measured commit %.12s, which is not in this "
-			                     "repository (fetch its history, e.g. fetch-depth: 0)",
-			                     (long long)res->run_id, res->sha);
-		goto cleanup;
-	}
-
-	/* Walk it, taking run means until every series has its window. */
-	if ((error = bg_store_baseline_runs(ctx, store, res->machine, &w.refs, &w.nrefs)) < 0)
-		goto cleanup;
-	if (w.nrefs)
-		qsort(w.refs, w.nrefs, sizeof(*w.refs), cmp_ref);
 	w.ctx = ctx;
 	w.store = store;
 	w.exclude_sha = res->sha;
 	w.series = cs;
 	w.nseries = nseries;
-	w.window = reach(opts->window);
-	if (nseries && w.nrefs) {
-		error = bg_repo_walk_first_parent(ctx, repo, res->baseline_from, on_commit, &w);
-		if (w.error < 0)
-			error = w.error;
-		if (error < 0)
+
+	if (opts->nbaseline) {
+		if ((error = take_explicit(&w, opts, res)) < 0)
 			goto cleanup;
+	} else {
+		/* Where the baseline history starts. */
+		if ((error = bg_repo_branch_tip(ctx, repo, opts->baseline_branch, tip)) < 0)
+			goto cleanup;
+		if ((error = bg_repo_merge_base(ctx, repo, res->sha, tip, res->baseline_from)) < 0) {
+			if (error == BG_ENOTFOUND)
+				error = bg_error_set(ctx, BG_ENOTFOUND,
+				                     "run %lld measured commit %.12s, which is not in this "
+				                     "repository (fetch its history, e.g. fetch-depth: 0)",
+				                     (long long)res->run_id, res->sha);
+			goto cleanup;
+		}
+
+		/* Walk it, taking run means until every series has its window. */
+		if ((error = bg_store_baseline_runs(ctx, store, res->machine, &w.refs, &w.nrefs)) < 0)
+			goto cleanup;
+		if (w.nrefs)
+			qsort(w.refs, w.nrefs, sizeof(*w.refs), cmp_ref);
+		if (nseries && w.nrefs) {
+			error = bg_repo_walk_first_parent(ctx, repo, res->baseline_from, on_commit, &w);
+			if (w.error < 0)
+				error = w.error;
+			if (error < 0)
+				goto cleanup;
+		}
 	}
 
 	/* One row per series, tested where the baseline is long enough. */
@@ -498,7 +545,7 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 		                                    &r->baseline_outliers)) < 0)
 			goto cleanup;
 		/* The newest `window` of what is left. */
-		if (cs[i].nbase > (size_t)opts->window)
+		if (!opts->nbaseline && cs[i].nbase > (size_t)opts->window)
 			cs[i].nbase = (size_t)opts->window;
 		r->baseline_runs = cs[i].nbase;
 		if (cs[i].nbase < (size_t)opts->min_runs) {

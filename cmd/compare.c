@@ -1,0 +1,182 @@
+/*
+ * compare.c -- `benchguard compare A B`: both commits checked out and built
+ * in cached worktrees, then run interleaved on this machine in one session,
+ * in ABBA order (A B, B A, A B, ...) so that a drift of the machine's speed
+ * lands on both sides alike, and B judged against A with the statistics of
+ * `check` (K runs a side: the full Welch form).  Only this session's runs
+ * are judged: runs of the same commits from other times would bring back
+ * the machine's slow drift that interleaving is there to cancel.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "cli.h"
+#include "internal.h"
+
+#define COMPARE_RUNS 5
+
+typedef struct {
+	bg_commit commit;
+	bg_worktree wt;
+	int64_t *ids;
+	size_t nids;
+} side;
+
+static void side_clear(side *s)
+{
+	bg_commit_clear(&s->commit);
+	bg_worktree_clear(&s->wt);
+	free(s->ids);
+	memset(s, 0, sizeof(*s));
+}
+
+/* One run of the suite at a side's checkout; its id is kept. */
+static int run_side(cli_state *st, cli_env *env, const cli_run_flags *base, side *s,
+                    int *failed)
+{
+	cli_run_flags f = *base;
+	cli_run_output out;
+	int rc;
+
+	f.nruns = 1;
+	f.at = &s->commit;
+	f.cwd = s->wt.path;
+	f.no_build = 1;
+	if ((rc = cli_run_suite(st, env, &f, &out)) == 0) {
+		s->ids[s->nids++] = out.ids[0];
+		*failed += out.failed;
+	}
+	cli_run_output_clear(&out);
+	return rc;
+}
+
+static int print(cli_state *st, const bg_check_result *res, const side *a, const side *b, int k)
+{
+	json_object *top, *cmp;
+
+	if (st->format != CLI_JSON)
+		return cli_check_print(st, res);
+	top = cli_check_json(res);
+	cmp = json_object_new_object();
+	json_object_object_add(cmp, "a", json_object_new_string(a->commit.sha));
+	json_object_object_add(cmp, "b", json_object_new_string(b->commit.sha));
+	json_object_object_add(cmp, "runs", json_object_new_int(k));
+	json_object_object_add(cmp, "order", json_object_new_string("ABBA"));
+	json_object_object_add(top, "compare", cmp);
+	return cli_print_json(st, top);
+}
+
+int cmd_compare(cli_state *st, int argc, char **argv)
+{
+	static const struct option options[] = { CLI_RUN_LONG_OPTIONS, CLI_CHECK_LONG_OPTIONS,
+		                                 { 0, 0, 0, 0 } };
+	const cli_command *self = cli_find_command("compare");
+	bg_check_result *res = NULL;
+	cli_run_flags rflags;
+	cli_check_flags cflags;
+	bg_check_opts o;
+	const char **tags = NULL;
+	char tag[128];
+	side a, b;
+	cli_env env;
+	size_t i;
+	int opt, rc = 0, n, k, failed = 0;
+
+	memset(&env, 0, sizeof(env));
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	cli_run_flags_init(&rflags);
+	cli_check_flags_init(&cflags);
+	rflags.nruns = -1;
+	while ((opt = cli_getopt(st, argc, argv, "", options, self)) != -1) {
+		if (opt == 'h')
+			goto cleanup;
+		if (opt == '?') {
+			rc = BG_EINPUT;
+			goto cleanup;
+		}
+		if ((n = cli_run_option(st, &rflags, argc, opt, optarg)) == 0)
+			n = cli_check_option(st, &cflags, opt, optarg);
+		if (n < 0) {
+			rc = n;
+			goto cleanup;
+		}
+	}
+	rc = 0;
+	if (argc - optind != 2) {
+		rc = cli_usage_error(st, "compare needs two commits: benchguard compare A B");
+		goto cleanup;
+	}
+	if (rflags.commit) {
+		rc = cli_usage_error(st, "compare takes its commits as arguments, not --commit");
+		goto cleanup;
+	}
+	if (rflags.nruns < 0)
+		rflags.nruns = COMPARE_RUNS;
+	if (rflags.nruns < 2) {
+		rc = cli_usage_error(st, "compare needs --runs of at least 2 (got %d)", rflags.nruns);
+		goto cleanup;
+	}
+	k = rflags.nruns;
+	if ((rc = cli_open_repo(st, &env)) < 0 || (rc = cli_load_config(st, &env)) < 0 ||
+	    (rc = cli_detect_machine(st, &env, rflags.machine)) < 0 ||
+	    (rc = cli_open_store(st, &env)) < 0)
+		goto cleanup;
+	if ((rc = cli_prepare_commit(st, &env, argv[optind], 0, &a.commit, &a.wt)) < 0 ||
+	    (rc = cli_prepare_commit(st, &env, argv[optind + 1], 0, &b.commit, &b.wt)) < 0)
+		goto cleanup;
+
+	/* Every run is tagged with the pair it belongs to. */
+	tags = calloc(rflags.ntags + 2, sizeof(*tags));
+	a.ids = calloc((size_t)k, sizeof(*a.ids));
+	b.ids = calloc((size_t)k, sizeof(*b.ids));
+	if (!tags || !a.ids || !b.ids) {
+		rc = bg_error_oom(st->ctx);
+		goto cleanup;
+	}
+	for (i = 0; i < rflags.ntags; i++)
+		tags[i] = rflags.tags[i];
+	snprintf(tag, sizeof(tag), "compare=%.12s..%.12s", a.commit.sha, b.commit.sha);
+	tags[rflags.ntags] = tag;
+	{
+		cli_run_flags f = rflags;
+		f.tags = tags;
+		for (n = 0; n < k; n++) {
+			side *first = n % 2 ? &b : &a, *second = n % 2 ? &a : &b;
+
+			cli_info(st, "compare: pair %d of %d (%s first)", n + 1, k,
+			         first == &a ? "A" : "B");
+			if ((rc = run_side(st, &env, &f, first, &failed)) < 0 ||
+			    (rc = run_side(st, &env, &f, second, &failed)) < 0)
+				goto cleanup;
+		}
+	}
+
+	cli_check_opts(&cflags, env.config, &o);
+	o.baseline_branch = NULL;
+	o.window = o.min_runs = 2;
+	o.baseline = a.ids;
+	o.nbaseline = a.nids;
+	o.runs = b.ids;
+	o.nruns = b.nids;
+	if ((rc = bg_check_run(st->ctx, env.store, env.repo, &o, &res)) < 0 ||
+	    (rc = print(st, res, &a, &b, k)) < 0)
+		goto cleanup;
+	rc = bg_check_exit_code(res);
+	/* A benchmark that failed at A alone is not in B's verdict, yet the
+	 * comparison is incomplete all the same. */
+	if (failed && rc == 0)
+		rc = 3;
+
+cleanup:
+	bg_check_result_free(res);
+	free(tags);
+	side_clear(&a);
+	side_clear(&b);
+	cli_run_flags_clear(&rflags);
+	cli_env_clear(&env);
+	return rc;
+}

@@ -1,0 +1,323 @@
+/*
+ * test_bisect.c -- the search of `bisect` on synthetic histories whose
+ * culprit is known: every position of a 10% step in 63 commits is found in
+ * at most ceil(log2 63) probes; noise-level commits, unbuildable probes, an
+ * unbuildable culprit (a range, never a wrong commit), an ambiguous probe
+ * that gets more runs, and errors.  Noise is a fixed-seed Gaussian with a 1%
+ * CV, so every run of the test sees the same numbers.
+ */
+#include <math.h>
+
+#include "unit.h"
+
+#define N 63
+
+typedef struct {
+	double level[N + 1]; /* true mean at each commit */
+	char unbuildable[N + 1];
+	size_t calls[N + 1];
+	size_t measured[N + 1]; /* runs handed over so far */
+	uint64_t seed;
+	int fail_at; /* index whose measurement fails (< 0: none) */
+} world;
+
+static double gauss(world *w)
+{
+	double u1, u2;
+
+	/* xorshift64*, Box-Muller: a private, repeatable generator. */
+	w->seed ^= w->seed >> 12;
+	w->seed ^= w->seed << 25;
+	w->seed ^= w->seed >> 27;
+	u1 = ((double)((w->seed * 2685821657736338717ULL) >> 11) + 0.5) / 9007199254740992.0;
+	w->seed ^= w->seed >> 12;
+	w->seed ^= w->seed << 25;
+	w->seed ^= w->seed >> 27;
+	u2 = ((double)((w->seed * 2685821657736338717ULL) >> 11) + 0.5) / 9007199254740992.0;
+	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+}
+
+static void world_init(world *w, size_t step_at, double step)
+{
+	size_t i;
+
+	memset(w, 0, sizeof(*w));
+	w->seed = 0x9e3779b97f4a7c15ULL + step_at;
+	w->fail_at = -1;
+	for (i = 0; i <= N; i++)
+		w->level[i] = i >= step_at ? 100 * (1 + step) : 100;
+}
+
+static int measure(bg_ctx *ctx, size_t index, size_t runs, void *data, double **values, size_t *n,
+                   int *reused)
+{
+	world *w = data;
+	size_t k;
+
+	(void)ctx;
+	w->calls[index]++;
+	if ((int)index == w->fail_at)
+		return bg_error_set(ctx, BG_ERROR, "measuring %zu failed", index);
+	if (w->unbuildable[index])
+		return 1;
+	*reused = w->measured[index] >= runs;
+	if (w->measured[index] < runs)
+		w->measured[index] = runs;
+	*values = malloc(w->measured[index] * sizeof(double));
+	assert_non_null(*values);
+	for (k = 0; k < w->measured[index]; k++)
+		(*values)[k] = w->level[index] * (1 + 0.01 * gauss(w));
+	*n = w->measured[index];
+	return 0;
+}
+
+typedef struct {
+	double good[5], bad[5];
+} ends;
+
+static void opts_init(bg_bisect_opts *o, world *w, ends *e)
+{
+	size_t k;
+
+	for (k = 0; k < 5; k++) {
+		e->good[k] = w->level[0] * (1 + 0.01 * gauss(w));
+		e->bad[k] = w->level[N] * (1 + 0.01 * gauss(w));
+	}
+	memset(o, 0, sizeof(*o));
+	o->n = N;
+	o->good = e->good;
+	o->bad = e->bad;
+	o->ngood = o->nbad = 5;
+	o->direction = BG_DIR_LOWER;
+	o->alpha = 0.01;
+	o->measure = measure;
+	o->data = w;
+}
+
+static size_t probes(const bg_bisect_result *r)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->nsteps; i++)
+		n += r->steps[i].verdict != BG_PROBE_SKIP;
+	return n;
+}
+
+/* Every position of the step is found, in at most ceil(log2 63) = 6 probes. */
+static void test_every_position(void **state)
+{
+	size_t s;
+
+	(void)state;
+	assert_int_equal(bg_bisect_estimate(N), 6);
+	for (s = 1; s <= N; s++) {
+		bg_ctx *ctx = NULL;
+		bg_bisect_opts o;
+		bg_bisect_result r;
+		world w;
+		ends e;
+
+		world_init(&w, s, 0.10);
+		opts_init(&o, &w, &e);
+		assert_int_equal(bg_ctx_new(&ctx), 0);
+		assert_int_equal(bg_bisect_search(ctx, &o, &r), 0);
+		if (!r.found || r.first_bad != s) {
+			print_error("step at %zu: found %d first_bad %zu\n", s, r.found, r.first_bad);
+			fail();
+		}
+		assert_int_equal(r.last_good, s - 1);
+		assert_true(probes(&r) <= 6);
+		/* The change reported is the step: about +10%, significant. */
+		assert_true(r.change.change > 0.07 && r.change.change < 0.13);
+		if (!(r.change.p_worse < 0.01))
+			print_error("s=%zu p=%g change=%g nsteps=%zu\n", s, r.change.p_worse, r.change.change, r.nsteps);
+		assert_true(r.change.p_worse < 0.01);
+		bg_bisect_result_clear(&r);
+		bg_ctx_free(ctx);
+	}
+}
+
+/* Commits that move the series by noise-level amounts are good. */
+static void test_noise_level_commits(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_bisect_opts o;
+	bg_bisect_result r;
+	world w;
+	ends e;
+	size_t i;
+
+	(void)state;
+	world_init(&w, 40, 0.10);
+	for (i = 10; i < 40; i++)
+		w.level[i] = 100.3; /* +0.3%: a third of the noise */
+	opts_init(&o, &w, &e);
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_bisect_search(ctx, &o, &r), 0);
+	assert_true(r.found);
+	assert_int_equal(r.first_bad, 40);
+	for (i = 0; i < r.nsteps; i++)
+		assert_int_equal(r.steps[i].verdict,
+		                 r.steps[i].index >= 40 ? BG_PROBE_BAD : BG_PROBE_GOOD);
+	bg_bisect_result_clear(&r);
+	bg_ctx_free(ctx);
+}
+
+/* An unbuildable probe is skipped, a neighbour measured, the culprit still found. */
+static void test_skip_unbuildable(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_bisect_opts o;
+	bg_bisect_result r;
+	world w;
+	ends e;
+	size_t i, skipped = 0;
+
+	(void)state;
+	world_init(&w, 37, 0.10);
+	w.unbuildable[31] = 1; /* the first midpoint of 0..63 */
+	opts_init(&o, &w, &e);
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_bisect_search(ctx, &o, &r), 0);
+	assert_true(r.found);
+	assert_int_equal(r.first_bad, 37);
+	for (i = 0; i < r.nsteps; i++)
+		if (r.steps[i].verdict == BG_PROBE_SKIP) {
+			assert_int_equal(r.steps[i].index, 31);
+			skipped++;
+		}
+	assert_int_equal(skipped, 1);
+	assert_int_equal(w.calls[31], 1); /* never tried twice */
+	bg_bisect_result_clear(&r);
+	bg_ctx_free(ctx);
+}
+
+/* The culprit cannot be built: the answer is the smallest range holding it. */
+static void test_unbuildable_culprit(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_bisect_opts o;
+	bg_bisect_result r;
+	world w;
+	ends e;
+
+	(void)state;
+	world_init(&w, 20, 0.10);
+	w.unbuildable[20] = 1;
+	w.unbuildable[21] = 1;
+	opts_init(&o, &w, &e);
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_bisect_search(ctx, &o, &r), 0);
+	assert_false(r.found);
+	/* 19 is good, 22 bad; 20 and 21 unbuildable: any of 20, 21, 22. */
+	assert_int_equal(r.last_good, 19);
+	assert_int_equal(r.lo, 20);
+	assert_int_equal(r.hi, 22);
+	bg_bisect_result_clear(&r);
+	bg_ctx_free(ctx);
+}
+
+/* Half the step: like neither end, so it gets runs up to the cap, then the nearer end. */
+static void test_ambiguous_gets_more_runs(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_bisect_opts o;
+	bg_bisect_result r;
+	world w;
+	ends e;
+	size_t i;
+	int seen = 0;
+
+	(void)state;
+	world_init(&w, 33, 0.10);
+	w.level[31] = 104.5; /* nearer the good end (100) than the bad (110) */
+	opts_init(&o, &w, &e);
+	o.runs = 3;
+	o.max_runs = 9;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_bisect_search(ctx, &o, &r), 0);
+	for (i = 0; i < r.nsteps; i++)
+		if (r.steps[i].index == 31) {
+			seen = 1;
+			assert_int_equal(r.steps[i].runs, 9);
+			assert_true(r.steps[i].by_distance);
+			assert_int_equal(r.steps[i].verdict, BG_PROBE_GOOD);
+		} else {
+			assert_int_equal(r.steps[i].runs, 3);
+			assert_false(r.steps[i].by_distance);
+		}
+	assert_true(seen);
+	assert_true(w.calls[31] == 3); /* 3, 6, 9 runs */
+	assert_true(r.found);
+	assert_int_equal(r.first_bad, 33);
+	bg_bisect_result_clear(&r);
+	bg_ctx_free(ctx);
+}
+
+/* Stored results: a second search over the same world measures nothing new. */
+static void test_reuse_flag(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_bisect_opts o;
+	bg_bisect_result r;
+	world w;
+	ends e;
+	size_t i;
+
+	(void)state;
+	world_init(&w, 50, 0.10);
+	opts_init(&o, &w, &e);
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_bisect_search(ctx, &o, &r), 0);
+	for (i = 0; i < r.nsteps; i++)
+		assert_false(r.steps[i].reused);
+	bg_bisect_result_clear(&r);
+	assert_int_equal(bg_bisect_search(ctx, &o, &r), 0);
+	assert_true(r.found);
+	assert_int_equal(r.first_bad, 50);
+	for (i = 0; i < r.nsteps; i++)
+		if (!r.steps[i].reused) {
+			print_error("step %zu (commit %zu) not reused\n", i, r.steps[i].index);
+			fail();
+		}
+	bg_bisect_result_clear(&r);
+	bg_ctx_free(ctx);
+}
+
+static void test_errors(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_bisect_opts o;
+	bg_bisect_result r;
+	world w;
+	ends e;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	world_init(&w, 10, 0.10);
+	opts_init(&o, &w, &e);
+	w.fail_at = 31;
+	assert_int_equal(bg_bisect_search(ctx, &o, &r), BG_ERROR);
+	assert_non_null(strstr(bg_ctx_error(ctx), "measuring 31 failed"));
+	assert_null(r.steps);
+	opts_init(&o, &w, &e);
+	o.ngood = 1;
+	assert_int_equal(bg_bisect_search(ctx, &o, &r), BG_EINPUT);
+	opts_init(&o, &w, &e);
+	o.n = 0;
+	assert_int_equal(bg_bisect_search(ctx, &o, &r), BG_EINPUT);
+	assert_string_equal(bg_probe_verdict_name(BG_PROBE_SKIP), "skip");
+	bg_bisect_result_clear(NULL);
+	bg_ctx_free(ctx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_position),  cmocka_unit_test(test_noise_level_commits),
+		cmocka_unit_test(test_skip_unbuildable), cmocka_unit_test(test_unbuildable_culprit),
+		cmocka_unit_test(test_ambiguous_gets_more_runs), cmocka_unit_test(test_reuse_flag),
+		cmocka_unit_test(test_errors),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
