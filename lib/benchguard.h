@@ -248,6 +248,28 @@ int bg_stats_compare_cached(bg_ctx *ctx, const double *base, size_t n_base, cons
                             size_t n_cur, bg_direction dir, double alpha, bg_stats_cache *cache,
                             bg_test *out);
 
+/* What bg_stats_paired found. */
+typedef struct {
+	size_t pairs;
+	double change;   /* exp(mean log ratio) - 1, oriented: positive is worse */
+	double t, df;    /* df: n_base - 1 of the borrowed variance */
+	double p_worse;  /* one-sided */
+	double p_better; /* the mirror one-sided p-value */
+} bg_paired_test;
+
+/*
+ * Replication on interleaved pairs: run k of the candidate (cur[k]) was made
+ * next to run k of a reference commit (ref[k]), so a machine-wide slowdown
+ * that hits one hits both.  The test is on the mean of the log ratios
+ * ln(cur[k] / ref[k]) against 0; its variance is borrowed from the rolling
+ * baseline's relative run-to-run SD (`base_rel_sd`, from `n_base` runs): 2 *
+ * base_rel_sd^2 / pairs, df = n_base - 1.  That SD holds the machine's
+ * drift between runs that pairing removes, so the test errs on the side of
+ * no alarm.  Values must be finite and > 0; n_base >= 2; pairs >= 1.
+ */
+int bg_stats_paired(bg_ctx *ctx, const double *cur, const double *ref, size_t pairs,
+                    double base_rel_sd, size_t n_base, bg_direction dir, bg_paired_test *out);
+
 /* Hedges' g of b against a (bias-corrected standardized mean difference,
  * pooled SD; unoriented: positive when mean(b) > mean(a)).  n_a + n_b >= 3. */
 int bg_stats_hedges_g(bg_ctx *ctx, const double *a, size_t n_a, const double *b, size_t n_b,
@@ -649,6 +671,7 @@ typedef struct {
 	int dirty;
 	char *baseline_branch;
 	char baseline_from[41]; /* the commit whose first-parent history was used */
+	char reference[41];     /* the newest commit whose runs are in the baseline ("" if none) */
 	int window;
 	bg_verdict_row *rows; /* regressions first, then failed, improvement, ... */
 	size_t nrows;
@@ -678,6 +701,16 @@ int bg_check_exit_code(const bg_check_result *res);
  * repeat; real ones do.  Counts are updated.
  */
 int bg_check_confirm(bg_ctx *ctx, bg_check_result *res, const bg_check_result *confirm);
+/*
+ * Replication against a reference commit measured in interleaved pairs
+ * (`ref[k]` next to `cur[k]`; typically res->reference): a regression or
+ * improvement stands only if the pairs show it too, by bg_stats_paired at
+ * `alpha` in the same direction; otherwise it becomes unchanged with a
+ * message.  A shift of the whole machine that made the first runs look slow
+ * lands on both sides of a pair and cancels; a real change does not.
+ */
+int bg_check_confirm_paired(bg_ctx *ctx, bg_store *store, bg_check_result *res,
+                            const int64_t *cur, const int64_t *ref, size_t pairs, double alpha);
 /* Benchmarks with a regression or improvement (names, NULL-terminated; free with bg_strv_free). */
 int bg_check_flagged(bg_ctx *ctx, const bg_check_result *res, char ***benchmarks);
 

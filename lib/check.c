@@ -55,6 +55,7 @@ typedef struct {
 	cand_series *series; /* sorted by series_id */
 	size_t nseries, full;
 	size_t window;
+	char *reference; /* set to the first commit that gives runs */
 	int error;
 } walk_state;
 
@@ -125,6 +126,8 @@ static int on_commit(const char *sha, void *data)
 		k = lo;
 	}
 	for (; k < w->nrefs && !strcmp(w->refs[k].sha, sha); k++) {
+		if (w->reference && !*w->reference)
+			memcpy(w->reference, sha, 41);
 		if ((w->error = take_run(w, w->refs[k].id)) < 0)
 			return -1;
 		w->used++;
@@ -213,8 +216,10 @@ static int take_explicit(walk_state *w, const bg_check_opts *o, bg_check_result 
 			error = bg_error_set(w->ctx, BG_EINPUT,
 			                     "baseline run %lld was measured on machine %s, not %s",
 			                     (long long)row.id, row.machine, res->machine);
-		else if (k == 0)
+		else if (k == 0) {
 			memcpy(res->baseline_from, row.sha, sizeof(res->baseline_from));
+			memcpy(res->reference, row.sha, sizeof(res->reference));
+		}
 		else if (strcmp(row.sha, res->baseline_from))
 			error = bg_error_set(w->ctx, BG_EINPUT,
 			                     "baseline runs %lld and %lld are of different commits",
@@ -484,6 +489,7 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 	w.exclude_sha = res->sha;
 	w.series = cs;
 	w.nseries = nseries;
+	w.reference = res->reference;
 
 	if (opts->nbaseline) {
 		if ((error = take_explicit(&w, opts, res)) < 0)
@@ -636,6 +642,104 @@ int bg_check_confirm(bg_ctx *ctx, bg_check_result *res, const bg_check_result *c
 	}
 	qsort(res->rows, res->nrows, sizeof(*res->rows), cmp_rows);
 	return 0;
+}
+
+/* The run summary of one series in each run (NAN where a run lacks it). */
+static int series_values(bg_ctx *ctx, bg_store *store, const int64_t *runs, size_t n,
+                         const char *benchmark, const char *metric, double *out)
+{
+	size_t k, i;
+	int error;
+
+	for (k = 0; k < n; k++) {
+		bg_run_series *rows = NULL;
+		size_t nrows = 0;
+
+		out[k] = NAN;
+		if ((error = bg_store_run_series(ctx, store, runs[k], &rows, &nrows)) < 0)
+			return error;
+		for (i = 0; i < nrows; i++)
+			if (!strcmp(rows[i].benchmark, benchmark) && !strcmp(rows[i].metric, metric))
+				out[k] = rows[i].summary.robust_mean;
+		bg_run_series_free(rows, nrows);
+	}
+	return 0;
+}
+
+int bg_check_confirm_paired(bg_ctx *ctx, bg_store *store, bg_check_result *res,
+                            const int64_t *cur, const int64_t *ref, size_t pairs, double alpha)
+{
+	double *c = NULL, *r = NULL;
+	size_t i, k, n;
+	int error = 0;
+
+	if (!pairs)
+		return bg_error_set(ctx, BG_EINPUT, "no confirmation pairs");
+	c = malloc(pairs * sizeof(double));
+	r = malloc(pairs * sizeof(double));
+	if (!c || !r) {
+		error = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	for (i = 0; i < res->nrows; i++) {
+		bg_verdict_row *row = &res->rows[i];
+		bg_paired_test pt;
+		bg_buf b = BG_BUF_INIT;
+		int kept;
+
+		if (!flagged(row->verdict))
+			continue;
+		if ((error = series_values(ctx, store, cur, pairs, row->benchmark, row->metric, c)) <
+		        0 ||
+		    (error = series_values(ctx, store, ref, pairs, row->benchmark, row->metric, r)) < 0)
+			goto cleanup;
+		/* Pairs where either side lacks the series (it failed there) drop out. */
+		for (k = n = 0; k < pairs; k++)
+			if (isfinite(c[k]) && isfinite(r[k]) && c[k] > 0 && r[k] > 0) {
+				c[n] = c[k];
+				r[n] = r[k];
+				n++;
+			}
+		kept = 0;
+		memset(&pt, 0, sizeof(pt));
+		if (n && fabs(row->test.base_mean) > 0) {
+			if ((error = bg_stats_paired(ctx, c, r, n,
+			                             row->test.base_sd / fabs(row->test.base_mean),
+			                             row->test.n_base, row->direction, &pt)) < 0)
+				goto cleanup;
+			kept = row->verdict == BG_VERDICT_REGRESSION
+			               ? pt.p_worse < alpha && pt.change > 0
+			               : pt.p_better < alpha && pt.change < 0;
+		}
+		if (kept)
+			error = bg_buf_printf(&b, "confirmed: %+.1f%% against %.12s in %zu interleaved "
+			                          "pair%s (p %.2g)",
+			                      100.0 * pt.change, res->reference, n, n == 1 ? "" : "s",
+			                      row->verdict == BG_VERDICT_REGRESSION ? pt.p_worse
+			                                                            : pt.p_better);
+		else
+			error = bg_buf_printf(&b, "%s of %+.1f%% not reproduced next to %.12s: %+.1f%% in "
+			                          "%zu interleaved pair%s",
+			                      bg_verdict_name(row->verdict), 100.0 * row->test.change,
+			                      res->reference, 100.0 * pt.change, n, n == 1 ? "" : "s");
+		if (error < 0) {
+			bg_buf_clear(&b);
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+		free(row->message);
+		row->message = bg_buf_detach(&b);
+		if (!kept) {
+			res->count[row->verdict]--;
+			row->verdict = BG_VERDICT_UNCHANGED;
+			res->count[row->verdict]++;
+		}
+	}
+	qsort(res->rows, res->nrows, sizeof(*res->rows), cmp_rows);
+cleanup:
+	free(c);
+	free(r);
+	return error;
 }
 
 int bg_check_flagged(bg_ctx *ctx, const bg_check_result *res, char ***benchmarks)

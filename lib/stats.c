@@ -371,3 +371,44 @@ int bg_stats_drop_outliers(bg_ctx *ctx, double *v, size_t *n, double k, size_t *
 	free(rest);
 	return 0;
 }
+
+int bg_stats_paired(bg_ctx *ctx, const double *cur, const double *ref, size_t pairs,
+                    double base_rel_sd, size_t n_base, bg_direction dir, bg_paired_test *out)
+{
+	double *lr = NULL, m, se;
+	size_t k;
+
+	memset(out, 0, sizeof(*out));
+	if (pairs < 1 || n_base < 2)
+		return bg_error_set(ctx, BG_EINPUT, "a paired test needs pairs and a baseline of 2 runs");
+	if (!(base_rel_sd >= 0) || !isfinite(base_rel_sd))
+		return bg_error_set(ctx, BG_EINPUT, "the baseline's relative SD must be finite");
+	if (!(lr = malloc(pairs * sizeof(double))))
+		return bg_error_oom(ctx);
+	for (k = 0; k < pairs; k++) {
+		if (!(cur[k] > 0) || !(ref[k] > 0) || !isfinite(cur[k]) || !isfinite(ref[k])) {
+			free(lr);
+			return bg_error_set(ctx, BG_EINPUT,
+			                    "pair %zu: values must be finite and positive", k + 1);
+		}
+		lr[k] = log(cur[k] / ref[k]);
+	}
+	m = oriented(gsl_stats_mean(lr, 1, pairs), dir);
+	free(lr);
+	out->pairs = pairs;
+	out->df = (double)n_base - 1.0;
+	out->change = expm1(m);
+	se = base_rel_sd * sqrt(2.0 / (double)pairs);
+	if (se > 0.0) {
+		out->t = m / se;
+		out->p_worse = gsl_cdf_tdist_Q(out->t, out->df);
+		out->p_better = gsl_cdf_tdist_P(out->t, out->df);
+	} else {
+		int s = sign_of(m);
+
+		out->t = s ? s * INFINITY : 0.0;
+		out->p_worse = s > 0 ? 0.0 : 1.0;
+		out->p_better = s < 0 ? 0.0 : 1.0;
+	}
+	return 0;
+}

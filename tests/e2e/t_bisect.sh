@@ -1,0 +1,152 @@
+# t_bisect.sh -- `compare` and `bisect` on a real git repository built here:
+# 64 commits of a small C program whose benchmark gets 10% slower at one
+# known commit (C37), with commits that change nothing, one that changes the
+# work by a noise-level amount (C15, +0.2%) and one that does not build (C20,
+# fixed by C21).  bisect must name C37 in at most ceil(log2 64) + 2 = 8
+# builds, list its steps in JSON, build nothing and reuse everything when
+# run again, exit 1 between two commits that do not differ; and report a
+# range, not a wrong commit, when the culprit itself does not build.
+. "$(dirname "$0")/lib.sh"
+
+# work N: the program's loop count (about 1 ns each).
+write_prog() {
+	cat >prog.c <<C
+/* The benchmark: a CPU-bound loop of WORK steps. */
+#include "work.h"
+int main(void)
+{
+	volatile unsigned long x = 0;
+	for (unsigned long i = 0; i < WORK; i++)
+		x += i * i;
+	return 0;
+}
+C
+}
+set_work() { echo "#define WORK $1UL" >work.h; }
+commit() { git add -A && git commit -qm "$1" && git rev-parse HEAD; }
+
+new_repo "$T/r" >/dev/null
+cd "$T/r" || exit 1
+cat >benchguard.json <<J
+{ "build": "cc -O2 -o prog prog.c",
+  "thresholds": { "alpha": 0.01, "min_change": 0.02, "min_effect": 0.8 },
+  "defaults": { "warmup": 1, "samples": 5 },
+  "benchmarks": [ { "name": "loop", "command": "./prog" } ] }
+J
+echo '.benchguard/' >.gitignore
+write_prog
+set_work 40000000
+declare -a C
+C[0]=$(commit "C0: the benchmark")
+for i in $(seq 1 63); do
+	case $i in
+	2) echo "docs $i" >>README.md; msg="C$i: README only" ;;
+	15) set_work 40080000; msg="C$i: noise-level change (+0.2%)" ;;
+	20) echo "this does not compile" >>prog.c; msg="C$i: break the build" ;;
+	21) write_prog; msg="C$i: fix the build" ;;
+	37) set_work 44088000; msg="C$i: the slowdown (+10%)" ;;
+	*) echo "$i" >notes.txt; msg="C$i: nothing" ;;
+	esac
+	C[$i]=$(commit "$msg")
+done
+check "the repository has 64 commits" test "$(git rev-list --count HEAD)" -eq 65
+export BENCHGUARD_DB="$T/bisect.db"
+
+# ---------------------------------------------------------------- compare
+expect_rc 1 "$BG" compare "${C[36]}" "${C[37]}" --json
+cp "$T/out" "$T/cmp1.json"
+check "compare of the slower commit against its parent exits 1" true
+check "... with a regression verdict" /usr/bin/python3 - "$T/cmp1.json" <<'P'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["compare"]["runs"] == 5 and d["compare"]["order"] == "ABBA", d["compare"]
+v = {r["series"]: r["verdict"] for r in d["results"]}
+assert v["loop:wall_time"] == "regression", v
+assert d["summary"]["regression"] >= 1
+P
+check "compare of two commits that differ in a README exits 0" \
+	expect_rc 0 "$BG" compare "${C[1]}" "${C[2]}"
+check "... and says unchanged" grep -q 'unchanged' "$T/out"
+check "compare of an unknown commit exits 2" expect_rc 2 "$BG" compare "${C[1]}" deadbeef
+check "compare needs two commits" expect_rc 2 "$BG" compare "${C[1]}"
+check "the user's working tree is untouched" test -z "$(git status --porcelain)"
+
+# ----------------------------------------------------------------- bisect
+start=$SECONDS
+expect_rc 0 "$BG" bisect --good "${C[0]}" --bad "${C[63]}" --json
+cp "$T/out" "$T/b1.json"
+cp "$T/err" "$T/b1.err"
+echo "# first bisect: $((SECONDS - start)) s"
+check "bisect exits 0" true
+check "bisect names C37 in at most 8 builds, listing its steps" \
+	/usr/bin/python3 - "$T/b1.json" "${C[37]}" "${C[36]}" <<'P'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print("# first_bad", d["first_bad"][:12], "builds", d["builds"], "change", round(d["change"], 4),
+      "p", d["p"], "steps", [(s["commit"][:7], s["verdict"], s["runs"]) for s in d["steps"]])
+assert d["first_bad"] == sys.argv[2], d["first_bad"]
+assert d["subject"] == "C37: the slowdown (+10%)", d["subject"]
+assert d["last_good"] == sys.argv[3]
+assert 0 < d["builds"] <= 8, d["builds"]
+assert d["change"] > 0.05, d["change"]
+steps = d["steps"]
+assert steps[0]["verdict"] == "good" and steps[1]["verdict"] == "bad"
+probes = steps[2:]
+assert 1 <= len(probes) <= 7
+for s in probes:
+    assert s["verdict"] in ("good", "bad", "skip") and s["runs"] >= 1 and not s["reused"], s
+P
+check "progress went to stderr, step by step" grep -q 'step 1 of about' "$T/b1.err"
+
+expect_rc 0 "$BG" bisect --good "${C[0]}" --bad "${C[63]}" --json
+cp "$T/out" "$T/b2.json"
+check "the same bisect again builds nothing and reuses every stored result" \
+	/usr/bin/python3 - "$T/b1.json" "$T/b2.json" <<'P'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+assert b["first_bad"] == a["first_bad"]
+assert b["builds"] == 0, b["builds"]
+assert all(s["reused"] for s in b["steps"]), b["steps"]
+P
+
+expect_rc 1 "$BG" bisect --good "${C[40]}" --bad "${C[63]}"
+check "bisect between two commits that do not differ exits 1" true
+check "... and says so" grep -q 'nothing to bisect' "$T/out"
+check "bisect with good not an ancestor of bad exits 2" \
+	expect_rc 2 "$BG" bisect --good "${C[40]}" --bad "${C[10]}"
+check "... with a clear message" grep -q 'ancestor' "$T/err"
+check "bisect of an unknown revision exits 2" \
+	expect_rc 2 "$BG" bisect --good nosuchrev --bad "${C[10]}"
+check "bisect needs both ends" expect_rc 2 "$BG" bisect --good "${C[1]}"
+
+# ------------------------------------------- the culprit does not build
+new_repo "$T/r2" >/dev/null
+cd "$T/r2" || exit 1
+cp "$T/r/benchguard.json" "$T/r/.gitignore" .
+write_prog
+set_work 40000000
+declare -a D
+D[0]=$(commit "D0")
+for i in $(seq 1 15); do
+	case $i in
+	9) set_work 44000000; echo "broken" >>prog.c; msg="D$i: slowdown, and a typo" ;;
+	10) write_prog; msg="D$i: fix the typo" ;;
+	*) echo "$i" >notes.txt; msg="D$i: nothing" ;;
+	esac
+	D[$i]=$(commit "$msg")
+done
+export BENCHGUARD_DB="$T/bisect2.db"
+expect_rc 0 "$BG" bisect --good "${D[0]}" --bad "${D[15]}" --json
+cp "$T/out" "$T/b3.json"
+check "when the culprit does not build, bisect reports the range that holds it" \
+	/usr/bin/python3 - "$T/b3.json" "${D[8]}" "${D[9]}" "${D[10]}" <<'P'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print("# range", [c[:7] for c in d.get("range") or []], "steps",
+      [(s["commit"][:7], s["verdict"]) for s in d["steps"]])
+assert d["first_bad"] is None, d["first_bad"]
+assert d["range"] == sys.argv[3:5], d["range"]
+assert d["last_good"] == sys.argv[2]
+assert any(s["verdict"] == "skip" and s["commit"] == sys.argv[3] for s in d["steps"])
+P
+finish
