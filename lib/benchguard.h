@@ -652,15 +652,15 @@ typedef struct {
 
 typedef struct {
 	char sha[41];
-	char *path;         /* the checkout */
-	int checked_out;    /* 1: written now, 0: found in the cache */
-	int built;          /* 1: the build ran now, 0: reused (or no build command) */
-	int failed;         /* the build failed, now or remembered from an earlier attempt */
-	char *log_tail;     /* last few KiB of the build's stdout+stderr when failed */
+	char *path;      /* the checkout */
+	int checked_out; /* 1: written now, 0: found in the cache */
+	int built;       /* 1: the build ran now, 0: reused (or no build command) */
+	int failed;      /* the build failed, now or remembered from an earlier attempt */
+	char *log_tail;  /* last few KiB of the build's stdout+stderr when failed */
 	double build_seconds;
-	char *why;          /* a build that failed now: "exit status 2", "timed out after 5 s" */
-	char *log_path;     /* the build's full log beside the checkout; NULL: no build */
-	int lock_fd;        /* internal: fd + 1 of the lock that keeps gc away while in use */
+	char *why;      /* a build that failed now: "exit status 2", "timed out after 5 s" */
+	char *log_path; /* the build's full log beside the checkout; NULL: no build */
+	int lock_fd;    /* internal: fd + 1 of the lock that keeps gc away while in use */
 } bg_worktree;
 
 /* Default bound of the worktree cache (bg_worktree_opts.max_bytes = 0). */
@@ -688,13 +688,23 @@ typedef struct {
 
 /*
  * Removes checkouts not used for more than max_age seconds (< 0: no age
- * limit), then the least recently used until the cache is under max_bytes
- * (0: no size limit); checkouts in use by another benchguard are kept; never
- * follows symlinks out of the cache.  dry_run: only count.  A cache_dir that
- * does not exist is empty.
+ * limit; 0: all), then the least recently used until the cache is at most
+ * max_bytes (UINT64_MAX: no size limit); checkouts in use by a benchguard
+ * are kept; never follows symlinks out of the cache.  dry_run: only count.
+ * A cache_dir that does not exist is empty.
  */
 int bg_worktree_gc(bg_ctx *ctx, const char *cache_dir, int64_t max_age, uint64_t max_bytes,
                    int dry_run, bg_gc_stats *out);
+
+typedef enum { BG_GC_KEPT = 0, BG_GC_REMOVED, BG_GC_IN_USE } bg_gc_fate;
+
+/* Called once per checkout, least recently used first, with what gc did to it
+ * (BG_GC_REMOVED in a dry run: would remove). */
+typedef void (*bg_gc_cb)(const char *sha, int64_t last_used, uint64_t bytes, bg_gc_fate fate,
+                         void *data);
+/* bg_worktree_gc that reports each checkout to `cb` (may be NULL). */
+int bg_worktree_gc_each(bg_ctx *ctx, const char *cache_dir, int64_t max_age, uint64_t max_bytes,
+                        int dry_run, bg_gc_cb cb, void *data, bg_gc_stats *out);
 
 /* ------------------------------------------------------------------- check */
 

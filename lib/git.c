@@ -587,8 +587,7 @@ static int empty_dir(bg_ctx *ctx, const char *dir)
  * <dir>/.gitmodules) gives the submodule at `path`; *name stays NULL when
  * the file has no entry for it.
  */
-static int submodule_config(bg_ctx *ctx, const char *dir, const char *path, char **name,
-                            char **url)
+static int submodule_config(bg_ctx *ctx, const char *dir, const char *path, char **name, char **url)
 {
 	git_config *cfg = NULL;
 	git_config_iterator *it = NULL;
@@ -620,7 +619,8 @@ static int submodule_config(bg_ctx *ctx, const char *dir, const char *path, char
 		goto cleanup;
 	{
 		bg_buf k = BG_BUF_INIT;
-		if (bg_buf_printf(&k, "submodule.%s.url", *name) < 0 || !(key = bg_buf_detach(&k))) {
+		if (bg_buf_printf(&k, "submodule.%s.url", *name) < 0 ||
+		    !(key = bg_buf_detach(&k))) {
 			bg_buf_clear(&k);
 			err = bg_error_oom(ctx);
 			goto cleanup;
@@ -803,10 +803,11 @@ static int checkout_submodule(bg_ctx *ctx, git_repository *super, const gitlink 
 		{
 			git_commit *c = NULL;
 			if (git_commit_lookup(&c, sub, &link->id) < 0) {
-				err = bg_error_set(ctx, BG_ERROR,
-				                   "submodule \"%s\" (%s): commit %.12s is neither in "
-				                   "%s nor at %s",
-				                   name, link->path, sha, modules, abs_url);
+				err = bg_error_set(
+				        ctx, BG_ERROR,
+				        "submodule \"%s\" (%s): commit %.12s is neither in "
+				        "%s nor at %s",
+				        name, link->path, sha, modules, abs_url);
 				goto cleanup;
 			}
 			git_commit_free(c);
@@ -889,7 +890,8 @@ static int checkout_into(bg_ctx *ctx, git_repository *repo, const git_oid *id, c
 		goto cleanup;
 	}
 	for (i = 0; i < nlinks && err == 0; i++)
-		err = checkout_submodule(ctx, repo, &links[i], dir, base_url ? base_url : base, depth);
+		err = checkout_submodule(ctx, repo, &links[i], dir, base_url ? base_url : base,
+		                         depth);
 cleanup:
 	free(base);
 	gitlinks_free(links, nlinks);

@@ -372,8 +372,8 @@ static int spawn_setup(bg_ctx *ctx, const bg_exec_opts *opts, int out_fd, int er
 	/* One open of /dev/null serves stdin and, when not captured, stdout. */
 	rc = posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDWR, 0);
 	if (!rc && opts->log_path)
-		rc = posix_spawn_file_actions_addopen(fa, 1, opts->log_path,
-		                                      O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0666);
+		rc = posix_spawn_file_actions_addopen(
+		        fa, 1, opts->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0666);
 	else if (!rc)
 		rc = posix_spawn_file_actions_adddup2(fa, out_fd >= 0 ? out_fd : 0, 1);
 	if (!rc)

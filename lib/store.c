@@ -1658,7 +1658,8 @@ int bg_store_build_get(bg_ctx *ctx, bg_store *store, const char *sha, const char
 
 	memset(out, 0, sizeof(*out));
 	if (!sha || !machine || !command_hash)
-		return bg_error_set(ctx, BG_EINPUT, "a build is keyed by commit, machine and command");
+		return bg_error_set(ctx, BG_EINPUT,
+		                    "a build is keyed by commit, machine and command");
 	if ((error = store__stmt(ctx, store, ST_BUILD_GET, &s)) < 0)
 		return error;
 	if (store__bind_build_key(s, sha, machine, command_hash))
@@ -1669,7 +1670,8 @@ int bg_store_build_get(bg_ctx *ctx, bg_store *store, const char *sha, const char
 		out->ok = sqlite3_column_int(s, 0);
 		out->seconds = sqlite3_column_double(s, 2);
 		out->finished_at = sqlite3_column_int64(s, 3);
-		if (sqlite3_column_type(s, 1) != SQLITE_NULL && !(out->log_tail = store__col_dup(s, 1)))
+		if (sqlite3_column_type(s, 1) != SQLITE_NULL &&
+		    !(out->log_tail = store__col_dup(s, 1)))
 			error = bg_error_oom(ctx);
 	} else if (rc != SQLITE_DONE) {
 		error = store__fail(ctx, store, "reading a build");
@@ -1687,7 +1689,8 @@ int bg_store_build_put(bg_ctx *ctx, bg_store *store, const char *sha, const char
 	int error;
 
 	if (!sha || !machine || !command_hash)
-		return bg_error_set(ctx, BG_EINPUT, "a build is keyed by commit, machine and command");
+		return bg_error_set(ctx, BG_EINPUT,
+		                    "a build is keyed by commit, machine and command");
 	if ((error = store__stmt(ctx, store, ST_BUILD_PUT, &s)) < 0)
 		return error;
 	if (store__bind_build_key(s, sha, machine, command_hash) ||

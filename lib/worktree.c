@@ -225,7 +225,8 @@ static int run_build(bg_ctx *ctx, const char *command, double timeout, bg_worktr
 			err = bg_error_oom(ctx);
 		/* The reason ends the log, so a remembered tail says it too. */
 		else if ((f = fopen(wt->log_path, "a"))) {
-			fprintf(f, "\nbenchguard: build of %s failed: %s\n", wt->sha, wt->why);
+			fprintf(f, "\n[build of %.12s failed: %s after %.1f s]\n", wt->sha, wt->why,
+			        wt->build_seconds);
 			fclose(f);
 		}
 		if (!err && !(wt->log_tail = log_tail(wt->log_path)))
@@ -258,6 +259,8 @@ static int check_out(bg_ctx *ctx, bg_repo *repo, const char *cache_dir, bg_workt
 		bg_buf_clear(&b);
 		return err;
 	}
+	/* mkdtemp's 0700 would make the checkout private to this user. */
+	chmod(b.ptr, 0755);
 	bg_log(ctx, BG_LOG_INFO, "checking out %.12s into %s", wt->sha, wt->path);
 	if ((err = bg_repo_checkout(ctx, repo, wt->sha, b.ptr)) < 0)
 		goto cleanup;
@@ -309,7 +312,8 @@ int bg_worktree_prepare(bg_ctx *ctx, bg_repo *repo, bg_store *store, const char 
 	memset(&wt, 0, sizeof(wt));
 	memset(&row, 0, sizeof(row));
 	if (!sha || strlen(sha) != 40 || !is_sha(sha))
-		return bg_error_set(ctx, BG_EINPUT, "not a full commit SHA: \"%s\"", sha ? sha : "");
+		return bg_error_set(ctx, BG_EINPUT, "not a full commit SHA: \"%s\"",
+		                    sha ? sha : "");
 	if (!opts->cache_dir || !*opts->cache_dir)
 		return bg_error_set(ctx, BG_EINPUT, "no worktree cache directory");
 	memcpy(wt.sha, sha, 41);
@@ -335,8 +339,7 @@ int bg_worktree_prepare(bg_ctx *ctx, bg_repo *repo, bg_store *store, const char 
 	if ((err = lock_file(ctx, lock, LOCK_EX, 1, 1, &fd)) < 0)
 		goto cleanup;
 
-	if (build && store &&
-	    (err = bg_store_build_get(ctx, store, sha, machine, hash, &row)) < 0)
+	if (build && store && (err = bg_store_build_get(ctx, store, sha, machine, hash, &row)) < 0)
 		goto cleanup;
 	if (row.found && !row.ok && !retry_failed) {
 		/* Remembered: a broken commit stays broken; bisect skips it. */
@@ -353,7 +356,8 @@ int bg_worktree_prepare(bg_ctx *ctx, bg_repo *repo, bg_store *store, const char 
 	if (lstat(wt.path, &sb) == 0 && !S_ISDIR(sb.st_mode) &&
 	    (err = bg_rmtree(ctx, wt.path)) < 0) /* not ours: a link or a file */
 		goto cleanup;
-	if (lstat(wt.path, &sb) != 0 && (err = check_out(ctx, repo, opts->cache_dir, &wt, stamp)) < 0)
+	if (lstat(wt.path, &sb) != 0 &&
+	    (err = check_out(ctx, repo, opts->cache_dir, &wt, stamp)) < 0)
 		goto cleanup;
 	if (build && !stamp_has(stamp, stamp_line)) {
 		if ((err = run_build(ctx, build, timeout, &wt)) < 0)
@@ -383,7 +387,8 @@ done:
 		uint64_t max = opts->max_bytes ? opts->max_bytes : BG_WORKTREE_MAX_BYTES;
 
 		if (bg_worktree_gc(ctx, opts->cache_dir, -1, max, 0, &gs) < 0) {
-			bg_log(ctx, BG_LOG_WARN, "worktree cache not trimmed: %s", bg_ctx_error(ctx));
+			bg_log(ctx, BG_LOG_WARN, "worktree cache not trimmed: %s",
+			       bg_ctx_error(ctx));
 			bg_ctx_clear_error(ctx);
 		} else if (gs.removed) {
 			bg_log(ctx, BG_LOG_INFO,
@@ -411,7 +416,7 @@ typedef struct {
 	char sha[41];
 	int64_t used; /* mtime of the checkout: its last use */
 	uint64_t bytes;
-	int gone;
+	bg_gc_fate fate;
 } gc_entry;
 
 static int by_use(const void *a, const void *b)
@@ -499,6 +504,12 @@ static void gc_temp(bg_ctx *ctx, const char *dir, const char *name)
 int bg_worktree_gc(bg_ctx *ctx, const char *cache_dir, int64_t max_age, uint64_t max_bytes,
                    int dry_run, bg_gc_stats *out)
 {
+	return bg_worktree_gc_each(ctx, cache_dir, max_age, max_bytes, dry_run, NULL, NULL, out);
+}
+
+int bg_worktree_gc_each(bg_ctx *ctx, const char *cache_dir, int64_t max_age, uint64_t max_bytes,
+                        int dry_run, bg_gc_cb cb, void *data, bg_gc_stats *out)
+{
 	gc_entry *list = NULL;
 	size_t n = 0, cap = 0, i;
 	uint64_t total = 0;
@@ -547,7 +558,7 @@ int bg_worktree_gc(bg_ctx *ctx, const char *cache_dir, int64_t max_age, uint64_t
 	/* Oldest first: by age, then while the cache is over its size. */
 	for (i = 0; i < n; i++) {
 		int old = max_age >= 0 && now - list[i].used >= max_age;
-		int big = max_bytes > 0 && total > max_bytes;
+		int big = total > max_bytes;
 
 		if (!old && !big)
 			continue;
@@ -555,13 +566,14 @@ int bg_worktree_gc(bg_ctx *ctx, const char *cache_dir, int64_t max_age, uint64_t
 			err = rc;
 			goto cleanup;
 		}
-		if (rc == 1) {
-			list[i].gone = 1;
+		list[i].fate = rc == 1 ? BG_GC_REMOVED : BG_GC_IN_USE;
+		if (rc == 1)
 			total -= list[i].bytes;
-		}
 	}
 	for (i = 0; i < n; i++) {
-		if (list[i].gone) {
+		if (cb)
+			cb(list[i].sha, list[i].used, list[i].bytes, list[i].fate, data);
+		if (list[i].fate == BG_GC_REMOVED) {
 			out->removed++;
 			out->bytes_freed += list[i].bytes;
 		} else {

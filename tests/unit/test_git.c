@@ -451,8 +451,7 @@ static void files_of(char *out, size_t size, const char *rel)
 {
 	char cmd[512];
 
-	snprintf(cmd, sizeof(cmd),
-	         "cd '%s' && find . -type f | sort | tr '\\n' ' ' && echo", rel);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && find . -type f | sort | tr '\\n' ' ' && echo", rel);
 	capture(out, size, cmd);
 }
 
@@ -568,7 +567,8 @@ static void test_checkout_submodule(void **state)
 	/* A relative URL, resolved against the superproject's own path (no origin). */
 	make_repo("smrel");
 	sh("cd smrel && git -c protocol.file.allow=always submodule -q add ../smsrc sub && " AUTHOR
-	   T2 "git commit -q -m 'add sub' && git submodule -q deinit -f sub && rm -rf .git/modules");
+	           T2
+	   "git commit -q -m 'add sub' && git submodule -q deinit -f sub && rm -rf .git/modules");
 	capture(sha, sizeof(sha), "git -C smrel rev-parse HEAD");
 	r = open_repo(ctx, "smrel");
 	if (bg_repo_checkout(ctx, r, sha, path_of("smout3")) != 0)
@@ -602,7 +602,8 @@ static void make_history(const char *name, char c[5][64], char f[2][64])
 	   "f.txt && " AUTHOR T1 "git commit -q -m f$i; done",
 	   name);
 	sh("cd %s && git checkout -q main && echo 3 >>h.txt && git add h.txt && " AUTHOR T1
-	   "git commit -q -m c3 && " AUTHOR T1 "git merge -q --no-ff -m m feature && echo 4 >>h.txt "
+	   "git commit -q -m c3 && " AUTHOR T1
+	   "git merge -q --no-ff -m m feature && echo 4 >>h.txt "
 	   "&& git add h.txt && " AUTHOR T1 "git commit -q -m c4",
 	   name);
 	for (i = 0; i < 5; i++) {
