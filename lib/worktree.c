@@ -306,7 +306,7 @@ int bg_worktree_prepare(bg_ctx *ctx, bg_repo *repo, bg_store *store, const char 
 	bg_build_row row;
 	bg_worktree wt;
 	struct stat sb;
-	int fd = -1, err = 0;
+	int fd = -1, err = 0, pass;
 
 	memset(out, 0, sizeof(*out));
 	memset(&wt, 0, sizeof(wt));
@@ -336,22 +336,36 @@ int bg_worktree_prepare(bg_ctx *ctx, bg_repo *repo, bg_store *store, const char 
 		err = bg_error_oom(ctx);
 		goto cleanup;
 	}
-	if ((err = lock_file(ctx, lock, LOCK_EX, 1, 1, &fd)) < 0)
-		goto cleanup;
-
-	if (build && store && (err = bg_store_build_get(ctx, store, sha, machine, hash, &row)) < 0)
-		goto cleanup;
-	if (row.found && !row.ok && !retry_failed) {
-		/* Remembered: a broken commit stays broken; bisect skips it. */
-		wt.failed = 1;
-		wt.build_seconds = row.seconds;
-		wt.log_tail = row.log_tail;
-		row.log_tail = NULL;
-		if (!wt.log_tail && !(wt.log_tail = strdup(""))) {
-			err = bg_error_oom(ctx);
+	/*
+	 * Shared first: a commit that is ready (built, or remembered broken)
+	 * needs no more, and a process that already holds it (compare A A)
+	 * must not wait for itself.  Only work takes the lock exclusively.
+	 */
+	for (pass = 0; pass < 2; pass++) {
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
+		bg_build_row_clear(&row);
+		if ((err = lock_file(ctx, lock, pass ? LOCK_EX : LOCK_SH, 1, 1, &fd)) < 0)
 			goto cleanup;
+		if (build && store &&
+		    (err = bg_store_build_get(ctx, store, sha, machine, hash, &row)) < 0)
+			goto cleanup;
+		if (row.found && !row.ok && !retry_failed) {
+			/* Remembered: a broken commit stays broken; bisect skips it. */
+			wt.failed = 1;
+			wt.build_seconds = row.seconds;
+			wt.log_tail = row.log_tail;
+			row.log_tail = NULL;
+			if (!wt.log_tail && !(wt.log_tail = strdup(""))) {
+				err = bg_error_oom(ctx);
+				goto cleanup;
+			}
+			goto done;
 		}
-		goto done;
+		if (lstat(wt.path, &sb) == 0 && S_ISDIR(sb.st_mode) &&
+		    (!build || stamp_has(stamp, stamp_line)))
+			goto ready;
 	}
 	if (lstat(wt.path, &sb) == 0 && !S_ISDIR(sb.st_mode) &&
 	    (err = bg_rmtree(ctx, wt.path)) < 0) /* not ours: a link or a file */
@@ -367,7 +381,9 @@ int bg_worktree_prepare(bg_ctx *ctx, bg_repo *repo, bg_store *store, const char 
 		if (store && (err = bg_store_build_put(ctx, store, sha, machine, hash, !wt.failed,
 		                                       wt.log_tail, wt.build_seconds)) < 0)
 			goto cleanup;
-	} else if (!build) {
+	}
+ready:
+	if (!build) {
 		free(wt.log_path);
 		wt.log_path = NULL;
 	}

@@ -296,6 +296,12 @@ static void test_gc(void **state)
 	(void)state;
 	open_fixture(&f, "gc");
 	prepare(&f, good, 0, &held); /* in use until cleared */
+	/* The same commit again while this process holds it: no waiting for itself. */
+	alarm(30);
+	prepare(&f, good, 0, &wt);
+	alarm(0);
+	assert_int_equal(wt.checked_out + wt.built, 0);
+	bg_worktree_clear(&wt);
 	f.opts.build = NULL;
 	prepare(&f, bad, 0, &wt);
 	bg_worktree_clear(&wt);
