@@ -193,6 +193,11 @@ int cmd_ci(cli_state *st, int argc, char **argv)
 		rc = cli_usage_error(st, "ci takes no arguments (got \"%s\")", argv[optind]);
 		goto cleanup;
 	}
+	if (rflags.commit || rflags.retry_build) {
+		rc = cli_usage_error(st, "ci judges the working tree: --commit and --retry-build "
+		                         "are options of run");
+		goto cleanup;
+	}
 	if ((rc = cli_open_repo(st, &env)) < 0 || (rc = cli_load_config(st, &env)) < 0 ||
 	    (rc = cli_detect_machine(st, &env, rflags.machine)) < 0 ||
 	    (rc = cli_open_store(st, &env)) < 0)

@@ -57,7 +57,13 @@ typedef struct {
 	double timeout;                       /* 0: config */
 	const char **tags;
 	size_t ntags;
-	char *const *only; /* if set, only these benchmarks (exact names) */
+	char *const *only;  /* if set, only these benchmarks (exact names) */
+	const char *commit; /* --commit REV: the suite at that commit, in a cached worktree */
+	int retry_build;    /* --retry-build: build again a commit whose build failed before */
+	/* A pinned commit and its checkout: when `at` is set, runs are stored
+	 * under it (clean), commands run in `cwd`, and nothing is built. */
+	const bg_commit *at;
+	const char *cwd;
 } cli_run_flags;
 
 enum {
@@ -68,9 +74,12 @@ enum {
 	CLI_OPT_TIMEOUT,
 	CLI_OPT_MACHINE,
 	CLI_OPT_TAG,
-	CLI_OPT_NO_BUILD
+	CLI_OPT_NO_BUILD,
+	CLI_OPT_COMMIT,
+	CLI_OPT_RETRY_BUILD
 };
 
+/* clang-format off */
 #define CLI_RUN_LONG_OPTIONS                                              \
 	{ "filter", required_argument, NULL, CLI_OPT_FILTER },             \
 		{ "samples", required_argument, NULL, CLI_OPT_SAMPLES },   \
@@ -79,7 +88,10 @@ enum {
 		{ "timeout", required_argument, NULL, CLI_OPT_TIMEOUT },   \
 		{ "machine", required_argument, NULL, CLI_OPT_MACHINE },   \
 		{ "tag", required_argument, NULL, CLI_OPT_TAG },           \
-		{ "no-build", no_argument, NULL, CLI_OPT_NO_BUILD }
+		{ "no-build", no_argument, NULL, CLI_OPT_NO_BUILD },       \
+		{ "commit", required_argument, NULL, CLI_OPT_COMMIT },     \
+		{ "retry-build", no_argument, NULL, CLI_OPT_RETRY_BUILD }
+/* clang-format on */
 
 /* What a `run` made: one stored run (and its results) per --runs. */
 typedef struct {
@@ -148,6 +160,24 @@ int cmd_calibrate(cli_state *st, int argc, char **argv);
 int cmd_history(cli_state *st, int argc, char **argv);
 int cmd_fingerprint(cli_state *st, int argc, char **argv);
 int cmd_help(cli_state *st, int argc, char **argv);
+int cmd_gc(cli_state *st, int argc, char **argv);
+
+/*
+ * Pinned commits (cmd/pinned.c).  cli_prepare_commit resolves `rev`
+ * (unknown -> exit 2, naming it) and prepares its worktree with the
+ * config's build command (env: repo, config, machine and store open); a
+ * failed build, now or remembered, prints the build log's tail on stderr and
+ * returns BG_EBUILD (exit 3) "build of <sha12> failed (...)".  The _soft
+ * form returns 0 with wt->failed set instead and prints nothing (bisect
+ * skips such a commit).  Both fill *commit and *wt (the caller clears them,
+ * also on failure).
+ */
+int cli_prepare_commit(cli_state *st, cli_env *env, const char *rev, int retry_failed,
+                       bg_commit *commit, bg_worktree *wt);
+int cli_prepare_commit_soft(cli_state *st, cli_env *env, const char *rev, int retry_failed,
+                            bg_commit *commit, bg_worktree *wt);
+/* <repo root>/.benchguard/worktrees, or $BENCHGUARD_CACHE when set (caller frees). */
+char *cli_cache_dir(cli_state *st, const cli_env *env);
 
 /*
  * getopt_long over a command's own options plus the global ones, which are
@@ -182,6 +212,8 @@ int cli_open_repo(cli_state *st, cli_env *env);
 int cli_load_config(cli_state *st, cli_env *env);
 int cli_open_store(cli_state *st, cli_env *env);
 int cli_detect_machine(cli_state *st, cli_env *env, const char *name);
+/* Creates .benchguard-style directory `dir` with a .gitignore that ignores it all. */
+int cli_private_dir(cli_state *st, const char *dir);
 void cli_env_clear(cli_env *env);
 /* The config path for this repository (caller frees). */
 char *cli_config_path(cli_state *st, const cli_env *env);

@@ -281,7 +281,7 @@ int cli_load_config(cli_state *st, cli_env *env)
 
 /* The default database lives in .benchguard/ at the repository root; that
  * folder ignores itself so the results never show up in `git status`. */
-static int default_db_dir(cli_state *st, const char *dir)
+int cli_private_dir(cli_state *st, const char *dir)
 {
 	bg_buf ign = BG_BUF_INIT;
 	FILE *f;
@@ -308,7 +308,7 @@ int cli_open_store(cli_state *st, cli_env *env)
 	} else {
 		if (bg_buf_printf(&b, "%s/.benchguard", bg_repo_workdir(env->repo)) < 0)
 			return bg_error_oom(st->ctx);
-		if ((rc = default_db_dir(st, b.ptr)) < 0) {
+		if ((rc = cli_private_dir(st, b.ptr)) < 0) {
 			bg_buf_clear(&b);
 			return rc;
 		}

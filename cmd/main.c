@@ -18,14 +18,25 @@ const cli_command cli_commands[] = {
 	  "--config PATH) and creates the results database.\n"
 	  "\n"
 	  "  --force          overwrite an existing configuration\n" },
-	{ "run", cmd_run, "build and run the suite at the working tree; store every sample",
-	  "usage: benchguard run [--filter RE] [--samples N] [--warmup N] [--runs K]\n"
-	  "                      [--machine NAME] [--tag K=V]...\n"
+	{ "run", cmd_run,
+	  "build and run the suite at the working tree or at a commit; store every sample",
+	  "usage: benchguard run [--commit REV [--retry-build]] [--filter RE] [--samples N]\n"
+	  "                      [--warmup N] [--runs K] [--machine NAME] [--tag K=V]...\n"
 	  "\n"
 	  "Runs the configured build, then every benchmark (warm-up, then samples) in\n"
 	  "the repository's working tree, and stores each run under HEAD's commit and\n"
 	  "this machine's fingerprint.  Exit 3 if a benchmark failed or the build did.\n"
 	  "\n"
+	  "With --commit REV, REV is checked out (submodules included) into a cached\n"
+	  "worktree, .benchguard/worktrees/<sha> (or under $BENCHGUARD_CACHE), and\n"
+	  "built there once: a commit that built is never rebuilt while its worktree\n"
+	  "exists, and a failed build is remembered.  The suite is the one you have\n"
+	  "(benchguard.json or --config), its commands run inside the worktree, and\n"
+	  "the runs are stored under REV's SHA.  Your working tree is not touched.\n"
+	  "Unknown REV: exit 2; failed build: exit 3 with the end of its log.\n"
+	  "\n"
+	  "  --commit REV     run at REV (SHA, branch, tag, HEAD~3...) in its worktree\n"
+	  "  --retry-build    build REV again although its last build failed\n"
 	  "  --filter RE      only benchmarks whose name matches the extended regex RE\n"
 	  "  --samples N      timed executions per benchmark (overrides the config)\n"
 	  "  --warmup N       discarded executions before sampling\n"
@@ -33,7 +44,7 @@ const cli_command cli_commands[] = {
 	  "  --timeout SEC    per-execution timeout (overrides the config)\n"
 	  "  --machine NAME   store under NAME instead of the hardware fingerprint\n"
 	  "  --tag K=V        attach a tag to the run (repeatable)\n"
-	  "  --no-build       skip the configured build command\n" },
+	  "  --no-build       skip the configured build command (not with --commit)\n" },
 	{ "check", cmd_check, "judge stored runs against their rolling baseline",
 	  "usage: benchguard check [--run ID | --commit REV] [--machine NAME]\n"
 	  "                        [--baseline-branch B] [--window N] [--min-runs N]\n"
@@ -146,6 +157,18 @@ const cli_command cli_commands[] = {
 	  "\n"
 	  "Stable facts are hashed into the fingerprint; volatile facts are stored\n"
 	  "with each run for reports and warnings.\n" },
+	{ "gc", cmd_gc, "reclaim cached worktrees of pinned commits by age and size",
+	  "usage: benchguard gc [--max-age DAYS] [--max-size SIZE] [--dry-run]\n"
+	  "\n"
+	  "Removes the worktrees (checkout, build and build log) of pinned commits\n"
+	  "not used for longer than --max-age, then the least recently used ones until\n"
+	  "the cache fits in --max-size.  Worktrees a running benchguard uses are\n"
+	  "kept.  A commit whose worktree is gone is checked out and built again when\n"
+	  "next needed.  `run --commit` also keeps the cache under 20G by itself.\n"
+	  "\n"
+	  "  --max-age DAYS   e.g. 14d (default), 12h; 0d removes every worktree\n"
+	  "  --max-size SIZE  e.g. 20G (default), 512M, 100K\n"
+	  "  --dry-run        only say what would be removed\n" },
 	{ "help", cmd_help, "show help for a command", "usage: benchguard help [COMMAND]\n" },
 	{ NULL, NULL, NULL, NULL },
 };

@@ -1,7 +1,9 @@
 /*
  * run.c -- `benchguard run`: build, run the suite at the working tree, store
  * every sample under HEAD's commit and this machine's fingerprint, print a
- * summary.  Each of --runs K runs is stored as it goes, so a run killed
+ * summary.  With --commit REV the suite (the user's config, so commits older
+ * than it can be measured) runs in REV's cached, built worktree instead and
+ * is stored under REV's SHA.  Each of --runs K runs is stored as it goes, so a run killed
  * half-way stays marked incomplete and the earlier ones are kept.
  */
 #include <regex.h>
@@ -317,6 +319,14 @@ int cli_run_option(cli_state *st, cli_run_flags *f, int argc, int opt, const cha
 	case CLI_OPT_NO_BUILD:
 		f->no_build = 1;
 		break;
+	case CLI_OPT_COMMIT:
+		if (!*arg)
+			return cli_usage_error(st, "--commit needs a revision");
+		f->commit = arg;
+		break;
+	case CLI_OPT_RETRY_BUILD:
+		f->retry_build = 1;
+		break;
 	default:
 		return 0;
 	}
@@ -367,8 +377,19 @@ int cli_run_suite(cli_state *st, cli_env *env, const cli_run_flags *f, cli_run_o
 		}
 		have_re = 1;
 	}
-	if ((rc = bg_repo_head(st->ctx, env->repo, &out->head)) < 0)
+	if (f->at) {
+		/* A pinned checkout is the commit exactly: never dirty. */
+		memcpy(out->head.sha, f->at->sha, sizeof(out->head.sha));
+		out->head.author_time = f->at->author_time;
+		if ((f->at->branch && !(out->head.branch = strdup(f->at->branch))) ||
+		    (f->at->author && !(out->head.author = strdup(f->at->author))) ||
+		    (f->at->subject && !(out->head.subject = strdup(f->at->subject)))) {
+			rc = bg_error_oom(st->ctx);
+			goto cleanup;
+		}
+	} else if ((rc = bg_repo_head(st->ctx, env->repo, &out->head)) < 0) {
 		goto cleanup;
+	}
 	for (i = 0; i < bg_config_benchmark_count(env->config); i++)
 		if (selected(f, have_re ? &re : NULL, bg_config_benchmark(env->config, i)->name))
 			total++;
@@ -379,7 +400,9 @@ int cli_run_suite(cli_state *st, cli_env *env, const cli_run_flags *f, cli_run_o
 	if (out->head.dirty)
 		cli_warn(st, "the working tree has uncommitted changes: this run is stored as "
 		             "dirty and never used as a baseline");
-	if (!f->no_build && (rc = build(st, env)) < 0)
+	if (f->at && bg_config_build(env->config))
+		record_compiler(st, env);
+	else if (!f->at && !f->no_build && (rc = build(st, env)) < 0)
 		goto cleanup;
 
 	out->ids = calloc((size_t)f->nruns, sizeof(*out->ids));
@@ -396,7 +419,7 @@ int cli_run_suite(cli_state *st, cli_env *env, const cli_run_flags *f, cli_run_o
 		progress_state ps = { st, 0, total, k + 1, f->nruns };
 		bg_run_opts ro = BG_RUN_OPTS_INIT;
 
-		ro.cwd = bg_repo_workdir(env->repo);
+		ro.cwd = f->at ? f->cwd : bg_repo_workdir(env->repo);
 		ro.samples = f->samples;
 		ro.warmup = f->warmup;
 		ro.timeout = f->timeout;
@@ -458,11 +481,15 @@ int cmd_run(cli_state *st, int argc, char **argv)
 	const cli_command *self = cli_find_command("run");
 	cli_run_flags flags;
 	cli_run_output out;
+	bg_commit commit;
+	bg_worktree wt;
 	cli_env env;
 	int opt, rc = 0;
 
 	memset(&env, 0, sizeof(env));
 	memset(&out, 0, sizeof(out));
+	memset(&commit, 0, sizeof(commit));
+	memset(&wt, 0, sizeof(wt));
 	cli_run_flags_init(&flags);
 	while ((opt = cli_getopt(st, argc, argv, "", run_options, self)) != -1) {
 		if (opt == 'h')
@@ -477,9 +504,27 @@ int cmd_run(cli_state *st, int argc, char **argv)
 		rc = cli_usage_error(st, "run takes no arguments (got \"%s\")", argv[optind]);
 		goto cleanup;
 	}
+	if (flags.commit && flags.no_build) {
+		rc = cli_usage_error(st, "--no-build does not go with --commit: a pinned commit is "
+		                         "built once in its worktree and reused");
+		goto cleanup;
+	}
+	if (flags.retry_build && !flags.commit) {
+		rc = cli_usage_error(st, "--retry-build goes with --commit REV");
+		goto cleanup;
+	}
 	if ((rc = cli_open_repo(st, &env)) < 0 || (rc = cli_load_config(st, &env)) < 0 ||
 	    (rc = cli_detect_machine(st, &env, flags.machine)) < 0 ||
-	    (rc = cli_open_store(st, &env)) < 0 || (rc = cli_run_suite(st, &env, &flags, &out)) < 0)
+	    (rc = cli_open_store(st, &env)) < 0)
+		goto cleanup;
+	if (flags.commit) {
+		if ((rc = cli_prepare_commit(st, &env, flags.commit, flags.retry_build, &commit,
+		                             &wt)) < 0)
+			goto cleanup;
+		flags.at = &commit;
+		flags.cwd = wt.path;
+	}
+	if ((rc = cli_run_suite(st, &env, &flags, &out)) < 0)
 		goto cleanup;
 	rc = st->format == CLI_JSON ? print_json(st, &env, &out) : print_table(st, &out);
 	if (rc == 0 && out.failed)
@@ -488,6 +533,8 @@ int cmd_run(cli_state *st, int argc, char **argv)
 cleanup:
 	cli_run_output_clear(&out);
 	cli_run_flags_clear(&flags);
+	bg_worktree_clear(&wt);
+	bg_commit_clear(&commit);
 	cli_env_clear(&env);
 	return rc;
 }

@@ -384,6 +384,9 @@ typedef struct {
 	int capture_stdout;     /* 0: stdout goes to /dev/null */
 	size_t out_limit;       /* bytes of stdout kept; 0: 64 MiB */
 	const char *const *env; /* extra "K=V" entries, NULL-terminated, or NULL */
+	/* Set: stdout and stderr both go to this file (created or truncated),
+	 * interleaved as written, and nothing is captured (a build's log). */
+	const char *log_path;
 } bg_exec_opts;
 
 /*
@@ -500,6 +503,28 @@ typedef int (*bg_walk_cb)(const char *sha, void *data);
 /* Walks the first-parent history from `sha` (itself first) back to the root. */
 int bg_repo_walk_first_parent(bg_ctx *ctx, bg_repo *repo, const char *sha, bg_walk_cb cb,
                               void *data);
+
+/*
+ * Writes the tree of commit `sha` into directory `dir` (created; must not
+ * exist or be empty), without touching the repository's index or HEAD;
+ * submodules (gitlinks) are checked out recursively at their recorded
+ * commits from the superproject's .git/modules/<name> (or, failing that,
+ * cloned with libgit2 from the URL in that commit's .gitmodules, relative
+ * URLs resolved against the superproject's remote "origin" or its own path).
+ * A submodule that cannot be found -> error with a message naming it.
+ * Unknown sha -> BG_ENOTFOUND; `dir` not empty -> BG_EINPUT.
+ */
+int bg_repo_checkout(bg_ctx *ctx, bg_repo *repo, const char *sha, const char *dir);
+/* Is `ancestor` an ancestor of (or equal to) `descendant`?  1/0, < 0 on error. */
+int bg_repo_is_ancestor(bg_ctx *ctx, bg_repo *repo, const char *ancestor, const char *descendant);
+/*
+ * The first-parent chain from `bad` back to (not including) `good`, oldest
+ * first (*shas: array of 41-byte strings, caller frees with free(); empty
+ * when good == bad).  `good` not a first-parent ancestor of `bad` ->
+ * BG_EINPUT with a clear message.
+ */
+int bg_repo_first_parent_range(bg_ctx *ctx, bg_repo *repo, const char *good, const char *bad,
+                               char (**shas)[41], size_t *n);
 
 /* ------------------------------------------------------------------- store */
 
@@ -618,6 +643,90 @@ void bg_strv_free(char **v);
 /* The raw samples of one series in one run, in measured order. */
 int bg_store_samples(bg_ctx *ctx, bg_store *store, int64_t run_id, const char *benchmark,
                      const char *metric, double **values, size_t *n);
+
+/* The remembered outcome of building one commit with one build command on one machine. */
+typedef struct {
+	int found; /* 0: never built (the rest is zero) */
+	int ok;
+	char *log_tail; /* the end of the build's output (failed builds); may be NULL */
+	double seconds;
+	int64_t finished_at; /* seconds since the epoch */
+} bg_build_row;
+
+/* The build of `sha` keyed by machine and command hash; none -> found = 0, not an error. */
+int bg_store_build_get(bg_ctx *ctx, bg_store *store, const char *sha, const char *machine,
+                       const char *command_hash, bg_build_row *out);
+/* Records (or replaces) a build's outcome, finished now. */
+int bg_store_build_put(bg_ctx *ctx, bg_store *store, const char *sha, const char *machine,
+                       const char *command_hash, int ok, const char *log_tail, double seconds);
+void bg_build_row_clear(bg_build_row *row);
+
+/* --------------------------------------------------------------- worktrees */
+
+typedef struct {
+	const char *cache_dir; /* where checkouts live, e.g. <repo>/.benchguard/worktrees */
+	const char *build;     /* the config's build command; NULL: none */
+	double build_timeout;  /* seconds; <= 0: 3600 */
+	const char *machine;   /* fingerprint the build outcome is remembered for */
+	uint64_t max_bytes;    /* automatic bound on the cache (0: default 20 GiB); the least
+	                          recently used other checkouts go first */
+} bg_worktree_opts;
+
+typedef struct {
+	char sha[41];
+	char *path;      /* the checkout */
+	int checked_out; /* 1: written now, 0: found in the cache */
+	int built;       /* 1: the build ran now, 0: reused (or no build command) */
+	int failed;      /* the build failed, now or remembered from an earlier attempt */
+	char *log_tail;  /* last few KiB of the build's stdout+stderr when failed */
+	double build_seconds;
+	char *why;      /* a build that failed now: "exit status 2", "timed out after 5 s" */
+	char *log_path; /* the build's full log beside the checkout; NULL: no build */
+	int lock_fd;    /* internal: fd + 1 of the lock that keeps gc away while in use */
+} bg_worktree;
+
+/* Default bound of the worktree cache (bg_worktree_opts.max_bytes = 0). */
+#define BG_WORKTREE_MAX_BYTES ((uint64_t)20 << 30)
+
+/*
+ * Checks `sha` (40 hex digits) out into <cache_dir>/<sha> (atomically: a
+ * temp dir renamed into place, safe against a parallel benchguard doing the
+ * same) and runs the build there once, with cwd = the checkout and
+ * BENCHGUARD_COMMIT=<sha> in its environment; a SHA whose build succeeded
+ * (and whose checkout still exists) is never rebuilt; a remembered failure is
+ * not retried (returns 0 with failed=1) unless `retry_failed`.  Returns < 0
+ * only when benchguard itself fails (git, disk, database).  Progress
+ * ("checking out…", "building…") through bg_log on ctx.  Until
+ * bg_worktree_clear, the checkout is marked in use and gc leaves it alone.
+ */
+int bg_worktree_prepare(bg_ctx *ctx, bg_repo *repo, bg_store *store, const char *sha,
+                        const bg_worktree_opts *opts, int retry_failed, bg_worktree *out);
+void bg_worktree_clear(bg_worktree *wt);
+
+typedef struct {
+	size_t removed, kept;
+	uint64_t bytes_freed, bytes_kept;
+} bg_gc_stats;
+
+/*
+ * Removes checkouts not used for more than max_age seconds (< 0: no age
+ * limit; 0: all), then the least recently used until the cache is at most
+ * max_bytes (UINT64_MAX: no size limit); checkouts in use by a benchguard
+ * are kept; never follows symlinks out of the cache.  dry_run: only count.
+ * A cache_dir that does not exist is empty.
+ */
+int bg_worktree_gc(bg_ctx *ctx, const char *cache_dir, int64_t max_age, uint64_t max_bytes,
+                   int dry_run, bg_gc_stats *out);
+
+typedef enum { BG_GC_KEPT = 0, BG_GC_REMOVED, BG_GC_IN_USE } bg_gc_fate;
+
+/* Called once per checkout, least recently used first, with what gc did to it
+ * (BG_GC_REMOVED in a dry run: would remove). */
+typedef void (*bg_gc_cb)(const char *sha, int64_t last_used, uint64_t bytes, bg_gc_fate fate,
+                         void *data);
+/* bg_worktree_gc that reports each checkout to `cb` (may be NULL). */
+int bg_worktree_gc_each(bg_ctx *ctx, const char *cache_dir, int64_t max_age, uint64_t max_bytes,
+                        int dry_run, bg_gc_cb cb, void *data, bg_gc_stats *out);
 
 /* ------------------------------------------------------------------- check */
 

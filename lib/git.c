@@ -9,12 +9,21 @@
  * changes what is measured.  For the same reason a submodule whose only
  * change is untracked files inside it is clean.
  *
+ * Pinned commits are written into plain directories (bg_repo_checkout)
+ * through an index of their own, never the repository's, with their
+ * submodules at the recorded commits; ancestry questions for bisect are
+ * answered along first parents.
+ *
  * libgit2 keeps its last error per thread; every failure copies it into the
  * bg_ctx at once, before another libgit2 call can replace it.
  */
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <git2.h>
 
@@ -420,4 +429,484 @@ int bg_repo_walk_first_parent(bg_ctx *ctx, bg_repo *repo, const char *sha, bg_wa
 cleanup:
 	git_revwalk_free(walk);
 	return rc;
+}
+
+int bg_repo_is_ancestor(bg_ctx *ctx, bg_repo *repo, const char *ancestor, const char *descendant)
+{
+	git_oid a, d;
+	int err;
+
+	if ((err = oid_of(ctx, repo->repo, ancestor, &a)) < 0 ||
+	    (err = oid_of(ctx, repo->repo, descendant, &d)) < 0)
+		return err;
+	if (git_oid_equal(&a, &d))
+		return 1;
+	err = git_graph_descendant_of(repo->repo, &d, &a);
+	if (err < 0)
+		return git__fail(ctx, BG_ERROR, "walking the history");
+	return err ? 1 : 0;
+}
+
+int bg_repo_first_parent_range(bg_ctx *ctx, bg_repo *repo, const char *good, const char *bad,
+                               char (**shas)[41], size_t *n)
+{
+	char(*list)[41] = NULL;
+	git_commit *c = NULL, *parent = NULL;
+	git_oid g, b;
+	size_t len = 0, cap = 0, i;
+	int err;
+
+	*shas = NULL;
+	*n = 0;
+	if ((err = oid_of(ctx, repo->repo, good, &g)) < 0 ||
+	    (err = oid_of(ctx, repo->repo, bad, &b)) < 0)
+		return err;
+	if (git_commit_lookup(&c, repo->repo, &b) < 0)
+		return git__fail(ctx, BG_ERROR, "reading a commit");
+	/* Following first parents only: a bisect along the branch's own line
+	 * steps over a merge as one commit instead of into what it merged. */
+	while (!git_oid_equal(git_commit_id(c), &g)) {
+		if (len == cap) {
+			char(*p)[41];
+			cap = cap ? cap * 2 : 64;
+			if (!(p = realloc(list, cap * sizeof(*list)))) {
+				err = bg_error_oom(ctx);
+				goto cleanup;
+			}
+			list = p;
+		}
+		git_oid_tostr(list[len++], 41, git_commit_id(c));
+		if (git_commit_parentcount(c) == 0) {
+			char gs[41], bs[41];
+			git_oid_tostr(gs, sizeof(gs), &g);
+			git_oid_tostr(bs, sizeof(bs), &b);
+			err = bg_error_set(ctx, BG_EINPUT,
+			                   "%.12s is not on the first-parent history of %.12s: the "
+			                   "good commit must be an ancestor of the bad one along "
+			                   "its branch",
+			                   gs, bs);
+			goto cleanup;
+		}
+		if (git_commit_parent(&parent, c, 0) < 0) {
+			err = git__fail(ctx, BG_ERROR, "reading a parent commit");
+			goto cleanup;
+		}
+		git_commit_free(c);
+		c = parent;
+		parent = NULL;
+	}
+	/* Oldest first. */
+	for (i = 0; i < len / 2; i++) {
+		char tmp[41];
+		memcpy(tmp, list[i], 41);
+		memcpy(list[i], list[len - 1 - i], 41);
+		memcpy(list[len - 1 - i], tmp, 41);
+	}
+	*shas = list;
+	*n = len;
+	list = NULL;
+	err = 0;
+cleanup:
+	free(list);
+	git_commit_free(c);
+	git_commit_free(parent);
+	return err;
+}
+
+/* -------------------------------------------------------------- checkouts */
+
+/* Submodules inside submodules: deeper than this is a cycle, not a project. */
+#define SUBMODULE_DEPTH 8
+
+typedef struct {
+	char *path;
+	git_oid id;
+} gitlink;
+
+static void gitlinks_free(gitlink *links, size_t n)
+{
+	size_t i;
+
+	for (i = 0; links && i < n; i++)
+		free(links[i].path);
+	free(links);
+}
+
+/* "<a>/<b>", or NULL when out of memory. */
+static char *path_join(const char *a, const char *b)
+{
+	bg_buf buf = BG_BUF_INIT;
+
+	if (bg_buf_printf(&buf, "%s/%s", a, b) < 0) {
+		bg_buf_clear(&buf);
+		return NULL;
+	}
+	return bg_buf_detach(&buf);
+}
+
+/* Creates `dir` (and its parents) if it does not exist; an existing one must be empty. */
+static int empty_dir(bg_ctx *ctx, const char *dir)
+{
+	struct dirent *e;
+	char *p;
+	DIR *d;
+	int used = 0;
+	size_t i;
+
+	if (!(p = strdup(dir)))
+		return bg_error_oom(ctx);
+	for (i = 1; p[i]; i++) {
+		if (p[i] != '/')
+			continue;
+		p[i] = '\0';
+		if (mkdir(p, 0777) < 0 && errno != EEXIST) {
+			int err = bg_error_errno(ctx, BG_EIO, "cannot create %s", p);
+			free(p);
+			return err;
+		}
+		p[i] = '/';
+	}
+	free(p);
+	if (mkdir(dir, 0777) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return bg_error_errno(ctx, BG_EIO, "cannot create %s", dir);
+	if (!(d = opendir(dir)))
+		return bg_error_errno(ctx, BG_EIO, "%s", dir);
+	while (!used && (e = readdir(d)) != NULL)
+		used = strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+	closedir(d);
+	if (used)
+		return bg_error_set(ctx, BG_EINPUT, "%s is not empty: will not check out into it",
+		                    dir);
+	return 0;
+}
+
+/*
+ * The name and URL that commit's .gitmodules (already written to
+ * <dir>/.gitmodules) gives the submodule at `path`; *name stays NULL when
+ * the file has no entry for it.
+ */
+static int submodule_config(bg_ctx *ctx, const char *dir, const char *path, char **name, char **url)
+{
+	git_config *cfg = NULL;
+	git_config_iterator *it = NULL;
+	git_config_entry *e;
+	git_buf buf = { 0 };
+	char *file = path_join(dir, ".gitmodules"), *key = NULL;
+	int err = 0;
+
+	*name = *url = NULL;
+	if (!file)
+		return bg_error_oom(ctx);
+	if (access(file, F_OK) != 0)
+		goto cleanup;
+	if (git_config_open_ondisk(&cfg, file) < 0 || git_config_iterator_new(&it, cfg) < 0) {
+		err = git__fail(ctx, BG_ERROR, "reading .gitmodules");
+		goto cleanup;
+	}
+	/* submodule.<name>.path = <path>; names may contain dots. */
+	while (!*name && git_config_next(&e, it) == 0) {
+		size_t len = strlen(e->name);
+		if (len > 15 && !strncmp(e->name, "submodule.", 10) &&
+		    !strcmp(e->name + len - 5, ".path") && e->value && !strcmp(e->value, path) &&
+		    !(*name = strndup(e->name + 10, len - 15))) {
+			err = bg_error_oom(ctx);
+			goto cleanup;
+		}
+	}
+	if (!*name)
+		goto cleanup;
+	{
+		bg_buf k = BG_BUF_INIT;
+		if (bg_buf_printf(&k, "submodule.%s.url", *name) < 0 ||
+		    !(key = bg_buf_detach(&k))) {
+			bg_buf_clear(&k);
+			err = bg_error_oom(ctx);
+			goto cleanup;
+		}
+	}
+	if (git_config_get_string_buf(&buf, cfg, key) == 0 && !(*url = strdup(buf.ptr)))
+		err = bg_error_oom(ctx);
+cleanup:
+	git_buf_dispose(&buf);
+	git_config_iterator_free(it);
+	git_config_free(cfg);
+	free(key);
+	free(file);
+	return err;
+}
+
+/*
+ * A submodule URL as git reads it: "./x" and "../x" are relative to the
+ * superproject's own URL (`base`), one "../" per path component.
+ */
+static char *resolve_url(const char *base, const char *url)
+{
+	bg_buf b = BG_BUF_INIT;
+	size_t blen;
+
+	if (strncmp(url, "./", 2) != 0 && strncmp(url, "../", 3) != 0)
+		return strdup(url);
+	blen = strlen(base);
+	while (blen > 1 && base[blen - 1] == '/')
+		blen--;
+	for (;;) {
+		if (!strncmp(url, "./", 2)) {
+			url += 2;
+		} else if (!strncmp(url, "../", 3)) {
+			url += 3;
+			while (blen > 0 && base[blen - 1] != '/' && base[blen - 1] != ':')
+				blen--;
+			while (blen > 1 && base[blen - 1] == '/')
+				blen--;
+		} else {
+			break;
+		}
+	}
+	if (bg_buf_put(&b, base, blen) < 0 ||
+	    (blen && base[blen - 1] != '/' && base[blen - 1] != ':' && bg_buf_puts(&b, "/") < 0) ||
+	    bg_buf_puts(&b, url) < 0) {
+		bg_buf_clear(&b);
+		return NULL;
+	}
+	return bg_buf_detach(&b);
+}
+
+/* What a relative submodule URL of `repo` is relative to: remote origin, else its own path. */
+static char *base_url_of(git_repository *repo)
+{
+	git_remote *origin = NULL;
+	const char *p;
+	char *s;
+	size_t len;
+
+	if (git_remote_lookup(&origin, repo, "origin") == 0 && git_remote_url(origin)) {
+		s = strdup(git_remote_url(origin));
+		git_remote_free(origin);
+		return s;
+	}
+	git_error_clear();
+	p = git_repository_workdir(repo) ? git_repository_workdir(repo) : git_repository_path(repo);
+	len = strlen(p);
+	while (len > 1 && p[len - 1] == '/')
+		len--;
+	return strndup(p, len);
+}
+
+/* A repository that holds commit `id`, or NULL (*repo untouched on failure). */
+static int open_with_commit(const char *path, const git_oid *id, git_repository **repo)
+{
+	git_repository *r = NULL;
+	git_commit *c = NULL;
+
+	if (git_repository_open_ext(&r, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
+		git_error_clear();
+		return 0;
+	}
+	if (git_commit_lookup(&c, r, id) < 0) {
+		git_error_clear();
+		git_repository_free(r);
+		return 0;
+	}
+	git_commit_free(c);
+	*repo = r;
+	return 1;
+}
+
+static int checkout_into(bg_ctx *ctx, git_repository *repo, const git_oid *id, const char *dir,
+                         const char *base_url, int depth);
+
+/*
+ * One submodule: from the superproject's .git/modules/<name> (or an old-style
+ * .git inside its working tree), else a clone of its URL into a temporary
+ * directory that is removed afterwards.
+ */
+static int checkout_submodule(bg_ctx *ctx, git_repository *super, const gitlink *link,
+                              const char *dir, const char *base_url, int depth)
+{
+	char *name = NULL, *url = NULL, *abs_url = NULL, *modules = NULL, *old = NULL,
+	     *target = NULL, *tmp = NULL;
+	git_repository *sub = NULL;
+	git_clone_options co;
+	char sha[41];
+	int err;
+
+	git_oid_tostr(sha, sizeof(sha), &link->id);
+	if (!(target = path_join(dir, link->path))) {
+		err = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	if ((err = empty_dir(ctx, target)) < 0 ||
+	    (err = submodule_config(ctx, dir, link->path, &name, &url)) < 0)
+		goto cleanup;
+	if (!name) {
+		err = bg_error_set(ctx, BG_ERROR,
+		                   "submodule at %s (commit %.12s) has no entry in .gitmodules",
+		                   link->path, sha);
+		goto cleanup;
+	}
+	{
+		bg_buf b = BG_BUF_INIT;
+		if (bg_buf_printf(&b, "%smodules/%s", git_repository_path(super), name) < 0 ||
+		    !(modules = bg_buf_detach(&b))) {
+			bg_buf_clear(&b);
+			err = bg_error_oom(ctx);
+			goto cleanup;
+		}
+	}
+	if (git_repository_workdir(super) &&
+	    !(old = path_join(git_repository_workdir(super), link->path))) {
+		err = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	if (url && !(abs_url = resolve_url(base_url, url))) {
+		err = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	if (!open_with_commit(modules, &link->id, &sub) &&
+	    !(old && open_with_commit(old, &link->id, &sub))) {
+		if (!url) {
+			err = bg_error_set(ctx, BG_ERROR,
+			                   "submodule \"%s\" (%s): commit %.12s is not in %s and "
+			                   ".gitmodules gives no url to clone",
+			                   name, link->path, sha, modules);
+			goto cleanup;
+		}
+		if (!(tmp = strdup("/tmp/benchguard-submodule-XXXXXX"))) {
+			err = bg_error_oom(ctx);
+			goto cleanup;
+		}
+		if (getenv("TMPDIR") && *getenv("TMPDIR")) {
+			free(tmp);
+			if (!(tmp = path_join(getenv("TMPDIR"), "benchguard-submodule-XXXXXX"))) {
+				err = bg_error_oom(ctx);
+				goto cleanup;
+			}
+		}
+		if (!mkdtemp(tmp)) {
+			err = bg_error_errno(ctx, BG_EIO, "cannot create a directory like %s", tmp);
+			free(tmp);
+			tmp = NULL;
+			goto cleanup;
+		}
+		bg_log(ctx, BG_LOG_INFO, "cloning submodule %s from %s", link->path, abs_url);
+		git_clone_options_init(&co, GIT_CLONE_OPTIONS_VERSION);
+		co.bare = 1;
+		if (git_clone(&sub, abs_url, tmp, &co) < 0) {
+			char what[1024];
+			snprintf(what, sizeof(what), "submodule \"%s\" (%s): cannot clone %s", name,
+			         link->path, abs_url);
+			err = git__fail(ctx, BG_ERROR, what);
+			goto cleanup;
+		}
+		{
+			git_commit *c = NULL;
+			if (git_commit_lookup(&c, sub, &link->id) < 0) {
+				err = bg_error_set(
+				        ctx, BG_ERROR,
+				        "submodule \"%s\" (%s): commit %.12s is neither in "
+				        "%s nor at %s",
+				        name, link->path, sha, modules, abs_url);
+				goto cleanup;
+			}
+			git_commit_free(c);
+		}
+	}
+	/* Relative URLs of nested submodules are relative to this one's URL. */
+	err = checkout_into(ctx, sub, &link->id, target, abs_url ? abs_url : base_url, depth + 1);
+cleanup:
+	git_repository_free(sub);
+	if (tmp) {
+		bg_rmtree(NULL, tmp);
+		free(tmp);
+	}
+	free(name);
+	free(url);
+	free(abs_url);
+	free(modules);
+	free(old);
+	free(target);
+	return err;
+}
+
+/*
+ * Writes commit `id`'s tree into `dir` (which exists and is empty) through an
+ * index of its own, so the repository's index, HEAD and working tree are
+ * never read for it nor written.  Gitlinks are left out of that index (libgit2
+ * would only make empty directories of them) and checked out one by one.
+ */
+static int checkout_into(bg_ctx *ctx, git_repository *repo, const git_oid *id, const char *dir,
+                         const char *base_url, int depth)
+{
+	git_checkout_options opts;
+	git_commit *commit = NULL;
+	git_tree *tree = NULL;
+	git_index *index = NULL;
+	gitlink *links = NULL;
+	size_t nlinks = 0, i, n;
+	char *base = NULL;
+	int err = 0;
+
+	if (depth > SUBMODULE_DEPTH)
+		return bg_error_set(ctx, BG_ERROR, "submodules nested deeper than %d levels at %s",
+		                    SUBMODULE_DEPTH, dir);
+	if (git_commit_lookup(&commit, repo, id) < 0 || git_commit_tree(&tree, commit) < 0 ||
+	    git_index_new(&index) < 0 || git_index_read_tree(index, tree) < 0) {
+		err = git__fail(ctx, BG_ERROR, "reading the commit to check out");
+		goto cleanup;
+	}
+	n = git_index_entrycount(index);
+	for (i = 0; i < n; i++) {
+		const git_index_entry *e = git_index_get_byindex(index, i);
+		if (!e || e->mode != GIT_FILEMODE_COMMIT)
+			continue;
+		if (!links && !(links = calloc(n, sizeof(*links)))) {
+			err = bg_error_oom(ctx);
+			goto cleanup;
+		}
+		if (!(links[nlinks].path = strdup(e->path))) {
+			err = bg_error_oom(ctx);
+			goto cleanup;
+		}
+		git_oid_cpy(&links[nlinks++].id, &e->id);
+	}
+	for (i = 0; i < nlinks; i++)
+		if (git_index_remove(index, links[i].path, 0) < 0) {
+			err = git__fail(ctx, BG_ERROR, "preparing the checkout");
+			goto cleanup;
+		}
+	git_checkout_options_init(&opts, GIT_CHECKOUT_OPTIONS_VERSION);
+	opts.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DONT_UPDATE_INDEX;
+	opts.target_directory = dir;
+	if (git_checkout_index(repo, index, &opts) < 0) {
+		char what[1024];
+		snprintf(what, sizeof(what), "cannot check out into %s", dir);
+		err = git__fail(ctx, BG_ERROR, what);
+		goto cleanup;
+	}
+	if (nlinks && !base_url && !(base = base_url_of(repo))) {
+		err = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	for (i = 0; i < nlinks && err == 0; i++)
+		err = checkout_submodule(ctx, repo, &links[i], dir, base_url ? base_url : base,
+		                         depth);
+cleanup:
+	free(base);
+	gitlinks_free(links, nlinks);
+	git_index_free(index);
+	git_tree_free(tree);
+	git_commit_free(commit);
+	return err;
+}
+
+int bg_repo_checkout(bg_ctx *ctx, bg_repo *repo, const char *sha, const char *dir)
+{
+	git_oid id;
+	int err;
+
+	if ((err = oid_of(ctx, repo->repo, sha, &id)) < 0 || (err = empty_dir(ctx, dir)) < 0)
+		return err;
+	return checkout_into(ctx, repo->repo, &id, dir, NULL, 0);
 }

@@ -10,6 +10,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "benchguard.h"
 
@@ -55,6 +56,11 @@ char *bg_strdup(const char *s);
 int bg_read_file(bg_ctx *ctx, const char *path, char **data, size_t *len);
 /* Line number (1-based) of byte `offset` in text. */
 int bg_line_of(const char *text, size_t len, size_t offset);
+
+/* rm -rf of `path` that never follows a symlink out of it; a missing path is fine. */
+int bg_rmtree(bg_ctx *ctx, const char *path);
+/* Bytes on disk (allocated blocks) under `path`, symlinks counted, never followed. */
+uint64_t bg_disk_usage(const char *path);
 
 /* SHA-256 of data as 64 lowercase hex digits + NUL (lib/hash.c, libcrypto). */
 int bg_sha256_hex(const void *data, size_t len, char out[65]);

@@ -371,10 +371,13 @@ static int spawn_setup(bg_ctx *ctx, const bg_exec_opts *opts, int out_fd, int er
 
 	/* One open of /dev/null serves stdin and, when not captured, stdout. */
 	rc = posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDWR, 0);
-	if (!rc)
+	if (!rc && opts->log_path)
+		rc = posix_spawn_file_actions_addopen(
+		        fa, 1, opts->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0666);
+	else if (!rc)
 		rc = posix_spawn_file_actions_adddup2(fa, out_fd >= 0 ? out_fd : 0, 1);
 	if (!rc)
-		rc = posix_spawn_file_actions_adddup2(fa, err_fd, 2);
+		rc = posix_spawn_file_actions_adddup2(fa, opts->log_path ? 1 : err_fd, 2);
 	if (!rc && opts->cwd)
 		rc = posix_spawn_file_actions_addchdir_np(fa, opts->cwd);
 	if (!rc)
@@ -401,7 +404,7 @@ static int spawn_setup(bg_ctx *ctx, const bg_exec_opts *opts, int out_fd, int er
 
 int bg_exec(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, bg_exec_result *out)
 {
-	static const bg_exec_opts no_opts = { NULL, 0.0, 0, 0, NULL };
+	static const bg_exec_opts no_opts = { NULL, 0.0, 0, 0, NULL, NULL };
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	int fa_ok = 0, attr_ok = 0, outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, status = 0, rc,
@@ -427,7 +430,8 @@ int bg_exec(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, bg_exec_
 		goto cleanup;
 	}
 	io->out_limit = opts->out_limit ? opts->out_limit : DEFAULT_OUT_LIMIT;
-	if (pipe2(errp, O_CLOEXEC) < 0 || (opts->capture_stdout && pipe2(outp, O_CLOEXEC) < 0)) {
+	if (pipe2(errp, O_CLOEXEC) < 0 ||
+	    (opts->capture_stdout && !opts->log_path && pipe2(outp, O_CLOEXEC) < 0)) {
 		error = bg_error_errno(ctx, BG_ERROR, "cannot create a pipe to run \"%s\"",
 		                       command);
 		goto cleanup;
@@ -520,7 +524,7 @@ int bg_exec(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, bg_exec_
 		error = bg_error_oom(ctx);
 		goto cleanup;
 	}
-	if (opts->capture_stdout) {
+	if (opts->capture_stdout && !opts->log_path) {
 		if (!io->out && out_reserve(io) < 0) {
 			error = bg_error_oom(ctx);
 			goto cleanup;
@@ -884,7 +888,7 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 	static const bg_run_opts no_opts = BG_RUN_OPTS_INIT;
 	char env_samples[64], env_warmup[64], *env_name = NULL, *why = NULL, *msg = NULL;
 	const char *env[4] = { NULL, env_samples, env_warmup, NULL };
-	bg_exec_opts eo = { NULL, 0.0, 0, 0, env };
+	bg_exec_opts eo = { NULL, 0.0, 0, 0, env, NULL };
 	bg_buf name = BG_BUF_INIT;
 	bg_exec_result r = { 0 };
 	long *rss = NULL, floor_kib = 0;

@@ -114,6 +114,17 @@ static const char *const migrations[] = {
 	 * (bg_summary.robust_mean); older rows fall back to their mean. */
 	"ALTER TABLE results ADD COLUMN robust_mean REAL;"
 	"ALTER TABLE results ADD COLUMN outliers INTEGER NOT NULL DEFAULT 0;",
+	/* 4: builds of pinned commits, so a SHA is built once per machine and
+	 * build command, and a failed build is remembered (bisect skips it). */
+	"CREATE TABLE builds ("
+	"  sha TEXT NOT NULL,"
+	"  machine TEXT NOT NULL,"
+	"  command_hash TEXT NOT NULL,"
+	"  ok INTEGER NOT NULL CHECK (ok IN (0, 1)),"
+	"  log_tail TEXT,"
+	"  seconds REAL NOT NULL,"
+	"  finished_at INTEGER NOT NULL,"
+	"  PRIMARY KEY (sha, machine, command_hash)) WITHOUT ROWID;",
 };
 /* clang-format on */
 
@@ -150,6 +161,8 @@ enum store_stmt {
 	ST_RUN_MEANS,
 	ST_RUN_OUTCOMES,
 	ST_RUN_TAGS,
+	ST_BUILD_GET,
+	ST_BUILD_PUT,
 	ST_COUNT
 };
 
@@ -233,6 +246,10 @@ static const char *const stmt_sql[ST_COUNT] = {
 		"SELECT benchmark, status, message FROM outcomes"
 		" WHERE run_id = ?1 AND status != 'ok' ORDER BY benchmark",
 	[ST_RUN_TAGS] = "SELECT key || '=' || value FROM run_tags WHERE run_id = ?1 ORDER BY key",
+	[ST_BUILD_GET] = "SELECT ok, log_tail, seconds, finished_at FROM builds"
+			 " WHERE sha = ?1 AND machine = ?2 AND command_hash = ?3",
+	[ST_BUILD_PUT] = "INSERT OR REPLACE INTO builds(sha, machine, command_hash, ok, log_tail,"
+			 " seconds, finished_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 };
 /* clang-format on */
 
@@ -1620,4 +1637,77 @@ void bg_strv_free(char **v)
 	for (p = v; *p; p++)
 		free(*p);
 	free(v);
+}
+
+/* ------------------------------------------------------------------ builds */
+
+/* Binds the (sha, machine, command hash) key as ?1..?3. */
+static int store__bind_build_key(sqlite3_stmt *s, const char *sha, const char *machine,
+                                 const char *command_hash)
+{
+	return sqlite3_bind_text(s, 1, sha, -1, SQLITE_STATIC) != SQLITE_OK ||
+	       sqlite3_bind_text(s, 2, machine, -1, SQLITE_STATIC) != SQLITE_OK ||
+	       sqlite3_bind_text(s, 3, command_hash, -1, SQLITE_STATIC) != SQLITE_OK;
+}
+
+int bg_store_build_get(bg_ctx *ctx, bg_store *store, const char *sha, const char *machine,
+                       const char *command_hash, bg_build_row *out)
+{
+	sqlite3_stmt *s;
+	int error, rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!sha || !machine || !command_hash)
+		return bg_error_set(ctx, BG_EINPUT,
+		                    "a build is keyed by commit, machine and command");
+	if ((error = store__stmt(ctx, store, ST_BUILD_GET, &s)) < 0)
+		return error;
+	if (store__bind_build_key(s, sha, machine, command_hash))
+		return store__bind_fail(ctx, store, s);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		out->found = 1;
+		out->ok = sqlite3_column_int(s, 0);
+		out->seconds = sqlite3_column_double(s, 2);
+		out->finished_at = sqlite3_column_int64(s, 3);
+		if (sqlite3_column_type(s, 1) != SQLITE_NULL &&
+		    !(out->log_tail = store__col_dup(s, 1)))
+			error = bg_error_oom(ctx);
+	} else if (rc != SQLITE_DONE) {
+		error = store__fail(ctx, store, "reading a build");
+	}
+	sqlite3_reset(s);
+	if (error < 0)
+		bg_build_row_clear(out);
+	return error;
+}
+
+int bg_store_build_put(bg_ctx *ctx, bg_store *store, const char *sha, const char *machine,
+                       const char *command_hash, int ok, const char *log_tail, double seconds)
+{
+	sqlite3_stmt *s;
+	int error;
+
+	if (!sha || !machine || !command_hash)
+		return bg_error_set(ctx, BG_EINPUT,
+		                    "a build is keyed by commit, machine and command");
+	if ((error = store__stmt(ctx, store, ST_BUILD_PUT, &s)) < 0)
+		return error;
+	if (store__bind_build_key(s, sha, machine, command_hash) ||
+	    sqlite3_bind_int(s, 4, ok ? 1 : 0) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 5, log_tail, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_double(s, 6, seconds) != SQLITE_OK ||
+	    sqlite3_bind_int64(s, 7, (int64_t)time(NULL)) != SQLITE_OK)
+		return store__bind_fail(ctx, store, s);
+	/* One statement: its own transaction, queued behind other writers by
+	 * the busy timeout. */
+	return store__run(ctx, store, s, "recording a build");
+}
+
+void bg_build_row_clear(bg_build_row *row)
+{
+	if (!row)
+		return;
+	free(row->log_tail);
+	memset(row, 0, sizeof(*row));
 }

@@ -421,6 +421,269 @@ static void test_free_and_clear_are_noops(void **state)
 	assert_null(bg_repo_workdir(NULL));
 }
 
+/* ------------------------------------------------------- pinned checkouts */
+
+/* The whole content of a file under the scratch directory ("" if absent, NULL-safe). */
+static const char *slurp(const char *rel)
+{
+	static char buf[4096];
+	FILE *f = fopen(path_of(rel), "r");
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (f) {
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+static int exists(const char *rel)
+{
+	struct stat sb;
+
+	return lstat(path_of(rel), &sb) == 0;
+}
+
+/* Regular files under a checkout, "path" per line, sorted (what `find` sees). */
+static void files_of(char *out, size_t size, const char *rel)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && find . -type f | sort | tr '\\n' ' ' && echo", rel);
+	capture(out, size, cmd);
+}
+
+static void test_checkout(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_repo *r = NULL;
+	char first[64], second[64], third[64], files[1024], index_before[128], index_after[128],
+	        head_before[256];
+	struct stat sb;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	make_repo("co");
+	/* Third commit: a new file, an executable, a subdirectory; a.txt changes again. */
+	sh("cd co && printf 'c\\n' >c.txt && printf '#!/bin/sh\\n' >x.sh && chmod +x x.sh && "
+	   "mkdir d && printf 'e\\n' >d/e.txt && printf 'a3\\n' >>a.txt && git add . && " AUTHOR T2
+	   "git commit -q -m third");
+	capture(first, sizeof(first), "git -C co rev-parse HEAD~2");
+	capture(second, sizeof(second), "git -C co rev-parse HEAD~1");
+	capture(third, sizeof(third), "git -C co rev-parse HEAD");
+	/* A staged change and a work-tree change, which the checkout must ignore and keep. */
+	sh("cd co && printf 'staged\\n' >b.txt && git add b.txt && printf 'wt\\n' >>a.txt");
+	capture(index_before, sizeof(index_before), "sha256sum co/.git/index");
+	snprintf(head_before, sizeof(head_before), "%s", slurp("co/.git/HEAD"));
+	r = open_repo(ctx, "co");
+
+	/* The second commit: exactly its files, at their content then. */
+	if (bg_repo_checkout(ctx, r, second, path_of("out2")) != 0)
+		fail_msg("checkout: %s", bg_ctx_error(ctx));
+	files_of(files, sizeof(files), "out2");
+	assert_string_equal(files, "./a.txt ./b.txt ");
+	assert_string_equal(slurp("out2/a.txt"), "a\na2\n");
+	assert_string_equal(slurp("out2/b.txt"), "b\n");
+	assert_false(exists("out2/c.txt"));
+	assert_false(exists("out2/.git"));
+
+	/* The first, into an existing empty directory. */
+	sh("mkdir out1");
+	assert_int_equal(bg_repo_checkout(ctx, r, first, path_of("out1")), 0);
+	assert_string_equal(slurp("out1/a.txt"), "a\n");
+
+	/* The third: new files, the subdirectory, the executable bit. */
+	assert_int_equal(bg_repo_checkout(ctx, r, third, path_of("out3")), 0);
+	files_of(files, sizeof(files), "out3");
+	assert_string_equal(files, "./a.txt ./b.txt ./c.txt ./d/e.txt ./x.sh ");
+	assert_string_equal(slurp("out3/a.txt"), "a\na2\na3\n");
+	assert_int_equal(stat(path_of("out3/x.sh"), &sb), 0);
+	assert_true(sb.st_mode & S_IXUSR);
+
+	/* The repository: index, HEAD and work tree as they were. */
+	capture(index_after, sizeof(index_after), "sha256sum co/.git/index");
+	assert_string_equal(index_after, index_before);
+	assert_string_equal(slurp("co/.git/HEAD"), head_before);
+	assert_string_equal(slurp("co/b.txt"), "staged\n");
+	assert_string_equal(slurp("co/a.txt"), "a\na2\na3\nwt\n");
+
+	/* A directory with something in it is refused; so is an unknown commit. */
+	assert_int_equal(bg_repo_checkout(ctx, r, third, path_of("out3")), BG_EINPUT);
+	assert_non_null(strstr(bg_ctx_error(ctx), "not empty"));
+	assert_int_equal(bg_repo_checkout(ctx, r, "0123456789012345678901234567890123456789",
+	                                  path_of("out4")),
+	                 BG_ENOTFOUND);
+	assert_false(exists("out4"));
+	bg_repo_free(r);
+	bg_ctx_free(ctx);
+}
+
+static void test_checkout_submodule(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_repo *r = NULL;
+	char sub_first[64], sub_tip[64], rec[128], sha[64];
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	make_repo("smsrc");
+	capture(sub_first, sizeof(sub_first), "git -C smsrc rev-parse HEAD~1");
+	make_repo("smsuper");
+	/* The superproject records the submodule's FIRST commit, not its tip. */
+	sh("cd smsuper && git -c protocol.file.allow=always submodule -q add '%s/smsrc' lib/sub && "
+	   "git -C lib/sub checkout -q HEAD~1 && git add lib/sub && " AUTHOR T2
+	   "git commit -q -m 'add sub'",
+	   scratch);
+	capture(rec, sizeof(rec), "git -C smsuper ls-tree HEAD lib/sub | cut -f1 | cut -d' ' -f3");
+	assert_string_equal(rec, sub_first);
+	/* And the submodule's origin moves on after that. */
+	sh("cd smsrc && printf 'later\\n' >later.txt && git add later.txt && " AUTHOR T2
+	   "git commit -q -m later");
+	capture(sub_tip, sizeof(sub_tip), "git -C smsrc rev-parse HEAD");
+	capture(sha, sizeof(sha), "git -C smsuper rev-parse HEAD");
+	r = open_repo(ctx, "smsuper");
+
+	/* From .git/modules/<name>. */
+	if (bg_repo_checkout(ctx, r, sha, path_of("smout")) != 0)
+		fail_msg("checkout: %s", bg_ctx_error(ctx));
+	assert_string_equal(slurp("smout/lib/sub/a.txt"), "a\n");
+	assert_string_equal(slurp("smout/lib/sub/b.txt"), "b\n");
+	assert_false(exists("smout/lib/sub/later.txt"));
+	assert_false(exists("smout/lib/sub/.git"));
+	assert_true(exists("smout/.gitmodules"));
+	bg_repo_free(r);
+
+	/* Without .git/modules: cloned from the URL in .gitmodules. */
+	sh("cd smsuper && git submodule -q deinit -f lib/sub && rm -rf .git/modules");
+	r = open_repo(ctx, "smsuper");
+	if (bg_repo_checkout(ctx, r, sha, path_of("smout2")) != 0)
+		fail_msg("checkout by clone: %s", bg_ctx_error(ctx));
+	assert_string_equal(slurp("smout2/lib/sub/a.txt"), "a\n");
+	assert_false(exists("smout2/lib/sub/later.txt"));
+	bg_repo_free(r);
+
+	/* A relative URL, resolved against the superproject's own path (no origin). */
+	make_repo("smrel");
+	sh("cd smrel && git -c protocol.file.allow=always submodule -q add ../smsrc sub && " AUTHOR
+	           T2
+	   "git commit -q -m 'add sub' && git submodule -q deinit -f sub && rm -rf .git/modules");
+	capture(sha, sizeof(sha), "git -C smrel rev-parse HEAD");
+	r = open_repo(ctx, "smrel");
+	if (bg_repo_checkout(ctx, r, sha, path_of("smout3")) != 0)
+		fail_msg("checkout by relative clone: %s", bg_ctx_error(ctx));
+	assert_string_equal(slurp("smout3/sub/later.txt"), "later\n");
+	bg_repo_free(r);
+
+	/* Nowhere to be found: the error names the submodule. */
+	sh("mv smsrc smsrc-gone");
+	r = open_repo(ctx, "smrel");
+	assert_true(bg_repo_checkout(ctx, r, sha, path_of("smout4")) < 0);
+	assert_non_null(strstr(bg_ctx_error(ctx), "submodule \"sub\""));
+	bg_repo_free(r);
+	sh("mv smsrc-gone smsrc");
+	bg_ctx_free(ctx);
+}
+
+/*
+ * Repository `name`, main: c1 - c2 - c3 - m - c4, where m merges feature
+ * (f1 - f2, branched from c2) with --no-ff.  c[0..4] = c1, c2, c3, m, c4.
+ */
+static void make_history(const char *name, char c[5][64], char f[2][64])
+{
+	char cmd[256];
+	int i;
+
+	sh("git init -q -b main %s && cd %s && for i in 1 2; do echo $i >>h.txt && git add h.txt "
+	   "&& " AUTHOR T1 "git commit -q -m c$i; done",
+	   name, name);
+	sh("cd %s && git checkout -q -b feature && for i in 1 2; do echo f$i >>f.txt && git add "
+	   "f.txt && " AUTHOR T1 "git commit -q -m f$i; done",
+	   name);
+	sh("cd %s && git checkout -q main && echo 3 >>h.txt && git add h.txt && " AUTHOR T1
+	   "git commit -q -m c3 && " AUTHOR T1
+	   "git merge -q --no-ff -m m feature && echo 4 >>h.txt "
+	   "&& git add h.txt && " AUTHOR T1 "git commit -q -m c4",
+	   name);
+	for (i = 0; i < 5; i++) {
+		snprintf(cmd, sizeof(cmd), "git -C %s rev-parse HEAD~%d", name, 4 - i);
+		capture(c[i], 64, cmd);
+	}
+	snprintf(cmd, sizeof(cmd), "git -C %s rev-parse feature~1", name);
+	capture(f[0], 64, cmd);
+	snprintf(cmd, sizeof(cmd), "git -C %s rev-parse feature", name);
+	capture(f[1], 64, cmd);
+}
+
+static void test_is_ancestor(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_repo *r = NULL;
+	char c[5][64], f[2][64];
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	make_history("anc", c, f);
+	r = open_repo(ctx, "anc");
+	assert_int_equal(bg_repo_is_ancestor(ctx, r, c[0], c[4]), 1);
+	assert_int_equal(bg_repo_is_ancestor(ctx, r, f[0], c[4]), 1); /* through the merge */
+	assert_int_equal(bg_repo_is_ancestor(ctx, r, c[2], c[2]), 1); /* itself */
+	assert_int_equal(bg_repo_is_ancestor(ctx, r, c[4], c[0]), 0);
+	assert_int_equal(bg_repo_is_ancestor(ctx, r, f[1], c[2]), 0); /* sideways */
+	assert_int_equal(bg_repo_is_ancestor(ctx, r, "main", "feature"), 0);
+	assert_int_equal(bg_repo_is_ancestor(ctx, r, "nope", c[0]), BG_ENOTFOUND);
+	bg_repo_free(r);
+	bg_ctx_free(ctx);
+}
+
+static void test_first_parent_range(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_repo *r = NULL;
+	char c[5][64], f[2][64];
+	char(*shas)[41] = NULL;
+	size_t n = 99;
+	const char *c1 = c[0], *c2 = c[1], *c3 = c[2], *m = c[3];
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	make_history("fpr", c, f);
+	r = open_repo(ctx, "fpr");
+
+	/* Oldest first, good excluded, bad included, the merge one step. */
+	if (bg_repo_first_parent_range(ctx, r, c1, "HEAD", &shas, &n) != 0)
+		fail_msg("range: %s", bg_ctx_error(ctx));
+	assert_int_equal(n, 4);
+	assert_string_equal(shas[0], c2);
+	assert_string_equal(shas[1], c3);
+	assert_string_equal(shas[2], m);
+	assert_string_equal(shas[3], c[4]);
+	free(shas);
+
+	assert_int_equal(bg_repo_first_parent_range(ctx, r, c2, m, &shas, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(shas[0], c3);
+	assert_string_equal(shas[1], m);
+	free(shas);
+
+	/* good == bad: nothing between. */
+	assert_int_equal(bg_repo_first_parent_range(ctx, r, m, m, &shas, &n), 0);
+	assert_int_equal(n, 0);
+	free(shas);
+
+	/* An ancestor only through the merge's second parent is not on the line. */
+	assert_int_equal(bg_repo_first_parent_range(ctx, r, f[0], c[4], &shas, &n), BG_EINPUT);
+	assert_non_null(strstr(bg_ctx_error(ctx), "not on the first-parent history"));
+	assert_null(shas);
+	assert_int_equal(n, 0);
+	/* Reversed. */
+	assert_int_equal(bg_repo_first_parent_range(ctx, r, c[4], c1, &shas, &n), BG_EINPUT);
+	assert_int_equal(bg_repo_first_parent_range(ctx, r, "nope", c1, &shas, &n), BG_ENOTFOUND);
+	bg_repo_free(r);
+	bg_ctx_free(ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -434,6 +697,10 @@ int main(void)
 		cmocka_unit_test(test_not_a_repository),
 		cmocka_unit_test(test_empty_repository),
 		cmocka_unit_test(test_free_and_clear_are_noops),
+		cmocka_unit_test(test_checkout),
+		cmocka_unit_test(test_checkout_submodule),
+		cmocka_unit_test(test_is_ancestor),
+		cmocka_unit_test(test_first_parent_range),
 	};
 	return cmocka_run_group_tests_name("git", tests, setup, teardown);
 }

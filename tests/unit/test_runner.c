@@ -81,7 +81,7 @@ static void exec_ok(bg_ctx *ctx, const char *cmd, const bg_exec_opts *opts, bg_e
 static void test_exec_statuses(void **state)
 {
 	bg_ctx *ctx = *state;
-	bg_exec_opts o = { NULL, 10, 1, 0, NULL };
+	bg_exec_opts o = { NULL, 10, 1, 0, NULL, NULL };
 	bg_exec_result r;
 
 	exec_ok(ctx, "true", NULL, &r);
@@ -135,7 +135,7 @@ static int count_fds(void)
 static void test_exec_no_leaks(void **state)
 {
 	bg_ctx *ctx = *state;
-	bg_exec_opts o = { NULL, 0, 1, 0, NULL };
+	bg_exec_opts o = { NULL, 0, 1, 0, NULL, NULL };
 	bg_exec_result r;
 	siginfo_t si;
 	int before = count_fds(), i;
@@ -180,7 +180,7 @@ static void test_exec_direct_path(void **state)
 static void test_exec_cwd(void **state)
 {
 	bg_ctx *ctx = *state;
-	bg_exec_opts o = { NULL, 0, 1, 0, NULL };
+	bg_exec_opts o = { NULL, 0, 1, 0, NULL, NULL };
 	bg_exec_result r;
 	char dir[64], want[80];
 
@@ -207,7 +207,7 @@ static void test_exec_env(void **state)
 {
 	bg_ctx *ctx = *state;
 	const char *env[] = { "BG_TEST_X=hello world", "BG_TEST_OVR=new", NULL };
-	bg_exec_opts o = { NULL, 0, 1, 0, env };
+	bg_exec_opts o = { NULL, 0, 1, 0, env, NULL };
 	bg_exec_result r;
 
 	setenv("BG_TEST_OVR", "old", 1);
@@ -252,7 +252,7 @@ static void parse_ids(const char *out, long ids[3])
 static void test_exec_timeout_kills_group(void **state)
 {
 	bg_ctx *ctx = *state;
-	bg_exec_opts o = { NULL, 0.5, 1, 0, NULL };
+	bg_exec_opts o = { NULL, 0.5, 1, 0, NULL, NULL };
 	bg_exec_result r;
 	double t0 = now(), elapsed;
 	char *desc;
@@ -276,7 +276,7 @@ static void test_exec_timeout_kills_group(void **state)
 static void test_exec_kills_leftovers(void **state)
 {
 	bg_ctx *ctx = *state;
-	bg_exec_opts o = { NULL, 0, 1, 0, NULL };
+	bg_exec_opts o = { NULL, 0, 1, 0, NULL, NULL };
 	bg_exec_result r;
 	double t0 = now();
 	long ids[3];
@@ -300,7 +300,7 @@ static void count_warnings(bg_log_level level, const char *msg, void *data)
 static void test_exec_escaped_holder(void **state)
 {
 	bg_ctx *ctx = *state;
-	bg_exec_opts o = { NULL, 0, 1, 0, NULL };
+	bg_exec_opts o = { NULL, 0, 1, 0, NULL, NULL };
 	const char *const files[] = { "escaped.pid", NULL };
 	bg_exec_result r;
 	char dir[64], path[96], *text = NULL;
@@ -362,7 +362,7 @@ static void cancel_after(double seconds)
 static void test_exec_cancel(void **state)
 {
 	bg_ctx *ctx = *state;
-	bg_exec_opts o = { NULL, 0, 1, 0, NULL };
+	bg_exec_opts o = { NULL, 0, 1, 0, NULL, NULL };
 	bg_benchmark b = { .name = "cancelled",
 		           .command = "sleep 0.2",
 		           .format = BG_FORMAT_TIME,
@@ -444,7 +444,7 @@ static void test_exec_crash_and_describe(void **state)
 static void test_exec_stdout_bounded(void **state)
 {
 	bg_ctx *ctx = *state;
-	bg_exec_opts o = { NULL, 0, 1, 1 << 20, NULL };
+	bg_exec_opts o = { NULL, 0, 1, 1 << 20, NULL, NULL };
 	struct rusage before, after;
 	bg_exec_result r;
 	size_t i;
@@ -477,7 +477,7 @@ static void test_exec_stdout_bounded(void **state)
 static void test_exec_stderr_tail(void **state)
 {
 	bg_ctx *ctx = *state;
-	bg_exec_opts o = { NULL, 0, 1, 0, NULL };
+	bg_exec_opts o = { NULL, 0, 1, 0, NULL, NULL };
 	bg_buf want_err = BG_BUF_INIT, want_out = BG_BUF_INIT;
 	bg_exec_result r;
 	int i;
@@ -809,7 +809,7 @@ static char *cuda_probe(bg_ctx *ctx, const char *dir, const char *init, const ch
 {
 	char self[512], cmd[600], ldpath[600], e_init[64], e_count[64];
 	const char *env[] = { ldpath, e_init, e_count, NULL };
-	bg_exec_opts o = { NULL, 30, 1, 0, env };
+	bg_exec_opts o = { NULL, 30, 1, 0, env, NULL };
 	bg_exec_result r;
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	char *out;
@@ -832,7 +832,7 @@ static void test_requires_cuda_fake_driver(void **state)
 {
 	bg_ctx *ctx = *state;
 	const char *const files[] = { "fake.c", "libcuda.so.1", NULL };
-	bg_exec_opts o = { NULL, 60, 0, 0, NULL };
+	bg_exec_opts o = { NULL, 60, 0, 0, NULL, NULL };
 	bg_exec_result r;
 	char dir[64], path[96], *out;
 	FILE *f;

@@ -168,8 +168,8 @@ static void test_migrate_empty_file(void **state)
 	                         "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
 	                         " AND name IN ('machines', 'machine_facts', 'commits', 'runs',"
 	                         " 'run_facts', 'run_tags', 'series', 'results', 'samples',"
-	                         " 'outcomes')"),
-	                 10);
+	                         " 'outcomes', 'builds')"),
+	                 11);
 	assert_int_equal(sql_int(path, "SELECT count(*) FROM sqlite_master WHERE type = 'index'"
 	                               " AND name = 'results_series_run'"),
 	                 1);
@@ -892,11 +892,127 @@ static void test_newer_schema(void **state)
 	bg_ctx_free(ctx);
 }
 
+#define HASH_1 "1111111111111111111111111111111111111111111111111111111111111111"
+#define HASH_2 "2222222222222222222222222222222222222222222222222222222222222222"
+
+static void test_builds(void **state)
+{
+	char path[512];
+	bg_ctx *ctx = NULL;
+	bg_store *st = NULL;
+	bg_build_row row;
+	time_t t0;
+
+	join(path, sizeof(path), *state, "results.db");
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_store_open(ctx, path, &st), 0);
+
+	/* Never built: found = 0, not an error. */
+	memset(&row, 0x55, sizeof(row));
+	assert_int_equal(bg_store_build_get(ctx, st, SHA_A, "m1", HASH_1, &row), 0);
+	assert_int_equal(row.found, 0);
+	assert_null(row.log_tail);
+
+	t0 = time(NULL);
+	assert_int_equal(bg_store_build_put(ctx, st, SHA_A, "m1", HASH_1, 0,
+	                                    "cc: error: x.c: no such file\n", 1.25),
+	                 0);
+	assert_int_equal(bg_store_build_put(ctx, st, SHA_A, "m1", HASH_2, 1, NULL, 3.5), 0);
+	assert_int_equal(bg_store_build_put(ctx, st, SHA_A, "m2", HASH_1, 1, NULL, 0.5), 0);
+
+	assert_int_equal(bg_store_build_get(ctx, st, SHA_A, "m1", HASH_1, &row), 0);
+	assert_int_equal(row.found, 1);
+	assert_int_equal(row.ok, 0);
+	assert_string_equal(row.log_tail, "cc: error: x.c: no such file\n");
+	assert_float_equal(row.seconds, 1.25, 0.0);
+	assert_true(row.finished_at >= t0 && row.finished_at <= time(NULL));
+	bg_build_row_clear(&row);
+	assert_null(row.log_tail);
+
+	/* Each key on its own: another command, another machine. */
+	assert_int_equal(bg_store_build_get(ctx, st, SHA_A, "m1", HASH_2, &row), 0);
+	assert_int_equal(row.found, 1);
+	assert_int_equal(row.ok, 1);
+	assert_null(row.log_tail);
+	assert_float_equal(row.seconds, 3.5, 0.0);
+	bg_build_row_clear(&row);
+	assert_int_equal(bg_store_build_get(ctx, st, SHA_A, "m2", HASH_1, &row), 0);
+	assert_int_equal(row.ok, 1);
+	bg_build_row_clear(&row);
+	assert_int_equal(bg_store_build_get(ctx, st, SHA_A, "m3", HASH_1, &row), 0);
+	assert_int_equal(row.found, 0);
+
+	/* A retry that succeeds replaces the remembered failure. */
+	assert_int_equal(bg_store_build_put(ctx, st, SHA_A, "m1", HASH_1, 1, NULL, 2.0), 0);
+	assert_int_equal(bg_store_build_get(ctx, st, SHA_A, "m1", HASH_1, &row), 0);
+	assert_int_equal(row.ok, 1);
+	assert_null(row.log_tail);
+	bg_build_row_clear(&row);
+	bg_store_free(st);
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM builds"), 3);
+
+	assert_int_equal(bg_store_build_get(ctx, NULL, NULL, "m1", HASH_1, &row), BG_EINPUT);
+	bg_build_row_clear(NULL);
+	bg_ctx_free(ctx);
+}
+
+/* A database of the schema before the builds table: migrated, nothing lost. */
+static void test_migrate_to_builds(void **state)
+{
+	char path[512], buf[64];
+	bg_ctx *ctx = NULL;
+	bg_store *st = NULL;
+	bg_machine *m = make_machine();
+	bg_results *res = NULL;
+	bg_commit commit;
+	bg_build_row row;
+	int64_t run_id = 0;
+	int latest;
+
+	assert_non_null(m);
+	join(path, sizeof(path), *state, "old.db");
+	make_commit(&commit, 'a', "before builds");
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_store_open(ctx, path, &st), 0);
+	latest = bg_store_schema_version(st);
+	assert_int_equal(bg_results_new(&res), 0);
+	assert_int_equal(bg_results_add(ctx, res, "sort", "wall_time", "s", 0.5), 0);
+	assert_int_equal(store_run(ctx, st, &commit, m, res, &run_id), 0);
+	bg_store_free(st);
+	st = NULL;
+
+	/* Back to the schema of version 3: migration 4 only added `builds`. */
+	assert_int_equal(sql_exec(path, "DROP TABLE builds; PRAGMA user_version = 3"), SQLITE_OK);
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM sqlite_master WHERE name = 'builds'"),
+	                 0);
+
+	assert_int_equal(bg_store_open(ctx, path, &st), 0);
+	assert_int_equal(bg_store_schema_version(st), latest);
+	assert_true(latest >= 4);
+	assert_int_equal(sql_int(path, "PRAGMA user_version"), latest);
+	/* The run is still there, whole. */
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM runs WHERE status = 'complete'"), 1);
+	assert_string_equal(sql_text(path, "SELECT subject FROM commits", buf, sizeof(buf)),
+	                    "before builds");
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM samples"), 1);
+	/* And builds work. */
+	assert_int_equal(bg_store_build_put(ctx, st, SHA_A, "m1", HASH_1, 1, NULL, 1.0), 0);
+	assert_int_equal(bg_store_build_get(ctx, st, SHA_A, "m1", HASH_1, &row), 0);
+	assert_int_equal(row.found, 1);
+	bg_build_row_clear(&row);
+	bg_store_free(st);
+	bg_results_free(res);
+	bg_machine_free(m);
+	bg_ctx_free(ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_migrate_empty_file, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_round_trip, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_builds, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_migrate_to_builds, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_history_queries, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_unit_conflict_rolls_back, setup_dir,
 		                                teardown_dir),

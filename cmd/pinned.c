@@ -1,0 +1,89 @@
+/*
+ * pinned.c -- what the commands that measure a given commit share (`run
+ * --commit`, compare, bisect): resolve the revision, check it out into the
+ * worktree cache and build it there once, and say plainly when its build
+ * fails, with the end of the build's log.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "internal.h"
+
+char *cli_cache_dir(cli_state *st, const cli_env *env)
+{
+	const char *c = getenv("BENCHGUARD_CACHE");
+	bg_buf b = BG_BUF_INIT;
+
+	(void)st;
+	if (c && *c)
+		return strdup(c);
+	if (!env->repo ||
+	    bg_buf_printf(&b, "%s/.benchguard/worktrees", bg_repo_workdir(env->repo)) < 0) {
+		bg_buf_clear(&b);
+		return NULL;
+	}
+	return bg_buf_detach(&b);
+}
+
+int cli_prepare_commit_soft(cli_state *st, cli_env *env, const char *rev, int retry_failed,
+                            bg_commit *commit, bg_worktree *wt)
+{
+	bg_worktree_opts o;
+	char *cache = NULL;
+	bg_buf priv = BG_BUF_INIT;
+	int rc;
+
+	memset(wt, 0, sizeof(*wt));
+	if ((rc = bg_repo_lookup(st->ctx, env->repo, rev, commit)) < 0)
+		return rc;
+	commit->dirty = 0;
+	if (!(cache = cli_cache_dir(st, env)))
+		return bg_error_oom(st->ctx);
+	/* The default cache sits in .benchguard/, which must ignore itself even
+	 * when the database lives elsewhere (--db). */
+	if (!getenv("BENCHGUARD_CACHE") || !*getenv("BENCHGUARD_CACHE")) {
+		if (bg_buf_printf(&priv, "%s/.benchguard", bg_repo_workdir(env->repo)) < 0) {
+			rc = bg_error_oom(st->ctx);
+			goto cleanup;
+		}
+		if ((rc = cli_private_dir(st, priv.ptr)) < 0)
+			goto cleanup;
+	}
+	memset(&o, 0, sizeof(o));
+	o.cache_dir = cache;
+	o.build = bg_config_build(env->config);
+	o.machine = bg_machine_fingerprint(env->machine);
+	rc = bg_worktree_prepare(st->ctx, env->repo, env->store, commit->sha, &o, retry_failed, wt);
+cleanup:
+	bg_buf_clear(&priv);
+	free(cache);
+	return rc;
+}
+
+int cli_prepare_commit(cli_state *st, cli_env *env, const char *rev, int retry_failed,
+                       bg_commit *commit, bg_worktree *wt)
+{
+	int rc = cli_prepare_commit_soft(st, env, rev, retry_failed, commit, wt);
+	const char *tail, *log;
+	size_t len;
+
+	if (rc < 0 || !wt->failed)
+		return rc;
+	/* The log's end goes to stderr before the one-line error. */
+	tail = wt->log_tail ? wt->log_tail : "";
+	len = strlen(tail);
+	cli_progress_done(st);
+	log = wt->log_path && access(wt->log_path, F_OK) == 0 ? wt->log_path : NULL;
+	fprintf(stderr, "--- build log of %.12s (tail%s%s) ---\n%s%s", wt->sha,
+	        log ? "; all of it in " : "", log ? log : "", tail,
+	        len && tail[len - 1] != '\n' ? "\n" : "");
+	if (wt->built)
+		return bg_error_set(st->ctx, BG_EBUILD, "build of %.12s failed (%s): %s", wt->sha,
+		                    wt->why ? wt->why : "?", bg_config_build(env->config));
+	return bg_error_set(st->ctx, BG_EBUILD,
+	                    "build of %.12s failed (remembered from an earlier attempt; not "
+	                    "rebuilt: pass --retry-build to try again)",
+	                    wt->sha);
+}
