@@ -54,13 +54,15 @@ static int stored_values(bisect_state *b, const char *sha, int64_t **ids_out, si
 		bg_run_series *rows = NULL;
 		size_t nrows = 0;
 
-		if ((rc = bg_store_run_series(b->st->ctx, b->env->store, ids[i], &rows, &nrows)) < 0) {
+		if ((rc = bg_store_run_series(b->st->ctx, b->env->store, ids[i], &rows, &nrows)) <
+		    0) {
 			free(ids);
 			return rc;
 		}
 		for (j = 0; j < nrows; j++)
 			if (!strcmp(rows[j].benchmark, b->benchmark) &&
-			    !strcmp(rows[j].metric, b->metric) && isfinite(rows[j].summary.robust_mean))
+			    !strcmp(rows[j].metric, b->metric) &&
+			    isfinite(rows[j].summary.robust_mean))
 				(*values)[(*n)++] = rows[j].summary.robust_mean;
 		bg_run_series_free(rows, nrows);
 	}
@@ -79,7 +81,7 @@ static int stored_values(bisect_state *b, const char *sha, int64_t **ids_out, si
  */
 static int prepare(bisect_state *b, size_t index, bg_commit *commit, bg_worktree *wt)
 {
-	int rc = cli_prepare_commit_soft(b->st, b->env, b->shas[index], commit, wt);
+	int rc = cli_prepare_commit_soft(b->st, b->env, b->shas[index], 0, commit, wt);
 
 	if (rc < 0)
 		return rc;
@@ -91,8 +93,7 @@ static int prepare(bisect_state *b, size_t index, bg_commit *commit, bg_worktree
 	return 0;
 }
 
-static int run_at(bisect_state *b, const bg_commit *commit, const char *cwd, int nruns,
-                  char **only)
+static int run_at(bisect_state *b, const bg_commit *commit, const char *cwd, int nruns, char **only)
 {
 	cli_run_flags f = *b->rflags;
 	cli_run_output out;
@@ -149,11 +150,12 @@ static void progress(const bg_bisect_step *s, size_t k, size_t total, void *data
 	bisect_state *b = data;
 
 	if (s->verdict == BG_PROBE_SKIP)
-		cli_info(b->st, "bisect: step %zu of about %zu: %.12s skipped (does not build or run)", k,
+		cli_info(b->st,
+		         "bisect: step %zu of about %zu: %.12s skipped (does not build or run)", k,
 		         total, b->shas[s->index]);
 	else
-		cli_info(b->st, "bisect: step %zu of about %zu: %.12s is %s (%zu runs%s%s)", k, total,
-		         b->shas[s->index], bg_probe_verdict_name(s->verdict), s->runs,
+		cli_info(b->st, "bisect: step %zu of about %zu: %.12s is %s (%zu runs%s%s)", k,
+		         total, b->shas[s->index], bg_probe_verdict_name(s->verdict), s->runs,
 		         s->reused ? ", stored" : "", s->by_distance ? ", nearer end" : "");
 }
 
@@ -192,9 +194,8 @@ cleanup:
 	return rc;
 }
 
-static json_object *step_json(const bisect_state *b, size_t index, const char *verdict,
-                              size_t runs, int reused, double mean, double p_good, double p_bad,
-                              int by_distance)
+static json_object *step_json(const bisect_state *b, size_t index, const char *verdict, size_t runs,
+                              int reused, double mean, double p_good, double p_bad, int by_distance)
 {
 	json_object *o = json_object_new_object();
 
@@ -238,9 +239,11 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 		json_object_object_add(top, "first_bad",
 		                       r->found ? json_object_new_string(c.sha) : NULL);
 		json_object_object_add(top, "subject",
-		                       r->found && c.subject ? json_object_new_string(c.subject) : NULL);
+		                       r->found && c.subject ? json_object_new_string(c.subject)
+		                                             : NULL);
 		json_object_object_add(top, "author",
-		                       r->found && c.author ? json_object_new_string(c.author) : NULL);
+		                       r->found && c.author ? json_object_new_string(c.author)
+		                                            : NULL);
 		json_object_object_add(top, "series", json_object_new_string(series));
 		json_object_object_add(top, "change", json_object_new_double(r->change.change));
 		json_object_object_add(top, "p", json_object_new_double(r->change.p_worse));
@@ -258,10 +261,10 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 		                                       e->bad_mean, NAN, NAN, 0));
 		for (i = 0; i < r->nsteps; i++) {
 			const bg_bisect_step *s = &r->steps[i];
-			json_object_array_add(steps,
-			                      step_json(b, s->index, bg_probe_verdict_name(s->verdict),
-			                                s->runs, s->reused, s->mean, s->p_good,
-			                                s->p_bad, s->by_distance));
+			json_object_array_add(
+			        steps,
+			        step_json(b, s->index, bg_probe_verdict_name(s->verdict), s->runs,
+			                  s->reused, s->mean, s->p_good, s->p_bad, s->by_distance));
 		}
 		json_object_object_add(top, "steps", steps);
 		json_object_object_add(top, "builds", json_object_new_int64((int64_t)b->builds));
@@ -270,8 +273,13 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 		return cli_print_json(st, top);
 	}
 	{
-		static const char *const head[] = { "step", "commit", "verdict", "runs", "mean",
-			                            "p worse than good", "p better than bad" };
+		static const char *const head[] = { "step",
+			                            "commit",
+			                            "verdict",
+			                            "runs",
+			                            "mean",
+			                            "p worse than good",
+			                            "p better than bad" };
 		cli_table *t = cli_table_new(7, head, "rllrrrr");
 		char cells[7][64];
 		const char *row[7];
@@ -303,7 +311,8 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 			printf("  %s\n  author: %s\n", c.subject ? c.subject : "",
 			       c.author ? c.author : "");
 		} else {
-			printf("the first bad commit is one of these %zu (the others between do not "
+			printf("the first bad commit is one of these %zu (the others between do "
+			       "not "
 			       "build):\n",
 			       r->hi - r->lo + 1);
 			for (i = r->lo; i <= r->hi; i++)
@@ -350,7 +359,7 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 	cli_check_flags cflags;
 	bg_check_opts o;
 	bg_commit cg, cb;
-	char (*range)[41] = NULL;
+	char(*range)[41] = NULL;
 	int64_t *gids = NULL, *bids = NULL;
 	size_t ngids = 0, nbids = 0, nrange = 0, i;
 	double *gv = NULL, *bv = NULL;
@@ -468,10 +477,12 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 			                       json_object_new_string("no series is significantly "
 			                                              "worse at the bad end"));
 			json_object_object_add(top, "steps", json_object_new_array());
-			json_object_object_add(top, "builds", json_object_new_int64((int64_t)b.builds));
+			json_object_object_add(top, "builds",
+			                       json_object_new_int64((int64_t)b.builds));
 			cli_print_json(st, top);
 		} else {
-			printf("nothing to bisect: no series is significantly worse at %.12s than at "
+			printf("nothing to bisect: no series is significantly worse at %.12s than "
+			       "at "
 			       "%.12s (%zu and %zu runs)\n",
 			       cb.sha, cg.sha, nbids, ngids);
 		}

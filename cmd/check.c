@@ -38,8 +38,8 @@ static int parse_number(cli_state *st, const char *opt, const char *arg, double 
 	double v = strtod(arg, &end);
 
 	if (end == arg || *end || !(v >= lo && v <= hi))
-		return cli_usage_error(st, "%s needs a number from %g to %g (got \"%s\")", opt, lo, hi,
-		                       arg);
+		return cli_usage_error(st, "%s needs a number from %g to %g (got \"%s\")", opt, lo,
+		                       hi, arg);
 	*out = v;
 	return 0;
 }
@@ -198,8 +198,8 @@ static void fmt_p(char *buf, size_t n, double p)
 /* The verdict table; `md` selects Markdown (with emphasis on what failed). */
 static cli_table *verdict_table(const bg_check_result *res, int md)
 {
-	static const char *const head[] = { "verdict", "series", "baseline", "current", "change",
-		                            "p",       "g",      "runs" };
+	static const char *const head[] = { "verdict", "series", "baseline", "current",
+		                            "change",  "p",      "g",        "runs" };
 	cli_table *t = cli_table_new(8, head, "llrrrrrr");
 	size_t i;
 
@@ -207,13 +207,13 @@ static cli_table *verdict_table(const bg_check_result *res, int md)
 		return NULL;
 	for (i = 0; i < res->nrows; i++) {
 		const bg_verdict_row *r = &res->rows[i];
-		char verdict[48], series[512], base[160], cur[48], change[32], p[24], g[24], runs[32];
+		char verdict[48], series[512], base[160], cur[48], change[32], p[24], g[24],
+		        runs[32];
 		char a[48], b[48];
 		const char *cells[8];
 
-		snprintf(verdict, sizeof(verdict), md && r->verdict == BG_VERDICT_REGRESSION
-		                                           ? "**%s**"
-		                                           : "%s",
+		snprintf(verdict, sizeof(verdict),
+		         md && r->verdict == BG_VERDICT_REGRESSION ? "**%s**" : "%s",
 		         bg_verdict_name(r->verdict));
 		snprintf(series, sizeof(series), md ? "`%s`" : "%s", r->series);
 		base[0] = cur[0] = change[0] = p[0] = g[0] = '\0';
@@ -225,7 +225,8 @@ static cli_table *verdict_table(const bg_check_result *res, int md)
 			/* Shown as the raw direction of the mean; the verdict says good or bad. */
 			if (isfinite(r->test.change))
 				snprintf(change, sizeof(change), "%+.2f%%",
-				         100.0 * r->test.change * (r->direction == BG_DIR_HIGHER ? -1 : 1));
+				         100.0 * r->test.change *
+				                 (r->direction == BG_DIR_HIGHER ? -1 : 1));
 			fmt_p(p, sizeof(p),
 			      r->test.change < 0 ? r->p_better_adjusted : r->p_adjusted);
 			if (isfinite(r->test.effect))
@@ -287,7 +288,8 @@ int cli_check_markdown(cli_state *st, const bg_check_result *res, FILE *f)
 		        res->branch ? ")" : "", res->machine, res->baseline_branch, res->window,
 		        res->baseline_from);
 	else
-		fprintf(f, "Commit `%.12s` against commit `%.12s` on machine `%s` (%d runs each).\n\n",
+		fprintf(f,
+		        "Commit `%.12s` against commit `%.12s` on machine `%s` (%d runs each).\n\n",
 		        res->sha, res->baseline_from, res->machine, res->window);
 	cli_table_print(&md, t, f);
 	fputc('\n', f);
@@ -323,8 +325,8 @@ int cli_check_print(cli_state *st, const bg_check_result *res)
 /* ------------------------------------------------------------- the command */
 
 /* The runs to judge: --run ID alone, the runs of --commit, or the latest run's commit. */
-static int pick_runs(cli_state *st, cli_env *env, int64_t run_id, const char *rev,
-                     int64_t **ids, size_t *n)
+static int pick_runs(cli_state *st, cli_env *env, int64_t run_id, const char *rev, int64_t **ids,
+                     size_t *n)
 {
 	const char *fp = bg_machine_fingerprint(env->machine);
 	bg_run_row row;
@@ -351,7 +353,8 @@ static int pick_runs(cli_state *st, cli_env *env, int64_t run_id, const char *re
 		}
 		if (error == 0 && *n == 0)
 			error = bg_error_set(st->ctx, BG_ENOTFOUND,
-			                     "no complete run of commit %.12s on machine %s", c.sha, fp);
+			                     "no complete run of commit %.12s on machine %s", c.sha,
+			                     fp);
 		bg_commit_clear(&c);
 		return error;
 	}
@@ -404,7 +407,8 @@ int cmd_check(cli_state *st, int argc, char **argv)
 	if (run_id && rev)
 		return cli_usage_error(st, "--run and --commit cannot be used together");
 	if ((rc = cli_open_repo(st, &env)) < 0 || (rc = cli_load_config(st, &env)) < 0 ||
-	    (rc = cli_detect_machine(st, &env, machine)) < 0 || (rc = cli_open_store(st, &env)) < 0 ||
+	    (rc = cli_detect_machine(st, &env, machine)) < 0 ||
+	    (rc = cli_open_store(st, &env)) < 0 ||
 	    (rc = pick_runs(st, &env, run_id, rev, &ids, &nids)) < 0)
 		goto cleanup;
 	cli_check_opts(&flags, env.config, &o);

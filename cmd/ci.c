@@ -51,7 +51,8 @@ static void annotations(const bg_check_result *res)
 
 		if (r->verdict == BG_VERDICT_REGRESSION) {
 			snprintf(msg, sizeof(msg),
-			         "%s got %.1f%% worse than the %s baseline (p=%.2g adjusted, g=%.2f, "
+			         "%s got %.1f%% worse than the %s baseline (p=%.2g adjusted, "
+			         "g=%.2f, "
 			         "%zu baseline runs)",
 			         r->series, 100.0 * r->test.change, res->baseline_branch,
 			         r->p_adjusted, r->test.effect, r->baseline_runs);
@@ -79,10 +80,57 @@ static FILE *open_summary(cli_state *st)
 }
 
 /*
- * Re-runs the benchmarks of flagged series `confirm` times and keeps a
- * verdict only if those runs, judged alone, reach it too (bg_check_confirm);
- * *res becomes the judgement of all runs.  A shared machine's transient
- * slowdowns hit one run; a real regression is in every run.
+ * The reference for confirmation: the newest commit of the baseline, checked
+ * out and built in its cached worktree.  0 with *ok = 0 when there is none
+ * to use (no baseline commit, the candidate itself, or it does not build).
+ */
+static int prepare_reference(cli_state *st, cli_env *env, const bg_check_result *res,
+                             bg_commit *commit, bg_worktree *wt, int *ok)
+{
+	int rc;
+
+	*ok = 0;
+	if (!res->reference[0] || !strcmp(res->reference, res->sha))
+		return 0;
+	if ((rc = cli_prepare_commit_soft(st, env, res->reference, 0, commit, wt)) < 0)
+		return rc;
+	if (wt->failed) {
+		cli_warn(st, "the baseline commit %.12s does not build: confirming without it",
+		         res->reference);
+		return 0;
+	}
+	*ok = 1;
+	return 0;
+}
+
+/* One run of the flagged benchmarks, here (`at` NULL) or at the reference. */
+static int run_once(cli_state *st, cli_env *env, const cli_run_flags *cf, const bg_commit *at,
+                    const char *cwd, int64_t *id)
+{
+	cli_run_flags f = *cf;
+	cli_run_output out;
+	int rc;
+
+	f.nruns = 1;
+	f.at = at;
+	f.cwd = cwd;
+	if ((rc = cli_run_suite(st, env, &f, &out)) == 0)
+		*id = out.ids[0];
+	cli_run_output_clear(&out);
+	return rc;
+}
+
+/*
+ * Replication of a regression or improvement before it is believed.  The
+ * flagged benchmarks run `confirm` more times here, interleaved with as many
+ * runs at the reference commit (the baseline's newest, in its worktree) in
+ * ABBA order.  A verdict stands only if (1) the new runs, judged alone
+ * against the rolling baseline, reach it too (bg_check_confirm) and (2) the
+ * pairs show it against the reference (bg_check_confirm_paired).  A shared
+ * machine's slowdown that lasts seconds hits the first runs and the
+ * confirmation runs alike, so (1) alone does not see through it; it hits
+ * both sides of a pair, so (2) does.  *res becomes the judgement of all
+ * candidate runs.
  */
 static int confirm_verdicts(cli_state *st, cli_env *env, const cli_run_flags *rflags,
                             const bg_check_opts *base_opts, const cli_run_output *first,
@@ -90,48 +138,77 @@ static int confirm_verdicts(cli_state *st, cli_env *env, const cli_run_flags *rf
 {
 	bg_check_result *again = NULL, *all = NULL;
 	char **names = NULL;
-	const char **tags = NULL;
-	cli_run_flags cf = *rflags;
-	cli_run_output more;
+	const char **tags = NULL, **ref_tags = NULL;
+	cli_run_flags cf = *rflags, rf;
 	bg_check_opts o = *base_opts;
-	int64_t *ids = NULL;
+	int64_t *ids = NULL, *more = NULL, *refs = NULL;
+	bg_commit ref;
+	bg_worktree wt;
 	size_t n, i;
-	int rc;
+	int rc, k, paired = 0;
 
-	memset(&more, 0, sizeof(more));
+	memset(&ref, 0, sizeof(ref));
+	memset(&wt, 0, sizeof(wt));
 	if ((rc = bg_check_flagged(st->ctx, *res, &names)) < 0)
 		return rc;
 	for (n = 0; names[n]; n++)
 		;
 	tags = calloc(rflags->ntags + 2, sizeof(char *));
+	ref_tags = calloc(rflags->ntags + 2, sizeof(char *));
 	ids = calloc((size_t)first->nruns + (size_t)confirm, sizeof(int64_t));
-	if (!tags || !ids) {
+	more = calloc((size_t)confirm, sizeof(int64_t));
+	refs = calloc((size_t)confirm, sizeof(int64_t));
+	if (!tags || !ref_tags || !ids || !more || !refs) {
 		rc = bg_error_oom(st->ctx);
 		goto cleanup;
 	}
 	for (i = 0; i < rflags->ntags; i++)
-		tags[i] = rflags->tags[i];
+		tags[i] = ref_tags[i] = rflags->tags[i];
 	tags[i] = "confirm=1";
+	ref_tags[i] = "confirm-reference=1";
 	cf.tags = tags;
 	cf.ntags = rflags->ntags + 1;
-	cf.nruns = confirm;
 	cf.no_build = 1;
 	cf.filter = NULL;
 	cf.only = names;
-	cli_info(st, "confirming %zu flagged benchmark%s with %d more run%s", n, n == 1 ? "" : "s",
-	         confirm, confirm == 1 ? "" : "s");
-	if ((rc = cli_run_suite(st, env, &cf, &more)) < 0)
+	rf = cf;
+	rf.tags = ref_tags;
+
+	if ((rc = prepare_reference(st, env, *res, &ref, &wt, &paired)) < 0)
 		goto cleanup;
-	o.runs = more.ids;
-	o.nruns = (size_t)more.nruns;
+	if (paired)
+		cli_info(
+		        st,
+		        "confirming %zu flagged benchmark%s: %d more run%s, interleaved with %.12s",
+		        n, n == 1 ? "" : "s", confirm, confirm == 1 ? "" : "s", ref.sha);
+	else
+		cli_info(st, "confirming %zu flagged benchmark%s with %d more run%s", n,
+		         n == 1 ? "" : "s", confirm, confirm == 1 ? "" : "s");
+	for (k = 0; k < confirm; k++) {
+		/* ABBA: the reference goes first every other pair. */
+		if (paired && k % 2 && (rc = run_once(st, env, &rf, &ref, wt.path, &refs[k])) < 0)
+			goto cleanup;
+		if ((rc = run_once(st, env, &cf, NULL, NULL, &more[k])) < 0)
+			goto cleanup;
+		if (paired && !(k % 2) &&
+		    (rc = run_once(st, env, &rf, &ref, wt.path, &refs[k])) < 0)
+			goto cleanup;
+	}
+
+	o.runs = more;
+	o.nruns = (size_t)confirm;
 	if ((rc = bg_check_run(st->ctx, env->store, env->repo, &o, &again)) < 0)
 		goto cleanup;
 	memcpy(ids, first->ids, (size_t)first->nruns * sizeof(int64_t));
-	memcpy(ids + first->nruns, more.ids, (size_t)more.nruns * sizeof(int64_t));
+	memcpy(ids + first->nruns, more, (size_t)confirm * sizeof(int64_t));
 	o.runs = ids;
-	o.nruns = (size_t)(first->nruns + more.nruns);
+	o.nruns = (size_t)(first->nruns + confirm);
 	if ((rc = bg_check_run(st->ctx, env->store, env->repo, &o, &all)) < 0 ||
 	    (rc = bg_check_confirm(st->ctx, all, again)) < 0)
+		goto cleanup;
+	if (paired &&
+	    (rc = bg_check_confirm_paired(st->ctx, env->store, all, more, refs, (size_t)confirm,
+	                                  base_opts->thresholds.alpha)) < 0)
 		goto cleanup;
 	bg_check_result_free(*res);
 	*res = all;
@@ -139,10 +216,14 @@ static int confirm_verdicts(cli_state *st, cli_env *env, const cli_run_flags *rf
 cleanup:
 	bg_check_result_free(again);
 	bg_check_result_free(all);
-	cli_run_output_clear(&more);
+	bg_commit_clear(&ref);
+	bg_worktree_clear(&wt);
 	bg_strv_free(names);
 	free(tags);
+	free(ref_tags);
 	free(ids);
+	free(more);
+	free(refs);
 	return rc;
 }
 
@@ -150,7 +231,8 @@ enum { OPT_CONFIRM = CLI_OPT_BASE + 200 };
 
 int cmd_ci(cli_state *st, int argc, char **argv)
 {
-	static const struct option ci_options[] = { CLI_RUN_LONG_OPTIONS, CLI_CHECK_LONG_OPTIONS,
+	static const struct option ci_options[] = { CLI_RUN_LONG_OPTIONS,
+		                                    CLI_CHECK_LONG_OPTIONS,
 		                                    { "confirm", required_argument, NULL,
 		                                      OPT_CONFIRM },
 		                                    { 0, 0, 0, 0 } };
@@ -207,7 +289,8 @@ int cmd_ci(cli_state *st, int argc, char **argv)
 		/* Say so where CI users look, then fail as `run` would. */
 		if ((summary = open_summary(st))) {
 			fprintf(summary, "### benchguard: %s\n\n%s\n\n",
-			        rc == BG_EBUILD ? "build failed" : "run failed", bg_ctx_error(st->ctx));
+			        rc == BG_EBUILD ? "build failed" : "run failed",
+			        bg_ctx_error(st->ctx));
 			fclose(summary);
 		}
 		if (github)

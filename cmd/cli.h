@@ -113,9 +113,9 @@ void cli_run_output_clear(cli_run_output *out);
 /* Flags of the verdict, shared by `check` and `ci` (unset: from the config). */
 typedef struct {
 	const char *baseline_branch;
-	int window, min_runs; /* -1: config */
+	int window, min_runs;                 /* -1: config */
 	double alpha, min_change, min_effect; /* NAN: config */
-	int fdr;              /* -1: config */
+	int fdr;                              /* -1: config */
 } cli_check_flags;
 
 enum {
@@ -129,15 +129,17 @@ enum {
 	CLI_OPT_FDR
 };
 
-#define CLI_CHECK_LONG_OPTIONS                                                           \
-	{ "baseline-branch", required_argument, NULL, CLI_OPT_BASELINE_BRANCH },          \
-		{ "window", required_argument, NULL, CLI_OPT_WINDOW },                     \
-		{ "min-runs", required_argument, NULL, CLI_OPT_MIN_RUNS },                 \
-		{ "alpha", required_argument, NULL, CLI_OPT_ALPHA },                       \
-		{ "min-change", required_argument, NULL, CLI_OPT_MIN_CHANGE },             \
-		{ "min-effect", required_argument, NULL, CLI_OPT_MIN_EFFECT },             \
-		{ "no-fdr", no_argument, NULL, CLI_OPT_NO_FDR },                           \
-		{ "fdr", no_argument, NULL, CLI_OPT_FDR }
+#define CLI_CHECK_LONG_OPTIONS                                                                     \
+	{ "baseline-branch", required_argument, NULL, CLI_OPT_BASELINE_BRANCH },                   \
+	        { "window", required_argument, NULL, CLI_OPT_WINDOW },                             \
+	        { "min-runs", required_argument, NULL, CLI_OPT_MIN_RUNS },                         \
+	        { "alpha", required_argument, NULL, CLI_OPT_ALPHA },                               \
+	        { "min-change", required_argument, NULL, CLI_OPT_MIN_CHANGE },                     \
+	        { "min-effect", required_argument, NULL, CLI_OPT_MIN_EFFECT },                     \
+	        { "no-fdr", no_argument, NULL, CLI_OPT_NO_FDR },                                   \
+	{                                                                                          \
+		"fdr", no_argument, NULL, CLI_OPT_FDR                                              \
+	}
 
 void cli_check_flags_init(cli_check_flags *f);
 /* 1 if `opt` was a verdict flag (taken), 0 if not, < 0 on a bad value. */
@@ -206,7 +208,6 @@ void cli_warn(cli_state *st, const char *fmt, ...) __attribute__((format(printf,
 void cli_progress(cli_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cli_progress_done(cli_state *st);
 void cli_log_cb(bg_log_level level, const char *msg, void *data);
-
 
 int cli_open_repo(cli_state *st, cli_env *env);
 int cli_load_config(cli_state *st, cli_env *env);

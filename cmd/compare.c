@@ -34,8 +34,7 @@ static void side_clear(side *s)
 }
 
 /* One run of the suite at a side's checkout; its id is kept. */
-static int run_side(cli_state *st, cli_env *env, const cli_run_flags *base, side *s,
-                    int *failed)
+static int run_side(cli_state *st, cli_env *env, const cli_run_flags *base, side *s, int *failed)
 {
 	cli_run_flags f = *base;
 	cli_run_output out;
@@ -71,7 +70,8 @@ static int print(cli_state *st, const bg_check_result *res, const side *a, const
 
 int cmd_compare(cli_state *st, int argc, char **argv)
 {
-	static const struct option options[] = { CLI_RUN_LONG_OPTIONS, CLI_CHECK_LONG_OPTIONS,
+	static const struct option options[] = { CLI_RUN_LONG_OPTIONS,
+		                                 CLI_CHECK_LONG_OPTIONS,
 		                                 { 0, 0, 0, 0 } };
 	const cli_command *self = cli_find_command("compare");
 	bg_check_result *res = NULL;
@@ -117,7 +117,8 @@ int cmd_compare(cli_state *st, int argc, char **argv)
 	if (rflags.nruns < 0)
 		rflags.nruns = COMPARE_RUNS;
 	if (rflags.nruns < 2) {
-		rc = cli_usage_error(st, "compare needs --runs of at least 2 (got %d)", rflags.nruns);
+		rc = cli_usage_error(st, "compare needs --runs of at least 2 (got %d)",
+		                     rflags.nruns);
 		goto cleanup;
 	}
 	k = rflags.nruns;

@@ -128,7 +128,9 @@ int cmd_import(cli_state *st, int argc, char **argv)
 	    (rc = cli_open_store(st, &env)) < 0)
 		goto cleanup;
 	{
-		bg_run_info info = { .commit = &commit, .machine = env.machine, .source = "import", .tags = tags };
+		bg_run_info info = {
+			.commit = &commit, .machine = env.machine, .source = "import", .tags = tags
+		};
 		if ((rc = bg_store_run_begin(st->ctx, env.store, &info, &run_id)) < 0 ||
 		    (rc = bg_store_run_add(st->ctx, env.store, run_id, res)) < 0 ||
 		    (rc = bg_store_run_finish(st->ctx, env.store, run_id)) < 0)

@@ -137,7 +137,8 @@ const cli_command cli_commands[] = {
 	  "  --machine NAME   the machine (fingerprint or --machine name) to export or\n"
 	  "                   to import as\n"
 	  "  --force          import a file made on another machine anyway\n" },
-	{ "calibrate", cmd_calibrate, "measure run-to-run noise; how many samples and runs to spend",
+	{ "calibrate", cmd_calibrate,
+	  "measure run-to-run noise; how many samples and runs to spend",
 	  "usage: benchguard calibrate [--runs N] [--change X] [--filter RE] [--samples N]\n"
 	  "                            [--warmup N] [--machine NAME] [--no-build]\n"
 	  "\n"

@@ -431,7 +431,8 @@ int cli_run_suite(cli_state *st, cli_env *env, const cli_run_flags *f, cli_run_o
 		if ((rc = bg_store_run_begin(st->ctx, env->store, &info, &out->ids[k])) < 0)
 			goto cleanup;
 		if (f->nruns > 1)
-			cli_info(st, "run %d of %d (id %lld)", k + 1, f->nruns, (long long)out->ids[k]);
+			cli_info(st, "run %d of %d (id %lld)", k + 1, f->nruns,
+			         (long long)out->ids[k]);
 		idx = 0;
 		for (i = 0; i < bg_config_benchmark_count(env->config); i++) {
 			const bg_benchmark *b = bg_config_benchmark(env->config, i);
@@ -441,7 +442,8 @@ int cli_run_suite(cli_state *st, cli_env *env, const cli_run_flags *f, cli_run_o
 			if (!selected(f, have_re ? &re : NULL, b->name))
 				continue;
 			if (bg_ctx_cancelled(st->ctx)) {
-				rc = bg_error_set(st->ctx, BG_ERROR, "interrupted: run %lld left incomplete",
+				rc = bg_error_set(st->ctx, BG_ERROR,
+				                  "interrupted: run %lld left incomplete",
 				                  (long long)out->ids[k]);
 				goto cleanup;
 			}

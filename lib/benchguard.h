@@ -605,8 +605,8 @@ int bg_store_latest_run(bg_ctx *ctx, bg_store *store, const char *machine, int64
  * Complete runs of commit `sha` on `machine`, oldest first; dirty: 0 clean
  * only, 1 dirty only, -1 both.  None is not an error (*n = 0).
  */
-int bg_store_runs_at(bg_ctx *ctx, bg_store *store, const char *sha, const char *machine,
-                     int dirty, int64_t **run_ids, size_t *n);
+int bg_store_runs_at(bg_ctx *ctx, bg_store *store, const char *sha, const char *machine, int dirty,
+                     int64_t **run_ids, size_t *n);
 
 typedef struct {
 	int64_t id;
@@ -614,8 +614,8 @@ typedef struct {
 } bg_run_ref;
 
 /* Every complete, clean run on `machine`, newest first: what baselines draw from. */
-int bg_store_baseline_runs(bg_ctx *ctx, bg_store *store, const char *machine,
-                           bg_run_ref **refs, size_t *n);
+int bg_store_baseline_runs(bg_ctx *ctx, bg_store *store, const char *machine, bg_run_ref **refs,
+                           size_t *n);
 
 /* One series of one run: its identity and run summary. */
 typedef struct {
@@ -755,7 +755,7 @@ typedef struct {
 	size_t baseline_runs, current_runs, samples;
 	size_t baseline_outliers; /* runs of the window left out of the estimate */
 	size_t outlier_samples;   /* far-out samples of the candidate runs, flagged */
-	char *message; /* why failed, skipped or no-baseline; NULL otherwise */
+	char *message;            /* why failed, skipped or no-baseline; NULL otherwise */
 } bg_verdict_row;
 
 typedef struct {
@@ -818,8 +818,8 @@ int bg_check_confirm(bg_ctx *ctx, bg_check_result *res, const bg_check_result *c
  * message.  A shift of the whole machine that made the first runs look slow
  * lands on both sides of a pair and cancels; a real change does not.
  */
-int bg_check_confirm_paired(bg_ctx *ctx, bg_store *store, bg_check_result *res,
-                            const int64_t *cur, const int64_t *ref, size_t pairs, double alpha);
+int bg_check_confirm_paired(bg_ctx *ctx, bg_store *store, bg_check_result *res, const int64_t *cur,
+                            const int64_t *ref, size_t pairs, double alpha);
 /* Benchmarks with a regression or improvement (names, NULL-terminated; free with bg_strv_free). */
 int bg_check_flagged(bg_ctx *ctx, const bg_check_result *res, char ***benchmarks);
 
@@ -860,22 +860,22 @@ typedef void (*bg_bisect_progress_cb)(const bg_bisect_step *step, size_t k, size
                                       void *data);
 
 typedef struct {
-	size_t n;                     /* index of the bad end, >= 1 */
-	const double *good, *bad;     /* run summaries of the ends, >= 2 each */
+	size_t n;                 /* index of the bad end, >= 1 */
+	const double *good, *bad; /* run summaries of the ends, >= 2 each */
 	size_t ngood, nbad;
-	bg_direction direction;       /* of the series */
-	double alpha;                 /* per decision, e.g. 0.01 */
-	size_t runs, max_runs;        /* a probe's first runs, and its cap (0: 3 and 12) */
+	bg_direction direction; /* of the series */
+	double alpha;           /* per decision, e.g. 0.01 */
+	size_t runs, max_runs;  /* a probe's first runs, and its cap (0: 3 and 12) */
 	bg_bisect_measure_cb measure;
 	bg_bisect_progress_cb progress; /* may be NULL */
 	void *data;
 } bg_bisect_opts;
 
 typedef struct {
-	int found;        /* 1: first_bad is the commit; 0: it is one of lo..hi */
-	size_t first_bad; /* the first bad commit (found), else hi */
-	size_t lo, hi;    /* the culprit is in c[lo..hi]; lo == hi == first_bad when found */
-	size_t last_good; /* the newest commit classified good */
+	int found;             /* 1: first_bad is the commit; 0: it is one of lo..hi */
+	size_t first_bad;      /* the first bad commit (found), else hi */
+	size_t lo, hi;         /* the culprit is in c[lo..hi]; lo == hi == first_bad when found */
+	size_t last_good;      /* the newest commit classified good */
 	bg_bisect_step *steps; /* the probes, in the order measured */
 	size_t nsteps;
 	bg_test change; /* first_bad (or hi) against last_good */
@@ -940,14 +940,14 @@ int bg_baseline_import(bg_ctx *ctx, bg_store *store, const bg_baseline *b, const
 
 /* What `calibrate` learnt about one series from k runs at one commit. */
 typedef struct {
-	size_t runs;       /* k */
-	double mean;       /* mean of the run means */
-	double samples;    /* mean samples per run */
-	double run_cv;     /* SD of the run means / |mean| */
-	double within_cv;  /* sqrt(s2_within) / |mean|; NAN when no run has 2 samples */
-	double s2_within;  /* pooled within-run variance; NAN when unknown */
-	double s2_between; /* run-to-run variance that within-run noise does not explain */
-	double mde;        /* relative change one candidate run detects against `window` runs */
+	size_t runs;           /* k */
+	double mean;           /* mean of the run means */
+	double samples;        /* mean samples per run */
+	double run_cv;         /* SD of the run means / |mean| */
+	double within_cv;      /* sqrt(s2_within) / |mean|; NAN when no run has 2 samples */
+	double s2_within;      /* pooled within-run variance; NAN when unknown */
+	double s2_between;     /* run-to-run variance that within-run noise does not explain */
+	double mde;            /* relative change one candidate run detects against `window` runs */
 	int samples_suggested; /* samples per run worth spending (1..1000); 0: unknown */
 	int runs_needed;       /* smallest window that detects `change` (2..1000); 0: more
 	                          than 1000; -1: undefined (a zero mean) */

@@ -121,8 +121,9 @@ static int probe(search *s, size_t i, bg_bisect_step *st)
 		s->nvals[i] = n;
 		all_reused &= reused;
 		if (n == 0)
-			return bg_error_set(s->ctx, BG_ERROR,
-			                    "commit %zu of the range produced no value for the series", i);
+			return bg_error_set(
+			        s->ctx, BG_ERROR,
+			        "commit %zu of the range produced no value for the series", i);
 		if ((rc = bg_stats_compare(s->ctx, o->good, o->ngood, v, n, o->direction, o->alpha,
 		                           &tg)) < 0 ||
 		    (rc = bg_stats_compare(s->ctx, o->bad, o->nbad, v, n, o->direction, o->alpha,
@@ -149,7 +150,7 @@ static int probe(search *s, size_t i, bg_bisect_step *st)
 			 * the step says it was one. */
 			st->by_distance = 1;
 			st->verdict = fabs(st->mean - mg) <= fabs(st->mean - mb) ? BG_PROBE_GOOD
-			                                                           : BG_PROBE_BAD;
+			                                                         : BG_PROBE_BAD;
 			return 0;
 		}
 		runs = n + o->runs;
@@ -201,7 +202,8 @@ static int top_up(search *s, size_t i)
 		free(v);
 		return rc < 0 ? rc
 		              : bg_error_set(s->ctx, BG_ERROR,
-		                             "commit %zu of the range could not be measured again", i);
+		                             "commit %zu of the range could not be measured again",
+		                             i);
 	}
 	free(s->vals[i]);
 	s->vals[i] = v;

@@ -27,7 +27,7 @@ static const char *const verdict_names[BG_VERDICT_COUNT] = {
 
 /* Order of rows in a report: what needs attention first. */
 static const int verdict_rank[BG_VERDICT_COUNT] = {
-	[BG_VERDICT_REGRESSION] = 0, [BG_VERDICT_FAILED] = 1,    [BG_VERDICT_IMPROVEMENT] = 2,
+	[BG_VERDICT_REGRESSION] = 0, [BG_VERDICT_FAILED] = 1,      [BG_VERDICT_IMPROVEMENT] = 2,
 	[BG_VERDICT_UNCHANGED] = 3,  [BG_VERDICT_NO_BASELINE] = 4, [BG_VERDICT_SKIPPED] = 5,
 };
 
@@ -219,8 +219,7 @@ static int take_explicit(walk_state *w, const bg_check_opts *o, bg_check_result 
 		else if (k == 0) {
 			memcpy(res->baseline_from, row.sha, sizeof(res->baseline_from));
 			memcpy(res->reference, row.sha, sizeof(res->reference));
-		}
-		else if (strcmp(row.sha, res->baseline_from))
+		} else if (strcmp(row.sha, res->baseline_from))
 			error = bg_error_set(w->ctx, BG_EINPUT,
 			                     "baseline runs %lld and %lld are of different commits",
 			                     (long long)o->baseline[0], (long long)row.id);
@@ -242,9 +241,10 @@ static int check_opts(bg_ctx *ctx, const bg_check_opts *o)
 			return bg_error_set(ctx, BG_EINPUT, "min_runs %d: need at least 2",
 			                    o->min_runs);
 	} else if (o->window < 2 || o->min_runs < 2 || o->min_runs > o->window)
-		return bg_error_set(ctx, BG_EINPUT,
-		                    "baseline window %d and min_runs %d: need 2 <= min_runs <= window",
-		                    o->window, o->min_runs);
+		return bg_error_set(
+		        ctx, BG_EINPUT,
+		        "baseline window %d and min_runs %d: need 2 <= min_runs <= window",
+		        o->window, o->min_runs);
 	if (!(o->thresholds.alpha > 0 && o->thresholds.alpha < 1))
 		return bg_error_set(ctx, BG_EINPUT, "alpha must be between 0 and 1 (got %g)",
 		                    o->thresholds.alpha);
@@ -267,10 +267,11 @@ static int load_candidates(bg_ctx *ctx, bg_store *store, const bg_check_opts *o,
 		if ((error = bg_store_run_get(ctx, store, o->runs[k], &row)) < 0)
 			return error;
 		if (!row.complete) {
-			error = bg_error_set(ctx, BG_EINPUT,
-			                     "run %lld is incomplete (it was interrupted) and cannot be "
-			                     "judged",
-			                     (long long)row.id);
+			error = bg_error_set(
+			        ctx, BG_EINPUT,
+			        "run %lld is incomplete (it was interrupted) and cannot be "
+			        "judged",
+			        (long long)row.id);
 		} else if (k == 0) {
 			res->run_id = row.id;
 			memcpy(res->sha, row.sha, sizeof(res->sha));
@@ -279,14 +280,16 @@ static int load_candidates(bg_ctx *ctx, bg_store *store, const bg_check_opts *o,
 			res->dirty = row.dirty;
 			row.branch = row.machine = NULL;
 		} else if (strcmp(row.sha, res->sha) || strcmp(row.machine, res->machine)) {
-			error = bg_error_set(ctx, BG_EINPUT,
-			                     "runs %lld and %lld are of different commits or machines",
-			                     (long long)res->run_id, (long long)row.id);
+			error = bg_error_set(
+			        ctx, BG_EINPUT,
+			        "runs %lld and %lld are of different commits or machines",
+			        (long long)res->run_id, (long long)row.id);
 		}
 		bg_run_row_clear(&row);
 		if (error < 0)
 			return error;
-		if ((error = bg_store_run_series(ctx, store, o->runs[k], &blocks[k], &nblock[k])) < 0)
+		if ((error = bg_store_run_series(ctx, store, o->runs[k], &blocks[k], &nblock[k])) <
+		    0)
 			return error;
 		total += nblock[k];
 	}
@@ -300,8 +303,8 @@ static int load_candidates(bg_ctx *ctx, bg_store *store, const bg_check_opts *o,
 }
 
 /* Groups the candidate runs' series by id: one mean per run each. */
-static int group_series(bg_ctx *ctx, bg_run_series **all, size_t nall, size_t nruns,
-                        size_t window, cand_series **out, size_t *nout)
+static int group_series(bg_ctx *ctx, bg_run_series **all, size_t nall, size_t nruns, size_t window,
+                        cand_series **out, size_t *nout)
 {
 	cand_series *cs;
 	size_t i, n = 0;
@@ -359,7 +362,8 @@ static int add_outcome_rows(bg_ctx *ctx, bg_store *store, const bg_check_opts *o
 			bg_verdict_row *r = NULL;
 
 			for (j = 0; j < res->nrows; j++)
-				if (!res->rows[j].metric && !strcmp(res->rows[j].benchmark, out[i].benchmark))
+				if (!res->rows[j].metric &&
+				    !strcmp(res->rows[j].benchmark, out[i].benchmark))
 					r = &res->rows[j];
 			if (r) {
 				/* Failed in one run, skipped in another: failed wins. */
@@ -498,22 +502,26 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 		/* Where the baseline history starts. */
 		if ((error = bg_repo_branch_tip(ctx, repo, opts->baseline_branch, tip)) < 0)
 			goto cleanup;
-		if ((error = bg_repo_merge_base(ctx, repo, res->sha, tip, res->baseline_from)) < 0) {
+		if ((error = bg_repo_merge_base(ctx, repo, res->sha, tip, res->baseline_from)) <
+		    0) {
 			if (error == BG_ENOTFOUND)
-				error = bg_error_set(ctx, BG_ENOTFOUND,
-				                     "run %lld measured commit %.12s, which is not in this "
-				                     "repository (fetch its history, e.g. fetch-depth: 0)",
-				                     (long long)res->run_id, res->sha);
+				error = bg_error_set(
+				        ctx, BG_ENOTFOUND,
+				        "run %lld measured commit %.12s, which is not in this "
+				        "repository (fetch its history, e.g. fetch-depth: 0)",
+				        (long long)res->run_id, res->sha);
 			goto cleanup;
 		}
 
 		/* Walk it, taking run means until every series has its window. */
-		if ((error = bg_store_baseline_runs(ctx, store, res->machine, &w.refs, &w.nrefs)) < 0)
+		if ((error = bg_store_baseline_runs(ctx, store, res->machine, &w.refs, &w.nrefs)) <
+		    0)
 			goto cleanup;
 		if (w.nrefs)
 			qsort(w.refs, w.nrefs, sizeof(*w.refs), cmp_ref);
 		if (nseries && w.nrefs) {
-			error = bg_repo_walk_first_parent(ctx, repo, res->baseline_from, on_commit, &w);
+			error = bg_repo_walk_first_parent(ctx, repo, res->baseline_from, on_commit,
+			                                  &w);
 			if (w.error < 0)
 				error = w.error;
 			if (error < 0)
@@ -547,8 +555,8 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 		/* A run far outside the others (a neighbour's burst on a shared
 		 * machine) is reported and left out of the estimate, not silently
 		 * kept or lost. */
-		if ((error = bg_stats_drop_outliers(ctx, cs[i].base, &cs[i].nbase, BG_OUTLIER_SIGMAS,
-		                                    &r->baseline_outliers)) < 0)
+		if ((error = bg_stats_drop_outliers(ctx, cs[i].base, &cs[i].nbase,
+		                                    BG_OUTLIER_SIGMAS, &r->baseline_outliers)) < 0)
 			goto cleanup;
 		/* The newest `window` of what is left. */
 		if (!opts->nbaseline && cs[i].nbase > (size_t)opts->window)
@@ -569,16 +577,17 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 		if (r->baseline_outliers) {
 			bg_buf b = BG_BUF_INIT;
 			if (bg_buf_printf(&b, "%zu outlier run%s left out of the baseline",
-			                  r->baseline_outliers, r->baseline_outliers == 1 ? "" : "s") < 0 ||
+			                  r->baseline_outliers,
+			                  r->baseline_outliers == 1 ? "" : "s") < 0 ||
 			    !(r->message = bg_buf_detach(&b))) {
 				bg_buf_clear(&b);
 				error = bg_error_oom(ctx);
 				goto cleanup;
 			}
 		}
-		if ((error = bg_stats_compare_cached(ctx, cs[i].base, cs[i].nbase, cs[i].cur,
-		                                     cs[i].ncur, info->direction,
-		                                     opts->thresholds.alpha, &qcache, &r->test)) < 0)
+		if ((error = bg_stats_compare_cached(
+		             ctx, cs[i].base, cs[i].nbase, cs[i].cur, cs[i].ncur, info->direction,
+		             opts->thresholds.alpha, &qcache, &r->test)) < 0)
 			goto cleanup;
 		r->verdict = BG_VERDICT_UNCHANGED;
 	}
@@ -630,7 +639,8 @@ int bg_check_confirm(bg_ctx *ctx, bg_check_result *res, const bg_check_result *c
 			continue;
 		if (bg_buf_printf(&b, "%s of %+.1f%% not reproduced by %zu confirmation run%s",
 		                  bg_verdict_name(r->verdict), 100.0 * r->test.change,
-		                  c ? c->current_runs : 0, c && c->current_runs == 1 ? "" : "s") < 0) {
+		                  c ? c->current_runs : 0,
+		                  c && c->current_runs == 1 ? "" : "s") < 0) {
 			bg_buf_clear(&b);
 			return bg_error_oom(ctx);
 		}
@@ -659,15 +669,16 @@ static int series_values(bg_ctx *ctx, bg_store *store, const int64_t *runs, size
 		if ((error = bg_store_run_series(ctx, store, runs[k], &rows, &nrows)) < 0)
 			return error;
 		for (i = 0; i < nrows; i++)
-			if (!strcmp(rows[i].benchmark, benchmark) && !strcmp(rows[i].metric, metric))
+			if (!strcmp(rows[i].benchmark, benchmark) &&
+			    !strcmp(rows[i].metric, metric))
 				out[k] = rows[i].summary.robust_mean;
 		bg_run_series_free(rows, nrows);
 	}
 	return 0;
 }
 
-int bg_check_confirm_paired(bg_ctx *ctx, bg_store *store, bg_check_result *res,
-                            const int64_t *cur, const int64_t *ref, size_t pairs, double alpha)
+int bg_check_confirm_paired(bg_ctx *ctx, bg_store *store, bg_check_result *res, const int64_t *cur,
+                            const int64_t *ref, size_t pairs, double alpha)
 {
 	double *c = NULL, *r = NULL;
 	size_t i, k, n;
@@ -689,9 +700,10 @@ int bg_check_confirm_paired(bg_ctx *ctx, bg_store *store, bg_check_result *res,
 
 		if (!flagged(row->verdict))
 			continue;
-		if ((error = series_values(ctx, store, cur, pairs, row->benchmark, row->metric, c)) <
-		        0 ||
-		    (error = series_values(ctx, store, ref, pairs, row->benchmark, row->metric, r)) < 0)
+		if ((error = series_values(ctx, store, cur, pairs, row->benchmark, row->metric,
+		                           c)) < 0 ||
+		    (error = series_values(ctx, store, ref, pairs, row->benchmark, row->metric,
+		                           r)) < 0)
 			goto cleanup;
 		/* Pairs where either side lacks the series (it failed there) drop out. */
 		for (k = n = 0; k < pairs; k++)
@@ -712,16 +724,19 @@ int bg_check_confirm_paired(bg_ctx *ctx, bg_store *store, bg_check_result *res,
 			               : pt.p_better < alpha && pt.change < 0;
 		}
 		if (kept)
-			error = bg_buf_printf(&b, "confirmed: %+.1f%% against %.12s in %zu interleaved "
-			                          "pair%s (p %.2g)",
-			                      100.0 * pt.change, res->reference, n, n == 1 ? "" : "s",
-			                      row->verdict == BG_VERDICT_REGRESSION ? pt.p_worse
-			                                                            : pt.p_better);
+			error = bg_buf_printf(
+			        &b,
+			        "confirmed: %+.1f%% against %.12s in %zu interleaved "
+			        "pair%s (p %.2g)",
+			        100.0 * pt.change, res->reference, n, n == 1 ? "" : "s",
+			        row->verdict == BG_VERDICT_REGRESSION ? pt.p_worse : pt.p_better);
 		else
-			error = bg_buf_printf(&b, "%s of %+.1f%% not reproduced next to %.12s: %+.1f%% in "
-			                          "%zu interleaved pair%s",
-			                      bg_verdict_name(row->verdict), 100.0 * row->test.change,
-			                      res->reference, 100.0 * pt.change, n, n == 1 ? "" : "s");
+			error = bg_buf_printf(
+			        &b,
+			        "%s of %+.1f%% not reproduced next to %.12s: %+.1f%% in "
+			        "%zu interleaved pair%s",
+			        bg_verdict_name(row->verdict), 100.0 * row->test.change,
+			        res->reference, 100.0 * pt.change, n, n == 1 ? "" : "s");
 		if (error < 0) {
 			bg_buf_clear(&b);
 			error = bg_error_oom(ctx);

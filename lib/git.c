@@ -329,8 +329,8 @@ static int oid_of(bg_ctx *ctx, git_repository *repo, const char *sha, git_oid *o
 	/* Full SHAs and abbreviations alike; the object must be a commit. */
 	if ((err = git_revparse_single(&obj, repo, sha)) < 0) {
 		if (err == GIT_ENOTFOUND || err == GIT_EAMBIGUOUS || err == GIT_EINVALIDSPEC)
-			return bg_error_set(ctx, BG_ENOTFOUND, "commit %s is not in this repository",
-			                    sha);
+			return bg_error_set(ctx, BG_ENOTFOUND,
+			                    "commit %s is not in this repository", sha);
 		return git__fail(ctx, BG_ERROR, "looking up a commit");
 	}
 	err = git_object_peel((git_object **)&c, obj, GIT_OBJECT_COMMIT);
@@ -383,12 +383,13 @@ int bg_repo_merge_base(bg_ctx *ctx, bg_repo *repo, const char *a, const char *b,
 	int err;
 
 	sha[0] = '\0';
-	if ((err = oid_of(ctx, repo->repo, a, &ia)) < 0 || (err = oid_of(ctx, repo->repo, b, &ib)) < 0)
+	if ((err = oid_of(ctx, repo->repo, a, &ia)) < 0 ||
+	    (err = oid_of(ctx, repo->repo, b, &ib)) < 0)
 		return err;
 	err = git_merge_base(&base, repo->repo, &ia, &ib);
 	if (err == GIT_ENOTFOUND)
-		return bg_error_set(ctx, BG_EINPUT, "commits %.12s and %.12s have no common history", a,
-		                    b);
+		return bg_error_set(ctx, BG_EINPUT,
+		                    "commits %.12s and %.12s have no common history", a, b);
 	if (err < 0)
 		return git__fail(ctx, BG_ERROR, "finding the merge base");
 	git_oid_tostr(sha, 41, &base);

@@ -3,8 +3,8 @@
  *
  * The per-run summary of a series, and the verdict's statistics: Welch's
  * t-test of run means (or, for fewer than BG_WELCH_MIN_RUNS candidate runs,
- * the test with the baseline's variance), Hedges' g, the minimum detectable effect and Benjamini-Hochberg
- * adjustment.  Every distribution function comes from GSL.
+ * the test with the baseline's variance), Hedges' g, the minimum detectable effect and
+ * Benjamini-Hochberg adjustment.  Every distribution function comes from GSL.
  *
  * GSL's default error handler aborts the process, which a library must
  * never do, and swapping the handler would touch process-wide state.  So
@@ -380,7 +380,8 @@ int bg_stats_paired(bg_ctx *ctx, const double *cur, const double *ref, size_t pa
 
 	memset(out, 0, sizeof(*out));
 	if (pairs < 1 || n_base < 2)
-		return bg_error_set(ctx, BG_EINPUT, "a paired test needs pairs and a baseline of 2 runs");
+		return bg_error_set(ctx, BG_EINPUT,
+		                    "a paired test needs pairs and a baseline of 2 runs");
 	if (!(base_rel_sd >= 0) || !isfinite(base_rel_sd))
 		return bg_error_set(ctx, BG_EINPUT, "the baseline's relative SD must be finite");
 	if (!(lr = malloc(pairs * sizeof(double))))

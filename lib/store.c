@@ -1350,8 +1350,8 @@ static int store__grow(void **arr, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
-int bg_store_runs_at(bg_ctx *ctx, bg_store *store, const char *sha, const char *machine,
-                     int dirty, int64_t **run_ids, size_t *n)
+int bg_store_runs_at(bg_ctx *ctx, bg_store *store, const char *sha, const char *machine, int dirty,
+                     int64_t **run_ids, size_t *n)
 {
 	int64_t *ids = NULL;
 	size_t len = 0, cap = 0;
@@ -1534,8 +1534,7 @@ cleanup:
 	return error;
 }
 
-int bg_store_run_outcomes(bg_ctx *ctx, bg_store *store, int64_t run_id, bg_outcome **out,
-                          size_t *n)
+int bg_store_run_outcomes(bg_ctx *ctx, bg_store *store, int64_t run_id, bg_outcome **out, size_t *n)
 {
 	bg_outcome *o = NULL;
 	size_t len = 0, cap = 0;
@@ -1557,8 +1556,9 @@ int bg_store_run_outcomes(bg_ctx *ctx, bg_store *store, int64_t run_id, bg_outco
 		}
 		o[len].benchmark = store__col_dup(s, 0);
 		o[len].message = store__col_dup(s, 2);
-		o[len].status = status && !strcmp((const char *)status, "skipped") ? BG_BENCH_SKIPPED
-		                                                                   : BG_BENCH_FAILED;
+		o[len].status = status && !strcmp((const char *)status, "skipped")
+		                        ? BG_BENCH_SKIPPED
+		                        : BG_BENCH_FAILED;
 		if (!o[len++].benchmark) {
 			error = bg_error_oom(ctx);
 			goto cleanup;

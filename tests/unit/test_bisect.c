@@ -122,7 +122,8 @@ static void test_every_position(void **state)
 		assert_int_equal(bg_ctx_new(&ctx), 0);
 		assert_int_equal(bg_bisect_search(ctx, &o, &r), 0);
 		if (!r.found || r.first_bad != s) {
-			print_error("step at %zu: found %d first_bad %zu\n", s, r.found, r.first_bad);
+			print_error("step at %zu: found %d first_bad %zu\n", s, r.found,
+			            r.first_bad);
 			fail();
 		}
 		assert_int_equal(r.last_good, s - 1);
@@ -130,7 +131,8 @@ static void test_every_position(void **state)
 		/* The change reported is the step: about +10%, significant. */
 		assert_true(r.change.change > 0.07 && r.change.change < 0.13);
 		if (!(r.change.p_worse < 0.01))
-			print_error("s=%zu p=%g change=%g nsteps=%zu\n", s, r.change.p_worse, r.change.change, r.nsteps);
+			print_error("s=%zu p=%g change=%g nsteps=%zu\n", s, r.change.p_worse,
+			            r.change.change, r.nsteps);
 		assert_true(r.change.p_worse < 0.01);
 		bg_bisect_result_clear(&r);
 		bg_ctx_free(ctx);
@@ -314,9 +316,12 @@ static void test_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_every_position),  cmocka_unit_test(test_noise_level_commits),
-		cmocka_unit_test(test_skip_unbuildable), cmocka_unit_test(test_unbuildable_culprit),
-		cmocka_unit_test(test_ambiguous_gets_more_runs), cmocka_unit_test(test_reuse_flag),
+		cmocka_unit_test(test_every_position),
+		cmocka_unit_test(test_noise_level_commits),
+		cmocka_unit_test(test_skip_unbuildable),
+		cmocka_unit_test(test_unbuildable_culprit),
+		cmocka_unit_test(test_ambiguous_gets_more_runs),
+		cmocka_unit_test(test_reuse_flag),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -160,8 +160,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_add_and_lookup), cmocka_unit_test(test_rejects_bad_samples),
 		cmocka_unit_test(test_directions),     cmocka_unit_test(test_outcomes_and_drop),
-		cmocka_unit_test(test_summary),
-		cmocka_unit_test(test_far_out_samples),        cmocka_unit_test(test_units),
+		cmocka_unit_test(test_summary),        cmocka_unit_test(test_far_out_samples),
+		cmocka_unit_test(test_units),
 	};
 	return cmocka_run_group_tests_name("results", tests, NULL, NULL);
 }

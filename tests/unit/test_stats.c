@@ -598,9 +598,9 @@ static void test_compare_cache(void **state)
 	for (i = 0; i < BG_ARRAY_SIZE(alphas); i++) {
 		bg_test a, b;
 
-		assert_int_equal(bg_stats_compare(NULL, base, nbase[i], cur, 3, BG_DIR_LOWER,
-		                                  alphas[i], &a),
-		                 0);
+		assert_int_equal(
+		        bg_stats_compare(NULL, base, nbase[i], cur, 3, BG_DIR_LOWER, alphas[i], &a),
+		        0);
 		assert_int_equal(bg_stats_compare_cached(NULL, base, nbase[i], cur, 3, BG_DIR_LOWER,
 		                                         alphas[i], &cache, &b),
 		                 0);
@@ -644,7 +644,8 @@ static void test_drop_outliers(void **state)
 	{
 		double modes[20];
 		for (i = 0; i < 20; i++)
-			modes[i] = i % 10 < 7 ? 230.0 + 0.1 * (double)(i % 3) : 238.0 + 0.1 * (double)(i % 2);
+			modes[i] = i % 10 < 7 ? 230.0 + 0.1 * (double)(i % 3)
+			                      : 238.0 + 0.1 * (double)(i % 2);
 		n = 20;
 		assert_int_equal(bg_stats_drop_outliers(NULL, modes, &n, 5.0, &removed), 0);
 		assert_true(n == 20 && removed == 0);
@@ -654,7 +655,8 @@ static void test_drop_outliers(void **state)
 	{
 		double tail[20];
 		for (i = 0; i < 20; i++)
-			tail[i] = i == 3 || i == 9 || i == 15 ? 194.0 : 181.0 + 0.01 * (double)(i % 4);
+			tail[i] = i == 3 || i == 9 || i == 15 ? 194.0
+			                                      : 181.0 + 0.01 * (double)(i % 4);
 		n = 20;
 		assert_int_equal(bg_stats_drop_outliers(NULL, tail, &n, 5.0, &removed), 0);
 		assert_true(n == 20 && removed == 0);
@@ -682,8 +684,8 @@ static void aa_rate(size_t ncur, uint64_t seed)
 			base[i] = 0.120 + 0.002 * rng_normal(&r);
 		for (i = 0; i < ncur; i++)
 			cur[i] = 0.120 + 0.002 * rng_normal(&r);
-		assert_int_equal(bg_stats_compare(NULL, base, 20, cur, ncur, BG_DIR_LOWER, 0.01, &t),
-		                 0);
+		assert_int_equal(
+		        bg_stats_compare(NULL, base, 20, cur, ncur, BG_DIR_LOWER, 0.01, &t), 0);
 		worse += t.p_worse < 0.01;
 		better += t.p_better < 0.01;
 	}
@@ -725,7 +727,8 @@ static void test_paired_known_answers(void **state)
 	assert_true(!(pt.p_worse < 1.0) && !(pt.p_better < 1.0));
 	/* Bad input. */
 	assert_int_equal(bg_stats_paired(ctx, bad, ref, 2, 0.02, 20, BG_DIR_LOWER, &pt), BG_EINPUT);
-	assert_int_equal(bg_stats_paired(ctx, nan_, ref, 2, 0.02, 20, BG_DIR_LOWER, &pt), BG_EINPUT);
+	assert_int_equal(bg_stats_paired(ctx, nan_, ref, 2, 0.02, 20, BG_DIR_LOWER, &pt),
+	                 BG_EINPUT);
 	assert_int_equal(bg_stats_paired(ctx, cur, ref, 0, 0.02, 20, BG_DIR_LOWER, &pt), BG_EINPUT);
 	assert_int_equal(bg_stats_paired(ctx, cur, ref, 3, 0.02, 1, BG_DIR_LOWER, &pt), BG_EINPUT);
 	assert_int_equal(bg_stats_paired(ctx, cur, ref, 3, NAN, 20, BG_DIR_LOWER, &pt), BG_EINPUT);
