@@ -84,9 +84,10 @@ static FILE *open_summary(cli_state *st)
  * out and built in its cached worktree.  0 with *ok = 0 when there is none
  * to use (no baseline commit, the candidate itself, or it does not build).
  */
-static int prepare_reference(cli_state *st, cli_env *env, const bg_check_result *res,
-                             bg_commit *commit, bg_worktree *wt, int *ok)
+static int prepare_reference(cli_state *st, cli_env *env, const bg_check_result *res, char **names,
+                             bg_commit *commit, bg_worktree *wt, bg_config **cfg, int *ok)
 {
+	size_t i, j;
 	int rc;
 
 	*ok = 0;
@@ -99,7 +100,21 @@ static int prepare_reference(cli_state *st, cli_env *env, const bg_check_result 
 		         res->reference);
 		return 0;
 	}
-	*ok = 1;
+	/* Measured as it was: with the suite of its own checkout (a benchmark's
+	 * parameters may be what changed), or the user's under --config. */
+	if ((rc = cli_checkout_config(st, env, wt->path, cfg)) < 0)
+		return rc;
+	if (!*cfg && !st->config_path) {
+		cli_info(st,
+		         "the baseline commit %.12s has no benchguard.json: confirming without it",
+		         res->reference);
+		return 0;
+	}
+	for (i = 0; names[i]; i++)
+		for (j = 0; j < bg_config_benchmark_count(*cfg ? *cfg : env->config); j++)
+			if (!strcmp(bg_config_benchmark(*cfg ? *cfg : env->config, j)->name,
+			            names[i]))
+				*ok = 1;
 	return 0;
 }
 
@@ -142,6 +157,7 @@ static int confirm_verdicts(cli_state *st, cli_env *env, const cli_run_flags *rf
 	cli_run_flags cf = *rflags, rf;
 	bg_check_opts o = *base_opts;
 	int64_t *ids = NULL, *more = NULL, *refs = NULL;
+	bg_config *ref_cfg = NULL;
 	bg_commit ref;
 	bg_worktree wt;
 	size_t n, i;
@@ -174,8 +190,9 @@ static int confirm_verdicts(cli_state *st, cli_env *env, const cli_run_flags *rf
 	rf = cf;
 	rf.tags = ref_tags;
 
-	if ((rc = prepare_reference(st, env, *res, &ref, &wt, &paired)) < 0)
+	if ((rc = prepare_reference(st, env, *res, names, &ref, &wt, &ref_cfg, &paired)) < 0)
 		goto cleanup;
+	rf.config = ref_cfg;
 	if (paired)
 		cli_info(
 		        st,
@@ -216,6 +233,7 @@ static int confirm_verdicts(cli_state *st, cli_env *env, const cli_run_flags *rf
 cleanup:
 	bg_check_result_free(again);
 	bg_check_result_free(all);
+	bg_config_free(ref_cfg);
 	bg_commit_clear(&ref);
 	bg_worktree_clear(&wt);
 	bg_strv_free(names);

@@ -64,6 +64,7 @@ typedef struct {
 	 * under it (clean), commands run in `cwd`, and nothing is built. */
 	const bg_commit *at;
 	const char *cwd;
+	const bg_config *config; /* the suite to run; NULL: env->config */
 } cli_run_flags;
 
 enum {
@@ -180,6 +181,13 @@ int cli_prepare_commit_soft(cli_state *st, cli_env *env, const char *rev, int re
                             bg_commit *commit, bg_worktree *wt);
 /* <repo root>/.benchguard/worktrees, or $BENCHGUARD_CACHE when set (caller frees). */
 char *cli_cache_dir(cli_state *st, const cli_env *env);
+/*
+ * The suite as a checkout of another commit has it: its own benchguard.json
+ * (at the same place as the user's), so that commit is measured as it was.
+ * *cfg NULL (and 0) when --config was given, or the checkout has none or
+ * one that does not load (a warning says why).
+ */
+int cli_checkout_config(cli_state *st, const cli_env *env, const char *checkout, bg_config **cfg);
 
 /*
  * getopt_long over a command's own options plus the global ones, which are

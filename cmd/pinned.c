@@ -87,3 +87,27 @@ int cli_prepare_commit(cli_state *st, cli_env *env, const char *rev, int retry_f
 	                    "rebuilt: pass --retry-build to try again)",
 	                    wt->sha);
 }
+
+int cli_checkout_config(cli_state *st, const cli_env *env, const char *checkout, bg_config **cfg)
+{
+	bg_buf path = BG_BUF_INIT;
+	int rc;
+
+	(void)env;
+	*cfg = NULL;
+	if (st->config_path)
+		return 0;
+	if (bg_buf_printf(&path, "%s/benchguard.json", checkout) < 0)
+		return bg_error_oom(st->ctx);
+	if (access(path.ptr, F_OK) == 0 && (rc = bg_config_load(st->ctx, path.ptr, cfg)) < 0) {
+		if (rc == BG_ENOMEM) {
+			bg_buf_clear(&path);
+			return rc;
+		}
+		cli_warn(st, "%s", bg_ctx_error(st->ctx));
+		bg_ctx_clear_error(st->ctx);
+		*cfg = NULL;
+	}
+	bg_buf_clear(&path);
+	return 0;
+}

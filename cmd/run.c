@@ -362,6 +362,7 @@ static int selected(const cli_run_flags *f, const regex_t *re, const char *name)
 
 int cli_run_suite(cli_state *st, cli_env *env, const cli_run_flags *f, cli_run_output *out)
 {
+	const bg_config *cfg = f->config ? f->config : env->config;
 	regex_t re;
 	int have_re = 0, rc = 0, k, total = 0, idx;
 	size_t i;
@@ -390,8 +391,8 @@ int cli_run_suite(cli_state *st, cli_env *env, const cli_run_flags *f, cli_run_o
 	} else if ((rc = bg_repo_head(st->ctx, env->repo, &out->head)) < 0) {
 		goto cleanup;
 	}
-	for (i = 0; i < bg_config_benchmark_count(env->config); i++)
-		if (selected(f, have_re ? &re : NULL, bg_config_benchmark(env->config, i)->name))
+	for (i = 0; i < bg_config_benchmark_count(cfg); i++)
+		if (selected(f, have_re ? &re : NULL, bg_config_benchmark(cfg, i)->name))
 			total++;
 	if (total == 0) {
 		rc = cli_usage_error(st, "--filter \"%s\" matches no benchmark", f->filter);
@@ -434,8 +435,8 @@ int cli_run_suite(cli_state *st, cli_env *env, const cli_run_flags *f, cli_run_o
 			cli_info(st, "run %d of %d (id %lld)", k + 1, f->nruns,
 			         (long long)out->ids[k]);
 		idx = 0;
-		for (i = 0; i < bg_config_benchmark_count(env->config); i++) {
-			const bg_benchmark *b = bg_config_benchmark(env->config, i);
+		for (i = 0; i < bg_config_benchmark_count(cfg); i++) {
+			const bg_benchmark *b = bg_config_benchmark(cfg, i);
 			bg_results *one = NULL;
 			const bg_outcome *o;
 

@@ -712,9 +712,13 @@ int bg_check_confirm_paired(bg_ctx *ctx, bg_store *store, bg_check_result *res, 
 				r[n] = r[k];
 				n++;
 			}
+		/* The reference has no such series (a benchmark it did not have):
+		 * nothing to pair with, so the verdict stands as it was. */
+		if (!n)
+			continue;
 		kept = 0;
 		memset(&pt, 0, sizeof(pt));
-		if (n && fabs(row->test.base_mean) > 0) {
+		if (fabs(row->test.base_mean) > 0) {
 			if ((error = bg_stats_paired(ctx, c, r, n,
 			                             row->test.base_sd / fabs(row->test.base_mean),
 			                             row->test.n_base, row->direction, &pt)) < 0)
