@@ -396,6 +396,7 @@ int cmd_check(cli_state *st, int argc, char **argv)
 	    (rc = cli_detect_machine(st, &env, machine)) < 0 || (rc = cli_open_store(st, &env)) < 0 ||
 	    (rc = pick_runs(st, &env, run_id, rev, &ids, &nids)) < 0)
 		goto cleanup;
+	cli_warn_throttled_runs(st, env.store, ids, nids);
 	cli_check_opts(&flags, env.config, &o);
 	o.runs = ids;
 	o.nruns = nids;
