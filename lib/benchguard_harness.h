@@ -14,8 +14,9 @@
  * better: benchguard takes every unit ending in "/s" as a rate).  GB and
  * GFLOP are 10^9.
  *
- * How many: BENCHGUARD_WARMUP and BENCHGUARD_SAMPLES, which `benchguard run`
- * sets from the config ("warmup", "samples"), else 1 and 10.
+ * How many: BENCHGUARD_WARMUP (samples run first and not printed) and
+ * BENCHGUARD_SAMPLES, which `benchguard run` sets from the config
+ * ("warmup", "samples"), else 1 and 10.
  * BENCHGUARD_FLUSH_L2=1 turns on the L2 flush of CUDA timings.
  *
  * C (any C99/C11 compiler; include this header before any system header so
@@ -64,7 +65,7 @@
 
 typedef struct {
 	const char *label; /* series prefix: "<label>/time" ... */
-	int warmup;        /* calls (C) or launches (CUDA) before the samples */
+	int warmup;        /* samples run before, not printed: caches, clocks, JIT */
 	int samples;       /* samples printed */
 	int iters;         /* calls per sample; a sample is their mean (>= 1) */
 	double bytes;      /* bytes moved per call; > 0 adds <label>/bandwidth */
@@ -138,7 +139,7 @@ static inline int bgh_run(const bgh_opts *o, void (*fn)(void *), void *arg)
 		fprintf(stderr, "benchguard harness: the label must be one word without ':'\n");
 		return -1;
 	}
-	for (i = 0; i < o->warmup; i++)
+	for (i = 0; i < o->warmup * iters; i++)
 		fn(arg);
 	for (i = 0; i < o->samples; i++) {
 		t0 = bgh_now();
@@ -200,7 +201,7 @@ static inline int bgh_cuda_run(const bgh_opts *o, void (*launch)(void *, cudaStr
 		    bgh_cuda_ok(cudaMalloc(&flush, flush_bytes), "cudaMalloc(L2 flush buffer)"))
 			goto cleanup;
 	}
-	for (i = 0; i < o->warmup; i++)
+	for (i = 0; i < o->warmup * iters; i++)
 		launch(arg, stream);
 	if (bgh_cuda_ok(cudaGetLastError(), "kernel launch (warm-up)") ||
 	    bgh_cuda_ok(cudaStreamSynchronize(stream), "warm-up"))
