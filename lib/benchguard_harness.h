@@ -162,10 +162,10 @@ static inline int bgh_cuda_ok(cudaError_t err, const char *what)
 }
 
 /* For the examples' own calls: exits with status 1 on a CUDA error. */
-#define BGH_CUDA_CHECK(call)                                                                      \
-	do {                                                                                      \
-		if (bgh_cuda_ok((call), #call))                                                   \
-			exit(1);                                                                  \
+#define BGH_CUDA_CHECK(call)                                                                       \
+	do {                                                                                       \
+		if (bgh_cuda_ok((call), #call))                                                    \
+			exit(1);                                                                   \
 	} while (0)
 
 /*

@@ -236,8 +236,8 @@ static int probe_nvml(bg_machine *m, const char *lib_name, int stable)
 	SYM(lib, "nvmlDeviceGetCurrentClocksEventReasons", api.reasons);
 	if (!api.reasons)
 		SYM(lib, "nvmlDeviceGetCurrentClocksThrottleReasons", api.reasons);
-	if (!api.init || !api.shutdown || !api.count || !api.handle || !api.name ||
-	    !api.memory || !api.cc)
+	if (!api.init || !api.shutdown || !api.count || !api.handle || !api.name || !api.memory ||
+	    !api.cc)
 		goto cleanup;
 	if (api.init() != 0)
 		goto cleanup;
@@ -300,8 +300,8 @@ typedef struct {
  * a reference count.  1 with the device count, or 0 with *why (a static
  * string, or `buf`).
  */
-static int cuda_open(const char *lib_name, cuda_api *api, int *count, const char **why,
-                     char *buf, size_t size)
+static int cuda_open(const char *lib_name, cuda_api *api, int *count, const char **why, char *buf,
+                     size_t size)
 {
 	void *lib = dlopen(lib_name, RTLD_NOW | RTLD_LOCAL);
 	int rc;
@@ -360,7 +360,8 @@ static int probe_cuda(bg_machine *m, const char *lib_name, int stable)
 	for (i = 0; i < count; i++) {
 		size_t mem;
 
-		if (api.get(&dev, i) != 0 || api.name(g[n].name, (int)sizeof(g[n].name), dev) != 0 ||
+		if (api.get(&dev, i) != 0 ||
+		    api.name(g[n].name, (int)sizeof(g[n].name), dev) != 0 ||
 		    api.memory(&mem, dev) != 0 ||
 		    api.attr(&g[n].cc_major, CU_ATTR_CC_MAJOR, dev) != 0 ||
 		    api.attr(&g[n].cc_minor, CU_ATTR_CC_MINOR, dev) != 0)
@@ -466,9 +467,9 @@ int bg_gpu_throttling(const bg_machine *m, char **why)
 				if (!listed) {
 					snprintf(name_key, sizeof(name_key), "gpu%zu_name", idx);
 					name = bg_machine_get(m, name_key);
-					err = bg_buf_printf(&text, "%sGPU %zu%s%s%s: ",
-					                    found ? "; " : "", idx,
-					                    name ? " (" : "", name ? name : "",
+					err = bg_buf_printf(&text,
+					                    "%sGPU %zu%s%s%s: ", found ? "; " : "",
+					                    idx, name ? " (" : "", name ? name : "",
 					                    name ? ")" : "");
 					listed = found = 1;
 				} else {

@@ -94,7 +94,8 @@ int main(int argc, char **argv)
 	/* Enough resident blocks to fill every SM, no more: the atomics stay few. */
 	BGH_CUDA_CHECK(cudaGetDevice(&dev));
 	BGH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-	BGH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_kernel, BLOCK, 0));
+	BGH_CUDA_CHECK(
+	        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reduce_kernel, BLOCK, 0));
 	ra.n = n;
 	ra.x = dx;
 	ra.sum = dsum;
@@ -107,7 +108,8 @@ int main(int argc, char **argv)
 	 * of 1e-6 is typical, 1e-4 is far beyond what rounding can explain. */
 	err = fabs((double)got - want);
 	if (!(err <= 1e-4 * want + 1e-3)) {
-		fprintf(stderr, "reduce: GPU sum %.6f, CPU sum %.6f (error %.3g)\n", got, want, err);
+		fprintf(stderr, "reduce: GPU sum %.6f, CPU sum %.6f (error %.3g)\n", got, want,
+		        err);
 		return 1;
 	}
 

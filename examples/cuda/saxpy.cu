@@ -182,8 +182,10 @@ int main(int argc, char **argv)
 			BGH_CUDA_CHECK(cudaEventRecord(e1, 0));
 			BGH_CUDA_CHECK(cudaEventSynchronize(e1));
 			BGH_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
-			BGH_CUDA_CHECK(cudaMemcpy(hs, starts, nb * sizeof(*hs), cudaMemcpyDeviceToHost));
-			BGH_CUDA_CHECK(cudaMemcpy(he, ends, nb * sizeof(*he), cudaMemcpyDeviceToHost));
+			BGH_CUDA_CHECK(
+			        cudaMemcpy(hs, starts, nb * sizeof(*hs), cudaMemcpyDeviceToHost));
+			BGH_CUDA_CHECK(
+			        cudaMemcpy(he, ends, nb * sizeof(*he), cudaMemcpyDeviceToHost));
 			if (k == 0)
 				continue; /* warm-up */
 			t0 = hs[0];
@@ -192,7 +194,8 @@ int main(int argc, char **argv)
 				t0 = hs[b] < t0 ? hs[b] : t0;
 				t1 = he[b] > t1 ? he[b] : t1;
 			}
-			printf("BENCHGUARD saxpy_globaltimer/time %.9g s\n", (double)(t1 - t0) * 1e-9);
+			printf("BENCHGUARD saxpy_globaltimer/time %.9g s\n",
+			       (double)(t1 - t0) * 1e-9);
 			printf("BENCHGUARD saxpy_globaltimer/event_time %.9g s\n", ms * 1e-3);
 		}
 		cudaFree(starts);

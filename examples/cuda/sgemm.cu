@@ -26,8 +26,9 @@ struct sgemm_args {
 	float *c;
 };
 
-__global__ void __launch_bounds__(256) sgemm_kernel(int n, const float *__restrict__ A,
-                                                    const float *__restrict__ B, float *__restrict__ C)
+__global__ void __launch_bounds__(256)
+        sgemm_kernel(int n, const float *__restrict__ A, const float *__restrict__ B,
+                     float *__restrict__ C)
 {
 	__shared__ float as[KT][TILE]; /* A slice, transposed: as[k][row] */
 	__shared__ float bs[KT][TILE];
@@ -126,7 +127,8 @@ int main(int argc, char **argv)
 		}
 		/* The float rounding bound of an n-term dot product: n * 2^-23 * sum |terms|. */
 		if (fabs(hc[at] - want) > n * 1.2e-7 * mag + 1e-6 && bad++ < 5)
-			fprintf(stderr, "sgemm: C[%zu][%zu] = %g, CPU says %g\n", r, c, hc[at], want);
+			fprintf(stderr, "sgemm: C[%zu][%zu] = %g, CPU says %g\n", r, c, hc[at],
+			        want);
 	}
 	if (bad) {
 		fprintf(stderr, "sgemm: %zu of %zu checked entries wrong\n", bad, checks);

@@ -581,7 +581,8 @@ static void test_gpu_throttling(void **state)
 	assert_fact(m, "gpu0_throttle", "gpu_idle");
 	assert_fact(m, "gpu1_throttle", "sw_power_cap,sw_thermal_slowdown");
 	assert_int_equal(bg_gpu_throttling(m, &why), 1);
-	assert_string_equal(why, "GPU 1 (NVIDIA H100 80GB HBM3): sw power cap, sw thermal slowdown");
+	assert_string_equal(why,
+	                    "GPU 1 (NVIDIA H100 80GB HBM3): sw power cap, sw thermal slowdown");
 	free(why);
 	assert_int_equal(bg_gpu_throttling(m, NULL), 1);
 	bg_machine_free(m);
