@@ -83,9 +83,19 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIBA)
 	$(say) TEST $@
 	$(Q)$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIBA) $(CMOCKA_LIBS) $(LIBS)
 
+# A stand-in for NVML and the CUDA driver, dlopen'ed by test_fingerprint.
+FAKE_GPU = $(BUILD)/tests/libfakegpu.so
+$(FAKE_GPU): tests/unit/fake_gpu.c
+	@mkdir -p $(dir $@)
+	$(say) SO $@
+	$(Q)$(CC) -std=c11 -O2 $(WARN) -Wno-missing-prototypes -shared -fPIC -o $@ $<
+$(BUILD)/tests/test_fingerprint: $(FAKE_GPU)
+
+# The CUDA examples build wherever nvcc is, GPU or not (else a line says so).
 examples:
 	$(Q)$(MAKE) -s -C examples/c
 	$(Q)$(MAKE) -s -C examples/gbench
+	$(Q)$(MAKE) -s -C examples/cuda
 
 # Idempotent: one dpkg-query when everything is present, apt-get otherwise.
 deps:
@@ -99,7 +109,7 @@ deps:
 	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
-unit: $(UNIT_BIN)
+unit: $(UNIT_BIN) $(FAKE_GPU)
 test: deps
 	@$(MAKE) --no-print-directory all unit examples
 	@tests/run.sh $(BUILD)
@@ -122,20 +132,23 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/benchguard
 	install -m 644 lib/benchguard.h $(DESTDIR)$(PREFIX)/include/benchguard.h
+	install -m 644 lib/benchguard_harness.h $(DESTDIR)$(PREFIX)/include/benchguard_harness.h
 	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/libbenchguard.a
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/benchguard $(DESTDIR)$(PREFIX)/include/benchguard.h \
+	      $(DESTDIR)$(PREFIX)/include/benchguard_harness.h \
 	      $(DESTDIR)$(PREFIX)/lib/libbenchguard.a
 
 format:
 	clang-format -i lib/*.c lib/*.h cmd/*.c cmd/*.h tests/unit/*.c tests/unit/*.h \
-	  examples/c/*.c examples/gbench/*.cc tests/bench/*.c
+	  examples/c/*.c examples/gbench/*.cc tests/bench/*.c examples/cuda/*.cu
 
 clean:
 	rm -rf build
 	$(MAKE) -C examples/c clean
 	$(MAKE) -C examples/gbench clean
+	$(MAKE) -C examples/cuda clean
 
 help:
 	@sed -n '1,10p' Makefile

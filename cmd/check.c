@@ -411,6 +411,7 @@ int cmd_check(cli_state *st, int argc, char **argv)
 	    (rc = cli_open_store(st, &env)) < 0 ||
 	    (rc = pick_runs(st, &env, run_id, rev, &ids, &nids)) < 0)
 		goto cleanup;
+	cli_warn_throttled_runs(st, env.store, ids, nids);
 	cli_check_opts(&flags, env.config, &o);
 	o.runs = ids;
 	o.nruns = nids;

@@ -213,6 +213,10 @@ int cli_parse_count(cli_state *st, const char *opt, const char *arg, int min, in
 /* Progress and diagnostics on stderr, honouring -q/-v. */
 void cli_info(cli_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cli_warn(cli_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A warning when `facts` (a run's) show a throttling GPU. */
+void cli_warn_throttling(cli_state *st, int64_t run_id, const bg_machine *facts);
+/* The same for stored runs, from the facts stored with each. */
+void cli_warn_throttled_runs(cli_state *st, bg_store *store, const int64_t *ids, size_t n);
 void cli_progress(cli_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cli_progress_done(cli_state *st);
 void cli_log_cb(bg_log_level level, const char *msg, void *data);

@@ -320,6 +320,32 @@ int cli_open_store(cli_state *st, cli_env *env)
 	return bg_store_open(st->ctx, env->db_path, &env->store);
 }
 
+void cli_warn_throttling(cli_state *st, int64_t run_id, const bg_machine *facts)
+{
+	char *why = NULL;
+
+	if (bg_gpu_throttling(facts, &why) == 1)
+		cli_warn(st, "run %lld: GPU throttling: %s; its GPU timings may be slow",
+		         (long long)run_id, why);
+	free(why);
+}
+
+void cli_warn_throttled_runs(cli_state *st, bg_store *store, const int64_t *ids, size_t n)
+{
+	bg_machine *facts;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		/* A warning that cannot be read is no reason to hold back the verdict. */
+		if (bg_store_run_facts(st->ctx, store, ids[i], &facts) < 0) {
+			bg_ctx_clear_error(st->ctx);
+			continue;
+		}
+		cli_warn_throttling(st, ids[i], facts);
+		bg_machine_free(facts);
+	}
+}
+
 int cli_detect_machine(cli_state *st, cli_env *env, const char *name)
 {
 	int rc = bg_machine_detect(st->ctx, "/", &env->machine);

@@ -345,6 +345,24 @@ void cli_run_output_clear(cli_run_output *out)
 	memset(out, 0, sizeof(*out));
 }
 
+/*
+ * The GPUs' clocks, temperature and throttle reasons are read again once
+ * the suite has run, while a GPU that ran hot still shows it, and stored
+ * with the run in place of those read before it.
+ */
+static int gpu_state_after(cli_state *st, cli_env *env, int64_t run_id)
+{
+	int rc;
+
+	if (!bg_machine_get(env->machine, "gpu0_name"))
+		return 0;
+	if ((rc = bg_gpu_refresh(st->ctx, env->machine)) < 0 ||
+	    (rc = bg_store_run_set_facts(st->ctx, env->store, run_id, env->machine)) < 0)
+		return rc;
+	cli_warn_throttling(st, run_id, env->machine);
+	return 0;
+}
+
 /* Is benchmark `name` one this run measures (--filter, and the `only` list)? */
 static int selected(const cli_run_flags *f, const regex_t *re, const char *name)
 {
@@ -465,7 +483,8 @@ int cli_run_suite(cli_state *st, cli_env *env, const cli_run_flags *f, cli_run_o
 			if (rc < 0)
 				goto cleanup;
 		}
-		if ((rc = bg_store_run_finish(st->ctx, env->store, out->ids[k])) < 0)
+		if ((rc = gpu_state_after(st, env, out->ids[k])) < 0 ||
+		    (rc = bg_store_run_finish(st->ctx, env->store, out->ids[k])) < 0)
 			goto cleanup;
 	}
 	cli_progress_done(st);

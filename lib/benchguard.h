@@ -467,6 +467,29 @@ int bg_machine_fact(const bg_machine *m, size_t i, const char **key, const char 
                     int *is_volatile);
 const char *bg_machine_get(const bg_machine *m, const char *key); /* NULL if absent */
 
+/* --------------------------------------------------------------------- gpu */
+
+/*
+ * Adds this machine's NVIDIA GPUs to m: name, memory and compute capability
+ * as stable facts (bg_machine_add_gpu), and the driver version, SM and
+ * memory clocks, temperature, power and throttle reasons as volatile ones.
+ * NVML and the CUDA driver are loaded at run time; without them, or without
+ * a GPU, nothing is added and 0 is returned.  bg_machine_detect(ctx, "/")
+ * calls it.
+ */
+int bg_gpu_detect(bg_ctx *ctx, bg_machine *m);
+/* Reads the volatile GPU facts again (after a run, when they tell most). */
+int bg_gpu_refresh(bg_ctx *ctx, bg_machine *m);
+/* Can CUDA programs run here?  1 yes; 0 no, with *why (caller frees). */
+int bg_gpu_cuda_usable(char **why);
+/*
+ * Do these facts (of this machine, or of a stored run: bg_store_run_facts)
+ * show a GPU slowed by power or thermal limits?  1 with *why, e.g. "GPU 0
+ * (NVIDIA H100 80GB HBM3): sw thermal slowdown" (caller frees; why may be
+ * NULL); 0 no; BG_ENOMEM.  What `run`, `check` and reports warn with.
+ */
+int bg_gpu_throttling(const bg_machine *m, char **why);
+
 /* --------------------------------------------------------------------- git */
 
 typedef struct bg_repo bg_repo;
@@ -554,6 +577,14 @@ int bg_store_run_begin(bg_ctx *ctx, bg_store *store, const bg_run_info *info, in
 int bg_store_run_add(bg_ctx *ctx, bg_store *store, int64_t run_id, const bg_results *res);
 /* Marks the run complete. */
 int bg_store_run_finish(bg_ctx *ctx, bg_store *store, int64_t run_id);
+/* Stores m's volatile facts again for the run (GPU state read after it ran). */
+int bg_store_run_set_facts(bg_ctx *ctx, bg_store *store, int64_t run_id, const bg_machine *m);
+/*
+ * The facts a run was stored with: its machine's stable facts and the run's
+ * volatile ones, as a machine (caller frees) for bg_machine_get and
+ * bg_gpu_throttling.  No such run: an empty machine.
+ */
+int bg_store_run_facts(bg_ctx *ctx, bg_store *store, int64_t run_id, bg_machine **out);
 
 typedef struct {
 	int64_t run_id;

@@ -32,6 +32,10 @@
  *                is how fixture trees describe it.  kernel and hostname
  *                follow the same rule (osrelease, hostname).
  *
+ * GPUs (host only) come from lib/gpu.c: gpu<N>_name, gpu<N>_memory and
+ * gpu<N>_cc are stable, gpu_driver and each GPU's clocks, temperature,
+ * power and throttle reasons volatile.
+ *
  * Volatile: kernel, hostname, cpu_governor (cpu0 scaling_governor),
  * load_avg (the first three fields of /proc/loadavg), cpu_mhz (the first
  * "cpu MHz"), smt ("on"/"off" from smt/active), turbo ("on"/"off" from
@@ -838,14 +842,9 @@ int bg_machine_detect(bg_ctx *ctx, const char *root, bg_machine **out)
 	    (err = detect_volatile(&p)) < 0)
 		goto cleanup;
 
-	/*
-	 * GPUs: the CUDA issue goes here.  It will dlopen("libnvidia-ml.so.1")
-	 * at run time (never link it: benchguard must run on machines without
-	 * a GPU), and for each device call bg_machine_add_gpu() with its name,
-	 * total memory and compute capability, and bg_machine_set_fact(...,
-	 * 1) for the volatile ones (driver version, clocks, temperature).  A
-	 * missing library or nvmlInit failure means "no GPU", not an error.
-	 */
+	/* GPUs belong to the host only: a fixture tree describes no GPU. */
+	if (p.is_host && (err = bg_gpu_detect(ctx, m)) < 0)
+		goto cleanup;
 
 	*out = m;
 	return 0;

@@ -18,6 +18,15 @@
 #define BG_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define BG_PRINTF(f, a)
+/*
+ * lib/gpu.c with the libraries named: nvml_lib (NULL: not tried) first,
+ * then cuda_lib (NULL: not tried) when NVML is absent or fails.  stable: add
+ * the GPUs themselves too, not only their volatile facts.  Tests pass names
+ * that do not exist, or a fake library.
+ */
+int bg_gpu__probe(bg_machine *m, const char *nvml_lib, const char *cuda_lib, int stable);
+int bg_gpu__cuda_usable(const char *cuda_lib, char **why);
+
 #endif
 
 #define BG_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -64,5 +73,14 @@ uint64_t bg_disk_usage(const char *path);
 
 /* SHA-256 of data as 64 lowercase hex digits + NUL (lib/hash.c, libcrypto). */
 int bg_sha256_hex(const void *data, size_t len, char out[65]);
+
+/*
+ * lib/gpu.c with the libraries named: nvml_lib (NULL: not tried) first,
+ * then cuda_lib (NULL: not tried) when NVML is absent or fails.  stable: add
+ * the GPUs themselves too, not only their volatile facts.  Tests pass names
+ * that do not exist, or a fake library.
+ */
+int bg_gpu__probe(bg_machine *m, const char *nvml_lib, const char *cuda_lib, int stable);
+int bg_gpu__cuda_usable(const char *cuda_lib, char **why);
 
 #endif

@@ -13,7 +13,6 @@
  * samples for `time`, a single execution and the output parser for the
  * formats that report their own samples, and the outcome of the benchmark.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -604,49 +603,6 @@ char *bg_exec_describe(const bg_exec_result *res, double timeout)
 
 /* ---------------------------------------------------------------- requires */
 
-/* cuInit and cuDeviceGetCount return CUresult, an int enum. */
-typedef int (*cu_init_fn)(unsigned int flags);
-typedef int (*cu_count_fn)(int *count);
-
-static int cuda_met(char **why)
-{
-	cu_init_fn cu_init;
-	cu_count_fn cu_count;
-	void *lib, *sym;
-	int count = 0, rc;
-
-	/* Never dlclose'd: unloading the driver after cuInit is not safe, and
-	 * the CUDA module loads it again anyway. */
-	lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (!lib) {
-		*why = bg_strdup("no CUDA driver (libcuda.so.1 not found)");
-		return 0;
-	}
-	sym = dlsym(lib, "cuInit");
-	memcpy(&cu_init, &sym, sizeof(cu_init));
-	sym = dlsym(lib, "cuDeviceGetCount");
-	memcpy(&cu_count, &sym, sizeof(cu_count));
-	if (!cu_init || !cu_count) {
-		dlclose(lib);
-		*why = bg_strdup("no CUDA driver (libcuda.so.1 has no cuInit or cuDeviceGetCount)");
-		return 0;
-	}
-	rc = cu_init(0);
-	if (rc == 0)
-		rc = cu_count(&count);
-	if (rc == 0 && count > 0)
-		return 1;
-	if (rc == 0 || rc == 100) { /* 100: CUDA_ERROR_NO_DEVICE */
-		*why = bg_strdup("no CUDA device");
-	} else {
-		char msg[64];
-
-		snprintf(msg, sizeof(msg), "no CUDA device (CUDA driver error %d)", rc);
-		*why = bg_strdup(msg);
-	}
-	return 0;
-}
-
 static int is_executable(const char *path)
 {
 	struct stat st;
@@ -701,7 +657,9 @@ int bg_runner_requirement_met(const char *req, char **why)
 	int met;
 
 	if (!strcmp(req, "cuda")) {
-		met = cuda_met(&reason);
+		met = bg_gpu_cuda_usable(&reason);
+		if (met < 0)
+			met = 0;
 	} else {
 		met = command_exists(req);
 		if (!met) {

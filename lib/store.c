@@ -163,6 +163,7 @@ enum store_stmt {
 	ST_RUN_TAGS,
 	ST_BUILD_GET,
 	ST_BUILD_PUT,
+	ST_RUN_FACTS,
 	ST_COUNT
 };
 
@@ -250,6 +251,9 @@ static const char *const stmt_sql[ST_COUNT] = {
 			 " WHERE sha = ?1 AND machine = ?2 AND command_hash = ?3",
 	[ST_BUILD_PUT] = "INSERT OR REPLACE INTO builds(sha, machine, command_hash, ok, log_tail,"
 			 " seconds, finished_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[ST_RUN_FACTS] = "SELECT f.key, f.value, 0 FROM machine_facts f"
+			 " JOIN runs r ON r.machine_id = f.machine_id WHERE r.id = ?1"
+			 " UNION ALL SELECT key, value, 1 FROM run_facts WHERE run_id = ?1",
 };
 /* clang-format on */
 
@@ -699,22 +703,21 @@ static int store__check_tags(bg_ctx *ctx, const char *const *tags)
 	return 0;
 }
 
-static int store__run_details(bg_ctx *ctx, bg_store *st, const bg_run_info *info, int64_t id)
+/* The machine's volatile facts, as they are at this run. */
+static int store__run_facts(bg_ctx *ctx, bg_store *st, const bg_machine *m, int64_t id)
 {
-	const char *const *tag;
 	sqlite3_stmt *s;
 	size_t i, n;
 	int error;
 
 	if ((error = store__stmt(ctx, st, ST_RUN_FACT, &s)) < 0)
 		return error;
-	n = bg_machine_fact_count(info->machine);
+	n = bg_machine_fact_count(m);
 	for (i = 0; i < n; i++) {
 		const char *key, *value;
 		int is_volatile;
 
-		if (bg_machine_fact(info->machine, i, &key, &value, &is_volatile) < 0 ||
-		    !is_volatile)
+		if (bg_machine_fact(m, i, &key, &value, &is_volatile) < 0 || !is_volatile)
 			continue;
 		if (sqlite3_bind_int64(s, 1, id) != SQLITE_OK ||
 		    sqlite3_bind_text(s, 2, key, -1, SQLITE_STATIC) != SQLITE_OK ||
@@ -723,6 +726,17 @@ static int store__run_details(bg_ctx *ctx, bg_store *st, const bg_run_info *info
 		if ((error = store__run(ctx, st, s, "storing the run's machine facts")) < 0)
 			return error;
 	}
+	return 0;
+}
+
+static int store__run_details(bg_ctx *ctx, bg_store *st, const bg_run_info *info, int64_t id)
+{
+	const char *const *tag;
+	sqlite3_stmt *s;
+	int error;
+
+	if ((error = store__run_facts(ctx, st, info->machine, id)) < 0)
+		return error;
 	if ((error = store__stmt(ctx, st, ST_RUN_TAG, &s)) < 0)
 		return error;
 	for (tag = info->tags; tag && *tag; tag++) {
@@ -1019,7 +1033,60 @@ cleanup:
 	return error;
 }
 
+int bg_store_run_set_facts(bg_ctx *ctx, bg_store *store, int64_t run_id, const bg_machine *m)
+{
+	int error;
+
+	if ((error = store__begin(ctx, store)) < 0)
+		return error;
+	if ((error = store__run_facts(ctx, store, m, run_id)) < 0) {
+		store__rollback(store);
+		return error;
+	}
+	return store__commit(ctx, store);
+}
+
 /* --------------------------------------------------------------- queries */
+
+int bg_store_run_facts(bg_ctx *ctx, bg_store *store, int64_t run_id, bg_machine **out)
+{
+	bg_machine *m = NULL;
+	sqlite3_stmt *s;
+	int error = 0, rc;
+
+	*out = NULL;
+	if ((error = store__stmt(ctx, store, ST_RUN_FACTS, &s)) < 0)
+		return error;
+	if (sqlite3_bind_int64(s, 1, run_id) != SQLITE_OK)
+		return store__bind_fail(ctx, store, s);
+	if (bg_machine_new(&m) < 0) {
+		error = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *key = (const char *)sqlite3_column_text(s, 0);
+		const char *value = (const char *)sqlite3_column_text(s, 1);
+
+		/* A fact the machine API would refuse (none is stored so) is skipped. */
+		if (key && value &&
+		    (error = bg_machine_set_fact(m, key, value, sqlite3_column_int(s, 2))) ==
+		            BG_ENOMEM) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+		error = 0;
+	}
+	if (rc != SQLITE_DONE) {
+		error = store__fail(ctx, store, "reading a run's machine facts");
+		goto cleanup;
+	}
+	*out = m;
+	m = NULL;
+cleanup:
+	sqlite3_reset(s);
+	bg_machine_free(m);
+	return error;
+}
 
 /* How many series match (benchmark, metric); metric NULL: any metric. */
 static int store__series_count(bg_ctx *ctx, bg_store *st, const char *benchmark, const char *metric,

@@ -17,6 +17,10 @@
 #define EMPTY_FP "e3b0c44298fc1c14" /* SHA-256 of the empty string */
 /* X86 plus gpu0_cc=9.0, gpu0_memory=85899345920, gpu0_name=NVIDIA H100 80GB HBM3. */
 #define X86_H100_FP "a58a82d5efa4d642"
+/* X86 plus gpu0 = the A100 (8.0, 40 GiB), gpu1 = the H100: tests/unit/fake_gpu.c's two GPUs. */
+#define X86_FAKE_GPUS_FP "7e9a02c140f79fc3"
+#define NO_NVML "libnvidia-ml-absent.so.1"
+#define NO_CUDA "libcuda-absent.so.1"
 
 static const bg_gpu h100 = { "NVIDIA H100 80GB HBM3", 85899345920ULL, 9, 0 };
 static const bg_gpu a100 = { "NVIDIA A100-SXM4-40GB", 42949672960ULL, 8, 0 };
@@ -417,6 +421,183 @@ static void test_real_machine(void **state)
 	bg_ctx_free(ctx);
 }
 
+/* tests/unit/fake_gpu.c, built beside this test by the Makefile. */
+static const char *fake_gpu_lib(void)
+{
+	static char path[4096];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 32);
+	char *slash;
+
+	assert_true(n > 0);
+	path[n] = '\0';
+	slash = strrchr(path, '/');
+	assert_non_null(slash);
+	strcpy(slash + 1, "libfakegpu.so");
+	if (access(path, R_OK) != 0)
+		fail_msg("%s is missing: build it with `make unit`", path);
+	return path;
+}
+
+static void fake_gpu_env(const char *temp, const char *clock, const char *throttle,
+                         const char *driver)
+{
+	setenv("FAKE_GPU_TEMP", temp, 1);
+	setenv("FAKE_GPU_SM_CLOCK", clock, 1);
+	setenv("FAKE_GPU_THROTTLE", throttle, 1);
+	setenv("FAKE_GPU_DRIVER", driver, 1);
+	unsetenv("FAKE_GPU_NVML_FAIL");
+	unsetenv("FAKE_GPU_CUDA_COUNT");
+}
+
+static void assert_no_gpu_facts(const bg_machine *m)
+{
+	const char *key;
+	size_t i;
+
+	for (i = 0; i < bg_machine_fact_count(m); i++) {
+		assert_int_equal(bg_machine_fact(m, i, &key, NULL, NULL), 0);
+		if (!strncmp(key, "gpu", 3))
+			fail_msg("unexpected GPU fact %s", key);
+	}
+}
+
+/* No NVML and no CUDA driver: no GPU, not an error, the fingerprint as before. */
+static void test_gpu_libraries_absent(void **state)
+{
+	bg_machine *m = detect_fixture("x86-epyc");
+	size_t n = bg_machine_fact_count(m);
+	char *why = NULL;
+
+	(void)state;
+	assert_int_equal(bg_gpu__probe(m, NO_NVML, NO_CUDA, 1), 0);
+	assert_int_equal(bg_machine_fact_count(m), n);
+	assert_no_gpu_facts(m);
+	assert_string_equal(bg_machine_fingerprint(m), X86_FP);
+	assert_int_equal(bg_gpu__cuda_usable(NO_CUDA, &why), 0);
+	assert_non_null(why);
+	assert_non_null(strstr(why, "not found"));
+	free(why);
+	bg_machine_free(m);
+}
+
+static void test_gpu_facts_from_nvml(void **state)
+{
+	bg_machine *a = detect_fixture("x86-epyc"), *b = detect_fixture("x86-epyc");
+	int vol = -1;
+	size_t i;
+	const char *key, *value;
+
+	(void)state;
+	fake_gpu_env("41", "1980", "1", "580.65.06");
+	assert_int_equal(bg_gpu__probe(a, fake_gpu_lib(), NO_CUDA, 1), 0);
+	/* Sorted by name, memory rounded up to whole GiB. */
+	assert_fact(a, "gpu0_name", "NVIDIA A100-SXM4-40GB");
+	assert_fact(a, "gpu0_memory", "42949672960");
+	assert_fact(a, "gpu0_cc", "8.0");
+	assert_fact(a, "gpu1_name", "NVIDIA H100 80GB HBM3");
+	assert_fact(a, "gpu1_memory", "85899345920");
+	assert_fact(a, "gpu1_cc", "9.0");
+	assert_fact(a, "gpu_driver", "580.65.06");
+	assert_fact(a, "gpu1_temp_c", "41");
+	assert_fact(a, "gpu1_sm_clock_mhz", "1980");
+	assert_fact(a, "gpu1_mem_clock_mhz", "2619");
+	assert_fact(a, "gpu1_power_w", "71.2");
+	assert_fact(a, "gpu1_throttle", "gpu_idle");
+	for (i = 0; bg_machine_fact(a, i, &key, &value, &vol) == 0; i++)
+		if (!strncmp(key, "gpu", 3))
+			assert_int_equal(vol, strstr(key, "_name") || strstr(key, "_memory") ||
+			                                      strstr(key, "_cc")
+			                              ? 0
+			                              : 1);
+	assert_string_equal(bg_machine_fingerprint(a), X86_FAKE_GPUS_FP);
+
+	/* Another probe, with every volatile fact changed: the same hash. */
+	fake_gpu_env("87", "1350", "0x20", "590.10.01");
+	assert_int_equal(bg_gpu__probe(b, fake_gpu_lib(), NO_CUDA, 1), 0);
+	assert_fact(b, "gpu1_temp_c", "87");
+	assert_fact(b, "gpu1_sm_clock_mhz", "1350");
+	assert_fact(b, "gpu1_throttle", "sw_thermal_slowdown");
+	assert_fact(b, "gpu_driver", "590.10.01");
+	assert_string_equal(bg_machine_fingerprint(b), X86_FAKE_GPUS_FP);
+
+	/* A refresh replaces the volatile facts and adds no GPU. */
+	assert_int_equal(bg_gpu__probe(a, fake_gpu_lib(), NULL, 0), 0);
+	assert_fact(a, "gpu1_temp_c", "87");
+	assert_null(bg_machine_get(a, "gpu2_name"));
+	assert_string_equal(bg_machine_fingerprint(a), X86_FAKE_GPUS_FP);
+	bg_machine_free(a);
+	bg_machine_free(b);
+}
+
+/* Without NVML (absent, or its init failing) the CUDA driver names the same GPUs. */
+static void test_gpu_facts_from_cuda_driver(void **state)
+{
+	bg_machine *a = detect_fixture("x86-epyc"), *b = detect_fixture("x86-epyc");
+	char *why = NULL;
+
+	(void)state;
+	fake_gpu_env("41", "1980", "1", "580.65.06");
+	assert_int_equal(bg_gpu__probe(a, NO_NVML, fake_gpu_lib(), 1), 0);
+	assert_fact(a, "gpu0_name", "NVIDIA A100-SXM4-40GB");
+	assert_fact(a, "gpu1_memory", "85899345920");
+	assert_fact(a, "gpu_driver", "CUDA 13.0");
+	assert_null(bg_machine_get(a, "gpu1_temp_c"));
+	assert_string_equal(bg_machine_fingerprint(a), X86_FAKE_GPUS_FP);
+
+	setenv("FAKE_GPU_NVML_FAIL", "1", 1);
+	assert_int_equal(bg_gpu__probe(b, fake_gpu_lib(), fake_gpu_lib(), 1), 0);
+	assert_fact(b, "gpu_driver", "CUDA 13.0");
+	assert_string_equal(bg_machine_fingerprint(b), X86_FAKE_GPUS_FP);
+
+	assert_int_equal(bg_gpu__cuda_usable(fake_gpu_lib(), &why), 1);
+	assert_null(why);
+	setenv("FAKE_GPU_CUDA_COUNT", "0", 1);
+	assert_int_equal(bg_gpu__cuda_usable(fake_gpu_lib(), &why), 0);
+	assert_string_equal(why, "no CUDA device");
+	free(why);
+	unsetenv("FAKE_GPU_NVML_FAIL");
+	unsetenv("FAKE_GPU_CUDA_COUNT");
+	bg_machine_free(a);
+	bg_machine_free(b);
+}
+
+static void test_gpu_throttling(void **state)
+{
+	bg_machine *m = NULL;
+	char *why = NULL;
+
+	(void)state;
+	/* Idle and application clocks are not throttling. */
+	fake_gpu_env("41", "1980", "0x3", "580.65.06");
+	assert_int_equal(bg_machine_new(&m), 0);
+	assert_int_equal(bg_gpu__probe(m, fake_gpu_lib(), NULL, 1), 0);
+	assert_fact(m, "gpu1_throttle", "gpu_idle,applications_clocks_setting");
+	assert_int_equal(bg_gpu_throttling(m, &why), 0);
+	assert_null(why);
+
+	/* Power cap and thermal slowdown on the H100 (gpu1) only. */
+	setenv("FAKE_GPU_THROTTLE", "0x24", 1);
+	assert_int_equal(bg_gpu__probe(m, fake_gpu_lib(), NULL, 0), 0);
+	assert_fact(m, "gpu0_throttle", "gpu_idle");
+	assert_fact(m, "gpu1_throttle", "sw_power_cap,sw_thermal_slowdown");
+	assert_int_equal(bg_gpu_throttling(m, &why), 1);
+	assert_string_equal(why,
+	                    "GPU 1 (NVIDIA H100 80GB HBM3): sw power cap, sw thermal slowdown");
+	free(why);
+	assert_int_equal(bg_gpu_throttling(m, NULL), 1);
+	bg_machine_free(m);
+
+	/* Facts handed over as data (a stored run's): no name, still a warning. */
+	assert_int_equal(bg_machine_new(&m), 0);
+	assert_int_equal(bg_gpu_throttling(m, &why), 0);
+	assert_int_equal(bg_machine_set_fact(m, "gpu3_throttle", "hw_slowdown", 1), 0);
+	assert_int_equal(bg_machine_set_fact(m, "gpu_throttle", "hw_slowdown", 1), 0);
+	assert_int_equal(bg_gpu_throttling(m, &why), 1);
+	assert_string_equal(why, "GPU 3: hw slowdown");
+	free(why);
+	bg_machine_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -432,6 +613,10 @@ int main(void)
 		cmocka_unit_test(test_empty_root),
 		cmocka_unit_test(test_other_layouts),
 		cmocka_unit_test(test_real_machine),
+		cmocka_unit_test(test_gpu_libraries_absent),
+		cmocka_unit_test(test_gpu_facts_from_nvml),
+		cmocka_unit_test(test_gpu_facts_from_cuda_driver),
+		cmocka_unit_test(test_gpu_throttling),
 	};
 	return cmocka_run_group_tests_name("fingerprint", tests, NULL, NULL);
 }

@@ -1006,6 +1006,70 @@ static void test_migrate_to_builds(void **state)
 	bg_ctx_free(ctx);
 }
 
+/* A run's facts come back as stored: the machine's stable ones and the
+ * run's volatile ones, the latter replaced by bg_store_run_set_facts. */
+static void test_run_facts(void **state)
+{
+	static const bg_gpu h100 = { "NVIDIA H100 80GB HBM3", 85899345920ULL, 9, 0 };
+	char path[512];
+	bg_ctx *ctx = NULL;
+	bg_store *st = NULL;
+	bg_machine *m = make_machine(), *got = NULL;
+	bg_results *res = NULL;
+	bg_commit commit;
+	int64_t first = 0, second = 0;
+	char *why = NULL;
+	int vol = -1;
+	size_t i;
+	const char *key, *value;
+
+	assert_non_null(m);
+	join(path, sizeof(path), *state, "results.db");
+	make_commit(&commit, 'a', "first");
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_store_open(ctx, path, &st), 0);
+	assert_int_equal(bg_results_new(&res), 0);
+	assert_int_equal(bg_results_add(ctx, res, "saxpy", "bandwidth", "GB/s", 1.0), 0);
+	assert_int_equal(bg_machine_add_gpu(m, &h100), 0);
+	assert_int_equal(bg_machine_set_fact(m, "gpu0_throttle", "gpu_idle", 1), 0);
+	assert_int_equal(store_run(ctx, st, &commit, m, res, &first), 0);
+	/* The second run's GPU ran hot by the time the suite finished. */
+	assert_int_equal(store_run(ctx, st, &commit, m, res, &second), 0);
+	assert_int_equal(bg_machine_set_fact(m, "gpu0_throttle", "sw_thermal_slowdown", 1), 0);
+	assert_int_equal(bg_machine_set_fact(m, "gpu0_temp_c", "88", 1), 0);
+	assert_int_equal(bg_store_run_set_facts(ctx, st, second, m), 0);
+
+	assert_int_equal(bg_store_run_facts(ctx, st, first, &got), 0);
+	assert_string_equal(bg_machine_get(got, "cpu_model"), "Test CPU @ 3.0GHz");
+	assert_string_equal(bg_machine_get(got, "gpu0_name"), "NVIDIA H100 80GB HBM3");
+	assert_string_equal(bg_machine_get(got, "kernel"), "6.1.0-test");
+	assert_string_equal(bg_machine_get(got, "gpu0_throttle"), "gpu_idle");
+	assert_null(bg_machine_get(got, "gpu0_temp_c"));
+	for (i = 0; bg_machine_fact(got, i, &key, &value, &vol) == 0; i++)
+		assert_int_equal(vol, !strcmp(key, "kernel") || !strcmp(key, "governor") ||
+		                              !strcmp(key, "gpu0_throttle"));
+	assert_int_equal(bg_machine_fact_count(got), bg_machine_fact_count(m) - 1);
+	/* The same stable facts give the same fingerprint. */
+	assert_string_equal(bg_machine_fingerprint(got), bg_machine_fingerprint(m));
+	assert_int_equal(bg_gpu_throttling(got, NULL), 0);
+	bg_machine_free(got);
+
+	assert_int_equal(bg_store_run_facts(ctx, st, second, &got), 0);
+	assert_string_equal(bg_machine_get(got, "gpu0_temp_c"), "88");
+	assert_int_equal(bg_gpu_throttling(got, &why), 1);
+	assert_string_equal(why, "GPU 0 (NVIDIA H100 80GB HBM3): sw thermal slowdown");
+	free(why);
+	bg_machine_free(got);
+
+	assert_int_equal(bg_store_run_facts(ctx, st, 999, &got), 0);
+	assert_int_equal(bg_machine_fact_count(got), 0);
+	bg_machine_free(got);
+	bg_results_free(res);
+	bg_machine_free(m);
+	bg_store_free(st);
+	bg_ctx_free(ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1013,6 +1077,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_round_trip, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_builds, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_migrate_to_builds, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_run_facts, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_history_queries, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_unit_conflict_rolls_back, setup_dir,
 		                                teardown_dir),

@@ -1,0 +1,237 @@
+/*
+ * benchguard_harness.h -- a header-only harness for your own C and CUDA
+ * benchmark programs, run by benchguard with "format": "lines".
+ *
+ * It runs warm-up calls, then timed samples, and prints each sample as
+ * benchguard's `lines` protocol, one line per series:
+ *
+ *     BENCHGUARD <label>/time <seconds> s
+ *     BENCHGUARD <label>/bandwidth <GB/s> GB/s        (when bytes per call is set)
+ *     BENCHGUARD <label>/throughput <GFLOP/s> GFLOP/s (when FLOPs per call is set)
+ *
+ * so that a benchmark named "saxpy" in benchguard.json stores the series
+ * saxpy:saxpy/time (lower is better) and saxpy:saxpy/bandwidth (higher is
+ * better: benchguard takes every unit ending in "/s" as a rate).  GB and
+ * GFLOP are 10^9.
+ *
+ * How many: BENCHGUARD_WARMUP (samples run first and not printed) and
+ * BENCHGUARD_SAMPLES, which `benchguard run` sets from the config
+ * ("warmup", "samples"), else 1 and 10.
+ * BENCHGUARD_FLUSH_L2=1 turns on the L2 flush of CUDA timings.
+ *
+ * C (any C99/C11 compiler; include this header before any system header so
+ * that CLOCK_MONOTONIC is declared):
+ *
+ *     static void work(void *arg) { ... one call of the code under test ... }
+ *     bgh_opts o = bgh_opts_default("sort");
+ *     o.iters = 100;         // calls per sample: each sample is their mean
+ *     o.bytes = 8.0 * n;     // optional: bytes moved per call
+ *     return bgh_run(&o, work, arg) ? 1 : 0;
+ *
+ * CUDA (compile with nvcc, or define BGH_CUDA after including
+ * cuda_runtime.h): the kernel launches of one sample are timed with CUDA
+ * events recorded on the launch stream around them, so that the time is
+ * the GPU's, not the host's launch and synchronisation overhead.  With
+ * o.flush_l2 set, a buffer twice the size of the L2 cache is written
+ * before each sample (outside the timed region) so that every sample
+ * starts with a cold L2: the numbers of data that comes from HBM.
+ *
+ *     static void launch(void *arg, cudaStream_t s) { kernel<<<g, b, 0, s>>>(...); }
+ *     bgh_opts o = bgh_opts_default("saxpy");
+ *     o.bytes = 12.0 * n;  o.flops = 2.0 * n;
+ *     return bgh_cuda_run(&o, launch, arg, 0) ? 1 : 0;
+ *
+ * bgh_run and bgh_cuda_run return 0, or -1 after printing why on stderr.
+ * bgh_report prints one sample's lines for a time measured some other way.
+ */
+#ifndef BENCHGUARD_HARNESS_H
+#define BENCHGUARD_HARNESS_H
+
+#if !defined(__cplusplus) && !defined(_POSIX_C_SOURCE) && !defined(_GNU_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* clock_gettime(CLOCK_MONOTONIC) */
+#endif
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#if defined(__CUDACC__) && !defined(BGH_CUDA)
+#define BGH_CUDA 1
+#endif
+#if defined(BGH_CUDA)
+#include <cuda_runtime.h>
+#endif
+
+typedef struct {
+	const char *label; /* series prefix: "<label>/time" ... */
+	int warmup;        /* samples run before, not printed: caches, clocks, JIT */
+	int samples;       /* samples printed */
+	int iters;         /* calls per sample; a sample is their mean (>= 1) */
+	double bytes;      /* bytes moved per call; > 0 adds <label>/bandwidth */
+	double flops;      /* floating-point operations per call; > 0 adds <label>/throughput */
+	int flush_l2;      /* CUDA: write over the L2 before each sample */
+} bgh_opts;
+
+/* A non-negative integer from the environment, else dflt. */
+static inline int bgh_env_int(const char *name, int dflt)
+{
+	const char *v = getenv(name);
+	char *end;
+	long n;
+
+	if (!v || !*v)
+		return dflt;
+	n = strtol(v, &end, 10);
+	if (*end || n < 0 || n > 1000000000L) {
+		fprintf(stderr, "benchguard harness: %s=\"%s\" is not a count; using %d\n", name, v,
+		        dflt);
+		return dflt;
+	}
+	return (int)n;
+}
+
+/* Options with the counts benchguard asked for (or 1 warm-up, 10 samples). */
+static inline bgh_opts bgh_opts_default(const char *label)
+{
+	bgh_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.label = label;
+	o.warmup = bgh_env_int("BENCHGUARD_WARMUP", 1);
+	o.samples = bgh_env_int("BENCHGUARD_SAMPLES", 10);
+	o.iters = 1;
+	o.flush_l2 = bgh_env_int("BENCHGUARD_FLUSH_L2", 0) != 0;
+	return o;
+}
+
+/* Prints the lines of one sample: `seconds` per call. */
+static inline void bgh_report(const bgh_opts *o, double seconds)
+{
+	/* %.9g keeps nanoseconds of a second-long call and needs no locale. */
+	printf("BENCHGUARD %s/time %.9g s\n", o->label, seconds);
+	if (o->bytes > 0 && seconds > 0)
+		printf("BENCHGUARD %s/bandwidth %.6g GB/s\n", o->label, o->bytes / seconds * 1e-9);
+	if (o->flops > 0 && seconds > 0)
+		printf("BENCHGUARD %s/throughput %.6g GFLOP/s\n", o->label,
+		       o->flops / seconds * 1e-9);
+}
+
+static inline double bgh_now(void)
+{
+	struct timespec ts;
+
+#if defined(CLOCK_MONOTONIC)
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+#else
+	timespec_get(&ts, TIME_UTC);
+#endif
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Host-timed samples of fn(arg): warm-up, then o->samples samples of o->iters calls. */
+static inline int bgh_run(const bgh_opts *o, void (*fn)(void *), void *arg)
+{
+	int i, k, iters = o->iters > 0 ? o->iters : 1;
+	double t0;
+
+	if (!o->label || !*o->label || strpbrk(o->label, " \t\n:")) {
+		fprintf(stderr, "benchguard harness: the label must be one word without ':'\n");
+		return -1;
+	}
+	for (i = 0; i < o->warmup * iters; i++)
+		fn(arg);
+	for (i = 0; i < o->samples; i++) {
+		t0 = bgh_now();
+		for (k = 0; k < iters; k++)
+			fn(arg);
+		bgh_report(o, (bgh_now() - t0) / iters);
+	}
+	return fflush(stdout) == 0 ? 0 : -1;
+}
+
+#if defined(BGH_CUDA)
+
+/* Prints "<what>: <CUDA error>" and returns -1 unless err is cudaSuccess. */
+static inline int bgh_cuda_ok(cudaError_t err, const char *what)
+{
+	if (err == cudaSuccess)
+		return 0;
+	fprintf(stderr, "benchguard harness: %s: %s\n", what, cudaGetErrorString(err));
+	return -1;
+}
+
+/* For the examples' own calls: exits with status 1 on a CUDA error. */
+#define BGH_CUDA_CHECK(call)                                                                       \
+	do {                                                                                       \
+		if (bgh_cuda_ok((call), #call))                                                    \
+			exit(1);                                                                   \
+	} while (0)
+
+/*
+ * GPU-timed samples of launch(arg, stream): each sample is o->iters
+ * launches between two events on `stream`, their elapsed time divided by
+ * o->iters.  A launch error or a failing kernel ends the run with -1.
+ */
+static inline int bgh_cuda_run(const bgh_opts *o, void (*launch)(void *, cudaStream_t), void *arg,
+                               cudaStream_t stream)
+{
+	cudaEvent_t start = NULL, stop = NULL;
+	void *flush = NULL;
+	size_t flush_bytes = 0;
+	int i, k, rc = -1, dev = 0, l2 = 0, iters = o->iters > 0 ? o->iters : 1;
+	float ms = 0;
+
+	if (!o->label || !*o->label || strpbrk(o->label, " \t\n:")) {
+		fprintf(stderr, "benchguard harness: the label must be one word without ':'\n");
+		return -1;
+	}
+	if (bgh_cuda_ok(cudaEventCreate(&start), "cudaEventCreate") ||
+	    bgh_cuda_ok(cudaEventCreate(&stop), "cudaEventCreate"))
+		goto cleanup;
+	if (o->flush_l2) {
+		if (bgh_cuda_ok(cudaGetDevice(&dev), "cudaGetDevice") ||
+		    bgh_cuda_ok(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev),
+		                "cudaDeviceGetAttribute(L2 size)"))
+			goto cleanup;
+		/* Twice the L2: its replacement is not strict LRU, and some GPUs
+		 * (H100) split it in two halves that each cache the other's lines. */
+		flush_bytes = 2 * (size_t)l2;
+		if (flush_bytes &&
+		    bgh_cuda_ok(cudaMalloc(&flush, flush_bytes), "cudaMalloc(L2 flush buffer)"))
+			goto cleanup;
+	}
+	for (i = 0; i < o->warmup * iters; i++)
+		launch(arg, stream);
+	if (bgh_cuda_ok(cudaGetLastError(), "kernel launch (warm-up)") ||
+	    bgh_cuda_ok(cudaStreamSynchronize(stream), "warm-up"))
+		goto cleanup;
+	for (i = 0; i < o->samples; i++) {
+		if (flush && bgh_cuda_ok(cudaMemsetAsync(flush, i & 0xff, flush_bytes, stream),
+		                         "cudaMemsetAsync(L2 flush)"))
+			goto cleanup;
+		if (bgh_cuda_ok(cudaEventRecord(start, stream), "cudaEventRecord"))
+			goto cleanup;
+		for (k = 0; k < iters; k++)
+			launch(arg, stream);
+		if (bgh_cuda_ok(cudaGetLastError(), "kernel launch") ||
+		    bgh_cuda_ok(cudaEventRecord(stop, stream), "cudaEventRecord") ||
+		    bgh_cuda_ok(cudaEventSynchronize(stop), "kernel") ||
+		    bgh_cuda_ok(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime"))
+			goto cleanup;
+		bgh_report(o, (double)ms * 1e-3 / iters);
+	}
+	rc = fflush(stdout) == 0 ? 0 : -1;
+cleanup:
+	if (flush)
+		cudaFree(flush);
+	if (start)
+		cudaEventDestroy(start);
+	if (stop)
+		cudaEventDestroy(stop);
+	return rc;
+}
+
+#endif /* BGH_CUDA */
+
+#endif /* BENCHGUARD_HARNESS_H */
