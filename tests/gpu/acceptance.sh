@@ -173,7 +173,8 @@ P
 		ncu_rc=$?
 		ncu_s=$("$PY" - "$OUT/ncu.csv" <<'P'
 import csv, statistics, sys
-scale = {"nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3, "second": 1.0}
+scale = {"nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3, "second": 1.0,
+         "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 3]
 head = next((r for r in rows if "Metric Name" in r), None)
 if not head:
