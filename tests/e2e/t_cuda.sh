@@ -155,7 +155,7 @@ sqlite3 .benchguard/results.db "INSERT OR REPLACE INTO run_facts VALUES ($id, 'g
 check "check warns about a run stored with a throttling GPU" expect_rc 0 \
 	"$BG" --config "$T/harness.json" check --run "$id"
 check "... naming the GPU and the reasons" \
-	grep -q "warning: run $id: GPU throttling: GPU 0: sw power cap, hw slowdown" "$T/err"
+	grep -Eq "warning: run $id: GPU throttling: GPU 0( \([^)]*\))?: sw power cap, hw slowdown" "$T/err"
 sqlite3 .benchguard/results.db "INSERT OR REPLACE INTO run_facts VALUES ($id, 'gpu0_throttle', 'gpu_idle')"
 "$BG" --config "$T/harness.json" check --run "$id" >/dev/null 2>"$T/err"
 check "... and not about an idle one" bash -c "! grep -q 'GPU throttling' \"$T/err\""
