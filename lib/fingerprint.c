@@ -42,9 +42,9 @@
  * intel_pstate/no_turbo or cpufreq/boost).  Detection reads only files
  * and takes well under a millisecond (on a machine with a GPU, nvmlInit
  * adds its own cost, tens of milliseconds without persistence mode); the
- * compiler version is deliberately
- * not probed here, because running `cc --version` alone costs 3-6 ms and
- * the caller that builds the project knows which compiler it uses.
+ * compiler version is deliberately not probed here, because running
+ * `cc --version` alone costs 3-6 ms and the caller that builds the project
+ * knows which compiler it uses.
  */
 #include <ctype.h>
 #include <limits.h>
