@@ -40,9 +40,11 @@
  * load_avg (the first three fields of /proc/loadavg), cpu_mhz (the first
  * "cpu MHz"), smt ("on"/"off" from smt/active), turbo ("on"/"off" from
  * intel_pstate/no_turbo or cpufreq/boost).  Detection reads only files
- * and takes well under a millisecond; the compiler version is deliberately
- * not probed here, because running `cc --version` alone costs 3-6 ms and
- * the caller that builds the project knows which compiler it uses.
+ * and takes well under a millisecond (on a machine with a GPU, nvmlInit
+ * adds its own cost, tens of milliseconds without persistence mode); the
+ * compiler version is deliberately not probed here, because running
+ * `cc --version` alone costs 3-6 ms and the caller that builds the project
+ * knows which compiler it uses.
  */
 #include <ctype.h>
 #include <limits.h>
