@@ -56,7 +56,7 @@ else
     { "name": "hf", "format": "hyperfine",
       "command": "hyperfine -N --style none --runs $BENCHGUARD_SAMPLES --warmup $BENCHGUARD_WARMUP --export-json /dev/stdout 'sleep 0.01'" },
     { "name": "hfscan", "format": "hyperfine",
-      "command": "hyperfine -N --style none --runs 3 -L ms 1,2 --export-json /dev/stdout 'sleep 0.00{ms}'" },
+      "command": "hyperfine -N --style none --runs 3 -L s 0.001,0.04 --export-json /dev/stdout 'sleep {s}'" },
     { "name": "hffail", "format": "hyperfine",
       "command": "hyperfine -N --style none --runs 2 -i --export-json /dev/stdout false" }
   ]
@@ -69,8 +69,8 @@ J
 	check "... one series per benchmark, samples = BENCHGUARD_SAMPLES runs" \
 		test "$(sqlite3 .benchguard/results.db "SELECT r.n FROM results r JOIN series s ON s.id = r.series_id WHERE s.benchmark = 'hf' AND r.run_id = (SELECT max(id) FROM runs)")" = 4
 	check "a parameter scan (one JSON document per command on the pipe) gives a series per value" \
-		test "$(sqlite3 .benchguard/results.db "SELECT group_concat(s.benchmark || '=' || r.n, ',') FROM (SELECT * FROM results ORDER BY id) r JOIN series s ON s.id = r.series_id WHERE s.benchmark LIKE 'hfscan%' AND r.run_id = (SELECT max(id) FROM runs)")" = "hfscan/ms=1=3,hfscan/ms=2=3"
-	check "... 0.001 s sleeps measured shorter than 0.002 s ones" test "$(sqlite3 .benchguard/results.db "SELECT (SELECT r.mean FROM results r JOIN series s ON s.id = r.series_id WHERE s.benchmark = 'hfscan/ms=1') < (SELECT r.mean FROM results r JOIN series s ON s.id = r.series_id WHERE s.benchmark = 'hfscan/ms=2')")" = 1
+		test "$(sqlite3 .benchguard/results.db "SELECT group_concat(s.benchmark || '=' || r.n, ',') FROM (SELECT * FROM results ORDER BY id) r JOIN series s ON s.id = r.series_id WHERE s.benchmark LIKE 'hfscan%' AND r.run_id = (SELECT max(id) FROM runs)")" = "hfscan/s=0.001=3,hfscan/s=0.04=3"
+	check "... 1 ms sleeps measured shorter than 40 ms ones" test "$(sqlite3 .benchguard/results.db "SELECT (SELECT r.mean FROM results r JOIN series s ON s.id = r.series_id WHERE s.benchmark = 'hfscan/s=0.001') < (SELECT r.mean FROM results r JOIN series s ON s.id = r.series_id WHERE s.benchmark = 'hfscan/s=0.04')")" = 1
 	check "failing runs that hyperfine -i kept fail the benchmark" bash -c "
 		! \"$BG\" run --filter hffail 2>\"$T/fail.err\" >/dev/null &&
 		grep -q '^hffail: FAILED: hffail: results\[0\] (\"false\"): run 1 of 2 exited with code 1' \"$T/fail.err\" &&
@@ -97,6 +97,12 @@ assert got == want, got
 assert db.execute("SELECT benchmark, status, message FROM outcomes WHERE run_id = ? AND status != 'ok'", (run,)).fetchall() == \
     [("nv/copy/Device=0 T=I8 Elements=2^20", "skipped", "int8_t is not supported by this kernel.")]
 P
+
+check "check gives the skipped state a skipped verdict, with nvbench's reason" bash -c "
+	\"$BG\" check --json 2>/dev/null | $PY -c '
+import json, sys
+rows = [r for r in json.load(sys.stdin)[\"results\"] if r[\"verdict\"] == \"skipped\"]
+assert [(r[\"series\"], r[\"message\"]) for r in rows] == [(\"nv/copy/Device=0 T=I8 Elements=2^20\", \"int8_t is not supported by this kernel.\")], rows'"
 
 # --jsonbin: the side file holds the samples; its name is relative to the JSON.
 mkdir -p "$T/elsewhere" && cp -r "$NV/samples.json" "$NV/samples.json-bin" "$T/elsewhere/"
