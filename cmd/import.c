@@ -1,8 +1,9 @@
 /*
  * import.c -- `benchguard import FILE --format F`: store results that were
- * produced elsewhere (a Google Benchmark JSON file, a log of BENCHGUARD
- * lines) as one run, under a commit and a machine.  The file is parsed
- * completely before anything is written, so bad input stores nothing.
+ * produced elsewhere (a Google Benchmark, nvbench or hyperfine JSON file, a
+ * log of BENCHGUARD lines) as one run, under a commit and a machine.  The
+ * file is parsed completely before anything is written, so bad input stores
+ * nothing.
  */
 #include <libgen.h>
 #include <stdlib.h>
@@ -26,6 +27,18 @@ static const struct option import_options[] = {
 	{ 0, 0, 0, 0 },
 };
 
+/* "dir/r.json" -> "dir": where the files an nvbench JSON names lie. */
+static char *parent_dir(const char *path)
+{
+	char *copy = strdup(path), *out;
+
+	if (!copy)
+		return NULL;
+	out = strdup(dirname(copy));
+	free(copy);
+	return out;
+}
+
 /* "dir/sort-results.txt" -> "sort-results". */
 static char *stem(const char *path)
 {
@@ -47,8 +60,8 @@ int cmd_import(cli_state *st, int argc, char **argv)
 	const cli_command *self = cli_find_command("import");
 	const char *format = NULL, *rev = NULL, *machine = NULL, *name = NULL, *file = NULL;
 	const char **tags = NULL;
-	char *data = NULL, *bench = NULL;
-	size_t len = 0, ntags = 0, i, nsamples = 0;
+	char *data = NULL, *bench = NULL, *dir = NULL;
+	size_t len = 0, ntags = 0, i, nsamples = 0, nskipped = 0;
 	bg_format fmt;
 	bg_results *res = NULL;
 	bg_commit commit;
@@ -93,13 +106,13 @@ int cmd_import(cli_state *st, int argc, char **argv)
 	}
 	file = argv[optind];
 	if (!format) {
-		rc = cli_usage_error(st, "import needs --format lines|gbench");
+		rc = cli_usage_error(st, "import needs --format lines|gbench|nvbench|hyperfine");
 		goto cleanup;
 	}
 	if (bg_format_from_name(format, &fmt) < 0 || fmt == BG_FORMAT_TIME) {
 		rc = cli_usage_error(st,
-		                     "--format: unknown input format \"%s\" (expected lines "
-		                     "or gbench)",
+		                     "--format: unknown input format \"%s\" (expected lines, "
+		                     "gbench, nvbench or hyperfine)",
 		                     format);
 		goto cleanup;
 	}
@@ -107,7 +120,9 @@ int cmd_import(cli_state *st, int argc, char **argv)
 		bench = strdup(name);
 	else if (fmt == BG_FORMAT_LINES)
 		bench = stem(strcmp(file, "-") ? file : "stdin");
-	if ((name || fmt == BG_FORMAT_LINES) && !bench) {
+	if (strcmp(file, "-") != 0)
+		dir = parent_dir(file);
+	if (((name || fmt == BG_FORMAT_LINES) && !bench) || (strcmp(file, "-") != 0 && !dir)) {
 		rc = bg_error_oom(st->ctx);
 		goto cleanup;
 	}
@@ -118,7 +133,7 @@ int cmd_import(cli_state *st, int argc, char **argv)
 		goto cleanup;
 	}
 	if ((rc = bg_results_new(&res)) < 0 ||
-	    (rc = bg_format_parse(st->ctx, fmt, file, bench, data, len, res)) < 0)
+	    (rc = bg_format_parse_at(st->ctx, fmt, file, bench, dir, data, len, res)) < 0)
 		goto cleanup;
 	if ((rc = cli_open_repo(st, &env)) < 0)
 		goto cleanup;
@@ -138,6 +153,8 @@ int cmd_import(cli_state *st, int argc, char **argv)
 	}
 	for (i = 0; i < bg_results_series_count(res); i++)
 		nsamples += bg_results_series(res, i)->n;
+	for (i = 0; i < bg_results_outcome_count(res); i++)
+		nskipped += bg_results_outcome(res, i)->status == BG_BENCH_SKIPPED;
 	if (st->format == CLI_JSON) {
 		json_object *o = json_object_new_object();
 
@@ -148,16 +165,23 @@ int cmd_import(cli_state *st, int argc, char **argv)
 		json_object_object_add(
 		        o, "series", json_object_new_int64((int64_t)bg_results_series_count(res)));
 		json_object_object_add(o, "samples", json_object_new_int64((int64_t)nsamples));
+		json_object_object_add(o, "skipped", json_object_new_int64((int64_t)nskipped));
 		rc = cli_print_json(st, o);
-	} else
-		printf("imported run %lld: %zu series, %zu samples (commit %.12s, machine %s)\n",
-		       (long long)run_id, bg_results_series_count(res), nsamples, commit.sha,
-		       bg_machine_fingerprint(env.machine));
+	} else {
+		char skipped[48] = "";
+
+		if (nskipped)
+			snprintf(skipped, sizeof(skipped), ", %zu skipped", nskipped);
+		printf("imported run %lld: %zu series, %zu samples%s (commit %.12s, machine %s)\n",
+		       (long long)run_id, bg_results_series_count(res), nsamples, skipped,
+		       commit.sha, bg_machine_fingerprint(env.machine));
+	}
 
 cleanup:
 	free(tags);
 	free(data);
 	free(bench);
+	free(dir);
 	bg_results_free(res);
 	bg_commit_clear(&commit);
 	cli_env_clear(&env);

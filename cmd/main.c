@@ -109,17 +109,19 @@ const cli_command cli_commands[] = {
 	  "  --filter RE        only benchmarks whose name matches\n"
 	  "  --runs K           runs at each end (default 5)\n"
 	  "  --max-runs M       cap on runs at an ambiguous commit (default 12)\n" },
-	{ "import", cmd_import, "store results produced elsewhere (lines, gbench)",
-	  "usage: benchguard import FILE --format lines|gbench [--commit REV]\n"
-	  "                         [--machine NAME] [--name BENCH] [--tag K=V]...\n"
+	{ "import", cmd_import,
+	  "store results produced elsewhere (lines, gbench, nvbench, hyperfine)",
+	  "usage: benchguard import FILE --format lines|gbench|nvbench|hyperfine\n"
+	  "                         [--commit REV] [--machine NAME] [--name BENCH] [--tag K=V]...\n"
 	  "\n"
 	  "Parses FILE (\"-\" for standard input) and stores it as one run.\n"
 	  "\n"
-	  "  --format F       lines or gbench (required)\n"
+	  "  --format F       lines, gbench, nvbench or hyperfine (required)\n"
 	  "  --commit REV     the commit the results belong to (default HEAD)\n"
 	  "  --machine NAME   store under NAME instead of this machine's fingerprint\n"
 	  "  --name BENCH     benchmark name: for lines, default the file name without\n"
-	  "                   extension; for gbench, a prefix \"BENCH/\" (default none)\n"
+	  "                   extension; for gbench and nvbench, a prefix \"BENCH/\";\n"
+	  "                   for hyperfine, the series name (see the README)\n"
 	  "  --tag K=V        attach a tag to the run (repeatable)\n"
 	  "  --json           print the stored run's id and counts as JSON\n" },
 	{ "baseline", cmd_baseline, "export or import baseline runs (JSON under baselines/)",

@@ -79,8 +79,8 @@ typedef enum {
 	BG_FORMAT_TIME = 0, /* benchguard times the process */
 	BG_FORMAT_LINES,    /* "BENCHGUARD <series> <value> <unit>" lines */
 	BG_FORMAT_GBENCH,   /* Google Benchmark --benchmark_format=json */
-	BG_FORMAT_NVBENCH,  /* NVIDIA nvbench JSON (CUDA issue) */
-	BG_FORMAT_HYPERFINE /* hyperfine --export-json (CUDA issue) */
+	BG_FORMAT_NVBENCH,  /* NVIDIA nvbench --json */
+	BG_FORMAT_HYPERFINE /* hyperfine --export-json */
 } bg_format;
 
 /* "time", "lines", ... -> format; unknown name -> BG_EINPUT. */
@@ -347,15 +347,26 @@ const bg_outcome *bg_results_find_outcome(const bg_results *res, const char *ben
 void bg_results_drop_benchmark(bg_results *res, const char *benchmark);
 
 /*
- * Parses one program output (or file) in `format` and appends its samples.
- * `benchmark` names the samples: for `lines` every series goes under it; for
- * `gbench` each Google Benchmark name becomes "<benchmark>/<name>" (or just
- * "<name>" when benchmark is NULL).  `source` names the input in messages.
- * Unparsable input -> BG_EINPUT "<source>:<line>: <what>"; nothing is
- * appended to `into` then.
+ * Parses one program output (or file) in `format` and appends its samples
+ * (and, for nvbench, a skipped outcome per skipped state).  `benchmark`
+ * names the samples: for `lines` every series goes under it; for `gbench`
+ * each Google Benchmark name becomes "<benchmark>/<name>", for `nvbench`
+ * each state "<benchmark>/<nvbench benchmark>/<state>" (without the prefix
+ * when benchmark is NULL); for `hyperfine` see the README.  `source` names
+ * the input in messages.  Unparsable input -> BG_EINPUT "<source>:<line>:
+ * <what>" or "<source>: <JSON path>: <what>"; nothing is appended to `into`
+ * then.
  */
 int bg_format_parse(bg_ctx *ctx, bg_format format, const char *source, const char *benchmark,
                     const char *data, size_t len, bg_results *into);
+/*
+ * The same, with relative file names in the input (nvbench's --jsonbin
+ * sample-times files) taken from `dir`: the JSON file's directory for an
+ * import, the benchmark's working directory for a run.  NULL: the current
+ * directory, which is what bg_format_parse() uses.
+ */
+int bg_format_parse_at(bg_ctx *ctx, bg_format format, const char *source, const char *benchmark,
+                       const char *dir, const char *data, size_t len, bg_results *into);
 
 /* ------------------------------------------------------------------ runner */
 

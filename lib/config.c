@@ -1131,7 +1131,7 @@ static int load_defaults(struct loader *ld, const struct pos *root, json_object 
 	return read_run_settings(ld, p, o, path, d);
 }
 
-/* "time, lines or gbench": the formats this build can parse, from units.c. */
+/* "time, lines, gbench, nvbench or hyperfine": the formats units.c knows. */
 static void format_list(char *buf, size_t n)
 {
 	const char *names[8];

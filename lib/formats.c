@@ -1,39 +1,49 @@
 /*
  * formats.c -- parsers for what a benchmark command prints (`lines`,
- * Google Benchmark JSON), shared by `run` and `import`.
+ * Google Benchmark JSON, nvbench JSON, hyperfine --export-json), shared by
+ * `run` and `import`.
  *
  * Each parser fills a private bg_results; only when the whole input parsed
  * are its samples copied into the caller's set, so a half-read output never
  * leaves half a run behind.  Parsers live in one table: a new format is one
  * function and one entry.
  */
+#include <errno.h>
 #include <limits.h>
 #include <locale.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <json-c/json.h>
 
 #include "internal.h"
 
+/* `dir`: where files named by the input lie (nvbench's sample times), or NULL. */
 typedef int (*format_parse_fn)(bg_ctx *ctx, const char *source, const char *benchmark,
-                               const char *data, size_t len, bg_results *out);
+                               const char *dir, const char *data, size_t len, bg_results *out);
 
-static int parse_lines(bg_ctx *ctx, const char *source, const char *benchmark, const char *data,
-                       size_t len, bg_results *out);
-static int parse_gbench(bg_ctx *ctx, const char *source, const char *benchmark, const char *data,
-                        size_t len, bg_results *out);
+static int parse_lines(bg_ctx *ctx, const char *source, const char *benchmark, const char *dir,
+                       const char *data, size_t len, bg_results *out);
+static int parse_gbench(bg_ctx *ctx, const char *source, const char *benchmark, const char *dir,
+                        const char *data, size_t len, bg_results *out);
+static int parse_nvbench(bg_ctx *ctx, const char *source, const char *benchmark, const char *dir,
+                         const char *data, size_t len, bg_results *out);
+static int parse_hyperfine(bg_ctx *ctx, const char *source, const char *benchmark, const char *dir,
+                           const char *data, size_t len, bg_results *out);
 
-/* nvbench and hyperfine arrive with the CUDA issue: one entry each here. */
 static const struct {
 	bg_format format;
 	format_parse_fn parse;
 } parsers[] = {
 	{ BG_FORMAT_LINES, parse_lines },
 	{ BG_FORMAT_GBENCH, parse_gbench },
+	{ BG_FORMAT_NVBENCH, parse_nvbench },
+	{ BG_FORMAT_HYPERFINE, parse_hyperfine },
 };
 
 /* Longest piece of user data quoted back in a message; keeps it one line. */
@@ -149,8 +159,8 @@ static int lines_one(bg_ctx *ctx, const char *source, size_t line, const char *b
 	return rc < 0 ? prefix_error(ctx, rc, source, line) : 0;
 }
 
-static int parse_lines(bg_ctx *ctx, const char *source, const char *benchmark, const char *data,
-                       size_t len, bg_results *out)
+static int parse_lines(bg_ctx *ctx, const char *source, const char *benchmark, const char *dir,
+                       const char *data, size_t len, bg_results *out)
 {
 	const char *p = data, *end = data + len;
 	bg_buf scratch = BG_BUF_INIT;
@@ -158,6 +168,7 @@ static int parse_lines(bg_ctx *ctx, const char *source, const char *benchmark, c
 	size_t line = 0, nsamples = 0;
 	int rc = 0;
 
+	(void)dir;
 	if (!benchmark || !*benchmark)
 		return bg_error_set(ctx, BG_EINPUT,
 		                    "%s: format lines needs a benchmark name for its samples",
@@ -190,6 +201,81 @@ cleanup:
 	bg_buf_clear(&scratch);
 	freelocale(c_locale);
 	return rc;
+}
+
+/* ---------------------------------------------------------- JSON input */
+
+static int is_json_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+static size_t skip_json_space(const char *data, size_t len, size_t pos)
+{
+	while (pos < len && is_json_space(data[pos]))
+		pos++;
+	return pos;
+}
+
+/*
+ * Parses the JSON document that starts at data[*pos] (after blanks) and
+ * moves *pos just past it.  Syntax errors name the line, like the other
+ * formats' messages.
+ */
+static int json_next(bg_ctx *ctx, const char *source, const char *data, size_t len, size_t *pos,
+                     json_object **root)
+{
+	size_t start = skip_json_space(data, len, *pos), end;
+	enum json_tokener_error jerr;
+	json_tokener *tok;
+
+	*root = NULL;
+	if (len - start > INT_MAX)
+		return bg_error_set(ctx, BG_EINPUT, "%s: JSON output larger than 2 GiB", source);
+	if (!(tok = json_tokener_new()))
+		return bg_error_oom(ctx);
+	*root = json_tokener_parse_ex(tok, data + start, (int)(len - start));
+	jerr = json_tokener_get_error(tok);
+	end = start + json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	if (!*root && jerr == json_tokener_continue) {
+		/* Name the last line that has anything on it. */
+		for (end = len; end > 0 && is_json_space(data[end - 1]); end--)
+			;
+		return bg_error_set(ctx, BG_EINPUT, "%s:%d: JSON ends too early", source,
+		                    bg_line_of(data, len, end ? end - 1 : 0));
+	}
+	if (!*root && jerr == json_tokener_success)
+		return bg_error_set(ctx, BG_EINPUT, "%s:%d: the JSON document is null", source,
+		                    bg_line_of(data, len, start));
+	if (!*root)
+		return bg_error_set(ctx, BG_EINPUT, "%s:%d: %s", source, bg_line_of(data, len, end),
+		                    json_tokener_error_desc(jerr));
+	*pos = end;
+	return 0;
+}
+
+/* Exactly one JSON document, with nothing but blanks around it. */
+static int json_document(bg_ctx *ctx, const char *source, const char *data, size_t len,
+                         json_object **root)
+{
+	size_t pos = skip_json_space(data, len, 0);
+	int rc;
+
+	*root = NULL;
+	if (pos == len)
+		return bg_error_set(ctx, BG_EINPUT, "%s: no JSON in output", source);
+	if ((rc = json_next(ctx, source, data, len, &pos, root)) < 0)
+		return rc;
+	pos = skip_json_space(data, len, pos);
+	if (pos < len) {
+		json_object_put(*root);
+		*root = NULL;
+		return bg_error_set(ctx, BG_EINPUT,
+		                    "%s:%d: unexpected text after the JSON document", source,
+		                    bg_line_of(data, len, pos));
+	}
+	return 0;
 }
 
 /* -------------------------------------------------------------- gbench */
@@ -225,11 +311,6 @@ typedef struct {
 	bg_buf previous; /* name of the last sample entry (old-format aggregates) */
 	size_t nsamples, naggregates, nskipped;
 } gbench_state;
-
-static int is_json_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
 
 /* BG_EINPUT "<source>: benchmark "<name>": <what>". */
 static int gbench_error(gbench_state *st, const char *name, const char *fmt, ...) BG_PRINTF(3, 4);
@@ -437,54 +518,17 @@ static int gbench_entry(gbench_state *st, json_object *entry, size_t idx)
 	return 0;
 }
 
-static int parse_gbench(bg_ctx *ctx, const char *source, const char *benchmark, const char *data,
-                        size_t len, bg_results *out)
+static int parse_gbench(bg_ctx *ctx, const char *source, const char *benchmark, const char *dir,
+                        const char *data, size_t len, bg_results *out)
 {
 	gbench_state st = { ctx, source, benchmark, out, BG_BUF_INIT, BG_BUF_INIT, 0, 0, 0 };
-	json_tokener *tok = NULL;
 	json_object *root = NULL, *list;
-	enum json_tokener_error jerr;
-	size_t i, n, end;
+	size_t i, n;
 	int rc = 0;
 
-	for (end = 0; end < len && is_json_space(data[end]); end++)
-		;
-	if (end == len) {
-		rc = bg_error_set(ctx, BG_EINPUT, "%s: no JSON in output", source);
+	(void)dir;
+	if ((rc = json_document(ctx, source, data, len, &root)) < 0)
 		goto cleanup;
-	}
-	if (len > INT_MAX) {
-		rc = bg_error_set(ctx, BG_EINPUT, "%s: JSON output larger than 2 GiB", source);
-		goto cleanup;
-	}
-	if (!(tok = json_tokener_new())) {
-		rc = bg_error_oom(ctx);
-		goto cleanup;
-	}
-	root = json_tokener_parse_ex(tok, data, (int)len);
-	jerr = json_tokener_get_error(tok);
-	end = json_tokener_get_parse_end(tok);
-	if (!root && jerr == json_tokener_continue) {
-		/* Name the last line that has anything on it. */
-		for (end = len; end > 0 && is_json_space(data[end - 1]); end--)
-			;
-		rc = bg_error_set(ctx, BG_EINPUT, "%s:%d: JSON ends too early", source,
-		                  bg_line_of(data, len, end ? end - 1 : 0));
-		goto cleanup;
-	}
-	if (!root) {
-		rc = bg_error_set(ctx, BG_EINPUT, "%s:%d: %s", source, bg_line_of(data, len, end),
-		                  json_tokener_error_desc(jerr));
-		goto cleanup;
-	}
-	while (end < len && is_json_space(data[end]))
-		end++;
-	if (end < len) {
-		rc = bg_error_set(ctx, BG_EINPUT, "%s:%d: unexpected text after the JSON document",
-		                  source, bg_line_of(data, len, end));
-		goto cleanup;
-	}
-
 	if (!json_object_is_type(root, json_type_object) ||
 	    !json_object_object_get_ex(root, "benchmarks", &list)) {
 		rc = bg_error_set(ctx, BG_EINPUT,
@@ -516,8 +560,729 @@ cleanup:
 	bg_buf_clear(&st.series);
 	bg_buf_clear(&st.previous);
 	json_object_put(root);
-	if (tok)
-		json_tokener_free(tok);
+	return rc;
+}
+
+/* ------------------------------------------------- JSON members, by path */
+
+/*
+ * nvbench and hyperfine messages name the place in the document the way
+ * jq would ("benchmarks[0].states[2].summaries[1]"), since their files are
+ * machine-written and a line number says little in them.
+ */
+static int at_error(bg_ctx *ctx, const char *source, const char *path, const char *fmt, ...)
+        BG_PRINTF(4, 5);
+
+static int at_error(bg_ctx *ctx, const char *source, const char *path, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (!path || !*path)
+		return bg_error_set(ctx, BG_EINPUT, "%s: %s", source, what);
+	return bg_error_set(ctx, BG_EINPUT, "%s: %s: %s", source, path, what);
+}
+
+/* json_type_double stands for any number, integer or not. */
+static int json_has_type(json_object *v, json_type type)
+{
+	if (type == json_type_double)
+		return json_object_is_type(v, json_type_double) ||
+		       json_object_is_type(v, json_type_int);
+	return v && json_object_is_type(v, type);
+}
+
+static const char *json_type_words(json_type type)
+{
+	switch (type) {
+	case json_type_boolean:
+		return "a boolean";
+	case json_type_double:
+	case json_type_int:
+		return "a number";
+	case json_type_object:
+		return "an object";
+	case json_type_array:
+		return "an array";
+	case json_type_string:
+		return "a string";
+	default:
+		return "null";
+	}
+}
+
+/*
+ * Member `key` of the object at `path`, which must have `type`.  Absent:
+ * *out is NULL, an error only when `required`; present with another type
+ * (null included): always an error.
+ */
+static int json_member(bg_ctx *ctx, const char *source, const char *path, json_object *o,
+                       const char *key, json_type type, int required, json_object **out)
+{
+	json_object *v = NULL;
+
+	*out = NULL;
+	if (!json_object_object_get_ex(o, key, &v)) {
+		if (!required)
+			return 0;
+		return at_error(ctx, source, path, "missing \"%s\"", key);
+	}
+	if (!json_has_type(v, type))
+		return at_error(ctx, source, path, "\"%s\" is not %s", key, json_type_words(type));
+	*out = v;
+	return 0;
+}
+
+/* The same for element i of the array at `path`. */
+static int json_element(bg_ctx *ctx, const char *source, const char *path, json_object *array,
+                        size_t i, json_type type, json_object **out)
+{
+	*out = json_object_array_get_idx(array, i);
+	if (!json_has_type(*out, type))
+		return at_error(ctx, source, NULL, "%s[%zu] is not %s", path, i,
+		                json_type_words(type));
+	return 0;
+}
+
+/* ------------------------------------------------------------- nvbench */
+
+/*
+ * nvbench's JSON, file format 1.x (nvbench/json_printer.cu,
+ * docs/json_output.md): benchmarks[].states[], each state a list of
+ * summaries {tag, data: [{name, type, value}]} whose numbers are written as
+ * strings.  The tags read here are the ones nvbench/detail/measure_cold.cu
+ * writes; the other summaries (CPU time, noise, walltime, batch) store
+ * nothing and are not checked beyond their tag.
+ */
+#define NV_GPU_MEAN_TAG "nv/cold/time/gpu/mean"
+/* --jsonbin: the per-sample GPU times, in a side file (json_printer.cu). */
+#define NV_SAMPLE_TIMES_TAG "nv/json/bin:nv/cold/sample_times"
+
+/* Rates kept besides the GPU time, as nvbench summarises them: one value a run. */
+static const struct {
+	const char *tag, *metric, *unit;
+} nvbench_rates[] = {
+	{ "nv/cold/bw/global/bytes_per_second", "bandwidth", "B/s" },
+	{ "nv/cold/bw/item_rate", "item_rate", "items/s" },
+};
+
+typedef struct {
+	bg_ctx *ctx;
+	const char *source;
+	const char *benchmark; /* the caller's prefix, or NULL */
+	const char *dir;       /* where relative sample-file names start, or NULL */
+	bg_results *out;
+	locale_t c_locale;
+	bg_buf series; /* "<benchmark>/<nvbench benchmark>/<state>", reused */
+	bg_buf file;   /* resolved sample-times path, reused */
+	size_t nmeasured, nskipped;
+} nvbench_state;
+
+#define NV_PATH 256
+
+/*
+ * The string value of datum `name` in a summary's data list, and its
+ * declared type.  Absent: *value NULL, an error only when `required`.
+ */
+static int nv_datum(nvbench_state *st, json_object *summ, const char *path, const char *name,
+                    int required, const char **type, const char **value)
+{
+	char dpath[NV_PATH + 32];
+	json_object *data, *d, *v;
+	size_t i, n;
+	int rc;
+
+	*type = *value = NULL;
+	if ((rc = json_member(st->ctx, st->source, path, summ, "data", json_type_array, required,
+	                      &data)) < 0 ||
+	    !data)
+		return rc;
+	n = json_object_array_length(data);
+	for (i = 0; i < n; i++) {
+		snprintf(dpath, sizeof(dpath), "%s.data", path);
+		if ((rc = json_element(st->ctx, st->source, dpath, data, i, json_type_object, &d)) <
+		    0)
+			return rc;
+		snprintf(dpath, sizeof(dpath), "%s.data[%zu]", path, i);
+		if ((rc = json_member(st->ctx, st->source, dpath, d, "name", json_type_string, 1,
+		                      &v)) < 0)
+			return rc;
+		if (strcmp(json_object_get_string(v), name) != 0)
+			continue;
+		if ((rc = json_member(st->ctx, st->source, dpath, d, "type", json_type_string, 1,
+		                      &v)) < 0)
+			return rc;
+		*type = json_object_get_string(v);
+		if ((rc = json_member(st->ctx, st->source, dpath, d, "value", json_type_string, 1,
+		                      &v)) < 0)
+			return rc;
+		*value = json_object_get_string(v);
+		return 0;
+	}
+	if (required)
+		return at_error(st->ctx, st->source, path, "no \"%s\" in its data", name);
+	return 0;
+}
+
+/* A numeric datum: type float64 or int64, its value a finite number. */
+static int nv_number(nvbench_state *st, json_object *summ, const char *path, const char *name,
+                     double *out)
+{
+	const char *type, *value;
+	char *end;
+	int rc;
+
+	if ((rc = nv_datum(st, summ, path, name, 1, &type, &value)) < 0)
+		return rc;
+	if (strcmp(type, "float64") != 0 && strcmp(type, "int64") != 0)
+		return at_error(st->ctx, st->source, path,
+		                "datum \"%s\" has type \"%.*s\", not float64 or int64", name,
+		                QUOTE_MAX, type);
+	*out = strtod_l(value, &end, st->c_locale);
+	if (end == value || *end)
+		return at_error(st->ctx, st->source, path, "%s \"%.*s\" is not a number", name,
+		                QUOTE_MAX, value);
+	if (!isfinite(*out))
+		return at_error(st->ctx, st->source, path, "%s \"%.*s\" is not a finite number",
+		                name, QUOTE_MAX, value);
+	return 0;
+}
+
+/*
+ * Reads the per-sample GPU times of the sample-times summary at `path`.
+ * *n stays 0 when there are none to read: nvbench leaves "filename" out when
+ * it could not write the file, and a file that is not there (a JSON copied
+ * without its "-bin" directory) falls back to the mean, with a warning.  A
+ * file that is there must be whole.
+ */
+static int nv_sample_times(nvbench_state *st, json_object *summ, const char *path, double **values,
+                           size_t *n)
+{
+	const char *type, *name, *value;
+	char *raw = NULL, *end;
+	size_t rawlen = 0, i;
+	long long size;
+	struct stat sb;
+	int rc;
+
+	*values = NULL;
+	*n = 0;
+	if ((rc = nv_datum(st, summ, path, "filename", 0, &type, &name)) < 0 || !name)
+		return rc;
+	if (strcmp(type, "string") != 0 || !*name)
+		return at_error(st->ctx, st->source, path, "\"filename\" is not a file name");
+	if ((rc = nv_datum(st, summ, path, "size", 1, &type, &value)) < 0)
+		return rc;
+	errno = 0;
+	size = strtoll(value, &end, 10);
+	if (strcmp(type, "int64") != 0 || end == value || *end || errno || size <= 0)
+		return at_error(st->ctx, st->source, path,
+		                "size \"%.*s\" is not a positive int64 count of samples", QUOTE_MAX,
+		                value);
+
+	st->file.len = 0;
+	if (name[0] != '/' && st->dir && *st->dir &&
+	    (bg_buf_puts(&st->file, st->dir) < 0 || bg_buf_put(&st->file, "/", 1) < 0))
+		return bg_error_oom(st->ctx);
+	if (bg_buf_puts(&st->file, name) < 0)
+		return bg_error_oom(st->ctx);
+	if (stat(st->file.ptr, &sb) < 0 && errno == ENOENT) {
+		bg_log(st->ctx, BG_LOG_WARN,
+		       "%s: %s: sample times file %s not found: storing nvbench's mean GPU time as "
+		       "the run's one sample",
+		       st->source, path, st->file.ptr);
+		return 0;
+	}
+	if ((rc = bg_read_file(st->ctx, st->file.ptr, &raw, &rawlen)) < 0) {
+		char why[512];
+
+		if (rc == BG_ENOMEM)
+			return rc;
+		snprintf(why, sizeof(why), "%s", bg_ctx_error(st->ctx));
+		return at_error(st->ctx, st->source, path, "sample times: %s", why);
+	}
+	if (rawlen % 4 || rawlen / 4 != (unsigned long long)size) {
+		rc = at_error(st->ctx, st->source, path,
+		              "sample times file %s holds %zu bytes, not the %lld 4-byte samples "
+		              "\"size\" says (truncated?)",
+		              st->file.ptr, rawlen, size);
+		goto cleanup;
+	}
+	if (!(*values = malloc((size_t)size * sizeof(double)))) {
+		rc = bg_error_oom(st->ctx);
+		goto cleanup;
+	}
+	for (i = 0; i < (size_t)size; i++) {
+		const unsigned char *b = (const unsigned char *)raw + 4 * i;
+		/* Little-endian IEEE 754 float32 whatever the host's order. */
+		uint32_t u = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+		             (uint32_t)b[3] << 24;
+		float f;
+
+		memcpy(&f, &u, sizeof(f));
+		if (!isfinite(f) || f < 0) {
+			rc = at_error(st->ctx, st->source, path,
+			              "sample times file %s: sample %zu is %g, not a time",
+			              st->file.ptr, i, (double)f);
+			goto cleanup;
+		}
+		(*values)[i] = (double)f;
+	}
+	*n = (size_t)size;
+
+cleanup:
+	if (rc < 0) {
+		free(*values);
+		*values = NULL;
+	}
+	free(raw);
+	return rc;
+}
+
+static int nv_add(nvbench_state *st, const char *metric, const char *unit, double value)
+{
+	int rc = bg_results_add(st->ctx, st->out, st->series.ptr, metric, unit, value);
+
+	return rc < 0 ? prefix_error(st->ctx, rc, st->source, 0) : 0;
+}
+
+static const bg_series *find_series(const bg_results *res, const char *benchmark,
+                                    const char *metric);
+
+static int nv_state(nvbench_state *st, json_object *state, const char *bench, const char *spath)
+{
+	char mpath[NV_PATH + QUOTE_MAX + 48];
+	json_object *v, *summaries, *summ;
+	const char *name, *tag;
+	double mean = 0, rate[BG_ARRAY_SIZE(nvbench_rates)] = { 0 }, *samples = NULL;
+	int have_mean = 0, have_rate[BG_ARRAY_SIZE(nvbench_rates)] = { 0 }, rc;
+	size_t nsamples = 0, k, n, r;
+
+	if ((rc = json_member(st->ctx, st->source, spath, state, "name", json_type_string, 1, &v)) <
+	    0)
+		return rc;
+	name = json_object_get_string(v);
+	st->series.len = 0;
+	if ((st->benchmark && (bg_buf_puts(&st->series, st->benchmark) < 0 ||
+	                       bg_buf_put(&st->series, "/", 1) < 0)) ||
+	    bg_buf_puts(&st->series, bench) < 0 ||
+	    (*name && (bg_buf_put(&st->series, "/", 1) < 0 || bg_buf_puts(&st->series, name) < 0)))
+		return bg_error_oom(st->ctx);
+
+	if ((rc = json_member(st->ctx, st->source, spath, state, "is_skipped", json_type_boolean, 1,
+	                      &v)) < 0)
+		return rc;
+	if (json_object_get_boolean(v)) {
+		/* skip() in the benchmark: not measurable here, like an unmet `requires`. */
+		if ((rc = json_member(st->ctx, st->source, spath, state, "skip_reason",
+		                      json_type_string, 0, &v)) < 0)
+			return rc;
+		st->nskipped++;
+		return bg_results_set_outcome(st->ctx, st->out, st->series.ptr, BG_BENCH_SKIPPED,
+		                              v && *json_object_get_string(v)
+		                                      ? json_object_get_string(v)
+		                                      : "skipped by nvbench");
+	}
+
+	if ((rc = json_member(st->ctx, st->source, spath, state, "summaries", json_type_array, 1,
+	                      &summaries)) < 0)
+		return rc;
+	n = json_object_array_length(summaries);
+	for (k = 0; k < n; k++) {
+		snprintf(mpath, sizeof(mpath), "%s.summaries", spath);
+		if ((rc = json_element(st->ctx, st->source, mpath, summaries, k, json_type_object,
+		                       &summ)) < 0)
+			goto cleanup;
+		snprintf(mpath, sizeof(mpath), "%s.summaries[%zu]", spath, k);
+		if ((rc = json_member(st->ctx, st->source, mpath, summ, "tag", json_type_string, 1,
+		                      &v)) < 0)
+			goto cleanup;
+		tag = json_object_get_string(v);
+		snprintf(mpath, sizeof(mpath), "%s.summaries[%zu] (\"%.*s\")", spath, k, QUOTE_MAX,
+		         tag);
+		if (!strcmp(tag, NV_GPU_MEAN_TAG)) {
+			if ((rc = nv_number(st, summ, mpath, "value", &mean)) < 0)
+				goto cleanup;
+			have_mean = 1;
+		} else if (!strcmp(tag, NV_SAMPLE_TIMES_TAG)) {
+			free(samples);
+			if ((rc = nv_sample_times(st, summ, mpath, &samples, &nsamples)) < 0)
+				goto cleanup;
+		} else {
+			for (r = 0; r < BG_ARRAY_SIZE(nvbench_rates); r++) {
+				if (strcmp(tag, nvbench_rates[r].tag) != 0)
+					continue;
+				if ((rc = nv_number(st, summ, mpath, "value", &rate[r])) < 0)
+					goto cleanup;
+				have_rate[r] = 1;
+			}
+		}
+	}
+	if (!nsamples && !have_mean) {
+		rc = at_error(st->ctx, st->source, spath,
+		              "no cold GPU time (summary \"" NV_GPU_MEAN_TAG "\")");
+		goto cleanup;
+	}
+	if (find_series(st->out, st->series.ptr, "gpu_time")) {
+		rc = at_error(st->ctx, st->source, spath, "a second state named \"%.*s\" in %.*s",
+		              QUOTE_MAX, name, QUOTE_MAX, bench);
+		goto cleanup;
+	}
+	/*
+	 * Without the sample file the run contributes nvbench's mean as its one
+	 * sample: the verdict compares runs, not samples, so it loses only the
+	 * within-run spread.
+	 */
+	if (!nsamples)
+		rc = nv_add(st, "gpu_time", "s", mean);
+	for (k = 0; k < nsamples && rc == 0; k++)
+		rc = nv_add(st, "gpu_time", "s", samples[k]);
+	for (r = 0; r < BG_ARRAY_SIZE(nvbench_rates) && rc == 0; r++)
+		if (have_rate[r])
+			rc = nv_add(st, nvbench_rates[r].metric, nvbench_rates[r].unit, rate[r]);
+	if (rc == 0)
+		st->nmeasured++;
+
+cleanup:
+	free(samples);
+	return rc;
+}
+
+/* meta.version.json.major, when the file states one (nvbench >= 0.1 does). */
+static int nv_check_version(nvbench_state *st, json_object *root)
+{
+	json_object *meta, *version, *json, *major;
+
+	if (!json_object_object_get_ex(root, "meta", &meta) ||
+	    !json_object_object_get_ex(meta, "version", &version) ||
+	    !json_object_object_get_ex(version, "json", &json) ||
+	    !json_object_object_get_ex(json, "major", &major))
+		return 0;
+	if (!json_object_is_type(major, json_type_int))
+		return at_error(st->ctx, st->source, "meta.version.json.major", "not an integer");
+	if (json_object_get_int64(major) != 1)
+		return at_error(st->ctx, st->source, NULL,
+		                "nvbench JSON format version %lld; benchguard reads version 1",
+		                (long long)json_object_get_int64(major));
+	return 0;
+}
+
+static int parse_nvbench(bg_ctx *ctx, const char *source, const char *benchmark, const char *dir,
+                         const char *data, size_t len, bg_results *out)
+{
+	nvbench_state st = { ctx,         source,      benchmark,   dir, out,
+		             (locale_t)0, BG_BUF_INIT, BG_BUF_INIT, 0,   0 };
+	json_object *root = NULL, *list, *b, *v, *states;
+	char bpath[64], spath[NV_PATH];
+	size_t i, j, n, m;
+	int rc;
+
+	if ((rc = json_document(ctx, source, data, len, &root)) < 0)
+		goto cleanup;
+	if (!json_object_is_type(root, json_type_object) ||
+	    !json_object_object_get_ex(root, "benchmarks", &list)) {
+		rc = bg_error_set(ctx, BG_EINPUT,
+		                  "%s: no \"benchmarks\" list: not nvbench JSON (--json)", source);
+		goto cleanup;
+	}
+	if ((rc = nv_check_version(&st, root)) < 0 ||
+	    (rc = json_member(ctx, source, NULL, root, "benchmarks", json_type_array, 1, &list)) <
+	            0)
+		goto cleanup;
+	if (!(st.c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0))) {
+		rc = bg_error_errno(ctx, BG_ERROR, "cannot create the C locale");
+		goto cleanup;
+	}
+	n = json_object_array_length(list);
+	for (i = 0; i < n; i++) {
+		if ((rc = json_element(ctx, source, "benchmarks", list, i, json_type_object, &b)) <
+		    0)
+			goto cleanup;
+		snprintf(bpath, sizeof(bpath), "benchmarks[%zu]", i);
+		if ((rc = json_member(ctx, source, bpath, b, "name", json_type_string, 1, &v)) <
+		            0 ||
+		    (rc = json_member(ctx, source, bpath, b, "states", json_type_array, 1,
+		                      &states)) < 0)
+			goto cleanup;
+		m = json_object_array_length(states);
+		for (j = 0; j < m; j++) {
+			json_object *state;
+
+			snprintf(spath, sizeof(spath), "%s.states", bpath);
+			if ((rc = json_element(ctx, source, spath, states, j, json_type_object,
+			                       &state)) < 0)
+				goto cleanup;
+			snprintf(spath, sizeof(spath), "%s.states[%zu]", bpath, j);
+			if ((rc = nv_state(&st, state, json_object_get_string(v), spath)) < 0)
+				goto cleanup;
+		}
+	}
+	/* Every state skipped is a result (nothing runs on this GPU); none at all is not. */
+	if (!st.nmeasured && !st.nskipped)
+		rc = bg_error_set(ctx, BG_EINPUT, "%s: no benchmark states in output", source);
+
+cleanup:
+	bg_buf_clear(&st.series);
+	bg_buf_clear(&st.file);
+	if (st.c_locale)
+		freelocale(st.c_locale);
+	json_object_put(root);
+	return rc;
+}
+
+/* ----------------------------------------------------------- hyperfine */
+
+/*
+ * hyperfine --export-json: {"results": [{command, times[], exit_codes[],
+ * parameters{}, mean, stddev, ...}]}.  `times` (seconds, wall clock, warm-up
+ * runs left out by hyperfine) are the samples; the rest summarises them.
+ */
+
+#define HF_PATH (48 + QUOTE_MAX)
+
+/* "k=v,k2=v2" from a result's "parameters" (-P/-L), or "" when none. */
+static int hf_parameters(bg_ctx *ctx, const char *source, const char *path, json_object *result,
+                         bg_buf *out)
+{
+	char ppath[HF_PATH + 16];
+	json_object *params;
+	int rc;
+
+	out->len = 0;
+	if ((rc = bg_buf_puts(out, "")) < 0)
+		return bg_error_oom(ctx);
+	if ((rc = json_member(ctx, source, path, result, "parameters", json_type_object, 0,
+	                      &params)) < 0 ||
+	    !params)
+		return rc;
+	snprintf(ppath, sizeof(ppath), "%s.parameters", path);
+	json_object_object_foreach(params, key, val)
+	{
+		if (!json_object_is_type(val, json_type_string))
+			return at_error(ctx, source, ppath, "\"%s\" is not a string", key);
+		if (bg_buf_printf(out, "%s%s=%s", out->len ? "," : "", key,
+		                  json_object_get_string(val)) < 0)
+			return bg_error_oom(ctx);
+	}
+	return 0;
+}
+
+/*
+ * Checks the times[] and exit_codes[] of results[i]: every run timed, and
+ * successful.  `path` is "results[i] (\"<command>\")".
+ */
+static int hf_check_runs(bg_ctx *ctx, const char *source, size_t i, const char *path,
+                         json_object *result, json_object *times)
+{
+	char tpath[64];
+	json_object *codes, *v;
+	size_t k, n = json_object_array_length(times);
+	int rc;
+
+	if (!n)
+		return at_error(ctx, source, path, "\"times\" is empty");
+	snprintf(tpath, sizeof(tpath), "results[%zu].times", i);
+	for (k = 0; k < n; k++) {
+		double t;
+
+		if ((rc = json_element(ctx, source, tpath, times, k, json_type_double, &v)) < 0)
+			return rc;
+		t = json_object_get_double(v);
+		if (!isfinite(t) || t < 0)
+			return at_error(ctx, source, NULL, "%s[%zu] is %g, not a time", tpath, k,
+			                t);
+	}
+	/* Older hyperfine (< 1.11) writes no exit codes; then it stopped at a failure. */
+	if ((rc = json_member(ctx, source, path, result, "exit_codes", json_type_array, 0,
+	                      &codes)) < 0 ||
+	    !codes)
+		return rc;
+	if (json_object_array_length(codes) != n)
+		return at_error(ctx, source, path, "%zu exit codes for %zu times",
+		                json_object_array_length(codes), n);
+	for (k = 0; k < n; k++) {
+		v = json_object_array_get_idx(codes, k);
+		/* A time measures the command only if it ran to success; -i keeps the rest. */
+		if (!v)
+			return at_error(
+			        ctx, source, path,
+			        "run %zu of %zu was killed by a signal; benchguard stores no "
+			        "times of failed runs",
+			        k + 1, n);
+		if (!json_object_is_type(v, json_type_int))
+			return at_error(ctx, source, path, "exit_codes[%zu] is not an integer", k);
+		if (json_object_get_int64(v) != 0)
+			return at_error(
+			        ctx, source, path,
+			        "run %zu of %zu exited with code %lld; benchguard stores no "
+			        "times of failed runs",
+			        k + 1, n, (long long)json_object_get_int64(v));
+	}
+	return 0;
+}
+
+/* The first j < i with the same label, or i when labels[i] is new. */
+static size_t hf_same_label(char *const *labels, size_t i)
+{
+	size_t j;
+
+	for (j = 0; j < i; j++)
+		if (!strcmp(labels[j], labels[i]))
+			return j;
+	return i;
+}
+
+/*
+ * Names each result.  With the caller's name B: B alone for a single
+ * result; else B/<parameter values> for a parameter scan, or B/<command>
+ * (its --command-name when given) without one.  When parameter values do
+ * not tell the results apart (several commands scanned), and always without
+ * B, the command comes first: "<command>/k=v".
+ */
+static int hf_labels(bg_ctx *ctx, const char *source, const char *benchmark,
+                     const char *const *commands, char *const *params, size_t n, char **labels)
+{
+	bg_buf b = BG_BUF_INIT;
+	size_t i, j;
+	int pass;
+
+	for (pass = benchmark ? 0 : 1; pass < 2; pass++) {
+		int unique = 1;
+
+		for (i = 0; i < n; i++) {
+			b.len = 0;
+			if ((pass == 1 || !*params[i]) && bg_buf_puts(&b, commands[i]) < 0)
+				goto oom;
+			if (*params[i] &&
+			    bg_buf_printf(&b, "%s%s", b.len ? "/" : "", params[i]) < 0)
+				goto oom;
+			free(labels[i]);
+			if (!(labels[i] = bg_buf_detach(&b)))
+				goto oom;
+			if (hf_same_label(labels, i) != i)
+				unique = 0;
+		}
+		if (unique)
+			return 0;
+	}
+	for (i = 0; i < n; i++) {
+		if ((j = hf_same_label(labels, i)) != i)
+			return bg_error_set(
+			        ctx, BG_EINPUT,
+			        "%s: results[%zu] and results[%zu] are both \"%.*s\": give "
+			        "each command its own --command-name",
+			        source, j, i, QUOTE_MAX, labels[i]);
+	}
+	return 0;
+oom:
+	bg_buf_clear(&b);
+	return bg_error_oom(ctx);
+}
+
+static int parse_hyperfine(bg_ctx *ctx, const char *source, const char *benchmark, const char *dir,
+                           const char *data, size_t len, bg_results *out)
+{
+	json_object *root = NULL, *doc, *list, *r, *v, *times;
+	const char **commands = NULL;
+	char **params = NULL, **labels = NULL, path[HF_PATH];
+	bg_buf series = BG_BUF_INIT, pbuf = BG_BUF_INIT;
+	size_t pos, i, k, n = 0;
+	int rc = 0;
+
+	(void)dir;
+	pos = skip_json_space(data, len, 0);
+	if (pos == len)
+		return bg_error_set(ctx, BG_EINPUT, "%s: no JSON in output", source);
+	/*
+	 * hyperfine rewrites its export file after each command, so
+	 * --export-json /dev/stdout on a pipe gives one growing document per
+	 * command: the last one holds every result.
+	 */
+	while (pos < len) {
+		if ((rc = json_next(ctx, source, data, len, &pos, &doc)) < 0)
+			goto cleanup;
+		json_object_put(root);
+		root = doc;
+		pos = skip_json_space(data, len, pos);
+	}
+	if (!json_object_is_type(root, json_type_object) ||
+	    !json_object_object_get_ex(root, "results", &list)) {
+		rc = bg_error_set(ctx, BG_EINPUT,
+		                  "%s: no \"results\" list: not hyperfine JSON (--export-json)",
+		                  source);
+		goto cleanup;
+	}
+	if ((rc = json_member(ctx, source, NULL, root, "results", json_type_array, 1, &list)) < 0)
+		goto cleanup;
+	if (!(n = json_object_array_length(list))) {
+		rc = bg_error_set(ctx, BG_EINPUT, "%s: no results in output", source);
+		goto cleanup;
+	}
+	commands = calloc(n, sizeof(*commands));
+	params = calloc(n, sizeof(*params));
+	labels = calloc(n, sizeof(*labels));
+	if (!commands || !params || !labels) {
+		rc = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	for (i = 0; i < n; i++) {
+		if ((rc = json_element(ctx, source, "results", list, i, json_type_object, &r)) < 0)
+			goto cleanup;
+		snprintf(path, sizeof(path), "results[%zu]", i);
+		if ((rc = json_member(ctx, source, path, r, "command", json_type_string, 1, &v)) <
+		    0)
+			goto cleanup;
+		commands[i] = json_object_get_string(v);
+		snprintf(path, sizeof(path), "results[%zu] (\"%.*s\")", i, QUOTE_MAX, commands[i]);
+		if ((rc = json_member(ctx, source, path, r, "times", json_type_array, 1, &times)) <
+		            0 ||
+		    (rc = hf_check_runs(ctx, source, i, path, r, times)) < 0)
+			goto cleanup;
+		if ((rc = hf_parameters(ctx, source, path, r, &pbuf)) < 0)
+			goto cleanup;
+		if (!(params[i] = bg_strdup(pbuf.ptr))) {
+			rc = bg_error_oom(ctx);
+			goto cleanup;
+		}
+	}
+	if ((rc = hf_labels(ctx, source, benchmark, commands, params, n, labels)) < 0)
+		goto cleanup;
+	for (i = 0; i < n; i++) {
+		times = json_object_object_get(json_object_array_get_idx(list, i), "times");
+		series.len = 0;
+		if ((benchmark
+		             ? bg_buf_printf(&series, n == 1 ? "%s" : "%s/%s", benchmark, labels[i])
+		             : bg_buf_puts(&series, labels[i])) < 0) {
+			rc = bg_error_oom(ctx);
+			goto cleanup;
+		}
+		for (k = 0; k < json_object_array_length(times); k++) {
+			rc = bg_results_add(
+			        ctx, out, series.ptr, "wall_time", "s",
+			        json_object_get_double(json_object_array_get_idx(times, k)));
+			if (rc < 0) {
+				rc = prefix_error(ctx, rc, source, 0);
+				goto cleanup;
+			}
+		}
+	}
+
+cleanup:
+	for (i = 0; i < n; i++) {
+		if (params)
+			free(params[i]);
+		if (labels)
+			free(labels[i]);
+	}
+	free(commands);
+	free(params);
+	free(labels);
+	bg_buf_clear(&series);
+	bg_buf_clear(&pbuf);
+	json_object_put(root);
 	return rc;
 }
 
@@ -541,9 +1306,9 @@ static const bg_series *find_series(const bg_results *res, const char *benchmark
 }
 
 /*
- * Copies every parsed sample into `into`.  The one input error the copy
- * could meet, a unit that contradicts a series already in `into`, is
- * checked first so that it too leaves `into` untouched.
+ * Copies every parsed sample and outcome into `into`.  The one input error
+ * the copy could meet, a unit that contradicts a series already in `into`,
+ * is checked first so that it too leaves `into` untouched.
  */
 static int merge(bg_ctx *ctx, const char *source, const bg_results *from, bg_results *into)
 {
@@ -569,11 +1334,23 @@ static int merge(bg_ctx *ctx, const char *source, const bg_results *from, bg_res
 			                         s->values[j])) < 0)
 				return rc;
 	}
+	for (i = 0; i < bg_results_outcome_count(from); i++) {
+		const bg_outcome *o = bg_results_outcome(from, i);
+		if ((rc = bg_results_set_outcome(ctx, into, o->benchmark, o->status, o->message)) <
+		    0)
+			return rc;
+	}
 	return 0;
 }
 
 int bg_format_parse(bg_ctx *ctx, bg_format format, const char *source, const char *benchmark,
                     const char *data, size_t len, bg_results *into)
+{
+	return bg_format_parse_at(ctx, format, source, benchmark, NULL, data, len, into);
+}
+
+int bg_format_parse_at(bg_ctx *ctx, bg_format format, const char *source, const char *benchmark,
+                       const char *dir, const char *data, size_t len, bg_results *into)
 {
 	bg_results *parsed = NULL;
 	format_parse_fn parse = NULL;
@@ -588,8 +1365,7 @@ int bg_format_parse(bg_ctx *ctx, bg_format format, const char *source, const cha
 	if (!parse) {
 		if (format == BG_FORMAT_TIME)
 			return bg_error_set(ctx, BG_EINPUT, "format time has no output to parse");
-		return bg_error_set(ctx, BG_EINPUT, "format \"%s\" is not supported yet",
-		                    bg_format_name(format));
+		return bg_error_set(ctx, BG_EINPUT, "unknown format %d", (int)format);
 	}
 	if (!data && len)
 		return bg_error_set(ctx, BG_EINPUT, "%s: no data", source);
@@ -598,7 +1374,7 @@ int bg_format_parse(bg_ctx *ctx, bg_format format, const char *source, const cha
 
 	if (bg_results_new(&parsed) < 0)
 		return bg_error_oom(ctx);
-	rc = parse(ctx, source, benchmark, data, len, parsed);
+	rc = parse(ctx, source, benchmark, dir, data, len, parsed);
 	if (rc == 0)
 		rc = merge(ctx, source, parsed, into);
 	bg_results_free(parsed);

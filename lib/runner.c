@@ -922,8 +922,8 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 			error = record_failure(ctx, bench, into, m);
 			goto cleanup;
 		} else {
-			error = bg_format_parse(ctx, bench->format, bench->name, bench->name, r.out,
-			                        r.out_len, into);
+			error = bg_format_parse_at(ctx, bench->format, bench->name, bench->name,
+			                           opts->cwd, r.out, r.out_len, into);
 			if (error == BG_EINPUT) {
 				msg = bg_strdup(bg_ctx_error(ctx));
 				error = record_failure(ctx, bench, into, msg);

@@ -19,9 +19,8 @@ static const struct {
 	{ "s", 1.0 },   { "sec", 1.0 }, { "min", 60.0 },
 };
 
+/* In bg_format order. */
 static const char *const format_names[] = { "time", "lines", "gbench", "nvbench", "hyperfine" };
-/* Formats whose parsers exist; nvbench and hyperfine arrive with the CUDA issue. */
-static const size_t formats_supported = 3;
 
 int bg_unit_canonical(const char *unit, const char **canon, double *scale)
 {
@@ -73,7 +72,7 @@ int bg_format_from_name(const char *name, bg_format *out)
 {
 	size_t i;
 
-	for (i = 0; i < formats_supported; i++) {
+	for (i = 0; i < BG_ARRAY_SIZE(format_names); i++) {
 		if (!strcmp(name, format_names[i])) {
 			*out = (bg_format)i;
 			return 0;

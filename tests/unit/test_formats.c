@@ -1,7 +1,7 @@
 /*
- * test_formats.c -- the output parsers behind `run` and `import`: `lines`
- * and Google Benchmark JSON, their error messages, and the promise that a
- * failed parse appends nothing.
+ * test_formats.c -- the output parsers behind `run` and `import`: `lines`,
+ * Google Benchmark, nvbench and hyperfine JSON, their error messages, and
+ * the promise that a failed parse appends nothing.
  *
  * The gbench fixtures gbench-5reps.json, gbench-ms.json, gbench-error.json
  * and gbench-aggregates-only.json are real output of
@@ -565,7 +565,439 @@ static void test_lines_many(void **state)
 	bg_buf_clear(&text);
 }
 
+/* ------------------------------------------------------------ nvbench */
+
+/*
+ * The nvbench fixtures (tests/fixtures/formats/nvbench/, written by gen.py
+ * there) follow nvbench's JSON file format 1.0.0: nvbench/json_printer.cu
+ * and docs/json_output.md for the document, nvbench/detail/measure_cold.cu
+ * for the summary tags, json_printer.cu's --jsonbin branch for the
+ * sample-times side file.  The values below are the strings gen.py wrote.
+ */
+
+/* Bit for bit: the parser must hand over exactly the number in the file. */
+static int exactly(double a, double b)
+{
+	return memcmp(&a, &b, sizeof(a)) == 0;
+}
+
+static void assert_series(const bg_results *r, const char *benchmark, const char *metric,
+                          const char *unit, bg_direction dir, const double *want, size_t n)
+{
+	const bg_series *s = find(r, benchmark, metric);
+	size_t i;
+
+	if (!s)
+		fail_msg("no series %s:%s", benchmark, metric);
+	assert_string_equal(s->unit, unit);
+	assert_int_equal(s->direction, dir);
+	assert_int_equal(s->n, n);
+	for (i = 0; i < n; i++)
+		if (!exactly(s->values[i], want[i]))
+			fail_msg("%s:%s[%zu] = %.17g, want %.17g", benchmark, metric, i,
+			         s->values[i], want[i]);
+}
+
+static int parse_nvbench(bg_ctx *ctx, const char *name, const char *benchmark, int in_dir,
+                         bg_results *into)
+{
+	char dir[512], source[600];
+	size_t len;
+	char *data;
+	int rc;
+
+	snprintf(dir, sizeof(dir), "%s/formats/nvbench", bg_test_fixtures());
+	snprintf(source, sizeof(source), "nvbench/%s", name);
+	data = fixture(source, &len);
+	rc = bg_format_parse_at(ctx, BG_FORMAT_NVBENCH, name, benchmark, in_dir ? dir : NULL, data,
+	                        len, into);
+	free(data);
+	return rc;
+}
+
+static void test_nvbench_summaries(void **state)
+{
+	static const double i32_time[] = { 0.00012345 }, i32_bw[] = { 67966000000.0 },
+	                    i32_items[] = { 8493974508.0 }, f64_time[] = { 0.00025 },
+	                    f64_bw[] = { 67108864000.0 }, reduce_time[] = { 0.0015 };
+	const char *i32 = "copy/Device=0 T=I32 Elements=2^20";
+	const char *f64 = "copy/Device=0 T=F64 Elements=2^20";
+	const bg_outcome *o;
+	bg_results *r = NULL;
+
+	(void)state;
+	assert_int_equal(bg_results_new(&r), 0);
+	assert_int_equal(parse_nvbench(NULL, "good.json", NULL, 1, r), 0);
+	assert_int_equal(bg_results_series_count(r), 6);
+	assert_series(r, i32, "gpu_time", "s", BG_DIR_LOWER, i32_time, 1);
+	assert_series(r, i32, "bandwidth", "B/s", BG_DIR_HIGHER, i32_bw, 1);
+	assert_series(r, i32, "item_rate", "items/s", BG_DIR_HIGHER, i32_items, 1);
+	assert_series(r, f64, "gpu_time", "s", BG_DIR_LOWER, f64_time, 1);
+	assert_series(r, f64, "bandwidth", "B/s", BG_DIR_HIGHER, f64_bw, 1);
+	/* Its noise summary is "inf" (one sample): not read, so not an error. */
+	assert_series(r, "reduce/Device=0", "gpu_time", "s", BG_DIR_LOWER, reduce_time, 1);
+	assert_null(find(r, f64, "item_rate"));
+
+	/* The skipped state: an outcome, no series. */
+	assert_int_equal(bg_results_outcome_count(r), 1);
+	o = bg_results_find_outcome(r, "copy/Device=0 T=I8 Elements=2^20");
+	assert_non_null(o);
+	assert_int_equal(o->status, BG_BENCH_SKIPPED);
+	assert_string_equal(o->message, "int8_t is not supported by this kernel.");
+	assert_null(find(r, "copy/Device=0 T=I8 Elements=2^20", "gpu_time"));
+	bg_results_free(r);
+
+	/* With a benchmark name, everything goes under it. */
+	assert_int_equal(bg_results_new(&r), 0);
+	assert_int_equal(parse_nvbench(NULL, "good.json", "gpu", 1, r), 0);
+	assert_series(r, "gpu/reduce/Device=0", "gpu_time", "s", BG_DIR_LOWER, reduce_time, 1);
+	assert_non_null(bg_results_find_outcome(r, "gpu/copy/Device=0 T=I8 Elements=2^20"));
+	bg_results_free(r);
+}
+
+static void record_log(bg_log_level level, const char *msg, void *data)
+{
+	bg_buf *b = data;
+
+	if (level == BG_LOG_WARN)
+		assert_int_equal(bg_buf_printf(b, "%s\n", msg), 0);
+}
+
+static void test_nvbench_sample_file(void **state)
+{
+	/* gen.py's SAMPLE_TIMES, which it wrote to samples.json-bin/0.bin as float32. */
+	static const double written[] = { 0.000125,  0.00012675, 0.0001249, 0.00013125,
+		                          0.0001262, 0.0001258,  0.00012715 };
+	static const double fallback[] = { 0.0005 };
+	double want[BG_ARRAY_SIZE(written)];
+	const char *first = "gpu/scan/Device=0 Elements=2^20";
+	const char *second = "gpu/scan/Device=0 Elements=2^21";
+	bg_buf log = BG_BUF_INIT;
+	bg_results *r = NULL;
+	bg_ctx *ctx = NULL;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < BG_ARRAY_SIZE(written); i++)
+		want[i] = (double)(float)written[i];
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	bg_ctx_set_log(ctx, record_log, &log);
+	assert_int_equal(bg_results_new(&r), 0);
+	assert_int_equal(parse_nvbench(ctx, "samples.json", "gpu", 1, r), 0);
+	/* The side file's samples, not the summary's mean. */
+	assert_series(r, first, "gpu_time", "s", BG_DIR_LOWER, want, BG_ARRAY_SIZE(want));
+	assert_int_equal(find(r, first, "bandwidth")->n, 1);
+	/* 1.bin is not there: the mean stands in, and a warning says so. */
+	assert_series(r, second, "gpu_time", "s", BG_DIR_LOWER, fallback, 1);
+	assert_non_null(log.ptr);
+	assert_non_null(strstr(log.ptr, "samples.json-bin/1.bin not found"));
+	assert_null(strstr(log.ptr, "0.bin"));
+	bg_results_free(r);
+
+	/* Relative names start at `dir`: from elsewhere neither file is found. */
+	log.len = 0;
+	assert_int_equal(bg_results_new(&r), 0);
+	assert_int_equal(parse_nvbench(ctx, "samples.json", "gpu", 0, r), 0);
+	assert_int_equal(find(r, first, "gpu_time")->n, 1);
+	assert_non_null(strstr(log.ptr, "0.bin not found"));
+	bg_results_free(r);
+	bg_buf_clear(&log);
+	bg_ctx_free(ctx);
+}
+
+static void test_nvbench_bad_files(void **state)
+{
+	static const struct {
+		const char *file, *message;
+	} cases[] = {
+		{ "bad-missing-state-name.json", "bad-missing-state-name.json: "
+		                                 "benchmarks[0].states[1]: missing \"name\"" },
+		{ "bad-skipped-type.json", "bad-skipped-type.json: benchmarks[1].states[0]: "
+		                           "\"is_skipped\" is not a boolean" },
+		{ "bad-states-type.json",
+		  "bad-states-type.json: benchmarks[1]: \"states\" is not an array" },
+		{ "bad-value-number.json",
+		  "bad-value-number.json: benchmarks[0].states[1].summaries[3] "
+		  "(\"nv/cold/time/gpu/mean\").data[0]: \"value\" is not a string" },
+		{ "bad-nan.json",
+		  "bad-nan.json: benchmarks[0].states[0].summaries[3] "
+		  "(\"nv/cold/time/gpu/mean\"): value \"nan\" is not a finite number" },
+		{ "bad-inf-bandwidth.json",
+		  "bad-inf-bandwidth.json: benchmarks[0].states[1].summaries[5] "
+		  "(\"nv/cold/bw/global/bytes_per_second\"): value \"inf\" is not a finite "
+		  "number" },
+		{ "bad-not-number.json",
+		  "bad-not-number.json: benchmarks[1].states[0].summaries[3] "
+		  "(\"nv/cold/time/gpu/mean\"): value \"1.5ms\" is not a "
+		  "number" },
+		{ "bad-no-gpu-time.json", "bad-no-gpu-time.json: benchmarks[1].states[0]: no cold "
+		                          "GPU time (summary \"nv/cold/time/gpu/mean\")" },
+		{ "bad-missing-tag.json",
+		  "bad-missing-tag.json: benchmarks[0].states[0].summaries[3]: missing \"tag\"" },
+		{ "bad-version.json",
+		  "bad-version.json: nvbench JSON format version 2; benchguard reads version 1" },
+		{ "bad-no-benchmarks.json",
+		  "bad-no-benchmarks.json: no \"benchmarks\" list: not nvbench JSON (--json)" },
+		{ "bad-truncated.json", "bad-truncated.json:262: JSON ends too early" },
+		{ "bad-truncated-bin.json",
+		  "bad-truncated-bin.json-bin/0.bin holds 26 bytes, not the 7 4-byte samples "
+		  "\"size\" says (truncated?)" },
+	};
+	bg_ctx *ctx = NULL;
+	bg_results *r = prefilled();
+	size_t i;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	for (i = 0; i < BG_ARRAY_SIZE(cases); i++) {
+		int rc = parse_nvbench(ctx, cases[i].file, NULL, 1, r);
+
+		if (rc != BG_EINPUT || !strstr(bg_ctx_error(ctx), cases[i].message))
+			fail_msg("%s: rc %d, \"%s\"; want \"%s\"", cases[i].file, rc,
+			         bg_ctx_error(ctx), cases[i].message);
+		assert_untouched(r);
+		assert_int_equal(bg_results_outcome_count(r), 0);
+	}
+	bg_results_free(r);
+	bg_ctx_free(ctx);
+}
+
+static void test_nvbench_documents(void **state)
+{
+	static const struct {
+		const char *text, *message;
+	} cases[] = {
+		{ "", "out.txt: no JSON in output" },
+		{ "[]", "out.txt: no \"benchmarks\" list: not nvbench JSON (--json)" },
+		{ "{\"benchmarks\": {}}", "out.txt: \"benchmarks\" is not an array" },
+		{ "{\"benchmarks\": []}", "out.txt: no benchmark states in output" },
+		{ "{\"benchmarks\": [{\"name\": \"b\", \"states\": []}]}",
+		  "out.txt: no benchmark states in output" },
+		{ "{\"benchmarks\": [7]}", "out.txt: benchmarks[0] is not an object" },
+		{ "{\"benchmarks\": [{\"states\": []}]}",
+		  "out.txt: benchmarks[0]: missing \"name\"" },
+		{ "{\"benchmarks\": [{\"name\": \"b\", \"states\": [{\"name\": \"s\", "
+		  "\"is_skipped\": false}]}]}",
+		  "out.txt: benchmarks[0].states[0]: missing \"summaries\"" },
+		{ "{\"benchmarks\": [{\"name\": \"b\", \"states\": [{\"name\": \"s\", "
+		  "\"is_skipped\": false, \"summaries\": [{\"tag\": \"nv/cold/time/gpu/mean\", "
+		  "\"data\": [{\"name\": \"value\", \"type\": \"string\", \"value\": "
+		  "\"1\"}]}]}]}]}",
+		  "out.txt: benchmarks[0].states[0].summaries[0] (\"nv/cold/time/gpu/mean\"): "
+		  "datum "
+		  "\"value\" has type \"string\", not float64 or int64" },
+		{ "{\"benchmarks\": [{\"name\": \"b\", \"states\": [{\"name\": \"s\", "
+		  "\"is_skipped\": false, \"summaries\": [{\"tag\": \"nv/cold/time/gpu/mean\", "
+		  "\"data\": [{\"name\": \"mean\", \"type\": \"float64\", \"value\": "
+		  "\"1\"}]}]}]}]}",
+		  "out.txt: benchmarks[0].states[0].summaries[0] (\"nv/cold/time/gpu/mean\"): no "
+		  "\"value\" in its data" },
+		/* The same state twice would pour two states' samples into one series. */
+		{ "{\"benchmarks\": [{\"name\": \"b\", \"states\": [{\"name\": \"s\", "
+		  "\"is_skipped\": false, \"summaries\": [{\"tag\": \"nv/cold/time/gpu/mean\", "
+		  "\"data\": [{\"name\": \"value\", \"type\": \"float64\", \"value\": \"1\"}]}]}, "
+		  "{\"name\": \"s\", \"is_skipped\": false, \"summaries\": [{\"tag\": "
+		  "\"nv/cold/time/gpu/mean\", \"data\": [{\"name\": \"value\", \"type\": "
+		  "\"float64\", \"value\": \"2\"}]}]}]}]}",
+		  "out.txt: benchmarks[0].states[1]: a second state named \"s\" in b" },
+	};
+	bg_ctx *ctx = NULL;
+	bg_results *r = prefilled();
+	size_t i;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	for (i = 0; i < BG_ARRAY_SIZE(cases); i++) {
+		int rc = parse_str(ctx, BG_FORMAT_NVBENCH, NULL, cases[i].text, r);
+
+		if (rc != BG_EINPUT || strcmp(bg_ctx_error(ctx), cases[i].message) != 0)
+			fail_msg("case %zu: rc %d, \"%s\"; want \"%s\"", i, rc, bg_ctx_error(ctx),
+			         cases[i].message);
+		assert_untouched(r);
+	}
+	bg_results_free(r);
+	bg_ctx_free(ctx);
+}
+
+/* ---------------------------------------------------------- hyperfine */
+
+/*
+ * The hyperfine fixtures are real output of Debian's hyperfine 1.15.0
+ * (see tests/fixtures/formats/README); the expected times are read back
+ * from them with json-c.  scan-stdout.json is what --export-json
+ * /dev/stdout gives on a pipe: one growing document per command.
+ */
+
+/* The last JSON document of a fixture (all of it for a plain file). */
+static json_object *last_document(const char *name)
+{
+	json_tokener *tok = json_tokener_new();
+	json_object *last = NULL, *doc;
+	size_t len, pos = 0;
+	char *data = fixture(name, &len);
+
+	while (pos < len) {
+		while (pos < len && strchr(" \t\r\n", data[pos]))
+			pos++;
+		if (pos == len)
+			break;
+		json_tokener_reset(tok);
+		doc = json_tokener_parse_ex(tok, data + pos, (int)(len - pos));
+		assert_non_null(doc);
+		pos += json_tokener_get_parse_end(tok);
+		json_object_put(last);
+		last = doc;
+	}
+	json_tokener_free(tok);
+	free(data);
+	return last;
+}
+
+/* Every result's times, in order, under the names given. */
+static void assert_hyperfine(const bg_results *r, const char *name, const char *const *series,
+                             size_t nseries)
+{
+	json_object *doc = last_document(name), *results, *times;
+	size_t i, k;
+
+	assert_true(json_object_object_get_ex(doc, "results", &results));
+	assert_int_equal(json_object_array_length(results), nseries);
+	assert_int_equal(bg_results_series_count(r), nseries);
+	for (i = 0; i < nseries; i++) {
+		const bg_series *s = find(r, series[i], "wall_time");
+
+		if (!s)
+			fail_msg("%s: no series \"%s\"", name, series[i]);
+		times = json_object_object_get(json_object_array_get_idx(results, i), "times");
+		assert_string_equal(s->unit, "s");
+		assert_int_equal(s->direction, BG_DIR_LOWER);
+		assert_int_equal(s->n, json_object_array_length(times));
+		for (k = 0; k < s->n; k++)
+			assert_true(exactly(
+			        s->values[k],
+			        json_object_get_double(json_object_array_get_idx(times, k))));
+	}
+	json_object_put(doc);
+}
+
+static void test_hyperfine_real(void **state)
+{
+	static const char *const one_named[] = { "hf" }, *const one_bare[] = { "sleep 10ms" };
+	static const char *const scan_named[] = { "hf/n=1", "hf/n=2", "hf/n=3" };
+	static const char *const scan_bare[] = { "sleep 0.001/n=1", "sleep 0.002/n=2",
+		                                 "sleep 0.003/n=3" };
+	/* Two commands scanned over the same values: the values alone collide. */
+	static const char *const both[] = {
+		"hf/sleep 0.001/ms=1,unit=s",  "hf/true 1s/ms=1,unit=s",
+		"hf/sleep 0.002/ms=2,unit=s",  "hf/true 2s/ms=2,unit=s",
+		"hf/sleep 0.001/ms=1,unit=ms", "hf/true 1ms/ms=1,unit=ms",
+		"hf/sleep 0.002/ms=2,unit=ms", "hf/true 2ms/ms=2,unit=ms",
+	};
+	static const struct {
+		const char *file, *name;
+		const char *const *series;
+		size_t n;
+	} cases[] = {
+		{ "hyperfine/one.json", "hf", one_named, 1 },
+		{ "hyperfine/one.json", NULL, one_bare, 1 },
+		{ "hyperfine/scan.json", "hf", scan_named, 3 },
+		{ "hyperfine/scan.json", NULL, scan_bare, 3 },
+		{ "hyperfine/scan-stdout.json", "hf", both, 8 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < BG_ARRAY_SIZE(cases); i++) {
+		bg_results *r = NULL;
+
+		assert_int_equal(bg_results_new(&r), 0);
+		assert_int_equal(
+		        parse_fixture(NULL, BG_FORMAT_HYPERFINE, cases[i].file, cases[i].name, r),
+		        0);
+		assert_hyperfine(r, cases[i].file, cases[i].series, cases[i].n);
+		bg_results_free(r);
+	}
+}
+
+static void test_hyperfine_bad(void **state)
+{
+	static const struct {
+		const char *file, *text, *message;
+	} cases[] = {
+		{ "hyperfine/failed.json", NULL,
+		  "hyperfine/failed.json: results[0] (\"false\"): run 1 of 3 exited with code 1; "
+		  "benchguard stores no times of failed runs" },
+		{ "hyperfine/bad-signal.json", NULL,
+		  "hyperfine/bad-signal.json: results[0] (\"sleep 10ms\"): run 4 of 5 was killed "
+		  "by "
+		  "a signal; benchguard stores no times of failed runs" },
+		{ "hyperfine/same-name.json", NULL,
+		  "hyperfine/same-name.json: results[0] and results[1] are both \"same\": give "
+		  "each "
+		  "command its own --command-name" },
+		{ "hyperfine/bad-time-string.json", NULL,
+		  "hyperfine/bad-time-string.json: results[0].times[2] is not a number" },
+		{ "hyperfine/bad-negative.json", NULL,
+		  "hyperfine/bad-negative.json: results[0].times[4] is -0.5, not a time" },
+		{ "hyperfine/bad-no-times.json", NULL,
+		  "hyperfine/bad-no-times.json: results[0] (\"sleep 10ms\"): missing \"times\"" },
+		{ "hyperfine/bad-truncated.json", NULL,
+		  "hyperfine/bad-truncated.json:11: JSON ends too early" },
+		{ NULL, "", "out.txt: no JSON in output" },
+		{ NULL, "{\"benchmarks\": []}",
+		  "out.txt: no \"results\" list: not hyperfine JSON (--export-json)" },
+		{ NULL, "{\"results\": []}", "out.txt: no results in output" },
+		{ NULL, "{\"results\": [{\"command\": \"x\", \"times\": []}]}",
+		  "out.txt: results[0] (\"x\"): \"times\" is empty" },
+		{ NULL, "{\"results\": [{\"command\": 1, \"times\": [1]}]}",
+		  "out.txt: results[0]: \"command\" is not a string" },
+		{ NULL,
+		  "{\"results\": [{\"command\": \"x\", \"times\": [1, 2], \"exit_codes\": [0]}]}",
+		  "out.txt: results[0] (\"x\"): 1 exit codes for 2 times" },
+		{ NULL,
+		  "{\"results\": [{\"command\": \"x\", \"times\": [1], \"parameters\": {\"n\": "
+		  "1}}]}",
+		  "out.txt: results[0] (\"x\").parameters: \"n\" is not a string" },
+		/* A whole document, then a cut one: the run was interrupted. */
+		{ NULL, "{\"results\": [{\"command\": \"x\", \"times\": [1]}]}\n{\"results\": [",
+		  "out.txt:2: JSON ends too early" },
+	};
+	bg_ctx *ctx = NULL;
+	bg_results *r = prefilled();
+	size_t i;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	for (i = 0; i < BG_ARRAY_SIZE(cases); i++) {
+		int rc = cases[i].file
+		                 ? parse_fixture(ctx, BG_FORMAT_HYPERFINE, cases[i].file, "hf", r)
+		                 : parse_str(ctx, BG_FORMAT_HYPERFINE, "hf", cases[i].text, r);
+
+		if (rc != BG_EINPUT || strcmp(bg_ctx_error(ctx), cases[i].message) != 0)
+			fail_msg("case %zu: rc %d, \"%s\"; want \"%s\"", i, rc, bg_ctx_error(ctx),
+			         cases[i].message);
+		assert_untouched(r);
+	}
+	bg_results_free(r);
+	bg_ctx_free(ctx);
+}
+
 /* ------------------------------------------------------------- others */
+
+static void test_formats_names(void **state)
+{
+	static const char *const names[] = { "time", "lines", "gbench", "nvbench", "hyperfine" };
+	bg_format f;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < BG_ARRAY_SIZE(names); i++) {
+		assert_int_equal(bg_format_from_name(names[i], &f), 0);
+		assert_int_equal(f, (bg_format)i);
+		assert_string_equal(bg_format_name(f), names[i]);
+	}
+	assert_int_equal(bg_format_from_name("csv", &f), BG_EINPUT);
+}
 
 static void test_formats_without_parser(void **state)
 {
@@ -576,10 +1008,6 @@ static void test_formats_without_parser(void **state)
 	assert_int_equal(bg_ctx_new(&ctx), 0);
 	assert_int_equal(parse_str(ctx, BG_FORMAT_TIME, "b", "BENCHGUARD a 1 s\n", r), BG_EINPUT);
 	assert_string_equal(bg_ctx_error(ctx), "format time has no output to parse");
-	assert_int_equal(parse_str(ctx, BG_FORMAT_NVBENCH, "b", "{}", r), BG_EINPUT);
-	assert_string_equal(bg_ctx_error(ctx), "format \"nvbench\" is not supported yet");
-	assert_int_equal(parse_str(ctx, BG_FORMAT_HYPERFINE, "b", "{}", r), BG_EINPUT);
-	assert_string_equal(bg_ctx_error(ctx), "format \"hyperfine\" is not supported yet");
 	assert_untouched(r);
 	bg_results_free(r);
 	bg_ctx_free(ctx);
@@ -599,6 +1027,13 @@ int main(void)
 		cmocka_unit_test(test_lines_bad_lines),
 		cmocka_unit_test(test_lines_edges),
 		cmocka_unit_test(test_lines_many),
+		cmocka_unit_test(test_nvbench_summaries),
+		cmocka_unit_test(test_nvbench_sample_file),
+		cmocka_unit_test(test_nvbench_bad_files),
+		cmocka_unit_test(test_nvbench_documents),
+		cmocka_unit_test(test_hyperfine_real),
+		cmocka_unit_test(test_hyperfine_bad),
+		cmocka_unit_test(test_formats_names),
 		cmocka_unit_test(test_formats_without_parser),
 	};
 	return cmocka_run_group_tests_name("formats", tests, NULL, NULL);

@@ -1,0 +1,152 @@
+# t_formats.sh -- the hyperfine and nvbench formats end to end: a real
+# hyperfine run imports with every time as a sample; a benchmark whose
+# command runs hyperfine (--export-json /dev/stdout) and one that prints
+# nvbench JSON are measured by `run`; the nvbench fixtures import with their
+# series, side-file samples and skipped states; malformed files exit 2 with
+# one line and store nothing.
+. "$(dirname "$0")/lib.sh"
+
+PY=/usr/bin/python3
+NV="$FIX/formats/nvbench"
+new_repo "$T/r" >/dev/null
+cd "$T/r" || exit 1
+runs() { sqlite3 .benchguard/results.db 'SELECT count(*) FROM runs' 2>/dev/null || echo 0; }
+
+# samples_match JSON SERIES...: the stored samples of each SERIES:wall_time,
+# latest run, are results[i].times of the last JSON document in the file.
+cat >"$T/match.py" <<'P'
+import json, sqlite3, sys
+path, names = sys.argv[1], sys.argv[2:]
+text, dec, pos, doc = open(path).read(), json.JSONDecoder(), 0, None
+while pos < len(text.rstrip()):
+    while text[pos].isspace():
+        pos += 1
+    doc, pos = dec.raw_decode(text, pos)
+results = doc["results"]
+assert len(results) == len(names), (len(results), names)
+db = sqlite3.connect(".benchguard/results.db")
+for r, name in zip(results, names):
+    got = [v for (v,) in db.execute(
+        "SELECT x.value FROM samples x JOIN results r ON r.id = x.result_id "
+        "JOIN series s ON s.id = r.series_id WHERE s.benchmark = ? AND s.metric = 'wall_time' "
+        "AND s.unit = 's' AND r.run_id = (SELECT max(id) FROM runs) ORDER BY x.idx", (name,))]
+    want = r["times"]
+    assert len(got) == len(want) and len(want) > 0, (name, len(got), len(want))
+    for g, w in zip(got, want):
+        assert abs(g - w) <= 1e-12 * abs(w), (name, g, w)
+P
+
+# ---------------------------------------------------------------- hyperfine
+if ! command -v hyperfine >/dev/null; then
+	skip "hyperfine import" "hyperfine is not installed (apt-get install hyperfine)"
+else
+	hyperfine --style none --export-json "$T/f.json" --runs 7 --warmup 1 'sleep 0.01' >/dev/null 2>&1
+	check "a real hyperfine run imports" expect_rc 0 "$BG" import "$T/f.json" --format hyperfine
+	check "... as 1 series of 7 samples" grep -q '^imported run 1: 1 series, 7 samples' "$T/out"
+	check "... each sample one of hyperfine's times, in order" $PY "$T/match.py" "$T/f.json" "sleep 0.01"
+	check "--name names the series" bash -c "
+		\"$BG\" import \"$T/f.json\" --format hyperfine --name nap >/dev/null &&
+		$PY \"$T/match.py\" \"$T/f.json\" nap"
+
+	# The same program as a benchmark: hyperfine times, benchguard stores.
+	cat >benchguard.json <<'J'
+{
+  "defaults": { "warmup": 1, "samples": 4 },
+  "benchmarks": [
+    { "name": "hf", "format": "hyperfine",
+      "command": "hyperfine -N --style none --runs $BENCHGUARD_SAMPLES --warmup $BENCHGUARD_WARMUP --export-json /dev/stdout 'sleep 0.01'" },
+    { "name": "hfscan", "format": "hyperfine",
+      "command": "hyperfine -N --style none --runs 3 -L s 0.001,0.04 --export-json /dev/stdout 'sleep {s}'" },
+    { "name": "hffail", "format": "hyperfine",
+      "command": "hyperfine -N --style none --runs 2 -i --export-json /dev/stdout false" }
+  ]
+}
+J
+	git add benchguard.json && git commit -qm suite
+	"$BG" run --filter '^hf(scan)?$' --json >"$T/run.json" 2>"$T/run.err"
+	rc=$?
+	check "run of hyperfine benchmarks exits 0" test "$rc" = 0
+	check "... one series per benchmark, samples = BENCHGUARD_SAMPLES runs" \
+		test "$(sqlite3 .benchguard/results.db "SELECT r.n FROM results r JOIN series s ON s.id = r.series_id WHERE s.benchmark = 'hf' AND r.run_id = (SELECT max(id) FROM runs)")" = 4
+	check "a parameter scan (one JSON document per command on the pipe) gives a series per value" \
+		test "$(sqlite3 .benchguard/results.db "SELECT group_concat(s.benchmark || '=' || r.n, ',') FROM (SELECT * FROM results ORDER BY id) r JOIN series s ON s.id = r.series_id WHERE s.benchmark LIKE 'hfscan%' AND r.run_id = (SELECT max(id) FROM runs)")" = "hfscan/s=0.001=3,hfscan/s=0.04=3"
+	check "... 1 ms sleeps measured shorter than 40 ms ones" test "$(sqlite3 .benchguard/results.db "SELECT (SELECT r.mean FROM results r JOIN series s ON s.id = r.series_id WHERE s.benchmark = 'hfscan/s=0.001') < (SELECT r.mean FROM results r JOIN series s ON s.id = r.series_id WHERE s.benchmark = 'hfscan/s=0.04')")" = 1
+	check "failing runs that hyperfine -i kept fail the benchmark" bash -c "
+		! \"$BG\" run --filter hffail 2>\"$T/fail.err\" >/dev/null &&
+		grep -q '^hffail: FAILED: hffail: results\[0\] (\"false\"): run 1 of 2 exited with code 1' \"$T/fail.err\" &&
+		[ \"\$(sqlite3 .benchguard/results.db \"SELECT status FROM outcomes WHERE benchmark = 'hffail'\")\" = failed ]"
+fi
+
+# ------------------------------------------------------------------ nvbench
+before=$(runs)
+check "nvbench JSON imports" expect_rc 0 "$BG" import "$NV/good.json" --format nvbench --name nv
+check "... 6 series, one value each, and the skipped state" \
+	grep -q '^imported run [0-9]*: 6 series, 6 samples, 1 skipped' "$T/out"
+check "... gpu_time in seconds, bandwidth in B/s (higher is better), as in the file" $PY - <<'P'
+import sqlite3
+db = sqlite3.connect(".benchguard/results.db")
+run = db.execute("SELECT max(id) FROM runs").fetchone()[0]
+got = {(b, m): (u, d, v) for b, m, u, d, v in db.execute(
+    "SELECT s.benchmark, s.metric, s.unit, s.direction, x.value FROM samples x "
+    "JOIN results r ON r.id = x.result_id JOIN series s ON s.id = r.series_id WHERE r.run_id = ?", (run,))}
+i32, f64 = "nv/copy/Device=0 T=I32 Elements=2^20", "nv/copy/Device=0 T=F64 Elements=2^20"
+want = {(i32, "gpu_time"): ("s", "lower", 0.00012345), (i32, "bandwidth"): ("B/s", "higher", 67966000000.0),
+        (i32, "item_rate"): ("items/s", "higher", 8493974508.0), (f64, "gpu_time"): ("s", "lower", 0.00025),
+        (f64, "bandwidth"): ("B/s", "higher", 67108864000.0), ("nv/reduce/Device=0", "gpu_time"): ("s", "lower", 0.0015)}
+assert got == want, got
+assert db.execute("SELECT benchmark, status, message FROM outcomes WHERE run_id = ? AND status != 'ok'", (run,)).fetchall() == \
+    [("nv/copy/Device=0 T=I8 Elements=2^20", "skipped", "int8_t is not supported by this kernel.")]
+P
+
+check "check gives the skipped state a skipped verdict, with nvbench's reason" bash -c "
+	\"$BG\" check --json 2>/dev/null | $PY -c '
+import json, sys
+rows = [r for r in json.load(sys.stdin)[\"results\"] if r[\"verdict\"] == \"skipped\"]
+assert [(r[\"series\"], r[\"message\"]) for r in rows] == [(\"nv/copy/Device=0 T=I8 Elements=2^20\", \"int8_t is not supported by this kernel.\")], rows'"
+
+# --jsonbin: the side file holds the samples; its name is relative to the JSON.
+mkdir -p "$T/elsewhere" && cp -r "$NV/samples.json" "$NV/samples.json-bin" "$T/elsewhere/"
+check "nvbench JSON with a sample-times file imports from another directory" \
+	expect_rc 0 "$BG" import "$T/elsewhere/samples.json" --format nvbench
+check "... the file's float32 samples, in order; the state without its file keeps the mean" $PY - "$T/elsewhere/samples.json-bin/0.bin" <<'P'
+import sqlite3, struct, sys
+raw = open(sys.argv[1], "rb").read()
+want = [v for (v,) in struct.iter_unpack("<f", raw)]
+db = sqlite3.connect(".benchguard/results.db")
+def samples(name):
+    return [v for (v,) in db.execute(
+        "SELECT x.value FROM samples x JOIN results r ON r.id = x.result_id JOIN series s ON s.id = r.series_id "
+        "WHERE s.benchmark = ? AND s.metric = 'gpu_time' AND r.run_id = (SELECT max(id) FROM runs) ORDER BY x.idx", (name,))]
+assert samples("scan/Device=0 Elements=2^20") == want and len(want) == 7, samples("scan/Device=0 Elements=2^20")
+assert samples("scan/Device=0 Elements=2^21") == [0.0005]
+P
+check "... and says which file it did not find" grep -q 'samples.json-bin/1.bin not found' "$T/err"
+
+# An nvbench program as a benchmark: its side files lie where it ran.
+cp -r "$NV/samples.json-bin" .
+cat >benchguard.json <<J
+{
+  "defaults": { "warmup": 0, "samples": 1 },
+  "benchmarks": [ { "name": "gpu", "format": "nvbench", "command": "cat '$NV/samples.json'" } ]
+}
+J
+check "run reads an nvbench benchmark's sample file from its working directory" bash -c "
+	\"$BG\" run --filter gpu >/dev/null 2>&1 &&
+	[ \"\$(sqlite3 .benchguard/results.db \"SELECT r.n FROM results r JOIN series s ON s.id = r.series_id WHERE s.benchmark = 'gpu/scan/Device=0 Elements=2^20' AND s.metric = 'gpu_time'\")\" = 7 ]"
+
+# Malformed files: one clear line, exit 2, nothing stored.
+for f in "$NV"/bad-*.json "$FIX"/formats/hyperfine/bad-*.json "$FIX"/formats/hyperfine/failed.json; do
+	case $f in */hyperfine/*) fmt=hyperfine ;; *) fmt=nvbench ;; esac
+	before=$(runs)
+	name=${f#"$FIX"/formats/}
+	check "$name: exit 2 with one line naming the file" bash -c "
+		\"$BG\" import \"$f\" --format $fmt >\"$T/out\" 2>\"$T/err\"; [ \$? = 2 ] &&
+		[ \"\$(wc -l <\"$T/err\")\" = 1 ] && grep -q '^benchguard: $f' \"$T/err\" && [ ! -s \"$T/out\" ]"
+	check "$name: ... and stores nothing" test "$(runs)" = "$before"
+done
+check "the message names the JSON path of the bad value" grep -qF \
+	'benchguard: '"$NV"'/bad-nan.json: benchmarks[0].states[0].summaries[3] ("nv/cold/time/gpu/mean"): value "nan" is not a finite number' \
+	<("$BG" import "$NV/bad-nan.json" --format nvbench 2>&1)
+check "an unknown --format lists the four" bash -c "
+	\"$BG\" import \"$NV/good.json\" --format csv 2>&1 | grep -q 'expected lines, gbench, nvbench or hyperfine'"
+finish
