@@ -2,12 +2,14 @@
  * bisect.c -- `benchguard bisect --good A --bad B`: the first commit on the
  * first-parent history A..B where a series got worse.
  *
- * The ends are measured first (or their stored runs reused) and judged like
- * `compare`; the worst regression among the series (--filter narrows the
+ * The ends are measured first, in interleaved pairs, and judged like
+ * `compare`; the surest regression among the series (--filter narrows the
  * benchmarks) is the one bisected.  The search itself (lib/bisect.c) asks
- * for runs at commits; this file answers by reusing what the database
- * already holds for (commit, machine) and running the rest, in worktrees
- * built once per commit.  A commit that does not build is skipped.
+ * for runs at commits, each made in a pair with a run of the good end; this
+ * file answers by reusing the pairs the database already holds for
+ * (commit, machine) -- tagged `bisect-good=<sha>` on the probe's run and
+ * `bisect-probe=<sha>` on the good end's -- and running the rest, in
+ * worktrees built once per commit.  A commit that does not build is skipped.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -31,54 +33,71 @@ typedef struct {
 	char *benchmark, *metric; /* the series bisected */
 	char *only[2];
 	size_t builds; /* build commands run in this session */
+	bg_commit good;
+	bg_worktree good_wt; /* prepared once, kept for the probes' pairs */
+	int good_ready;
 } bisect_state;
 
-/* The run summaries of the series in the stored clean runs of `sha`. */
-static int stored_values(bisect_state *b, const char *sha, int64_t **ids_out, size_t *nids_out,
-                         double **values, size_t *n)
+typedef struct {
+	size_t npairs;
+	int good_reused, bad_reused;
+} ends_info;
+
+/* The robust mean of the bisected series in a run (NAN if it has none). */
+static int run_value(bisect_state *b, int64_t run_id, double *v)
 {
-	int64_t *ids = NULL;
-	size_t nids = 0, i, j;
+	bg_run_series *rows = NULL;
+	size_t nrows = 0, j;
 	int rc;
 
-	*values = NULL;
-	*n = 0;
-	if ((rc = bg_store_runs_at(b->st->ctx, b->env->store, sha,
-	                           bg_machine_fingerprint(b->env->machine), 0, &ids, &nids)) < 0)
+	*v = NAN;
+	if ((rc = bg_store_run_series(b->st->ctx, b->env->store, run_id, &rows, &nrows)) < 0)
 		return rc;
-	if (!(*values = malloc((nids ? nids : 1) * sizeof(double)))) {
-		free(ids);
-		return bg_error_oom(b->st->ctx);
-	}
-	for (i = 0; i < nids; i++) {
-		bg_run_series *rows = NULL;
-		size_t nrows = 0;
-
-		if ((rc = bg_store_run_series(b->st->ctx, b->env->store, ids[i], &rows, &nrows)) <
-		    0) {
-			free(ids);
-			return rc;
-		}
-		for (j = 0; j < nrows; j++)
-			if (!strcmp(rows[j].benchmark, b->benchmark) &&
-			    !strcmp(rows[j].metric, b->metric) &&
-			    isfinite(rows[j].summary.robust_mean))
-				(*values)[(*n)++] = rows[j].summary.robust_mean;
-		bg_run_series_free(rows, nrows);
-	}
-	if (ids_out) {
-		*ids_out = ids;
-		*nids_out = nids;
-	} else {
-		free(ids);
-	}
+	for (j = 0; j < nrows; j++)
+		if (!strcmp(rows[j].benchmark, b->benchmark) && !strcmp(rows[j].metric, b->metric))
+			*v = rows[j].summary.robust_mean;
+	bg_run_series_free(rows, nrows);
 	return 0;
 }
 
-/*
- * Checks out and builds c[index] (once), then runs the suite there until it
- * has `runs` runs in all, stored ones included.  1: it cannot be built.
- */
+/* The complete clean runs of `sha` on this machine tagged key=value, oldest first. */
+static int tagged_runs(bisect_state *b, const char *sha, const char *key, const char *value,
+                       int64_t **ids, size_t *n)
+{
+	int64_t *all = NULL;
+	size_t nall = 0, i, j;
+	char want[128];
+	int rc;
+
+	*ids = NULL;
+	*n = 0;
+	snprintf(want, sizeof(want), "%s=%s", key, value);
+	if ((rc = bg_store_runs_at(b->st->ctx, b->env->store, sha,
+	                           bg_machine_fingerprint(b->env->machine), 0, &all, &nall)) < 0)
+		return rc;
+	if (!(*ids = malloc((nall ? nall : 1) * sizeof(int64_t)))) {
+		free(all);
+		return bg_error_oom(b->st->ctx);
+	}
+	for (i = 0; i < nall; i++) {
+		char **tags = NULL;
+
+		if ((rc = bg_store_run_tags(b->st->ctx, b->env->store, all[i], &tags)) < 0) {
+			free(all);
+			return rc;
+		}
+		for (j = 0; tags && tags[j]; j++)
+			if (!strcmp(tags[j], want)) {
+				(*ids)[(*n)++] = all[i];
+				break;
+			}
+		bg_strv_free(tags);
+	}
+	free(all);
+	return 0;
+}
+
+/* Checks out and builds c[index] (once).  1: it does not build. */
 static int prepare(bisect_state *b, size_t index, bg_commit *commit, bg_worktree *wt)
 {
 	int rc = cli_prepare_commit_soft(b->st, b->env, b->shas[index], 0, commit, wt);
@@ -93,13 +112,26 @@ static int prepare(bisect_state *b, size_t index, bg_commit *commit, bg_worktree
 	return 0;
 }
 
-static int run_at(bisect_state *b, const bg_commit *commit, const char *cwd, int nruns, char **only)
+/* One run at a checkout, tagged key=value besides the user's tags. */
+static int run_one(bisect_state *b, const bg_commit *commit, const char *cwd, const char *key,
+                   const char *value, char **only)
 {
 	cli_run_flags f = *b->rflags;
 	cli_run_output out;
+	const char **tags;
+	char tag[128];
+	size_t i;
 	int rc;
 
-	f.nruns = nruns;
+	if (!(tags = calloc(b->rflags->ntags + 2, sizeof(*tags))))
+		return bg_error_oom(b->st->ctx);
+	for (i = 0; i < b->rflags->ntags; i++)
+		tags[i] = b->rflags->tags[i];
+	snprintf(tag, sizeof(tag), "%s=%s", key, value);
+	tags[i] = tag;
+	f.tags = tags;
+	f.ntags = b->rflags->ntags + 1;
+	f.nruns = 1;
 	f.at = commit;
 	f.cwd = cwd;
 	f.no_build = 1;
@@ -107,13 +139,44 @@ static int run_at(bisect_state *b, const bg_commit *commit, const char *cwd, int
 		f.only = only;
 	rc = cli_run_suite(b->st, b->env, &f, &out);
 	cli_run_output_clear(&out);
+	free(tags);
 	return rc;
 }
 
-static int measure(bg_ctx *ctx, size_t index, size_t runs, void *data, double **values, size_t *n,
-                   int *reused)
+static int prepare_good(bisect_state *b)
+{
+	int rc;
+
+	if (b->good_ready)
+		return 0;
+	if ((rc = prepare(b, 0, &b->good, &b->good_wt)) != 0)
+		return rc == 1 ? bg_error_set(b->st->ctx, BG_EBUILD,
+		                              "the good end %.12s does not build", b->shas[0])
+		               : rc;
+	b->good_ready = 1;
+	return 0;
+}
+
+/* The pairs of c[index] with the good end: probe runs and the good runs made beside them. */
+static int probe_pairs(bisect_state *b, size_t index, int64_t **p, int64_t **g, size_t *n)
+{
+	size_t np = 0, ng = 0;
+	int rc;
+
+	*g = NULL;
+	if ((rc = tagged_runs(b, b->shas[index], "bisect-good", b->shas[0], p, &np)) < 0 ||
+	    (rc = tagged_runs(b, b->shas[0], "bisect-probe", b->shas[index], g, &ng)) < 0)
+		return rc;
+	*n = np < ng ? np : ng;
+	return 0;
+}
+
+static int measure(bg_ctx *ctx, size_t index, size_t runs, void *data, double **values,
+                   double **good, size_t *n, int *reused)
 {
 	bisect_state *b = data;
+	int64_t *p = NULL, *g = NULL;
+	size_t np = 0, k;
 	bg_commit commit;
 	bg_worktree wt;
 	int rc;
@@ -121,18 +184,52 @@ static int measure(bg_ctx *ctx, size_t index, size_t runs, void *data, double **
 	(void)ctx;
 	memset(&commit, 0, sizeof(commit));
 	memset(&wt, 0, sizeof(wt));
-	if ((rc = stored_values(b, b->shas[index], NULL, NULL, values, n)) < 0)
-		return rc;
-	*reused = *n >= runs;
-	if (*n >= runs)
-		return 0;
-	if ((rc = prepare(b, index, &commit, &wt)) != 0)
+	*values = *good = NULL;
+	*n = 0;
+	if ((rc = probe_pairs(b, index, &p, &g, &np)) < 0)
 		goto cleanup;
-	if ((rc = run_at(b, &commit, wt.path, (int)(runs - *n), b->only)) < 0)
+	*reused = np >= runs;
+	if (np < runs) {
+		if ((rc = prepare_good(b)) < 0 || (rc = prepare(b, index, &commit, &wt)) != 0)
+			goto cleanup;
+		/* ABBA: the good end goes first every other pair. */
+		for (k = np; k < runs; k++) {
+			int good_first = k % 2;
+
+			if ((good_first &&
+			     (rc = run_one(b, &b->good, b->good_wt.path, "bisect-probe",
+			                   b->shas[index], b->only)) < 0) ||
+			    (rc = run_one(b, &commit, wt.path, "bisect-good", b->shas[0],
+			                  b->only)) < 0 ||
+			    (!good_first &&
+			     (rc = run_one(b, &b->good, b->good_wt.path, "bisect-probe",
+			                   b->shas[index], b->only)) < 0))
+				goto cleanup;
+		}
+		free(p);
+		free(g);
+		p = g = NULL;
+		if ((rc = probe_pairs(b, index, &p, &g, &np)) < 0)
+			goto cleanup;
+	}
+	*values = malloc((np ? np : 1) * sizeof(double));
+	*good = malloc((np ? np : 1) * sizeof(double));
+	if (!*values || !*good) {
+		rc = bg_error_oom(b->st->ctx);
 		goto cleanup;
-	free(*values);
-	if ((rc = stored_values(b, b->shas[index], NULL, NULL, values, n)) < 0)
-		goto cleanup;
+	}
+	for (k = 0; k < np; k++) {
+		double pv, gv;
+
+		if ((rc = run_value(b, p[k], &pv)) < 0 || (rc = run_value(b, g[k], &gv)) < 0)
+			goto cleanup;
+		if (isfinite(pv) && isfinite(gv) && pv > 0 && gv > 0) {
+			(*values)[*n] = pv;
+			(*good)[*n] = gv;
+			(*n)++;
+		}
+	}
+	rc = 0;
 	if (*n < runs) {
 		/* The benchmark failed there: as good as unbuildable for this search. */
 		cli_warn(b->st, "bisect: %s did not run at %.12s: skipped", b->benchmark,
@@ -140,6 +237,8 @@ static int measure(bg_ctx *ctx, size_t index, size_t runs, void *data, double **
 		rc = 1;
 	}
 cleanup:
+	free(p);
+	free(g);
 	bg_commit_clear(&commit);
 	bg_worktree_clear(&wt);
 	return rc;
@@ -154,48 +253,72 @@ static void progress(const bg_bisect_step *s, size_t k, size_t total, void *data
 		         "bisect: step %zu of about %zu: %.12s skipped (does not build or run)", k,
 		         total, b->shas[s->index]);
 	else
-		cli_info(b->st, "bisect: step %zu of about %zu: %.12s is %s (%zu runs%s%s)", k,
-		         total, b->shas[s->index], bg_probe_verdict_name(s->verdict), s->runs,
-		         s->reused ? ", stored" : "", s->by_distance ? ", nearer end" : "");
+		cli_info(b->st,
+		         "bisect: step %zu of about %zu: %.12s is %s (%+.1f%%, %zu pairs%s%s)", k,
+		         total, b->shas[s->index], bg_probe_verdict_name(s->verdict),
+		         100 * s->change, s->runs, s->reused ? ", stored" : "",
+		         s->by_distance ? ", nearer end" : "");
 }
 
-/* The ends: at least `runs` runs of the (filtered) suite each, stored ones counted. */
-static int measure_end(bisect_state *b, size_t index, int runs, int64_t **ids, size_t *nids,
-                       int *reused)
+/*
+ * The ends: at least `runs` pairs of runs of the (filtered) suite, tagged
+ * `bisect-end=<the other end>`; what is missing is measured interleaved,
+ * good and bad in ABBA order, so that a machine that speeds up or slows
+ * down for a while does not land on one end only.
+ */
+static int measure_ends(bisect_state *b, int runs, int64_t **gids, int64_t **bids, ends_info *e)
 {
-	bg_commit commit;
-	bg_worktree wt;
-	int rc;
+	bg_commit bad;
+	bg_worktree bad_wt;
+	size_t ng = 0, nb = 0, have;
+	int k, rc;
 
-	memset(&commit, 0, sizeof(commit));
-	memset(&wt, 0, sizeof(wt));
-	/* Complete clean runs that measured anything count. */
-	if ((rc = bg_store_runs_at(b->st->ctx, b->env->store, b->shas[index],
-	                           bg_machine_fingerprint(b->env->machine), 0, ids, nids)) < 0)
-		goto cleanup;
-	*reused = *nids >= (size_t)runs;
-	if (*reused)
-		goto cleanup;
-	if ((rc = prepare(b, index, &commit, &wt)) != 0) {
-		if (rc == 1)
-			rc = bg_error_set(b->st->ctx, BG_EBUILD, "the %s end %.12s does not build",
-			                  index ? "bad" : "good", b->shas[index]);
-		goto cleanup;
+	memset(&bad, 0, sizeof(bad));
+	memset(&bad_wt, 0, sizeof(bad_wt));
+	if ((rc = tagged_runs(b, b->shas[0], "bisect-end", b->shas[b->n], gids, &ng)) < 0 ||
+	    (rc = tagged_runs(b, b->shas[b->n], "bisect-end", b->shas[0], bids, &nb)) < 0)
+		return rc;
+	have = ng < nb ? ng : nb;
+	e->good_reused = e->bad_reused = have >= (size_t)runs;
+	if (have < (size_t)runs) {
+		if ((rc = prepare_good(b)) < 0)
+			goto cleanup;
+		if ((rc = prepare(b, b->n, &bad, &bad_wt)) != 0) {
+			if (rc == 1)
+				rc = bg_error_set(b->st->ctx, BG_EBUILD,
+				                  "the bad end %.12s does not build",
+				                  b->shas[b->n]);
+			goto cleanup;
+		}
+		for (k = (int)have; k < runs; k++) {
+			int bad_first = k % 2;
+
+			if ((bad_first && (rc = run_one(b, &bad, bad_wt.path, "bisect-end",
+			                                b->shas[0], NULL)) < 0) ||
+			    (rc = run_one(b, &b->good, b->good_wt.path, "bisect-end", b->shas[b->n],
+			                  NULL)) < 0 ||
+			    (!bad_first && (rc = run_one(b, &bad, bad_wt.path, "bisect-end",
+			                                 b->shas[0], NULL)) < 0))
+				goto cleanup;
+		}
+		free(*gids);
+		free(*bids);
+		*gids = *bids = NULL;
+		if ((rc = tagged_runs(b, b->shas[0], "bisect-end", b->shas[b->n], gids, &ng)) < 0 ||
+		    (rc = tagged_runs(b, b->shas[b->n], "bisect-end", b->shas[0], bids, &nb)) < 0)
+			goto cleanup;
 	}
-	if ((rc = run_at(b, &commit, wt.path, runs - (int)*nids, NULL)) < 0)
-		goto cleanup;
-	free(*ids);
-	*ids = NULL;
-	rc = bg_store_runs_at(b->st->ctx, b->env->store, b->shas[index],
-	                      bg_machine_fingerprint(b->env->machine), 0, ids, nids);
+	e->npairs = ng < nb ? ng : nb;
+	rc = 0;
 cleanup:
-	bg_commit_clear(&commit);
-	bg_worktree_clear(&wt);
+	bg_commit_clear(&bad);
+	bg_worktree_clear(&bad_wt);
 	return rc;
 }
 
 static json_object *step_json(const bisect_state *b, size_t index, const char *verdict, size_t runs,
-                              int reused, double mean, double p_good, double p_bad, int by_distance)
+                              int reused, double change, double p_good, double p_bad,
+                              int by_distance)
 {
 	json_object *o = json_object_new_object();
 
@@ -204,8 +327,8 @@ static json_object *step_json(const bisect_state *b, size_t index, const char *v
 	json_object_object_add(o, "runs", json_object_new_int64((int64_t)runs));
 	json_object_object_add(o, "reused", json_object_new_boolean(reused));
 	json_object_object_add(o, "position", json_object_new_int64((int64_t)index));
-	if (isfinite(mean))
-		json_object_object_add(o, "mean", json_object_new_double(mean));
+	if (isfinite(change))
+		json_object_object_add(o, "change", json_object_new_double(change));
 	if (isfinite(p_good))
 		json_object_object_add(o, "p_good", json_object_new_double(p_good));
 	if (isfinite(p_bad))
@@ -215,14 +338,8 @@ static json_object *step_json(const bisect_state *b, size_t index, const char *v
 	return o;
 }
 
-typedef struct {
-	size_t ngood, nbad;
-	int good_reused, bad_reused;
-	double good_mean, bad_mean;
-} ends_info;
-
 static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
-                        const bg_bisect_result *r, const char *unit)
+                        const bg_bisect_result *r)
 {
 	bg_commit c;
 	size_t i;
@@ -247,6 +364,7 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 		json_object_object_add(top, "series", json_object_new_string(series));
 		json_object_object_add(top, "change", json_object_new_double(r->change.change));
 		json_object_object_add(top, "p", json_object_new_double(r->change.p_worse));
+		json_object_object_add(top, "step", json_object_new_double(r->step));
 		json_object_object_add(top, "last_good",
 		                       json_object_new_string(b->shas[r->last_good]));
 		if (!r->found) {
@@ -255,16 +373,16 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 				json_object_array_add(range, json_object_new_string(b->shas[i]));
 			json_object_object_add(top, "range", range);
 		}
-		json_object_array_add(steps, step_json(b, 0, "good", e->ngood, e->good_reused,
-		                                       e->good_mean, NAN, NAN, 0));
-		json_object_array_add(steps, step_json(b, b->n, "bad", e->nbad, e->bad_reused,
-		                                       e->bad_mean, NAN, NAN, 0));
+		json_object_array_add(steps, step_json(b, 0, "good", e->npairs, e->good_reused, 0.0,
+		                                       NAN, NAN, 0));
+		json_object_array_add(steps, step_json(b, b->n, "bad", e->npairs, e->bad_reused,
+		                                       r->step, NAN, NAN, 0));
 		for (i = 0; i < r->nsteps; i++) {
 			const bg_bisect_step *s = &r->steps[i];
 			json_object_array_add(
-			        steps,
-			        step_json(b, s->index, bg_probe_verdict_name(s->verdict), s->runs,
-			                  s->reused, s->mean, s->p_good, s->p_bad, s->by_distance));
+			        steps, step_json(b, s->index, bg_probe_verdict_name(s->verdict),
+			                         s->runs, s->reused, s->change, s->p_good, s->p_bad,
+			                         s->by_distance));
 		}
 		json_object_object_add(top, "steps", steps);
 		json_object_object_add(top, "builds", json_object_new_int64((int64_t)b->builds));
@@ -276,8 +394,8 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 		static const char *const head[] = { "step",
 			                            "commit",
 			                            "verdict",
-			                            "runs",
-			                            "mean",
+			                            "pairs",
+			                            "against good end",
 			                            "p worse than good",
 			                            "p better than bad" };
 		cli_table *t = cli_table_new(7, head, "rllrrrr");
@@ -296,8 +414,8 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 			snprintf(cells[2], 64, "%s%s", bg_probe_verdict_name(s->verdict),
 			         s->by_distance ? " (nearer)" : "");
 			snprintf(cells[3], 64, "%zu%s", s->runs, s->reused ? " stored" : "");
-			if (isfinite(s->mean))
-				cli_fmt_value(cells[4], 64, s->mean, unit);
+			if (isfinite(s->change))
+				snprintf(cells[4], 64, "%+.1f%%", 100 * s->change);
 			else
 				snprintf(cells[4], 64, "-");
 			snprintf(cells[5], 64, isfinite(s->p_good) ? "%.2g" : "-", s->p_good);
@@ -318,8 +436,9 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 			for (i = r->lo; i <= r->hi; i++)
 				printf("  %s\n", b->shas[i]);
 		}
-		printf("  %s: %+.1f%% against %.12s (p %.2g)\n", series, 100 * r->change.change,
-		       b->shas[r->last_good], r->change.p_worse);
+		printf("  %s: %+.1f%% against %.12s (p %.2g); %+.1f%% from good to bad end\n",
+		       series, 100 * r->change.change, b->shas[r->last_good], r->change.p_worse,
+		       100 * r->step);
 		printf("%zu commits, %zu probes, %zu builds in this session\n\n", b->n, r->nsteps,
 		       b->builds);
 		cli_table_print(st, t, stdout);
@@ -327,16 +446,6 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 	}
 	bg_commit_clear(&c);
 	return 0;
-}
-
-static double mean_of(const double *v, size_t n)
-{
-	double s = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		s += v[i];
-	return n ? s / (double)n : NAN;
 }
 
 int cmd_bisect(cli_state *st, int argc, char **argv)
@@ -361,7 +470,7 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 	bg_commit cg, cb;
 	char(*range)[41] = NULL;
 	int64_t *gids = NULL, *bids = NULL;
-	size_t ngids = 0, nbids = 0, nrange = 0, i;
+	size_t ngids = 0, nbids = 0, nrange = 0, i, np = 0;
 	double *gv = NULL, *bv = NULL;
 	const bg_verdict_row *target = NULL;
 	int opt, rc = 0, n, end_runs, max_runs = 12;
@@ -447,12 +556,13 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 	         cg.sha, cb.sha, bg_bisect_estimate(b.n));
 
 	/* The ends, judged like `compare`. */
-	if ((rc = measure_end(&b, 0, end_runs, &gids, &ngids, &e.good_reused)) != 0 ||
-	    (rc = measure_end(&b, b.n, end_runs, &bids, &nbids, &e.bad_reused)) != 0)
+	if ((rc = measure_ends(&b, end_runs, &gids, &bids, &e)) < 0)
 		goto cleanup;
+	ngids = nbids = e.npairs;
 	cli_check_opts(&cflags, b.env->config, &o);
 	o.baseline_branch = NULL;
 	o.window = o.min_runs = 2;
+	o.paired = 1;
 	o.baseline = gids;
 	o.nbaseline = ngids;
 	o.runs = bids;
@@ -496,32 +606,36 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 	cli_info(st, "bisect: %s is %+.1f%% at the bad end (p %.2g); searching", target->series,
 	         100 * target->test.change, target->p_adjusted);
 
-	{
-		size_t ng, nb;
-		if ((rc = stored_values(&b, b.shas[0], NULL, NULL, &gv, &ng)) < 0 ||
-		    (rc = stored_values(&b, b.shas[b.n], NULL, NULL, &bv, &nb)) < 0)
-			goto cleanup;
-		e.ngood = ng;
-		e.nbad = nb;
-		e.good_mean = mean_of(gv, ng);
-		e.bad_mean = mean_of(bv, nb);
-		memset(&bo, 0, sizeof(bo));
-		bo.n = b.n;
-		bo.good = gv;
-		bo.ngood = ng;
-		bo.bad = bv;
-		bo.nbad = nb;
-		bo.direction = target->direction;
-		bo.alpha = o.thresholds.alpha;
-		bo.runs = 3;
-		bo.max_runs = (size_t)max_runs;
-		bo.measure = measure;
-		bo.progress = progress;
-		bo.data = &b;
-		if ((rc = bg_bisect_search(st->ctx, &bo, &br)) < 0)
-			goto cleanup;
+	/* The ends' pairs of the series: good[k] beside bad[k]. */
+	if (!(gv = malloc(e.npairs * sizeof(double))) ||
+	    !(bv = malloc(e.npairs * sizeof(double)))) {
+		rc = bg_error_oom(st->ctx);
+		goto cleanup;
 	}
-	if ((rc = print_result(st, &b, &e, &br, target->unit)) < 0)
+	for (i = 0; i < e.npairs; i++) {
+		double x, y;
+		if ((rc = run_value(&b, gids[i], &x)) < 0 || (rc = run_value(&b, bids[i], &y)) < 0)
+			goto cleanup;
+		if (isfinite(x) && isfinite(y) && x > 0 && y > 0) {
+			gv[np] = x;
+			bv[np++] = y;
+		}
+	}
+	memset(&bo, 0, sizeof(bo));
+	bo.n = b.n;
+	bo.good = gv;
+	bo.bad = bv;
+	bo.npairs = np;
+	bo.direction = target->direction;
+	bo.alpha = o.thresholds.alpha;
+	bo.runs = 3;
+	bo.max_runs = (size_t)max_runs;
+	bo.measure = measure;
+	bo.progress = progress;
+	bo.data = &b;
+	if ((rc = bg_bisect_search(st->ctx, &bo, &br)) < 0)
+		goto cleanup;
+	if ((rc = print_result(st, &b, &e, &br)) < 0)
 		goto cleanup;
 	rc = 0;
 
@@ -536,6 +650,8 @@ cleanup:
 	free(b.shas);
 	bg_commit_clear(&cg);
 	bg_commit_clear(&cb);
+	bg_commit_clear(&b.good);
+	bg_worktree_clear(&b.good_wt);
 	if (b.env) {
 		cli_env_clear(b.env);
 		free(b.env);

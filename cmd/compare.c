@@ -159,6 +159,7 @@ int cmd_compare(cli_state *st, int argc, char **argv)
 	cli_check_opts(&cflags, env.config, &o);
 	o.baseline_branch = NULL;
 	o.window = o.min_runs = 2;
+	o.paired = 1;
 	o.baseline = a.ids;
 	o.nbaseline = a.nids;
 	o.runs = b.ids;

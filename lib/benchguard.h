@@ -270,6 +270,20 @@ typedef struct {
 int bg_stats_paired(bg_ctx *ctx, const double *cur, const double *ref, size_t pairs,
                     double base_rel_sd, size_t n_base, bg_direction dir, bg_paired_test *out);
 
+/*
+ * The paired t-test on log ratios with their own variance: cur[k] and
+ * ref[k] were measured side by side (`compare`'s interleaved pairs), so
+ * ln(cur[k] / ref[k]) is free of the machine's drift between pairs.
+ * t = mean / (sd / sqrt(n)), df = n - 1; change = exp(mean) - 1 and effect
+ * = mean / sd (Cohen's d_z), both oriented (positive is worse); base_* and
+ * cur_* describe ref and cur; mde and base_ci are relative to the ratio.
+ * Needs n >= 2 and values finite and > 0 (else BG_EINPUT).
+ */
+int bg_stats_paired_t(bg_ctx *ctx, const double *cur, const double *ref, size_t n, bg_direction dir,
+                      double alpha, bg_test *out);
+/* P(T > t) for Student's t with df degrees of freedom (GSL). */
+double bg_stats_t_upper(double t, double df);
+
 /* Hedges' g of b against a (bias-corrected standardized mean difference,
  * pooled SD; unoriented: positive when mean(b) > mean(a)).  n_a + n_b >= 3. */
 int bg_stats_hedges_g(bg_ctx *ctx, const double *a, size_t n_a, const double *b, size_t n_b,
@@ -812,6 +826,10 @@ typedef struct {
 	 * history walk, so `repo` may be NULL.  NULL: the rolling baseline. */
 	const int64_t *baseline;
 	size_t nbaseline;
+	/* With an explicit baseline of as many runs as candidates, made in pairs
+	 * (baseline[k] beside runs[k]): the paired t-test on log ratios
+	 * (bg_stats_paired_t) instead of Welch, so drift between pairs cancels. */
+	int paired;
 } bg_check_opts;
 
 typedef struct {
@@ -872,6 +890,12 @@ int bg_check_flagged(bg_ctx *ctx, const bg_check_result *res, char ***benchmarks
  * end, c[n] the bad end), on one series.  Measuring is the caller's (it
  * builds, runs and stores); the search decides which commit to measure next,
  * how many runs it needs and what each shows.
+ *
+ * Every comparison is made on runs measured side by side: the ends in pairs
+ * (good[k] beside bad[k]), each probe in pairs with fresh runs of the good
+ * end.  A shared machine's speed drifts by more than a 10% step over
+ * minutes; within a pair it barely moves, so the search works on log ratios
+ * to the good end, and the drift cancels.
  */
 typedef enum { BG_PROBE_GOOD = 0, BG_PROBE_BAD, BG_PROBE_SKIP } bg_probe_verdict;
 
@@ -881,33 +905,34 @@ const char *bg_probe_verdict_name(bg_probe_verdict v);
 typedef struct {
 	size_t index; /* into c[0..n] */
 	bg_probe_verdict verdict;
-	size_t runs;     /* run summaries the decision used */
+	size_t runs;     /* pairs the decision used */
 	int reused;      /* every one of them was already stored */
 	int by_distance; /* still ambiguous at max_runs: nearer end taken */
-	double mean;     /* mean of its run summaries (NAN when skipped) */
+	double change;   /* against the good end (NAN when skipped); the bad end is at `step` */
 	double p_good;   /* p that it is worse than the good end */
 	double p_bad;    /* p that it is better than the bad end */
 } bg_bisect_step;
 
 /*
- * Makes sure commit c[index] has at least `runs` run summaries of the series
- * and hands them all over (*values, malloc'd, the search frees); *reused: no
- * run was needed.  Returns 0, 1 when the commit cannot be built (it is then
- * skipped, as `git bisect skip` does), or < 0 to stop the search.
+ * Makes sure commit c[index] has at least `runs` runs made in pairs with
+ * runs of the good end, and hands all the pairs over: (*values)[k] beside
+ * (*good)[k] (malloc'd, the search frees both); *reused: no run was needed.
+ * Returns 0, 1 when the commit cannot be built or run (it is then skipped,
+ * as `git bisect skip` does), or < 0 to stop the search.
  */
 typedef int (*bg_bisect_measure_cb)(bg_ctx *ctx, size_t index, size_t runs, void *data,
-                                    double **values, size_t *n, int *reused);
+                                    double **values, double **good, size_t *n, int *reused);
 /* Called after each decision: step k of about `total`. */
 typedef void (*bg_bisect_progress_cb)(const bg_bisect_step *step, size_t k, size_t total,
                                       void *data);
 
 typedef struct {
 	size_t n;                 /* index of the bad end, >= 1 */
-	const double *good, *bad; /* run summaries of the ends, >= 2 each */
-	size_t ngood, nbad;
-	bg_direction direction; /* of the series */
-	double alpha;           /* per decision, e.g. 0.01 */
-	size_t runs, max_runs;  /* a probe's first runs, and its cap (0: 3 and 12) */
+	const double *good, *bad; /* the ends' run summaries, in pairs: good[k] beside bad[k] */
+	size_t npairs;            /* >= 2 */
+	bg_direction direction;   /* of the series */
+	double alpha;             /* per decision, e.g. 0.01 */
+	size_t runs, max_runs;    /* a probe's first pairs, and its cap (0: 3 and 12) */
 	bg_bisect_measure_cb measure;
 	bg_bisect_progress_cb progress; /* may be NULL */
 	void *data;
@@ -918,17 +943,22 @@ typedef struct {
 	size_t first_bad;      /* the first bad commit (found), else hi */
 	size_t lo, hi;         /* the culprit is in c[lo..hi]; lo == hi == first_bad when found */
 	size_t last_good;      /* the newest commit classified good */
+	double step;           /* the ends' change, oriented (positive is worse) */
 	bg_bisect_step *steps; /* the probes, in the order measured */
 	size_t nsteps;
-	bg_test change; /* first_bad (or hi) against last_good */
+	/* first_bad (or hi) against last_good: change, t, df, p_worse, p_better, effect */
+	bg_test change;
 } bg_bisect_result;
 
 /*
- * Binary search for the first bad commit: each probe is compared with both
- * ends (one-sided Welch at alpha): worse than good and not better than bad
- * is bad, the mirror image good; otherwise it gets `runs` more runs, up to
- * max_runs, and then goes to the nearer end.  Commits that cannot be built
- * are skipped; when the culprit is among them the result is the range.
+ * Binary search for the first bad commit.  A probe's log ratio to the good
+ * end (the mean over its pairs) is tested against 0 (worse than good?) and
+ * against the ends' log ratio (better than bad?), one-sided at alpha with
+ * the variance pooled from the ends' pairs and the probe's: worse than good
+ * and not better than bad is bad, the mirror image good; otherwise it gets
+ * `runs` more pairs, up to max_runs, and then goes to the nearer end.
+ * Commits that cannot be built are skipped; when the culprit is among them
+ * the result is the range.
  */
 int bg_bisect_search(bg_ctx *ctx, const bg_bisect_opts *opts, bg_bisect_result *out);
 void bg_bisect_result_clear(bg_bisect_result *res);

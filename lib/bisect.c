@@ -49,22 +49,41 @@ void bg_bisect_result_clear(bg_bisect_result *res)
 	memset(res, 0, sizeof(*res));
 }
 
-static double mean_of(const double *v, size_t n)
+/* Log ratios, oriented so that positive is worse. */
+static double lratio(double v, double ref, bg_direction dir)
 {
-	double s = 0;
-	size_t i;
+	double l = log(v / ref);
 
-	for (i = 0; i < n; i++)
-		s += v[i];
-	return n ? s / (double)n : NAN;
+	return dir == BG_DIR_HIGHER ? -l : l;
+}
+
+typedef struct {
+	double mean, ss; /* mean and sum of squared deviations of the log ratios */
+	size_t n;
+} lr_stats;
+
+static lr_stats lr_of(const double *v, const double *ref, size_t n, bg_direction dir)
+{
+	lr_stats r = { 0, 0, n };
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		r.mean += lratio(v[k], ref[k], dir);
+	r.mean = n ? r.mean / (double)n : NAN;
+	for (k = 0; k < n; k++) {
+		double d = lratio(v[k], ref[k], dir) - r.mean;
+		r.ss += d * d;
+	}
+	return r;
 }
 
 typedef struct {
 	bg_ctx *ctx;
 	const bg_bisect_opts *o;
-	double **vals; /* per index, once measured (the ends point at the caller's) */
-	size_t *nvals;
-	char *skip; /* per index: cannot be built */
+	lr_stats ends;  /* log(bad / good) over the ends' pairs */
+	lr_stats *lr;   /* per index, once measured */
+	char *measured; /* per index */
+	char *skip;     /* per index: cannot be built or run */
 	bg_bisect_result *res;
 	size_t cap;
 } search;
@@ -85,57 +104,88 @@ static int add_step(search *s, const bg_bisect_step *st)
 	return 0;
 }
 
+/* Pooled SD of two groups of log ratios, and its degrees of freedom. */
+static double pooled_sd(const lr_stats *a, const lr_stats *b, double *df)
+{
+	double dfa = a->n ? (double)a->n - 1 : 0, dfb = b->n ? (double)b->n - 1 : 0;
+
+	*df = dfa + dfb;
+	return *df > 0 ? sqrt((a->ss + b->ss) / *df) : NAN;
+}
+
+/* One-sided p that `diff` (estimated with standard error se) is above 0. */
+static double p_above(double diff, double se, double df)
+{
+	if (se > 0)
+		return bg_stats_t_upper(diff / se, df);
+	return diff > 0 ? 0.0 : 1.0;
+}
+
+/* Measures c[i] (more pairs until at least `runs`); 1 if it cannot be. */
+static int measure(search *s, size_t i, size_t runs, int *reused)
+{
+	double *v = NULL, *g = NULL;
+	size_t n = 0, k;
+	int rc;
+
+	rc = s->o->measure(s->ctx, i, runs, s->o->data, &v, &g, &n, reused);
+	if (rc == 0) {
+		for (k = 0; k < n; k++)
+			if (!(v[k] > 0) || !(g[k] > 0) || !isfinite(v[k]) || !isfinite(g[k]))
+				rc = bg_error_set(
+				        s->ctx, BG_EINPUT,
+				        "commit %zu of the range: run summaries must be finite "
+				        "and positive",
+				        i);
+		if (rc == 0 && n == 0)
+			rc = 1;
+		if (rc == 0) {
+			s->lr[i] = lr_of(v, g, n, s->o->direction);
+			s->measured[i] = 1;
+		}
+	}
+	free(v);
+	free(g);
+	if (rc == 1)
+		s->skip[i] = 1;
+	return rc;
+}
+
 /*
  * Measures and classifies c[i].  Returns 0 with the step filled, or < 0.
  */
 static int probe(search *s, size_t i, bg_bisect_step *st)
 {
 	const bg_bisect_opts *o = s->o;
-	size_t runs = o->runs, max_runs = o->max_runs;
-	double mg = mean_of(o->good, o->ngood), mb = mean_of(o->bad, o->nbad);
+	size_t runs = o->runs;
 	int all_reused = 1;
 
 	memset(st, 0, sizeof(*st));
 	st->index = i;
-	st->mean = st->p_good = st->p_bad = NAN;
+	st->change = st->p_good = st->p_bad = NAN;
 	for (;;) {
-		double *v = NULL;
-		size_t n = 0;
+		const lr_stats *p;
+		double sd, df;
 		int reused = 0, rc, worse, better;
-		bg_test tg, tb;
 
-		rc = o->measure(s->ctx, i, runs, o->data, &v, &n, &reused);
-		if (rc < 0) {
-			free(v);
+		if ((rc = measure(s, i, runs, &reused)) < 0)
 			return rc;
-		}
 		if (rc == 1) {
-			free(v);
-			s->skip[i] = 1;
 			st->verdict = BG_PROBE_SKIP;
 			st->reused = reused;
 			return 0;
 		}
-		free(s->vals[i]);
-		s->vals[i] = v;
-		s->nvals[i] = n;
+		p = &s->lr[i];
 		all_reused &= reused;
-		if (n == 0)
-			return bg_error_set(
-			        s->ctx, BG_ERROR,
-			        "commit %zu of the range produced no value for the series", i);
-		if ((rc = bg_stats_compare(s->ctx, o->good, o->ngood, v, n, o->direction, o->alpha,
-		                           &tg)) < 0 ||
-		    (rc = bg_stats_compare(s->ctx, o->bad, o->nbad, v, n, o->direction, o->alpha,
-		                           &tb)) < 0)
-			return rc;
-		st->runs = n;
+		sd = pooled_sd(&s->ends, p, &df);
+		st->runs = p->n;
 		st->reused = all_reused;
-		st->mean = mean_of(v, n);
-		st->p_good = tg.p_worse;
-		st->p_bad = tb.p_better;
-		worse = tg.p_worse < o->alpha;
-		better = tb.p_better < o->alpha;
+		st->change = expm1(p->mean);
+		st->p_good = p_above(p->mean, sd / sqrt((double)p->n), df);
+		st->p_bad = p_above(s->ends.mean - p->mean,
+		                    sd * sqrt(1.0 / (double)p->n + 1.0 / (double)s->ends.n), df);
+		worse = st->p_good < o->alpha;
+		better = st->p_bad < o->alpha;
 		if (worse && !better) {
 			st->verdict = BG_PROBE_BAD;
 			return 0;
@@ -144,18 +194,18 @@ static int probe(search *s, size_t i, bg_bisect_step *st)
 			st->verdict = BG_PROBE_GOOD;
 			return 0;
 		}
-		if (n >= max_runs) {
+		if (p->n >= o->max_runs) {
 			/* Still like both ends, or like neither (a step in two
 			 * parts): the nearer end is the best guess there is, and
 			 * the step says it was one. */
 			st->by_distance = 1;
-			st->verdict = fabs(st->mean - mg) <= fabs(st->mean - mb) ? BG_PROBE_GOOD
-			                                                         : BG_PROBE_BAD;
+			st->verdict = fabs(p->mean) <= fabs(s->ends.mean - p->mean) ? BG_PROBE_GOOD
+			                                                            : BG_PROBE_BAD;
 			return 0;
 		}
-		runs = n + o->runs;
-		if (runs > max_runs)
-			runs = max_runs;
+		runs = p->n + o->runs;
+		if (runs > o->max_runs)
+			runs = o->max_runs;
 	}
 }
 
@@ -173,60 +223,57 @@ static size_t pick(const search *s, size_t lo, size_t hi)
 	return 0;
 }
 
-static const double *values_at(const search *s, size_t i, size_t *n)
-{
-	if (i == 0) {
-		*n = s->o->ngood;
-		return s->o->good;
-	}
-	if (i == s->o->n) {
-		*n = s->o->nbad;
-		return s->o->bad;
-	}
-	*n = s->nvals[i];
-	return s->vals[i];
-}
-
-/* More runs at a decided commit (not an end), for the final estimate. */
+/* More pairs at a decided commit (not an end), for the final estimate. */
 static int top_up(search *s, size_t i)
 {
-	size_t want = s->o->ngood > s->o->nbad ? s->o->ngood : s->o->nbad;
-	double *v = NULL;
-	size_t n = 0;
 	int reused = 0, rc;
 
-	if (i == 0 || i == s->o->n || s->nvals[i] >= want)
+	if (i == 0 || i == s->o->n || s->lr[i].n >= s->ends.n)
 		return 0;
-	rc = s->o->measure(s->ctx, i, want, s->o->data, &v, &n, &reused);
-	if (rc < 0 || rc == 1 || n == 0) {
-		free(v);
-		return rc < 0 ? rc
-		              : bg_error_set(s->ctx, BG_ERROR,
-		                             "commit %zu of the range could not be measured again",
-		                             i);
+	rc = measure(s, i, s->ends.n, &reused);
+	if (rc == 1)
+		return bg_error_set(s->ctx, BG_ERROR,
+		                    "commit %zu of the range could not be measured again", i);
+	return rc;
+}
+
+/* The log-ratio summary of c[i]: the ends are 0 (good) and the ends' ratio (bad). */
+static lr_stats at(const search *s, size_t i)
+{
+	lr_stats none = { 0, 0, 0 };
+
+	if (i == 0) {
+		/* The good end against itself: its pairs' spread is the ends'. */
+		none.n = s->ends.n;
+		return none;
 	}
-	free(s->vals[i]);
-	s->vals[i] = v;
-	s->nvals[i] = n;
-	return 0;
+	if (i == s->o->n)
+		return s->ends;
+	return s->lr[i];
 }
 
 int bg_bisect_search(bg_ctx *ctx, const bg_bisect_opts *opts, bg_bisect_result *out)
 {
 	bg_bisect_opts o = *opts;
 	search s;
-	size_t lo = 0, hi, i, k = 0, nlo, nhi;
-	const double *vlo, *vhi;
+	size_t lo = 0, hi, i, k = 0;
+	lr_stats a, b;
+	double sd, df, diff, se;
 	int error = 0;
 
 	memset(out, 0, sizeof(*out));
 	memset(&s, 0, sizeof(s));
-	if (o.n < 1 || !o.measure || !o.good || !o.bad || o.ngood < 2 || o.nbad < 2)
+	if (o.n < 1 || !o.measure || !o.good || !o.bad || o.npairs < 2)
 		return bg_error_set(ctx, BG_EINPUT,
-		                    "bisect needs a range of at least one commit and two runs at "
-		                    "each end");
+		                    "bisect needs a range of at least one commit and two pairs of "
+		                    "runs of its ends");
 	if (!(o.alpha > 0 && o.alpha < 1))
 		return bg_error_set(ctx, BG_EINPUT, "alpha must be between 0 and 1");
+	for (i = 0; i < o.npairs; i++)
+		if (!(o.good[i] > 0) || !(o.bad[i] > 0) || !isfinite(o.good[i]) ||
+		    !isfinite(o.bad[i]))
+			return bg_error_set(ctx, BG_EINPUT,
+			                    "the ends' run summaries must be finite and positive");
 	if (!o.runs)
 		o.runs = BISECT_RUNS;
 	if (!o.max_runs)
@@ -236,10 +283,12 @@ int bg_bisect_search(bg_ctx *ctx, const bg_bisect_opts *opts, bg_bisect_result *
 	s.ctx = ctx;
 	s.o = &o;
 	s.res = out;
-	s.vals = calloc(o.n + 1, sizeof(*s.vals));
-	s.nvals = calloc(o.n + 1, sizeof(*s.nvals));
+	s.ends = lr_of(o.bad, o.good, o.npairs, o.direction);
+	out->step = expm1(s.ends.mean);
+	s.lr = calloc(o.n + 1, sizeof(*s.lr));
+	s.measured = calloc(o.n + 1, 1);
 	s.skip = calloc(o.n + 1, 1);
-	if (!s.vals || !s.nvals || !s.skip) {
+	if (!s.lr || !s.measured || !s.skip) {
 		error = bg_error_oom(ctx);
 		goto cleanup;
 	}
@@ -247,16 +296,16 @@ int bg_bisect_search(bg_ctx *ctx, const bg_bisect_opts *opts, bg_bisect_result *
 	hi = o.n;
 	while (hi - lo > 1) {
 		bg_bisect_step st;
-		size_t at = pick(&s, lo, hi);
+		size_t next = pick(&s, lo, hi);
 
-		if (!at)
+		if (!next)
 			break; /* everything between is unbuildable */
-		if ((error = probe(&s, at, &st)) < 0 || (error = add_step(&s, &st)) < 0)
+		if ((error = probe(&s, next, &st)) < 0 || (error = add_step(&s, &st)) < 0)
 			goto cleanup;
 		if (st.verdict == BG_PROBE_GOOD)
-			lo = at;
+			lo = next;
 		else if (st.verdict == BG_PROBE_BAD)
-			hi = at;
+			hi = next;
 		if (o.progress) {
 			size_t left = 0;
 			for (i = lo + 1; i < hi; i++)
@@ -265,8 +314,8 @@ int bg_bisect_search(bg_ctx *ctx, const bg_bisect_opts *opts, bg_bisect_result *
 			o.progress(&st, k, k + bg_bisect_estimate(left + 1), o.data);
 		}
 	}
-	/* The culprit's change, on at least as many runs as the ends have:
-	 * three runs a side decide a probe but leave its size uncertain. */
+	/* The culprit's change, on as many pairs as the ends have: three
+	 * pairs decide a probe but leave its size uncertain. */
 	if ((error = top_up(&s, lo)) < 0 || (error = top_up(&s, hi)) < 0)
 		goto cleanup;
 	out->found = hi - lo == 1;
@@ -274,15 +323,39 @@ int bg_bisect_search(bg_ctx *ctx, const bg_bisect_opts *opts, bg_bisect_result *
 	out->lo = out->found ? hi : lo + 1;
 	out->hi = hi;
 	out->last_good = lo;
-	vlo = values_at(&s, lo, &nlo);
-	vhi = values_at(&s, hi, &nhi);
-	error = bg_stats_compare(ctx, vlo, nlo, vhi, nhi, o.direction, o.alpha, &out->change);
+	a = at(&s, lo);
+	b = at(&s, hi);
+	{
+		/* The spread of pairs, from every pair seen at the two commits and the ends. */
+		lr_stats pool = s.ends;
+		if (lo && hi != o.n) {
+			pool.ss += a.ss + b.ss;
+			pool.n += a.n + b.n - 2;
+		} else if (lo) {
+			pool.ss += a.ss;
+			pool.n += a.n - 1;
+		} else if (hi != o.n) {
+			pool.ss += b.ss;
+			pool.n += b.n - 1;
+		}
+		df = (double)pool.n - 1.0;
+		sd = df > 0 ? sqrt(pool.ss / df) : NAN;
+	}
+	diff = b.mean - a.mean;
+	/* The good end is the reference of every ratio: exactly 0, no error of its own. */
+	se = sd * sqrt((lo ? 1.0 / (double)a.n : 0.0) + 1.0 / (double)b.n);
+	out->change.n_base = a.n;
+	out->change.n_cur = b.n;
+	out->change.change = expm1(diff);
+	out->change.df = df;
+	out->change.t = se > 0 ? diff / se : NAN;
+	out->change.p_worse = p_above(diff, se, df);
+	out->change.p_better = 1.0 - out->change.p_worse;
+	out->change.effect = sd > 0 ? diff / sd : NAN;
 
 cleanup:
-	for (i = 0; s.vals && i <= o.n; i++)
-		free(s.vals[i]);
-	free(s.vals);
-	free(s.nvals);
+	free(s.lr);
+	free(s.measured);
 	free(s.skip);
 	if (error < 0)
 		bg_bisect_result_clear(out);

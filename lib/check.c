@@ -44,6 +44,7 @@ typedef struct {
 	size_t ncur, samples, outliers;
 	double *base; /* up to window + spare baseline run means, newest first */
 	size_t nbase;
+	double *cur_ord; /* paired checks: one per candidate run, in run order (NAN: none) */
 } cand_series;
 
 typedef struct {
@@ -335,6 +336,50 @@ static int group_series(bg_ctx *ctx, bg_run_series **all, size_t nall, size_t nr
 	return 0;
 }
 
+/* For a paired check: each series' candidate values in run order (qsort
+ * does not keep the runs' order within a series). */
+static int order_candidates(bg_ctx *ctx, const bg_check_opts *o, bg_run_series **blocks,
+                            const size_t *nblock, cand_series *cs, size_t n)
+{
+	size_t i, k, lo, hi;
+
+	for (i = 0; i < n; i++) {
+		if (!(cs[i].cur_ord = malloc(o->nruns * sizeof(double))))
+			return bg_error_oom(ctx);
+		for (k = 0; k < o->nruns; k++)
+			cs[i].cur_ord[k] = NAN;
+	}
+	for (k = 0; k < o->nruns; k++)
+		for (i = 0; i < nblock[k]; i++) {
+			int64_t id = blocks[k][i].series_id;
+
+			for (lo = 0, hi = n; lo < hi;) {
+				size_t mid = (lo + hi) / 2;
+				if (cs[mid].series_id < id)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo < n && cs[lo].series_id == id)
+				cs[lo].cur_ord[k] = blocks[k][i].summary.robust_mean;
+		}
+	return 0;
+}
+
+/* Paired only when every run on both sides has the series. */
+static int can_pair(const bg_check_opts *o, const cand_series *c)
+{
+	size_t k;
+
+	if (!o->paired || !c->cur_ord || o->nbaseline != o->nruns || c->nbase != o->nruns ||
+	    o->nruns < 2)
+		return 0;
+	for (k = 0; k < o->nruns; k++)
+		if (!isfinite(c->cur_ord[k]) || !(c->cur_ord[k] > 0) || !(c->base[k] > 0))
+			return 0;
+	return 1;
+}
+
 static char *join_series(const char *benchmark, const char *metric)
 {
 	bg_buf b = BG_BUF_INIT;
@@ -486,7 +531,9 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 	if (opts->nbaseline > w.window)
 		w.window = opts->nbaseline;
 	if ((error = load_candidates(ctx, store, opts, res, &all, &nall, blocks, nblock)) < 0 ||
-	    (error = group_series(ctx, all, nall, opts->nruns, w.window, &cs, &nseries)) < 0)
+	    (error = group_series(ctx, all, nall, opts->nruns, w.window, &cs, &nseries)) < 0 ||
+	    (opts->paired &&
+	     (error = order_candidates(ctx, opts, blocks, nblock, cs, nseries)) < 0))
 		goto cleanup;
 	w.ctx = ctx;
 	w.store = store;
@@ -555,6 +602,15 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 		/* A run far outside the others (a neighbour's burst on a shared
 		 * machine) is reported and left out of the estimate, not silently
 		 * kept or lost. */
+		if (can_pair(opts, &cs[i])) {
+			r->baseline_runs = cs[i].nbase;
+			if ((error = bg_stats_paired_t(ctx, cs[i].cur_ord, cs[i].base, cs[i].nbase,
+			                               info->direction, opts->thresholds.alpha,
+			                               &r->test)) < 0)
+				goto cleanup;
+			r->verdict = BG_VERDICT_UNCHANGED;
+			continue;
+		}
 		if ((error = bg_stats_drop_outliers(ctx, cs[i].base, &cs[i].nbase,
 		                                    BG_OUTLIER_SIGMAS, &r->baseline_outliers)) < 0)
 			goto cleanup;
@@ -604,6 +660,7 @@ cleanup:
 	for (i = 0; cs && i < nseries; i++) {
 		free(cs[i].cur);
 		free(cs[i].base);
+		free(cs[i].cur_ord);
 	}
 	free(cs);
 	free(all);

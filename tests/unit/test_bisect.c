@@ -3,20 +3,31 @@
  * culprit is known: every position of a 10% step in 63 commits is found in
  * at most ceil(log2 63) probes; noise-level commits, unbuildable probes, an
  * unbuildable culprit (a range, never a wrong commit), an ambiguous probe
- * that gets more runs, and errors.  Noise is a fixed-seed Gaussian with a 1%
- * CV, so every run of the test sees the same numbers.
+ * that gets more runs, and errors.  The machine's speed drifts by +-15%
+ * (more than the step) over a few hundred runs, and each run has 1%
+ * noise from a fixed-seed Gaussian, so every run of the test sees the same
+ * numbers; runs are compared in adjacent pairs, as the command makes them.
  */
 #include <math.h>
 
 #include "unit.h"
 
 #define N 63
+#define MAXP 16
 
+/*
+ * A history whose true mean is level[i] at commit i, measured on a machine
+ * whose speed drifts by +-15% over time (a slow sine of a clock that ticks
+ * once a run) with 1% noise per run: a pair of adjacent runs sees nearly
+ * the same drift, runs far apart do not.
+ */
 typedef struct {
-	double level[N + 1]; /* true mean at each commit */
+	double level[N + 1];
 	char unbuildable[N + 1];
 	size_t calls[N + 1];
-	size_t measured[N + 1]; /* runs handed over so far */
+	double p[N + 1][MAXP], g[N + 1][MAXP]; /* pairs made so far */
+	size_t np[N + 1];
+	double clock;
 	uint64_t seed;
 	int fail_at; /* index whose measurement fails (< 0: none) */
 } world;
@@ -37,6 +48,15 @@ static double gauss(world *w)
 	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
 }
 
+/* One run of commit i now. */
+static double run(world *w, size_t i)
+{
+	double drift = 1 + 0.15 * sin(w->clock / 30.0);
+
+	w->clock += 1;
+	return w->level[i] * drift * (1 + 0.01 * gauss(w));
+}
+
 static void world_init(world *w, size_t step_at, double step)
 {
 	size_t i;
@@ -48,26 +68,38 @@ static void world_init(world *w, size_t step_at, double step)
 		w->level[i] = i >= step_at ? 100 * (1 + step) : 100;
 }
 
-static int measure(bg_ctx *ctx, size_t index, size_t runs, void *data, double **values, size_t *n,
-                   int *reused)
+static int measure(bg_ctx *ctx, size_t index, size_t runs, void *data, double **values,
+                   double **good, size_t *n, int *reused)
 {
 	world *w = data;
 	size_t k;
 
-	(void)ctx;
 	w->calls[index]++;
 	if ((int)index == w->fail_at)
 		return bg_error_set(ctx, BG_ERROR, "measuring %zu failed", index);
 	if (w->unbuildable[index])
 		return 1;
-	*reused = w->measured[index] >= runs;
-	if (w->measured[index] < runs)
-		w->measured[index] = runs;
-	*values = malloc(w->measured[index] * sizeof(double));
+	assert_true(runs <= MAXP);
+	*reused = w->np[index] >= runs;
+	for (k = w->np[index]; k < runs; k++) {
+		/* ABBA, as the command does it. */
+		if (k % 2) {
+			w->g[index][k] = run(w, 0);
+			w->p[index][k] = run(w, index);
+		} else {
+			w->p[index][k] = run(w, index);
+			w->g[index][k] = run(w, 0);
+		}
+	}
+	if (w->np[index] < runs)
+		w->np[index] = runs;
+	*values = malloc(w->np[index] * sizeof(double));
+	*good = malloc(w->np[index] * sizeof(double));
 	assert_non_null(*values);
-	for (k = 0; k < w->measured[index]; k++)
-		(*values)[k] = w->level[index] * (1 + 0.01 * gauss(w));
-	*n = w->measured[index];
+	assert_non_null(*good);
+	memcpy(*values, w->p[index], w->np[index] * sizeof(double));
+	memcpy(*good, w->g[index], w->np[index] * sizeof(double));
+	*n = w->np[index];
 	return 0;
 }
 
@@ -80,14 +112,19 @@ static void opts_init(bg_bisect_opts *o, world *w, ends *e)
 	size_t k;
 
 	for (k = 0; k < 5; k++) {
-		e->good[k] = w->level[0] * (1 + 0.01 * gauss(w));
-		e->bad[k] = w->level[N] * (1 + 0.01 * gauss(w));
+		if (k % 2) {
+			e->bad[k] = run(w, N);
+			e->good[k] = run(w, 0);
+		} else {
+			e->good[k] = run(w, 0);
+			e->bad[k] = run(w, N);
+		}
 	}
 	memset(o, 0, sizeof(*o));
 	o->n = N;
 	o->good = e->good;
 	o->bad = e->bad;
-	o->ngood = o->nbad = 5;
+	o->npairs = 5;
 	o->direction = BG_DIR_LOWER;
 	o->alpha = 0.01;
 	o->measure = measure;
@@ -129,7 +166,11 @@ static void test_every_position(void **state)
 		assert_int_equal(r.last_good, s - 1);
 		assert_true(probes(&r) <= 6);
 		/* The change reported is the step: about +10%, significant. */
+		if (!(r.change.change > 0.07 && r.change.change < 0.13))
+			print_error("s=%zu change %g step %g p %g\n", s, r.change.change, r.step,
+			            r.change.p_worse);
 		assert_true(r.change.change > 0.07 && r.change.change < 0.13);
+		assert_true(r.step > 0.07 && r.step < 0.13);
 		if (!(r.change.p_worse < 0.01))
 			print_error("s=%zu p=%g change=%g nsteps=%zu\n", s, r.change.p_worse,
 			            r.change.change, r.nsteps);
@@ -232,7 +273,7 @@ static void test_ambiguous_gets_more_runs(void **state)
 
 	(void)state;
 	world_init(&w, 33, 0.10);
-	w.level[31] = 104.5; /* nearer the good end (100) than the bad (110) */
+	w.level[31] = 104.0; /* nearer the good end (100) than the bad (110) */
 	opts_init(&o, &w, &e);
 	o.runs = 3;
 	o.max_runs = 9;
@@ -241,6 +282,9 @@ static void test_ambiguous_gets_more_runs(void **state)
 	for (i = 0; i < r.nsteps; i++)
 		if (r.steps[i].index == 31) {
 			seen = 1;
+			print_message("# 31: %s, %zu pairs, %+.2f%%, p %.3g %.3g\n",
+			              bg_probe_verdict_name(r.steps[i].verdict), r.steps[i].runs,
+			              100 * r.steps[i].change, r.steps[i].p_good, r.steps[i].p_bad);
 			assert_int_equal(r.steps[i].runs, 9);
 			assert_true(r.steps[i].by_distance);
 			assert_int_equal(r.steps[i].verdict, BG_PROBE_GOOD);
@@ -303,7 +347,10 @@ static void test_errors(void **state)
 	assert_non_null(strstr(bg_ctx_error(ctx), "measuring 31 failed"));
 	assert_null(r.steps);
 	opts_init(&o, &w, &e);
-	o.ngood = 1;
+	o.npairs = 1;
+	assert_int_equal(bg_bisect_search(ctx, &o, &r), BG_EINPUT);
+	opts_init(&o, &w, &e);
+	e.bad[2] = -1;
 	assert_int_equal(bg_bisect_search(ctx, &o, &r), BG_EINPUT);
 	opts_init(&o, &w, &e);
 	o.n = 0;
