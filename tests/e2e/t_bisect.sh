@@ -74,6 +74,8 @@ check "compare needs two commits" expect_rc 2 "$BG" compare "${C[1]}"
 check "the user's working tree is untouched" test -z "$(git status --porcelain)"
 
 # ----------------------------------------------------------------- bisect
+# A cache of its own, so that no build from the compares above is reused.
+export BENCHGUARD_CACHE="$T/bisect-cache"
 start=$SECONDS
 expect_rc 0 "$BG" bisect --good "${C[0]}" --bad "${C[63]}" --json
 cp "$T/out" "$T/b1.json"
@@ -90,6 +92,8 @@ assert d["first_bad"] == sys.argv[2], d["first_bad"]
 assert d["subject"] == "C37: the slowdown (+10%)", d["subject"]
 assert d["last_good"] == sys.argv[3]
 assert 0 < d["builds"] <= 8, d["builds"]
+# Every commit measured (the ends and each probe) was built once, here.
+assert len({s["commit"] for s in d["steps"]}) == d["builds"], d["builds"]
 assert d["change"] > 0.05, d["change"]
 steps = d["steps"]
 assert steps[0]["verdict"] == "good" and steps[1]["verdict"] == "bad"
