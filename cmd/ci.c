@@ -221,11 +221,11 @@ static int confirm_verdicts(cli_state *st, cli_env *env, const cli_run_flags *rf
 	o.runs = ids;
 	o.nruns = (size_t)(first->nruns + confirm);
 	if ((rc = bg_check_run(st->ctx, env->store, env->repo, &o, &all)) < 0 ||
+	    (rc = bg_check_confirm_first(st->ctx, all, *res)) < 0 ||
 	    (rc = bg_check_confirm(st->ctx, all, again)) < 0)
 		goto cleanup;
-	if (paired &&
-	    (rc = bg_check_confirm_paired(st->ctx, env->store, all, more, refs, (size_t)confirm,
-	                                  base_opts->thresholds.alpha)) < 0)
+	if (paired && (rc = bg_check_confirm_paired(st->ctx, env->store, all, more, refs,
+	                                            (size_t)confirm, &base_opts->thresholds)) < 0)
 		goto cleanup;
 	bg_check_result_free(*res);
 	*res = all;

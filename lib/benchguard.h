@@ -871,15 +871,24 @@ int bg_check_exit_code(const bg_check_result *res);
  */
 int bg_check_confirm(bg_ctx *ctx, bg_check_result *res, const bg_check_result *confirm);
 /*
+ * The other half of replication: confirmation confirms, it does not search.
+ * A regression or improvement in `res` (all runs) that `first` (the first
+ * runs alone) did not reach becomes unchanged, with a message: with fifty
+ * series and a few more runs, some series always has a slow run or two.
+ */
+int bg_check_confirm_first(bg_ctx *ctx, bg_check_result *res, const bg_check_result *first);
+/*
  * Replication against a reference commit measured in interleaved pairs
  * (`ref[k]` next to `cur[k]`; typically res->reference): a regression or
  * improvement stands only if the pairs show it too, by bg_stats_paired at
- * `alpha` in the same direction; otherwise it becomes unchanged with a
- * message.  A shift of the whole machine that made the first runs look slow
- * lands on both sides of a pair and cancels; a real change does not.
+ * th->alpha in the same direction, and every pair by at least
+ * th->min_change; otherwise it becomes unchanged with a message.  A shift
+ * of the whole machine that made the first runs look slow lands on both
+ * sides of a pair and cancels, and a run slowed alone shows in one pair
+ * only; a real change is in every pair.
  */
 int bg_check_confirm_paired(bg_ctx *ctx, bg_store *store, bg_check_result *res, const int64_t *cur,
-                            const int64_t *ref, size_t pairs, double alpha);
+                            const int64_t *ref, size_t pairs, const bg_thresholds *th);
 /* Benchmarks with a regression or improvement (names, NULL-terminated; free with bg_strv_free). */
 int bg_check_flagged(bg_ctx *ctx, const bg_check_result *res, char ***benchmarks);
 

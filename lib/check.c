@@ -678,7 +678,8 @@ static int flagged(bg_verdict v)
 	return v == BG_VERDICT_REGRESSION || v == BG_VERDICT_IMPROVEMENT;
 }
 
-int bg_check_confirm(bg_ctx *ctx, bg_check_result *res, const bg_check_result *confirm)
+/* Demotes flagged rows of res whose verdict `other` does not share. */
+static int require(bg_ctx *ctx, bg_check_result *res, const bg_check_result *other, int first)
 {
 	size_t i, j;
 
@@ -686,18 +687,28 @@ int bg_check_confirm(bg_ctx *ctx, bg_check_result *res, const bg_check_result *c
 		bg_verdict_row *r = &res->rows[i];
 		const bg_verdict_row *c = NULL;
 		bg_buf b = BG_BUF_INIT;
+		int err;
 
 		if (!flagged(r->verdict))
 			continue;
-		for (j = 0; j < confirm->nrows && !c; j++)
-			if (!strcmp(confirm->rows[j].series, r->series))
-				c = &confirm->rows[j];
+		for (j = 0; j < other->nrows && !c; j++)
+			if (!strcmp(other->rows[j].series, r->series))
+				c = &other->rows[j];
 		if (c && c->verdict == r->verdict)
 			continue;
-		if (bg_buf_printf(&b, "%s of %+.1f%% not reproduced by %zu confirmation run%s",
-		                  bg_verdict_name(r->verdict), 100.0 * r->test.change,
-		                  c ? c->current_runs : 0,
-		                  c && c->current_runs == 1 ? "" : "s") < 0) {
+		if (first)
+			err = bg_buf_printf(
+			        &b,
+			        "%s of %+.1f%% only with the confirmation runs added: the "
+			        "first run%s did not show it",
+			        bg_verdict_name(r->verdict), 100.0 * r->test.change,
+			        c && c->current_runs == 1 ? "" : "s");
+		else
+			err = bg_buf_printf(
+			        &b, "%s of %+.1f%% not reproduced by %zu confirmation run%s",
+			        bg_verdict_name(r->verdict), 100.0 * r->test.change,
+			        c ? c->current_runs : 0, c && c->current_runs == 1 ? "" : "s");
+		if (err < 0) {
 			bg_buf_clear(&b);
 			return bg_error_oom(ctx);
 		}
@@ -709,6 +720,16 @@ int bg_check_confirm(bg_ctx *ctx, bg_check_result *res, const bg_check_result *c
 	}
 	qsort(res->rows, res->nrows, sizeof(*res->rows), cmp_rows);
 	return 0;
+}
+
+int bg_check_confirm(bg_ctx *ctx, bg_check_result *res, const bg_check_result *confirm)
+{
+	return require(ctx, res, confirm, 0);
+}
+
+int bg_check_confirm_first(bg_ctx *ctx, bg_check_result *res, const bg_check_result *first)
+{
+	return require(ctx, res, first, 1);
 }
 
 /* The run summary of one series in each run (NAN where a run lacks it). */
@@ -735,8 +756,9 @@ static int series_values(bg_ctx *ctx, bg_store *store, const int64_t *runs, size
 }
 
 int bg_check_confirm_paired(bg_ctx *ctx, bg_store *store, bg_check_result *res, const int64_t *cur,
-                            const int64_t *ref, size_t pairs, double alpha)
+                            const int64_t *ref, size_t pairs, const bg_thresholds *th)
 {
+	double alpha = th->alpha;
 	double *c = NULL, *r = NULL;
 	size_t i, k, n;
 	int error = 0;
@@ -783,6 +805,19 @@ int bg_check_confirm_paired(bg_ctx *ctx, bg_store *store, bg_check_result *res, 
 			kept = row->verdict == BG_VERDICT_REGRESSION
 			               ? pt.p_worse < alpha && pt.change > 0
 			               : pt.p_better < alpha && pt.change < 0;
+			/* And in every pair, by at least min_change: a run that a
+			 * neighbour slowed by half makes one pair look like a
+			 * regression, and would carry the mean of two with it; a
+			 * real regression is in each. */
+			for (k = 0; kept && k < n; k++) {
+				double ch = c[k] / r[k] - 1.0;
+
+				if (row->direction == BG_DIR_HIGHER)
+					ch = r[k] / c[k] - 1.0;
+				kept = row->verdict == BG_VERDICT_REGRESSION
+				               ? ch >= th->min_change
+				               : ch <= -th->min_change;
+			}
 		}
 		if (kept)
 			error = bg_buf_printf(
