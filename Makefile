@@ -60,7 +60,7 @@ DEB_PKGS = make gcc g++ pkg-config git libgit2-dev libsqlite3-dev sqlite3 \
            libgsl-dev libcurl4-openssl-dev libjson-c-dev libssl-dev \
            libcmocka-dev libbenchmark-dev hyperfine procps python3 python3-scipy
 
-.PHONY: all test unit e2e demo deps bench calibration install uninstall format examples clean help
+.PHONY: all test unit e2e demo deps bench install uninstall format examples clean help
 
 all: $(BIN)
 
@@ -113,12 +113,6 @@ unit: $(UNIT_BIN) $(FAKE_GPU)
 test: deps
 	@$(MAKE) --no-print-directory all unit examples
 	@tests/run.sh $(BUILD)
-
-# Long statistical checks on real runs that do not yet meet their goal on
-# every machine (README, "Calibration on real runs").
-calibration: deps
-	@$(MAKE) --no-print-directory all
-	@BG_E2E_DIR=tests/calibration tests/run.sh $(BUILD)
 
 demo: deps
 	@$(MAKE) --no-print-directory all examples

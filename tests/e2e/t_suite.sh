@@ -1,10 +1,9 @@
-# t_suite.sh -- suite-level control on real runs (`make calibration`; not
-# yet in `make test`: see README, "Calibration on real runs"): a benchmark program that
+# t_suite.sh -- suite-level control on real runs: a benchmark program that
 # reports 50 real series per run (tests/fixtures/bench/suite50.c), judged by
 # `benchguard ci` at 100 A/A commits after a 20-commit history.  With "fdr"
 # on (Benjamini-Hochberg across the suite) at most 5 of the 100 checks may
 # raise any alert; the script prints how many would with fdr off.
-. "$(dirname "$0")/../e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 cc -O2 -o "$T/suite50" "$FIX/bench/suite50.c" || { not_ok "building suite50"; finish; exit 1; }
 new_repo "$T/r" >/dev/null
