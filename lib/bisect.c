@@ -62,19 +62,37 @@ typedef struct {
 	size_t n;
 } lr_stats;
 
-static lr_stats lr_of(const double *v, const double *ref, size_t n, bg_direction dir)
+/*
+ * Mean and spread of the log ratios v[k] / ref[k].  One pair far outside the
+ * others (a run a neighbour slowed by a third) is left out, by the rule
+ * checks use for baseline runs; *dropped counts it.
+ */
+static int lr_of(bg_ctx *ctx, const double *v, const double *ref, size_t n, bg_direction dir,
+                 lr_stats *out, size_t *dropped)
 {
-	lr_stats r = { 0, 0, n };
-	size_t k;
+	double *l = malloc((n ? n : 1) * sizeof(double));
+	size_t k, removed = 0;
+	int error;
 
+	if (!l)
+		return bg_error_oom(ctx);
 	for (k = 0; k < n; k++)
-		r.mean += lratio(v[k], ref[k], dir);
-	r.mean = n ? r.mean / (double)n : NAN;
-	for (k = 0; k < n; k++) {
-		double d = lratio(v[k], ref[k], dir) - r.mean;
-		r.ss += d * d;
+		l[k] = lratio(v[k], ref[k], dir);
+	if ((error = bg_stats_drop_outliers(ctx, l, &n, BG_OUTLIER_SIGMAS, &removed)) < 0) {
+		free(l);
+		return error;
 	}
-	return r;
+	out->n = n;
+	out->mean = out->ss = 0;
+	for (k = 0; k < n; k++)
+		out->mean += l[k];
+	out->mean = n ? out->mean / (double)n : NAN;
+	for (k = 0; k < n; k++)
+		out->ss += (l[k] - out->mean) * (l[k] - out->mean);
+	free(l);
+	if (dropped)
+		*dropped = removed;
+	return 0;
 }
 
 typedef struct {
@@ -139,10 +157,8 @@ static int measure(search *s, size_t i, size_t runs, int *reused)
 				        i);
 		if (rc == 0 && n == 0)
 			rc = 1;
-		if (rc == 0) {
-			s->lr[i] = lr_of(v, g, n, s->o->direction);
+		if (rc == 0 && (rc = lr_of(s->ctx, v, g, n, s->o->direction, &s->lr[i], NULL)) == 0)
 			s->measured[i] = 1;
-		}
 	}
 	free(v);
 	free(g);
@@ -283,7 +299,8 @@ int bg_bisect_search(bg_ctx *ctx, const bg_bisect_opts *opts, bg_bisect_result *
 	s.ctx = ctx;
 	s.o = &o;
 	s.res = out;
-	s.ends = lr_of(o.bad, o.good, o.npairs, o.direction);
+	if ((error = lr_of(ctx, o.bad, o.good, o.npairs, o.direction, &s.ends, NULL)) < 0)
+		return error;
 	out->step = expm1(s.ends.mean);
 	s.lr = calloc(o.n + 1, sizeof(*s.lr));
 	s.measured = calloc(o.n + 1, 1);

@@ -19,7 +19,6 @@
 #include "internal.h"
 
 /* A baseline run mean this many SDs of the other runs away is an outlier. */
-#define BG_OUTLIER_SIGMAS 5.0
 
 static const char *const verdict_names[BG_VERDICT_COUNT] = {
 	"regression", "improvement", "unchanged", "no-baseline", "skipped", "failed",

@@ -71,6 +71,10 @@ int bg_rmtree(bg_ctx *ctx, const char *path);
 /* Bytes on disk (allocated blocks) under `path`, symlinks counted, never followed. */
 uint64_t bg_disk_usage(const char *path);
 
+/* A run more than this many SDs of the others from their mean is an outlier
+ * (bg_stats_drop_outliers): checks' baselines and bisect's pairs. */
+#define BG_OUTLIER_SIGMAS 5.0
+
 /* SHA-256 of data as 64 lowercase hex digits + NUL (lib/hash.c, libcrypto). */
 int bg_sha256_hex(const void *data, size_t len, char out[65]);
 

@@ -29,7 +29,8 @@ typedef struct {
 	size_t np[N + 1];
 	double clock;
 	uint64_t seed;
-	int fail_at; /* index whose measurement fails (< 0: none) */
+	int fail_at;  /* index whose measurement fails (< 0: none) */
+	int spike_at; /* index whose 4th run a neighbour slows by 30% (< 0: none) */
 } world;
 
 static double gauss(world *w)
@@ -64,6 +65,7 @@ static void world_init(world *w, size_t step_at, double step)
 	memset(w, 0, sizeof(*w));
 	w->seed = 0x9e3779b97f4a7c15ULL + step_at;
 	w->fail_at = -1;
+	w->spike_at = -1;
 	for (i = 0; i <= N; i++)
 		w->level[i] = i >= step_at ? 100 * (1 + step) : 100;
 }
@@ -90,6 +92,8 @@ static int measure(bg_ctx *ctx, size_t index, size_t runs, void *data, double **
 			w->p[index][k] = run(w, index);
 			w->g[index][k] = run(w, 0);
 		}
+		if ((int)index == w->spike_at && k == 3)
+			w->p[index][k] *= 1.3;
 	}
 	if (w->np[index] < runs)
 		w->np[index] = runs;
@@ -330,6 +334,33 @@ static void test_reuse_flag(void **state)
 	bg_ctx_free(ctx);
 }
 
+/* One run slowed by 30% among the last good commit's pairs does not halve the step. */
+static void test_spike_left_out(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_bisect_opts o;
+	bg_bisect_result r;
+	world w;
+	ends e;
+
+	(void)state;
+	world_init(&w, 37, 0.10);
+	w.spike_at = 36;
+	opts_init(&o, &w, &e);
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_bisect_search(ctx, &o, &r), 0);
+	assert_true(r.found);
+	assert_int_equal(r.first_bad, 37);
+	assert_int_equal(r.last_good, 36);
+	assert_true(w.np[36] >= 4); /* the spike was measured */
+	if (!(r.change.change > 0.07 && r.change.change < 0.13)) {
+		print_error("change %g with the spike\n", r.change.change);
+		fail();
+	}
+	bg_bisect_result_clear(&r);
+	bg_ctx_free(ctx);
+}
+
 static void test_errors(void **state)
 {
 	bg_ctx *ctx = NULL;
@@ -369,6 +400,7 @@ int main(void)
 		cmocka_unit_test(test_unbuildable_culprit),
 		cmocka_unit_test(test_ambiguous_gets_more_runs),
 		cmocka_unit_test(test_reuse_flag),
+		cmocka_unit_test(test_spike_left_out),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
