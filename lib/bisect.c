@@ -59,7 +59,8 @@ static double lratio(double v, double ref, bg_direction dir)
 
 typedef struct {
 	double mean, ss; /* mean and sum of squared deviations of the log ratios */
-	size_t n;
+	size_t n;        /* pairs in the estimate */
+	size_t measured; /* pairs measured (n, and an outlier left out) */
 } lr_stats;
 
 /*
@@ -82,6 +83,7 @@ static int lr_of(bg_ctx *ctx, const double *v, const double *ref, size_t n, bg_d
 		free(l);
 		return error;
 	}
+	out->measured = n + removed;
 	out->n = n;
 	out->mean = out->ss = 0;
 	for (k = 0; k < n; k++)
@@ -210,7 +212,7 @@ static int probe(search *s, size_t i, bg_bisect_step *st)
 			st->verdict = BG_PROBE_GOOD;
 			return 0;
 		}
-		if (p->n >= o->max_runs) {
+		if (p->measured >= o->max_runs) {
 			/* Still like both ends, or like neither (a step in two
 			 * parts): the nearer end is the best guess there is, and
 			 * the step says it was one. */
@@ -219,7 +221,7 @@ static int probe(search *s, size_t i, bg_bisect_step *st)
 			                                                            : BG_PROBE_BAD;
 			return 0;
 		}
-		runs = p->n + o->runs;
+		runs = p->measured + o->runs;
 		if (runs > o->max_runs)
 			runs = o->max_runs;
 	}
@@ -244,9 +246,10 @@ static int top_up(search *s, size_t i)
 {
 	int reused = 0, rc;
 
-	if (i == 0 || i == s->o->n || s->lr[i].n >= s->ends.n)
+	if (i == 0 || i == s->o->n || s->lr[i].measured >= s->ends.measured)
 		return 0;
-	rc = measure(s, i, s->ends.n, &reused);
+	/* measure() asks for pairs measured, the estimate may hold one fewer. */
+	rc = measure(s, i, s->ends.measured, &reused);
 	if (rc == 1)
 		return bg_error_set(s->ctx, BG_ERROR,
 		                    "commit %zu of the range could not be measured again", i);
@@ -256,7 +259,7 @@ static int top_up(search *s, size_t i)
 /* The log-ratio summary of c[i]: the ends are 0 (good) and the ends' ratio (bad). */
 static lr_stats at(const search *s, size_t i)
 {
-	lr_stats none = { 0, 0, 0 };
+	lr_stats none = { 0, 0, 0, 0 };
 
 	if (i == 0) {
 		/* The good end against itself: its pairs' spread is the ends'. */

@@ -361,6 +361,41 @@ static void test_spike_left_out(void **state)
 	bg_ctx_free(ctx);
 }
 
+/* An ambiguous probe whose runs include a slowed one still stops at the cap
+ * (the outlier left out must not make it ask for the same pairs forever). */
+static void test_ambiguous_with_spike_stops(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_bisect_opts o;
+	bg_bisect_result r;
+	world w;
+	ends e;
+	size_t i;
+	int seen = 0;
+
+	(void)state;
+	world_init(&w, 33, 0.10);
+	w.level[31] = 104.0;
+	w.spike_at = 31;
+	opts_init(&o, &w, &e);
+	o.runs = 3;
+	o.max_runs = 9;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_bisect_search(ctx, &o, &r), 0);
+	for (i = 0; i < r.nsteps; i++)
+		if (r.steps[i].index == 31) {
+			seen = 1;
+			assert_true(r.steps[i].by_distance);
+			assert_int_equal(r.steps[i].runs,
+			                 8); /* 9 measured, the slowed one left out */
+		}
+	assert_true(seen);
+	assert_int_equal(w.calls[31], 3);
+	assert_int_equal(r.first_bad, 33);
+	bg_bisect_result_clear(&r);
+	bg_ctx_free(ctx);
+}
+
 static void test_errors(void **state)
 {
 	bg_ctx *ctx = NULL;
@@ -401,6 +436,7 @@ int main(void)
 		cmocka_unit_test(test_ambiguous_gets_more_runs),
 		cmocka_unit_test(test_reuse_flag),
 		cmocka_unit_test(test_spike_left_out),
+		cmocka_unit_test(test_ambiguous_with_spike_stops),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
