@@ -277,7 +277,9 @@ int bg_stats_paired(bg_ctx *ctx, const double *cur, const double *ref, size_t pa
  * t = mean / (sd / sqrt(n)), df = n - 1; change = exp(mean) - 1 and effect
  * = mean / sd (Cohen's d_z), both oriented (positive is worse); base_* and
  * cur_* describe ref and cur; mde and base_ci are relative to the ratio.
- * Needs n >= 2 and values finite and > 0 (else BG_EINPUT).
+ * One pair far outside the others is left out (bg_stats_drop_outliers);
+ * n_base and n_cur count the pairs used.  Needs n >= 2 and values finite
+ * and > 0 (else BG_EINPUT).
  */
 int bg_stats_paired_t(bg_ctx *ctx, const double *cur, const double *ref, size_t n, bg_direction dir,
                       double alpha, bg_test *out);

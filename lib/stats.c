@@ -424,7 +424,7 @@ int bg_stats_paired_t(bg_ctx *ctx, const double *cur, const double *ref, size_t 
 {
 	double *lr = NULL, m, sd, se;
 	bg_test r;
-	size_t k;
+	size_t k, n_all;
 	int error;
 
 	memset(out, 0, sizeof(*out));
@@ -439,6 +439,7 @@ int bg_stats_paired_t(bg_ctx *ctx, const double *cur, const double *ref, size_t 
 		return error;
 	if (!(lr = malloc(n * sizeof(double))))
 		return bg_error_oom(ctx);
+	n_all = n;
 	for (k = 0; k < n; k++) {
 		if (!(cur[k] > 0.0) || !(ref[k] > 0.0)) {
 			free(lr);
@@ -447,14 +448,27 @@ int bg_stats_paired_t(bg_ctx *ctx, const double *cur, const double *ref, size_t 
 		}
 		lr[k] = oriented(log(cur[k] / ref[k]), dir);
 	}
-	m = gsl_stats_mean(lr, 1, n);
-	sd = gsl_stats_sd_m(lr, 1, n, m);
+	/* One pair far outside the others (a run a neighbour slowed) would make
+	 * the SD of five pairs useless: left out, by the baseline's rule. */
+	{
+		size_t kept = n, removed = 0;
+
+		if ((error = bg_stats_drop_outliers(ctx, lr, &kept, BG_OUTLIER_SIGMAS, &removed)) <
+		    0) {
+			free(lr);
+			return error;
+		}
+		m = gsl_stats_mean(lr, 1, kept);
+		sd = gsl_stats_sd_m(lr, 1, kept, m);
+		n = kept;
+	}
 	free(lr);
+	/* The sides as measured, every pair. */
+	r.base_mean = gsl_stats_mean(ref, 1, n_all);
+	r.base_sd = gsl_stats_sd_m(ref, 1, n_all, r.base_mean);
+	r.cur_mean = gsl_stats_mean(cur, 1, n_all);
+	r.cur_sd = gsl_stats_sd_m(cur, 1, n_all, r.cur_mean);
 	r.n_base = r.n_cur = n;
-	r.base_mean = gsl_stats_mean(ref, 1, n);
-	r.base_sd = gsl_stats_sd_m(ref, 1, n, r.base_mean);
-	r.cur_mean = gsl_stats_mean(cur, 1, n);
-	r.cur_sd = gsl_stats_sd_m(cur, 1, n, r.cur_mean);
 	r.df = (double)n - 1.0;
 	r.change = expm1(m);
 	se = sd / sqrt((double)n);

@@ -735,6 +735,36 @@ static void test_paired_known_answers(void **state)
 	bg_ctx_free(ctx);
 }
 
+/*
+ * The paired t-test on log ratios (compare, bisect).  Expected values from
+ * scipy 1.10.1: scipy.stats.ttest_1samp(log(cur / ref), 0,
+ * alternative="greater") on the five pairs; a sixth pair slowed by 60% is
+ * left out and changes nothing.
+ */
+static void test_paired_t_known_answers(void **state)
+{
+	const double cur[] = { 1.10, 1.12, 1.09, 1.11, 1.105, 1.6 };
+	const double ref[] = { 1.0, 1.01, 0.99, 1.0, 1.0, 1.0 };
+	bg_test t;
+	bg_ctx *ctx = NULL;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	for (n = 5; n <= 6; n++) {
+		assert_int_equal(bg_stats_paired_t(ctx, cur, ref, n, BG_DIR_LOWER, 0.01, &t), 0);
+		expect("paired t", "change", t.change, 0.10497684867990831, REL);
+		expect("paired t", "t", t.t, 54.73841503204753, 1e-9);
+		expect("paired t", "p_worse", t.p_worse, 3.3341620753678276e-07, 1e-6);
+		assert_int_equal(t.n_cur, 5);
+		expect("paired t", "df", t.df, 4, REL);
+	}
+	assert_int_equal(bg_stats_paired_t(ctx, cur, ref, 5, BG_DIR_HIGHER, 0.01, &t), 0);
+	assert_true(t.change < 0 && t.p_better < 1e-6);
+	assert_int_equal(bg_stats_paired_t(ctx, cur, ref, 1, BG_DIR_LOWER, 0.01, &t), BG_EINPUT);
+	bg_ctx_free(ctx);
+}
+
 static void test_aa_false_alarm_rate(void **state)
 {
 	(void)state;
@@ -765,6 +795,7 @@ int main(void)
 		cmocka_unit_test(test_compare_cache),
 		cmocka_unit_test(test_drop_outliers),
 		cmocka_unit_test(test_paired_known_answers),
+		cmocka_unit_test(test_paired_t_known_answers),
 		cmocka_unit_test(test_aa_false_alarm_rate),
 		cmocka_unit_test(test_aa_few_runs_false_alarm_rate),
 	};
