@@ -75,8 +75,10 @@ const cli_command cli_commands[] = {
 	  "  check options:  --baseline-branch B --window N --min-runs N --alpha A\n"
 	  "                  --min-change X --min-effect G --no-fdr\n"
 	  "  --confirm N      re-run the benchmarks of a regression or improvement N\n"
-	  "                   times (default 2) and keep the verdict only if those runs\n"
-	  "                   alone reach it too; 0 believes the first runs\n" },
+	  "                   times (default 2), each next to a run of the baseline's\n"
+	  "                   newest commit (ABBA), and keep the verdict only if those\n"
+	  "                   runs alone reach it too and every pair shows it by\n"
+	  "                   min_change; 0 believes the first runs\n" },
 	{ "compare", cmd_compare, "run two commits interleaved and judge B against A",
 	  "usage: benchguard compare A B [--runs K] [run options] [check options]\n"
 	  "\n"
