@@ -46,18 +46,7 @@ typedef struct {
 /* The robust mean of the bisected series in a run (NAN if it has none). */
 static int run_value(bisect_state *b, int64_t run_id, double *v)
 {
-	bg_run_series *rows = NULL;
-	size_t nrows = 0, j;
-	int rc;
-
-	*v = NAN;
-	if ((rc = bg_store_run_series(b->st->ctx, b->env->store, run_id, &rows, &nrows)) < 0)
-		return rc;
-	for (j = 0; j < nrows; j++)
-		if (!strcmp(rows[j].benchmark, b->benchmark) && !strcmp(rows[j].metric, b->metric))
-			*v = rows[j].summary.robust_mean;
-	bg_run_series_free(rows, nrows);
-	return 0;
+	return bg_store_run_mean(b->st->ctx, b->env->store, run_id, b->benchmark, b->metric, v);
 }
 
 /* The complete clean runs of `sha` on this machine tagged key=value, oldest first. */
@@ -112,35 +101,14 @@ static int prepare(bisect_state *b, size_t index, bg_commit *commit, bg_worktree
 	return 0;
 }
 
-/* One run at a checkout, tagged key=value besides the user's tags. */
-static int run_one(bisect_state *b, const bg_commit *commit, const char *cwd, const char *key,
-                   const char *value, char **only)
+/* A side of a pair: commit `commit` in `cwd`, tagged key=value (in tag[]). */
+static cli_run_side side_of(const cli_run_flags *f, const bg_commit *commit, const char *cwd,
+                            const char *key, const char *value, char *tag, size_t size)
 {
-	cli_run_flags f = *b->rflags;
-	cli_run_output out;
-	const char **tags;
-	char tag[128];
-	size_t i;
-	int rc;
+	cli_run_side s = { f, commit, cwd, tag };
 
-	if (!(tags = calloc(b->rflags->ntags + 2, sizeof(*tags))))
-		return bg_error_oom(b->st->ctx);
-	for (i = 0; i < b->rflags->ntags; i++)
-		tags[i] = b->rflags->tags[i];
-	snprintf(tag, sizeof(tag), "%s=%s", key, value);
-	tags[i] = tag;
-	f.tags = tags;
-	f.ntags = b->rflags->ntags + 1;
-	f.nruns = 1;
-	f.at = commit;
-	f.cwd = cwd;
-	f.no_build = 1;
-	if (only)
-		f.only = only;
-	rc = cli_run_suite(b->st, b->env, &f, &out);
-	cli_run_output_clear(&out);
-	free(tags);
-	return rc;
+	snprintf(tag, size, "%s=%s", key, value);
+	return s;
 }
 
 static int prepare_good(bisect_state *b)
@@ -192,19 +160,21 @@ static int measure(bg_ctx *ctx, size_t index, size_t runs, void *data, double **
 	if (np < runs) {
 		if ((rc = prepare_good(b)) < 0 || (rc = prepare(b, index, &commit, &wt)) != 0)
 			goto cleanup;
-		/* ABBA: the good end goes first every other pair. */
-		for (k = np; k < runs; k++) {
-			int good_first = k % 2;
+		{
+			cli_run_flags f = *b->rflags;
+			cli_run_side ps, gs;
+			char ptag[128], gtag[128];
+			int64_t pid, gid;
 
-			if ((good_first &&
-			     (rc = run_one(b, &b->good, b->good_wt.path, "bisect-probe",
-			                   b->shas[index], b->only)) < 0) ||
-			    (rc = run_one(b, &commit, wt.path, "bisect-good", b->shas[0],
-			                  b->only)) < 0 ||
-			    (!good_first &&
-			     (rc = run_one(b, &b->good, b->good_wt.path, "bisect-probe",
-			                   b->shas[index], b->only)) < 0))
-				goto cleanup;
+			f.only = b->only;
+			ps = side_of(&f, &commit, wt.path, "bisect-good", b->shas[0], ptag,
+			             sizeof(ptag));
+			gs = side_of(&f, &b->good, b->good_wt.path, "bisect-probe", b->shas[index],
+			             gtag, sizeof(gtag));
+			for (k = np; k < runs; k++)
+				if ((rc = cli_run_pair(b->st, b->env, (int)k, &ps, &gs, &pid, &gid,
+				                       NULL)) < 0)
+					goto cleanup;
 		}
 		free(p);
 		free(g);
@@ -290,16 +260,18 @@ static int measure_ends(bisect_state *b, int runs, int64_t **gids, int64_t **bid
 				                  b->shas[b->n]);
 			goto cleanup;
 		}
-		for (k = (int)have; k < runs; k++) {
-			int bad_first = k % 2;
+		{
+			char gtag[128], btag[128];
+			cli_run_side gs = side_of(b->rflags, &b->good, b->good_wt.path,
+			                          "bisect-end", b->shas[b->n], gtag, sizeof(gtag));
+			cli_run_side bs = side_of(b->rflags, &bad, bad_wt.path, "bisect-end",
+			                          b->shas[0], btag, sizeof(btag));
+			int64_t gid, bid;
 
-			if ((bad_first && (rc = run_one(b, &bad, bad_wt.path, "bisect-end",
-			                                b->shas[0], NULL)) < 0) ||
-			    (rc = run_one(b, &b->good, b->good_wt.path, "bisect-end", b->shas[b->n],
-			                  NULL)) < 0 ||
-			    (!bad_first && (rc = run_one(b, &bad, bad_wt.path, "bisect-end",
-			                                 b->shas[0], NULL)) < 0))
-				goto cleanup;
+			for (k = (int)have; k < runs; k++)
+				if ((rc = cli_run_pair(b->st, b->env, k, &gs, &bs, &gid, &bid,
+				                       NULL)) < 0)
+					goto cleanup;
 		}
 		free(*gids);
 		free(*bids);

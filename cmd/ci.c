@@ -118,23 +118,6 @@ static int prepare_reference(cli_state *st, cli_env *env, const bg_check_result 
 	return 0;
 }
 
-/* One run of the flagged benchmarks, here (`at` NULL) or at the reference. */
-static int run_once(cli_state *st, cli_env *env, const cli_run_flags *cf, const bg_commit *at,
-                    const char *cwd, int64_t *id)
-{
-	cli_run_flags f = *cf;
-	cli_run_output out;
-	int rc;
-
-	f.nruns = 1;
-	f.at = at;
-	f.cwd = cwd;
-	if ((rc = cli_run_suite(st, env, &f, &out)) == 0)
-		*id = out.ids[0];
-	cli_run_output_clear(&out);
-	return rc;
-}
-
 /*
  * Replication of a regression or improvement before it is believed.  The
  * flagged benchmarks run `confirm` more times here, interleaved with as many
@@ -153,14 +136,14 @@ static int confirm_verdicts(cli_state *st, cli_env *env, const cli_run_flags *rf
 {
 	bg_check_result *again = NULL, *all = NULL;
 	char **names = NULL;
-	const char **tags = NULL, **ref_tags = NULL;
 	cli_run_flags cf = *rflags, rf;
+	cli_run_side here, there;
 	bg_check_opts o = *base_opts;
 	int64_t *ids = NULL, *more = NULL, *refs = NULL;
 	bg_config *ref_cfg = NULL;
 	bg_commit ref;
 	bg_worktree wt;
-	size_t n, i;
+	size_t n;
 	int rc, k, paired = 0;
 
 	memset(&ref, 0, sizeof(ref));
@@ -169,30 +152,23 @@ static int confirm_verdicts(cli_state *st, cli_env *env, const cli_run_flags *rf
 		return rc;
 	for (n = 0; names[n]; n++)
 		;
-	tags = calloc(rflags->ntags + 2, sizeof(char *));
-	ref_tags = calloc(rflags->ntags + 2, sizeof(char *));
 	ids = calloc((size_t)first->nruns + (size_t)confirm, sizeof(int64_t));
 	more = calloc((size_t)confirm, sizeof(int64_t));
 	refs = calloc((size_t)confirm, sizeof(int64_t));
-	if (!tags || !ref_tags || !ids || !more || !refs) {
+	if (!ids || !more || !refs) {
 		rc = bg_error_oom(st->ctx);
 		goto cleanup;
 	}
-	for (i = 0; i < rflags->ntags; i++)
-		tags[i] = ref_tags[i] = rflags->tags[i];
-	tags[i] = "confirm=1";
-	ref_tags[i] = "confirm-reference=1";
-	cf.tags = tags;
-	cf.ntags = rflags->ntags + 1;
 	cf.no_build = 1;
 	cf.filter = NULL;
 	cf.only = names;
 	rf = cf;
-	rf.tags = ref_tags;
 
 	if ((rc = prepare_reference(st, env, *res, names, &ref, &wt, &ref_cfg, &paired)) < 0)
 		goto cleanup;
 	rf.config = ref_cfg;
+	here = (cli_run_side){ &cf, NULL, NULL, "confirm=1" };
+	there = (cli_run_side){ &rf, &ref, wt.path, "confirm-reference=1" };
 	if (paired)
 		cli_info(
 		        st,
@@ -201,16 +177,10 @@ static int confirm_verdicts(cli_state *st, cli_env *env, const cli_run_flags *rf
 	else
 		cli_info(st, "confirming %zu flagged benchmark%s with %d more run%s", n,
 		         n == 1 ? "" : "s", confirm, confirm == 1 ? "" : "s");
-	for (k = 0; k < confirm; k++) {
-		/* ABBA: the reference goes first every other pair. */
-		if (paired && k % 2 && (rc = run_once(st, env, &rf, &ref, wt.path, &refs[k])) < 0)
+	for (k = 0; k < confirm; k++)
+		if ((rc = paired ? cli_run_pair(st, env, k, &here, &there, &more[k], &refs[k], NULL)
+		                 : cli_run_once(st, env, &here, &more[k], NULL)) < 0)
 			goto cleanup;
-		if ((rc = run_once(st, env, &cf, NULL, NULL, &more[k])) < 0)
-			goto cleanup;
-		if (paired && !(k % 2) &&
-		    (rc = run_once(st, env, &rf, &ref, wt.path, &refs[k])) < 0)
-			goto cleanup;
-	}
 
 	o.runs = more;
 	o.nruns = (size_t)confirm;
@@ -237,8 +207,6 @@ cleanup:
 	bg_commit_clear(&ref);
 	bg_worktree_clear(&wt);
 	bg_strv_free(names);
-	free(tags);
-	free(ref_tags);
 	free(ids);
 	free(more);
 	free(refs);

@@ -111,6 +111,26 @@ int cli_run_option(cli_state *st, cli_run_flags *f, int argc, int opt, const cha
 int cli_run_suite(cli_state *st, cli_env *env, const cli_run_flags *f, cli_run_output *out);
 void cli_run_output_clear(cli_run_output *out);
 
+/* One side of an interleaved measurement: the suite `flags` select, at a
+ * pinned commit's checkout (`at`, `cwd`) or, with `at` NULL, the working
+ * tree, with one tag more ("K=V") when `tag` is set. */
+typedef struct {
+	const cli_run_flags *flags;
+	const bg_commit *at;
+	const char *cwd;
+	const char *tag;
+} cli_run_side;
+
+/* One run of a side: *id the run; its failed benchmarks added to *failed (may be NULL). */
+int cli_run_once(cli_state *st, cli_env *env, const cli_run_side *side, int64_t *id, int *failed);
+/*
+ * Pair k of an interleaved measurement in ABBA order: a then b for even k,
+ * b then a for odd k, so that a machine speeding up or slowing down lands on
+ * both sides alike.
+ */
+int cli_run_pair(cli_state *st, cli_env *env, int k, const cli_run_side *a, const cli_run_side *b,
+                 int64_t *id_a, int64_t *id_b, int *failed);
+
 /* Flags of the verdict, shared by `check` and `ci` (unset: from the config). */
 typedef struct {
 	const char *baseline_branch;

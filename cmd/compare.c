@@ -33,25 +33,6 @@ static void side_clear(side *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* One run of the suite at a side's checkout; its id is kept. */
-static int run_side(cli_state *st, cli_env *env, const cli_run_flags *base, side *s, int *failed)
-{
-	cli_run_flags f = *base;
-	cli_run_output out;
-	int rc;
-
-	f.nruns = 1;
-	f.at = &s->commit;
-	f.cwd = s->wt.path;
-	f.no_build = 1;
-	if ((rc = cli_run_suite(st, env, &f, &out)) == 0) {
-		s->ids[s->nids++] = out.ids[0];
-		*failed += out.failed;
-	}
-	cli_run_output_clear(&out);
-	return rc;
-}
-
 static int print(cli_state *st, const bg_check_result *res, const side *a, const side *b, int k)
 {
 	json_object *top, *cmp;
@@ -78,11 +59,9 @@ int cmd_compare(cli_state *st, int argc, char **argv)
 	cli_run_flags rflags;
 	cli_check_flags cflags;
 	bg_check_opts o;
-	const char **tags = NULL;
 	char tag[128];
 	side a, b;
 	cli_env env;
-	size_t i;
 	int opt, rc = 0, n, k, failed = 0;
 
 	memset(&env, 0, sizeof(env));
@@ -130,29 +109,25 @@ int cmd_compare(cli_state *st, int argc, char **argv)
 	    (rc = cli_prepare_commit(st, &env, argv[optind + 1], 0, &b.commit, &b.wt)) < 0)
 		goto cleanup;
 
-	/* Every run is tagged with the pair it belongs to. */
-	tags = calloc(rflags.ntags + 2, sizeof(*tags));
 	a.ids = calloc((size_t)k, sizeof(*a.ids));
 	b.ids = calloc((size_t)k, sizeof(*b.ids));
-	if (!tags || !a.ids || !b.ids) {
+	if (!a.ids || !b.ids) {
 		rc = bg_error_oom(st->ctx);
 		goto cleanup;
 	}
-	for (i = 0; i < rflags.ntags; i++)
-		tags[i] = rflags.tags[i];
+	/* Every run is tagged with the pair it belongs to. */
 	snprintf(tag, sizeof(tag), "compare=%.12s..%.12s", a.commit.sha, b.commit.sha);
-	tags[rflags.ntags] = tag;
 	{
-		cli_run_flags f = rflags;
-		f.tags = tags;
-		for (n = 0; n < k; n++) {
-			side *first = n % 2 ? &b : &a, *second = n % 2 ? &a : &b;
+		cli_run_side sa = { &rflags, &a.commit, a.wt.path, tag };
+		cli_run_side sb = { &rflags, &b.commit, b.wt.path, tag };
 
+		for (n = 0; n < k; n++) {
 			cli_info(st, "compare: pair %d of %d (%s first)", n + 1, k,
-			         first == &a ? "A" : "B");
-			if ((rc = run_side(st, &env, &f, first, &failed)) < 0 ||
-			    (rc = run_side(st, &env, &f, second, &failed)) < 0)
+			         n % 2 ? "B" : "A");
+			if ((rc = cli_run_pair(st, &env, n, &sa, &sb, &a.ids[n], &b.ids[n],
+			                       &failed)) < 0)
 				goto cleanup;
+			a.nids = b.nids = (size_t)n + 1;
 		}
 	}
 
@@ -175,7 +150,6 @@ int cmd_compare(cli_state *st, int argc, char **argv)
 
 cleanup:
 	bg_check_result_free(res);
-	free(tags);
 	side_clear(&a);
 	side_clear(&b);
 	cli_run_flags_clear(&rflags);

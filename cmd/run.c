@@ -497,6 +497,52 @@ cleanup:
 	return rc;
 }
 
+int cli_run_once(cli_state *st, cli_env *env, const cli_run_side *side, int64_t *id, int *failed)
+{
+	cli_run_flags f = *side->flags;
+	cli_run_output out;
+	const char **tags = NULL;
+	size_t i;
+	int rc;
+
+	if (side->tag) {
+		if (!(tags = calloc(side->flags->ntags + 2, sizeof(*tags))))
+			return bg_error_oom(st->ctx);
+		for (i = 0; i < side->flags->ntags; i++)
+			tags[i] = side->flags->tags[i];
+		tags[i] = side->tag;
+		f.tags = tags;
+		f.ntags = side->flags->ntags + 1;
+	}
+	f.nruns = 1;
+	f.at = side->at;
+	f.cwd = side->cwd;
+	if (side->at)
+		f.no_build = 1;
+	if ((rc = cli_run_suite(st, env, &f, &out)) == 0) {
+		*id = out.ids[0];
+		if (failed)
+			*failed += out.failed;
+	}
+	cli_run_output_clear(&out);
+	free(tags);
+	return rc;
+}
+
+int cli_run_pair(cli_state *st, cli_env *env, int k, const cli_run_side *a, const cli_run_side *b,
+                 int64_t *id_a, int64_t *id_b, int *failed)
+{
+	int rc;
+
+	if (k % 2)
+		return (rc = cli_run_once(st, env, b, id_b, failed)) < 0
+		               ? rc
+		               : cli_run_once(st, env, a, id_a, failed);
+	return (rc = cli_run_once(st, env, a, id_a, failed)) < 0
+	               ? rc
+	               : cli_run_once(st, env, b, id_b, failed);
+}
+
 int cmd_run(cli_state *st, int argc, char **argv)
 {
 	static const struct option run_options[] = { CLI_RUN_LONG_OPTIONS, { 0, 0, 0, 0 } };

@@ -698,6 +698,10 @@ void bg_outcomes_free(bg_outcome *o, size_t n);
 int bg_store_run_tags(bg_ctx *ctx, bg_store *store, int64_t run_id, char ***tags);
 void bg_strv_free(char **v);
 
+/* The run summary the verdict uses (robust_mean) of one series in one run; NAN if the run lacks it.
+ */
+int bg_store_run_mean(bg_ctx *ctx, bg_store *store, int64_t run_id, const char *benchmark,
+                      const char *metric, double *mean);
 /* The raw samples of one series in one run, in measured order. */
 int bg_store_samples(bg_ctx *ctx, bg_store *store, int64_t run_id, const char *benchmark,
                      const char *metric, double **values, size_t *n);

@@ -66,10 +66,10 @@ typedef struct {
 /*
  * Mean and spread of the log ratios v[k] / ref[k].  One pair far outside the
  * others (a run a neighbour slowed by a third) is left out, by the rule
- * checks use for baseline runs; *dropped counts it.
+ * checks use for baseline runs (out->measured still counts it).
  */
 static int lr_of(bg_ctx *ctx, const double *v, const double *ref, size_t n, bg_direction dir,
-                 lr_stats *out, size_t *dropped)
+                 lr_stats *out)
 {
 	double *l = malloc((n ? n : 1) * sizeof(double));
 	size_t k, removed = 0;
@@ -92,18 +92,15 @@ static int lr_of(bg_ctx *ctx, const double *v, const double *ref, size_t n, bg_d
 	for (k = 0; k < n; k++)
 		out->ss += (l[k] - out->mean) * (l[k] - out->mean);
 	free(l);
-	if (dropped)
-		*dropped = removed;
 	return 0;
 }
 
 typedef struct {
 	bg_ctx *ctx;
 	const bg_bisect_opts *o;
-	lr_stats ends;  /* log(bad / good) over the ends' pairs */
-	lr_stats *lr;   /* per index, once measured */
-	char *measured; /* per index */
-	char *skip;     /* per index: cannot be built or run */
+	lr_stats ends; /* log(bad / good) over the ends' pairs */
+	lr_stats *lr;  /* per index, once measured */
+	char *skip;    /* per index: cannot be built or run */
 	bg_bisect_result *res;
 	size_t cap;
 } search;
@@ -159,8 +156,8 @@ static int measure(search *s, size_t i, size_t runs, int *reused)
 				        i);
 		if (rc == 0 && n == 0)
 			rc = 1;
-		if (rc == 0 && (rc = lr_of(s->ctx, v, g, n, s->o->direction, &s->lr[i], NULL)) == 0)
-			s->measured[i] = 1;
+		if (rc == 0)
+			rc = lr_of(s->ctx, v, g, n, s->o->direction, &s->lr[i]);
 	}
 	free(v);
 	free(g);
@@ -302,13 +299,12 @@ int bg_bisect_search(bg_ctx *ctx, const bg_bisect_opts *opts, bg_bisect_result *
 	s.ctx = ctx;
 	s.o = &o;
 	s.res = out;
-	if ((error = lr_of(ctx, o.bad, o.good, o.npairs, o.direction, &s.ends, NULL)) < 0)
+	if ((error = lr_of(ctx, o.bad, o.good, o.npairs, o.direction, &s.ends)) < 0)
 		return error;
 	out->step = expm1(s.ends.mean);
 	s.lr = calloc(o.n + 1, sizeof(*s.lr));
-	s.measured = calloc(o.n + 1, 1);
 	s.skip = calloc(o.n + 1, 1);
-	if (!s.lr || !s.measured || !s.skip) {
+	if (!s.lr || !s.skip) {
 		error = bg_error_oom(ctx);
 		goto cleanup;
 	}
@@ -375,7 +371,6 @@ int bg_bisect_search(bg_ctx *ctx, const bg_bisect_opts *opts, bg_bisect_result *
 
 cleanup:
 	free(s.lr);
-	free(s.measured);
 	free(s.skip);
 	if (error < 0)
 		bg_bisect_result_clear(out);

@@ -735,22 +735,13 @@ int bg_check_confirm_first(bg_ctx *ctx, bg_check_result *res, const bg_check_res
 static int series_values(bg_ctx *ctx, bg_store *store, const int64_t *runs, size_t n,
                          const char *benchmark, const char *metric, double *out)
 {
-	size_t k, i;
+	size_t k;
 	int error;
 
-	for (k = 0; k < n; k++) {
-		bg_run_series *rows = NULL;
-		size_t nrows = 0;
-
-		out[k] = NAN;
-		if ((error = bg_store_run_series(ctx, store, runs[k], &rows, &nrows)) < 0)
+	for (k = 0; k < n; k++)
+		if ((error = bg_store_run_mean(ctx, store, runs[k], benchmark, metric, &out[k])) <
+		    0)
 			return error;
-		for (i = 0; i < nrows; i++)
-			if (!strcmp(rows[i].benchmark, benchmark) &&
-			    !strcmp(rows[i].metric, metric))
-				out[k] = rows[i].summary.robust_mean;
-		bg_run_series_free(rows, nrows);
-	}
 	return 0;
 }
 

@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -212,7 +213,8 @@ static const char *const stmt_sql[ST_COUNT] = {
 		       "  WHERE s2.benchmark = ?1 AND (?2 IS NULL OR s2.metric = ?2)"
 		       "  ORDER BY x2.run_id DESC LIMIT ?3)"
 		       " ORDER BY r.id DESC, s.metric",
-	[ST_RESULT_FIND] = "SELECT x.id, x.n FROM results x JOIN series s ON s.id = x.series_id"
+	[ST_RESULT_FIND] = "SELECT x.id, x.n, coalesce(x.robust_mean, x.mean)"
+			   " FROM results x JOIN series s ON s.id = x.series_id"
 			   " WHERE x.run_id = ?1 AND s.benchmark = ?2 AND s.metric = ?3",
 	[ST_SAMPLES] = "SELECT value FROM samples WHERE result_id = ?1 ORDER BY idx",
 	[ST_RUN_GET] =
@@ -1241,6 +1243,28 @@ void bg_history_free(bg_history_row *rows, size_t nrows)
 		free(rows[i].unit);
 	}
 	free(rows);
+}
+
+int bg_store_run_mean(bg_ctx *ctx, bg_store *store, int64_t run_id, const char *benchmark,
+                      const char *metric, double *mean)
+{
+	sqlite3_stmt *s = NULL;
+	int error = 0, rc;
+
+	*mean = NAN;
+	if ((error = store__stmt(ctx, store, ST_RESULT_FIND, &s)) < 0)
+		return error;
+	if (sqlite3_bind_int64(s, 1, run_id) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 2, benchmark, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 3, metric, -1, SQLITE_STATIC) != SQLITE_OK)
+		return store__bind_fail(ctx, store, s);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW && sqlite3_column_type(s, 2) != SQLITE_NULL)
+		*mean = sqlite3_column_double(s, 2);
+	else if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		error = store__fail(ctx, store, "finding the series");
+	sqlite3_reset(s);
+	return error;
 }
 
 int bg_store_samples(bg_ctx *ctx, bg_store *store, int64_t run_id, const char *benchmark,

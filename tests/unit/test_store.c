@@ -295,6 +295,27 @@ static void test_round_trip(void **state)
 		assert_memory_equal(values, s->values, n * sizeof(double));
 		free(values);
 	}
+	/* One series' run summary, as the verdict reads it; none is NAN, not an error. */
+	{
+		bg_run_series *rs = NULL;
+		size_t nrs = 0;
+		double rm;
+
+		assert_int_equal(bg_store_run_series(ctx, st, run_id, &rs, &nrs), 0);
+		assert_true(nrs > 1);
+		for (i = 0; i < nrs; i++) {
+			assert_int_equal(bg_store_run_mean(ctx, st, run_id, rs[i].benchmark,
+			                                   rs[i].metric, &rm),
+			                 0);
+			assert_true(fabs(rm - rs[i].summary.robust_mean) <= 0.0);
+		}
+		bg_run_series_free(rs, nrs);
+		assert_int_equal(bg_store_run_mean(ctx, st, run_id, "sort/1M", "wall_time", &rm),
+		                 0);
+		assert_true(fabs(rm - 0.625) < 1e-12);
+		assert_int_equal(bg_store_run_mean(ctx, st, run_id, "sort/1M", "nope", &rm), 0);
+		assert_true(isnan(rm));
+	}
 	/* ns were stored as seconds (bg_results_add canonicalises). */
 	assert_int_equal(bg_store_history(ctx, st, "gb/BM_Sort:cpu_time", 0, &rows, &nrows), 0);
 	assert_string_equal(rows[0].unit, "s");
