@@ -34,47 +34,10 @@ static char scratch[] = "/tmp/bg-git-XXXXXX";
 #define T1 "GIT_AUTHOR_DATE='1700000000 +0100' GIT_COMMITTER_DATE='1700000000 +0100' "
 #define T2 "GIT_AUTHOR_DATE='1700003600 -0500' GIT_COMMITTER_DATE='1700003700 -0500' "
 
-static void sh(const char *fmt, ...) BG_PRINTF(1, 2);
-
-/* Runs a shell command (in the scratch directory) and fails the test if it fails. */
-static void sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	int n, rc;
-	va_list ap;
-
-	n = snprintf(cmd, sizeof(cmd), "cd '%s' && (", scratch);
-	va_start(ap, fmt);
-	n += vsnprintf(cmd + n, sizeof(cmd) - (size_t)n, fmt, ap);
-	va_end(ap);
-	snprintf(cmd + n, sizeof(cmd) - (size_t)n, ") >/dev/null 2>&1");
-	rc = system(cmd);
-	if (rc != 0)
-		fail_msg("command failed (%d): %s", rc, cmd);
-}
-
-/* The first line that a shell command prints, into out. */
-static void capture(char *out, size_t size, const char *cmd)
-{
-	char full[4096];
-	FILE *f;
-
-	snprintf(full, sizeof(full), "cd '%s' && %s", scratch, cmd);
-	f = popen(full, "r");
-	assert_non_null(f);
-	if (!fgets(out, (int)size, f))
-		out[0] = '\0';
-	out[strcspn(out, "\n")] = '\0';
-	assert_int_equal(pclose(f), 0);
-}
-
-static char *path_of(const char *rel)
-{
-	static char buf[PATH_MAX];
-
-	snprintf(buf, sizeof(buf), "%s/%s", scratch, rel);
-	return buf;
-}
+/* In the scratch directory (tests/unit/unit.h). */
+#define sh(...) bg_test_sh(scratch, __VA_ARGS__)
+#define capture(out, size, cmd) bg_test_capture(scratch, out, size, cmd)
+#define path_of(rel) bg_test_path(scratch, rel)
 
 /*
  * repo `name` on branch main: commit 1 "first commit" (a.txt, b.txt) at T1,
