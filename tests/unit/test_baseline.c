@@ -12,22 +12,9 @@
 
 static char scratch[] = "/tmp/bg-baseline-XXXXXX";
 
-static void sh(const char *cmd)
-{
-	char full[4096];
-
-	snprintf(full, sizeof(full), "cd '%s' && (%s) >/dev/null 2>&1", scratch, cmd);
-	if (system(full) != 0)
-		fail_msg("command failed: %s", full);
-}
-
-static const char *path_of(const char *rel)
-{
-	static char buf[PATH_MAX];
-
-	snprintf(buf, sizeof(buf), "%s/%s", scratch, rel);
-	return buf;
-}
+/* In the scratch directory (tests/unit/unit.h). */
+#define sh(cmd) bg_test_sh(scratch, "%s", cmd)
+#define path_of(rel) bg_test_path(scratch, rel)
 
 static int setup(void **state)
 {
