@@ -135,6 +135,21 @@ static void opts_init(bg_bisect_opts *o, world *w, ends *e)
 	o->data = w;
 }
 
+/* The search over w, its ends measured first; runs and max_runs 0: the defaults. */
+static void search(world *w, size_t runs, size_t max_runs, bg_bisect_result *r)
+{
+	bg_bisect_opts o;
+	bg_ctx *ctx = NULL;
+	ends e;
+
+	opts_init(&o, w, &e);
+	o.runs = runs;
+	o.max_runs = max_runs;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_bisect_search(ctx, &o, r), 0);
+	bg_ctx_free(ctx);
+}
+
 static size_t probes(const bg_bisect_result *r)
 {
 	size_t i, n = 0;
@@ -152,16 +167,11 @@ static void test_every_position(void **state)
 	(void)state;
 	assert_int_equal(bg_bisect_estimate(N), 6);
 	for (s = 1; s <= N; s++) {
-		bg_ctx *ctx = NULL;
-		bg_bisect_opts o;
 		bg_bisect_result r;
 		world w;
-		ends e;
 
 		world_init(&w, s, 0.10);
-		opts_init(&o, &w, &e);
-		assert_int_equal(bg_ctx_new(&ctx), 0);
-		assert_int_equal(bg_bisect_search(ctx, &o, &r), 0);
+		search(&w, 0, 0, &r);
 		if (!r.found || r.first_bad != s) {
 			print_error("step at %zu: found %d first_bad %zu\n", s, r.found,
 			            r.first_bad);
@@ -180,52 +190,40 @@ static void test_every_position(void **state)
 			            r.change.change, r.nsteps);
 		assert_true(r.change.p_worse < 0.01);
 		bg_bisect_result_clear(&r);
-		bg_ctx_free(ctx);
 	}
 }
 
 /* Commits that move the series by noise-level amounts are good. */
 static void test_noise_level_commits(void **state)
 {
-	bg_ctx *ctx = NULL;
-	bg_bisect_opts o;
 	bg_bisect_result r;
 	world w;
-	ends e;
 	size_t i;
 
 	(void)state;
 	world_init(&w, 40, 0.10);
 	for (i = 10; i < 40; i++)
 		w.level[i] = 100.3; /* +0.3%: a third of the noise */
-	opts_init(&o, &w, &e);
-	assert_int_equal(bg_ctx_new(&ctx), 0);
-	assert_int_equal(bg_bisect_search(ctx, &o, &r), 0);
+	search(&w, 0, 0, &r);
 	assert_true(r.found);
 	assert_int_equal(r.first_bad, 40);
 	for (i = 0; i < r.nsteps; i++)
 		assert_int_equal(r.steps[i].verdict,
 		                 r.steps[i].index >= 40 ? BG_PROBE_BAD : BG_PROBE_GOOD);
 	bg_bisect_result_clear(&r);
-	bg_ctx_free(ctx);
 }
 
 /* An unbuildable probe is skipped, a neighbour measured, the culprit still found. */
 static void test_skip_unbuildable(void **state)
 {
-	bg_ctx *ctx = NULL;
-	bg_bisect_opts o;
 	bg_bisect_result r;
 	world w;
-	ends e;
 	size_t i, skipped = 0;
 
 	(void)state;
 	world_init(&w, 37, 0.10);
 	w.unbuildable[31] = 1; /* the first midpoint of 0..63 */
-	opts_init(&o, &w, &e);
-	assert_int_equal(bg_ctx_new(&ctx), 0);
-	assert_int_equal(bg_bisect_search(ctx, &o, &r), 0);
+	search(&w, 0, 0, &r);
 	assert_true(r.found);
 	assert_int_equal(r.first_bad, 37);
 	for (i = 0; i < r.nsteps; i++)
@@ -236,53 +234,39 @@ static void test_skip_unbuildable(void **state)
 	assert_int_equal(skipped, 1);
 	assert_int_equal(w.calls[31], 1); /* never tried twice */
 	bg_bisect_result_clear(&r);
-	bg_ctx_free(ctx);
 }
 
 /* The culprit cannot be built: the answer is the smallest range holding it. */
 static void test_unbuildable_culprit(void **state)
 {
-	bg_ctx *ctx = NULL;
-	bg_bisect_opts o;
 	bg_bisect_result r;
 	world w;
-	ends e;
 
 	(void)state;
 	world_init(&w, 20, 0.10);
 	w.unbuildable[20] = 1;
 	w.unbuildable[21] = 1;
-	opts_init(&o, &w, &e);
-	assert_int_equal(bg_ctx_new(&ctx), 0);
-	assert_int_equal(bg_bisect_search(ctx, &o, &r), 0);
+	search(&w, 0, 0, &r);
 	assert_false(r.found);
 	/* 19 is good, 22 bad; 20 and 21 unbuildable: any of 20, 21, 22. */
 	assert_int_equal(r.last_good, 19);
 	assert_int_equal(r.lo, 20);
 	assert_int_equal(r.hi, 22);
 	bg_bisect_result_clear(&r);
-	bg_ctx_free(ctx);
 }
 
 /* Half the step: like neither end, so it gets runs up to the cap, then the nearer end. */
 static void test_ambiguous_gets_more_runs(void **state)
 {
-	bg_ctx *ctx = NULL;
-	bg_bisect_opts o;
 	bg_bisect_result r;
 	world w;
-	ends e;
 	size_t i;
 	int seen = 0;
 
 	(void)state;
 	world_init(&w, 33, 0.10);
 	w.level[31] = 104.0; /* nearer the good end (100) than the bad (110) */
-	opts_init(&o, &w, &e);
-	o.runs = 3;
-	o.max_runs = 9;
-	assert_int_equal(bg_ctx_new(&ctx), 0);
-	assert_int_equal(bg_bisect_search(ctx, &o, &r), 0);
+	search(&w, 3, 9, &r);
 	for (i = 0; i < r.nsteps; i++)
 		if (r.steps[i].index == 31) {
 			seen = 1;
@@ -301,28 +285,22 @@ static void test_ambiguous_gets_more_runs(void **state)
 	assert_true(r.found);
 	assert_int_equal(r.first_bad, 33);
 	bg_bisect_result_clear(&r);
-	bg_ctx_free(ctx);
 }
 
 /* Stored results: a second search over the same world measures nothing new. */
 static void test_reuse_flag(void **state)
 {
-	bg_ctx *ctx = NULL;
-	bg_bisect_opts o;
 	bg_bisect_result r;
 	world w;
-	ends e;
 	size_t i;
 
 	(void)state;
 	world_init(&w, 50, 0.10);
-	opts_init(&o, &w, &e);
-	assert_int_equal(bg_ctx_new(&ctx), 0);
-	assert_int_equal(bg_bisect_search(ctx, &o, &r), 0);
+	search(&w, 0, 0, &r);
 	for (i = 0; i < r.nsteps; i++)
 		assert_false(r.steps[i].reused);
 	bg_bisect_result_clear(&r);
-	assert_int_equal(bg_bisect_search(ctx, &o, &r), 0);
+	search(&w, 0, 0, &r);
 	assert_true(r.found);
 	assert_int_equal(r.first_bad, 50);
 	for (i = 0; i < r.nsteps; i++)
@@ -331,24 +309,18 @@ static void test_reuse_flag(void **state)
 			fail();
 		}
 	bg_bisect_result_clear(&r);
-	bg_ctx_free(ctx);
 }
 
 /* One run slowed by 30% among the last good commit's pairs does not halve the step. */
 static void test_spike_left_out(void **state)
 {
-	bg_ctx *ctx = NULL;
-	bg_bisect_opts o;
 	bg_bisect_result r;
 	world w;
-	ends e;
 
 	(void)state;
 	world_init(&w, 37, 0.10);
 	w.spike_at = 36;
-	opts_init(&o, &w, &e);
-	assert_int_equal(bg_ctx_new(&ctx), 0);
-	assert_int_equal(bg_bisect_search(ctx, &o, &r), 0);
+	search(&w, 0, 0, &r);
 	assert_true(r.found);
 	assert_int_equal(r.first_bad, 37);
 	assert_int_equal(r.last_good, 36);
@@ -358,18 +330,14 @@ static void test_spike_left_out(void **state)
 		fail();
 	}
 	bg_bisect_result_clear(&r);
-	bg_ctx_free(ctx);
 }
 
 /* An ambiguous probe whose runs include a slowed one still stops at the cap
  * (the outlier left out must not make it ask for the same pairs forever). */
 static void test_ambiguous_with_spike_stops(void **state)
 {
-	bg_ctx *ctx = NULL;
-	bg_bisect_opts o;
 	bg_bisect_result r;
 	world w;
-	ends e;
 	size_t i;
 	int seen = 0;
 
@@ -377,11 +345,7 @@ static void test_ambiguous_with_spike_stops(void **state)
 	world_init(&w, 33, 0.10);
 	w.level[31] = 104.0;
 	w.spike_at = 31;
-	opts_init(&o, &w, &e);
-	o.runs = 3;
-	o.max_runs = 9;
-	assert_int_equal(bg_ctx_new(&ctx), 0);
-	assert_int_equal(bg_bisect_search(ctx, &o, &r), 0);
+	search(&w, 3, 9, &r);
 	for (i = 0; i < r.nsteps; i++)
 		if (r.steps[i].index == 31) {
 			seen = 1;
@@ -393,7 +357,6 @@ static void test_ambiguous_with_spike_stops(void **state)
 	assert_int_equal(w.calls[31], 3);
 	assert_int_equal(r.first_bad, 33);
 	bg_bisect_result_clear(&r);
-	bg_ctx_free(ctx);
 }
 
 static void test_errors(void **state)
