@@ -87,6 +87,7 @@ static FILE *open_summary(cli_state *st)
 static int prepare_reference(cli_state *st, cli_env *env, const bg_check_result *res, char **names,
                              bg_commit *commit, bg_worktree *wt, bg_config **cfg, int *ok)
 {
+	const bg_config *suite;
 	size_t i, j;
 	int rc;
 
@@ -110,10 +111,11 @@ static int prepare_reference(cli_state *st, cli_env *env, const bg_check_result 
 		         res->reference);
 		return 0;
 	}
+	/* Pairs are possible only for benchmarks the reference's suite has. */
+	suite = *cfg ? *cfg : env->config;
 	for (i = 0; names[i]; i++)
-		for (j = 0; j < bg_config_benchmark_count(*cfg ? *cfg : env->config); j++)
-			if (!strcmp(bg_config_benchmark(*cfg ? *cfg : env->config, j)->name,
-			            names[i]))
+		for (j = 0; j < bg_config_benchmark_count(suite); j++)
+			if (!strcmp(bg_config_benchmark(suite, j)->name, names[i]))
 				*ok = 1;
 	return 0;
 }
