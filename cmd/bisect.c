@@ -53,37 +53,11 @@ static int run_value(bisect_state *b, int64_t run_id, double *v)
 static int tagged_runs(bisect_state *b, const char *sha, const char *key, const char *value,
                        int64_t **ids, size_t *n)
 {
-	int64_t *all = NULL;
-	size_t nall = 0, i, j;
-	char want[128];
-	int rc;
+	char tag[128];
 
-	*ids = NULL;
-	*n = 0;
-	snprintf(want, sizeof(want), "%s=%s", key, value);
-	if ((rc = bg_store_runs_at(b->st->ctx, b->env->store, sha,
-	                           bg_machine_fingerprint(b->env->machine), 0, &all, &nall)) < 0)
-		return rc;
-	if (!(*ids = malloc((nall ? nall : 1) * sizeof(int64_t)))) {
-		free(all);
-		return bg_error_oom(b->st->ctx);
-	}
-	for (i = 0; i < nall; i++) {
-		char **tags = NULL;
-
-		if ((rc = bg_store_run_tags(b->st->ctx, b->env->store, all[i], &tags)) < 0) {
-			free(all);
-			return rc;
-		}
-		for (j = 0; tags && tags[j]; j++)
-			if (!strcmp(tags[j], want)) {
-				(*ids)[(*n)++] = all[i];
-				break;
-			}
-		bg_strv_free(tags);
-	}
-	free(all);
-	return 0;
+	snprintf(tag, sizeof(tag), "%s=%s", key, value);
+	return bg_store_runs_tagged(b->st->ctx, b->env->store, sha,
+	                            bg_machine_fingerprint(b->env->machine), 0, tag, ids, n);
 }
 
 /* Checks out and builds c[index] (once).  1: it does not build. */

@@ -665,6 +665,9 @@ int bg_store_latest_run(bg_ctx *ctx, bg_store *store, const char *machine, int64
  */
 int bg_store_runs_at(bg_ctx *ctx, bg_store *store, const char *sha, const char *machine, int dirty,
                      int64_t **run_ids, size_t *n);
+/* The same, only runs that carry tag `tag` ("K=V"; NULL: any). */
+int bg_store_runs_tagged(bg_ctx *ctx, bg_store *store, const char *sha, const char *machine,
+                         int dirty, const char *tag, int64_t **run_ids, size_t *n);
 
 typedef struct {
 	int64_t id;

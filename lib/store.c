@@ -231,7 +231,9 @@ static const char *const stmt_sql[ST_COUNT] = {
 		"SELECT r.id FROM runs r JOIN commits c ON c.id = r.commit_id"
 		"  JOIN machines m ON m.id = r.machine_id"
 		" WHERE c.sha = ?1 AND m.fingerprint = ?2 AND r.status = 'complete'"
-		"   AND (?3 < 0 OR r.dirty = ?3) ORDER BY r.id",
+		"   AND (?3 < 0 OR r.dirty = ?3)"
+		"   AND (?4 IS NULL OR EXISTS (SELECT 1 FROM run_tags t WHERE t.run_id = r.id"
+		"        AND t.key || '=' || t.value = ?4)) ORDER BY r.id",
 	[ST_BASELINE_RUNS] =
 		"SELECT r.id, c.sha FROM runs r JOIN commits c ON c.id = r.commit_id"
 		"  JOIN machines m ON m.id = r.machine_id"
@@ -1444,6 +1446,12 @@ static int store__grow(void **arr, size_t *cap, size_t n, size_t size)
 int bg_store_runs_at(bg_ctx *ctx, bg_store *store, const char *sha, const char *machine, int dirty,
                      int64_t **run_ids, size_t *n)
 {
+	return bg_store_runs_tagged(ctx, store, sha, machine, dirty, NULL, run_ids, n);
+}
+
+int bg_store_runs_tagged(bg_ctx *ctx, bg_store *store, const char *sha, const char *machine,
+                         int dirty, const char *tag, int64_t **run_ids, size_t *n)
+{
 	int64_t *ids = NULL;
 	size_t len = 0, cap = 0;
 	sqlite3_stmt *s;
@@ -1455,7 +1463,9 @@ int bg_store_runs_at(bg_ctx *ctx, bg_store *store, const char *sha, const char *
 		return error;
 	if (sqlite3_bind_text(s, 1, sha, -1, SQLITE_STATIC) != SQLITE_OK ||
 	    sqlite3_bind_text(s, 2, machine, -1, SQLITE_STATIC) != SQLITE_OK ||
-	    sqlite3_bind_int(s, 3, dirty) != SQLITE_OK)
+	    sqlite3_bind_int(s, 3, dirty) != SQLITE_OK ||
+	    (tag ? sqlite3_bind_text(s, 4, tag, -1, SQLITE_STATIC) : sqlite3_bind_null(s, 4)) !=
+	            SQLITE_OK)
 		return store__bind_fail(ctx, store, s);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		if (store__grow((void **)&ids, &cap, len, sizeof(*ids)) < 0) {

@@ -316,6 +316,36 @@ static void test_round_trip(void **state)
 		assert_int_equal(bg_store_run_mean(ctx, st, run_id, "sort/1M", "nope", &rm), 0);
 		assert_true(isnan(rm));
 	}
+	/* Runs of a commit by tag: the whole "K=V", exactly. */
+	{
+		int64_t *ids = NULL;
+		size_t nids = 0;
+
+		assert_int_equal(bg_store_runs_tagged(ctx, st, commit.sha,
+		                                      bg_machine_fingerprint(m), -1, "runner=r1=x",
+		                                      &ids, &nids),
+		                 0);
+		assert_int_equal(nids, 1);
+		assert_true(ids[0] == run_id);
+		free(ids);
+		assert_int_equal(bg_store_runs_tagged(ctx, st, commit.sha,
+		                                      bg_machine_fingerprint(m), -1, "runner=r1",
+		                                      &ids, &nids),
+		                 0);
+		assert_int_equal(nids, 0);
+		free(ids);
+		assert_int_equal(bg_store_runs_tagged(ctx, st, commit.sha,
+		                                      bg_machine_fingerprint(m), 0, "ci=yes", &ids,
+		                                      &nids),
+		                 0);
+		assert_int_equal(nids, 0); /* the run is dirty */
+		free(ids);
+		assert_int_equal(bg_store_runs_at(ctx, st, commit.sha, bg_machine_fingerprint(m),
+		                                  -1, &ids, &nids),
+		                 0);
+		assert_int_equal(nids, 1);
+		free(ids);
+	}
 	/* ns were stored as seconds (bg_results_add canonicalises). */
 	assert_int_equal(bg_store_history(ctx, st, "gb/BM_Sort:cpu_time", 0, &rows, &nrows), 0);
 	assert_string_equal(rows[0].unit, "s");
