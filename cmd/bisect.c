@@ -156,6 +156,10 @@ static int measure(bg_ctx *ctx, size_t index, size_t runs, void *data, double **
 		if ((rc = probe_pairs(b, index, &p, &g, &np)) < 0)
 			goto cleanup;
 	}
+	/* The first `runs` pairs: a later search over these results sees what
+	 * this one saw, and repeats its decisions. */
+	if (np > runs)
+		np = runs;
 	*values = malloc((np ? np : 1) * sizeof(double));
 	*good = malloc((np ? np : 1) * sizeof(double));
 	if (!*values || !*good) {

@@ -933,8 +933,11 @@ typedef struct {
 
 /*
  * Makes sure commit c[index] has at least `runs` runs made in pairs with
- * runs of the good end, and hands all the pairs over: (*values)[k] beside
- * (*good)[k] (malloc'd, the search frees both); *reused: no run was needed.
+ * runs of the good end, and hands the first `runs` pairs over, oldest
+ * first: (*values)[k] beside (*good)[k] (malloc'd, the search frees both);
+ * *reused: no run was needed.  The first pairs, not all that are stored:
+ * a search over stored results then sees what it saw the first time and
+ * repeats its decisions.
  * Returns 0, 1 when the commit cannot be built or run (it is then skipped,
  * as `git bisect skip` does), or < 0 to stop the search.
  */

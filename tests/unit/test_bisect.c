@@ -97,13 +97,14 @@ static int measure(bg_ctx *ctx, size_t index, size_t runs, void *data, double **
 	}
 	if (w->np[index] < runs)
 		w->np[index] = runs;
-	*values = malloc(w->np[index] * sizeof(double));
-	*good = malloc(w->np[index] * sizeof(double));
+	/* The first `runs` pairs, as the command hands them over. */
+	*values = malloc(runs * sizeof(double));
+	*good = malloc(runs * sizeof(double));
 	assert_non_null(*values);
 	assert_non_null(*good);
-	memcpy(*values, w->p[index], w->np[index] * sizeof(double));
-	memcpy(*good, w->g[index], w->np[index] * sizeof(double));
-	*n = w->np[index];
+	memcpy(*values, w->p[index], runs * sizeof(double));
+	memcpy(*good, w->g[index], runs * sizeof(double));
+	*n = runs;
 	return 0;
 }
 
@@ -290,7 +291,7 @@ static void test_ambiguous_gets_more_runs(void **state)
 /* Stored results: a second search over the same world measures nothing new. */
 static void test_reuse_flag(void **state)
 {
-	bg_bisect_result r;
+	bg_bisect_result r, first;
 	world w;
 	size_t i;
 
@@ -299,8 +300,17 @@ static void test_reuse_flag(void **state)
 	search(&w, 0, 0, &r);
 	for (i = 0; i < r.nsteps; i++)
 		assert_false(r.steps[i].reused);
-	bg_bisect_result_clear(&r);
+	memcpy(&first, &r, sizeof(r));
+	memset(&r, 0, sizeof(r));
 	search(&w, 0, 0, &r);
+	/* Over the same stored pairs it takes the same steps to the same verdicts. */
+	assert_int_equal(r.nsteps, first.nsteps);
+	for (i = 0; i < r.nsteps; i++) {
+		assert_int_equal(r.steps[i].index, first.steps[i].index);
+		assert_int_equal(r.steps[i].verdict, first.steps[i].verdict);
+		assert_int_equal(r.steps[i].runs, first.steps[i].runs);
+	}
+	bg_bisect_result_clear(&first);
 	assert_true(r.found);
 	assert_int_equal(r.first_bad, 50);
 	for (i = 0; i < r.nsteps; i++)
