@@ -20,7 +20,7 @@
 #include "cli.h"
 #include "internal.h"
 
-#define BISECT_END_RUNS 5
+#define BISECT_END_RUNS 8
 
 enum { OPT_GOOD = CLI_OPT_BASE + 300, OPT_BAD, OPT_MAX_RUNS };
 

@@ -16,7 +16,7 @@
 #include "cli.h"
 #include "internal.h"
 
-#define COMPARE_RUNS 5
+#define COMPARE_RUNS 8
 
 typedef struct {
 	bg_commit commit;

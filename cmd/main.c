@@ -83,13 +83,13 @@ const cli_command cli_commands[] = {
 	  "usage: benchguard compare A B [--runs K] [run options] [check options]\n"
 	  "\n"
 	  "Checks A and B out into cached worktrees (built once each), runs the suite\n"
-	  "K times at each (default 5), interleaved in ABBA order (A B, B A, ...) so\n"
+	  "K times at each (default 8), interleaved in ABBA order (A B, B A, ...) so\n"
 	  "that drift of the machine lands on both alike, and judges B against A with\n"
 	  "the statistics of `check` (Welch on the K run summaries a side).  Only\n"
 	  "this session's runs are judged.  Exit 1 if B regressed, 3 if a build or\n"
 	  "a benchmark failed.\n"
 	  "\n"
-	  "  --runs K         runs at each commit (>= 2; default 5)\n"
+	  "  --runs K         runs at each commit (>= 2; default 8)\n"
 	  "  run options:    --filter RE --samples N --warmup N --timeout SEC\n"
 	  "                  --machine NAME --tag K=V\n"
 	  "  check options:  --alpha A --min-change X --min-effect G --no-fdr\n" },
@@ -97,7 +97,7 @@ const cli_command cli_commands[] = {
 	  "usage: benchguard bisect --good A --bad B [--filter RE] [--runs K]\n"
 	  "                         [--max-runs M] [check options]\n"
 	  "\n"
-	  "Measures both ends (K runs each, default 5; stored runs of this machine\n"
+	  "Measures both ends (K runs each, default 8; stored runs of this machine\n"
 	  "are reused), picks the series that regressed most surely from A to B, and\n"
 	  "binary-searches the first-parent history A..B for the first commit where\n"
 	  "it got worse.  Each probe gets 3 runs and is compared with both ends; an\n"
@@ -109,7 +109,7 @@ const cli_command cli_commands[] = {
 	  "\n"
 	  "  --good A, --bad B  the ends (any revision)\n"
 	  "  --filter RE        only benchmarks whose name matches\n"
-	  "  --runs K           runs at each end (default 5)\n"
+	  "  --runs K           runs at each end (default 8)\n"
 	  "  --max-runs M       cap on runs at an ambiguous commit (default 12)\n" },
 	{ "import", cmd_import,
 	  "store results produced elsewhere (lines, gbench, nvbench, hyperfine)",
