@@ -12,9 +12,11 @@
 #
 # Power: the same history, then the workload made 5% and 10% slower through
 # the benchmark's real parameter at one commit (each on its own branch off
-# main), run and checked 20 times, each after a run at main's tip (so the
-# rolling baseline is current, as in CI): flagged `regression` in >= 95%
-# whenever the measured change is >= 5x the measured run-to-run CV.
+# main), run and checked 20 times after main's tip has been measured 20
+# times, each check after one more run at main's tip (so the rolling
+# baseline is current, as in CI): of the checks whose baseline CV is at most
+# 1/5 of the measured change, >= 95% flagged `regression` (claimed when at
+# least 10 of the 20 are such checks).
 . "$(dirname "$0")/lib.sh"
 
 PY=/usr/bin/python3 # Debian's, with python3-scipy (the pooled-samples comparison)
@@ -104,24 +106,21 @@ for metric in ("wall_time", "cpu_time"):
 P
 
 # Power: the workload 5% and 10% slower at one commit on a branch off main.
-# The run-to-run CV the test itself worked with at the last A/A commit
-# (outlier runs left out, as the verdict does; unknown -> 100%, so no power
-# claim is made).
-cv=$(python3 -c 'import json,sys
-r = {x["series"]: x for x in json.load(open(sys.argv[1]))["results"]}["spin:wall_time"]
-print("%.6f" % r["baseline_cv"])' "$T/ci/220.json") || cv=1
-echo "# measured run-to-run CV of spin:wall_time (baseline of the last A/A commit): $(awk -v c="$cv" 'BEGIN { printf "%.2f%%", 100 * c }')"
+# As CI lives it, main keeps being measured while a branch is checked, so
+# the rolling baseline is current: 20 runs at main's tip first (the machine's
+# speed drifts by several percent over the minutes the A/A history took),
+# then each check follows one more run at main's tip.  The run-to-run CV the
+# claim is conditioned on is the one each check worked with: its baseline's
+# CV (outlier runs left out, as the verdict does), which a burst of slow
+# runs on a shared machine raises for the 20 checks that keep it in view.
+git checkout -q main
+for k in $(seq 1 20); do "$BG" -q run >/dev/null 2>&1 || echo "# a run at main failed"; done
 for pct in 5 10; do
 	git checkout -q -b "slow$pct" main
 	suite $((ROUNDS * (100 + pct) / 100))
 	git commit -qam "spin $pct% more work"
-	flagged=0
 	: >"$T/slow$pct.means"
 	for rep in $(seq 1 20); do
-		# As CI lives it, main keeps being measured while the branch is
-		# checked: a run at main's tip first, so the rolling baseline follows
-		# the machine's speed, which drifts by several percent over the
-		# minutes between the A/A history and these checks.
 		git checkout -q main && "$BG" -q run >/dev/null 2>&1 && git checkout -q "slow$pct" ||
 			echo "# the run at main failed"
 		# Into a file first: a Python started beside the benchmark (a pipe)
@@ -132,21 +131,30 @@ for pct in 5 10; do
 		rc=$?
 		if [ "$rc" -gt 1 ]; then
 			echo "# check --run $id exited $rc: $(cat "$T/p.err")"
-			echo "error 1 1" >>"$T/slow$pct.means"
+			not_ok "+$pct% work: check --run $id exited $rc"
 			continue
 		fi
 		python3 - "$T/p.json" >>"$T/slow$pct.means" <<'P'
 import json, sys
 r = {x["series"]: x for x in json.load(open(sys.argv[1]))["results"]}["spin:wall_time"]
-print(r["verdict"], r["current_mean"], r["baseline_mean"])
+print(r["verdict"], r["current_mean"], r["baseline_mean"], r["baseline_cv"], r["p_value"])
 P
 	done
-	read -r flagged change < <(awk '{ n++; f += ($1 == "regression"); c += $2 / $3 - 1 } END { printf "%d %.6f\n", f, c / n }' "$T/slow$pct.means")
-	echo "# +$pct% work: measured change $(awk -v c="$change" 'BEGIN { printf "%+.2f%%", 100 * c }'), flagged as regression in $flagged of 20 checks"
-	if awk -v c="$change" -v v="$cv" 'BEGIN { exit !(c >= 5 * v) }'; then
-		check "+$pct% work (change >= 5x CV): flagged in >= 95% of 20 checks ($flagged)" test "$flagged" -ge 19
+	# Each check: verdict, current mean, baseline mean, baseline CV, p.
+	sed "s/^/#   +$pct% check: /" "$T/slow$pct.means"
+	# The change is the mean measured over all 20 checks; a check is held
+	# to the claim when that change is >= 5x its own baseline's CV.
+	read -r change required flagged < <(awk '{ c[NR] = $2 / $3 - 1; cv[NR] = $4; v[NR] = $1; s += c[NR] }
+		END { if (!NR) { print "0 0 0"; exit }
+		      m = s / NR
+		      for (i = 1; i <= NR; i++) if (m >= 5 * cv[i]) { r++; f += (v[i] == "regression") }
+		      printf "%.6f %d %d\n", m, r, f }' "$T/slow$pct.means")
+	echo "# +$pct% work: measured change $(awk -v c="$change" 'BEGIN { printf "%+.2f%%", 100 * c }'); $required of 20 checks had a baseline CV <= 1/5 of it, $flagged of those flagged as regression"
+	if [ "$required" -ge 10 ]; then
+		check "+$pct% work: flagged in >= 95% of the $required checks whose change >= 5x CV ($flagged)" \
+			test $((100 * flagged)) -ge $((95 * required))
 	else
-		skip "+$pct% work: power" "the measured change is under 5x the measured CV here; not required"
+		skip "+$pct% work: power" "only $required of 20 checks had a change >= 5x their baseline's CV; not required"
 	fi
 	git checkout -q main
 done
