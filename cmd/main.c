@@ -174,6 +174,16 @@ const cli_command cli_commands[] = {
 	  "  --max-age DAYS   e.g. 14d (default), 12h; 0d removes every worktree\n"
 	  "  --max-size SIZE  e.g. 20G (default), 512M, 100K\n"
 	  "  --dry-run        only say what would be removed\n" },
+	{ "alert", cmd_alert, "send a sample alert to each target, or deliver the outbox",
+	  "usage: benchguard alert test\n"
+	  "       benchguard alert flush\n"
+	  "\n"
+	  "test sends a sample alert (a made-up regression, marked as a sample) to each\n"
+	  "webhook and Slack target of the config; for a github target it reads the\n"
+	  "pull request's comments with the token, posting nothing.  flush delivers\n"
+	  "the alerts the outbox still holds (receiver down or slow during `ci`),\n"
+	  "oldest first, each target within its \"timeout\".  One line per alert or\n"
+	  "target on stdout.  Exit 0 when everything was delivered, 3 otherwise.\n" },
 	{ "help", cmd_help, "show help for a command", "usage: benchguard help [COMMAND]\n" },
 	{ NULL, NULL, NULL, NULL },
 };

@@ -966,18 +966,22 @@ static const char *const defaults_keys[] = { "warmup", "samples", "timeout" };
 static const char *const bench_keys[] = { "name",   "command", "format",  "requires",
 	                                  "warmup", "samples", "timeout", "metrics" };
 static const char *const metric_keys[] = { "direction" };
-static const char *const alert_keys[] = { "kind", "url", "secret", "repo", "token", "pr", "on" };
+static const char *const alert_keys[] = { "kind", "url",     "secret",  "repo", "token",
+	                                  "pr",   "api_url", "timeout", "on" };
 
 /* Per alert kind: the keys it takes besides kind and on, and those it needs. */
 static const struct alert_kind {
 	const char *name;
-	const char *takes[4];
+	const char *takes[6];
 	const char *needs[4];
 	const char *needs_text;
 } alert_kinds[] = {
-	{ "webhook", { "url", "secret" }, { "url" }, "a url" },
-	{ "slack", { "url" }, { "url" }, "a url" },
-	{ "github", { "repo", "token", "pr" }, { "repo", "token", "pr" }, "repo, token and pr" },
+	{ "webhook", { "url", "secret", "timeout" }, { "url" }, "a url" },
+	{ "slack", { "url", "timeout" }, { "url" }, "a url" },
+	{ "github",
+	  { "repo", "token", "pr", "api_url", "timeout" },
+	  { "repo", "token", "pr" },
+	  "repo, token and pr" },
 };
 
 static int has_key(const char *const *list, size_t n, const char *key)
@@ -1484,6 +1488,21 @@ static int load_alert(struct loader *ld, const struct pos *p, json_object *o, co
 				             "expected a pull-request number or \"${VAR}\", got %s",
 				             quote(q, sizeof(q), al->pr));
 		}
+	}
+	if (member(p, o, "api_url", path, &kp, &v, kpath, sizeof(kpath))) {
+		if ((err = read_alert_string(ld, kp, kpath, v, &al->api_url)) < 0)
+			return err;
+		if (strncmp(al->api_url, "https://", 8) && strncmp(al->api_url, "http://", 7) &&
+		    strncmp(al->api_url, "${", 2))
+			return failp(ld, kp->line, kpath, "must start with https:// or http://");
+	}
+	al->timeout = BG_ALERT_TIMEOUT;
+	if (member(p, o, "timeout", path, &kp, &v, kpath, sizeof(kpath))) {
+		if ((err = read_timeout(ld, kp, kpath, v, &al->timeout)) < 0)
+			return err;
+		if (al->timeout > BG_ALERT_MAX_TIMEOUT)
+			return failp(ld, kp->line, kpath, "must be at most %d seconds (got %.*s)",
+			             BG_ALERT_MAX_TIMEOUT, RAW(ld, kp));
 	}
 	if (member(p, o, "on", path, &kp, &v, kpath, sizeof(kpath)) &&
 	    (err = load_alert_on(ld, kp, v, kpath, &al->on)) < 0)
