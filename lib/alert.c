@@ -570,8 +570,19 @@ static struct curl_slist *alert__headers(const alert_target *t, const alert_req 
 	return h;
 }
 
+/* Ctrl-C ends a request at once, not at its timeout. */
+static int alert__on_progress(void *data, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+                              curl_off_t ulnow)
+{
+	(void)dltotal;
+	(void)dlnow;
+	(void)ultotal;
+	(void)ulnow;
+	return bg_ctx_cancelled(data) ? 1 : 0;
+}
+
 /* One try, within `left` seconds. */
-static CURLcode alert__attempt(CURL *curl, const alert_target *t, const alert_req *req,
+static CURLcode alert__attempt(bg_ctx *ctx, CURL *curl, const alert_target *t, const alert_req *req,
                                alert_resp *resp, double left)
 {
 	struct curl_slist *h = alert__headers(t, req);
@@ -596,6 +607,9 @@ static CURLcode alert__attempt(CURL *curl, const alert_target *t, const alert_re
 	curl_easy_setopt(curl, CURLOPT_WRITEDATA, resp);
 	curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, alert__on_header);
 	curl_easy_setopt(curl, CURLOPT_HEADERDATA, resp);
+	curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, alert__on_progress);
+	curl_easy_setopt(curl, CURLOPT_XFERINFODATA, ctx);
+	curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
 	/* A redirect would turn a POST into a GET, or carry the token away. */
 	curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
 	if (req->body) {
@@ -696,7 +710,7 @@ static int alert__request(bg_ctx *ctx, CURL *curl, const alert_target *t, const 
 			return BG_ALERT__RETRY;
 		}
 		alert__resp_reset(resp);
-		rc = alert__attempt(curl, t, req, resp, left);
+		rc = alert__attempt(ctx, curl, t, req, resp, left);
 		tally->attempts++;
 		if (rc == CURLE_OUT_OF_MEMORY)
 			return bg_error_oom(ctx);

@@ -50,7 +50,7 @@ for i in 1 2 3 4 5 6; do
 	echo "$i" >notes.txt && git add notes.txt && git commit -qm "commit $i"
 	"$BG" -q --config "$T/cfg.json" run >/dev/null 2>&1
 done
-git commit -q --allow-empty -m "spin three times as long"
+git commit -q --allow-empty -m "spin ten times as long"
 # Each scenario starts from this history, with an outbox of its own.
 db() { cp "$T/history.db" "$T/$1.db" && export BENCHGUARD_DB="$T/$1.db"; }
 ci() { "$BG" --config "$T/cfg.json" ci --confirm 0 "$@"; }
@@ -61,7 +61,7 @@ HOOK='{ "kind": "webhook", "url": "${HOOK_URL}", "secret": "${HOOK_SECRET}", "ti
 db signed
 recv hook1 script:200
 export HOOK_URL="http://127.0.0.1:$PORT/hook" HOOK_SECRET="shared-secret-for-the-test"
-cfg 9000000 "$HOOK"
+cfg 30000000 "$HOOK"
 ci --json >"$T/ci.json" 2>"$T/err"
 rc=$?
 check "a regression with a webhook: ci exits 1 (got $rc)" test "$rc" = 1
@@ -97,7 +97,7 @@ check "... and it is marked delivered in the outbox after one request" \
 # A Slack target: a message one reads in two seconds.
 db slack
 recv slack script:200
-cfg 9000000 '{ "kind": "slack", "url": "${SLACK_URL}" }'
+cfg 30000000 '{ "kind": "slack", "url": "${SLACK_URL}" }'
 SLACK_URL="http://127.0.0.1:$PORT/services/T0/B0/key" ci >/dev/null 2>&1
 check "a Slack message names the series, how much worse, and the commit" \
 	"$PY" - "$T/slack.log" "$(git rev-parse --short=12 HEAD)" <<'PY'
@@ -108,13 +108,13 @@ text = json.loads(log[0]["body"])["text"]
 assert re.match(r":rotating_light: \*benchguard\* `demo`: \d regressions? at ", text), text
 assert "`spin:wall_time`" in text, text
 assert re.search(r"\d+\.\d% worse", text) and sys.argv[2] in text, text
-assert "spin three times as long" in text, text
+assert "spin ten times as long" in text, text
 PY
 
 # 2. Retries: 500 twice then 200; 429 with Retry-After: 1; never answered.
 db retry
 recv flaky script:500,500,200
-cfg 9000000 "$HOOK"
+cfg 30000000 "$HOOK"
 HOOK_URL="http://127.0.0.1:$PORT/hook" ci >/dev/null 2>"$T/err"
 rc=$?
 check "500, 500, 200: ci still exits with the verdict's code 1 (got $rc)" test "$rc" = 1
@@ -143,7 +143,7 @@ check "... delivered" test "$(outbox state)" = delivered
 
 db hang
 recv hang hang
-cfg 9000000 '{ "kind": "webhook", "url": "${HOOK_URL}", "timeout": 3 }'
+cfg 30000000 '{ "kind": "webhook", "url": "${HOOK_URL}", "timeout": 3 }'
 HOOK_URL="http://127.0.0.1:$PORT/hook" ci >/dev/null 2>"$T/err"
 rc=$?
 end=$("$PY" -c 'import time; print(time.time())')
@@ -162,7 +162,7 @@ kill "$PID_hang" 2>/dev/null
 
 db refused
 recv gone script:404
-cfg 9000000 "$HOOK"
+cfg 30000000 "$HOOK"
 HOOK_URL="http://127.0.0.1:$PORT/hook" ci >/dev/null 2>"$T/err"
 rc=$?
 check "a 404: one request, no retry, kept as failed; ci exits 1 (got $rc)" bash -c "
@@ -185,7 +185,7 @@ check "a \${VAR} that is not set: a warning, the alert left out, the verdict's e
 db outbox
 recv dead script:200
 kill "$PID_dead" && wait "$PID_dead" 2>/dev/null
-cfg 9000000 '{ "kind": "webhook", "url": "${HOOK_URL}", "timeout": 2 }'
+cfg 30000000 '{ "kind": "webhook", "url": "${HOOK_URL}", "timeout": 2 }'
 export HOOK_URL="http://127.0.0.1:$PORT/hook"
 ci >/dev/null 2>"$T/err"
 rc=$?
@@ -216,7 +216,7 @@ db github
 recv gh github --token gh-token-for-the-test
 export GH_API="http://127.0.0.1:$PORT" GH_TOKEN=gh-token-for-the-test PR_NUMBER=7
 GH='{ "kind": "github", "repo": "octo/demo", "token": "${GH_TOKEN}", "pr": "${PR_NUMBER}", "api_url": "${GH_API}", "timeout": 10 }'
-cfg 9000000 "$GH"
+cfg 30000000 "$GH"
 state() { curl -s "$GH_API/_state"; }
 ci >/dev/null 2>"$T/err"
 state >"$T/state1.json"
@@ -260,7 +260,7 @@ recv s5gh github --token TOKEN-zz9-plural-z-alpha
 export S5_SECRET=SECRET-zz9-plural-z-alpha S5_TOKEN=TOKEN-zz9-plural-z-alpha
 export S5_HOOK="http://127.0.0.1:$H5/hook?key=QUERYKEY-zz9" S5_API="http://127.0.0.1:$PORT"
 export S5_SLACK="http://127.0.0.1:$S5/services/T0/B0/SLACKPATH-zz9"
-cfg 9000000 '{ "kind": "webhook", "url": "${S5_HOOK}", "secret": "${S5_SECRET}", "timeout": 10 }' \
+cfg 30000000 '{ "kind": "webhook", "url": "${S5_HOOK}", "secret": "${S5_SECRET}", "timeout": 10 }' \
 	'{ "kind": "slack", "url": "${S5_SLACK}" }' \
 	'{ "kind": "github", "repo": "octo/demo", "token": "${S5_TOKEN}", "pr": "7", "api_url": "${S5_API}" }'
 ci -v >"$T/v.out" 2>"$T/v.err"
@@ -279,13 +279,13 @@ check "... nor in the database" bash -c "
 # alert test: a sample to each target.
 db sample
 recv sample script:200
-cfg 9000000 "$HOOK"
+cfg 30000000 "$HOOK"
 HOOK_URL="http://127.0.0.1:$PORT/hook" expect_rc 0 "$BG" --config "$T/cfg.json" alert test
 check "alert test: a sample, signed, delivered; nothing stored" bash -c "
 	grep -q '^delivered  *webhook http://127.0.0.1:$PORT/\*\*\* (1 request, HTTP 200)' '$T/out' &&
 	$PY -c 'import json,sys; e=json.loads(open(\"$T/sample.log\").readline()); b=json.loads(e[\"body\"]); assert b[\"sample\"] is True and b[\"results\"][0][\"verdict\"] == \"regression\"' &&
 	[ \$(sqlite3 '$BENCHGUARD_DB' 'SELECT count(*) FROM outbox') = 0 ]"
-cfg 9000000 '{ "kind": "webhook", "url": "${HOOK_URL}", "timeout": 1 }'
+cfg 30000000 '{ "kind": "webhook", "url": "${HOOK_URL}", "timeout": 1 }'
 HOOK_URL="http://127.0.0.1:1/hook" expect_rc 3 "$BG" --config "$T/cfg.json" alert test
 check "alert test against nothing: exit 3, says why" grep -q '^failed .*Couldn.t connect to server' "$T/out"
 finish
