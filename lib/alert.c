@@ -1002,6 +1002,27 @@ static int alert__body(bg_ctx *ctx, const alert_target *t, const bg_alert_event 
 
 /* ------------------------------------------------------------- public API */
 
+/* libcurl for one call: one handle, so connections are reused between tries. */
+static int alert__curl_start(bg_ctx *ctx, CURL **curl)
+{
+	*curl = NULL;
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		return bg_error_set(ctx, BG_ERROR, "cannot start libcurl");
+	if (!(*curl = curl_easy_init())) {
+		curl_global_cleanup();
+		return bg_error_set(ctx, BG_ERROR, "cannot start libcurl");
+	}
+	return 0;
+}
+
+static void alert__curl_end(CURL *curl)
+{
+	if (!curl)
+		return;
+	curl_easy_cleanup(curl);
+	curl_global_cleanup();
+}
+
 static void alert__warn_disabled(bg_ctx *ctx, const bg_config *cfg, const alert_target *t,
                                  const char *what)
 {
@@ -1182,10 +1203,8 @@ int bg_alert_flush(bg_ctx *ctx, bg_store *store, const bg_config *cfg, bg_alert_
 		goto cleanup;
 	if ((err = alert__targets(ctx, cfg, &targets, &nt)) < 0)
 		goto cleanup;
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK || !(curl = curl_easy_init())) {
-		err = bg_error_set(ctx, BG_ERROR, "cannot start libcurl");
+	if ((err = alert__curl_start(ctx, &curl)) < 0)
 		goto cleanup;
-	}
 	for (i = 0; i < nrows && err == 0; i++) {
 		const bg_outbox_row *row = &rows[i];
 		alert_target *t = NULL;
@@ -1222,10 +1241,7 @@ int bg_alert_flush(bg_ctx *ctx, bg_store *store, const bg_config *cfg, bg_alert_
 		err = alert__flush_one(ctx, store, curl, t, row, cb, data, stats);
 	}
 cleanup:
-	if (curl) {
-		curl_easy_cleanup(curl);
-		curl_global_cleanup();
-	}
+	alert__curl_end(curl);
 	alert__targets_free(targets, nt);
 	bg_outbox_rows_free(rows, nrows);
 	return err;
@@ -1243,10 +1259,8 @@ int bg_alert_test(bg_ctx *ctx, const bg_config *cfg, const bg_alert_event *ev,
 		return bg_error_set(ctx, BG_EINPUT, "an alert needs a check result");
 	if ((err = alert__targets(ctx, cfg, &targets, &n)) < 0)
 		return err;
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK || !(curl = curl_easy_init())) {
-		err = bg_error_set(ctx, BG_ERROR, "cannot start libcurl");
+	if ((err = alert__curl_start(ctx, &curl)) < 0)
 		goto cleanup;
-	}
 	for (i = 0; i < n && err == 0; i++) {
 		alert_target *t = &targets[i];
 		alert_resp resp = { 0, BG_BUF_INIT, -1, NULL };
@@ -1318,10 +1332,7 @@ int bg_alert_test(bg_ctx *ctx, const bg_config *cfg, const bg_alert_event *ev,
 		alert__report(cb, data, &row, t->label, outcome, &tally);
 	}
 cleanup:
-	if (curl) {
-		curl_easy_cleanup(curl);
-		curl_global_cleanup();
-	}
+	alert__curl_end(curl);
 	alert__targets_free(targets, n);
 	return err;
 }

@@ -1341,6 +1341,19 @@ static int read_alert_string(struct loader *ld, const struct pos *p, const char 
 	return 0;
 }
 
+/* An alert URL: http(s), or a ${VAR} that will hold one. */
+static int read_alert_url(struct loader *ld, const struct pos *p, const char *path, json_object *v,
+                          const char **out)
+{
+	int err = read_alert_string(ld, p, path, v, out);
+
+	if (err < 0)
+		return err;
+	if (strncmp(*out, "https://", 8) && strncmp(*out, "http://", 7) && strncmp(*out, "${", 2))
+		return failp(ld, p->line, path, "must start with https:// or http://");
+	return 0;
+}
+
 static int only_digits(const char *s)
 {
 	if (*s < '1' || *s > '9')
@@ -1436,13 +1449,9 @@ static int load_alert(struct loader *ld, const struct pos *p, json_object *o, co
 			             kind->name);
 	}
 
-	if (member(p, o, "url", path, &kp, &v, kpath, sizeof(kpath))) {
-		if ((err = read_alert_string(ld, kp, kpath, v, &al->url)) < 0)
-			return err;
-		if (strncmp(al->url, "https://", 8) && strncmp(al->url, "http://", 7) &&
-		    strncmp(al->url, "${", 2))
-			return failp(ld, kp->line, kpath, "must start with https:// or http://");
-	}
+	if (member(p, o, "url", path, &kp, &v, kpath, sizeof(kpath)) &&
+	    (err = read_alert_url(ld, kp, kpath, v, &al->url)) < 0)
+		return err;
 	if (member(p, o, "secret", path, &kp, &v, kpath, sizeof(kpath))) {
 		if ((err = read_alert_string(ld, kp, kpath, v, &al->secret)) < 0)
 			return err;
@@ -1489,13 +1498,9 @@ static int load_alert(struct loader *ld, const struct pos *p, json_object *o, co
 				             quote(q, sizeof(q), al->pr));
 		}
 	}
-	if (member(p, o, "api_url", path, &kp, &v, kpath, sizeof(kpath))) {
-		if ((err = read_alert_string(ld, kp, kpath, v, &al->api_url)) < 0)
-			return err;
-		if (strncmp(al->api_url, "https://", 8) && strncmp(al->api_url, "http://", 7) &&
-		    strncmp(al->api_url, "${", 2))
-			return failp(ld, kp->line, kpath, "must start with https:// or http://");
-	}
+	if (member(p, o, "api_url", path, &kp, &v, kpath, sizeof(kpath)) &&
+	    (err = read_alert_url(ld, kp, kpath, v, &al->api_url)) < 0)
+		return err;
 	al->timeout = BG_ALERT_TIMEOUT;
 	if (member(p, o, "timeout", path, &kp, &v, kpath, sizeof(kpath))) {
 		if ((err = read_timeout(ld, kp, kpath, v, &al->timeout)) < 0)
