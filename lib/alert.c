@@ -1182,7 +1182,9 @@ static int alert__flush_one(bg_ctx *ctx, bg_store *store, CURL *curl, alert_targ
 		stats->pending++;
 	else
 		stats->failed++;
-	alert__report(cb, data, row, row->label, states[rc], &tally);
+	/* The URL as it is now (a rotated ${VAR}); a comment's own pull request. */
+	alert__report(cb, data, row, alert__is_github(t) ? row->label : t->label, states[rc],
+	              &tally);
 	return 0;
 }
 
