@@ -31,7 +31,7 @@ SANFLAGS  =
 endif
 
 # Each library is used by one module only; pkg-config finds them all.
-PKGS      = libgit2 sqlite3 gsl json-c libcrypto
+PKGS      = libgit2 sqlite3 gsl json-c libcrypto libcurl
 WARN      = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
             -Wmissing-prototypes -Wfloat-equal
 ifeq ($(WERROR),1)

@@ -305,8 +305,8 @@ int cmd_ci(cli_state *st, int argc, char **argv)
 	}
 	if (github)
 		annotations(res);
-	/* The alerts issue sends webhook/Slack/GitHub alerts here; their
-	 * delivery never changes the exit code. */
+	/* Delivery trouble is a warning: it never changes the exit code. */
+	cli_alert_ci(st, &env, res, out.head.subject);
 	rc = bg_check_exit_code(res);
 
 cleanup:

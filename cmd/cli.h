@@ -184,6 +184,7 @@ int cmd_history(cli_state *st, int argc, char **argv);
 int cmd_fingerprint(cli_state *st, int argc, char **argv);
 int cmd_help(cli_state *st, int argc, char **argv);
 int cmd_gc(cli_state *st, int argc, char **argv);
+int cmd_alert(cli_state *st, int argc, char **argv);
 
 /*
  * Pinned commits (cmd/pinned.c).  cli_prepare_commit resolves `rev`
@@ -266,5 +267,9 @@ void cli_fmt_time(char *buf, size_t len, int64_t t); /* ISO-8601 UTC */
 
 /* Prints a json-c object (pretty) to stdout and frees it. */
 int cli_print_json(cli_state *st, struct json_object *obj);
+
+/* `ci`'s alerts (cmd/alert.c): queues what the verdict calls for and
+ * delivers the outbox; trouble is a warning, never an error. */
+int cli_alert_ci(cli_state *st, cli_env *env, const bg_check_result *res, const char *subject);
 
 #endif

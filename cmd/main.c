@@ -68,7 +68,9 @@ const cli_command cli_commands[] = {
 	  "`run` then `check` of the runs just made.  Writes the Markdown verdict to\n"
 	  "$GITHUB_STEP_SUMMARY when set and prints ::error annotations for\n"
 	  "regressions when GITHUB_ACTIONS=true.  Exit 1 on a regression, 3 if a\n"
-	  "benchmark or the build failed (failure outranks regression).\n"
+	  "benchmark or the build failed (failure outranks regression).  Sends the\n"
+	  "configured alerts through the outbox (see `benchguard help alert`);\n"
+	  "their delivery never changes the exit code.\n"
 	  "\n"
 	  "  run options:    --filter RE --samples N --warmup N --runs K --timeout SEC\n"
 	  "                  --machine NAME --tag K=V --no-build\n"
@@ -174,6 +176,16 @@ const cli_command cli_commands[] = {
 	  "  --max-age DAYS   e.g. 14d (default), 12h; 0d removes every worktree\n"
 	  "  --max-size SIZE  e.g. 20G (default), 512M, 100K\n"
 	  "  --dry-run        only say what would be removed\n" },
+	{ "alert", cmd_alert, "send a sample alert to each target, or deliver the outbox",
+	  "usage: benchguard alert test\n"
+	  "       benchguard alert flush\n"
+	  "\n"
+	  "test sends a sample alert (a made-up regression, marked as a sample) to each\n"
+	  "webhook and Slack target of the config; for a github target it reads the\n"
+	  "pull request's comments with the token, posting nothing.  flush delivers\n"
+	  "the alerts the outbox still holds (receiver down or slow during `ci`),\n"
+	  "oldest first, each target within its \"timeout\".  One line per alert or\n"
+	  "target on stdout.  Exit 0 when everything was delivered, 3 otherwise.\n" },
 	{ "help", cmd_help, "show help for a command", "usage: benchguard help [COMMAND]\n" },
 	{ NULL, NULL, NULL, NULL },
 };

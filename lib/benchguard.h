@@ -144,12 +144,18 @@ enum {
 	BG_ALERT_ON_ALWAYS = 1 << 2
 };
 
+/* An alert target's time per `ci` or `alert flush`, retries included (seconds). */
+#define BG_ALERT_TIMEOUT 30.0
+#define BG_ALERT_MAX_TIMEOUT 600
+
 /* Alert targets as written: ${VAR} is expanded at use (bg_config_expand). */
 typedef struct {
 	const char *kind;                             /* "webhook", "slack", "github" */
 	const char *url, *secret, *repo, *token, *pr; /* NULL when absent */
 	unsigned on;                                  /* BG_ALERT_ON_* mask; default regression */
 	int line;
+	const char *api_url; /* github: the REST API base; NULL: https://api.github.com */
+	double timeout;      /* seconds; default BG_ALERT_TIMEOUT */
 } bg_alert_cfg;
 
 /*
@@ -1055,6 +1061,113 @@ typedef struct {
  */
 int bg_calibrate(bg_ctx *ctx, const bg_summary *runs, size_t nruns, double alpha, int window,
                  double change, bg_calibration *out);
+
+/* ------------------------------------------------------------------ alerts */
+
+/*
+ * Alerts (SPEC "Alerts"), sent over HTTP by lib/alert.c: a signed JSON
+ * webhook, a Slack incoming-webhook message, a pull-request comment found
+ * again by a hidden marker and edited in place.  An alert is written to the
+ * database's outbox first and delivered from there: one that cannot be
+ * delivered within its target's `timeout` stays and is retried by the next
+ * bg_alert_flush.  ${VAR} is expanded at each delivery; secrets (token,
+ * secret, the expanded URLs) are never stored, logged or put in a message.
+ * Strings handed in are borrowed for the call.
+ */
+
+/* One outbox entry (bg_store_outbox_*); strings belong to the row. */
+typedef struct {
+	int64_t id;
+	char uid[33]; /* the alert's identity, sent as X-Benchguard-Delivery */
+	char *kind;   /* "webhook", "slack", "github" */
+	char *target; /* the configured target's identity (no secret) */
+	char *label;  /* the target for messages (no secret) */
+	char *pr;     /* github: the pull request; else NULL */
+	char *mode;   /* "send"; github "update": edit the comment if there is one */
+	char *body;   /* exactly what is sent (JSON) */
+	int64_t run_id;
+	char *state; /* "pending", "delivered", "failed" (refused for good), "superseded" */
+	int64_t created_at, delivered_at;
+	int attempts;    /* HTTP requests made for it so far */
+	int last_status; /* the last HTTP status, 0 if none */
+	char *last_error;
+} bg_outbox_row;
+
+/* Stores a new pending entry (uid, kind, target, label, mode, body needed). */
+int bg_store_outbox_add(bg_ctx *ctx, bg_store *store, const bg_outbox_row *row, int64_t *id);
+/* Entries in `state` (NULL: all), oldest first. */
+int bg_store_outbox_list(bg_ctx *ctx, bg_store *store, const char *state, bg_outbox_row **rows,
+                         size_t *n);
+void bg_outbox_row_clear(bg_outbox_row *row);
+void bg_outbox_rows_free(bg_outbox_row *rows, size_t n);
+/* Takes a pending entry for delivery until `until` (epoch seconds); *claimed
+ * 0 when it is no longer pending or another process holds it. */
+int bg_store_outbox_claim(bg_ctx *ctx, bg_store *store, int64_t id, int64_t until, int *claimed);
+/* Records a delivery's end: the new state, requests made, and why (may be NULL). */
+int bg_store_outbox_settle(bg_ctx *ctx, bg_store *store, int64_t id, const char *state,
+                           int attempts, int last_status, const char *last_error);
+/* Forgets delivered and superseded entries created before `before`. */
+int bg_store_outbox_prune(bg_ctx *ctx, bg_store *store, int64_t before);
+
+/* What an alert is about: one check. */
+typedef struct {
+	const char *project;           /* NULL: "default" */
+	const bg_check_result *result; /* its counts decide against each target's "on" */
+	const char *check_json;        /* the result as `check --json` prints it */
+	const char *markdown;          /* the result as the Markdown verdict */
+	const char *subject;           /* the commit's subject, or NULL */
+	const char *run_url;           /* the CI run, or NULL */
+	const char *commit_url;        /* the commit, or NULL */
+	int sample; /* `alert test`: marked as a sample, sent whatever "on" says */
+} bg_alert_event;
+
+/* What became of one alert (or, for `alert test`, one target). */
+typedef struct {
+	const char *kind;
+	const char *target;  /* the label: secrets left out */
+	const char *outcome; /* "delivered", "pending", "failed", "superseded", "disabled" */
+	int attempts;        /* HTTP requests made by this call */
+	int status;          /* the last HTTP status, 0 if none */
+	const char *why;     /* for anything but delivered: the reason, or NULL */
+	int64_t id;          /* the outbox entry; 0 for `alert test` */
+} bg_alert_report;
+
+typedef void (*bg_alert_report_cb)(const bg_alert_report *r, void *data);
+
+typedef struct {
+	size_t queued;    /* new entries written to the outbox */
+	size_t delivered; /* delivered by this call, old and new */
+	size_t pending;   /* left in the outbox to retry */
+	size_t failed;    /* refused for good by the receiver (4xx): kept, not retried */
+	size_t disabled;  /* targets left out: a ${VAR} is not set */
+} bg_alert_stats;
+
+/*
+ * Writes to the outbox the alerts `ev` calls for: to each configured target
+ * whose "on" matches (a github target whose "on" does not match gets an
+ * entry that only edits an existing comment, so it never goes stale).  A
+ * target with a ${VAR} unset is left out with a warning.
+ */
+int bg_alert_queue(bg_ctx *ctx, bg_store *store, const bg_config *cfg, const bg_alert_event *ev,
+                   bg_alert_stats *stats);
+/*
+ * Delivers the outbox's pending entries to the configured targets, oldest
+ * first, each target within its `timeout` (all requests and waits).
+ * Connection errors, 408, 429 (after its Retry-After) and 5xx are retried
+ * with exponential backoff; another 4xx marks the entry failed.  Of several
+ * pending comments for one pull request only the newest is sent.  Returns
+ * < 0 only when the database fails; delivery trouble is in the stats and
+ * reports (`cb` may be NULL).
+ */
+int bg_alert_flush(bg_ctx *ctx, bg_store *store, const bg_config *cfg, bg_alert_report_cb cb,
+                   void *data, bg_alert_stats *stats);
+/*
+ * `alert test`: sends `ev` (a sample) straight to each webhook and Slack
+ * target, nothing stored; for a github target it reads the pull request's
+ * comments (or the repository) to check the token, posting nothing.
+ */
+int bg_alert_test(bg_ctx *ctx, const bg_config *cfg, const bg_alert_event *ev,
+                  bg_alert_report_cb cb, void *data, bg_alert_stats *stats);
 
 #ifdef __cplusplus
 }

@@ -966,18 +966,22 @@ static const char *const defaults_keys[] = { "warmup", "samples", "timeout" };
 static const char *const bench_keys[] = { "name",   "command", "format",  "requires",
 	                                  "warmup", "samples", "timeout", "metrics" };
 static const char *const metric_keys[] = { "direction" };
-static const char *const alert_keys[] = { "kind", "url", "secret", "repo", "token", "pr", "on" };
+static const char *const alert_keys[] = { "kind", "url",     "secret",  "repo", "token",
+	                                  "pr",   "api_url", "timeout", "on" };
 
 /* Per alert kind: the keys it takes besides kind and on, and those it needs. */
 static const struct alert_kind {
 	const char *name;
-	const char *takes[4];
+	const char *takes[6];
 	const char *needs[4];
 	const char *needs_text;
 } alert_kinds[] = {
-	{ "webhook", { "url", "secret" }, { "url" }, "a url" },
-	{ "slack", { "url" }, { "url" }, "a url" },
-	{ "github", { "repo", "token", "pr" }, { "repo", "token", "pr" }, "repo, token and pr" },
+	{ "webhook", { "url", "secret", "timeout" }, { "url" }, "a url" },
+	{ "slack", { "url", "timeout" }, { "url" }, "a url" },
+	{ "github",
+	  { "repo", "token", "pr", "api_url", "timeout" },
+	  { "repo", "token", "pr" },
+	  "repo, token and pr" },
 };
 
 static int has_key(const char *const *list, size_t n, const char *key)
@@ -1337,6 +1341,19 @@ static int read_alert_string(struct loader *ld, const struct pos *p, const char 
 	return 0;
 }
 
+/* An alert URL: http(s), or a ${VAR} that will hold one. */
+static int read_alert_url(struct loader *ld, const struct pos *p, const char *path, json_object *v,
+                          const char **out)
+{
+	int err = read_alert_string(ld, p, path, v, out);
+
+	if (err < 0)
+		return err;
+	if (strncmp(*out, "https://", 8) && strncmp(*out, "http://", 7) && strncmp(*out, "${", 2))
+		return failp(ld, p->line, path, "must start with https:// or http://");
+	return 0;
+}
+
 static int only_digits(const char *s)
 {
 	if (*s < '1' || *s > '9')
@@ -1432,13 +1449,9 @@ static int load_alert(struct loader *ld, const struct pos *p, json_object *o, co
 			             kind->name);
 	}
 
-	if (member(p, o, "url", path, &kp, &v, kpath, sizeof(kpath))) {
-		if ((err = read_alert_string(ld, kp, kpath, v, &al->url)) < 0)
-			return err;
-		if (strncmp(al->url, "https://", 8) && strncmp(al->url, "http://", 7) &&
-		    strncmp(al->url, "${", 2))
-			return failp(ld, kp->line, kpath, "must start with https:// or http://");
-	}
+	if (member(p, o, "url", path, &kp, &v, kpath, sizeof(kpath)) &&
+	    (err = read_alert_url(ld, kp, kpath, v, &al->url)) < 0)
+		return err;
 	if (member(p, o, "secret", path, &kp, &v, kpath, sizeof(kpath))) {
 		if ((err = read_alert_string(ld, kp, kpath, v, &al->secret)) < 0)
 			return err;
@@ -1484,6 +1497,17 @@ static int load_alert(struct loader *ld, const struct pos *p, json_object *o, co
 				             "expected a pull-request number or \"${VAR}\", got %s",
 				             quote(q, sizeof(q), al->pr));
 		}
+	}
+	if (member(p, o, "api_url", path, &kp, &v, kpath, sizeof(kpath)) &&
+	    (err = read_alert_url(ld, kp, kpath, v, &al->api_url)) < 0)
+		return err;
+	al->timeout = BG_ALERT_TIMEOUT;
+	if (member(p, o, "timeout", path, &kp, &v, kpath, sizeof(kpath))) {
+		if ((err = read_timeout(ld, kp, kpath, v, &al->timeout)) < 0)
+			return err;
+		if (al->timeout > BG_ALERT_MAX_TIMEOUT)
+			return failp(ld, kp->line, kpath, "must be at most %d seconds (got %.*s)",
+			             BG_ALERT_MAX_TIMEOUT, RAW(ld, kp));
 	}
 	if (member(p, o, "on", path, &kp, &v, kpath, sizeof(kpath)) &&
 	    (err = load_alert_on(ld, kp, v, kpath, &al->on)) < 0)

@@ -1,23 +1,58 @@
 /*
  * hash.c -- the only place that talks to OpenSSL's libcrypto: SHA-256 for
- * machine fingerprints (and, with the alerts issue, HMAC for webhooks).
+ * machine fingerprints and outbox target identities, HMAC-SHA256 for
+ * webhook signatures, and random identifiers for alerts.
  */
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
 
 #include "internal.h"
 
-int bg_sha256_hex(const void *data, size_t len, char out[65])
+static void hash__hex(const unsigned char *md, size_t n, char *out)
 {
 	static const char hex[] = "0123456789abcdef";
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0, i;
+	size_t i;
 
-	if (!EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32)
-		return BG_ERROR;
-	for (i = 0; i < mdlen; i++) {
+	for (i = 0; i < n; i++) {
 		out[2 * i] = hex[md[i] >> 4];
 		out[2 * i + 1] = hex[md[i] & 15];
 	}
-	out[64] = '\0';
+	out[2 * n] = '\0';
+}
+
+int bg_sha256_hex(const void *data, size_t len, char out[65])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+
+	if (!EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32)
+		return BG_ERROR;
+	hash__hex(md, mdlen, out);
+	return 0;
+}
+
+int bg_hmac_sha256_hex(const void *key, size_t keylen, const void *data, size_t len, char out[65])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+
+	if (keylen > 0x7fffffff)
+		return BG_EINPUT;
+	/* HMAC() wants a non-NULL key even when it is empty. */
+	if (!HMAC(EVP_sha256(), keylen ? key : "", (int)keylen, data, len, md, &mdlen) ||
+	    mdlen != 32)
+		return BG_ERROR;
+	hash__hex(md, mdlen, out);
+	return 0;
+}
+
+int bg_random_hex(char out[33])
+{
+	unsigned char b[16];
+
+	if (RAND_bytes(b, (int)sizeof(b)) != 1)
+		return BG_ERROR;
+	hash__hex(b, sizeof(b), out);
 	return 0;
 }

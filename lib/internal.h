@@ -77,6 +77,10 @@ uint64_t bg_disk_usage(const char *path);
 
 /* SHA-256 of data as 64 lowercase hex digits + NUL (lib/hash.c, libcrypto). */
 int bg_sha256_hex(const void *data, size_t len, char out[65]);
+/* HMAC-SHA256 of data under key, as 64 lowercase hex digits + NUL (lib/hash.c). */
+int bg_hmac_sha256_hex(const void *key, size_t keylen, const void *data, size_t len, char out[65]);
+/* 128 random bits as 32 lowercase hex digits + NUL (lib/hash.c): alert identities. */
+int bg_random_hex(char out[33]);
 
 /*
  * lib/gpu.c with the libraries named: nvml_lib (NULL: not tried) first,
@@ -86,5 +90,24 @@ int bg_sha256_hex(const void *data, size_t len, char out[65]);
  */
 int bg_gpu__probe(bg_machine *m, const char *nvml_lib, const char *cuda_lib, int stable);
 int bg_gpu__cuda_usable(const char *cuda_lib, char **why);
+
+/* lib/alert.c's pure parts, for its unit tests. */
+enum { BG_ALERT__OK = 0, BG_ALERT__RETRY = 1, BG_ALERT__REFUSED = 2 };
+/* What an HTTP status means: 2xx OK; 408, 429 and 5xx RETRY; else REFUSED. */
+int bg_alert__classify(long status);
+/* Seconds a Retry-After value asks to wait (delta-seconds, or an HTTP-date
+ * against `now`, epoch seconds); -1 when it is neither. */
+double bg_alert__retry_after(const char *value, int64_t now);
+/* The wait before try `attempt` + 1 (attempt >= 1): 0.5 s doubling, at most 8 s. */
+double bg_alert__backoff(int attempt);
+/* scheme://host[:port]/path of a URL, without userinfo, query or fragment;
+ * the path becomes three stars when hide_path.  NULL when it does not parse. */
+char *bg_alert__redact(const char *url, int hide_path);
+/* The URL marked rel="next" in a Link header, if it lies under `base`. */
+char *bg_alert__next_link(const char *link, const char *base);
+/* The Slack message text for an event. */
+char *bg_alert__slack_text(const bg_alert_event *ev);
+/* "<!-- benchguard:PROJECT -->": how the pull-request comment is found again. */
+char *bg_alert__marker(const char *project);
 
 #endif

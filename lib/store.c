@@ -126,6 +126,29 @@ static const char *const migrations[] = {
 	"  seconds REAL NOT NULL,"
 	"  finished_at INTEGER NOT NULL,"
 	"  PRIMARY KEY (sha, machine, command_hash)) WITHOUT ROWID;",
+	/* 5: the alert outbox.  An alert is stored before it is sent and kept
+	 * until delivered; `target` names the target as configured (a hash of
+	 * the unexpanded strings), never a secret, so the next `ci` or `alert
+	 * flush` expands ${VAR} again.  `claimed_until`: a process delivering
+	 * it; another leaves it alone until then, so it is sent once. */
+	"CREATE TABLE outbox ("
+	"  id INTEGER PRIMARY KEY,"
+	"  uid TEXT NOT NULL UNIQUE,"
+	"  kind TEXT NOT NULL,"
+	"  target TEXT NOT NULL,"
+	"  label TEXT NOT NULL,"
+	"  pr TEXT,"
+	"  mode TEXT NOT NULL CHECK (mode IN ('send', 'update')),"
+	"  body TEXT NOT NULL,"
+	"  run_id INTEGER,"
+	"  state TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'failed', 'superseded')),"
+	"  created_at INTEGER NOT NULL,"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  last_status INTEGER,"
+	"  last_error TEXT,"
+	"  delivered_at INTEGER,"
+	"  claimed_until INTEGER);"
+	"CREATE INDEX outbox_state ON outbox(state, id);",
 };
 /* clang-format on */
 
@@ -165,6 +188,11 @@ enum store_stmt {
 	ST_BUILD_GET,
 	ST_BUILD_PUT,
 	ST_RUN_FACTS,
+	ST_OUTBOX_ADD,
+	ST_OUTBOX_LIST,
+	ST_OUTBOX_CLAIM,
+	ST_OUTBOX_SETTLE,
+	ST_OUTBOX_PRUNE,
 	ST_COUNT
 };
 
@@ -258,6 +286,19 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_RUN_FACTS] = "SELECT f.key, f.value, 0 FROM machine_facts f"
 			 " JOIN runs r ON r.machine_id = f.machine_id WHERE r.id = ?1"
 			 " UNION ALL SELECT key, value, 1 FROM run_facts WHERE run_id = ?1",
+	[ST_OUTBOX_ADD] = "INSERT INTO outbox(uid, kind, target, label, pr, mode, body, run_id,"
+			  " state, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'pending', ?9)",
+	[ST_OUTBOX_LIST] = "SELECT id, uid, kind, target, label, pr, mode, body, run_id, state,"
+			   " created_at, attempts, last_status, last_error, delivered_at"
+			   " FROM outbox WHERE (?1 IS NULL OR state = ?1) ORDER BY id",
+	[ST_OUTBOX_CLAIM] = "UPDATE outbox SET claimed_until = ?2 WHERE id = ?1 AND state = 'pending'"
+			    " AND coalesce(claimed_until, 0) <= ?3",
+	[ST_OUTBOX_SETTLE] = "UPDATE outbox SET state = ?2, attempts = attempts + ?3,"
+			     " last_status = coalesce(?4, last_status), last_error = ?5,"
+			     " delivered_at = CASE WHEN ?2 = 'delivered' THEN ?6 END,"
+			     " claimed_until = NULL WHERE id = ?1",
+	[ST_OUTBOX_PRUNE] = "DELETE FROM outbox WHERE state IN ('delivered', 'superseded')"
+			    " AND created_at < ?1",
 };
 /* clang-format on */
 
@@ -1811,4 +1852,179 @@ void bg_build_row_clear(bg_build_row *row)
 		return;
 	free(row->log_tail);
 	memset(row, 0, sizeof(*row));
+}
+
+/* ------------------------------------------------------------------ outbox */
+
+int bg_store_outbox_add(bg_ctx *ctx, bg_store *store, const bg_outbox_row *row, int64_t *id)
+{
+	sqlite3_stmt *s;
+	int error;
+
+	*id = 0;
+	if (!row->uid[0] || !row->kind || !row->target || !row->label || !row->mode || !row->body)
+		return bg_error_set(ctx, BG_EINPUT, "an outbox entry needs its target and body");
+	if ((error = store__stmt(ctx, store, ST_OUTBOX_ADD, &s)) < 0)
+		return error;
+	if (sqlite3_bind_text(s, 1, row->uid, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 2, row->kind, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 3, row->target, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 4, row->label, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 5, row->pr, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 6, row->mode, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 7, row->body, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    (row->run_id > 0 ? sqlite3_bind_int64(s, 8, row->run_id) : sqlite3_bind_null(s, 8)) !=
+	            SQLITE_OK ||
+	    sqlite3_bind_int64(s, 9, row->created_at ? row->created_at : (int64_t)time(NULL)) !=
+	            SQLITE_OK)
+		return store__bind_fail(ctx, store, s);
+	/* One statement: committed (durably, before anything is sent) on its own. */
+	if ((error = store__run(ctx, store, s, "storing an alert")) < 0)
+		return error;
+	*id = sqlite3_last_insert_rowid(store->db);
+	return 0;
+}
+
+static int store__outbox_row(sqlite3_stmt *s, bg_outbox_row *r)
+{
+	const unsigned char *uid = sqlite3_column_text(s, 1);
+
+	memset(r, 0, sizeof(*r));
+	r->id = sqlite3_column_int64(s, 0);
+	snprintf(r->uid, sizeof(r->uid), "%s", uid ? (const char *)uid : "");
+	r->kind = store__col_dup(s, 2);
+	r->target = store__col_dup(s, 3);
+	r->label = store__col_dup(s, 4);
+	r->pr = store__col_dup(s, 5);
+	r->mode = store__col_dup(s, 6);
+	r->body = store__col_dup(s, 7);
+	r->run_id = sqlite3_column_int64(s, 8);
+	r->state = store__col_dup(s, 9);
+	r->created_at = sqlite3_column_int64(s, 10);
+	r->attempts = sqlite3_column_int(s, 11);
+	r->last_status = sqlite3_column_int(s, 12);
+	r->last_error = store__col_dup(s, 13);
+	r->delivered_at = sqlite3_column_int64(s, 14);
+	if (!r->kind || !r->target || !r->label || !r->mode || !r->body || !r->state ||
+	    (sqlite3_column_type(s, 5) != SQLITE_NULL && !r->pr) ||
+	    (sqlite3_column_type(s, 13) != SQLITE_NULL && !r->last_error))
+		return BG_ENOMEM;
+	return 0;
+}
+
+int bg_store_outbox_list(bg_ctx *ctx, bg_store *store, const char *state, bg_outbox_row **rows,
+                         size_t *n)
+{
+	bg_outbox_row *v = NULL;
+	size_t len = 0, cap = 0;
+	sqlite3_stmt *s;
+	int error = 0, rc;
+
+	*rows = NULL;
+	*n = 0;
+	if ((error = store__stmt(ctx, store, ST_OUTBOX_LIST, &s)) < 0)
+		return error;
+	if (sqlite3_bind_text(s, 1, state, -1, SQLITE_STATIC) != SQLITE_OK)
+		return store__bind_fail(ctx, store, s);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (store__grow((void **)&v, &cap, len + 1, sizeof(*v)) < 0) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+		if (store__outbox_row(s, &v[len++]) < 0) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+	}
+	if (rc != SQLITE_DONE) {
+		error = store__fail(ctx, store, "reading the alert outbox");
+		goto cleanup;
+	}
+	*rows = v;
+	*n = len;
+	v = NULL;
+	len = 0;
+cleanup:
+	sqlite3_reset(s);
+	bg_outbox_rows_free(v, len);
+	return error;
+}
+
+void bg_outbox_row_clear(bg_outbox_row *r)
+{
+	if (!r)
+		return;
+	free(r->kind);
+	free(r->target);
+	free(r->label);
+	free(r->pr);
+	free(r->mode);
+	free(r->body);
+	free(r->state);
+	free(r->last_error);
+	memset(r, 0, sizeof(*r));
+}
+
+void bg_outbox_rows_free(bg_outbox_row *rows, size_t n)
+{
+	size_t i;
+
+	if (!rows)
+		return;
+	for (i = 0; i < n; i++)
+		bg_outbox_row_clear(&rows[i]);
+	free(rows);
+}
+
+int bg_store_outbox_claim(bg_ctx *ctx, bg_store *store, int64_t id, int64_t until, int *claimed)
+{
+	sqlite3_stmt *s;
+	int error;
+
+	*claimed = 0;
+	if ((error = store__stmt(ctx, store, ST_OUTBOX_CLAIM, &s)) < 0)
+		return error;
+	if (sqlite3_bind_int64(s, 1, id) != SQLITE_OK ||
+	    sqlite3_bind_int64(s, 2, until) != SQLITE_OK ||
+	    sqlite3_bind_int64(s, 3, (int64_t)time(NULL)) != SQLITE_OK)
+		return store__bind_fail(ctx, store, s);
+	/* The test and the claim are one UPDATE: of two processes, one wins. */
+	if ((error = store__run(ctx, store, s, "claiming an alert")) < 0)
+		return error;
+	*claimed = sqlite3_changes(store->db) == 1;
+	return 0;
+}
+
+int bg_store_outbox_settle(bg_ctx *ctx, bg_store *store, int64_t id, const char *state,
+                           int attempts, int last_status, const char *last_error)
+{
+	sqlite3_stmt *s;
+	int error;
+
+	if (strcmp(state, "pending") && strcmp(state, "delivered") && strcmp(state, "failed") &&
+	    strcmp(state, "superseded"))
+		return bg_error_set(ctx, BG_EINPUT, "unknown outbox state \"%s\"", state);
+	if ((error = store__stmt(ctx, store, ST_OUTBOX_SETTLE, &s)) < 0)
+		return error;
+	if (sqlite3_bind_int64(s, 1, id) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 2, state, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_int(s, 3, attempts) != SQLITE_OK ||
+	    (last_status > 0 ? sqlite3_bind_int(s, 4, last_status) : sqlite3_bind_null(s, 4)) !=
+	            SQLITE_OK ||
+	    sqlite3_bind_text(s, 5, last_error, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_int64(s, 6, (int64_t)time(NULL)) != SQLITE_OK)
+		return store__bind_fail(ctx, store, s);
+	return store__run(ctx, store, s, "recording an alert's delivery");
+}
+
+int bg_store_outbox_prune(bg_ctx *ctx, bg_store *store, int64_t before)
+{
+	sqlite3_stmt *s;
+	int error;
+
+	if ((error = store__stmt(ctx, store, ST_OUTBOX_PRUNE, &s)) < 0)
+		return error;
+	if (sqlite3_bind_int64(s, 1, before) != SQLITE_OK)
+		return store__bind_fail(ctx, store, s);
+	return store__run(ctx, store, s, "pruning the alert outbox");
 }

@@ -1,0 +1,1340 @@
+/*
+ * alert.c -- alerts over HTTP, the only module that uses libcurl: a signed
+ * JSON webhook, a Slack incoming-webhook message, and a GitHub pull-request
+ * comment that is found again by a hidden marker and edited in place.
+ *
+ * Nothing is sent straight from a verdict: bg_alert_queue writes each alert
+ * to the database's outbox, and bg_alert_flush delivers what the outbox
+ * holds, so an alert that meets a dead receiver is still there for the next
+ * `ci` or `alert flush`.  Each target gets a time budget per flush (its
+ * "timeout"); every request, retry and Retry-After wait fits inside it, so a
+ * receiver that never answers costs at most that and never the verdict.
+ *
+ * Secrets (a token, a webhook secret, URLs that are keys themselves, as
+ * Slack's are) live only in memory, expanded from ${VAR} at each delivery:
+ * the outbox stores the target as a hash of the strings as configured, logs
+ * name a URL without what may be a key, and whatever a receiver answers is
+ * scrubbed of them before it goes into a message.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <curl/curl.h>
+#include <json-c/json.h>
+
+#include "internal.h"
+
+#define ALERT_BACKOFF_FIRST 0.5    /* seconds before the first retry */
+#define ALERT_BACKOFF_CAP 8.0      /* longest wait between tries */
+#define ALERT_MAX_TRIES 8          /* per request and flush */
+#define ALERT_CONNECT_MS 5000L     /* connecting, at most */
+#define ALERT_ATTEMPT_MS 15000L    /* one request, at most */
+#define ALERT_BODY_LIMIT (4 << 20) /* of an answer, kept; the rest is read and dropped */
+#define ALERT_GITHUB_API "https://api.github.com"
+#define ALERT_GITHUB_PAGES 50               /* of 100 comments each */
+#define ALERT_KEEP_SECONDS (30 * 24 * 3600) /* delivered entries kept this long */
+#define ALERT_USER_AGENT "benchguard/" BG_VERSION
+
+/* ------------------------------------------------------------ pure parts */
+
+int bg_alert__classify(long status)
+{
+	if (status >= 200 && status < 300)
+		return BG_ALERT__OK;
+	if (status == 408 || status == 429 || (status >= 500 && status < 600))
+		return BG_ALERT__RETRY;
+	return BG_ALERT__REFUSED;
+}
+
+double bg_alert__retry_after(const char *value, int64_t now)
+{
+	const char *p;
+	time_t t;
+
+	if (!value)
+		return -1;
+	while (isspace((unsigned char)*value))
+		value++;
+	if (!*value)
+		return -1;
+	for (p = value; isdigit((unsigned char)*p); p++)
+		;
+	if (p > value && (!*p || isspace((unsigned char)*p))) {
+		double s = strtod(value, NULL);
+		return s > 1e7 ? 1e7 : s;
+	}
+	/* An HTTP-date; curl_getdate() reads the three forms RFC 9110 allows. */
+	t = curl_getdate(value, NULL);
+	if (t == (time_t)-1)
+		return -1;
+	return (int64_t)t > now ? (double)((int64_t)t - now) : 0.0;
+}
+
+double bg_alert__backoff(int attempt)
+{
+	double w = ALERT_BACKOFF_FIRST;
+
+	while (--attempt > 0 && w < ALERT_BACKOFF_CAP)
+		w *= 2;
+	return w < ALERT_BACKOFF_CAP ? w : ALERT_BACKOFF_CAP;
+}
+
+char *bg_alert__redact(const char *url, int hide_path)
+{
+	CURLU *u = curl_url();
+	char *scheme = NULL, *host = NULL, *port = NULL, *path = NULL, *out = NULL;
+	bg_buf b = BG_BUF_INIT;
+
+	if (!u || !url || curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK)
+		goto cleanup;
+	curl_url_get(u, CURLUPART_PORT, &port, 0); /* only when written out */
+	curl_url_get(u, CURLUPART_PATH, &path, 0);
+	if (bg_buf_printf(&b, "%s://%s%s%s", scheme, host, port ? ":" : "", port ? port : "") < 0)
+		goto cleanup;
+	if (path && strcmp(path, "/") && *path && bg_buf_puts(&b, hide_path ? "/***" : path) < 0)
+		goto cleanup;
+	out = bg_buf_detach(&b);
+cleanup:
+	bg_buf_clear(&b);
+	curl_free(scheme);
+	curl_free(host);
+	curl_free(port);
+	curl_free(path);
+	curl_url_cleanup(u);
+	return out;
+}
+
+/* Does url lie under base (a prefix that ends where a path segment does)? */
+static int alert__under(const char *url, const char *base)
+{
+	size_t n = strlen(base);
+
+	while (n && base[n - 1] == '/')
+		n--;
+	return !strncmp(url, base, n) && (url[n] == '/' || url[n] == '?' || !url[n]);
+}
+
+char *bg_alert__next_link(const char *link, const char *base)
+{
+	const char *p = link;
+
+	/* <url>; rel="next", <url>; rel="last" (RFC 8288) */
+	while (p && (p = strchr(p, '<')) != NULL) {
+		const char *end = strchr(p, '>'), *params, *stop;
+		size_t plen;
+
+		if (!end)
+			return NULL;
+		params = end + 1;
+		stop = strchr(params, '<');
+		plen = stop ? (size_t)(stop - params) : strlen(params);
+		if ((memmem(params, plen, "rel=\"next\"", 9) ||
+		     memmem(params, plen, "rel=next", 8))) {
+			char *url = strndup(p + 1, (size_t)(end - p - 1));
+			/* The token goes with every request: never to another host. */
+			if (url && !alert__under(url, base)) {
+				free(url);
+				url = NULL;
+			}
+			return url;
+		}
+		p = end + 1;
+	}
+	return NULL;
+}
+
+char *bg_alert__marker(const char *project)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	bg_buf b = BG_BUF_INIT;
+	const unsigned char *p;
+
+	if (bg_buf_puts(&b, "<!-- benchguard:") < 0)
+		goto nomem;
+	/* Anything that could end the comment ("-->") or the line is escaped. */
+	for (p = (const unsigned char *)(project ? project : "default"); *p; p++) {
+		if (isalnum(*p) || *p == '.' || *p == '_' || *p == '/') {
+			if (bg_buf_put(&b, p, 1) < 0)
+				goto nomem;
+		} else {
+			char e[3] = { '%', hex[*p >> 4], hex[*p & 15] };
+			if (bg_buf_put(&b, e, 3) < 0)
+				goto nomem;
+		}
+	}
+	if (bg_buf_puts(&b, " -->") < 0)
+		goto nomem;
+	return bg_buf_detach(&b);
+nomem:
+	bg_buf_clear(&b);
+	return NULL;
+}
+
+/* Slack's mrkdwn: only &, < and > are special in text. */
+static int alert__slack_escape(bg_buf *b, const char *s)
+{
+	for (; s && *s; s++) {
+		int err = *s == '&'   ? bg_buf_puts(b, "&amp;")
+		          : *s == '<' ? bg_buf_puts(b, "&lt;")
+		          : *s == '>' ? bg_buf_puts(b, "&gt;")
+		                      : bg_buf_put(b, s, 1);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+static int alert__slack_row(bg_buf *b, const bg_verdict_row *r)
+{
+	double pct = 100.0 * fabs(r->test.change);
+	const char *unit = r->unit ? r->unit : "";
+
+	if (bg_buf_puts(b, "\n\xE2\x80\xA2 `") < 0 || alert__slack_escape(b, r->series) < 0)
+		return BG_ENOMEM;
+	if (!isfinite(pct))
+		return bg_buf_printf(b, "`: %s", bg_verdict_name(r->verdict));
+	return bg_buf_printf(b, "`: %.1f%% %s (%.4g %s \xE2\x86\x92 %.4g %s)", pct,
+	                     r->verdict == BG_VERDICT_REGRESSION ? "worse" : "better",
+	                     r->test.base_mean, unit, r->test.cur_mean, unit);
+}
+
+char *bg_alert__slack_text(const bg_alert_event *ev)
+{
+	const bg_check_result *res = ev->result;
+	size_t nreg = res->count[BG_VERDICT_REGRESSION], nimp = res->count[BG_VERDICT_IMPROVEMENT];
+	size_t i, shown = 0, flagged = nreg + nimp;
+	bg_buf b = BG_BUF_INIT;
+	int err = 0;
+
+	err |= bg_buf_printf(&b, "%s%s *benchguard* `", ev->sample ? "[test alert] " : "",
+	                     nreg ? ":rotating_light:" : ":white_check_mark:");
+	err |= alert__slack_escape(&b, ev->project ? ev->project : "default");
+	if (nreg)
+		err |= bg_buf_printf(&b, "`: %zu regression%s", nreg, nreg == 1 ? "" : "s");
+	else if (nimp)
+		err |= bg_buf_printf(&b, "`: %zu improvement%s", nimp, nimp == 1 ? "" : "s");
+	else
+		err |= bg_buf_puts(&b, "`: no regression");
+	err |= bg_buf_printf(&b, " at `%.12s`", res->sha);
+	if (res->branch) {
+		err |= bg_buf_puts(&b, " (");
+		err |= alert__slack_escape(&b, res->branch);
+		err |= bg_buf_puts(&b, ")");
+	}
+	if (ev->subject) {
+		err |= bg_buf_puts(&b, " \xE2\x80\x94 ");
+		err |= alert__slack_escape(&b, ev->subject);
+	}
+	/* Regressions come first in res->rows; a handful is all anyone reads. */
+	for (i = 0; i < res->nrows && shown < 5; i++) {
+		const bg_verdict_row *r = &res->rows[i];
+		if (r->verdict != BG_VERDICT_REGRESSION && r->verdict != BG_VERDICT_IMPROVEMENT)
+			continue;
+		if (nreg && r->verdict != BG_VERDICT_REGRESSION)
+			continue;
+		err |= alert__slack_row(&b, r);
+		shown++;
+	}
+	if (flagged > shown && shown)
+		err |= bg_buf_printf(&b, "\n\xE2\x80\xA6 and %zu more", flagged - shown);
+	if (res->count[BG_VERDICT_FAILED])
+		err |= bg_buf_printf(&b, "\n:x: %zu benchmark%s failed",
+		                     res->count[BG_VERDICT_FAILED],
+		                     res->count[BG_VERDICT_FAILED] == 1 ? "" : "s");
+	if (ev->run_url || ev->commit_url)
+		err |= bg_buf_puts(&b, "\n");
+	if (ev->run_url)
+		err |= bg_buf_printf(&b, "<%s|CI run>", ev->run_url);
+	if (ev->commit_url)
+		err |= bg_buf_printf(&b, "%s<%s|commit>", ev->run_url ? " \xC2\xB7 " : "",
+		                     ev->commit_url);
+	if (err) {
+		bg_buf_clear(&b);
+		return NULL;
+	}
+	return bg_buf_detach(&b);
+}
+
+/* ---------------------------------------------------------------- targets */
+
+/* A configured target with its strings expanded: secrets live only here. */
+typedef struct {
+	const bg_alert_cfg *cfg;
+	int enabled;
+	char why[256];                                /* why not enabled */
+	char *url, *secret, *token, *repo, *api, *pr; /* expanded; NULL when absent */
+	char key[96];                                 /* kind ":" hash of the strings as written */
+	char *label;                                  /* for messages: no secret */
+	double deadline;                              /* monotonic seconds; 0: not used yet */
+} alert_target;
+
+static double alert__now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void alert__target_clear(alert_target *t)
+{
+	/* Secrets do not linger in freed memory. */
+	if (t->secret)
+		memset(t->secret, 0, strlen(t->secret));
+	if (t->token)
+		memset(t->token, 0, strlen(t->token));
+	if (t->url)
+		memset(t->url, 0, strlen(t->url));
+	free(t->url);
+	free(t->secret);
+	free(t->token);
+	free(t->repo);
+	free(t->api);
+	free(t->pr);
+	free(t->label);
+	memset(t, 0, sizeof(*t));
+}
+
+static int alert__is_github(const alert_target *t)
+{
+	return !strcmp(t->cfg->kind, "github");
+}
+
+/* Expands one string; an unset variable disables the target with the reason. */
+static int alert__expand(bg_ctx *ctx, alert_target *t, const char *in, char **out)
+{
+	int err;
+
+	if (!in)
+		return 0;
+	err = bg_config_expand(ctx, in, out);
+	if (err == BG_ENOTFOUND || err == BG_EINPUT) {
+		if (t->enabled)
+			snprintf(t->why, sizeof(t->why), "%s", bg_ctx_error(ctx));
+		t->enabled = 0;
+		bg_ctx_clear_error(ctx);
+		return 0;
+	}
+	return err;
+}
+
+static int alert__valid_repo(const char *repo)
+{
+	const char *p, *slash = strchr(repo, '/');
+
+	if (!slash || slash == repo || !slash[1] || strchr(slash + 1, '/'))
+		return 0;
+	for (p = repo; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("._-/", *p))
+			return 0;
+	return 1;
+}
+
+static int alert__target_init(bg_ctx *ctx, const bg_alert_cfg *cfg, alert_target *t)
+{
+	char hash[65];
+	bg_buf id = BG_BUF_INIT;
+	int err, hide;
+
+	memset(t, 0, sizeof(*t));
+	t->cfg = cfg;
+	t->enabled = 1;
+	/* Identity: the strings as written, so a rotated secret URL behind the
+	 * same ${VAR} is the same target and gets what is pending. */
+	if (bg_buf_printf(&id, "%s\n%s\n%s\n%s", cfg->kind, cfg->url ? cfg->url : "",
+	                  cfg->api_url ? cfg->api_url : "", cfg->repo ? cfg->repo : "") < 0)
+		return bg_error_oom(ctx);
+	err = bg_sha256_hex(id.ptr, id.len, hash);
+	bg_buf_clear(&id);
+	if (err < 0)
+		return bg_error_set(ctx, BG_ERROR, "cannot hash an alert target");
+	snprintf(t->key, sizeof(t->key), "%s:%.32s", cfg->kind, hash);
+
+	if ((err = alert__expand(ctx, t, cfg->url, &t->url)) < 0 ||
+	    (err = alert__expand(ctx, t, cfg->secret, &t->secret)) < 0 ||
+	    (err = alert__expand(ctx, t, cfg->token, &t->token)) < 0 ||
+	    (err = alert__expand(ctx, t, cfg->repo, &t->repo)) < 0 ||
+	    (err = alert__expand(ctx, t, cfg->api_url ? cfg->api_url : ALERT_GITHUB_API, &t->api)) <
+	            0)
+		return err;
+	if (alert__is_github(t) && cfg->pr) {
+		/* A missing PR number disables new comments only: what is pending
+		 * names its own pull request. */
+		err = bg_config_expand(ctx, cfg->pr, &t->pr);
+		if (err == BG_ENOTFOUND || err == BG_EINPUT) {
+			bg_ctx_clear_error(ctx);
+			t->pr = NULL;
+		} else if (err < 0) {
+			return err;
+		} else if (!*t->pr || strspn(t->pr, "0123456789") != strlen(t->pr)) {
+			free(t->pr);
+			t->pr = NULL;
+		}
+	}
+	if (t->enabled && t->repo && !alert__valid_repo(t->repo)) {
+		snprintf(t->why, sizeof(t->why), "repo is not \"owner/name\"");
+		t->enabled = 0;
+	}
+	if (alert__is_github(t)) {
+		char *api = t->api ? bg_alert__redact(t->api, 0) : NULL;
+		bg_buf b = BG_BUF_INIT;
+		err = bg_buf_printf(&b, "%s%s%s%s%s", t->repo ? t->repo : "?", t->pr ? "#" : "",
+		                    t->pr ? t->pr : "",
+		                    api && strcmp(t->api, ALERT_GITHUB_API) ? " at " : "",
+		                    api && strcmp(t->api, ALERT_GITHUB_API) ? api : "");
+		free(api);
+		if (err < 0)
+			return bg_error_oom(ctx);
+		t->label = bg_buf_detach(&b);
+	} else {
+		/* Slack's path is its key; a URL from ${VAR} may be one too. */
+		hide = !strcmp(cfg->kind, "slack") || strstr(cfg->url, "${") != NULL;
+		t->label = t->url ? bg_alert__redact(t->url, hide) : NULL;
+		if (t->url && !t->label) {
+			if (t->enabled)
+				snprintf(t->why, sizeof(t->why), "the url does not parse");
+			t->enabled = 0;
+		}
+		if (!t->label && !(t->label = strdup(cfg->kind)))
+			return bg_error_oom(ctx);
+	}
+	return t->label ? 0 : bg_error_oom(ctx);
+}
+
+/* Replaces every secret of the target in s by "***". */
+static char *alert__scrub(const alert_target *t, const char *s)
+{
+	const char *secrets[3];
+	bg_buf b = BG_BUF_INIT;
+	size_t i;
+
+	secrets[0] = t ? t->secret : NULL;
+	secrets[1] = t ? t->token : NULL;
+	secrets[2] = t ? t->url : NULL;
+	while (*s) {
+		size_t hit = 0;
+		for (i = 0; i < BG_ARRAY_SIZE(secrets) && !hit; i++)
+			if (secrets[i] && *secrets[i] &&
+			    !strncmp(s, secrets[i], strlen(secrets[i])))
+				hit = strlen(secrets[i]);
+		if (hit ? bg_buf_puts(&b, "***") < 0
+		        : bg_buf_put(&b, isprint((unsigned char)*s) ? s : "?", 1) < 0) {
+			bg_buf_clear(&b);
+			return NULL;
+		}
+		s += hit ? hit : 1;
+	}
+	return bg_buf_detach(&b);
+}
+
+/* ------------------------------------------------------------------- HTTP */
+
+typedef struct {
+	const char *method; /* GET, POST, PATCH */
+	const char *url;
+	const char *body; /* NULL: none */
+	const char *what; /* the request for logs: no secret */
+	const char *uid;  /* the alert's identity, or NULL */
+	int sign;         /* webhook: signature headers from the target's secret */
+} alert_req;
+
+typedef struct {
+	long status;
+	bg_buf body;
+	double retry_after; /* seconds; -1: not given */
+	char *link;         /* the Link header, or NULL */
+} alert_resp;
+
+/* What one delivery (one or more requests) came to. */
+typedef struct {
+	int attempts;
+	int status;
+	char why[1024];
+} alert_tally;
+
+static void alert__resp_reset(alert_resp *r)
+{
+	r->status = 0;
+	bg_buf_clear(&r->body);
+	r->retry_after = -1;
+	free(r->link);
+	r->link = NULL;
+}
+
+static size_t alert__on_body(char *p, size_t size, size_t n, void *data)
+{
+	alert_resp *r = data;
+	size_t len = size * n;
+
+	if (r->body.len + len <= ALERT_BODY_LIMIT && bg_buf_put(&r->body, p, len) < 0)
+		return 0;
+	return len;
+}
+
+static size_t alert__on_header(char *p, size_t size, size_t n, void *data)
+{
+	alert_resp *r = data;
+	size_t len = size * n, k;
+	char *value;
+
+	if (len >= 5 && !strncmp(p, "HTTP/", 5)) { /* a new response (after a 100) */
+		r->retry_after = -1;
+		free(r->link);
+		r->link = NULL;
+		return len;
+	}
+	for (k = 0; k < len && p[k] != ':'; k++)
+		;
+	if (k == len)
+		return len;
+	if (!(value = strndup(p + k + 1, len - k - 1)))
+		return 0;
+	value[strcspn(value, "\r\n")] = '\0';
+	if (k == 11 && !strncasecmp(p, "retry-after", 11)) {
+		r->retry_after = bg_alert__retry_after(value, (int64_t)time(NULL));
+	} else if (k == 4 && !strncasecmp(p, "link", 4)) {
+		free(r->link);
+		r->link = value;
+		value = NULL;
+	}
+	free(value);
+	return len;
+}
+
+static struct curl_slist *alert__add(struct curl_slist *h, int *err, const char *fmt, ...)
+        BG_PRINTF(3, 4);
+
+static struct curl_slist *alert__add(struct curl_slist *h, int *err, const char *fmt, ...)
+{
+	struct curl_slist *n;
+	char line[1024];
+	va_list ap;
+
+	if (*err)
+		return h;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (!(n = curl_slist_append(h, line)))
+		*err = 1;
+	return n ? n : h;
+}
+
+/* The headers of one try: the webhook's signatures are made afresh, with
+ * this try's timestamp. */
+static struct curl_slist *alert__headers(const alert_target *t, const alert_req *req)
+{
+	struct curl_slist *h = NULL;
+	int err = 0;
+
+	h = alert__add(h, &err, "User-Agent: %s", ALERT_USER_AGENT);
+	h = alert__add(h, &err, "Expect:"); /* no 100-continue round trip */
+	if (req->body)
+		h = alert__add(h, &err, "Content-Type: application/json");
+	if (alert__is_github(t)) {
+		h = alert__add(h, &err, "Accept: application/vnd.github+json");
+		h = alert__add(h, &err, "X-GitHub-Api-Version: 2022-11-28");
+		if (t->token)
+			h = alert__add(h, &err, "Authorization: Bearer %s", t->token);
+	}
+	if (req->uid)
+		h = alert__add(h, &err, "X-Benchguard-Delivery: %s", req->uid);
+	if (req->sign && t->secret && req->body) {
+		char sig[65], ts[32];
+		bg_buf signed_text = BG_BUF_INIT;
+
+		snprintf(ts, sizeof(ts), "%lld", (long long)time(NULL));
+		if (bg_hmac_sha256_hex(t->secret, strlen(t->secret), req->body, strlen(req->body),
+		                       sig) < 0)
+			err = 1;
+		h = alert__add(h, &err, "X-Benchguard-Signature: sha256=%s", sig);
+		h = alert__add(h, &err, "X-Benchguard-Timestamp: %s", ts);
+		/* The same over "<timestamp>.<body>": a receiver that checks it and
+		 * the timestamp's age refuses a replayed request. */
+		if (bg_buf_printf(&signed_text, "%s.%s", ts, req->body) < 0 ||
+		    bg_hmac_sha256_hex(t->secret, strlen(t->secret), signed_text.ptr,
+		                       signed_text.len, sig) < 0)
+			err = 1;
+		bg_buf_clear(&signed_text);
+		h = alert__add(h, &err, "X-Benchguard-Timestamp-Signature: sha256=%s", sig);
+	}
+	if (err) {
+		curl_slist_free_all(h);
+		return NULL;
+	}
+	return h;
+}
+
+/* Ctrl-C ends a request at once, not at its timeout. */
+static int alert__on_progress(void *data, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+                              curl_off_t ulnow)
+{
+	(void)dltotal;
+	(void)dlnow;
+	(void)ultotal;
+	(void)ulnow;
+	return bg_ctx_cancelled(data) ? 1 : 0;
+}
+
+/* One try, within `left` seconds. */
+static CURLcode alert__attempt(bg_ctx *ctx, CURL *curl, const alert_target *t, const alert_req *req,
+                               alert_resp *resp, double left)
+{
+	struct curl_slist *h = alert__headers(t, req);
+	long total = (long)(left * 1000.0), connect;
+	CURLcode rc;
+
+	if (!h)
+		return CURLE_OUT_OF_MEMORY;
+	if (total > ALERT_ATTEMPT_MS)
+		total = ALERT_ATTEMPT_MS;
+	if (total < 1)
+		total = 1;
+	connect = total < ALERT_CONNECT_MS ? total : ALERT_CONNECT_MS;
+	curl_easy_reset(curl); /* keeps the connection cache */
+	curl_easy_setopt(curl, CURLOPT_URL, req->url);
+	curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, connect);
+	curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, total);
+	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, h);
+	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, alert__on_body);
+	curl_easy_setopt(curl, CURLOPT_WRITEDATA, resp);
+	curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, alert__on_header);
+	curl_easy_setopt(curl, CURLOPT_HEADERDATA, resp);
+	curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, alert__on_progress);
+	curl_easy_setopt(curl, CURLOPT_XFERINFODATA, ctx);
+	curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+	/* A redirect would turn a POST into a GET, or carry the token away. */
+	curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
+	if (req->body) {
+		curl_easy_setopt(curl, CURLOPT_POSTFIELDS, req->body);
+		curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(req->body));
+	}
+	if (strcmp(req->method, "GET") && strcmp(req->method, "POST"))
+		curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, req->method);
+	rc = curl_easy_perform(curl);
+	if (rc == CURLE_OK)
+		curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &resp->status);
+	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, NULL);
+	curl_slist_free_all(h);
+	return rc;
+}
+
+/* Transport errors are worth retrying, except those that say the URL itself is wrong. */
+static int alert__classify_curl(CURLcode rc)
+{
+	switch (rc) {
+	case CURLE_UNSUPPORTED_PROTOCOL:
+	case CURLE_URL_MALFORMAT:
+	case CURLE_NOT_BUILT_IN:
+		return BG_ALERT__REFUSED;
+	default:
+		return BG_ALERT__RETRY;
+	}
+}
+
+/* Sleeps `s` seconds unless cancelled (Ctrl-C); 0 when slept through. */
+static int alert__sleep(bg_ctx *ctx, double s)
+{
+	double end = alert__now() + s, left;
+
+	while ((left = end - alert__now()) > 0) {
+		struct timespec ts;
+		if (bg_ctx_cancelled(ctx))
+			return -1;
+		if (left > 0.1)
+			left = 0.1;
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)(left * 1e9);
+		nanosleep(&ts, NULL);
+	}
+	return bg_ctx_cancelled(ctx) ? -1 : 0;
+}
+
+/* A short, printable, scrubbed part of an answer, for a message. */
+static void alert__answer_note(const alert_target *t, const alert_resp *resp, char *out,
+                               size_t size)
+{
+	json_object *o = NULL, *m = NULL;
+	const char *text = NULL;
+	char *clean;
+
+	out[0] = '\0';
+	if (!resp->body.len)
+		return;
+	o = json_tokener_parse(resp->body.ptr);
+	if (o && json_object_object_get_ex(o, "message", &m) &&
+	    json_object_is_type(m, json_type_string))
+		text = json_object_get_string(m); /* GitHub's error message */
+	else if (!o)
+		text = resp->body.ptr; /* Slack answers in plain text */
+	if (text && (clean = alert__scrub(t, text)) != NULL) {
+		snprintf(out, size, ": %.120s", clean);
+		free(clean);
+	}
+	json_object_put(o);
+}
+
+/*
+ * One request, retried on connection errors, 408, 429 and 5xx with
+ * exponential backoff (or the server's Retry-After) while the target's
+ * budget lasts; never waits past it.  BG_ALERT__OK with a 2xx answer in
+ * *resp, BG_ALERT__RETRY when the budget or the tries ran out (the caller
+ * keeps the alert), BG_ALERT__REFUSED for a final no.
+ */
+static int alert__request(bg_ctx *ctx, CURL *curl, const alert_target *t, const alert_req *req,
+                          alert_resp *resp, alert_tally *tally)
+{
+	int attempt;
+
+	for (attempt = 1;; attempt++) {
+		double left = t->deadline - alert__now(), wait;
+		char what[160], note[160];
+		CURLcode rc;
+		int cls;
+
+		if (bg_ctx_cancelled(ctx)) {
+			snprintf(tally->why, sizeof(tally->why), "interrupted");
+			return BG_ALERT__RETRY;
+		}
+		if (left < 0.05) {
+			snprintf(tally->why, sizeof(tally->why),
+			         "%s: the target's %g s budget is spent", req->what,
+			         t->cfg->timeout);
+			return BG_ALERT__RETRY;
+		}
+		alert__resp_reset(resp);
+		rc = alert__attempt(ctx, curl, t, req, resp, left);
+		tally->attempts++;
+		if (rc == CURLE_OUT_OF_MEMORY)
+			return bg_error_oom(ctx);
+		if (rc == CURLE_OK) {
+			tally->status = (int)resp->status;
+			cls = bg_alert__classify(resp->status);
+			snprintf(what, sizeof(what), "HTTP %ld", resp->status);
+		} else {
+			cls = alert__classify_curl(rc);
+			/* curl's generic text: its error buffer may quote the URL. */
+			snprintf(what, sizeof(what), "%s", curl_easy_strerror(rc));
+		}
+		if (cls == BG_ALERT__OK) {
+			bg_log(ctx, BG_LOG_DEBUG, "alert %s: %s: try %d: %s", t->cfg->kind,
+			       req->what, attempt, what);
+			return BG_ALERT__OK;
+		}
+		alert__answer_note(t, resp, note, sizeof(note));
+		snprintf(tally->why, sizeof(tally->why), "%s: %s%s", req->what, what,
+		         rc == CURLE_OK ? note : "");
+		if (cls == BG_ALERT__REFUSED) {
+			bg_log(ctx, BG_LOG_DEBUG, "alert %s: %s: try %d: %s; not retried",
+			       t->cfg->kind, req->what, attempt, what);
+			return BG_ALERT__REFUSED;
+		}
+		wait = resp->retry_after >= 0 ? resp->retry_after : bg_alert__backoff(attempt);
+		if (attempt >= ALERT_MAX_TRIES || alert__now() + wait > t->deadline - 0.05) {
+			bg_log(ctx, BG_LOG_DEBUG, "alert %s: %s: try %d: %s; %s, kept for later",
+			       t->cfg->kind, req->what, attempt, what,
+			       attempt >= ALERT_MAX_TRIES ? "no tries left"
+			                                  : "the next would pass the time budget");
+			return BG_ALERT__RETRY;
+		}
+		bg_log(ctx, BG_LOG_DEBUG, "alert %s: %s: try %d: %s; retrying in %.1f s%s",
+		       t->cfg->kind, req->what, attempt, what, wait,
+		       resp->retry_after >= 0 ? " (Retry-After)" : "");
+		if (alert__sleep(ctx, wait) < 0) {
+			snprintf(tally->why, sizeof(tally->why), "interrupted");
+			return BG_ALERT__RETRY;
+		}
+	}
+}
+
+/* ------------------------------------------------------------- deliveries */
+
+/* webhook and Slack: one POST of the stored body. */
+static int alert__post(bg_ctx *ctx, CURL *curl, const alert_target *t, const bg_outbox_row *row,
+                       alert_tally *tally)
+{
+	alert_resp resp = { 0, BG_BUF_INIT, -1, NULL };
+	char what[600];
+	alert_req req;
+	int rc;
+
+	snprintf(what, sizeof(what), "POST %s", t->label);
+	req = (alert_req){ "POST", t->url,   row->body,
+		           what,   row->uid, !strcmp(t->cfg->kind, "webhook") };
+	rc = alert__request(ctx, curl, t, &req, &resp, tally);
+	alert__resp_reset(&resp);
+	return rc;
+}
+
+/* The id of the first comment in a page (a JSON array) whose body holds marker; 0: none. */
+static int64_t alert__find_comment(const char *page, const char *marker)
+{
+	json_object *a = json_tokener_parse(page);
+	int64_t id = 0;
+	size_t i, n;
+
+	if (!a || !json_object_is_type(a, json_type_array)) {
+		json_object_put(a);
+		return -1;
+	}
+	n = json_object_array_length(a);
+	for (i = 0; i < n && !id; i++) {
+		json_object *c = json_object_array_get_idx(a, i), *b, *v;
+		if (json_object_object_get_ex(c, "body", &b) &&
+		    json_object_is_type(b, json_type_string) &&
+		    strstr(json_object_get_string(b), marker) &&
+		    json_object_object_get_ex(c, "id", &v))
+			id = json_object_get_int64(v);
+	}
+	json_object_put(a);
+	return id;
+}
+
+/* The marker is the first line of the comment as queued. */
+static char *alert__body_marker(const char *body)
+{
+	json_object *o = json_tokener_parse(body), *b;
+	char *marker = NULL;
+
+	if (o && json_object_object_get_ex(o, "body", &b) &&
+	    json_object_is_type(b, json_type_string)) {
+		const char *s = json_object_get_string(b);
+		marker = strndup(s, strcspn(s, "\n"));
+	}
+	json_object_put(o);
+	return marker;
+}
+
+static int alert__github(bg_ctx *ctx, CURL *curl, const alert_target *t, const bg_outbox_row *row,
+                         alert_tally *tally)
+{
+	alert_resp resp = { 0, BG_BUF_INIT, -1, NULL };
+	char *marker = NULL, *url = NULL, *next = NULL, *api = bg_alert__redact(t->api, 0);
+	char what[600];
+	int64_t id = 0;
+	alert_req req;
+	int rc = BG_ALERT__REFUSED, page;
+
+	if (!api || !row->pr || !(marker = alert__body_marker(row->body))) {
+		snprintf(tally->why, sizeof(tally->why), "%s",
+		         !api ? "api_url does not parse" : "a malformed outbox entry");
+		goto cleanup;
+	}
+	if (asprintf(&url, "%s/repos/%s/issues/%s/comments?per_page=100", t->api, t->repo,
+	             row->pr) < 0) {
+		url = NULL;
+		rc = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	/* Find the comment: every page, following Link: rel="next". */
+	for (page = 1; page <= ALERT_GITHUB_PAGES && !id; page++) {
+		snprintf(what, sizeof(what), "GET %s/repos/%s/issues/%s/comments (page %d)", api,
+		         t->repo, row->pr, page);
+		req = (alert_req){ "GET", next ? next : url, NULL, what, NULL, 0 };
+		if ((rc = alert__request(ctx, curl, t, &req, &resp, tally)) != BG_ALERT__OK)
+			goto cleanup;
+		if ((id = alert__find_comment(resp.body.ptr ? resp.body.ptr : "", marker)) < 0) {
+			snprintf(tally->why, sizeof(tally->why),
+			         "%s: the answer is not a JSON array", what);
+			rc = BG_ALERT__RETRY;
+			goto cleanup;
+		}
+		free(next);
+		next = resp.link ? bg_alert__next_link(resp.link, t->api) : NULL;
+		if (!next)
+			break;
+	}
+	free(url);
+	url = NULL;
+	if (id > 0) {
+		if (asprintf(&url, "%s/repos/%s/issues/comments/%lld", t->api, t->repo,
+		             (long long)id) < 0)
+			url = NULL;
+		snprintf(what, sizeof(what), "PATCH %s/repos/%s/issues/comments/%lld", api, t->repo,
+		         (long long)id);
+		req = (alert_req){ "PATCH", url, row->body, what, NULL, 0 };
+	} else if (!strcmp(row->mode, "send")) {
+		if (asprintf(&url, "%s/repos/%s/issues/%s/comments", t->api, t->repo, row->pr) < 0)
+			url = NULL;
+		snprintf(what, sizeof(what), "POST %s/repos/%s/issues/%s/comments", api, t->repo,
+		         row->pr);
+		req = (alert_req){ "POST", url, row->body, what, NULL, 0 };
+	} else {
+		bg_log(ctx, BG_LOG_DEBUG,
+		       "alert github: no comment on %s#%s to update, and nothing to report",
+		       t->repo, row->pr);
+		rc = BG_ALERT__OK;
+		goto cleanup;
+	}
+	if (!url) {
+		rc = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	rc = alert__request(ctx, curl, t, &req, &resp, tally);
+cleanup:
+	alert__resp_reset(&resp);
+	free(marker);
+	free(url);
+	free(next);
+	free(api);
+	return rc;
+}
+
+static int alert__deliver(bg_ctx *ctx, CURL *curl, const alert_target *t, const bg_outbox_row *row,
+                          alert_tally *tally)
+{
+	return alert__is_github(t) ? alert__github(ctx, curl, t, row, tally)
+	                           : alert__post(ctx, curl, t, row, tally);
+}
+
+/* ----------------------------------------------------------------- bodies */
+
+static int alert__wanted(unsigned on, const bg_check_result *res)
+{
+	return (on & BG_ALERT_ON_ALWAYS) ||
+	       ((on & BG_ALERT_ON_REGRESSION) && res->count[BG_VERDICT_REGRESSION]) ||
+	       ((on & BG_ALERT_ON_IMPROVEMENT) && res->count[BG_VERDICT_IMPROVEMENT]);
+}
+
+static char *alert__json_text(json_object *o)
+{
+	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	return s ? strdup(s) : NULL;
+}
+
+/* The check JSON, plus what a receiver needs to route and verify it. */
+static int alert__webhook_body(bg_ctx *ctx, const bg_alert_event *ev, const char *uid, int64_t now,
+                               char **out)
+{
+	const bg_check_result *res = ev->result;
+	json_object *top = json_tokener_parse(ev->check_json), *links;
+
+	*out = NULL;
+	if (!top || !json_object_is_type(top, json_type_object)) {
+		json_object_put(top);
+		return bg_error_set(ctx, BG_EINPUT, "the alert's check JSON does not parse");
+	}
+	links = json_object_new_object();
+	if (ev->commit_url)
+		json_object_object_add(links, "commit", json_object_new_string(ev->commit_url));
+	if (ev->run_url)
+		json_object_object_add(links, "run", json_object_new_string(ev->run_url));
+	json_object_object_add(top, "project",
+	                       json_object_new_string(ev->project ? ev->project : "default"));
+	json_object_object_add(
+	        top, "event",
+	        json_object_new_string(res->count[BG_VERDICT_REGRESSION]    ? "regression"
+	                               : res->count[BG_VERDICT_IMPROVEMENT] ? "improvement"
+	                                                                    : "none"));
+	if (ev->subject)
+		json_object_object_add(top, "subject", json_object_new_string(ev->subject));
+	json_object_object_add(top, "links", links);
+	json_object_object_add(top, "alert_id", json_object_new_string(uid));
+	json_object_object_add(top, "created_at", json_object_new_int64(now));
+	if (ev->sample)
+		json_object_object_add(top, "sample", json_object_new_boolean(1));
+	*out = alert__json_text(top);
+	json_object_put(top);
+	return *out ? 0 : bg_error_oom(ctx);
+}
+
+static int alert__slack_body(bg_ctx *ctx, const bg_alert_event *ev, char **out)
+{
+	char *text = bg_alert__slack_text(ev);
+	json_object *o;
+
+	*out = NULL;
+	if (!text)
+		return bg_error_oom(ctx);
+	o = json_object_new_object();
+	json_object_object_add(o, "text", json_object_new_string(text));
+	*out = alert__json_text(o);
+	json_object_put(o);
+	free(text);
+	return *out ? 0 : bg_error_oom(ctx);
+}
+
+static int alert__github_body(bg_ctx *ctx, const bg_alert_event *ev, char **out)
+{
+	char *marker = bg_alert__marker(ev->project);
+	bg_buf b = BG_BUF_INIT;
+	json_object *o;
+	int err = 0;
+
+	*out = NULL;
+	if (!marker)
+		return bg_error_oom(ctx);
+	err |= bg_buf_printf(&b, "%s\n%s%s\n<sub>benchguard", marker,
+	                     ev->sample ? "_A sample from `benchguard alert test`._\n\n" : "",
+	                     ev->markdown ? ev->markdown : "");
+	if (ev->run_url)
+		err |= bg_buf_printf(&b, " \xC2\xB7 [CI run](%s)", ev->run_url);
+	err |= bg_buf_printf(&b, " \xC2\xB7 updated for commit `%.12s`</sub>\n", ev->result->sha);
+	free(marker);
+	if (err) {
+		bg_buf_clear(&b);
+		return bg_error_oom(ctx);
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "body", json_object_new_string(b.ptr));
+	bg_buf_clear(&b);
+	*out = alert__json_text(o);
+	json_object_put(o);
+	return *out ? 0 : bg_error_oom(ctx);
+}
+
+static int alert__body(bg_ctx *ctx, const alert_target *t, const bg_alert_event *ev,
+                       const char *uid, int64_t now, char **out)
+{
+	if (alert__is_github(t))
+		return alert__github_body(ctx, ev, out);
+	if (!strcmp(t->cfg->kind, "slack"))
+		return alert__slack_body(ctx, ev, out);
+	return alert__webhook_body(ctx, ev, uid, now, out);
+}
+
+/* ------------------------------------------------------------- public API */
+
+/* libcurl for one call: one handle, so connections are reused between tries. */
+static int alert__curl_start(bg_ctx *ctx, CURL **curl)
+{
+	*curl = NULL;
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		return bg_error_set(ctx, BG_ERROR, "cannot start libcurl");
+	if (!(*curl = curl_easy_init())) {
+		curl_global_cleanup();
+		return bg_error_set(ctx, BG_ERROR, "cannot start libcurl");
+	}
+	return 0;
+}
+
+static void alert__curl_end(CURL *curl)
+{
+	if (!curl)
+		return;
+	curl_easy_cleanup(curl);
+	curl_global_cleanup();
+}
+
+static void alert__warn_disabled(bg_ctx *ctx, const bg_config *cfg, const alert_target *t,
+                                 const char *what)
+{
+	bg_log(ctx, BG_LOG_WARN, "%s:%d: %s alert %s: %s", bg_config_path(cfg), t->cfg->line,
+	       t->cfg->kind, what, t->why);
+}
+
+static void alert__targets_free(alert_target *t, size_t n)
+{
+	size_t i;
+
+	for (i = 0; t && i < n; i++)
+		alert__target_clear(&t[i]);
+	free(t);
+}
+
+static int alert__targets(bg_ctx *ctx, const bg_config *cfg, alert_target **out, size_t *n)
+{
+	size_t i, count = bg_config_alert_count(cfg);
+	alert_target *t;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	if (!count)
+		return 0;
+	if (!(t = calloc(count, sizeof(*t))))
+		return bg_error_oom(ctx);
+	for (i = 0; i < count; i++) {
+		if ((err = alert__target_init(ctx, bg_config_alert(cfg, i), &t[i])) < 0) {
+			alert__targets_free(t, count);
+			return err;
+		}
+	}
+	*out = t;
+	*n = count;
+	return 0;
+}
+
+int bg_alert_queue(bg_ctx *ctx, bg_store *store, const bg_config *cfg, const bg_alert_event *ev,
+                   bg_alert_stats *stats)
+{
+	alert_target *targets = NULL;
+	size_t n = 0, i;
+	int err;
+
+	if (!ev || !ev->result || !ev->check_json)
+		return bg_error_set(ctx, BG_EINPUT, "an alert needs a check result");
+	if ((err = alert__targets(ctx, cfg, &targets, &n)) < 0)
+		return err;
+	for (i = 0; i < n && err == 0; i++) {
+		alert_target *t = &targets[i];
+		int want = ev->sample || alert__wanted(t->cfg->on, ev->result);
+		bg_outbox_row row;
+		int64_t id, now = (int64_t)time(NULL);
+		char *body = NULL;
+
+		/* A github comment that exists is kept current whatever "on" says. */
+		if (!want && (!alert__is_github(t) || !t->enabled || !t->pr))
+			continue;
+		if (!t->enabled || (alert__is_github(t) && !t->pr)) {
+			if (t->enabled)
+				snprintf(t->why, sizeof(t->why),
+				         "no pull-request number (%s is not set or not a number)",
+				         t->cfg->pr);
+			if (want)
+				alert__warn_disabled(ctx, cfg, t, "not sent");
+			stats->disabled++;
+			continue;
+		}
+		memset(&row, 0, sizeof(row));
+		if (bg_random_hex(row.uid) < 0) {
+			err = bg_error_set(ctx, BG_ERROR, "no random bytes for an alert id");
+			break;
+		}
+		if ((err = alert__body(ctx, t, ev, row.uid, now, &body)) < 0)
+			break;
+		row.kind = (char *)t->cfg->kind;
+		row.target = t->key;
+		row.label = t->label;
+		row.pr = alert__is_github(t) ? t->pr : NULL;
+		row.mode = (char *)(want ? "send" : "update");
+		row.body = body;
+		row.run_id = ev->result->run_id;
+		row.created_at = now;
+		err = bg_store_outbox_add(ctx, store, &row, &id);
+		free(body);
+		if (err == 0)
+			stats->queued++;
+	}
+	alert__targets_free(targets, n);
+	return err;
+}
+
+static void alert__report(bg_alert_report_cb cb, void *data, const bg_outbox_row *row,
+                          const char *label, const char *outcome, const alert_tally *tally)
+{
+	bg_alert_report r;
+
+	if (!cb)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.kind = row ? row->kind : "";
+	r.target = label;
+	r.outcome = outcome;
+	r.attempts = tally ? tally->attempts : 0;
+	r.status = tally ? tally->status : 0;
+	r.why = tally && tally->why[0] && strcmp(outcome, "delivered") ? tally->why : NULL;
+	r.id = row ? row->id : 0;
+	cb(&r, data);
+}
+
+/* A pending comment that a newer one for the same pull request replaces. */
+static int alert__superseded(const bg_outbox_row *rows, size_t n, size_t i)
+{
+	size_t j;
+
+	if (strcmp(rows[i].kind, "github") || !rows[i].pr)
+		return 0;
+	for (j = i + 1; j < n; j++)
+		if (!strcmp(rows[j].target, rows[i].target) && rows[j].pr &&
+		    !strcmp(rows[j].pr, rows[i].pr))
+			return 1;
+	return 0;
+}
+
+/* Delivers one claimed entry and records what became of it. */
+static int alert__flush_one(bg_ctx *ctx, bg_store *store, CURL *curl, alert_target *t,
+                            const bg_outbox_row *row, bg_alert_report_cb cb, void *data,
+                            bg_alert_stats *stats)
+{
+	static const char *const states[] = { "delivered", "pending", "failed" };
+	alert_tally tally;
+	char *why;
+	int rc, err;
+
+	memset(&tally, 0, sizeof(tally));
+	rc = alert__deliver(ctx, curl, t, row, &tally);
+	if (rc < 0) {
+		/* Out of memory: leave it pending for the next try. */
+		bg_store_outbox_settle(ctx, store, row->id, "pending", tally.attempts, tally.status,
+		                       "out of memory");
+		return rc;
+	}
+	why = tally.why[0] && rc != BG_ALERT__OK ? alert__scrub(t, tally.why) : NULL;
+	err = bg_store_outbox_settle(ctx, store, row->id, states[rc], tally.attempts, tally.status,
+	                             why);
+	if (why) {
+		snprintf(tally.why, sizeof(tally.why), "%s", why);
+		free(why);
+	}
+	if (err < 0)
+		return err;
+	if (rc == BG_ALERT__OK)
+		stats->delivered++;
+	else if (rc == BG_ALERT__RETRY)
+		stats->pending++;
+	else
+		stats->failed++;
+	/* The URL as it is now (a rotated ${VAR}); a comment's own pull request. */
+	alert__report(cb, data, row, alert__is_github(t) ? row->label : t->label, states[rc],
+	              &tally);
+	return 0;
+}
+
+int bg_alert_flush(bg_ctx *ctx, bg_store *store, const bg_config *cfg, bg_alert_report_cb cb,
+                   void *data, bg_alert_stats *stats)
+{
+	alert_target *targets = NULL;
+	bg_outbox_row *rows = NULL;
+	size_t nt = 0, nrows = 0, i, k;
+	CURL *curl = NULL;
+	int err;
+
+	if ((err = bg_store_outbox_prune(ctx, store, (int64_t)time(NULL) - ALERT_KEEP_SECONDS)) <
+	            0 ||
+	    (err = bg_store_outbox_list(ctx, store, "pending", &rows, &nrows)) < 0)
+		return err;
+	if (!nrows)
+		goto cleanup;
+	if ((err = alert__targets(ctx, cfg, &targets, &nt)) < 0)
+		goto cleanup;
+	if ((err = alert__curl_start(ctx, &curl)) < 0)
+		goto cleanup;
+	for (i = 0; i < nrows && err == 0; i++) {
+		const bg_outbox_row *row = &rows[i];
+		alert_target *t = NULL;
+		alert_tally tally;
+		int claimed;
+
+		memset(&tally, 0, sizeof(tally));
+		for (k = 0; k < nt && !t; k++)
+			if (!strcmp(targets[k].key, row->target))
+				t = &targets[k];
+		if (!t || !t->enabled) {
+			snprintf(tally.why, sizeof(tally.why), "%s",
+			         !t ? "its target is no longer configured" : t->why);
+			stats->pending++;
+			alert__report(cb, data, row, row->label, "pending", &tally);
+			continue;
+		}
+		if (!(t->deadline > 0))
+			t->deadline = alert__now() + t->cfg->timeout;
+		/* Held until well past this target's budget: a crashed process's
+		 * claim runs out, a live one's never does while it sends. */
+		if ((err = bg_store_outbox_claim(
+		             ctx, store, row->id,
+		             (int64_t)time(NULL) + (int64_t)t->cfg->timeout + 60, &claimed)) < 0)
+			break;
+		if (!claimed)
+			continue; /* delivered meanwhile, or another benchguard is at it */
+		if (alert__superseded(rows, nrows, i)) {
+			err = bg_store_outbox_settle(ctx, store, row->id, "superseded", 0, 0,
+			                             "a newer comment replaced it");
+			alert__report(cb, data, row, row->label, "superseded", NULL);
+			continue;
+		}
+		err = alert__flush_one(ctx, store, curl, t, row, cb, data, stats);
+	}
+cleanup:
+	alert__curl_end(curl);
+	alert__targets_free(targets, nt);
+	bg_outbox_rows_free(rows, nrows);
+	return err;
+}
+
+int bg_alert_test(bg_ctx *ctx, const bg_config *cfg, const bg_alert_event *ev,
+                  bg_alert_report_cb cb, void *data, bg_alert_stats *stats)
+{
+	alert_target *targets = NULL;
+	size_t n = 0, i;
+	CURL *curl = NULL;
+	int err;
+
+	if (!ev || !ev->result || !ev->check_json)
+		return bg_error_set(ctx, BG_EINPUT, "an alert needs a check result");
+	if ((err = alert__targets(ctx, cfg, &targets, &n)) < 0)
+		return err;
+	if ((err = alert__curl_start(ctx, &curl)) < 0)
+		goto cleanup;
+	for (i = 0; i < n && err == 0; i++) {
+		alert_target *t = &targets[i];
+		alert_resp resp = { 0, BG_BUF_INIT, -1, NULL };
+		alert_tally tally;
+		bg_outbox_row row;
+		char what[600], *url = NULL, *api = NULL, *why;
+		const char *outcome;
+		int rc;
+
+		memset(&tally, 0, sizeof(tally));
+		memset(&row, 0, sizeof(row));
+		row.kind = (char *)t->cfg->kind;
+		row.pr = t->pr;
+		if (!t->enabled) {
+			snprintf(tally.why, sizeof(tally.why), "%s", t->why);
+			stats->disabled++;
+			alert__report(cb, data, &row, t->label, "disabled", &tally);
+			continue;
+		}
+		t->deadline = alert__now() + t->cfg->timeout;
+		if (alert__is_github(t)) {
+			/* Reading is the test: a sample comment would replace the verdict. */
+			api = bg_alert__redact(t->api, 0);
+			if (t->pr)
+				err = asprintf(&url, "%s/repos/%s/issues/%s/comments?per_page=1",
+				               t->api, t->repo, t->pr);
+			else
+				err = asprintf(&url, "%s/repos/%s", t->api, t->repo);
+			if (err < 0 || !api) {
+				free(api);
+				err = bg_error_oom(ctx);
+				break;
+			}
+			err = 0;
+			snprintf(what, sizeof(what), "GET %s/repos/%s%s%s%s", api, t->repo,
+			         t->pr ? "/issues/" : "", t->pr ? t->pr : "",
+			         t->pr ? "/comments" : "");
+			rc = alert__request(ctx, curl, t,
+			                    &(alert_req){ "GET", url, NULL, what, NULL, 0 }, &resp,
+			                    &tally);
+			alert__resp_reset(&resp);
+			free(api);
+			free(url);
+		} else {
+			int64_t now = (int64_t)time(NULL);
+			if (bg_random_hex(row.uid) < 0) {
+				err = bg_error_set(ctx, BG_ERROR,
+				                   "no random bytes for an alert id");
+				break;
+			}
+			if ((err = alert__body(ctx, t, ev, row.uid, now, &row.body)) < 0)
+				break;
+			rc = alert__post(ctx, curl, t, &row, &tally);
+			free(row.body);
+		}
+		if (rc < 0) {
+			err = rc;
+			break;
+		}
+		outcome = rc == BG_ALERT__OK ? "delivered" : "failed";
+		if (rc == BG_ALERT__OK)
+			stats->delivered++;
+		else
+			stats->failed++;
+		if ((why = alert__scrub(t, tally.why)) != NULL) {
+			snprintf(tally.why, sizeof(tally.why), "%s", why);
+			free(why);
+		}
+		alert__report(cb, data, &row, t->label, outcome, &tally);
+	}
+cleanup:
+	alert__curl_end(curl);
+	alert__targets_free(targets, n);
+	return err;
+}

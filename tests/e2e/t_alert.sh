@@ -1,0 +1,291 @@
+# t_alert.sh -- alerts from `benchguard ci` against real HTTP receivers on
+# 127.0.0.1 (tests/fixtures/http/receiver.py): a signed webhook whose body is
+# the check JSON; retries on 500 and 429 (after Retry-After); a receiver that
+# never answers abandoned within the target's timeout, the verdict's exit
+# code unchanged; the outbox when the receiver is down, delivered exactly
+# once by `alert flush` or the next `ci`; a GitHub pull-request comment
+# created once and then edited in place; no secret in any output with -v.
+. "$(dirname "$0")/lib.sh"
+
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
+PY=/usr/bin/python3
+RECV="$FIX/http/receiver.py"
+PIDS=()
+stop_all() { local p; for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; }
+trap 'stop_all; [ -n "${BG_KEEP_TMP:-}" ] || rm -rf "$T"' EXIT
+
+# recv NAME MODE [--token T]: starts a receiver; sets PORT; log in $T/NAME.log.
+recv() {
+	local name=$1 i
+	shift
+	rm -f "$T/$name.port" && : >"$T/$name.log"
+	"$PY" "$RECV" "$1" "$T/$name.port" "$T/$name.log" "${@:2}" &
+	PIDS+=($!)
+	eval "PID_$name=$!"
+	for i in $(seq 100); do [ -s "$T/$name.port" ] && break; sleep 0.1; done
+	PORT=$(cat "$T/$name.port")
+}
+# requests NAME: how many requests the receiver NAME got.
+requests() { wc -l <"$T/$1.log"; }
+
+cc -O2 -o "$T/spin" "$FIX/bench/spin.c" || { not_ok "building spin"; finish; exit 1; }
+new_repo "$T/r" >/dev/null
+cd "$T/r" || exit 1
+# cfg ROUNDS ALERT...: the suite, out of the tree, with these alert targets.
+cfg() {
+	local rounds=$1 alerts
+	shift
+	alerts=$(IFS=,; echo "$*")
+	cat >"$T/cfg.json" <<J
+{ "project": "demo",
+  "baseline": { "branch": "main", "window": 20, "min_runs": 5 },
+  "defaults": { "warmup": 1, "samples": 5 },
+  "benchmarks": [ { "name": "spin", "command": "$T/spin $rounds" } ],
+  "alerts": [ $alerts ] }
+J
+}
+cfg 3000000
+export BENCHGUARD_DB="$T/history.db"
+for i in 1 2 3 4 5 6; do
+	echo "$i" >notes.txt && git add notes.txt && git commit -qm "commit $i"
+	"$BG" -q --config "$T/cfg.json" run >/dev/null 2>&1
+done
+git commit -q --allow-empty -m "spin ten times as long"
+# Each scenario starts from this history, with an outbox of its own.
+db() { cp "$T/history.db" "$T/$1.db" && export BENCHGUARD_DB="$T/$1.db"; }
+ci() { "$BG" --config "$T/cfg.json" ci --confirm 0 "$@"; }
+outbox() { sqlite3 "$BENCHGUARD_DB" "SELECT $1 FROM outbox ORDER BY id"; }
+HOOK='{ "kind": "webhook", "url": "${HOOK_URL}", "secret": "${HOOK_SECRET}", "timeout": 10 }'
+
+# 1. The signed webhook: its body is the check result.
+db signed
+recv hook1 script:200
+export HOOK_URL="http://127.0.0.1:$PORT/hook" HOOK_SECRET="shared-secret-for-the-test"
+cfg 30000000 "$HOOK"
+ci --json >"$T/ci.json" 2>"$T/err"
+rc=$?
+check "a regression with a webhook: ci exits 1 (got $rc)" test "$rc" = 1
+"$BG" --config "$T/cfg.json" check --json >"$T/check.json" 2>/dev/null
+check "the receiver got one POST, signed with the shared secret, whose body is the check result" \
+	"$PY" - "$T/hook1.log" "$HOOK_SECRET" "$T/ci.json" "$T/check.json" <<'PY'
+import hashlib, hmac, json, sys, time
+log = [json.loads(l) for l in open(sys.argv[1])]
+secret = sys.argv[2].encode()
+ci, check = json.load(open(sys.argv[3])), json.load(open(sys.argv[4]))
+assert len(log) == 1 and log[0]["method"] == "POST", log
+h = {k.lower(): v for k, v in log[0]["headers"].items()}
+raw = log[0]["body"].encode()
+want = "sha256=" + hmac.new(secret, raw, hashlib.sha256).hexdigest()
+assert hmac.compare_digest(h["x-benchguard-signature"], want), "signature does not verify"
+ts = h["x-benchguard-timestamp"]
+assert abs(time.time() - int(ts)) < 300, ts
+want = "sha256=" + hmac.new(secret, ts.encode() + b"." + raw, hashlib.sha256).hexdigest()
+assert hmac.compare_digest(h["x-benchguard-timestamp-signature"], want), "timestamped signature"
+body = json.loads(raw)
+assert h["x-benchguard-delivery"] == body["alert_id"]
+assert body["project"] == "demo" and body["event"] == "regression", body
+# Exactly the JSON `ci --json` printed, plus the alert's own keys.
+extra = {k: body.pop(k) for k in ("project", "event", "subject", "links", "alert_id", "created_at")}
+assert body == ci, (body, ci)
+assert body["results"] == check["results"] and body["run"] == check["run"], "differs from check --json"
+verdicts = {r["series"]: r["verdict"] for r in body["results"]}
+assert verdicts["spin:wall_time"] == "regression", verdicts
+PY
+check "... and it is marked delivered in the outbox after one request" \
+	test "$(outbox "state || ' ' || attempts")" = "delivered 1"
+
+# A Slack target: a message one reads in two seconds.
+db slack
+recv slack script:200
+cfg 30000000 '{ "kind": "slack", "url": "${SLACK_URL}" }'
+SLACK_URL="http://127.0.0.1:$PORT/services/T0/B0/key" ci >/dev/null 2>&1
+check "a Slack message names the series, how much worse, and the commit" \
+	"$PY" - "$T/slack.log" "$(git rev-parse --short=12 HEAD)" <<'PY'
+import json, re, sys
+log = [json.loads(l) for l in open(sys.argv[1])]
+assert len(log) == 1, log
+text = json.loads(log[0]["body"])["text"]
+assert re.match(r":rotating_light: \*benchguard\* `demo`: \d regressions? at ", text), text
+assert "`spin:wall_time`" in text, text
+assert re.search(r"\d+\.\d% worse", text) and sys.argv[2] in text, text
+assert "spin ten times as long" in text, text
+PY
+
+# 2. Retries: 500 twice then 200; 429 with Retry-After: 1; never answered.
+db retry
+recv flaky script:500,500,200
+cfg 30000000 "$HOOK"
+HOOK_URL="http://127.0.0.1:$PORT/hook" ci >/dev/null 2>"$T/err"
+rc=$?
+check "500, 500, 200: ci still exits with the verdict's code 1 (got $rc)" test "$rc" = 1
+check "... three requests of one alert, the third answered 200: delivered once" "$PY" - "$T/flaky.log" <<'PY'
+import json, sys
+log = [json.loads(l) for l in open(sys.argv[1])]
+assert [e["status"] for e in log] == [500, 500, 200], log
+assert len({e["headers"]["X-Benchguard-Delivery"] for e in log}) == 1
+assert log[1]["t"] - log[0]["t"] >= 0.4 and log[2]["t"] - log[1]["t"] >= 0.9, "no backoff"
+PY
+check "... the outbox says delivered after 3 requests" \
+	test "$(outbox "state || ' ' || attempts || ' ' || last_status")" = "delivered 3 200"
+
+db ratelimit
+recv slow script:429ra1,200
+HOOK_URL="http://127.0.0.1:$PORT/hook" ci >/dev/null 2>"$T/err"
+check "429 with Retry-After: 1: retried after at least a second, then delivered" "$PY" - "$T/slow.log" <<'PY'
+import json, sys
+log = [json.loads(l) for l in open(sys.argv[1])]
+assert [e["status"] for e in log] == [429, 200], log
+gap = log[1]["t"] - log[0]["t"]
+print("# Retry-After gap: %.3f s" % gap)
+assert gap >= 1.0, gap
+PY
+check "... delivered" test "$(outbox state)" = delivered
+
+db hang
+recv hang hang
+cfg 30000000 '{ "kind": "webhook", "url": "${HOOK_URL}", "timeout": 3 }'
+HOOK_URL="http://127.0.0.1:$PORT/hook" ci >/dev/null 2>"$T/err"
+rc=$?
+end=$("$PY" -c 'import time; print(time.time())')
+check "a receiver that never answers: ci exits with the verdict's code 1 (got $rc)" test "$rc" = 1
+check "... abandoned within its 3 s timeout (first request to ci's end)" "$PY" - "$T/hang.log" "$end" <<'PY'
+import json, sys
+log = [json.loads(l) for l in open(sys.argv[1])]
+spent = float(sys.argv[2]) - log[0]["t"]
+print("# hang: %.2f s from the first request to the end of ci" % spent)
+assert 2.5 <= spent <= 3 + 2.0, spent
+PY
+check "... kept in the outbox, with a warning that says so" bash -c "
+	[ \"\$(sqlite3 '$BENCHGUARD_DB' 'SELECT state FROM outbox')\" = pending ] &&
+	grep -q 'not delivered.*kept in the outbox' '$T/err'"
+kill "$PID_hang" 2>/dev/null
+
+db refused
+recv gone script:404
+cfg 30000000 "$HOOK"
+HOOK_URL="http://127.0.0.1:$PORT/hook" ci >/dev/null 2>"$T/err"
+rc=$?
+check "a 404: one request, no retry, kept as failed; ci exits 1 (got $rc)" bash -c "
+	[ $rc = 1 ] && [ \$(wc -l <'$T/gone.log') = 1 ] &&
+	[ \"\$(sqlite3 '$BENCHGUARD_DB' 'SELECT state, last_status FROM outbox')\" = 'failed|404' ] &&
+	grep -q 'refused (POST http://127.0.0.1:[0-9]*/\*\*\*: HTTP 404' '$T/err'"
+
+db unset
+(
+	unset HOOK_URL
+	ci >/dev/null 2>"$T/err"
+	echo $? >"$T/rc"
+)
+check "a \${VAR} that is not set: a warning, the alert left out, the verdict's exit 1" bash -c "
+	[ \$(cat '$T/rc') = 1 ] &&
+	grep -q 'warning: $T/cfg.json:[0-9]*: webhook alert not sent: environment variable HOOK_URL is not set' '$T/err' &&
+	[ \$(sqlite3 '$BENCHGUARD_DB' 'SELECT count(*) FROM outbox') = 0 ]"
+
+# 3. Receiver down: the outbox; `alert flush`, then the next ci, deliver it once.
+db outbox
+recv dead script:200
+kill "$PID_dead" && wait "$PID_dead" 2>/dev/null
+cfg 30000000 '{ "kind": "webhook", "url": "${HOOK_URL}", "timeout": 2 }'
+export HOOK_URL="http://127.0.0.1:$PORT/hook"
+ci >/dev/null 2>"$T/err"
+rc=$?
+check "receiver down: ci exits 1 (got $rc) and the alert waits in the outbox" \
+	test "$rc $(outbox state)" = "1 pending"
+recv up script:200
+export HOOK_URL="http://127.0.0.1:$PORT/hook"
+expect_rc 0 "$BG" --config "$T/cfg.json" alert flush
+check "alert flush with the receiver up: delivered, exit 0" bash -c "
+	[ \$(wc -l <'$T/up.log') = 1 ] && grep -q '^delivered  *#1 webhook' '$T/out' &&
+	[ \"\$(sqlite3 '$BENCHGUARD_DB' 'SELECT state FROM outbox')\" = delivered ]"
+expect_rc 0 "$BG" --config "$T/cfg.json" alert flush
+check "... a second flush sends nothing" bash -c "
+	[ \$(wc -l <'$T/up.log') = 1 ] && grep -q 'holds nothing to deliver' '$T/out'"
+HOOK_URL="http://127.0.0.1:1/hook" ci >/dev/null 2>&1 # nothing listens on port 1
+ci >/dev/null 2>"$T/err"
+check "down during one ci, up for the next: each alert delivered exactly once, oldest first" \
+	"$PY" - "$T/up.log" "$(outbox uid | tr '\n' ' ')" <<'PY'
+import json, sys
+log = [json.loads(l) for l in open(sys.argv[1])]
+ids = [e["headers"]["X-Benchguard-Delivery"] for e in log]
+assert ids == sys.argv[2].split(), (ids, sys.argv[2])
+PY
+check "... and the outbox has nothing pending" test "$(outbox state | sort -u)" = delivered
+
+# 4. A fake GitHub API: one comment created, then edited in place.
+db github
+recv gh github --token gh-token-for-the-test
+export GH_API="http://127.0.0.1:$PORT" GH_TOKEN=gh-token-for-the-test PR_NUMBER=7
+GH='{ "kind": "github", "repo": "octo/demo", "token": "${GH_TOKEN}", "pr": "${PR_NUMBER}", "api_url": "${GH_API}", "timeout": 10 }'
+cfg 30000000 "$GH"
+state() { curl -s "$GH_API/_state"; }
+ci >/dev/null 2>"$T/err"
+state >"$T/state1.json"
+ci >/dev/null 2>"$T/err"
+state >"$T/state2.json"
+check "first ci creates one comment with the verdict table; the second edits that same comment" \
+	"$PY" - "$T/state1.json" "$T/state2.json" "$T/gh.log" <<'PY'
+import json, sys
+s1, s2 = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+log = [json.loads(l) for l in open(sys.argv[3])]
+ours1 = [c for c in s1 if "<!-- benchguard:demo -->" in c["body"]]
+ours2 = [c for c in s2 if "<!-- benchguard:demo -->" in c["body"]]
+assert len(ours1) == 1 and len(ours2) == 1, (ours1, ours2)
+assert ours1[0]["id"] == ours2[0]["id"] and len(s2) == 4, s2
+assert "| **regression** | `spin:wall_time`" in ours2[0]["body"], ours2[0]["body"]
+writes = [(e["method"], e["path"]) for e in log if e["method"] != "GET"]
+assert writes == [("POST", "/repos/octo/demo/issues/7/comments"),
+                  ("PATCH", "/repos/octo/demo/issues/comments/%d" % ours1[0]["id"])], writes
+assert any("page=2" in e["path"] for e in log), "pagination not followed"
+assert all(e["headers"].get("Authorization") == "Bearer gh-token-for-the-test"
+           for e in log if e["path"] != "/_state")
+PY
+cfg 3000000 "$GH"
+ci --min-change 0.5 >/dev/null 2>"$T/err"
+rc=$?
+state >"$T/state3.json"
+check "no regression (exit $rc) on a later push: the comment is updated, not left saying regression" \
+	"$PY" - "$T/state3.json" <<'PY'
+import json, sys
+ours = [c for c in json.load(open(sys.argv[1])) if "<!-- benchguard:demo -->" in c["body"]]
+assert len(ours) == 1 and "### benchguard: no regression" in ours[0]["body"], ours
+PY
+
+# 5. -v with a token, a secret and a Slack URL that is a key: none is printed.
+db secrets
+recv s5hook script:500,200
+H5=$PORT
+recv s5slack script:200
+S5=$PORT
+recv s5gh github --token TOKEN-zz9-plural-z-alpha
+export S5_SECRET=SECRET-zz9-plural-z-alpha S5_TOKEN=TOKEN-zz9-plural-z-alpha
+export S5_HOOK="http://127.0.0.1:$H5/hook?key=QUERYKEY-zz9" S5_API="http://127.0.0.1:$PORT"
+export S5_SLACK="http://127.0.0.1:$S5/services/T0/B0/SLACKPATH-zz9"
+cfg 30000000 '{ "kind": "webhook", "url": "${S5_HOOK}", "secret": "${S5_SECRET}", "timeout": 10 }' \
+	'{ "kind": "slack", "url": "${S5_SLACK}" }' \
+	'{ "kind": "github", "repo": "octo/demo", "token": "${S5_TOKEN}", "pr": "7", "api_url": "${S5_API}" }'
+ci -v >"$T/v.out" 2>"$T/v.err"
+rc=$?
+"$BG" -v --config "$T/cfg.json" alert test >>"$T/v.out" 2>>"$T/v.err"
+"$BG" -v --config "$T/cfg.json" alert flush >>"$T/v.out" 2>>"$T/v.err"
+check "-v: ci exits 1 (got $rc), every target got its alert, the attempts are logged" bash -c "
+	[ $rc = 1 ] && [ \$(wc -l <'$T/s5hook.log') = 3 ] && [ \$(wc -l <'$T/s5slack.log') = 2 ] &&
+	grep -q 'alert webhook: POST http://127.0.0.1:$H5/\*\*\*: try 1: HTTP 500; retrying in 0.5 s' '$T/v.err' &&
+	grep -q 'alert slack: POST http://127.0.0.1:$S5/\*\*\*: try 1: HTTP 200' '$T/v.err'"
+check "... no token, secret or key in stdout or stderr" bash -c "
+	! grep -E 'zz9|$S5_SECRET|$S5_TOKEN' '$T/v.out' '$T/v.err'"
+check "... nor in the database" bash -c "
+	! cat '$BENCHGUARD_DB'* | grep -a -q -E 'zz9-plural|QUERYKEY|SLACKPATH'"
+
+# alert test: a sample to each target.
+db sample
+recv sample script:200
+cfg 30000000 "$HOOK"
+HOOK_URL="http://127.0.0.1:$PORT/hook" expect_rc 0 "$BG" --config "$T/cfg.json" alert test
+check "alert test: a sample, signed, delivered; nothing stored" bash -c "
+	grep -q '^delivered  *webhook http://127.0.0.1:$PORT/\*\*\* (1 request, HTTP 200)' '$T/out' &&
+	$PY -c 'import json,sys; e=json.loads(open(\"$T/sample.log\").readline()); b=json.loads(e[\"body\"]); assert b[\"sample\"] is True and b[\"results\"][0][\"verdict\"] == \"regression\"' &&
+	[ \$(sqlite3 '$BENCHGUARD_DB' 'SELECT count(*) FROM outbox') = 0 ]"
+cfg 30000000 '{ "kind": "webhook", "url": "${HOOK_URL}", "timeout": 1 }'
+HOOK_URL="http://127.0.0.1:1/hook" expect_rc 3 "$BG" --config "$T/cfg.json" alert test
+check "alert test against nothing: exit 3, says why" grep -q '^failed .*Couldn.t connect to server' "$T/out"
+finish
