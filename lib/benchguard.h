@@ -1056,6 +1056,42 @@ typedef struct {
 int bg_calibrate(bg_ctx *ctx, const bg_summary *runs, size_t nruns, double alpha, int window,
                  double change, bg_calibration *out);
 
+/* ------------------------------------------------------------ change points */
+
+/*
+ * Steps in a series of run means in commit order (lib/changepoint.c):
+ * binary segmentation with a pooled two-sample t-test on the best split,
+ * Bonferroni over the split positions tried, a Hampel filter first so that
+ * one far run is never a step, and a last pass that re-tests each step
+ * between its neighbours.  Deterministic.
+ */
+typedef struct {
+	size_t min_segment; /* runs on each side of a step, >= 2 (0: 5) */
+	double alpha;       /* significance of a step after adjustment (0: 0.01) */
+	double min_change;  /* smallest |relative step| reported, e.g. 0.02 */
+} bg_changepoint_opts;
+
+typedef struct {
+	size_t index;         /* the first value of the new level */
+	double before, after; /* means of the levels on each side (outliers replaced) */
+	double change;        /* (after - before) / |before|, unoriented; NAN if before is 0 */
+	double t;             /* pooled t of after - before */
+	double p;             /* two-sided, times the split positions tried (capped at 1) */
+} bg_changepoint;
+
+typedef struct {
+	bg_changepoint *points; /* by index */
+	size_t npoints;
+	size_t *outliers; /* values the filter replaced, by index */
+	size_t noutliers;
+} bg_changepoints;
+
+/* Finds the steps of x[0..n) (finite values; else BG_EINPUT); opts NULL: defaults.
+ * *out is the caller's (bg_changepoints_clear). */
+int bg_changepoints_find(bg_ctx *ctx, const double *x, size_t n, const bg_changepoint_opts *opts,
+                         bg_changepoints *out);
+void bg_changepoints_clear(bg_changepoints *cp);
+
 #ifdef __cplusplus
 }
 #endif
