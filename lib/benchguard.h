@@ -709,6 +709,32 @@ int bg_store_run_mean(bg_ctx *ctx, bg_store *store, int64_t run_id, const char *
 int bg_store_samples(bg_ctx *ctx, bg_store *store, int64_t run_id, const char *benchmark,
                      const char *metric, double **values, size_t *n);
 
+/*
+ * Reports: every complete, clean run started at or after `since` (seconds
+ * since the epoch) on `machine` (NULL: every machine), oldest id first.
+ */
+int bg_store_runs_since(bg_ctx *ctx, bg_store *store, int64_t since, const char *machine,
+                        bg_run_row **rows, size_t *n);
+void bg_run_rows_free(bg_run_row *rows, size_t n);
+
+/* One series of one run, as bg_store_each_result hands it over: the strings
+ * are borrowed for the duration of the callback. */
+typedef struct {
+	int64_t run_id, series_id;
+	const char *benchmark, *metric, *unit;
+	bg_direction direction;
+	bg_summary summary;
+} bg_result_row;
+
+/* Return 0 to go on, < 0 (an error code, message set) to stop. */
+typedef int (*bg_result_cb)(const bg_result_row *row, void *data);
+/*
+ * The results of the runs bg_store_runs_since lists, in one query, series
+ * by series (by series id), each series' runs by id.
+ */
+int bg_store_each_result(bg_ctx *ctx, bg_store *store, int64_t since, const char *machine,
+                         bg_result_cb cb, void *data);
+
 /* The remembered outcome of building one commit with one build command on one machine. */
 typedef struct {
 	int found; /* 0: never built (the rest is zero) */
@@ -1091,6 +1117,48 @@ typedef struct {
 int bg_changepoints_find(bg_ctx *ctx, const double *x, size_t n, const bg_changepoint_opts *opts,
                          bg_changepoints *out);
 void bg_changepoints_clear(bg_changepoints *cp);
+
+/* ------------------------------------------------------------------ report */
+
+/*
+ * The nightly trend view (lib/report.c): every clean run of a period in
+ * commit order, per series its run means with 95% CIs, the levels between
+ * change points (bg_changepoints_find with the thresholds' alpha and
+ * min_change), the runs the rolling-baseline check flags at each commit
+ * (the check replayed along the history, Benjamini-Hochberg across the
+ * series of a commit when fdr is on), the newest commit's baseline window
+ * and the run-to-run noise; rendered as HTML, Markdown or JSON.
+ */
+typedef struct bg_report bg_report;
+
+typedef enum { BG_REPORT_HTML = 0, BG_REPORT_MARKDOWN, BG_REPORT_JSON } bg_report_format;
+
+typedef struct {
+	int64_t since;        /* runs started at or after (seconds since the epoch); 0: all */
+	int64_t now;          /* when the report is made, for its header */
+	const char *filter;   /* extended regex on the benchmark or "benchmark:metric"; NULL: all */
+	const char *branch;   /* commit order: its first-parent history (with a repo); runs of
+	                         other commits are left out.  No repo: run time order */
+	const char *machine;  /* fingerprint; NULL: every machine (a series per machine) */
+	const char *project;  /* for the title; may be NULL */
+	int window, min_runs; /* the rolling baseline, as check */
+	bg_thresholds thresholds;
+	size_t min_segment; /* runs on each side of a step (0: 5) */
+} bg_report_opts;
+
+/* Gathers a report (repo may be NULL); *out is the caller's (bg_report_free). */
+int bg_report_build(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_report_opts *opts,
+                    bg_report **out);
+void bg_report_free(bg_report *r);
+size_t bg_report_series_count(const bg_report *r);
+size_t bg_report_run_count(const bg_report *r);
+/* Runs of the period left out: their commits are not on the branch's history. */
+size_t bg_report_excluded_runs(const bg_report *r);
+/* "html", "markdown" (or "md"), "json" -> format; else BG_EINPUT. */
+int bg_report_format_from_name(const char *name, bg_report_format *out);
+/* The whole document (*text, NUL-terminated, caller frees). */
+int bg_report_render(bg_ctx *ctx, const bg_report *r, bg_report_format format, char **text,
+                     size_t *len);
 
 #ifdef __cplusplus
 }
