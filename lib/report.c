@@ -29,6 +29,7 @@
 typedef struct {
 	bg_run_row row;
 	size_t commit; /* index of its commit in order (runs of a commit are adjacent) */
+	char date[24]; /* started_at, "YYYY-MM-DD HH:MM" UTC */
 } rep_run;
 
 /* The runs of one commit within a series, judged as check would judge them. */
@@ -189,6 +190,17 @@ static bg_verdict step_verdict(const rep_series *s, const bg_changepoint *c)
 	                                             : BG_VERDICT_IMPROVEMENT;
 }
 
+static void fmt_date(char *buf, size_t len, int64_t t, const char *fmt)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (gmtime_r(&tt, &tm))
+		strftime(buf, len, fmt, &tm);
+	else
+		snprintf(buf, len, "%lld", (long long)t);
+}
+
 /* ------------------------------------------------------------ commit order */
 
 typedef struct {
@@ -299,6 +311,8 @@ static int order_runs(bg_ctx *ctx, bg_report *r, bg_repo *repo, rep_run *runs, s
 	for (i = 0; i < k; i++) {
 		r->runs[i].row = runs[keys[i].idx].row;
 		memset(&runs[keys[i].idx].row, 0, sizeof(runs[keys[i].idx].row));
+		fmt_date(r->runs[i].date, sizeof(r->runs[i].date), r->runs[i].row.started_at,
+		         "%Y-%m-%d %H:%M");
 		r->runs[i].commit =
 		        !i ? 0
 		           : r->runs[i - 1].commit +
@@ -887,17 +901,6 @@ static disp_unit display_unit(const rep_series *s)
 	return d;
 }
 
-static void fmt_date(char *buf, size_t len, int64_t t, const char *fmt)
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-
-	if (gmtime_r(&tt, &tm))
-		strftime(buf, len, fmt, &tm);
-	else
-		snprintf(buf, len, "%lld", (long long)t);
-}
-
 static const rep_run *point_run(const bg_report *r, const rep_series *s, size_t i)
 {
 	return &r->runs[s->run[i]];
@@ -1445,6 +1448,26 @@ typedef struct {
 	disp_unit d;
 } chart_geo;
 
+/* A coordinate with one decimal, without printf: a chart of a thousand
+ * series has a million of them. */
+static int put_coord(bg_buf *b, double v)
+{
+	char tmp[32], *p = tmp + sizeof(tmp);
+	long long t = isfinite(v) && fabs(v) < 1e12 ? llround(v * 10.0) : 0;
+	int neg = t < 0;
+	unsigned long long u = neg ? (unsigned long long)(-t) : (unsigned long long)t;
+
+	*--p = (char)('0' + u % 10);
+	*--p = '.';
+	u /= 10;
+	do
+		*--p = (char)('0' + u % 10);
+	while ((u /= 10) > 0);
+	if (neg)
+		*--p = '-';
+	return bg_buf_put(b, p, (size_t)(tmp + sizeof(tmp) - p));
+}
+
 static double cx(const chart_geo *g, double i)
 {
 	return CH_L + (i + 0.5) * g->dx;
@@ -1540,28 +1563,30 @@ static int chart_point(const bg_report *r, const rep_series *s, const chart_geo 
                        bg_buf *b)
 {
 	const rep_run *run = point_run(r, s, i);
-	char date[32];
+	int flagged = s->flag[i] == BG_VERDICT_REGRESSION || s->flag[i] == BG_VERDICT_IMPROVEMENT;
 	int e = 0;
 
-	fmt_date(date, sizeof(date), run->row.started_at, "%Y-%m-%d %H:%M");
-	e |= bg_buf_printf(b, "<circle class=\"pt%s%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%s\"><title>",
-	                   s->outlier[i] ? " outlier" : "",
-	                   s->flag[i] == BG_VERDICT_REGRESSION    ? " regression"
-	                   : s->flag[i] == BG_VERDICT_IMPROVEMENT ? " improvement"
-	                                                          : "",
-	                   cx(g, (double)i), cy(g, s->mean[i]),
-	                   s->flag[i] == BG_VERDICT_REGRESSION ||
-	                                   s->flag[i] == BG_VERDICT_IMPROVEMENT || s->outlier[i]
-	                           ? "4"
-	                           : "2.6");
-	e |= bg_buf_printf(b, "run %lld · %.12s · %s\n", (long long)run->row.id, run->row.sha,
-	                   date);
+	e |= bg_buf_puts(b, "<circle class=\"pt");
+	if (s->outlier[i])
+		e |= bg_buf_puts(b, " outlier");
+	if (flagged) {
+		e |= bg_buf_puts(b, " ");
+		e |= bg_buf_puts(b, bg_verdict_name(s->flag[i]));
+	}
+	e |= bg_buf_puts(b, "\" cx=\"");
+	e |= put_coord(b, cx(g, (double)i));
+	e |= bg_buf_puts(b, "\" cy=\"");
+	e |= put_coord(b, cy(g, s->mean[i]));
+	e |= bg_buf_puts(b, flagged || s->outlier[i] ? "\" r=\"4\"><title>run "
+	                                             : "\" r=\"2.6\"><title>run ");
+	e |= bg_buf_printf(b, "%lld · %.12s · %s\n", (long long)run->row.id, run->row.sha,
+	                   run->date);
 	e |= html_esc(b, run->row.subject);
 	e |= bg_buf_printf(b, "\nmean %.4g %s", s->mean[i] * g->d.scale, g->d.unit);
 	if (isfinite(s->ci[i]))
 		e |= bg_buf_printf(b, " ± %.3g (95%% CI, %zu samples)", s->ci[i] * g->d.scale,
 		                   s->count[i]);
-	if (s->flag[i] == BG_VERDICT_REGRESSION || s->flag[i] == BG_VERDICT_IMPROVEMENT)
+	if (flagged)
 		e |= bg_buf_printf(b, "\ncheck: %s", bg_verdict_name(s->flag[i]));
 	if (s->outlier[i])
 		e |= bg_buf_puts(b, "\noutlier: not used to find steps");
@@ -1640,14 +1665,21 @@ static int html_chart(const bg_report *r, const rep_series *s, bg_buf *b)
 	}
 	e |= bg_buf_puts(b, "<path class=\"ci\" d=\"");
 	for (i = 0; i < s->n; i++)
-		if (isfinite(s->ci[i]))
-			e |= bg_buf_printf(b, "M%.1f %.1fV%.1f", cx(&g, (double)i),
-			                   cy(&g, s->mean[i] + s->ci[i]),
-			                   cy(&g, s->mean[i] - s->ci[i]));
+		if (isfinite(s->ci[i])) {
+			e |= bg_buf_puts(b, "M");
+			e |= put_coord(b, cx(&g, (double)i));
+			e |= bg_buf_puts(b, " ");
+			e |= put_coord(b, cy(&g, s->mean[i] + s->ci[i]));
+			e |= bg_buf_puts(b, "V");
+			e |= put_coord(b, cy(&g, s->mean[i] - s->ci[i]));
+		}
 	e |= bg_buf_puts(b, "\"/><polyline class=\"trend\" points=\"");
-	for (i = 0; i < s->n; i++)
-		e |= bg_buf_printf(b, "%s%.1f,%.1f", i ? " " : "", cx(&g, (double)i),
-		                   cy(&g, s->mean[i]));
+	for (i = 0; i < s->n; i++) {
+		e |= bg_buf_puts(b, i ? " " : "");
+		e |= put_coord(b, cx(&g, (double)i));
+		e |= bg_buf_puts(b, ",");
+		e |= put_coord(b, cy(&g, s->mean[i]));
+	}
 	e |= bg_buf_puts(b, "\"/>");
 	for (i = 0; i < s->n; i++)
 		e |= chart_point(r, s, &g, i, b);
