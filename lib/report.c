@@ -1304,6 +1304,25 @@ static int render_markdown(bg_ctx *ctx, const bg_report *r, bg_buf *b)
 		e |= bg_buf_puts(b, "\n");
 	}
 	free(steps);
+	if (r->latest[BG_VERDICT_REGRESSION] + r->latest[BG_VERDICT_IMPROVEMENT]) {
+		e |= bg_buf_puts(b,
+		                 "### Flagged at the newest commit\n\n| series | commit | change | "
+		                 "p (adjusted) | baseline runs | verdict |\n"
+		                 "|---|---|---:|---:|---:|---|\n");
+		for (i = 0; i < r->nseries; i++) {
+			const rep_series *x = &r->series[i];
+			const rep_group *g = latest_group(x);
+
+			if (!g || (g->verdict != BG_VERDICT_REGRESSION &&
+			           g->verdict != BG_VERDICT_IMPROVEMENT))
+				continue;
+			e |= bg_buf_printf(b, "| `%s` | `%.7s` | %+.1f%% | %.2g | %zu | %s |\n",
+			                   x->name, point_run(r, x, g->from)->row.sha,
+			                   100.0 * g->test.change, g->p_adjusted, g->test.n_base,
+			                   bg_verdict_name(g->verdict));
+		}
+		e |= bg_buf_puts(b, "\n");
+	}
 	n = noisiest(r, top5, BG_ARRAY_SIZE(top5));
 	if (n) {
 		e |= bg_buf_puts(b, "### Noisiest series\n\n| series | noise (run-to-run CV) |\n"
@@ -1418,9 +1437,10 @@ static const char html_head[] =
         ".chart .trend{fill:none;stroke:#8c959f;stroke-width:1;opacity:.6}\n"
         ".chart .pt{fill:var(--fg);opacity:.85}\n"
         ".chart .pt:hover{opacity:1;stroke:var(--fg);stroke-width:4}\n"
+        ".chart .pt.outlier{fill:#fff;stroke:#bc4c00;stroke-width:1.5;opacity:1}\n"
         ".chart .pt.regression{fill:var(--reg);opacity:1}\n"
         ".chart .pt.improvement{fill:var(--imp);opacity:1}\n"
-        ".chart .pt.outlier{fill:#fff;stroke:#bc4c00;stroke-width:1.5}\n"
+        ".chart .clip{fill:#bc4c00;font-weight:600}\n"
         ".chart .cp line{stroke-width:1.5;stroke-dasharray:4 3}\n"
         ".chart .cp.regression line{stroke:var(--reg)}"
         ".chart .cp.improvement line{stroke:var(--imp)}\n"
@@ -1478,6 +1498,12 @@ static double cy(const chart_geo *g, double v)
 	return CH_T + (g->hi - v) / (g->hi - g->lo) * (CH_H - CH_T - CH_B);
 }
 
+/* cy kept inside the plot (outliers beyond the scale sit at its edge). */
+static double cy_in(const chart_geo *g, double v)
+{
+	return fmin(fmax(cy(g, v), CH_T + 3.0), CH_H - CH_B - 3.0);
+}
+
 /* A round tick step near range / 4. */
 static double tick_step(double range)
 {
@@ -1492,8 +1518,12 @@ static void chart_range(const rep_series *s, chart_geo *g)
 
 	g->lo = INFINITY;
 	g->hi = -INFINITY;
+	/* Outlier runs do not set the scale: one run twice as slow would
+	 * flatten every level; they are drawn at the edge with their value. */
 	for (i = 0; i < s->n; i++) {
 		double h = isfinite(s->ci[i]) ? s->ci[i] : 0.0;
+		if (s->outlier[i])
+			continue;
 		g->lo = fmin(g->lo, s->mean[i] - h);
 		g->hi = fmax(g->hi, s->mean[i] + h);
 	}
@@ -1576,7 +1606,7 @@ static int chart_point(const bg_report *r, const rep_series *s, const chart_geo 
 	e |= bg_buf_puts(b, "\" cx=\"");
 	e |= put_coord(b, cx(g, (double)i));
 	e |= bg_buf_puts(b, "\" cy=\"");
-	e |= put_coord(b, cy(g, s->mean[i]));
+	e |= put_coord(b, cy_in(g, s->mean[i]));
 	e |= bg_buf_puts(b, flagged || s->outlier[i] ? "\" r=\"4\"><title>run "
 	                                             : "\" r=\"2.6\"><title>run ");
 	e |= bg_buf_printf(b, "%lld · %.12s · %s\n", (long long)run->row.id, run->row.sha,
@@ -1591,6 +1621,18 @@ static int chart_point(const bg_report *r, const rep_series *s, const chart_geo 
 	if (s->outlier[i])
 		e |= bg_buf_puts(b, "\noutlier: not used to find steps");
 	e |= bg_buf_puts(b, "</title></circle>");
+	if (fabs(cy(g, s->mean[i]) - cy_in(g, s->mean[i])) > 0.5) {
+		int up = cy(g, s->mean[i]) < CH_T;
+		double x = cx(g, (double)i);
+		int left = x > CH_W * 0.8;
+
+		e |= bg_buf_printf(b,
+		                   "<text class=\"clip\" x=\"%.1f\" y=\"%.1f\" "
+		                   "text-anchor=\"%s\">%s %.4g %s</text>",
+		                   x + (left ? -7.0 : 7.0),
+		                   cy_in(g, s->mean[i]) + (up ? 9.0 : -2.0), left ? "end" : "start",
+		                   up ? "▲" : "▼", s->mean[i] * g->d.scale, g->d.unit);
+	}
 	return e ? BG_ENOMEM : 0;
 }
 
@@ -1669,16 +1711,16 @@ static int html_chart(const bg_report *r, const rep_series *s, bg_buf *b)
 			e |= bg_buf_puts(b, "M");
 			e |= put_coord(b, cx(&g, (double)i));
 			e |= bg_buf_puts(b, " ");
-			e |= put_coord(b, cy(&g, s->mean[i] + s->ci[i]));
+			e |= put_coord(b, cy_in(&g, s->mean[i] + s->ci[i]));
 			e |= bg_buf_puts(b, "V");
-			e |= put_coord(b, cy(&g, s->mean[i] - s->ci[i]));
+			e |= put_coord(b, cy_in(&g, s->mean[i] - s->ci[i]));
 		}
 	e |= bg_buf_puts(b, "\"/><polyline class=\"trend\" points=\"");
 	for (i = 0; i < s->n; i++) {
 		e |= bg_buf_puts(b, i ? " " : "");
 		e |= put_coord(b, cx(&g, (double)i));
 		e |= bg_buf_puts(b, ",");
-		e |= put_coord(b, cy(&g, s->mean[i]));
+		e |= put_coord(b, cy_in(&g, s->mean[i]));
 	}
 	e |= bg_buf_puts(b, "\"/>");
 	for (i = 0; i < s->n; i++)
@@ -1774,9 +1816,10 @@ static int html_summary(const bg_report *r, bg_buf *b)
 	e |= bg_buf_puts(b, "</div>\n");
 	if (r->excluded)
 		e |= bg_buf_printf(b,
-		                   "<p class=\"muted\">%zu runs of commits off this branch's "
-		                   "first-parent history are left out.</p>\n",
-		                   r->excluded);
+		                   "<p class=\"muted\">%zu run%s of commits off this branch's "
+		                   "first-parent history %s left out.</p>\n",
+		                   r->excluded, r->excluded == 1 ? "" : "s",
+		                   r->excluded == 1 ? "is" : "are");
 	if (!(steps = all_steps(r, &n)))
 		return BG_ENOMEM;
 	if (n) {
@@ -1788,6 +1831,32 @@ static int html_summary(const bg_report *r, bg_buf *b)
 		e |= bg_buf_puts(b, "</table>\n");
 	}
 	free(steps);
+	if (r->latest[BG_VERDICT_REGRESSION] + r->latest[BG_VERDICT_IMPROVEMENT]) {
+		e |= bg_buf_puts(b,
+		                 "<h2>Flagged at the newest commit</h2>\n<table><tr><th>series</th>"
+		                 "<th>commit</th><th class=\"num\">change</th><th "
+		                 "class=\"num\">p (adjusted)</th><th class=\"num\">baseline "
+		                 "runs</th><th>verdict</th></tr>\n");
+		for (i = 0; i < r->nseries; i++) {
+			const rep_series *x = &r->series[i];
+			const rep_group *g = latest_group(x);
+			const char *v = bg_verdict_name(latest_verdict(x));
+
+			if (!g || (g->verdict != BG_VERDICT_REGRESSION &&
+			           g->verdict != BG_VERDICT_IMPROVEMENT))
+				continue;
+			e |= bg_buf_printf(b, "<tr><td><a href=\"#s%zu\"><code>", i);
+			e |= html_esc(b, x->name);
+			e |= bg_buf_printf(
+			        b,
+			        "</code></a></td><td><code>%.7s</code></td><td class=\"num "
+			        "%s\">%+.1f%%</td><td class=\"num\">%.2g</td><td "
+			        "class=\"num\">%zu</td><td class=\"%s\">%s</td></tr>\n",
+			        point_run(r, x, g->from)->row.sha, v, 100.0 * g->test.change,
+			        g->p_adjusted, g->test.n_base, v, v);
+		}
+		e |= bg_buf_puts(b, "</table>\n");
+	}
 	n = noisiest(r, top5, BG_ARRAY_SIZE(top5));
 	if (n) {
 		e |= bg_buf_puts(b, "<h2>Noisiest series</h2>\n<table><tr><th>series</th><th "
