@@ -251,8 +251,10 @@ static void test_edges(void **state)
 	/* Too short for two segments; empty. */
 	assert_int_equal(bg_changepoints_find(ctx, x, 9, NULL, &cp), 0);
 	assert_int_equal(cp.npoints, 0);
+	bg_changepoints_clear(&cp);
 	assert_int_equal(bg_changepoints_find(ctx, x, 0, NULL, &cp), 0);
 	assert_int_equal(cp.npoints, 0);
+	bg_changepoints_clear(&cp);
 	assert_int_equal(bg_changepoints_find(ctx, bad, 3, NULL, &cp), BG_EINPUT);
 	assert_non_null(strstr(bg_ctx_error(ctx), "value 1 is not finite"));
 	assert_int_equal(bg_changepoints_find(ctx, x, 12, &o, &cp), BG_EINPUT);
