@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -93,40 +92,6 @@ static int report_config(cli_state *st, cli_env *env, bg_config **defaults, cons
 		return rc;
 	*cfg = *defaults;
 	return 0;
-}
-
-/* -o FILE: a temporary file beside it, renamed over it, so a reader never
- * sees half a report and a failure leaves the old one in place. */
-static int write_atomic(cli_state *st, const char *path, const char *text, size_t len)
-{
-	bg_buf tmp = BG_BUF_INIT;
-	FILE *f = NULL;
-	int fd, rc = 0;
-
-	if (bg_buf_printf(&tmp, "%s.tmp.XXXXXX", path) < 0)
-		return bg_error_oom(st->ctx);
-	if ((fd = mkstemp(tmp.ptr)) < 0 || !(f = fdopen(fd, "w"))) {
-		rc = bg_error_errno(st->ctx, BG_EIO, "%s", path);
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp.ptr);
-		}
-		goto cleanup;
-	}
-	if (fwrite(text, 1, len, f) != len || fflush(f) != 0 || fsync(fileno(f)) != 0) {
-		rc = bg_error_errno(st->ctx, BG_EIO, "%s", path);
-		fclose(f);
-		unlink(tmp.ptr);
-		goto cleanup;
-	}
-	/* mkstemp makes it 0600; a report is for sharing, as any new file. */
-	if (fchmod(fileno(f), 0644) != 0 || fclose(f) != 0 || rename(tmp.ptr, path) != 0) {
-		rc = bg_error_errno(st->ctx, BG_EIO, "%s", path);
-		unlink(tmp.ptr);
-	}
-cleanup:
-	bg_buf_clear(&tmp);
-	return rc;
 }
 
 /* The form: --format, else the global --json/--format, else -o's extension, else HTML. */
@@ -240,7 +205,7 @@ int cmd_report(cli_state *st, int argc, char **argv)
 	if ((rc = bg_report_render(st->ctx, report, fmt, &text, &len)) < 0)
 		goto cleanup;
 	if (output) {
-		if ((rc = write_atomic(st, output, text, len)) < 0)
+		if ((rc = cli_write_file(st, output, text, len)) < 0)
 			goto cleanup;
 		cli_info(st, "wrote %s: %zu series, %zu runs", output,
 		         bg_report_series_count(report), bg_report_run_count(report));

@@ -206,7 +206,8 @@ check "... and -o FILE is left as it was" cmp -s "$T/r.html" "$T/keep.html"
 check "--since banana: exit 2" expect_rc 2 "$BG" report --since banana
 check "... says what it takes" grep -q '^benchguard: --since needs a span like 30d' "$T/err"
 check "--format pdf: exit 2" expect_rc 2 "$BG" report --format pdf
-check "-o into a missing directory: exit 3" expect_rc 3 "$BG" -q report --machine e2e -o "$T/no/such/r.html"
-check "... one line naming it, nothing written" bash -c "grep -q \"^benchguard: $T/no/such/r.html: No such file or directory\" \"$T/err\" && [ \$(wc -l <\"$T/err\") = 1 ] && [ ! -e \"$T/no\" ]"
+check "-o into a new directory makes it" bash -c "\"$BG\" -q report --machine e2e -o \"$T/new/r.html\" && cmp -s <(grep -v UTC \"$T/r.html\") <(grep -v UTC \"$T/new/r.html\")"
+check "-o below a regular file: exit 3" expect_rc 3 "$BG" -q report --machine e2e -o "$T/r.json/r.html"
+check "... one line naming it, the file as it was" bash -c "grep -q \"^benchguard: $T/r.json\" \"$T/err\" && [ \$(wc -l <\"$T/err\") = 1 ] && [ -f \"$T/r.json\" ]"
 check "no temporary files left beside -o" bash -c "! ls \"$T\" | grep -q '\\.tmp\\.'"
 finish
