@@ -966,6 +966,16 @@ static const rep_group *latest_group(const rep_series *s)
 	return s->ngroups ? &s->groups[s->ngroups - 1] : NULL;
 }
 
+/* The newest commit's judgement when it is a regression or improvement. */
+static const rep_group *flagged_latest(const rep_series *s)
+{
+	const rep_group *g = latest_group(s);
+
+	return g && (g->verdict == BG_VERDICT_REGRESSION || g->verdict == BG_VERDICT_IMPROVEMENT)
+	               ? g
+	               : NULL;
+}
+
 static bg_verdict latest_verdict(const rep_series *s)
 {
 	const rep_group *g = latest_group(s);
@@ -1311,10 +1321,9 @@ static int render_markdown(bg_ctx *ctx, const bg_report *r, bg_buf *b)
 		                 "|---|---|---:|---:|---:|---|\n");
 		for (i = 0; i < r->nseries; i++) {
 			const rep_series *x = &r->series[i];
-			const rep_group *g = latest_group(x);
+			const rep_group *g = flagged_latest(x);
 
-			if (!g || (g->verdict != BG_VERDICT_REGRESSION &&
-			           g->verdict != BG_VERDICT_IMPROVEMENT))
+			if (!g)
 				continue;
 			e |= bg_buf_printf(b, "| `%s` | `%.7s` | %+.1f%% | %.2g | %zu | %s |\n",
 			                   x->name, point_run(r, x, g->from)->row.sha,
@@ -1839,11 +1848,10 @@ static int html_summary(const bg_report *r, bg_buf *b)
 		                 "runs</th><th>verdict</th></tr>\n");
 		for (i = 0; i < r->nseries; i++) {
 			const rep_series *x = &r->series[i];
-			const rep_group *g = latest_group(x);
+			const rep_group *g = flagged_latest(x);
 			const char *v = bg_verdict_name(latest_verdict(x));
 
-			if (!g || (g->verdict != BG_VERDICT_REGRESSION &&
-			           g->verdict != BG_VERDICT_IMPROVEMENT))
+			if (!g)
 				continue;
 			e |= bg_buf_printf(b, "<tr><td><a href=\"#s%zu\"><code>", i);
 			e |= html_esc(b, x->name);
