@@ -1363,7 +1363,7 @@ static int render_markdown(bg_ctx *ctx, const bg_report *r, bg_buf *b)
 		e |= bg_buf_printf(b, "#### `%s`", s->name);
 		if (r->nmachines > 1)
 			e |= bg_buf_printf(b, " on `%s`", s->machine);
-		e |= bg_buf_printf(b, " (%s, %s is better)\n\n", s->unit,
+		e |= bg_buf_printf(b, " (%s, %s is better)\n\n", display_unit(s).unit,
 		                   bg_direction_name(s->direction));
 		if (!s->cps.npoints) {
 			e |= bg_buf_puts(b, "No steps.\n\n");
