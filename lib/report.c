@@ -529,7 +529,7 @@ static size_t reach(int window)
 static int replay(bg_ctx *ctx, const bg_report *r, rep_series *s, double *base,
                   bg_stats_cache *cache)
 {
-	size_t i, from = 0;
+	size_t from = 0;
 	int error;
 
 	if (!(s->groups = calloc(s->n ? s->n : 1, sizeof(*s->groups))))
@@ -564,7 +564,6 @@ static int replay(bg_ctx *ctx, const bg_report *r, rep_series *s, double *base,
 		}
 		from = to;
 	}
-	(void)i;
 	return 0;
 }
 
