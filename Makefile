@@ -58,7 +58,8 @@ BIN      = $(BUILD)/benchguard
 # Debian packages the build, the tests, the examples and `make bench` need.
 DEB_PKGS = make gcc g++ pkg-config git libgit2-dev libsqlite3-dev sqlite3 \
            libgsl-dev libcurl4-openssl-dev libjson-c-dev libssl-dev \
-           libcmocka-dev libbenchmark-dev hyperfine procps python3 python3-scipy
+           libcmocka-dev libbenchmark-dev hyperfine procps python3 python3-scipy \
+           chromium chromium-driver
 
 .PHONY: all test unit e2e demo deps bench install uninstall format examples clean help
 

@@ -138,7 +138,7 @@ typedef struct {
 	size_t lines;
 } report_state;
 
-static void cmd_report(const bg_alert_report *r, void *data)
+static void alert_print_report(const bg_alert_report *r, void *data)
 {
 	report_state *rs = data;
 	char how[64], id[32] = "";
@@ -204,7 +204,7 @@ static int alert_test(cli_state *st, cli_env *env, report_state *rs, bg_alert_st
 		return rc;
 	sample_result(&head, "sample-machine", &res, &row);
 	if ((rc = event_make(st, env->config, &res, head.subject, 1, &e)) == 0)
-		rc = bg_alert_test(st->ctx, env->config, &e.ev, cmd_report, rs, stats);
+		rc = bg_alert_test(st->ctx, env->config, &e.ev, alert_print_report, rs, stats);
 	event_clear(&e);
 	bg_commit_clear(&head);
 	return rc;
@@ -247,8 +247,8 @@ int cmd_alert(cli_state *st, int argc, char **argv)
 			goto cleanup;
 	} else {
 		if ((rc = cli_open_store(st, &env)) < 0 ||
-		    (rc = bg_alert_flush(st->ctx, env.store, env.config, cmd_report, &rs, &stats)) <
-		            0)
+		    (rc = bg_alert_flush(st->ctx, env.store, env.config, alert_print_report, &rs,
+		                         &stats)) < 0)
 			goto cleanup;
 		if (!rs.lines)
 			printf("the outbox holds nothing to deliver\n");

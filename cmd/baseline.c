@@ -34,57 +34,6 @@ typedef struct {
 	int force;
 } baseline_flags;
 
-/* Creates the directories above `path` (baselines/ on first export). */
-static int make_parents(cli_state *st, const char *path)
-{
-	char *copy = strdup(path), *p;
-	int rc = 0;
-
-	if (!copy)
-		return bg_error_oom(st->ctx);
-	for (p = copy + 1; *p && rc == 0; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(copy, 0777) != 0 && errno != EEXIST)
-			rc = bg_error_errno(st->ctx, BG_EIO, "%s", copy);
-		*p = '/';
-	}
-	free(copy);
-	return rc;
-}
-
-/* Writes the whole text or nothing: a temporary file beside it, renamed over it. */
-static int write_file(cli_state *st, const char *path, const char *text)
-{
-	bg_buf tmp = BG_BUF_INIT;
-	size_t len = strlen(text);
-	FILE *f;
-	int rc;
-
-	if ((rc = make_parents(st, path)) < 0)
-		return rc;
-	if (bg_buf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)
-		return bg_error_oom(st->ctx);
-	if (!(f = fopen(tmp.ptr, "w"))) {
-		rc = bg_error_errno(st->ctx, BG_EIO, "%s", path);
-		goto cleanup;
-	}
-	if (fwrite(text, 1, len, f) != len || fflush(f) != 0 || fsync(fileno(f)) != 0) {
-		rc = bg_error_errno(st->ctx, BG_EIO, "%s", path);
-		fclose(f);
-		unlink(tmp.ptr);
-		goto cleanup;
-	}
-	if (fclose(f) != 0 || rename(tmp.ptr, path) != 0) {
-		rc = bg_error_errno(st->ctx, BG_EIO, "%s", path);
-		unlink(tmp.ptr);
-	}
-cleanup:
-	bg_buf_clear(&tmp);
-	return rc;
-}
-
 static int do_export(cli_state *st, const baseline_flags *fl)
 {
 	const bg_baseline_cfg *cfg;
@@ -110,7 +59,7 @@ static int do_export(cli_state *st, const baseline_flags *fl)
 		goto cleanup;
 	if (!fl->output || !strcmp(fl->output, "-"))
 		fputs(json, stdout);
-	else if ((rc = write_file(st, fl->output, json)) < 0)
+	else if ((rc = cli_write_file(st, fl->output, json, strlen(json))) < 0)
 		goto cleanup;
 	if (nruns == 0)
 		cli_warn(st, "no complete, clean run of machine %s along %s's history to export",

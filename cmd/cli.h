@@ -185,6 +185,7 @@ int cmd_fingerprint(cli_state *st, int argc, char **argv);
 int cmd_help(cli_state *st, int argc, char **argv);
 int cmd_gc(cli_state *st, int argc, char **argv);
 int cmd_alert(cli_state *st, int argc, char **argv);
+int cmd_report(cli_state *st, int argc, char **argv);
 
 /*
  * Pinned commits (cmd/pinned.c).  cli_prepare_commit resolves `rev`
@@ -246,6 +247,12 @@ int cli_open_repo(cli_state *st, cli_env *env);
 int cli_load_config(cli_state *st, cli_env *env);
 int cli_open_store(cli_state *st, cli_env *env);
 int cli_detect_machine(cli_state *st, cli_env *env, const char *name);
+/*
+ * Writes the whole text or nothing (-o FILE of baseline export and report):
+ * a temporary file beside it, renamed over it; missing directories above
+ * it are created.
+ */
+int cli_write_file(cli_state *st, const char *path, const char *text, size_t len);
 /* Creates .benchguard-style directory `dir` with a .gitignore that ignores it all. */
 int cli_private_dir(cli_state *st, const char *dir);
 void cli_env_clear(cli_env *env);

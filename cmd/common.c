@@ -320,6 +320,55 @@ int cli_open_store(cli_state *st, cli_env *env)
 	return bg_store_open(st->ctx, env->db_path, &env->store);
 }
 
+/* Creates the directories above `path` (baselines/ on first export). */
+static int make_parents(cli_state *st, const char *path)
+{
+	char *copy = strdup(path), *p;
+	int rc = 0;
+
+	if (!copy)
+		return bg_error_oom(st->ctx);
+	for (p = copy + 1; *p && rc == 0; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(copy, 0777) != 0 && errno != EEXIST)
+			rc = bg_error_errno(st->ctx, BG_EIO, "%s", copy);
+		*p = '/';
+	}
+	free(copy);
+	return rc;
+}
+
+int cli_write_file(cli_state *st, const char *path, const char *text, size_t len)
+{
+	bg_buf tmp = BG_BUF_INIT;
+	FILE *f;
+	int rc;
+
+	if ((rc = make_parents(st, path)) < 0)
+		return rc;
+	if (bg_buf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)
+		return bg_error_oom(st->ctx);
+	if (!(f = fopen(tmp.ptr, "w"))) {
+		rc = bg_error_errno(st->ctx, BG_EIO, "%s", path);
+		goto cleanup;
+	}
+	if (fwrite(text, 1, len, f) != len || fflush(f) != 0 || fsync(fileno(f)) != 0) {
+		rc = bg_error_errno(st->ctx, BG_EIO, "%s", path);
+		fclose(f);
+		unlink(tmp.ptr);
+		goto cleanup;
+	}
+	if (fclose(f) != 0 || rename(tmp.ptr, path) != 0) {
+		rc = bg_error_errno(st->ctx, BG_EIO, "%s", path);
+		unlink(tmp.ptr);
+	}
+cleanup:
+	bg_buf_clear(&tmp);
+	return rc;
+}
+
 void cli_warn_throttling(cli_state *st, int64_t run_id, const bg_machine *facts)
 {
 	char *why = NULL;

@@ -186,6 +186,29 @@ const cli_command cli_commands[] = {
 	  "the alerts the outbox still holds (receiver down or slow during `ci`),\n"
 	  "oldest first, each target within its \"timeout\".  One line per alert or\n"
 	  "target on stdout.  Exit 0 when everything was delivered, 3 otherwise.\n" },
+	{ "report", cmd_report, "trend report with charts and detected change points",
+	  "usage: benchguard report [--since 30d] [--filter RE] [--branch B] [--machine FP|all]\n"
+	  "                         [--format html|markdown|json] [-o FILE]\n"
+	  "\n"
+	  "The nightly view: every clean run of the period in first-parent order of\n"
+	  "the branch, per series its run means with 95% CIs, the steps found in its\n"
+	  "history (change points: commit range, size, p), the runs the rolling-\n"
+	  "baseline check flags, the newest commit's baseline window and the noise.\n"
+	  "HTML is one self-contained file with a chart per series; Markdown suits\n"
+	  "an issue or a PR comment; JSON carries the same data for dashboards.\n"
+	  "Thresholds and the baseline come from the config (defaults without one).\n"
+	  "\n"
+	  "  --since SPAN     runs started within SPAN: 30d (default), 12h, 2w, a date\n"
+	  "                   (2024-05-01), a UTC time (2024-05-01T12:00:00Z) or all\n"
+	  "  --filter RE      series whose benchmark or benchmark:metric matches RE\n"
+	  "  --branch B       whose first-parent history orders the runs (default: the\n"
+	  "                   config's baseline branch); outside a repository (--db\n"
+	  "                   only) runs go in time order\n"
+	  "  --machine FP     runs of this fingerprint or --machine name (default: this\n"
+	  "                   machine); all: every machine, a series per machine\n"
+	  "  --format F       html, markdown or json (default: from -o's extension\n"
+	  "                   .md/.json, or the global --json; else html)\n"
+	  "  -o, --output FILE  write FILE whole or not at all (default: stdout)\n" },
 	{ "help", cmd_help, "show help for a command", "usage: benchguard help [COMMAND]\n" },
 	{ NULL, NULL, NULL, NULL },
 };

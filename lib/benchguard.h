@@ -715,6 +715,32 @@ int bg_store_run_mean(bg_ctx *ctx, bg_store *store, int64_t run_id, const char *
 int bg_store_samples(bg_ctx *ctx, bg_store *store, int64_t run_id, const char *benchmark,
                      const char *metric, double **values, size_t *n);
 
+/*
+ * Reports: every complete, clean run started at or after `since` (seconds
+ * since the epoch) on `machine` (NULL: every machine), oldest id first.
+ */
+int bg_store_runs_since(bg_ctx *ctx, bg_store *store, int64_t since, const char *machine,
+                        bg_run_row **rows, size_t *n);
+void bg_run_rows_free(bg_run_row *rows, size_t n);
+
+/* One series of one run, as bg_store_each_result hands it over: the strings
+ * are borrowed for the duration of the callback. */
+typedef struct {
+	int64_t run_id, series_id;
+	const char *benchmark, *metric, *unit;
+	bg_direction direction;
+	bg_summary summary;
+} bg_result_row;
+
+/* Return 0 to go on, < 0 (an error code, message set) to stop. */
+typedef int (*bg_result_cb)(const bg_result_row *row, void *data);
+/*
+ * The results of the runs bg_store_runs_since lists, in one query, series
+ * by series (by series id), each series' runs by id.
+ */
+int bg_store_each_result(bg_ctx *ctx, bg_store *store, int64_t since, const char *machine,
+                         bg_result_cb cb, void *data);
+
 /* The remembered outcome of building one commit with one build command on one machine. */
 typedef struct {
 	int found; /* 0: never built (the rest is zero) */
@@ -1168,6 +1194,83 @@ int bg_alert_flush(bg_ctx *ctx, bg_store *store, const bg_config *cfg, bg_alert_
  */
 int bg_alert_test(bg_ctx *ctx, const bg_config *cfg, const bg_alert_event *ev,
                   bg_alert_report_cb cb, void *data, bg_alert_stats *stats);
+/* ------------------------------------------------------------ change points */
+
+/*
+ * Steps in a series of run means in commit order (lib/changepoint.c):
+ * binary segmentation with a pooled two-sample t-test on the best split,
+ * Bonferroni over the split positions tried, a Hampel filter first so that
+ * one far run is never a step, and a last pass that re-tests each step
+ * between its neighbours.  Deterministic.
+ */
+typedef struct {
+	size_t min_segment; /* runs on each side of a step, >= 2 (0: 5) */
+	double alpha;       /* significance of a step after adjustment (0: 0.01) */
+	double min_change;  /* smallest |relative step| reported, e.g. 0.02 */
+} bg_changepoint_opts;
+
+typedef struct {
+	size_t index;         /* the first value of the new level */
+	double before, after; /* means of the levels on each side (outliers replaced) */
+	double change;        /* (after - before) / |before|, unoriented; NAN if before is 0 */
+	double t;             /* pooled t of after - before */
+	double p;             /* two-sided, times the split positions tried (capped at 1) */
+} bg_changepoint;
+
+typedef struct {
+	bg_changepoint *points; /* by index */
+	size_t npoints;
+	size_t *outliers; /* values the filter replaced, by index */
+	size_t noutliers;
+} bg_changepoints;
+
+/* Finds the steps of x[0..n) (finite values; else BG_EINPUT); opts NULL: defaults.
+ * *out is the caller's (bg_changepoints_clear). */
+int bg_changepoints_find(bg_ctx *ctx, const double *x, size_t n, const bg_changepoint_opts *opts,
+                         bg_changepoints *out);
+void bg_changepoints_clear(bg_changepoints *cp);
+
+/* ------------------------------------------------------------------ report */
+
+/*
+ * The nightly trend view (lib/report.c): every clean run of a period in
+ * commit order, per series its run means with 95% CIs, the levels between
+ * change points (bg_changepoints_find with the thresholds' alpha and
+ * min_change), the runs the rolling-baseline check flags at each commit
+ * (the check replayed along the history, Benjamini-Hochberg across the
+ * series of a commit when fdr is on), the newest commit's baseline window
+ * and the run-to-run noise; rendered as HTML, Markdown or JSON.
+ */
+typedef struct bg_report bg_report;
+
+typedef enum { BG_REPORT_HTML = 0, BG_REPORT_MARKDOWN, BG_REPORT_JSON } bg_report_format;
+
+typedef struct {
+	int64_t since;        /* runs started at or after (seconds since the epoch); 0: all */
+	int64_t now;          /* when the report is made, for its header */
+	const char *filter;   /* extended regex on the benchmark or "benchmark:metric"; NULL: all */
+	const char *branch;   /* commit order: its first-parent history (with a repo); runs of
+	                         other commits are left out.  No repo: run time order */
+	const char *machine;  /* fingerprint; NULL: every machine (a series per machine) */
+	const char *project;  /* for the title; may be NULL */
+	int window, min_runs; /* the rolling baseline, as check */
+	bg_thresholds thresholds;
+	size_t min_segment; /* runs on each side of a step (0: 5) */
+} bg_report_opts;
+
+/* Gathers a report (repo may be NULL); *out is the caller's (bg_report_free). */
+int bg_report_build(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_report_opts *opts,
+                    bg_report **out);
+void bg_report_free(bg_report *r);
+size_t bg_report_series_count(const bg_report *r);
+size_t bg_report_run_count(const bg_report *r);
+/* Runs of the period left out: their commits are not on the branch's history. */
+size_t bg_report_excluded_runs(const bg_report *r);
+/* "html", "markdown" (or "md"), "json" -> format; else BG_EINPUT. */
+int bg_report_format_from_name(const char *name, bg_report_format *out);
+/* The whole document (*text, NUL-terminated, caller frees). */
+int bg_report_render(bg_ctx *ctx, const bg_report *r, bg_report_format format, char **text,
+                     size_t *len);
 
 #ifdef __cplusplus
 }

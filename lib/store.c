@@ -193,6 +193,8 @@ enum store_stmt {
 	ST_OUTBOX_CLAIM,
 	ST_OUTBOX_SETTLE,
 	ST_OUTBOX_PRUNE,
+	ST_RUNS_SINCE,
+	ST_RESULTS_SINCE,
 	ST_COUNT
 };
 
@@ -299,6 +301,23 @@ static const char *const stmt_sql[ST_COUNT] = {
 			     " claimed_until = NULL WHERE id = ?1",
 	[ST_OUTBOX_PRUNE] = "DELETE FROM outbox WHERE state IN ('delivered', 'superseded')"
 			    " AND created_at < ?1",
+	/* Reports: every clean run of a period, and all their results in one
+	 * pass, series by series (results_series_run gives that order). */
+	[ST_RUNS_SINCE] =
+		"SELECT r.id, c.sha, r.uid, r.branch, m.fingerprint, r.source, r.dirty,"
+		"       r.status = 'complete', r.started_at, c.author_time, c.author, c.subject"
+		"  FROM runs r JOIN commits c ON c.id = r.commit_id"
+		"  JOIN machines m ON m.id = r.machine_id"
+		" WHERE r.status = 'complete' AND r.dirty = 0 AND r.started_at >= ?1"
+		"   AND (?2 IS NULL OR m.fingerprint = ?2) ORDER BY r.id",
+	[ST_RESULTS_SINCE] =
+		"SELECT x.run_id, s.id, s.benchmark, s.metric, s.unit, s.direction,"
+		"       x.n, x.mean, x.median, x.stddev, x.min, x.max,"
+		"       coalesce(x.robust_mean, x.mean), x.outliers"
+		"  FROM results x JOIN series s ON s.id = x.series_id"
+		"  JOIN runs r ON r.id = x.run_id JOIN machines m ON m.id = r.machine_id"
+		" WHERE r.status = 'complete' AND r.dirty = 0 AND r.started_at >= ?1"
+		"   AND (?2 IS NULL OR m.fingerprint = ?2) ORDER BY s.id, x.run_id",
 };
 /* clang-format on */
 
@@ -1386,6 +1405,25 @@ static void store__copy_sha(char *dst, size_t n, sqlite3_stmt *s, int col)
 	snprintf(dst, n, "%s", t ? (const char *)t : "");
 }
 
+/* A row of ST_RUN_GET's columns; BG_ENOMEM leaves what was copied to clear. */
+static int store__run_row(sqlite3_stmt *s, bg_run_row *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->id = sqlite3_column_int64(s, 0);
+	store__copy_sha(out->sha, sizeof(out->sha), s, 1);
+	store__copy_sha(out->uid, sizeof(out->uid), s, 2);
+	out->branch = store__col_dup(s, 3);
+	out->machine = store__col_dup(s, 4);
+	out->source = store__col_dup(s, 5);
+	out->dirty = sqlite3_column_int(s, 6);
+	out->complete = sqlite3_column_int(s, 7);
+	out->started_at = sqlite3_column_int64(s, 8);
+	out->author_time = sqlite3_column_int64(s, 9);
+	out->author = store__col_dup(s, 10);
+	out->subject = store__col_dup(s, 11);
+	return out->machine && out->source ? 0 : BG_ENOMEM;
+}
+
 int bg_store_run_get(bg_ctx *ctx, bg_store *store, int64_t run_id, bg_run_row *out)
 {
 	sqlite3_stmt *s;
@@ -1398,19 +1436,7 @@ int bg_store_run_get(bg_ctx *ctx, bg_store *store, int64_t run_id, bg_run_row *o
 		return store__bind_fail(ctx, store, s);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
-		out->id = sqlite3_column_int64(s, 0);
-		store__copy_sha(out->sha, sizeof(out->sha), s, 1);
-		store__copy_sha(out->uid, sizeof(out->uid), s, 2);
-		out->branch = store__col_dup(s, 3);
-		out->machine = store__col_dup(s, 4);
-		out->source = store__col_dup(s, 5);
-		out->dirty = sqlite3_column_int(s, 6);
-		out->complete = sqlite3_column_int(s, 7);
-		out->started_at = sqlite3_column_int64(s, 8);
-		out->author_time = sqlite3_column_int64(s, 9);
-		out->author = store__col_dup(s, 10);
-		out->subject = store__col_dup(s, 11);
-		if (!out->machine || !out->source)
+		if (store__run_row(s, out) < 0)
 			error = bg_error_oom(ctx);
 	} else if (rc == SQLITE_DONE) {
 		error = bg_error_set(ctx, BG_ENOTFOUND, "no run %lld in the database",
@@ -1564,6 +1590,20 @@ cleanup:
 	return error;
 }
 
+/* A run summary from columns n, mean, median, stddev, min, max, robust
+ * mean and outliers, starting at `col`. */
+static void store__summary(sqlite3_stmt *s, int col, bg_summary *out)
+{
+	out->n = (size_t)sqlite3_column_int64(s, col);
+	out->mean = sqlite3_column_double(s, col + 1);
+	out->median = sqlite3_column_double(s, col + 2);
+	out->stddev = sqlite3_column_double(s, col + 3);
+	out->min = sqlite3_column_double(s, col + 4);
+	out->max = sqlite3_column_double(s, col + 5);
+	out->robust_mean = sqlite3_column_double(s, col + 6);
+	out->outliers = (size_t)sqlite3_column_int64(s, col + 7);
+}
+
 int bg_store_run_series(bg_ctx *ctx, bg_store *store, int64_t run_id, bg_run_series **rows,
                         size_t *n)
 {
@@ -1594,14 +1634,7 @@ int bg_store_run_series(bg_ctx *ctx, bg_store *store, int64_t run_id, bg_run_ser
 		x->unit = store__col_dup(s, 3);
 		if (!dir || bg_direction_from_name((const char *)dir, &x->direction) < 0)
 			x->direction = BG_DIR_LOWER;
-		x->summary.n = (size_t)sqlite3_column_int64(s, 5);
-		x->summary.mean = sqlite3_column_double(s, 6);
-		x->summary.median = sqlite3_column_double(s, 7);
-		x->summary.stddev = sqlite3_column_double(s, 8);
-		x->summary.min = sqlite3_column_double(s, 9);
-		x->summary.max = sqlite3_column_double(s, 10);
-		x->summary.robust_mean = sqlite3_column_double(s, 11);
-		x->summary.outliers = (size_t)sqlite3_column_int64(s, 12);
+		store__summary(s, 5, &x->summary);
 		if (!x->benchmark || !x->metric || !x->unit) {
 			error = bg_error_oom(ctx);
 			goto cleanup;
@@ -2027,4 +2060,99 @@ int bg_store_outbox_prune(bg_ctx *ctx, bg_store *store, int64_t before)
 	if (sqlite3_bind_int64(s, 1, before) != SQLITE_OK)
 		return store__bind_fail(ctx, store, s);
 	return store__run(ctx, store, s, "pruning the alert outbox");
+}
+
+/* ------------------------------------------------------------------ reports */
+
+static int store__bind_period(bg_ctx *ctx, bg_store *st, sqlite3_stmt *s, int64_t since,
+                              const char *machine)
+{
+	if (sqlite3_bind_int64(s, 1, since) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 2, machine, -1, SQLITE_STATIC) != SQLITE_OK)
+		return store__bind_fail(ctx, st, s);
+	return 0;
+}
+
+int bg_store_runs_since(bg_ctx *ctx, bg_store *store, int64_t since, const char *machine,
+                        bg_run_row **rows, size_t *n)
+{
+	bg_run_row *r = NULL;
+	size_t len = 0, cap = 0;
+	sqlite3_stmt *s;
+	int error = 0, rc;
+
+	*rows = NULL;
+	*n = 0;
+	if ((error = store__stmt(ctx, store, ST_RUNS_SINCE, &s)) < 0 ||
+	    (error = store__bind_period(ctx, store, s, since, machine)) < 0)
+		return error;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (store__grow((void **)&r, &cap, len, sizeof(*r)) < 0) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+		/* Counted at once, so a half-filled row is freed with the rest. */
+		if (store__run_row(s, &r[len++]) < 0) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+	}
+	if (rc != SQLITE_DONE) {
+		error = store__fail(ctx, store, "listing the runs of the period");
+		goto cleanup;
+	}
+	*rows = r;
+	*n = len;
+	r = NULL;
+	len = 0;
+cleanup:
+	sqlite3_reset(s);
+	bg_run_rows_free(r, len);
+	return error;
+}
+
+void bg_run_rows_free(bg_run_row *rows, size_t n)
+{
+	size_t i;
+
+	if (!rows)
+		return;
+	for (i = 0; i < n; i++)
+		bg_run_row_clear(&rows[i]);
+	free(rows);
+}
+
+int bg_store_each_result(bg_ctx *ctx, bg_store *store, int64_t since, const char *machine,
+                         bg_result_cb cb, void *data)
+{
+	sqlite3_stmt *s;
+	bg_result_row row;
+	int error = 0, rc;
+
+	if ((error = store__stmt(ctx, store, ST_RESULTS_SINCE, &s)) < 0 ||
+	    (error = store__bind_period(ctx, store, s, since, machine)) < 0)
+		return error;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const unsigned char *dir = sqlite3_column_text(s, 5);
+
+		row.run_id = sqlite3_column_int64(s, 0);
+		row.series_id = sqlite3_column_int64(s, 1);
+		row.benchmark = (const char *)sqlite3_column_text(s, 2);
+		row.metric = (const char *)sqlite3_column_text(s, 3);
+		row.unit = (const char *)sqlite3_column_text(s, 4);
+		if (!dir || bg_direction_from_name((const char *)dir, &row.direction) < 0)
+			row.direction = BG_DIR_LOWER;
+		store__summary(s, 6, &row.summary);
+		if (!row.benchmark || !row.metric || !row.unit) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+		if ((error = cb(&row, data)) < 0)
+			goto cleanup;
+	}
+	if (rc != SQLITE_DONE)
+		error = store__fail(ctx, store, "reading the results of the period");
+cleanup:
+	sqlite3_reset(s);
+	return error;
 }

@@ -167,16 +167,26 @@ int bg_buf_puts(bg_buf *b, const char *s)
 int bg_buf_printf(bg_buf *b, const char *fmt, ...)
 {
 	va_list ap;
+	size_t room;
 	int n;
 
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || bg_buf_grow(b, (size_t)n) < 0)
+	/* Formatted once into the room there is, and again only when it did
+	 * not fit: reports format millions of numbers. */
+	if (bg_buf_grow(b, 64) < 0)
 		return BG_ENOMEM;
+	room = b->cap - b->len;
 	va_start(ap, fmt);
-	vsnprintf(b->ptr + b->len, (size_t)n + 1, fmt, ap);
+	n = vsnprintf(b->ptr + b->len, room, fmt, ap);
 	va_end(ap);
+	if (n < 0)
+		return BG_ENOMEM;
+	if ((size_t)n >= room) {
+		if (bg_buf_grow(b, (size_t)n) < 0)
+			return BG_ENOMEM;
+		va_start(ap, fmt);
+		vsnprintf(b->ptr + b->len, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
 	b->len += (size_t)n;
 	return 0;
 }

@@ -13,8 +13,12 @@
 #     of 200 runs each (4,000,000 samples) vs a bare SELECT of the same rows
 #     with the sqlite3 tool.  Goal: < 100 ms and < 50 MB.
 #
+#  4. Report: `benchguard report --format html` over 1,000 series x 200 runs
+#     (first-parent order from git, change points, the replayed check) vs
+#     the sqlite3 tool reading the same result rows.  Goal: < 2 s.
+#
 # Each contender runs REPS times, interleaved; the median is reported.
-# BENCH_ONLY=runner,ingest,check picks sections (default: all).
+# BENCH_ONLY=runner,ingest,check,report picks sections (default: all).
 set -eu
 build=${1:-build/release}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -131,4 +135,57 @@ echo "check: 1 run x 1,000 series against 20-run baselines, database of $samples
 printf '  sqlite3 SELECT of the baseline rows %8.3f s\n' "$sel"
 printf '  benchguard check (%s series, %s baseline runs) %8.3f s  peak %d MB  (goal < 0.100 s, < 50 MB)\n' \
 	"${rows% *}" "${rows#* }" "$chk" $((kib / 1024))
+fi
+
+# ----------------------------------------------------------------- 4. report
+if want report; then
+# 1,000 series x 200 runs on 200 commits of a real repository, written with
+# the sqlite3 tool straight into benchguard's schema (the report reads run
+# summaries, not samples).  Every tenth series steps up 5% after run 100;
+# run-to-run noise is ~1% (awk's seeded rand, so every bench sees the same).
+mkdir -p "$T/rep" && cd "$T/rep"
+git init -q -b main
+for i in $(seq 1 200); do git -c user.name=b -c user.email=b@b commit -q --allow-empty -m "change $i"; done
+git rev-list --reverse HEAD | awk '{ print NR - 1 "," $1 }' >"$T/shas.csv"
+echo "BENCHGUARD x 1 ms" | "$bg" -q --db "$T/rep.db" import - --format lines --name seed --machine bench >/dev/null
+now=$(date +%s)
+awk 'BEGIN { srand(42); for (r = 1; r <= 200; r++) for (s = 1; s <= 1000; s++) {
+	z = 0; for (k = 0; k < 12; k++) z += rand(); z -= 6 # ~N(0, 1)
+	printf "%d,%d,%.9g\n", r, s, (1 + s / 1000) * ((s % 10 == 0 && r > 100) ? 1.05 : 1) * (1 + 0.01 * z) } }' >"$T/vals.csv"
+sqlite3 "$T/rep.db" <<SQL
+DELETE FROM results; DELETE FROM runs; DELETE FROM series; DELETE FROM commits;
+CREATE TEMP TABLE shas(k INTEGER, sha TEXT);
+CREATE TEMP TABLE vals(r INTEGER, s INTEGER, v REAL);
+.mode csv
+.import $T/shas.csv shas
+.import $T/vals.csv vals
+INSERT INTO commits(id, sha, author_time, author, subject)
+  SELECT k + 1, sha, $now - (200 - k) * 600, 'b <b@b>', 'change ' || (k + 1) FROM shas;
+INSERT INTO runs(id, commit_id, machine_id, branch, dirty, status, source, started_at, finished_at, uid)
+  SELECT k + 1, k + 1, (SELECT id FROM machines WHERE fingerprint = 'bench'), 'main', 0,
+         'complete', 'import', $now - (200 - k) * 600, $now - (200 - k) * 600,
+         lower(hex(randomblob(16))) FROM shas;
+WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 1000)
+INSERT INTO series(id, benchmark, metric, unit, direction)
+  SELECT i, printf('bench/s%04d', i), 'wall_time', 's', 'lower' FROM s;
+INSERT INTO results(run_id, series_id, n, mean, median, stddev, min, max, robust_mean, outliers)
+  SELECT r, s, 10, v, v, v * 0.01, v * 0.98, v * 1.02, v, 0 FROM vals;
+SQL
+rows=$(sqlite3 "$T/rep.db" 'SELECT count(*) FROM results')
+: >"$T/rep.times" >"$T/repsel"
+for i in $(seq 1 "$reps"); do
+	timeit "$bg" --db "$T/rep.db" report --since all --machine bench --branch main --format html -o "$T/rep.html" >>"$T/rep.times"
+	timeit sqlite3 "$T/rep.db" "SELECT x.run_id, s.benchmark, s.metric, s.unit, x.n, x.mean, x.stddev
+		FROM results x JOIN series s ON s.id = x.series_id JOIN runs r ON r.id = x.run_id
+		ORDER BY s.id, x.run_id" >>"$T/repsel"
+done
+rep=$(median <"$T/rep.times") repsel=$(median <"$T/repsel")
+charts=$(grep -o '<svg class="chart"' "$T/rep.html" | wc -l)
+steps=$("$bg" --db "$T/rep.db" report --since all --machine bench --branch main --format json |
+	python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["summary"]["step_regressions"], d["summary"]["step_improvements"])')
+echo "report: 1,000 series x 200 runs ($rows run summaries), HTML (median of $reps)"
+printf '  sqlite3 SELECT of the same rows %8.3f s\n' "$repsel"
+printf '  benchguard report --format html  %8.3f s   %sx sqlite3   %s charts, %s MB, steps up/down: %s  (goal < 2 s)\n' \
+	"$rep" "$(ratio "$rep" "$repsel")" "$charts" "$(($(stat -c %s "$T/rep.html") / 1048576))" "$steps"
+awk -v t="$rep" 'BEGIN { exit !(t < 2.0) }' || { echo "bench: report took $rep s (goal < 2 s)" >&2; exit 1; }
 fi

@@ -1,0 +1,221 @@
+/*
+ * report.c -- `benchguard report`: the nightly trend report of a period as
+ * HTML (one self-contained file with charts), Markdown or JSON, written to
+ * standard output or, whole or not at all, to -o FILE.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "internal.h"
+
+enum { OPT_SINCE = CLI_OPT_BASE, OPT_FILTER, OPT_BRANCH, OPT_MACHINE, OPT_FORMAT_OUT };
+
+static const struct option report_options[] = {
+	{ "since", required_argument, NULL, OPT_SINCE },
+	{ "filter", required_argument, NULL, OPT_FILTER },
+	{ "branch", required_argument, NULL, OPT_BRANCH },
+	{ "machine", required_argument, NULL, OPT_MACHINE },
+	/* Here --format names the report's form; it shadows the global one. */
+	{ "format", required_argument, NULL, OPT_FORMAT_OUT },
+	{ "output", required_argument, NULL, 'o' },
+	{ 0, 0, 0, 0 },
+};
+
+/*
+ * --since: a span back from now (30d, 12h, 2w, 90m), a date (2024-05-01,
+ * midnight UTC) or a UTC time (2024-05-01T12:00:00Z); "all" is everything.
+ */
+static int parse_since(cli_state *st, const char *arg, int64_t now, int64_t *out)
+{
+	static const struct {
+		char suffix;
+		int64_t seconds;
+	} spans[] = { { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 }, { 'w', 7 * 86400 } };
+	struct tm tm;
+	char *end;
+	double v;
+	size_t i;
+
+	if (!strcmp(arg, "all")) {
+		*out = 0;
+		return 0;
+	}
+	memset(&tm, 0, sizeof(tm));
+	if (((end = strptime(arg, "%Y-%m-%dT%H:%M:%SZ", &tm)) && !*end) ||
+	    (memset(&tm, 0, sizeof(tm)), (end = strptime(arg, "%Y-%m-%d", &tm)) && !*end)) {
+		*out = (int64_t)timegm(&tm);
+		return 0;
+	}
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end != arg && !errno && v >= 0 && v <= 1e5 && end[0] && !end[1])
+		for (i = 0; i < BG_ARRAY_SIZE(spans); i++)
+			if (end[0] == spans[i].suffix) {
+				*out = now - (int64_t)(v * (double)spans[i].seconds);
+				return 0;
+			}
+	return cli_usage_error(st,
+	                       "--since needs a span like 30d, 12h or 2w, a date like "
+	                       "2024-05-01, or \"all\" (got \"%s\")",
+	                       arg);
+}
+
+/* The config's thresholds and baseline; with no config file, its defaults. */
+static int report_config(cli_state *st, cli_env *env, bg_config **defaults, const bg_config **cfg)
+{
+	static const char minimal[] =
+	        "{ \"benchmarks\": [ { \"name\": \"-\", \"command\": \"-\" } ] }";
+	char *path = NULL;
+	int rc;
+
+	if (env->repo &&
+	    (st->config_path || ((path = cli_config_path(st, env)) && access(path, F_OK) == 0))) {
+		free(path);
+		if ((rc = cli_load_config(st, env)) < 0)
+			return rc;
+		*cfg = env->config;
+		return 0;
+	}
+	free(path);
+	if (st->config_path) {
+		if ((rc = bg_config_load(st->ctx, st->config_path, &env->config)) < 0)
+			return rc;
+		*cfg = env->config;
+		return 0;
+	}
+	if ((rc = bg_config_parse(st->ctx, "defaults", minimal, sizeof(minimal) - 1, defaults)) < 0)
+		return rc;
+	*cfg = *defaults;
+	return 0;
+}
+
+/* The form: --format, else the global --json/--format, else -o's extension, else HTML. */
+static int pick_format(cli_state *st, const char *name, const char *out, bg_report_format *f)
+{
+	const char *dot = out ? strrchr(out, '.') : NULL;
+
+	if (name) {
+		if (bg_report_format_from_name(name, f) < 0)
+			return cli_usage_error(
+			        st, "--format must be html, markdown or json (got \"%s\")", name);
+		return 0;
+	}
+	*f = BG_REPORT_HTML;
+	if (st->format == CLI_JSON)
+		*f = BG_REPORT_JSON;
+	else if (st->format == CLI_MARKDOWN)
+		*f = BG_REPORT_MARKDOWN;
+	else if (dot && (!strcmp(dot, ".md") || !strcmp(dot, ".markdown")))
+		*f = BG_REPORT_MARKDOWN;
+	else if (dot && !strcmp(dot, ".json"))
+		*f = BG_REPORT_JSON;
+	return 0;
+}
+
+int cmd_report(cli_state *st, int argc, char **argv)
+{
+	const cli_command *self = cli_find_command("report");
+	const char *since_arg = "30d", *filter = NULL, *branch = NULL, *machine = NULL;
+	const char *format = NULL, *output = NULL;
+	const bg_config *cfg = NULL;
+	bg_config *defaults = NULL;
+	bg_report *report = NULL;
+	bg_report_format fmt;
+	bg_report_opts o;
+	char *text = NULL;
+	size_t len = 0;
+	cli_env env;
+	int opt, rc = 0;
+
+	memset(&env, 0, sizeof(env));
+	memset(&o, 0, sizeof(o));
+	o.now = (int64_t)time(NULL);
+	while ((opt = cli_getopt(st, argc, argv, "o:", report_options, self)) != -1) {
+		switch (opt) {
+		case 'h':
+			return 0;
+		case '?':
+			return BG_EINPUT;
+		case OPT_SINCE:
+			since_arg = optarg;
+			break;
+		case OPT_FILTER:
+			filter = optarg;
+			break;
+		case OPT_BRANCH:
+			branch = optarg;
+			break;
+		case OPT_MACHINE:
+			machine = optarg;
+			break;
+		case OPT_FORMAT_OUT:
+			format = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error(st, "report takes no arguments (got \"%s\")", argv[optind]);
+	if ((rc = parse_since(st, since_arg, o.now, &o.since)) < 0 ||
+	    (rc = pick_format(st, format, output, &fmt)) < 0)
+		return rc;
+
+	/* With --db alone no repository is needed: runs go in time order then. */
+	if ((rc = cli_open_repo(st, &env)) < 0) {
+		if (!st->db_path)
+			goto cleanup;
+		bg_ctx_clear_error(st->ctx);
+		rc = 0;
+	}
+	if ((rc = report_config(st, &env, &defaults, &cfg)) < 0)
+		goto cleanup;
+	if (!machine) {
+		if ((rc = cli_detect_machine(st, &env, NULL)) < 0)
+			goto cleanup;
+		machine = bg_machine_fingerprint(env.machine);
+	} else if (!strcmp(machine, "all")) {
+		machine = NULL;
+	}
+	if ((rc = cli_open_store(st, &env)) < 0)
+		goto cleanup;
+	o.filter = filter;
+	o.branch = branch ? branch : bg_config_baseline(cfg)->branch;
+	o.machine = machine;
+	o.project = bg_config_project(cfg);
+	o.window = bg_config_baseline(cfg)->window;
+	o.min_runs = bg_config_baseline(cfg)->min_runs;
+	o.thresholds = *bg_config_thresholds(cfg);
+	if ((rc = bg_report_build(st->ctx, env.store, env.repo, &o, &report)) < 0)
+		goto cleanup;
+	if (bg_report_excluded_runs(report))
+		cli_info(st, "%zu run%s of commits off the first-parent history of %s left out",
+		         bg_report_excluded_runs(report),
+		         bg_report_excluded_runs(report) == 1 ? "" : "s", o.branch);
+	if (!bg_report_series_count(report))
+		cli_warn(st, "no runs%s%s in this period (--since %s)%s",
+		         machine ? " of machine " : "", machine ? machine : "", since_arg,
+		         machine ? "; --machine all reports every machine" : "");
+	if ((rc = bg_report_render(st->ctx, report, fmt, &text, &len)) < 0)
+		goto cleanup;
+	if (output) {
+		if ((rc = cli_write_file(st, output, text, len)) < 0)
+			goto cleanup;
+		cli_info(st, "wrote %s: %zu series, %zu runs", output,
+		         bg_report_series_count(report), bg_report_run_count(report));
+	} else if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
+		rc = bg_error_errno(st->ctx, BG_EIO, "standard output");
+	}
+cleanup:
+	free(text);
+	bg_report_free(report);
+	bg_config_free(defaults);
+	cli_env_clear(&env);
+	return rc;
+}

@@ -1,0 +1,456 @@
+/*
+ * changepoint.c -- steps in a series' history: where the level of run means
+ * moved, by how much, and how surely (SPEC "Reports").
+ *
+ * The method is binary segmentation with Student's t-test as the split
+ * criterion, the significance test Hunter (Apache Otava) applies to its
+ * candidate splits, made deterministic and conservative:
+ *
+ *  1. A single run far from its neighbours (a noisy neighbour on a shared
+ *     machine) is replaced by the median of the runs around it (a Hampel
+ *     filter: farther than BG_CP_OUTLIER_SIGMAS noise SDs, the noise SD
+ *     estimated from successive differences, which steps barely touch).  The
+ *     window is 2 * min_segment - 1 runs wide, so a plateau of min_segment
+ *     runs survives and a burst of fewer does not.
+ *  2. The split of a segment that maximises |t| of a pooled two-sample t-test
+ *     (at least min_segment runs each side) is kept when its two-sided p,
+ *     multiplied by the number of split positions tried (Bonferroni: the
+ *     maximum of many correlated t statistics is not t-distributed), is
+ *     below alpha; both halves are searched again.
+ *  3. Each step is then moved to the best split between its neighbours and
+ *     tested there again; the weakest one that fails alpha or min_change is
+ *     dropped, until every step stands on its own.
+ *
+ * Everything is a closed formula over prefix sums, so a series of n runs
+ * costs O(n log n), and the same input always gives the same steps.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* A run this many noise SDs from the median of its neighbours is an outlier. */
+#define BG_CP_OUTLIER_SIGMAS 5.0
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Median of v[0..n), n >= 1; v is sorted in place. */
+static double median_of(double *v, size_t n)
+{
+	size_t i, j;
+
+	/* The filter's windows are a few runs wide: insertion sort beats qsort there. */
+	if (n <= 16)
+		for (i = 1; i < n; i++) {
+			double x = v[i];
+			for (j = i; j > 0 && v[j - 1] > x; j--)
+				v[j] = v[j - 1];
+			v[j] = x;
+		}
+	else
+		qsort(v, n, sizeof(double), cmp_double);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/*
+ * The noise SD of x: the median absolute deviation of successive
+ * differences, scaled to a normal SD.  A step is one difference among many
+ * and an outlier two, so neither moves it.
+ */
+static double noise_sd(const double *x, size_t n, double *tmp)
+{
+	double med;
+	size_t i;
+
+	if (n < 3)
+		return 0.0;
+	for (i = 0; i + 1 < n; i++)
+		tmp[i] = x[i + 1] - x[i];
+	med = median_of(tmp, n - 1);
+	for (i = 0; i + 1 < n; i++)
+		tmp[i] = fabs(x[i + 1] - x[i] - med);
+	return 1.4826 * median_of(tmp, n - 1) / sqrt(2.0);
+}
+
+/* Step 1: the Hampel filter; clean[] gets x with outliers replaced. */
+static int hampel(const double *x, size_t n, size_t half, double *clean, size_t **outliers,
+                  size_t *nout)
+{
+	double *tmp = malloc((n + 2 * half + 2) * sizeof(double)), sd;
+	size_t i, j, lo, hi, cap = 0;
+
+	*outliers = NULL;
+	*nout = 0;
+	if (!tmp)
+		return BG_ENOMEM;
+	sd = noise_sd(x, n, tmp);
+	for (i = 0; i < n; i++) {
+		double med;
+
+		clean[i] = x[i];
+		lo = i > half ? i - half : 0;
+		hi = i + half + 1 < n ? i + half + 1 : n;
+		if (hi - lo < 3)
+			continue;
+		for (j = lo; j < hi; j++)
+			tmp[j - lo] = x[j];
+		med = median_of(tmp, hi - lo);
+		if (!(fabs(x[i] - med) > BG_CP_OUTLIER_SIGMAS * sd))
+			continue;
+		clean[i] = med;
+		if (*nout == cap) {
+			size_t ncap = cap ? 2 * cap : 8;
+			size_t *p = realloc(*outliers, ncap * sizeof(size_t));
+
+			if (!p) {
+				free(tmp);
+				return BG_ENOMEM;
+			}
+			*outliers = p;
+			cap = ncap;
+		}
+		(*outliers)[(*nout)++] = i;
+	}
+	free(tmp);
+	return 0;
+}
+
+/* Prefix sums of the (centred) values and their squares. */
+typedef struct {
+	const double *s, *q; /* s[i] = sum of v[0..i), q likewise of squares */
+	size_t m;            /* min_segment */
+} sums;
+
+typedef struct {
+	size_t at;   /* first index of the right part; 0: no split possible */
+	double t;    /* pooled t of right mean - left mean */
+	double p;    /* two-sided, times the positions tried, capped at 1 */
+	double l, r; /* the two means (centred) */
+} split;
+
+/*
+ * The best split of [a, b) by |t| among positions [from, to] (clipped to
+ * min_segment from either end), with its p adjusted for every position of
+ * [a, b).
+ */
+static split best_split_in(const sums *ps, size_t a, size_t b, size_t from, size_t to)
+{
+	split best = { 0, 0.0, 1.0, 0.0, 0.0 };
+	double bestabs = -1.0;
+	size_t k, npos;
+
+	if (b - a < 2 * ps->m)
+		return best;
+	npos = b - a - 2 * ps->m + 1;
+	if (from < a + ps->m)
+		from = a + ps->m;
+	if (to > b - ps->m)
+		to = b - ps->m;
+	for (k = from; k <= to; k++) {
+		double n1 = (double)(k - a), n2 = (double)(b - k);
+		double s1 = ps->s[k] - ps->s[a], s2 = ps->s[b] - ps->s[k];
+		double q1 = ps->q[k] - ps->q[a], q2 = ps->q[b] - ps->q[k];
+		double m1 = s1 / n1, m2 = s2 / n2;
+		double sse = (q1 - s1 * m1) + (q2 - s2 * m2), t, at;
+
+		if (sse < 0.0) /* rounding of a constant segment */
+			sse = 0.0;
+		if (sse > 0.0)
+			t = (m2 - m1) / sqrt(sse / (n1 + n2 - 2.0) * (1.0 / n1 + 1.0 / n2));
+		else
+			t = m2 > m1 ? INFINITY : m2 < m1 ? -INFINITY : 0.0;
+		at = fabs(t);
+		if (at > bestabs) {
+			bestabs = at;
+			best.at = k;
+			best.t = t;
+			best.l = m1;
+			best.r = m2;
+		}
+	}
+	if (isinf(best.t))
+		best.p = 0.0;
+	else if (fabs(best.t) > 0.0)
+		best.p = 2.0 * bg_stats_t_upper(fabs(best.t), (double)(b - a) - 2.0) * (double)npos;
+	if (!(best.p < 1.0))
+		best.p = 1.0;
+	return best;
+}
+
+static split best_split(const sums *ps, size_t a, size_t b)
+{
+	return best_split_in(ps, a, b, 0, b);
+}
+
+/* One interval of the seeded set and its best split. */
+typedef struct {
+	size_t a, b;
+	split sp;
+} seeded;
+
+/*
+ * The seeded intervals (Kovacs et al., "Seeded binary segmentation", 2020):
+ * at lengths n, n/2, n/4, ... down to 2 * min_segment, each length laid
+ * over the series with half-overlapping starts.  A short level between two
+ * steps (a plateau of a few runs) is the best split of some short interval,
+ * where a split of the whole series cannot see it.  Each interval's split
+ * p is multiplied by the number of split positions in the whole set: the
+ * familywise rate of a flat series stays below alpha.
+ */
+static int seed_intervals(const sums *ps, size_t n, seeded **out, size_t *nout, double *ntests)
+{
+	seeded *iv = NULL;
+	size_t cap = 0, len = 0, k, tests = 0;
+	double l;
+
+	*out = NULL;
+	*nout = 0;
+	for (l = (double)n; l >= (double)(2 * ps->m); l /= 2.0) {
+		size_t w = (size_t)l, count = 2 * (size_t)ceil((double)n / l) - 1;
+		double shift = count > 1 ? (double)(n - w) / (double)(count - 1) : 0.0;
+
+		for (k = 0; k < count; k++) {
+			size_t a = (size_t)floor((double)k * shift + 0.5);
+
+			if (a + w > n)
+				a = n - w;
+			if (len == cap) {
+				size_t ncap = cap ? 2 * cap : 64;
+				seeded *p = realloc(iv, ncap * sizeof(*p));
+
+				if (!p) {
+					free(iv);
+					return BG_ENOMEM;
+				}
+				iv = p;
+				cap = ncap;
+			}
+			iv[len].a = a;
+			iv[len].b = a + w;
+			iv[len].sp = best_split(ps, a, a + w);
+			tests += w - 2 * ps->m + 1;
+			len++;
+		}
+		if (count == 1 && w == n && n < 2 * ps->m)
+			break;
+	}
+	/* From "positions in its interval" to "positions in the whole set". */
+	for (k = 0; k < len; k++) {
+		double p = iv[k].sp.p, npos = (double)(iv[k].b - iv[k].a - 2 * ps->m + 1);
+
+		if (p < 1.0)
+			p = p / npos * (double)tests;
+		iv[k].sp.p = p < 1.0 ? p : 1.0;
+	}
+	*out = iv;
+	*nout = len;
+	*ntests = (double)tests;
+	return 0;
+}
+
+/* Step 2: the most significant split among intervals inside [a, b), then
+ * both sides again; appends accepted splits to cps. */
+static void segment(const sums *ps, const seeded *iv, size_t niv, double tests, size_t a, size_t b,
+                    double alpha, size_t *cps, size_t *n)
+{
+	const split *best = NULL;
+	split whole;
+	size_t k, at;
+
+	if (b - a < 2 * ps->m)
+		return;
+	/* The segment itself is a candidate too: the classic binary split. */
+	whole = best_split(ps, a, b);
+	if (whole.p < 1.0)
+		whole.p = fmin(1.0, whole.p / (double)(b - a - 2 * ps->m + 1) * tests);
+	if (whole.at && whole.p < alpha)
+		best = &whole;
+	for (k = 0; k < niv; k++)
+		if (iv[k].a >= a && iv[k].b <= b && iv[k].sp.at && iv[k].sp.p < alpha &&
+		    (!best || iv[k].sp.p < best->p ||
+		     (!(iv[k].sp.p > best->p) && fabs(iv[k].sp.t) > fabs(best->t))))
+			best = &iv[k].sp;
+	if (!best)
+		return;
+	at = best->at;
+	cps[(*n)++] = at;
+	segment(ps, iv, niv, tests, a, at, alpha, cps, n);
+	segment(ps, iv, niv, tests, at, b, alpha, cps, n);
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Relative step of the means; `centre` was subtracted from both. */
+static double rel_change(double l, double r, double centre)
+{
+	double before = l + centre, after = r + centre;
+
+	return fabs(before) > 0.0 ? (after - before) / fabs(before) : NAN;
+}
+
+/* Median of v[a..b), through the scratch buffer tmp. */
+static double seg_median(const double *v, size_t a, size_t b, double *tmp)
+{
+	memcpy(tmp, v + a, (b - a) * sizeof(double));
+	return median_of(tmp, b - a);
+}
+
+/*
+ * Whether the step at sp->at between lo and hi falls short: not
+ * significant, or smaller than min_change, by its means or by its medians.
+ * The medians keep one far run at the end of a short edge level (where the
+ * filter has few neighbours to judge it by) from making a step of it.
+ */
+static int fails(const split *sp, const double *clean, size_t lo, size_t hi, double centre,
+                 const bg_changepoint_opts *o, double *tmp)
+{
+	double ch = rel_change(sp->l, sp->r, centre), ml, mr;
+
+	if (!sp->at || !(sp->p < o->alpha) || !(fabs(ch) >= o->min_change))
+		return 1;
+	ml = seg_median(clean, lo, sp->at, tmp);
+	mr = seg_median(clean, sp->at, hi, tmp);
+	return !(fabs(ml) > 0.0) || !(fabs(mr - ml) / fabs(ml) >= o->min_change);
+}
+
+int bg_changepoints_find(bg_ctx *ctx, const double *x, size_t n, const bg_changepoint_opts *opts,
+                         bg_changepoints *out)
+{
+	bg_changepoint_opts o = { 5, 0.01, 0.0 };
+	double *clean = NULL, *s = NULL, *q = NULL, *tmp = NULL, centre = 0.0, tests = 0.0;
+	size_t *cps = NULL, ncp = 0, i, round;
+	split *sp = NULL;
+	seeded *iv = NULL;
+	size_t niv = 0;
+	sums ps;
+	int error = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (opts) {
+		o = *opts;
+		if (!o.min_segment)
+			o.min_segment = 5;
+		if (!(o.alpha > 0.0))
+			o.alpha = 0.01;
+	}
+	if (o.min_segment < 2 || !(o.alpha < 1.0) || !(o.min_change >= 0.0))
+		return bg_error_set(ctx, BG_EINPUT,
+		                    "change points: min_segment >= 2, 0 < alpha < 1 and "
+		                    "min_change >= 0 are needed");
+	for (i = 0; i < n; i++)
+		if (!isfinite(x[i]))
+			return bg_error_set(ctx, BG_EINPUT,
+			                    "change points: value %zu is not finite", i);
+	if (n == 0)
+		return 0;
+	clean = malloc(n * sizeof(double));
+	s = malloc((n + 1) * sizeof(double));
+	q = malloc((n + 1) * sizeof(double));
+	cps = malloc((n + 1) * sizeof(size_t));
+	sp = malloc((n + 1) * sizeof(split));
+	tmp = malloc(n * sizeof(double));
+	if (!clean || !s || !q || !cps || !sp || !tmp ||
+	    hampel(x, n, o.min_segment - 1, clean, &out->outliers, &out->noutliers) < 0) {
+		error = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	/* Centred, so sums of squares of values like 1e9 ns keep their digits. */
+	for (i = 0; i < n; i++)
+		centre += clean[i] / (double)n;
+	s[0] = q[0] = 0.0;
+	for (i = 0; i < n; i++) {
+		double v = clean[i] - centre;
+
+		s[i + 1] = s[i] + v;
+		q[i + 1] = q[i] + v * v;
+	}
+	ps.s = s;
+	ps.q = q;
+	ps.m = o.min_segment;
+	if (seed_intervals(&ps, n, &iv, &niv, &tests) < 0) {
+		error = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	segment(&ps, iv, niv, tests, 0, n, o.alpha, cps, &ncp);
+	qsort(cps, ncp, sizeof(size_t), cmp_size);
+
+	/* Step 3: each step between its neighbours, until all of them stand. */
+	for (round = 0; round < 4 * n + 8 && ncp; round++) {
+		size_t worst = ncp, moved = 0;
+
+		for (i = 0; i < ncp; i++) {
+			size_t lo = i ? cps[i - 1] : 0, hi = i + 1 < ncp ? cps[i + 1] : n;
+
+			/* Near its place only: a step whose neighbour is still
+			 * missing would otherwise jump to an unrelated split. */
+			sp[i] = best_split_in(&ps, lo, hi,
+			                      cps[i] > o.min_segment ? cps[i] - o.min_segment : 0,
+			                      cps[i] + o.min_segment);
+			if (sp[i].at && sp[i].at != cps[i] && round < 2 * n) {
+				cps[i] = sp[i].at;
+				moved++;
+			}
+			if (fails(&sp[i], clean, lo, hi, centre, &o, tmp) &&
+			    (worst == ncp || fabs(sp[i].t) < fabs(sp[worst].t)))
+				worst = i;
+		}
+		if (worst < ncp) {
+			memmove(cps + worst, cps + worst + 1, (ncp - worst - 1) * sizeof(size_t));
+			ncp--;
+			continue;
+		}
+		if (!moved)
+			break;
+	}
+
+	if (ncp && !(out->points = calloc(ncp, sizeof(*out->points)))) {
+		error = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	for (i = 0; i < ncp; i++) {
+		size_t lo = i ? cps[i - 1] : 0, hi = i + 1 < ncp ? cps[i + 1] : n;
+		split one = best_split_in(&ps, lo, hi, cps[i], cps[i]);
+		bg_changepoint *c = &out->points[i];
+
+		/* The statistics at the step's own place (stable after step 3). */
+		c->index = cps[i];
+		c->before = (s[cps[i]] - s[lo]) / (double)(cps[i] - lo) + centre;
+		c->after = (s[hi] - s[cps[i]]) / (double)(hi - cps[i]) + centre;
+		c->change = fabs(c->before) > 0.0 ? (c->after - c->before) / fabs(c->before) : NAN;
+		c->t = one.t;
+		c->p = one.p;
+	}
+	out->npoints = ncp;
+
+cleanup:
+	free(clean);
+	free(s);
+	free(q);
+	free(cps);
+	free(sp);
+	free(iv);
+	free(tmp);
+	if (error < 0)
+		bg_changepoints_clear(out);
+	return error;
+}
+
+void bg_changepoints_clear(bg_changepoints *cp)
+{
+	if (!cp)
+		return;
+	free(cp->points);
+	free(cp->outliers);
+	memset(cp, 0, sizeof(*cp));
+}

@@ -1,0 +1,213 @@
+# t_report.sh -- `benchguard report` end to end (issue 7): a generated
+# history with known steps is imported run by run at the commits of a real
+# repository; the report finds the steps at the right commits, leaves a
+# single far run alone, and HTML, Markdown and JSON carry the same change
+# points and verdicts.  The HTML opens in headless Chromium (chromedriver,
+# W3C WebDriver): one chart per series, no network request, no console
+# error.  Bad flags exit 2; -o never leaves a partial file.
+. "$(dirname "$0")/lib.sh"
+
+PY=/usr/bin/python3
+HERE=$(cd "$(dirname "$0")" && pwd)
+new_repo "$T/r" >/dev/null
+cd "$T/r" || exit 1
+
+# 120 commits on main; one subject with characters every format must escape.
+for i in $(seq 1 120); do
+	if [ "$i" = 41 ]; then msg="speed <b>up</b> & \"tune\" | sort"; else msg="change $i"; fi
+	git commit -q --allow-empty -m "$msg"
+done
+git rev-list --reverse HEAD | tail -n 120 >"$T/shas"
+
+# The history (seeded): step +5% at run 40 and -3% at run 90; flat with one
+# run +30% at 60; bw (GB/s, higher is better) +8% at 70; late flat but 15%
+# slower at the newest commit.  Run-to-run CV 0.5%, so that every step's
+# commit is certain here: how close steps are found at CV 1% is the unit
+# test's (test_changepoint); this one follows them through the store, git
+# and the three renderings.
+$PY - "$T" <<'P'
+import random, sys
+T = sys.argv[1]
+rnd = random.Random(7)
+for k in range(120):
+    g = lambda: 1 + 0.005 * rnd.gauss(0, 1)
+    step = (1.05 if k >= 40 else 1.0) * (0.97 if k >= 90 else 1.0) * g()
+    flat = 2.0 * g() * (1.3 if k == 60 else 1.0)
+    bw = 10.0 * (1.08 if k >= 70 else 1.0) * g()
+    late = 3.0 * g() * (1.15 if k == 119 else 1.0)
+    with open("%s/run%d.txt" % (T, k), "w") as f:
+        for _ in range(5):
+            w = lambda v: v * (1 + 0.002 * rnd.gauss(0, 1))
+            f.write("BENCHGUARD step %.6f ms\n" % w(step))
+            f.write("BENCHGUARD flat %.6f ms\n" % w(flat))
+            f.write("BENCHGUARD bw %.6f GB/s\n" % w(bw))
+            f.write("BENCHGUARD late %.6f ms\n" % w(late))
+P
+k=0 bad=0
+while read -r sha; do
+	"$BG" -q import "$T/run$k.txt" --format lines --name demo --commit "$sha" --machine e2e >/dev/null || bad=1
+	k=$((k + 1))
+done <"$T/shas"
+check "120 generated runs import at their commits" test "$bad" = 0
+# A run on a side branch is no part of main's trend.
+git checkout -q -b side HEAD~5 && git commit -q --allow-empty -m "side work" &&
+	"$BG" -q import "$T/run3.txt" --format lines --name demo --machine e2e >/dev/null
+git checkout -q main
+
+check "report --format json" expect_rc 0 "$BG" report --machine e2e --format json -o "$T/r.json"
+check "... says the side-branch run was left out" grep -q '^1 run of commits off the first-parent history of main left out' "$T/err"
+check "report --format markdown" expect_rc 0 "$BG" report --machine e2e --format markdown -o "$T/r.md"
+check "report (HTML by default)" expect_rc 0 "$BG" report --machine e2e -o "$T/r.html"
+check "... -o FILE.md means Markdown" bash -c "\"$BG\" report --machine e2e -o \"$T/again.md\" 2>/dev/null && diff <(grep -v UTC \"$T/r.md\") <(grep -v UTC \"$T/again.md\")"
+check "stdout without -o is the same document" bash -c "\"$BG\" report --machine e2e --format json | $PY -c 'import json,sys; a=json.load(sys.stdin); b=json.load(open(\"$T/r.json\")); [x.pop(k) for x in (a, b) for k in (\"generated_at\", \"since\")]; sys.exit(a != b)'"
+
+# The truth, and the same steps and verdicts in all three forms.
+cat >"$T/same.py" <<'P'
+import html.parser, json, re, sys
+T = sys.argv[1]
+J = json.load(open(T + "/r.json"))
+fail = []
+def want(cond, what):
+    if not cond:
+        fail.append(what)
+
+# --- JSON against the generated truth
+S = {s["series"]: s for s in J["series"]}
+want(sorted(S) == ["demo:bw", "demo:flat", "demo:late", "demo:step"], "series %s" % sorted(S))
+want(J["order"] == "first-parent" and J["summary"]["runs"] == 120, "order/runs")
+want(J["summary"]["runs_off_branch"] == 1, "side-branch run counted")
+cp = {n: [(c["index"], c["verdict"], c["change"]) for c in s["change_points"]] for n, s in S.items()}
+st = cp["demo:step"]
+want(len(st) == 2 and st[0][0] == 40 and st[1][0] == 90, "step steps %s" % st)
+want(st and st[0][1] == "regression" and abs(st[0][2] - 0.05) < 0.01, "first step +5%% regression %s" % st)
+want(len(st) > 1 and st[1][1] == "improvement" and abs(st[1][2] + 0.03) < 0.01, "second step -3%% improvement %s" % st)
+bw = cp["demo:bw"]
+want(len(bw) == 1 and bw[0][0] == 70 and bw[0][1] == "improvement", "bw step %s" % bw)
+want(cp["demo:flat"] == [], "single outlier is no step: %s" % cp["demo:flat"])
+flat_runs = S["demo:flat"]["runs"]
+want(flat_runs[60].get("outlier") is True, "the far run is marked an outlier")
+want(cp["demo:late"] == [], "one slow newest run is no step (yet)")
+want(S["demo:late"]["verdict"] == "regression", "late: newest commit judged a regression")
+want(S["demo:late"]["runs"][-1]["verdict"] == "regression", "late: newest run flagged")
+shas = open(T + "/shas").read().split()
+c0 = S["demo:step"]["change_points"][0] if st else {}
+want(c0.get("last_before") == shas[39] and c0.get("first_after") == shas[40] and
+     c0.get("first_after_subject", "").startswith("speed <b>up</b>"), "commit range %s" % c0)
+lat = S["demo:late"]["latest"]
+want(lat["baseline_runs"] == 20 and lat["baseline_last_index"] == 118 and lat["baseline_first_index"] == 99,
+     "baseline window %s" % lat)
+
+def key(series, frm, to, change, verdict):
+    return (series, frm[:7], to[:7], "%+.1f" % (100 * change), verdict)
+jsteps = sorted(key(n, c["last_before"], c["first_after"], c["change"], c["verdict"])
+                for n, s in S.items() for c in s["change_points"])
+jverd = {n: s["verdict"] for n, s in S.items()}
+
+# --- HTML
+class H(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.steps, self.verd, self.cur, self.charts = [], {}, None, []
+    def handle_starttag(self, tag, a):
+        a = dict(a)
+        if tag == "section" and "series" in a.get("class", ""):
+            self.sec_verdict = a["data-verdict"]
+        if tag == "svg" and a.get("class") == "chart":
+            self.cur = a["data-series"]
+            self.charts.append(self.cur)
+            self.verd[self.cur] = self.sec_verdict
+        if tag == "g" and a.get("class", "").startswith("cp "):
+            self.steps.append(key(self.cur, a["data-from"], a["data-to"],
+                                  float(a["data-change"]), a["class"].split()[1]))
+h = H()
+h.feed(open(T + "/r.html").read())
+want(sorted(h.steps) == jsteps, "HTML steps %s != JSON %s" % (sorted(h.steps), jsteps))
+want(h.verd == jverd, "HTML verdicts %s != JSON %s" % (h.verd, jverd))
+want(h.charts == [s["series"] for s in J["series"]], "one chart per series, in order")
+page = open(T + "/r.html").read()
+want("speed &lt;b&gt;up&lt;/b&gt; &amp; &quot;tune&quot; | sort" in page, "subject escaped in HTML")
+want(not re.search(r"<script|<link[^>]+href=\"?https?:|@import|url\(", page), "nothing to fetch")
+
+# --- Markdown
+md = open(T + "/r.md").read()
+msteps, mverd, cur = [], {}, None
+for line in md.splitlines():
+    m = re.match(r"#### `([^`]+)`", line)
+    if m:
+        cur = m.group(1)
+        continue
+    m = re.match(r"\| `([^`]+)` \| (\d+) \| (\S+) \|", line)
+    if m:
+        mverd[m.group(1)] = m.group(3)
+    m = re.match(r"\| `([0-9a-f]{7})\.\.([0-9a-f]{7})` \| [^|]+ \| [^|]+ \| ([+-][0-9.]+)% \| [^|]+ \| (\w+) \|", line)
+    if m and cur:
+        msteps.append((cur, m.group(1), m.group(2), m.group(3), m.group(4)))
+want(sorted(msteps) == jsteps, "Markdown steps %s != JSON %s" % (sorted(msteps), jsteps))
+want(mverd == jverd, "Markdown verdicts %s != JSON %s" % (mverd, jverd))
+want("speed &lt;b&gt;up&lt;/b&gt; & \"tune\" \\| sort" in md, "subject escaped in Markdown")
+for f in fail:
+    print("# " + f)
+sys.exit(1 if fail else 0)
+P
+check "steps at the generated commits, one far run no step, newest regression judged; HTML, Markdown and JSON agree" $PY "$T/same.py" "$T"
+
+# ------------------------------------------------------------- in a browser
+if [ ! -x "${BG_CHROMIUM:-/usr/bin/chromium}" ] || [ ! -x "${BG_CHROMEDRIVER:-/usr/bin/chromedriver}" ]; then
+	skip "the HTML report in headless Chromium" "skipped: no chromium (apt-get install chromium chromium-driver)"
+	skip "the browser check catches fetches and console errors" "skipped: no chromium"
+else
+	$PY "$HERE/report_browser.py" "$T/r.html" "$T/shot.png" >"$T/browser.json" 2>"$T/browser.err"
+	check "the HTML report opens in headless Chromium" test -s "$T/browser.json"
+	sed 's/^/# /' "$T/browser.err" | head -20
+	cat >"$T/judge.py" <<'P'
+import json, sys
+b, j = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+names = [s["series"] for s in j["series"]]
+runs = sum(len(s["runs"]) for s in j["series"])
+fail = []
+if b["charts"] != len(names) or b["series"] != names:
+    fail.append("charts %s, series %s" % (b["charts"], names))
+if b["requests"] != [b["page"]]:
+    fail.append("requests: %s" % b["requests"])
+if b["severe"]:
+    fail.append("console errors: %s" % b["severe"])
+if b["points"] != runs or b["titled"] != runs:
+    fail.append("points %s, with hover titles %s, runs %s" % (b["points"], b["titled"], runs))
+if b["steps"] != sum(len(s["change_points"]) for s in j["series"]):
+    fail.append("step marks %s" % b["steps"])
+for f in fail:
+    print("# " + f)
+sys.exit(1 if fail else 0)
+P
+	check "... one chart per series, a hover title per run, no network request, no console error" \
+		$PY "$T/judge.py" "$T/browser.json" "$T/r.json"
+	check "... and a screenshot of it" bash -c "head -c 8 \"$T/shot.png\" | od -An -tx1 | grep -q '89 50 4e 47'"
+	[ -z "${BG_REPORT_SHOT:-}" ] || cp "$T/shot.png" "$BG_REPORT_SHOT"
+	# The check itself must see what it looks for: a page that fetches an
+	# image and logs an error fails it.
+	sed 's|<footer>|<img src="http://127.0.0.1:9/x.png" alt=""><script>console.error("boom")</script><footer>|' \
+		"$T/r.html" >"$T/bad.html"
+	$PY "$HERE/report_browser.py" "$T/bad.html" "$T/bad.png" >"$T/bad.json" 2>/dev/null
+	check "the browser check catches fetches and console errors" $PY -c '
+import json, sys
+b = json.load(open(sys.argv[1]))
+sys.exit(not ("http://127.0.0.1:9/x.png" in b["requests"] and any("boom" in m for m in b["severe"])))' "$T/bad.json"
+fi
+
+# ------------------------------------------------------------ flags, errors
+check "--filter keeps matching series" bash -c "\"$BG\" report --machine e2e --filter '^demo:fl' --json | $PY -c 'import json,sys; d=json.load(sys.stdin); sys.exit([s[\"series\"] for s in d[\"series\"]] != [\"demo:flat\"])'"
+check "--since a future date: no runs, a warning, exit 0" bash -c "\"$BG\" report --machine e2e --since 2099-01-01 --format markdown 2>&1 >/dev/null | grep -q 'warning: no runs of machine e2e'"
+check "--machine all and another machine's runs" bash -c "\"$BG\" report --machine all --json | $PY -c 'import json,sys; d=json.load(sys.stdin); sys.exit(d[\"machines\"][0][\"fingerprint\"] != \"e2e\" or len(d[\"series\"]) != 4)'"
+check "outside a repository (--db only): run time order" bash -c "cd \"$T\" && \"$BG\" --db \"$T/r/.benchguard/results.db\" report --machine e2e --since all --json | $PY -c 'import json,sys; d=json.load(sys.stdin); sys.exit(d[\"order\"] != \"time\" or d[\"summary\"][\"runs\"] != 121)'"
+cp "$T/r.html" "$T/keep.html"
+check "a bad --filter: exit 2, one line" expect_rc 2 "$BG" report --machine e2e --filter '(' -o "$T/keep.html"
+check "... naming the flag" grep -q '^benchguard: --filter "(": ' "$T/err"
+check "... and -o FILE is left as it was" cmp -s "$T/r.html" "$T/keep.html"
+check "--since banana: exit 2" expect_rc 2 "$BG" report --since banana
+check "... says what it takes" grep -q '^benchguard: --since needs a span like 30d' "$T/err"
+check "--format pdf: exit 2" expect_rc 2 "$BG" report --format pdf
+check "-o into a new directory makes it" bash -c "\"$BG\" -q report --machine e2e -o \"$T/new/r.html\" && cmp -s <(grep -v UTC \"$T/r.html\") <(grep -v UTC \"$T/new/r.html\")"
+check "-o below a regular file: exit 3" expect_rc 3 "$BG" -q report --machine e2e -o "$T/r.json/r.html"
+check "... one line naming it, the file as it was" bash -c "grep -q \"^benchguard: $T/r.json\" \"$T/err\" && [ \$(wc -l <\"$T/err\") = 1 ] && [ -f \"$T/r.json\" ]"
+check "no temporary files left beside -o" bash -c "! ls \"$T\" | grep -q '\\.tmp\\.'"
+finish

@@ -1,0 +1,314 @@
+/*
+ * test_report.c -- the report's store queries (the runs of a period and all
+ * their results in one pass) and bg_report_build/render on a store filled
+ * through the API: the period, machine and filter select what they should,
+ * dirty and unfinished runs stay out, a step is found at its run, and the
+ * three renderings carry it.
+ */
+#include <ftw.h>
+#include <math.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "unit.h"
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+typedef struct {
+	char dir[256];
+	bg_ctx *ctx;
+	bg_store *st;
+} fixture;
+
+/* Stores one run of series x (1.0, then 1.2 from run 6 on) and y (flat). */
+static void put_run(fixture *f, bg_machine *m, int i, int dirty, int finish, int64_t started)
+{
+	bg_results *res = NULL;
+	bg_commit c;
+	bg_run_info info;
+	int64_t id;
+	double wobble = 1.0 + 0.004 * (double)((i * 7) % 5 - 2) / 2.0;
+	int k;
+
+	memset(&c, 0, sizeof(c));
+	snprintf(c.sha, sizeof(c.sha), "%040d", i);
+	c.subject = "a subject";
+	c.dirty = dirty;
+	memset(&info, 0, sizeof(info));
+	info.commit = &c;
+	info.machine = m;
+	info.source = "run";
+	info.started_at = started;
+	assert_int_equal(bg_results_new(&res), 0);
+	for (k = 0; k < 3; k++) {
+		assert_int_equal(bg_results_add(f->ctx, res, "x", "wall_time", "s",
+		                                (i >= 6 ? 1.2 : 1.0) * wobble * (1 + 0.001 * k)),
+		                 0);
+		assert_int_equal(bg_results_add(f->ctx, res, "y", "wall_time", "s",
+		                                2.0 * wobble * (1 + 0.001 * k)),
+		                 0);
+	}
+	assert_int_equal(bg_store_run_begin(f->ctx, f->st, &info, &id), 0);
+	assert_int_equal(bg_store_run_add(f->ctx, f->st, id, res), 0);
+	if (finish)
+		assert_int_equal(bg_store_run_finish(f->ctx, f->st, id), 0);
+	bg_results_free(res);
+}
+
+static int setup(void **state)
+{
+	fixture *f = calloc(1, sizeof(*f));
+	bg_machine *a = NULL, *b = NULL;
+	char path[300];
+	int i;
+
+	snprintf(f->dir, sizeof(f->dir), "%s/bg-report-XXXXXX",
+	         getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(f->dir))
+		return -1;
+	snprintf(path, sizeof(path), "%s/r.db", f->dir);
+	if (bg_ctx_new(&f->ctx) < 0 || bg_store_open(f->ctx, path, &f->st) < 0 ||
+	    bg_machine_new(&a) < 0 || bg_machine_new(&b) < 0 || bg_machine_set_name(a, "ma") < 0 ||
+	    bg_machine_set_name(b, "mb") < 0 ||
+	    bg_machine_set_fact(a, "cpu_model", "Test CPU", 0) < 0)
+		return -1;
+	for (i = 0; i < 12; i++)
+		put_run(f, a, i, 0, 1, 1000 + 100 * i);
+	put_run(f, b, 3, 0, 1, 1300);  /* another machine */
+	put_run(f, a, 20, 1, 1, 5000); /* dirty */
+	put_run(f, a, 21, 0, 0, 5000); /* never finished */
+	bg_machine_free(a);
+	bg_machine_free(b);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fixture *f = *state;
+
+	bg_store_free(f->st);
+	bg_ctx_free(f->ctx);
+	nftw(f->dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	free(f);
+	return 0;
+}
+
+static void test_runs_since(void **state)
+{
+	fixture *f = *state;
+	bg_run_row *rows = NULL;
+	size_t n = 0, i;
+
+	assert_int_equal(bg_store_runs_since(f->ctx, f->st, 0, "ma", &rows, &n), 0);
+	assert_int_equal(n, 12);
+	for (i = 0; i < n; i++) {
+		char want[41];
+		snprintf(want, sizeof(want), "%040d", (int)i);
+		assert_string_equal(rows[i].sha, want);
+		assert_string_equal(rows[i].machine, "ma");
+		assert_string_equal(rows[i].subject, "a subject");
+		assert_true(i == 0 || rows[i].id > rows[i - 1].id);
+	}
+	bg_run_rows_free(rows, n);
+	assert_int_equal(bg_store_runs_since(f->ctx, f->st, 1600, "ma", &rows, &n), 0);
+	assert_int_equal(n, 6);
+	assert_int_equal(rows[0].started_at, 1600);
+	bg_run_rows_free(rows, n);
+	assert_int_equal(bg_store_runs_since(f->ctx, f->st, 0, NULL, &rows, &n), 0);
+	assert_int_equal(n, 13);
+	bg_run_rows_free(rows, n);
+	assert_int_equal(bg_store_runs_since(f->ctx, f->st, 0, "nobody", &rows, &n), 0);
+	assert_int_equal(n, 0);
+	bg_run_rows_free(rows, n);
+	bg_run_rows_free(NULL, 0);
+}
+
+typedef struct {
+	size_t n;
+	int64_t last_series, last_run;
+	int ordered;
+	double first_x;
+} seen;
+
+static int count_rows(const bg_result_row *row, void *data)
+{
+	seen *s = data;
+
+	if (row->series_id < s->last_series ||
+	    (row->series_id == s->last_series && row->run_id <= s->last_run))
+		s->ordered = 0;
+	if (s->n == 0) {
+		assert_string_equal(row->benchmark, "x");
+		assert_string_equal(row->metric, "wall_time");
+		assert_string_equal(row->unit, "s");
+		assert_int_equal(row->summary.n, 3);
+		s->first_x = row->summary.robust_mean;
+	}
+	s->last_series = row->series_id;
+	s->last_run = row->run_id;
+	s->n++;
+	return s->n == 100 ? BG_EINPUT : 0;
+}
+
+static void test_each_result(void **state)
+{
+	fixture *f = *state;
+	seen s = { 0, -1, -1, 1, 0.0 };
+
+	assert_int_equal(bg_store_each_result(f->ctx, f->st, 0, "ma", count_rows, &s), 0);
+	assert_int_equal(s.n, 24); /* 12 runs x 2 series: no dirty, no unfinished */
+	assert_true(s.ordered);
+	assert_true(fabs(s.first_x - 1.0 * (1 + 0.004 * -1.0) * 1.001) < 1e-9);
+	memset(&s, 0, sizeof(s));
+	s.last_series = s.last_run = -1;
+	s.ordered = 1;
+	assert_int_equal(bg_store_each_result(f->ctx, f->st, 1600, NULL, count_rows, &s), 0);
+	assert_int_equal(s.n, 12);
+}
+
+static bg_report_opts opts_default(void)
+{
+	bg_report_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.machine = "ma";
+	o.now = 10000;
+	o.project = "unit";
+	o.window = 20;
+	o.min_runs = 5;
+	o.thresholds.alpha = 0.01;
+	o.thresholds.fdr = 1;
+	o.thresholds.min_change = 0.02;
+	o.thresholds.min_effect = 0.8;
+	return o;
+}
+
+static void test_build_and_render(void **state)
+{
+	fixture *f = *state;
+	bg_report_opts o = opts_default();
+	bg_report *r = NULL;
+	json_object *top, *series, *x, *cps, *cp, *v;
+	char *text = NULL;
+	size_t len = 0;
+	const char *p;
+	int charts = 0;
+
+	assert_int_equal(bg_report_build(f->ctx, f->st, NULL, &o, &r), 0);
+	assert_int_equal(bg_report_series_count(r), 2);
+	assert_int_equal(bg_report_run_count(r), 12);
+	assert_int_equal(bg_report_excluded_runs(r), 0);
+
+	assert_int_equal(bg_report_render(f->ctx, r, BG_REPORT_JSON, &text, &len), 0);
+	assert_int_equal(strlen(text), len);
+	top = json_tokener_parse(text);
+	assert_non_null(top);
+	assert_true(json_object_object_get_ex(top, "order", &v));
+	assert_string_equal(json_object_get_string(v), "time");
+	assert_true(json_object_object_get_ex(top, "series", &series));
+	assert_int_equal(json_object_array_length(series), 2);
+	x = json_object_array_get_idx(series, 0);
+	assert_true(json_object_object_get_ex(x, "series", &v));
+	assert_string_equal(json_object_get_string(v), "x:wall_time");
+	assert_true(json_object_object_get_ex(x, "change_points", &cps));
+	assert_int_equal(json_object_array_length(cps), 1);
+	cp = json_object_array_get_idx(cps, 0);
+	assert_true(json_object_object_get_ex(cp, "index", &v));
+	assert_int_equal(json_object_get_int(v), 6);
+	assert_true(json_object_object_get_ex(cp, "verdict", &v));
+	assert_string_equal(json_object_get_string(v), "regression");
+	assert_true(json_object_object_get_ex(cp, "first_after", &v));
+	assert_string_equal(json_object_get_string(v), "0000000000000000000000000000000000000006");
+	assert_true(json_object_object_get_ex(cp, "change", &v));
+	assert_true(fabs(json_object_get_double(v) - 0.2) < 0.01);
+	/* The step's own runs are what check flags at that commit. */
+	assert_true(json_object_object_get_ex(x, "runs", &v));
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(v, 6), "verdict", &v));
+	assert_string_equal(json_object_get_string(v), "regression");
+	/* ... and the fifth run, with 4 before it, had no baseline (5 are needed). */
+	assert_true(json_object_object_get_ex(x, "runs", &v));
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(v, 4), "verdict", &v));
+	assert_string_equal(json_object_get_string(v), "no-baseline");
+	json_object_put(top);
+	free(text);
+
+	assert_int_equal(bg_report_render(f->ctx, r, BG_REPORT_HTML, &text, &len), 0);
+	for (p = text; (p = strstr(p, "<svg class=\"chart\"")); p++)
+		charts++;
+	assert_int_equal(charts, 2);
+	assert_non_null(strstr(text, "data-series=\"x:wall_time\""));
+	assert_non_null(strstr(text, "<title>Performance report: unit</title>"));
+	assert_null(strstr(text, "<script"));
+	free(text);
+	assert_int_equal(bg_report_render(f->ctx, r, BG_REPORT_MARKDOWN, &text, &len), 0);
+	assert_non_null(strstr(text, "| `x:wall_time` | `0000000..0000000` |"));
+	assert_non_null(strstr(text, "Machine: `ma` (Test CPU)"));
+	free(text);
+	bg_report_free(r);
+	bg_report_free(NULL);
+}
+
+static void test_select(void **state)
+{
+	fixture *f = *state;
+	bg_report_opts o = opts_default();
+	bg_report *r = NULL;
+	bg_report_format fmt;
+
+	o.filter = "^y";
+	assert_int_equal(bg_report_build(f->ctx, f->st, NULL, &o, &r), 0);
+	assert_int_equal(bg_report_series_count(r), 1);
+	bg_report_free(r);
+	o.filter = "wall_time$"; /* the series name, benchmark:metric */
+	assert_int_equal(bg_report_build(f->ctx, f->st, NULL, &o, &r), 0);
+	assert_int_equal(bg_report_series_count(r), 2);
+	bg_report_free(r);
+	o.filter = NULL;
+	o.machine = NULL; /* every machine: a series per machine */
+	assert_int_equal(bg_report_build(f->ctx, f->st, NULL, &o, &r), 0);
+	assert_int_equal(bg_report_series_count(r), 4);
+	assert_int_equal(bg_report_run_count(r), 13);
+	bg_report_free(r);
+	o.machine = "ma";
+	o.since = 1600;
+	assert_int_equal(bg_report_build(f->ctx, f->st, NULL, &o, &r), 0);
+	assert_int_equal(bg_report_run_count(r), 6);
+	bg_report_free(r);
+	r = NULL;
+
+	o.filter = "(";
+	assert_int_equal(bg_report_build(f->ctx, f->st, NULL, &o, &r), BG_EINPUT);
+	assert_non_null(strstr(bg_ctx_error(f->ctx), "--filter \"(\""));
+	assert_null(r);
+	o.filter = NULL;
+	o.min_runs = 30;
+	assert_int_equal(bg_report_build(f->ctx, f->st, NULL, &o, &r), BG_EINPUT);
+
+	assert_int_equal(bg_report_format_from_name("html", &fmt), 0);
+	assert_int_equal(fmt, BG_REPORT_HTML);
+	assert_int_equal(bg_report_format_from_name("md", &fmt), 0);
+	assert_int_equal(fmt, BG_REPORT_MARKDOWN);
+	assert_int_equal(bg_report_format_from_name("json", &fmt), 0);
+	assert_int_equal(fmt, BG_REPORT_JSON);
+	assert_int_equal(bg_report_format_from_name("pdf", &fmt), BG_EINPUT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_runs_since),
+		cmocka_unit_test(test_each_result),
+		cmocka_unit_test(test_build_and_render),
+		cmocka_unit_test(test_select),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
