@@ -423,7 +423,7 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 	size_t ngids = 0, nbids = 0, nrange = 0, i, np = 0;
 	double *gv = NULL, *bv = NULL;
 	const bg_verdict_row *target = NULL;
-	int opt, rc = 0, n, end_runs, max_runs = 12;
+	int opt, rc = 0, n, end_runs, end_cap, more, max_runs = 12;
 
 	memset(&b, 0, sizeof(b));
 	memset(&br, 0, sizeof(br));
@@ -470,6 +470,7 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 		rc = cli_usage_error(st, "bisect needs --runs of at least 2 at each end");
 		goto cleanup;
 	}
+	end_cap = 2 * end_runs > max_runs ? 2 * end_runs : max_runs;
 	b.st = st;
 	b.rflags = &rflags;
 	if (!(b.env = calloc(1, sizeof(*b.env)))) {
@@ -505,27 +506,48 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 	cli_info(st, "bisect: %zu commits from %.12s (good) to %.12s (bad), about %zu steps", b.n,
 	         cg.sha, cb.sha, bg_bisect_estimate(b.n));
 
-	/* The ends, judged like `compare`. */
-	if ((rc = measure_ends(&b, end_runs, &gids, &bids, &e)) < 0)
-		goto cleanup;
-	ngids = nbids = e.npairs;
+	/*
+	 * The ends, judged like `compare`.  Ends that differ by min_change or
+	 * more without significance are ambiguous, as a probe can be: they get
+	 * more pairs, up to twice --runs (or --max-runs if more), before
+	 * bisect says there is nothing to find.  A rerun finds all the pairs
+	 * stored and judges them at once, so it reaches the same verdict.
+	 */
 	cli_check_opts(&cflags, b.env->config, &o);
-	o.baseline_branch = NULL;
-	o.window = o.min_runs = 2;
-	o.paired = 1;
-	o.baseline = gids;
-	o.nbaseline = ngids;
-	o.runs = bids;
-	o.nruns = nbids;
-	if ((rc = bg_check_run(st->ctx, b.env->store, b.env->repo, &o, &res)) < 0)
-		goto cleanup;
-	for (i = 0; i < res->nrows; i++) {
-		const bg_verdict_row *r = &res->rows[i];
-		if (r->verdict != BG_VERDICT_REGRESSION)
-			continue;
-		if (!target || r->p_adjusted < target->p_adjusted ||
-		    (!(r->p_adjusted > target->p_adjusted) && r->test.change > target->test.change))
-			target = r;
+	for (more = end_runs;; more = end_cap) {
+		bg_check_result_free(res);
+		res = NULL;
+		free(gids);
+		free(bids);
+		gids = bids = NULL;
+		if ((rc = measure_ends(&b, more, &gids, &bids, &e)) < 0)
+			goto cleanup;
+		ngids = nbids = e.npairs;
+		o.baseline_branch = NULL;
+		o.window = o.min_runs = 2;
+		o.paired = 1;
+		o.baseline = gids;
+		o.nbaseline = ngids;
+		o.runs = bids;
+		o.nruns = nbids;
+		if ((rc = bg_check_run(st->ctx, b.env->store, b.env->repo, &o, &res)) < 0)
+			goto cleanup;
+		for (i = 0; i < res->nrows; i++) {
+			const bg_verdict_row *r = &res->rows[i];
+			if (r->verdict != BG_VERDICT_REGRESSION)
+				continue;
+			if (!target || r->p_adjusted < target->p_adjusted ||
+			    (!(r->p_adjusted > target->p_adjusted) &&
+			     r->test.change > target->test.change))
+				target = r;
+		}
+		if (target || e.npairs >= (size_t)end_cap ||
+		    !cli_check_ambiguous(res, o.thresholds.min_change, 1))
+			break;
+		cli_info(st,
+		         "bisect: the ends differ by more than the minimum change but not "
+		         "significantly in %zu pairs; measuring up to %d",
+		         e.npairs, end_cap);
 	}
 	if (!target) {
 		if (st->format == CLI_JSON) {

@@ -77,6 +77,20 @@ int cli_check_option(cli_state *st, cli_check_flags *f, int opt, const char *arg
 	}
 }
 
+int cli_check_ambiguous(const bg_check_result *res, double min_change, int worse_only)
+{
+	size_t i;
+
+	for (i = 0; i < res->nrows; i++) {
+		double c = res->rows[i].test.change;
+
+		if (res->rows[i].verdict == BG_VERDICT_UNCHANGED &&
+		    (c >= min_change || (!worse_only && -c >= min_change)))
+			return 1;
+	}
+	return 0;
+}
+
 void cli_check_opts(const cli_check_flags *f, const bg_config *cfg, bg_check_opts *o)
 {
 	const bg_baseline_cfg *b = bg_config_baseline(cfg);

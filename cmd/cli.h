@@ -166,6 +166,12 @@ void cli_check_flags_init(cli_check_flags *f);
 /* 1 if `opt` was a verdict flag (taken), 0 if not, < 0 on a bad value. */
 int cli_check_option(cli_state *st, cli_check_flags *f, int opt, const char *arg);
 void cli_check_opts(const cli_check_flags *f, const bg_config *cfg, bg_check_opts *o);
+/*
+ * 1 if some series of `res` is unchanged yet moved by min_change or more
+ * (worse only, or either way): an undecided comparison that more interleaved
+ * pairs may settle, as compare and bisect's ends do.
+ */
+int cli_check_ambiguous(const bg_check_result *res, double min_change, int worse_only);
 int cli_check_print(cli_state *st, const bg_check_result *res);
 int cli_check_markdown(cli_state *st, const bg_check_result *res, FILE *f);
 struct json_object *cli_check_json(const bg_check_result *res);

@@ -62,7 +62,7 @@ int cmd_compare(cli_state *st, int argc, char **argv)
 	char tag[128];
 	side a, b;
 	cli_env env;
-	int opt, rc = 0, n, k, failed = 0;
+	int opt, rc = 0, n, k, want, failed = 0;
 
 	memset(&env, 0, sizeof(env));
 	memset(&a, 0, sizeof(a));
@@ -109,38 +109,52 @@ int cmd_compare(cli_state *st, int argc, char **argv)
 	    (rc = cli_prepare_commit(st, &env, argv[optind + 1], 0, &b.commit, &b.wt)) < 0)
 		goto cleanup;
 
-	a.ids = calloc((size_t)k, sizeof(*a.ids));
-	b.ids = calloc((size_t)k, sizeof(*b.ids));
+	a.ids = calloc(2 * (size_t)k, sizeof(*a.ids));
+	b.ids = calloc(2 * (size_t)k, sizeof(*b.ids));
 	if (!a.ids || !b.ids) {
 		rc = bg_error_oom(st->ctx);
 		goto cleanup;
 	}
-	/* Every run is tagged with the pair it belongs to. */
+	/*
+	 * Every run is tagged with the pair it belongs to.  K pairs, judged; a
+	 * series that moved by min_change or more without significance leaves
+	 * the comparison undecided, as a bisect probe can be, and K more pairs
+	 * are run and everything judged again (a noisy moment of a shared
+	 * machine can hide a real 10% in 8 pairs).
+	 */
 	snprintf(tag, sizeof(tag), "compare=%.12s..%.12s", a.commit.sha, b.commit.sha);
-	{
+	cli_check_opts(&cflags, env.config, &o);
+	for (want = k;; want = 2 * k) {
 		cli_run_side sa = { &rflags, &a.commit, a.wt.path, tag };
 		cli_run_side sb = { &rflags, &b.commit, b.wt.path, tag };
 
-		for (n = 0; n < k; n++) {
-			cli_info(st, "compare: pair %d of %d (%s first)", n + 1, k,
+		for (n = (int)a.nids; n < want; n++) {
+			cli_info(st, "compare: pair %d of %d (%s first)", n + 1, want,
 			         n % 2 ? "B" : "A");
 			if ((rc = cli_run_pair(st, &env, n, &sa, &sb, &a.ids[n], &b.ids[n],
 			                       &failed)) < 0)
 				goto cleanup;
 			a.nids = b.nids = (size_t)n + 1;
 		}
+		o.baseline_branch = NULL;
+		o.window = o.min_runs = 2;
+		o.paired = 1;
+		o.baseline = a.ids;
+		o.nbaseline = a.nids;
+		o.runs = b.ids;
+		o.nruns = b.nids;
+		bg_check_result_free(res);
+		res = NULL;
+		if ((rc = bg_check_run(st->ctx, env.store, env.repo, &o, &res)) < 0)
+			goto cleanup;
+		if (want > k || !cli_check_ambiguous(res, o.thresholds.min_change, 0))
+			break;
+		cli_info(st,
+		         "compare: a change of at least %.1f%% is not significant in %d pairs; "
+		         "running %d more",
+		         100 * o.thresholds.min_change, k, k);
 	}
-
-	cli_check_opts(&cflags, env.config, &o);
-	o.baseline_branch = NULL;
-	o.window = o.min_runs = 2;
-	o.paired = 1;
-	o.baseline = a.ids;
-	o.nbaseline = a.nids;
-	o.runs = b.ids;
-	o.nruns = b.nids;
-	if ((rc = bg_check_run(st->ctx, env.store, env.repo, &o, &res)) < 0 ||
-	    (rc = print(st, res, &a, &b, k)) < 0)
+	if ((rc = print(st, res, &a, &b, (int)a.nids)) < 0)
 		goto cleanup;
 	rc = bg_check_exit_code(res);
 	/* A benchmark that failed at A alone is not in B's verdict, yet the

@@ -5,7 +5,9 @@
 # fixed by C21).  bisect must name C37 in at most ceil(log2 64) + 2 = 8
 # builds, list its steps in JSON, build nothing and reuse everything when
 # run again, exit 1 between two commits that do not differ; and report a
-# range, not a wrong commit, when the culprit itself does not build.
+# range, not a wrong commit, when the culprit itself does not build.  And
+# ends or a compare left undecided by too few pairs get more (a series of
+# set values, so that 2 pairs are undecided and 4 are not).
 . "$(dirname "$0")/lib.sh"
 
 # work N: the program's loop count (about 1 ns each).
@@ -156,4 +158,52 @@ assert d["range"] == sys.argv[3:5], d["range"]
 assert d["last_good"] == sys.argv[2]
 assert any(s["verdict"] == "skip" and s["commit"] == sys.argv[3] for s in d["steps"])
 P
+# ------------------------------------------- ambiguous ends get more pairs
+# A series whose values are set, not timed: LEVEL (the step is +5% at E1)
+# times a fixed noise of about 1% from a shared counter.  In 2 pairs the
+# ends differ by about 5% but a paired t-test with 1 degree of freedom
+# cannot call it; in 4 it can.  Without more pairs for ambiguous ends,
+# bisect --runs 2 would say "nothing to bisect".
+new_repo "$T/r3" >/dev/null
+cd "$T/r3" || exit 1
+cat >bench.sh <<S
+n=\$(cat "$T/ctr3" 2>/dev/null || echo 0); n=\$((n + 1)); echo \$n >"$T/ctr3"
+awk -v n=\$n -v l=\$(cat level) 'BEGIN { m = l * (1 + 0.012 * sin(2.3 * n))
+	for (d = -1; d <= 1; d++) printf "BENCHGUARD v %.6f ms\n", m * (1 + 0.001 * d) }'
+S
+cat >benchguard.json <<'J'
+{ "thresholds": { "alpha": 0.01, "min_change": 0.02, "min_effect": 0.8 },
+  "defaults": { "warmup": 0, "samples": 1 },
+  "benchmarks": [ { "name": "set", "format": "lines", "command": "sh bench.sh" } ] }
+J
+echo '.benchguard/' >.gitignore
+echo 100 >level
+declare -a E
+E[0]=$(commit "E0: level 100")
+echo 105 >level
+E[1]=$(commit "E1: level 105")
+echo x >notes.txt
+E[2]=$(commit "E2: nothing")
+export BENCHGUARD_DB="$T/bisect3.db"
+expect_rc 0 "$BG" bisect --good "${E[0]}" --bad "${E[2]}" --runs 2 --max-runs 4 --filter set --json
+check "ambiguous ends (2 pairs, +5%, not significant) get more pairs and bisect finds E1" \
+	/usr/bin/python3 - "$T/out" "${E[1]}" <<'P'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print("# first_bad", (d["first_bad"] or "")[:7], "series", d.get("series"), "change", d.get("change"))
+assert d["first_bad"] == sys.argv[2], d
+assert d["series"] == "set:v", d
+P
+check "... saying so on stderr" grep -q 'not significantly in 2 pairs; measuring up to 4' "$T/err"
+check "... with 4 pairs stored at each end" test "$(sqlite3 "$BENCHGUARD_DB" \
+	"SELECT count(*) FROM run_tags WHERE key = 'bisect-end'")" = 8
+expect_rc 1 "$BG" compare "${E[0]}" "${E[1]}" --runs 2 --filter set --json
+check "compare --runs 2 of the same ends: undecided in 2 pairs, a regression in 4" \
+	/usr/bin/python3 - "$T/out" <<'P'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = {x["series"]: x for x in d["results"]}["set:v"]
+assert d["compare"]["runs"] == 4 and r["verdict"] == "regression", (d["compare"], r)
+P
+check "... saying so on stderr" grep -q 'not significant in 2 pairs; running 2 more' "$T/err"
 finish
