@@ -183,8 +183,9 @@ const cli_command cli_commands[] = {
 	  "       benchguard alert flush\n"
 	  "\n"
 	  "test sends a sample alert (a made-up regression, marked as a sample) to each\n"
-	  "webhook and Slack target of the config; for a github target it reads the\n"
-	  "pull request's comments with the token, posting nothing.  flush delivers\n"
+	  "webhook and Slack target of the config; for a github or gitlab target it\n"
+	  "reads the pull request's comments (merge request's notes) with the token,\n"
+	  "posting nothing.  flush delivers\n"
 	  "the alerts the outbox still holds (receiver down or slow during `ci`),\n"
 	  "oldest first, each target within its \"timeout\".  One line per alert or\n"
 	  "target on stdout.  Exit 0 when everything was delivered, 3 otherwise.\n" },

@@ -1,7 +1,9 @@
 /*
  * alert.c -- alerts over HTTP, the only module that uses libcurl: a signed
  * JSON webhook, a Slack incoming-webhook message, and a GitHub pull-request
- * comment that is found again by a hidden marker and edited in place.
+ * comment or GitLab merge-request note that is found again by a hidden
+ * marker and edited in place (one code path; alert_forge says how each
+ * forge's REST API spells it).
  *
  * Nothing is sent straight from a verdict: bg_alert_queue writes each alert
  * to the database's outbox, and bg_alert_flush delivers what the outbox
@@ -27,14 +29,13 @@
 
 #include "internal.h"
 
-#define ALERT_BACKOFF_FIRST 0.5    /* seconds before the first retry */
-#define ALERT_BACKOFF_CAP 8.0      /* longest wait between tries */
-#define ALERT_MAX_TRIES 8          /* per request and flush */
-#define ALERT_CONNECT_MS 5000L     /* connecting, at most */
-#define ALERT_ATTEMPT_MS 15000L    /* one request, at most */
-#define ALERT_BODY_LIMIT (4 << 20) /* of an answer, kept; the rest is read and dropped */
-#define ALERT_GITHUB_API "https://api.github.com"
-#define ALERT_GITHUB_PAGES 50               /* of 100 comments each */
+#define ALERT_BACKOFF_FIRST 0.5             /* seconds before the first retry */
+#define ALERT_BACKOFF_CAP 8.0               /* longest wait between tries */
+#define ALERT_MAX_TRIES 8                   /* per request and flush */
+#define ALERT_CONNECT_MS 5000L              /* connecting, at most */
+#define ALERT_ATTEMPT_MS 15000L             /* one request, at most */
+#define ALERT_BODY_LIMIT (4 << 20)          /* of an answer, kept; the rest is read and dropped */
+#define ALERT_FORGE_PAGES 50                /* of 100 comments each */
 #define ALERT_KEEP_SECONDS (30 * 24 * 3600) /* delivered entries kept this long */
 #define ALERT_USER_AGENT "benchguard/" BG_VERSION
 
@@ -262,12 +263,72 @@ char *bg_alert__slack_text(const bg_alert_event *ev)
 
 /* ---------------------------------------------------------------- targets */
 
+/* A forge whose pull request gets one comment, edited in place: how its REST
+ * API names the comments and takes the token. */
+typedef struct {
+	const char *kind;
+	const char *api;     /* the REST API base unless api_url says */
+	const char *project; /* URL segments: project, thread, comments */
+	const char *thread;
+	const char *comments;
+	int comment_in_thread;  /* a comment's URL names its thread too */
+	const char *list_query; /* listing: the most per page, oldest first */
+	const char *update;     /* the method that edits a comment */
+	const char *auth;       /* the token's header, up to the token */
+	const char *accept[2];  /* more headers; NULL: none */
+	const char *sep;        /* between repo and number, as the forge writes it */
+	const char *thread_name;
+	int deep_repo; /* repo may be "group/sub/name" or a project id */
+} alert_forge;
+
+static const alert_forge alert_forges[] = {
+	{ "github",
+	  "https://api.github.com",
+	  "repos",
+	  "issues",
+	  "comments",
+	  0,
+	  "?per_page=100",
+	  "PATCH",
+	  "Authorization: Bearer ",
+	  { "Accept: application/vnd.github+json", "X-GitHub-Api-Version: 2022-11-28" },
+	  "#",
+	  "pull-request",
+	  0 },
+	/* A personal or project access token: a CI job token cannot write notes. */
+	{ "gitlab",
+	  "https://gitlab.com/api/v4",
+	  "projects",
+	  "merge_requests",
+	  "notes",
+	  1,
+	  "?per_page=100&sort=asc",
+	  "PUT",
+	  "PRIVATE-TOKEN: ",
+	  { NULL, NULL },
+	  "!",
+	  "merge-request",
+	  1 },
+};
+
+static const alert_forge *alert__forge(const char *kind)
+{
+	size_t i;
+
+	for (i = 0; kind && i < BG_ARRAY_SIZE(alert_forges); i++)
+		if (!strcmp(alert_forges[i].kind, kind))
+			return &alert_forges[i];
+	return NULL;
+}
+
 /* A configured target with its strings expanded: secrets live only here. */
 typedef struct {
 	const bg_alert_cfg *cfg;
+	const alert_forge *forge; /* NULL: a webhook or Slack */
 	int enabled;
 	char why[256];                                /* why not enabled */
 	char *url, *secret, *token, *repo, *api, *pr; /* expanded; NULL when absent */
+	char *path;                                   /* repo as a URL path segment */
 	char key[96];                                 /* kind ":" hash of the strings as written */
 	char *label;                                  /* for messages: no secret */
 	double deadline;                              /* monotonic seconds; 0: not used yet */
@@ -294,15 +355,11 @@ static void alert__target_clear(alert_target *t)
 	free(t->secret);
 	free(t->token);
 	free(t->repo);
+	free(t->path);
 	free(t->api);
 	free(t->pr);
 	free(t->label);
 	memset(t, 0, sizeof(*t));
-}
-
-static int alert__is_github(const alert_target *t)
-{
-	return !strcmp(t->cfg->kind, "github");
 }
 
 /* Expands one string; an unset variable disables the target with the reason. */
@@ -323,16 +380,30 @@ static int alert__expand(bg_ctx *ctx, alert_target *t, const char *in, char **ou
 	return err;
 }
 
-static int alert__valid_repo(const char *repo)
+/* The forge's URL of the repository (no pr), of a thread's comments, or of
+ * comment `id`, under `api`. */
+static char *alert__forge_url(const alert_target *t, const char *api, const char *pr, int64_t id,
+                              const char *query)
 {
-	const char *p, *slash = strchr(repo, '/');
+	const alert_forge *f = t->forge;
+	bg_buf b = BG_BUF_INIT;
+	int err = bg_buf_printf(&b, "%s/%s/%s", api, f->project, t->path);
 
-	if (!slash || slash == repo || !slash[1] || strchr(slash + 1, '/'))
-		return 0;
-	for (p = repo; *p; p++)
-		if (!isalnum((unsigned char)*p) && !strchr("._-/", *p))
-			return 0;
-	return 1;
+	if (pr || id)
+		err |= bg_buf_printf(&b, "/%s", f->thread);
+	if (pr && (!id || f->comment_in_thread))
+		err |= bg_buf_printf(&b, "/%s", pr);
+	if (pr || id)
+		err |= bg_buf_printf(&b, "/%s", f->comments);
+	if (id)
+		err |= bg_buf_printf(&b, "/%lld", (long long)id);
+	if (query)
+		err |= bg_buf_puts(&b, query);
+	if (err) {
+		bg_buf_clear(&b);
+		return NULL;
+	}
+	return bg_buf_detach(&b);
 }
 
 static int alert__target_init(bg_ctx *ctx, const bg_alert_cfg *cfg, alert_target *t)
@@ -343,6 +414,7 @@ static int alert__target_init(bg_ctx *ctx, const bg_alert_cfg *cfg, alert_target
 
 	memset(t, 0, sizeof(*t));
 	t->cfg = cfg;
+	t->forge = alert__forge(cfg->kind);
 	t->enabled = 1;
 	/* Identity: the strings as written, so a rotated secret URL behind the
 	 * same ${VAR} is the same target and gets what is pending. */
@@ -359,10 +431,13 @@ static int alert__target_init(bg_ctx *ctx, const bg_alert_cfg *cfg, alert_target
 	    (err = alert__expand(ctx, t, cfg->secret, &t->secret)) < 0 ||
 	    (err = alert__expand(ctx, t, cfg->token, &t->token)) < 0 ||
 	    (err = alert__expand(ctx, t, cfg->repo, &t->repo)) < 0 ||
-	    (err = alert__expand(ctx, t, cfg->api_url ? cfg->api_url : ALERT_GITHUB_API, &t->api)) <
-	            0)
+	    (err = alert__expand(ctx, t,
+	                         cfg->api_url ? cfg->api_url
+	                         : t->forge   ? t->forge->api
+	                                      : NULL,
+	                         &t->api)) < 0)
 		return err;
-	if (alert__is_github(t) && cfg->pr) {
+	if (t->forge && cfg->pr) {
 		/* A missing PR number disables new comments only: what is pending
 		 * names its own pull request. */
 		err = bg_config_expand(ctx, cfg->pr, &t->pr);
@@ -376,20 +451,32 @@ static int alert__target_init(bg_ctx *ctx, const bg_alert_cfg *cfg, alert_target
 			t->pr = NULL;
 		}
 	}
-	if (t->enabled && t->repo && !alert__valid_repo(t->repo)) {
-		snprintf(t->why, sizeof(t->why), "repo is not \"owner/name\"");
+	if (t->enabled && t->repo &&
+	    !bg_config__valid_repo(t->repo, t->forge && t->forge->deep_repo)) {
+		snprintf(t->why, sizeof(t->why), "repo is not %s",
+		         t->forge && t->forge->deep_repo ? "\"group/name\" or a project id"
+		                                         : "\"owner/name\"");
 		t->enabled = 0;
 	}
-	if (alert__is_github(t)) {
+	if (t->forge) {
 		char *api = t->api ? bg_alert__redact(t->api, 0) : NULL;
+		int other = api && strcmp(t->api, t->forge->api);
 		bg_buf b = BG_BUF_INIT;
-		err = bg_buf_printf(&b, "%s%s%s%s%s", t->repo ? t->repo : "?", t->pr ? "#" : "",
-		                    t->pr ? t->pr : "",
-		                    api && strcmp(t->api, ALERT_GITHUB_API) ? " at " : "",
-		                    api && strcmp(t->api, ALERT_GITHUB_API) ? api : "");
+		char *path = NULL;
+
+		/* GitLab's project id is the path with its slashes encoded. */
+		if (t->repo && t->forge->deep_repo)
+			path = curl_easy_escape(NULL, t->repo, 0);
+		t->path = path ? strdup(path) : t->repo ? strdup(t->repo) : NULL;
+		curl_free(path);
+		err = bg_buf_printf(&b, "%s%s%s%s%s", t->repo ? t->repo : "?",
+		                    t->pr ? t->forge->sep : "", t->pr ? t->pr : "",
+		                    other ? " at " : "", other ? api : "");
 		free(api);
-		if (err < 0)
+		if (err < 0 || (t->repo && !t->path)) {
+			bg_buf_clear(&b);
 			return bg_error_oom(ctx);
+		}
 		t->label = bg_buf_detach(&b);
 	} else {
 		/* Slack's path is its key; a URL from ${VAR} may be one too. */
@@ -536,11 +623,12 @@ static struct curl_slist *alert__headers(const alert_target *t, const alert_req 
 	h = alert__add(h, &err, "Expect:"); /* no 100-continue round trip */
 	if (req->body)
 		h = alert__add(h, &err, "Content-Type: application/json");
-	if (alert__is_github(t)) {
-		h = alert__add(h, &err, "Accept: application/vnd.github+json");
-		h = alert__add(h, &err, "X-GitHub-Api-Version: 2022-11-28");
+	if (t->forge) {
+		size_t i;
+		for (i = 0; i < BG_ARRAY_SIZE(t->forge->accept) && t->forge->accept[i]; i++)
+			h = alert__add(h, &err, "%s", t->forge->accept[i]);
 		if (t->token)
-			h = alert__add(h, &err, "Authorization: Bearer %s", t->token);
+			h = alert__add(h, &err, "%s%s", t->forge->auth, t->token);
 	}
 	if (req->uid)
 		h = alert__add(h, &err, "X-Benchguard-Delivery: %s", req->uid);
@@ -812,11 +900,14 @@ static char *alert__body_marker(const char *body)
 	return marker;
 }
 
-static int alert__github(bg_ctx *ctx, CURL *curl, const alert_target *t, const bg_outbox_row *row,
-                         alert_tally *tally)
+/* A forge's comment: the thread's comments are read for the marker, then the
+ * one found is edited, or one is created when the alert is to be sent. */
+static int alert__forge_comment(bg_ctx *ctx, CURL *curl, const alert_target *t,
+                                const bg_outbox_row *row, alert_tally *tally)
 {
 	alert_resp resp = { 0, BG_BUF_INIT, -1, NULL };
-	char *marker = NULL, *url = NULL, *next = NULL, *api = bg_alert__redact(t->api, 0);
+	char *marker = NULL, *url = NULL, *next = NULL, *shown = NULL;
+	char *api = bg_alert__redact(t->api, 0);
 	char what[600];
 	int64_t id = 0;
 	alert_req req;
@@ -827,16 +918,14 @@ static int alert__github(bg_ctx *ctx, CURL *curl, const alert_target *t, const b
 		         !api ? "api_url does not parse" : "a malformed outbox entry");
 		goto cleanup;
 	}
-	if (asprintf(&url, "%s/repos/%s/issues/%s/comments?per_page=100", t->api, t->repo,
-	             row->pr) < 0) {
-		url = NULL;
+	if (!(url = alert__forge_url(t, t->api, row->pr, 0, t->forge->list_query)) ||
+	    !(shown = alert__forge_url(t, api, row->pr, 0, NULL))) {
 		rc = bg_error_oom(ctx);
 		goto cleanup;
 	}
 	/* Find the comment: every page, following Link: rel="next". */
-	for (page = 1; page <= ALERT_GITHUB_PAGES && !id; page++) {
-		snprintf(what, sizeof(what), "GET %s/repos/%s/issues/%s/comments (page %d)", api,
-		         t->repo, row->pr, page);
+	for (page = 1; page <= ALERT_FORGE_PAGES && !id; page++) {
+		snprintf(what, sizeof(what), "GET %s (page %d)", shown, page);
 		req = (alert_req){ "GET", next ? next : url, NULL, what, NULL, 0 };
 		if ((rc = alert__request(ctx, curl, t, &req, &resp, tally)) != BG_ALERT__OK)
 			goto cleanup;
@@ -852,36 +941,28 @@ static int alert__github(bg_ctx *ctx, CURL *curl, const alert_target *t, const b
 			break;
 	}
 	free(url);
-	url = NULL;
-	if (id > 0) {
-		if (asprintf(&url, "%s/repos/%s/issues/comments/%lld", t->api, t->repo,
-		             (long long)id) < 0)
-			url = NULL;
-		snprintf(what, sizeof(what), "PATCH %s/repos/%s/issues/comments/%lld", api, t->repo,
-		         (long long)id);
-		req = (alert_req){ "PATCH", url, row->body, what, NULL, 0 };
-	} else if (!strcmp(row->mode, "send")) {
-		if (asprintf(&url, "%s/repos/%s/issues/%s/comments", t->api, t->repo, row->pr) < 0)
-			url = NULL;
-		snprintf(what, sizeof(what), "POST %s/repos/%s/issues/%s/comments", api, t->repo,
-		         row->pr);
-		req = (alert_req){ "POST", url, row->body, what, NULL, 0 };
-	} else {
+	free(shown);
+	url = shown = NULL;
+	if (id <= 0 && strcmp(row->mode, "send")) {
 		bg_log(ctx, BG_LOG_DEBUG,
-		       "alert github: no comment on %s#%s to update, and nothing to report",
-		       t->repo, row->pr);
+		       "alert %s: no comment on %s%s%s to update, and nothing to report",
+		       t->forge->kind, t->repo, t->forge->sep, row->pr);
 		rc = BG_ALERT__OK;
 		goto cleanup;
 	}
-	if (!url) {
+	if (!(url = alert__forge_url(t, t->api, row->pr, id > 0 ? id : 0, NULL)) ||
+	    !(shown = alert__forge_url(t, api, row->pr, id > 0 ? id : 0, NULL))) {
 		rc = bg_error_oom(ctx);
 		goto cleanup;
 	}
+	snprintf(what, sizeof(what), "%s %s", id > 0 ? t->forge->update : "POST", shown);
+	req = (alert_req){ id > 0 ? t->forge->update : "POST", url, row->body, what, NULL, 0 };
 	rc = alert__request(ctx, curl, t, &req, &resp, tally);
 cleanup:
 	alert__resp_reset(&resp);
 	free(marker);
 	free(url);
+	free(shown);
 	free(next);
 	free(api);
 	return rc;
@@ -890,8 +971,8 @@ cleanup:
 static int alert__deliver(bg_ctx *ctx, CURL *curl, const alert_target *t, const bg_outbox_row *row,
                           alert_tally *tally)
 {
-	return alert__is_github(t) ? alert__github(ctx, curl, t, row, tally)
-	                           : alert__post(ctx, curl, t, row, tally);
+	return t->forge ? alert__forge_comment(ctx, curl, t, row, tally)
+	                : alert__post(ctx, curl, t, row, tally);
 }
 
 /* ----------------------------------------------------------------- bodies */
@@ -961,7 +1042,7 @@ static int alert__slack_body(bg_ctx *ctx, const bg_alert_event *ev, char **out)
 	return *out ? 0 : bg_error_oom(ctx);
 }
 
-static int alert__github_body(bg_ctx *ctx, const bg_alert_event *ev, char **out)
+static int alert__forge_body(bg_ctx *ctx, const bg_alert_event *ev, char **out)
 {
 	char *marker = bg_alert__marker(ev->project);
 	bg_buf b = BG_BUF_INIT;
@@ -993,8 +1074,8 @@ static int alert__github_body(bg_ctx *ctx, const bg_alert_event *ev, char **out)
 static int alert__body(bg_ctx *ctx, const alert_target *t, const bg_alert_event *ev,
                        const char *uid, int64_t now, char **out)
 {
-	if (alert__is_github(t))
-		return alert__github_body(ctx, ev, out);
+	if (t->forge)
+		return alert__forge_body(ctx, ev, out);
 	if (!strcmp(t->cfg->kind, "slack"))
 		return alert__slack_body(ctx, ev, out);
 	return alert__webhook_body(ctx, ev, uid, now, out);
@@ -1080,14 +1161,14 @@ int bg_alert_queue(bg_ctx *ctx, bg_store *store, const bg_config *cfg, const bg_
 		int64_t id, now = (int64_t)time(NULL);
 		char *body = NULL;
 
-		/* A github comment that exists is kept current whatever "on" says. */
-		if (!want && (!alert__is_github(t) || !t->enabled || !t->pr))
+		/* A forge's comment that exists is kept current whatever "on" says. */
+		if (!want && (!t->forge || !t->enabled || !t->pr))
 			continue;
-		if (!t->enabled || (alert__is_github(t) && !t->pr)) {
+		if (!t->enabled || (t->forge && !t->pr)) {
 			if (t->enabled)
 				snprintf(t->why, sizeof(t->why),
-				         "no pull-request number (%s is not set or not a number)",
-				         t->cfg->pr);
+				         "no %s number (%s is not set or not a number)",
+				         t->forge->thread_name, t->cfg->pr);
 			if (want)
 				alert__warn_disabled(ctx, cfg, t, "not sent");
 			stats->disabled++;
@@ -1103,7 +1184,7 @@ int bg_alert_queue(bg_ctx *ctx, bg_store *store, const bg_config *cfg, const bg_
 		row.kind = (char *)t->cfg->kind;
 		row.target = t->key;
 		row.label = t->label;
-		row.pr = alert__is_github(t) ? t->pr : NULL;
+		row.pr = t->forge ? t->pr : NULL;
 		row.mode = (char *)(want ? "send" : "update");
 		row.body = body;
 		row.run_id = ev->result->run_id;
@@ -1140,7 +1221,7 @@ static int alert__superseded(const bg_outbox_row *rows, size_t n, size_t i)
 {
 	size_t j;
 
-	if (strcmp(rows[i].kind, "github") || !rows[i].pr)
+	if (!alert__forge(rows[i].kind) || !rows[i].pr)
 		return 0;
 	for (j = i + 1; j < n; j++)
 		if (!strcmp(rows[j].target, rows[i].target) && rows[j].pr &&
@@ -1183,8 +1264,7 @@ static int alert__flush_one(bg_ctx *ctx, bg_store *store, CURL *curl, alert_targ
 	else
 		stats->failed++;
 	/* The URL as it is now (a rotated ${VAR}); a comment's own pull request. */
-	alert__report(cb, data, row, alert__is_github(t) ? row->label : t->label, states[rc],
-	              &tally);
+	alert__report(cb, data, row, t->forge ? row->label : t->label, states[rc], &tally);
 	return 0;
 }
 
@@ -1283,27 +1363,26 @@ int bg_alert_test(bg_ctx *ctx, const bg_config *cfg, const bg_alert_event *ev,
 			continue;
 		}
 		t->deadline = alert__now() + t->cfg->timeout;
-		if (alert__is_github(t)) {
+		if (t->forge) {
+			char *shown = NULL;
 			/* Reading is the test: a sample comment would replace the verdict. */
 			api = bg_alert__redact(t->api, 0);
-			if (t->pr)
-				err = asprintf(&url, "%s/repos/%s/issues/%s/comments?per_page=1",
-				               t->api, t->repo, t->pr);
-			else
-				err = asprintf(&url, "%s/repos/%s", t->api, t->repo);
-			if (err < 0 || !api) {
+			url = api ? alert__forge_url(t, t->api, t->pr, 0,
+			                             t->pr ? "?per_page=1" : NULL)
+			          : NULL;
+			shown = url ? alert__forge_url(t, api, t->pr, 0, NULL) : NULL;
+			if (!shown) {
 				free(api);
+				free(url);
 				err = bg_error_oom(ctx);
 				break;
 			}
-			err = 0;
-			snprintf(what, sizeof(what), "GET %s/repos/%s%s%s%s", api, t->repo,
-			         t->pr ? "/issues/" : "", t->pr ? t->pr : "",
-			         t->pr ? "/comments" : "");
+			snprintf(what, sizeof(what), "GET %s", shown);
 			rc = alert__request(ctx, curl, t,
 			                    &(alert_req){ "GET", url, NULL, what, NULL, 0 }, &resp,
 			                    &tally);
 			alert__resp_reset(&resp);
+			free(shown);
 			free(api);
 			free(url);
 		} else {

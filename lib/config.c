@@ -975,13 +975,23 @@ static const struct alert_kind {
 	const char *takes[6];
 	const char *needs[4];
 	const char *needs_text;
+	const char *thread; /* what "pr" numbers */
+	int deep_repo;      /* repo may be "group/sub/name" or a numeric id */
 } alert_kinds[] = {
-	{ "webhook", { "url", "secret", "timeout" }, { "url" }, "a url" },
-	{ "slack", { "url", "timeout" }, { "url" }, "a url" },
+	{ "webhook", { "url", "secret", "timeout" }, { "url" }, "a url", NULL, 0 },
+	{ "slack", { "url", "timeout" }, { "url" }, "a url", NULL, 0 },
 	{ "github",
 	  { "repo", "token", "pr", "api_url", "timeout" },
 	  { "repo", "token", "pr" },
-	  "repo, token and pr" },
+	  "repo, token and pr",
+	  "pull-request",
+	  0 },
+	{ "gitlab",
+	  { "repo", "token", "pr", "api_url", "timeout" },
+	  { "repo", "token", "pr" },
+	  "repo, token and pr",
+	  "merge-request",
+	  1 },
 };
 
 static int has_key(const char *const *list, size_t n, const char *key)
@@ -1400,6 +1410,27 @@ static int load_alert_on(struct loader *ld, const struct pos *p, json_object *a,
 	return 0;
 }
 
+int bg_config__valid_repo(const char *repo, int deep)
+{
+	const char *p = repo;
+
+	if (deep && only_digits(repo))
+		return 1;
+	if (!strchr(repo, '/'))
+		return 0;
+	for (;;) {
+		size_t n = strspn(
+		        p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-");
+		if (!n || (p[n] && p[n] != '/'))
+			return 0;
+		if (!p[n])
+			return 1;
+		p += n + 1;
+		if (!deep && strchr(p, '/'))
+			return 0;
+	}
+}
+
 /* A token or secret written out in the file ends up in the repository. */
 static void warn_literal_secret(struct loader *ld, const struct pos *p, const char *path,
                                 const char *value)
@@ -1436,7 +1467,7 @@ static int load_alert(struct loader *ld, const struct pos *p, json_object *o, co
 			kind = &alert_kinds[i];
 	if (!kind)
 		return failp(ld, kp->line, kpath,
-		             "unknown alert kind %s (expected webhook, slack or github)",
+		             "unknown alert kind %s (expected webhook, slack, github or gitlab)",
 		             quote(q, sizeof(q), al->kind));
 	/* A key the kind ignores would be a silently ignored setting. */
 	for (i = 0; i < p->nkids; i++) {
@@ -1458,15 +1489,12 @@ static int load_alert(struct loader *ld, const struct pos *p, json_object *o, co
 		warn_literal_secret(ld, kp, kpath, al->secret);
 	}
 	if (member(p, o, "repo", path, &kp, &v, kpath, sizeof(kpath))) {
-		const char *slash;
-
 		if ((err = read_alert_string(ld, kp, kpath, v, &al->repo)) < 0)
 			return err;
-		slash = strchr(al->repo, '/');
-		if (!strchr(al->repo, '$') &&
-		    (!slash || slash == al->repo || !slash[1] || strchr(slash + 1, '/') ||
-		     strpbrk(al->repo, " \t\n")))
-			return failp(ld, kp->line, kpath, "expected \"owner/name\", got %s",
+		if (!strchr(al->repo, '$') && !bg_config__valid_repo(al->repo, kind->deep_repo))
+			return failp(ld, kp->line, kpath, "expected %s, got %s",
+			             kind->deep_repo ? "\"group/name\" or a project id"
+			                             : "\"owner/name\"",
 			             quote(q, sizeof(q), al->repo));
 	}
 	if (member(p, o, "token", path, &kp, &v, kpath, sizeof(kpath))) {
@@ -1480,9 +1508,8 @@ static int load_alert(struct loader *ld, const struct pos *p, json_object *o, co
 			int64_t n = json_object_get_int64(v);
 
 			if (n < 1)
-				return failp(ld, kp->line, kpath,
-				             "must be a pull-request number (got %.*s)",
-				             RAW(ld, kp));
+				return failp(ld, kp->line, kpath, "must be a %s number (got %.*s)",
+				             kind->thread, RAW(ld, kp));
 			snprintf(num, sizeof(num), "%lld", (long long)n);
 			if (!(al->pr = arena_strdup(&ld->cfg->mem, num)))
 				return oom(ld);
@@ -1494,8 +1521,8 @@ static int load_alert(struct loader *ld, const struct pos *p, json_object *o, co
 				return err;
 			if (!strchr(al->pr, '$') && !only_digits(al->pr))
 				return failp(ld, kp->line, kpath,
-				             "expected a pull-request number or \"${VAR}\", got %s",
-				             quote(q, sizeof(q), al->pr));
+				             "expected a %s number or \"${VAR}\", got %s",
+				             kind->thread, quote(q, sizeof(q), al->pr));
 		}
 	}
 	if (member(p, o, "api_url", path, &kp, &v, kpath, sizeof(kpath)) &&

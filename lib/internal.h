@@ -91,6 +91,10 @@ int bg_random_hex(char out[33]);
 int bg_gpu__probe(bg_machine *m, const char *nvml_lib, const char *cuda_lib, int stable);
 int bg_gpu__cuda_usable(const char *cuda_lib, char **why);
 
+/* lib/config.c: a forge's repo, "owner/name"; when deep, also GitLab's
+ * "group/sub/name" or numeric project id. */
+int bg_config__valid_repo(const char *repo, int deep);
+
 /* lib/alert.c's pure parts, for its unit tests. */
 enum { BG_ALERT__OK = 0, BG_ALERT__RETRY = 1, BG_ALERT__REFUSED = 2 };
 /* What an HTTP status means: 2xx OK; 408, 429 and 5xx RETRY; else REFUSED. */

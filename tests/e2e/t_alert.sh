@@ -3,8 +3,9 @@
 # the check JSON; retries on 500 and 429 (after Retry-After); a receiver that
 # never answers abandoned within the target's timeout, the verdict's exit
 # code unchanged; the outbox when the receiver is down, delivered exactly
-# once by `alert flush` or the next `ci`; a GitHub pull-request comment
-# created once and then edited in place; no secret in any output with -v.
+# once by `alert flush` or the next `ci`; a GitHub pull-request comment and
+# a GitLab merge-request note created once and then edited in place; no
+# secret in any output with -v.
 . "$(dirname "$0")/lib.sh"
 
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
@@ -54,6 +55,8 @@ git commit -q --allow-empty -m "spin ten times as long"
 # Each scenario starts from this history, with an outbox of its own.
 db() { cp "$T/history.db" "$T/$1.db" && export BENCHGUARD_DB="$T/$1.db"; }
 ci() { "$BG" --config "$T/cfg.json" ci --confirm 0 "$@"; }
+# ci_unset VAR: ci with VAR unset; stderr in $T/err, the exit code in $T/rc.
+ci_unset() { (unset "$1" && ci >/dev/null 2>"$T/err"; echo $? >"$T/rc"); }
 outbox() { sqlite3 "$BENCHGUARD_DB" "SELECT $1 FROM outbox ORDER BY id"; }
 HOOK='{ "kind": "webhook", "url": "${HOOK_URL}", "secret": "${HOOK_SECRET}", "timeout": 10 }'
 
@@ -171,11 +174,7 @@ check "a 404: one request, no retry, kept as failed; ci exits 1 (got $rc)" bash 
 	grep -q 'refused (POST http://127.0.0.1:[0-9]*/\*\*\*: HTTP 404' '$T/err'"
 
 db unset
-(
-	unset HOOK_URL
-	ci >/dev/null 2>"$T/err"
-	echo $? >"$T/rc"
-)
+ci_unset HOOK_URL
 check "a \${VAR} that is not set: a warning, the alert left out, the verdict's exit 1" bash -c "
 	[ \$(cat '$T/rc') = 1 ] &&
 	grep -q 'warning: $T/cfg.json:[0-9]*: webhook alert not sent: environment variable HOOK_URL is not set' '$T/err' &&
@@ -211,6 +210,36 @@ assert ids == sys.argv[2].split(), (ids, sys.argv[2])
 PY
 check "... and the outbox has nothing pending" test "$(outbox state | sort -u)" = delivered
 
+# edited_in_place STATE1 STATE2 LOG CREATE UPDATE HEADER VALUE: our comment
+# is in each state once, the same one, with the verdict table; the writes were
+# "POST CREATE" then "UPDATE<its id>"; the list was read past page 1; every
+# API request carried "HEADER: VALUE".
+edited_in_place() {
+	"$PY" - "$@" <<'PY'
+import json, sys
+s1, s2 = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+log = [json.loads(l) for l in open(sys.argv[3])]
+ours1 = [c for c in s1 if "<!-- benchguard:demo -->" in c["body"]]
+ours2 = [c for c in s2 if "<!-- benchguard:demo -->" in c["body"]]
+assert len(ours1) == 1 and len(ours2) == 1, (ours1, ours2)
+assert ours1[0]["id"] == ours2[0]["id"] and len(s2) == 4, s2
+assert "| **regression** | `spin:wall_time`" in ours2[0]["body"], ours2[0]["body"]
+writes = ["%s %s" % (e["method"], e["path"]) for e in log if e["method"] != "GET"]
+assert writes == ["POST " + sys.argv[4], sys.argv[5] + str(ours1[0]["id"])], writes
+api = [e for e in log if e["path"] != "/_state"]
+assert any("page=2" in e["path"] for e in api), "pagination not followed"
+assert all(e["headers"].get(sys.argv[6]) == sys.argv[7] for e in api)
+PY
+}
+# no_regression_now STATE: our one comment says there is no regression.
+no_regression_now() {
+	"$PY" - "$1" <<'PY'
+import json, sys
+ours = [c for c in json.load(open(sys.argv[1])) if "<!-- benchguard:demo -->" in c["body"]]
+assert len(ours) == 1 and "### benchguard: no regression" in ours[0]["body"], ours
+PY
+}
+
 # 4. A fake GitHub API: one comment created, then edited in place.
 db github
 recv gh github --token gh-token-for-the-test
@@ -223,32 +252,63 @@ state >"$T/state1.json"
 ci >/dev/null 2>"$T/err"
 state >"$T/state2.json"
 check "first ci creates one comment with the verdict table; the second edits that same comment" \
-	"$PY" - "$T/state1.json" "$T/state2.json" "$T/gh.log" <<'PY'
-import json, sys
-s1, s2 = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-log = [json.loads(l) for l in open(sys.argv[3])]
-ours1 = [c for c in s1 if "<!-- benchguard:demo -->" in c["body"]]
-ours2 = [c for c in s2 if "<!-- benchguard:demo -->" in c["body"]]
-assert len(ours1) == 1 and len(ours2) == 1, (ours1, ours2)
-assert ours1[0]["id"] == ours2[0]["id"] and len(s2) == 4, s2
-assert "| **regression** | `spin:wall_time`" in ours2[0]["body"], ours2[0]["body"]
-writes = [(e["method"], e["path"]) for e in log if e["method"] != "GET"]
-assert writes == [("POST", "/repos/octo/demo/issues/7/comments"),
-                  ("PATCH", "/repos/octo/demo/issues/comments/%d" % ours1[0]["id"])], writes
-assert any("page=2" in e["path"] for e in log), "pagination not followed"
-assert all(e["headers"].get("Authorization") == "Bearer gh-token-for-the-test"
-           for e in log if e["path"] != "/_state")
-PY
+	edited_in_place "$T/state1.json" "$T/state2.json" "$T/gh.log" \
+	/repos/octo/demo/issues/7/comments "PATCH /repos/octo/demo/issues/comments/" \
+	Authorization "Bearer gh-token-for-the-test"
 cfg 3000000 "$GH"
 ci --min-change 0.5 >/dev/null 2>"$T/err"
 rc=$?
 state >"$T/state3.json"
 check "no regression (exit $rc) on a later push: the comment is updated, not left saying regression" \
-	"$PY" - "$T/state3.json" <<'PY'
+	no_regression_now "$T/state3.json"
+
+# 4b. A fake GitLab API: one merge-request note created, then edited in place
+# with PUT, the project path URL-encoded, the token in PRIVATE-TOKEN only.
+db gitlab
+recv gl gitlab --token gl-token-zz8-for-the-test
+GL_PORT=$PORT
+export GL_API="http://127.0.0.1:$PORT/api/v4" GL_TOKEN=gl-token-zz8-for-the-test CI_MERGE_REQUEST_IID=7
+GL='{ "kind": "gitlab", "repo": "group/sub/demo", "token": "${GL_TOKEN}", "pr": "${CI_MERGE_REQUEST_IID}", "api_url": "${GL_API}", "timeout": 10 }'
+MR=/api/v4/projects/group%2Fsub%2Fdemo/merge_requests/7/notes
+cfg 30000000 "$GL"
+ci -v >"$T/gl.out" 2>"$T/gl.err"
+curl -s "http://127.0.0.1:$GL_PORT/_state" >"$T/gl1.json"
+ci -v >>"$T/gl.out" 2>>"$T/gl.err"
+curl -s "http://127.0.0.1:$GL_PORT/_state" >"$T/gl2.json"
+check "gitlab: first ci creates one note with the verdict table; the second PUTs that same note" \
+	edited_in_place "$T/gl1.json" "$T/gl2.json" "$T/gl.log" "$MR" "PUT $MR/" \
+	PRIVATE-TOKEN gl-token-zz8-for-the-test
+check "... the notes listed oldest first, 100 a page; no Authorization header" "$PY" - "$T/gl.log" "$MR" <<'PY'
 import json, sys
-ours = [c for c in json.load(open(sys.argv[1])) if "<!-- benchguard:demo -->" in c["body"]]
-assert len(ours) == 1 and "### benchguard: no regression" in ours[0]["body"], ours
+api = [json.loads(l) for l in open(sys.argv[1])]
+api = [e for e in api if e["path"] != "/_state"]
+assert api[0]["path"] == sys.argv[2] + "?per_page=100&sort=asc", api[0]["path"]
+assert all(e["status"] < 300 and "Authorization" not in e["headers"] for e in api)
 PY
+check "... -v logs each request; the token is in no output and not in the database" bash -c "
+	grep -q 'alert gitlab: POST http://127.0.0.1:$GL_PORT$MR: try 1: HTTP 201' '$T/gl.err' &&
+	grep -q 'alert gitlab: PUT http://127.0.0.1:$GL_PORT$MR/[0-9]*: try 1: HTTP 200' '$T/gl.err' &&
+	! grep -q zz8 '$T/gl.out' '$T/gl.err' && ! cat '$BENCHGUARD_DB'* | grep -a -q zz8"
+cfg 3000000 "$GL"
+ci --min-change 0.5 >/dev/null 2>"$T/err"
+curl -s "http://127.0.0.1:$GL_PORT/_state" >"$T/gl3.json"
+check "... no regression on a later push: the note is updated, still one" no_regression_now "$T/gl3.json"
+cfg 30000000 "$GL"
+db gitlab-nomr
+ci_unset CI_MERGE_REQUEST_IID
+check "gitlab without CI_MERGE_REQUEST_IID: a warning, nothing queued, the verdict's exit 1" bash -c "
+	[ \$(cat '$T/rc') = 1 ] &&
+	grep -q 'gitlab alert not sent: no merge-request number (\${CI_MERGE_REQUEST_IID} is not set or not a number)' '$T/err' &&
+	[ \$(sqlite3 '$T/gitlab-nomr.db' 'SELECT count(*) FROM outbox') = 0 ]"
+cfg 30000000 "$GL"
+: >"$T/gl.log"
+expect_rc 0 "$BG" -v --config "$T/cfg.json" alert test
+check "gitlab alert test: reads the merge request's notes, writes nothing" bash -c "
+	grep -q '^delivered  *gitlab group/sub/demo!7 at http://127.0.0.1:$GL_PORT/api/v4 (1 request, HTTP 200)' '$T/out' &&
+	[ \$(grep -c . '$T/gl.log') = 1 ] &&
+	grep -q '\"GET\", \"path\": \"/api/v4/projects/group%2Fsub%2Fdemo/merge_requests/7/notes?per_page=1\"' '$T/gl.log' &&
+	! grep -q zz8 '$T/out' '$T/err'"
+kill "$PID_gl" 2>/dev/null
 
 # 5. -v with a token, a secret and a Slack URL that is a key: none is printed.
 db secrets

@@ -494,11 +494,33 @@ static void count_warnings(bg_log_level level, const char *msg, void *data)
 		warnings++;
 }
 
+/* An alert target, and the error that parsing a file with it gives. */
+struct alert_case {
+	const char *alert, *msg;
+};
+
+static void expect_alert_errors(bg_ctx *ctx, const struct alert_case *cases, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		bg_buf text = BG_BUF_INIT, want = BG_BUF_INIT;
+
+		assert_int_equal(bg_buf_printf(&text,
+		                               "{\"benchmarks\": [{\"name\": \"a\", \"command\": "
+		                               "\"x\"}],\n\"alerts\": [\n%s]}",
+		                               cases[i].alert),
+		                 0);
+		assert_int_equal(bg_buf_printf(&want, "t.json:3: %s", cases[i].msg), 0);
+		assert_string_equal(parse_error(ctx, text.ptr), want.ptr);
+		bg_buf_clear(&text);
+		bg_buf_clear(&want);
+	}
+}
+
 static void test_alerts(void **state)
 {
-	static const struct {
-		const char *alert, *msg;
-	} cases[] = {
+	static const struct alert_case cases[] = {
 		{ "{\"url\": \"https://x\"}", "alerts[0]: missing required key \"kind\"" },
 		{ "{\"kind\": \"webhook\"}",
 		  "alerts[0]: missing required key \"url\" (webhook alerts need a url)" },
@@ -524,7 +546,6 @@ static void test_alerts(void **state)
 	bg_ctx *ctx = NULL;
 	bg_config *cfg;
 	const bg_alert_cfg *a;
-	size_t i;
 
 	(void)state;
 	assert_int_equal(bg_ctx_new(&ctx), 0);
@@ -550,19 +571,75 @@ static void test_alerts(void **state)
 	assert_int_equal(warnings, 1);
 	bg_config_free(cfg);
 
-	for (i = 0; i < BG_ARRAY_SIZE(cases); i++) {
-		bg_buf text = BG_BUF_INIT, want = BG_BUF_INIT;
+	expect_alert_errors(ctx, cases, BG_ARRAY_SIZE(cases));
+	bg_ctx_free(ctx);
+}
 
-		assert_int_equal(bg_buf_printf(&text,
-		                               "{\"benchmarks\": [{\"name\": \"a\", \"command\": "
-		                               "\"x\"}],\n\"alerts\": [\n%s]}",
-		                               cases[i].alert),
-		                 0);
-		assert_int_equal(bg_buf_printf(&want, "t.json:3: %s", cases[i].msg), 0);
-		assert_string_equal(parse_error(ctx, text.ptr), want.ptr);
-		bg_buf_clear(&text);
-		bg_buf_clear(&want);
-	}
+/* gitlab: repo may be a nested group path or a project id; pr is the MR's IID. */
+static void test_gitlab_alert(void **state)
+{
+	static const struct alert_case cases[] = {
+		{ "{\"kind\": \"gitlab\", \"token\": \"${T}\", \"pr\": 1}",
+		  "alerts[0]: missing required key \"repo\" (gitlab alerts need repo, token and "
+		  "pr)" },
+		{ "{\"kind\": \"gitlab\", \"repo\": \"g/n\", \"token\": \"${T}\"}",
+		  "alerts[0]: missing required key \"pr\" (gitlab alerts need repo, token and "
+		  "pr)" },
+		{ "{\"kind\": \"gitlab\", \"repo\": \"g/n\", \"pr\": 1}",
+		  "alerts[0]: missing required key \"token\" (gitlab alerts need repo, token and "
+		  "pr)" },
+		{ "{\"kind\": \"gitlab\", \"repo\": \"g/n\", \"token\": \"${T}\", \"pr\": 0}",
+		  "alerts[0].pr: must be a merge-request number (got 0)" },
+		{ "{\"kind\": \"gitlab\", \"repo\": \"g/n\", \"token\": \"${T}\", \"pr\": \"!7\"}",
+		  "alerts[0].pr: expected a merge-request number or \"${VAR}\", got \"!7\"" },
+		{ "{\"kind\": \"gitlab\", \"repo\": \"demo\", \"token\": \"${T}\", \"pr\": 1}",
+		  "alerts[0].repo: expected \"group/name\" or a project id, got \"demo\"" },
+		{ "{\"kind\": \"gitlab\", \"repo\": \"g//n\", \"token\": \"${T}\", \"pr\": 1}",
+		  "alerts[0].repo: expected \"group/name\" or a project id, got \"g//n\"" },
+		{ "{\"kind\": \"gitlab\", \"repo\": \"g/n/\", \"token\": \"${T}\", \"pr\": 1}",
+		  "alerts[0].repo: expected \"group/name\" or a project id, got \"g/n/\"" },
+		/* Nested groups are GitLab's; GitHub's repo is still owner/name. */
+		{ "{\"kind\": \"github\", \"repo\": \"g/s/n\", \"token\": \"${T}\", \"pr\": 1}",
+		  "alerts[0].repo: expected \"owner/name\", got \"g/s/n\"" },
+		{ "{\"kind\": \"gitlab\", \"url\": \"${U}\", \"repo\": \"g/n\", \"token\": "
+		  "\"${T}\","
+		  " \"pr\": 1}",
+		  "alerts[0]: key \"url\" does not apply to gitlab alerts" },
+		{ "{\"kind\": \"gitlub\"}", "alerts[0].kind: unknown alert kind \"gitlub\" "
+		                            "(expected webhook, slack, github or "
+		                            "gitlab)" },
+	};
+	bg_ctx *ctx = NULL;
+	bg_config *cfg;
+	const bg_alert_cfg *a;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	cfg = parse_ok(ctx,
+	               "{\"benchmarks\": [{\"name\": \"a\", \"command\": \"x\"}],\n"
+	               " \"alerts\": [\n"
+	               "  {\"kind\": \"gitlab\", \"repo\": \"group/sub/name\",\n"
+	               "   \"token\": \"${GITLAB_TOKEN}\", \"pr\": \"${CI_MERGE_REQUEST_IID}\",\n"
+	               "   \"api_url\": \"https://git.example/api/v4\", \"timeout\": 5},\n"
+	               "  {\"kind\": \"gitlab\", \"repo\": \"278964\", \"token\": \"${T}\",\n"
+	               "   \"pr\": 12, \"on\": [\"always\"]}\n"
+	               " ]}");
+	assert_int_equal(bg_config_alert_count(cfg), 2);
+	a = bg_config_alert(cfg, 0);
+	assert_string_equal(a->kind, "gitlab");
+	assert_string_equal(a->repo, "group/sub/name");
+	assert_string_equal(a->token, "${GITLAB_TOKEN}");
+	assert_string_equal(a->pr, "${CI_MERGE_REQUEST_IID}");
+	assert_string_equal(a->api_url, "https://git.example/api/v4");
+	assert_int_equal(a->on, BG_ALERT_ON_REGRESSION);
+	a = bg_config_alert(cfg, 1);
+	assert_string_equal(a->repo, "278964");
+	assert_string_equal(a->pr, "12");
+	assert_null(a->api_url);
+	assert_int_equal(a->on, BG_ALERT_ON_ALWAYS);
+	bg_config_free(cfg);
+
+	expect_alert_errors(ctx, cases, BG_ARRAY_SIZE(cases));
 	bg_ctx_free(ctx);
 }
 
@@ -699,6 +776,7 @@ int main(void)
 		cmocka_unit_test(test_value_errors),
 		cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_alerts),
+		cmocka_unit_test(test_gitlab_alert),
 		cmocka_unit_test(test_expand),
 		cmocka_unit_test(test_starter),
 		cmocka_unit_test(test_load_errors_and_free),
