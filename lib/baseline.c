@@ -194,9 +194,10 @@ static json_object *j_int(int *bad, int64_t v)
 
 /*
  * The shortest of %.15g, %.16g, %.17g that reads back as the same double:
- * exact, and "0.0015" rather than json-c's "0.0015000000000000000".
+ * exact, and "0.0015" rather than json-c's "0.0015000000000000000".  The
+ * report's JSON uses it too.  NULL when out of memory.
  */
-static json_object *j_num(int *bad, double v)
+json_object *bg_baseline__json_number(double v)
 {
 	char buf[40];
 	int prec;
@@ -214,7 +215,12 @@ static json_object *j_num(int *bad, double v)
 	/* "-0" would read back as the integer 0, losing the sign. */
 	if (!strcmp(buf, "-0"))
 		snprintf(buf, sizeof(buf), "-0.0");
-	return j_check(bad, json_object_new_double_s(v, buf));
+	return json_object_new_double_s(v, buf);
+}
+
+static json_object *j_num(int *bad, double v)
+{
+	return j_check(bad, bg_baseline__json_number(v));
 }
 
 static void j_add(int *bad, json_object *obj, const char *key, json_object *val)

@@ -991,7 +991,7 @@ static const char *order_name(const bg_report *r)
 
 static json_object *j_num(double v)
 {
-	return isfinite(v) ? json_object_new_double(v) : NULL;
+	return isfinite(v) ? bg_baseline__json_number(v) : NULL;
 }
 
 static json_object *j_str(const char *s)
