@@ -12,15 +12,18 @@
 #
 # Power: the same history, then the workload made 5% and 10% slower through
 # the benchmark's real parameter at one commit (each on its own branch off
-# main), run and checked 20 times after main's tip has been measured 20
-# times, each check after one more run at main's tip (so the rolling
-# baseline is current, as in CI): of the checks whose baseline CV is at most
-# 1/5 of the measured change, >= 95% flagged `regression` (claimed when at
-# least 10 of the 20 are such checks).
+# main; also 20%, whose premise holds up to a CV of about 3%, so that power
+# is asserted even when the machine is too noisy for the other two), run
+# and checked 40 times after main's tip has been measured 20 times, each
+# check after one more run at main's tip (so the rolling baseline is
+# current, as in CI): of the checks whose baseline CV is at most 1/5 of the
+# measured change (the median over the checks), >= 95% flagged
+# `regression` (claimed when at least 20 of the 40 are such checks).
 . "$(dirname "$0")/lib.sh"
 
 PY=/usr/bin/python3 # Debian's, with python3-scipy (the pooled-samples comparison)
 ROUNDS=${BG_AA_ROUNDS:-6000000}
+REPS=${BG_AA_REPS:-40} # checks per slower workload
 cc -O2 -o "$T/spin" "$FIX/bench/spin.c" || { not_ok "building spin"; finish; exit 1; }
 
 new_repo "$T/r" >/dev/null
@@ -111,7 +114,7 @@ for metric in ("wall_time", "cpu_time"):
           f"{flagged} of {len(runs) - 20} A/A commits ({100.0 * flagged / (len(runs) - 20):.1f}%)")
 P
 
-# Power: the workload 5% and 10% slower at one commit on a branch off main.
+# Power: the workload 5%, 10% and 20% slower at one commit on a branch off main.
 # As CI lives it, main keeps being measured while a branch is checked, so
 # the rolling baseline is current: 20 runs at main's tip first (the machine's
 # speed drifts by several percent over the minutes the A/A history took),
@@ -119,22 +122,23 @@ P
 # claim is conditioned on is the one each check worked with: its baseline's
 # CV (outlier runs left out, as the verdict does), which a burst of slow
 # runs on a shared machine raises for the 20 checks that keep it in view.
+# BG_AA_REPS (default 40) checks per workload.
 git checkout -q main
 for k in $(seq 1 20); do
 	"$BG" -q run >/dev/null 2>"$T/main.err" || echo "# a run at main failed: $(tail -n 2 "$T/main.err")"
 done
-for pct in 5 10; do
+for pct in 5 10 20; do
 	git checkout -q -b "slow$pct" main
 	suite $((ROUNDS * (100 + pct) / 100))
 	git commit -qam "spin $pct% more work"
 	: >"$T/slow$pct.means"
-	for rep in $(seq 1 20); do
+	for rep in $(seq 1 "$REPS"); do
 		{ git checkout -q main && "$BG" -q run >/dev/null && git checkout -q "slow$pct"; } 2>"$T/main.err" ||
 			echo "# the run at main failed: $(tail -n 2 "$T/main.err")"
 		# Into a file first: a Python started beside the benchmark (a pipe)
 		# would compete with it for the CPU.
 		"$BG" -q run --json >"$T/run.json"
-		id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["id"])' "$T/run.json")
+		id=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["id"])' "$T/run.json")
 		"$BG" check --run "$id" --json >"$T/p.json" 2>"$T/p.err"
 		rc=$?
 		if [ "$rc" -gt 1 ]; then
@@ -142,7 +146,7 @@ for pct in 5 10; do
 			not_ok "+$pct% work: check --run $id exited $rc"
 			continue
 		fi
-		python3 - "$T/p.json" >>"$T/slow$pct.means" <<'P'
+		"$PY" - "$T/p.json" >>"$T/slow$pct.means" <<'P'
 import json, sys
 r = {x["series"]: x for x in json.load(open(sys.argv[1]))["results"]}["spin:wall_time"]
 print(r["verdict"], r["current_mean"], r["baseline_mean"], r["baseline_cv"], r["p_value"])
@@ -150,19 +154,29 @@ P
 	done
 	# Each check: verdict, current mean, baseline mean, baseline CV, p.
 	sed "s/^/#   +$pct% check: /" "$T/slow$pct.means"
-	# The change is the mean measured over all 20 checks; a check is held
-	# to the claim when that change is >= 5x its own baseline's CV.
-	read -r change required flagged < <(awk '{ c[NR] = $2 / $3 - 1; cv[NR] = $4; v[NR] = $1; s += c[NR] }
-		END { if (!NR) { print "0 0 0"; exit }
-		      m = s / NR
+	# The change is the median over the $REPS checks of (current / baseline
+	# mean - 1); a check is held to the claim when that change is >= 5x its
+	# own baseline's CV.  Not the mean: a burst of slow runs on a shared
+	# machine only ever adds time, so the one or two candidate runs it hits
+	# (+13% and +18% in one CI run of the +5% work, whose other 18 lay
+	# between +2.2% and +6.5%) would lift a mean above what the work
+	# changed (+5.4% there against a median of +4.3%) and hold checks to a
+	# claim whose premise is false.
+	read -r change mean required flagged < <(sed 's/ .*//' "$T/slow$pct.means" | paste -d' ' - <(awk '{ printf "%.9f %s\n", $2 / $3 - 1, $4 }' "$T/slow$pct.means") |
+		sort -g -k2 | awk '{ v[NR] = $1; c[NR] = $2; cv[NR] = $3; s += $2 }
+		END { if (!NR) { print "0 0 0 0"; exit }
+		      m = NR % 2 ? c[(NR + 1) / 2] : (c[NR / 2] + c[NR / 2 + 1]) / 2
 		      for (i = 1; i <= NR; i++) if (m >= 5 * cv[i]) { r++; f += (v[i] == "regression") }
-		      printf "%.6f %d %d\n", m, r, f }' "$T/slow$pct.means")
-	echo "# +$pct% work: measured change $(awk -v c="$change" 'BEGIN { printf "%+.2f%%", 100 * c }'); $required of 20 checks had a baseline CV <= 1/5 of it, $flagged of those flagged as regression"
-	if [ "$required" -ge 10 ]; then
+		      printf "%.6f %.6f %d %d\n", m, s / NR, r, f }')
+	echo "# +$pct% work: measured change $(awk -v c="$change" -v a="$mean" 'BEGIN { printf "%+.2f%% (median of the checks; mean %+.2f%%)", 100 * c, 100 * a }'); $required of $REPS checks had a baseline CV <= 1/5 of it, $flagged of those flagged as regression"
+	# Claimed when at least 20 checks (half of the default 40) are held to
+	# it: below 20, ">= 95%" allows no miss at all, a stricter bar than the
+	# claim's (a check with 99% power misses in about 1 of 10 sets of 12).
+	if [ "$required" -ge 20 ]; then
 		check "+$pct% work: flagged in >= 95% of the $required checks whose change >= 5x CV ($flagged)" \
 			test $((100 * flagged)) -ge $((95 * required))
 	else
-		skip "+$pct% work: power" "only $required of 20 checks had a change >= 5x their baseline's CV; not required"
+		skip "+$pct% work: power" "only $required of $REPS checks had a change >= 5x their baseline's CV; not required"
 	fi
 	git checkout -q main
 done
