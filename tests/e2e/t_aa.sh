@@ -162,7 +162,7 @@ P
 	# between +2.2% and +6.5%) would lift a mean above what the work
 	# changed (+5.4% there against a median of +4.3%) and hold checks to a
 	# claim whose premise is false.
-	read -r change mean required flagged < <(sed 's/ .*//' "$T/slow$pct.means" | paste -d' ' - <(awk '{ printf "%.9f %s\n", $2 / $3 - 1, $4 }' "$T/slow$pct.means") |
+	read -r change mean required flagged < <(awk '{ printf "%s %.9f %s\n", $1, $2 / $3 - 1, $4 }' "$T/slow$pct.means" |
 		sort -g -k2 | awk '{ v[NR] = $1; c[NR] = $2; cv[NR] = $3; s += $2 }
 		END { if (!NR) { print "0 0 0 0"; exit }
 		      m = NR % 2 ? c[(NR + 1) / 2] : (c[NR / 2] + c[NR / 2 + 1]) / 2
