@@ -1,0 +1,609 @@
+/*
+ * report_html.c -- the trend report as one self-contained HTML page with an
+ * inline SVG chart per series.
+ *
+ * Self-contained (the style inline, no script, no font or image fetched),
+ * so that the page opens from a CI artifact or a mail attachment, offline.
+ * Each chart draws a series' run means with their CIs, the levels between
+ * steps with their 95% bands, the steps, the outlier runs and the baseline
+ * window the newest commit is judged against; a point's tooltip names its
+ * run, commit and subject.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "report_model.h"
+
+static int html_esc(bg_buf *b, const char *text)
+{
+	const char *p, *start;
+	int error = 0;
+
+	for (p = start = text ? text : ""; *p && !error; p++) {
+		const char *rep = *p == '&'   ? "&amp;"
+		                  : *p == '<' ? "&lt;"
+		                  : *p == '>' ? "&gt;"
+		                  : *p == '"' ? "&quot;"
+		                              : NULL;
+		if (!rep)
+			continue;
+		error = bg_buf_put(b, start, (size_t)(p - start)) || bg_buf_puts(b, rep);
+		start = p + 1;
+	}
+	return error || bg_buf_puts(b, start) ? BG_ENOMEM : 0;
+}
+
+static const char html_head[] =
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        "<title>%s</title>\n<style>\n"
+        ":root{--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--bg:#fff;--panel:#f6f8fa;"
+        "--reg:#cf222e;--imp:#1a7f37;--blue:#0969da;--band:#54aeff}\n"
+        "*{box-sizing:border-box}\n"
+        "body{margin:0;font:14px/1.5 system-ui,-apple-system,\"Segoe UI\",Roboto,"
+        "\"Helvetica Neue\",Arial,sans-serif;color:var(--fg);background:var(--bg)}\n"
+        "main{max-width:1100px;margin:0 auto;padding:24px 20px 64px}\n"
+        "h1{font-size:24px;margin:0 0 4px}h2{font-size:18px;margin:32px 0 8px;"
+        "padding-bottom:4px;border-bottom:1px solid var(--line)}\n"
+        "h3{font-size:15px;margin:0;display:flex;gap:8px;align-items:baseline;flex-wrap:wrap}\n"
+        "code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;"
+        "font-size:12.5px}\n"
+        ".muted{color:var(--muted)}\n"
+        ".cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(170px,1fr));"
+        "gap:12px;margin:16px 0}\n"
+        ".card{border:1px solid var(--line);border-radius:8px;padding:10px 14px;"
+        "background:var(--panel)}\n"
+        ".card b{display:block;font-size:24px;line-height:1.2}\n"
+        ".card.reg b{color:var(--reg)}.card.imp b{color:var(--imp)}\n"
+        "table{border-collapse:collapse;width:100%%;margin:8px 0 4px;font-size:13px}\n"
+        "th,td{text-align:left;padding:4px 8px;border-bottom:1px solid var(--line);"
+        "vertical-align:top}\n"
+        "th{font-weight:600;color:var(--muted);font-size:12px}\n"
+        "td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
+        ".badge{font-size:11.5px;font-weight:600;padding:1px 8px;border-radius:10px;"
+        "border:1px solid var(--line);color:var(--muted);background:var(--panel)}\n"
+        ".badge.regression{color:#fff;background:var(--reg);border-color:var(--reg)}\n"
+        ".badge.improvement{color:#fff;background:var(--imp);border-color:var(--imp)}\n"
+        "td.regression{color:var(--reg);font-weight:600}"
+        "td.improvement{color:var(--imp);font-weight:600}\n"
+        "section.series{border:1px solid var(--line);border-radius:8px;padding:14px 16px;"
+        "margin:14px 0}\n"
+        "section.series p.meta{margin:2px 0 6px;color:var(--muted);font-size:12.5px}\n"
+        "svg.chart{display:block;width:100%%;height:auto;overflow:visible}\n"
+        ".chart text{font-size:11px;fill:var(--muted);font-family:inherit}\n"
+        ".chart .plot{fill:#fff;stroke:var(--line)}\n"
+        ".chart .grid{stroke:#eaeef2;stroke-width:1}\n"
+        ".chart .base{fill:#ddf4ff;opacity:.8}\n"
+        ".chart .base-label{fill:var(--blue);font-weight:600}\n"
+        ".chart .band{fill:var(--band);opacity:.22}\n"
+        ".chart .level{stroke:var(--blue);stroke-width:2}\n"
+        ".chart .ci{stroke:#8c959f;stroke-width:1;opacity:.7}\n"
+        ".chart .trend{fill:none;stroke:#8c959f;stroke-width:1;opacity:.6}\n"
+        ".chart .pt{fill:var(--fg);opacity:.85}\n"
+        ".chart .pt:hover{opacity:1;stroke:var(--fg);stroke-width:4}\n"
+        ".chart .pt.outlier{fill:#fff;stroke:#bc4c00;stroke-width:1.5;opacity:1}\n"
+        ".chart .pt.regression{fill:var(--reg);opacity:1}\n"
+        ".chart .pt.improvement{fill:var(--imp);opacity:1}\n"
+        ".chart .clip{fill:#bc4c00;font-weight:600}\n"
+        ".chart .cp line{stroke-width:1.5;stroke-dasharray:4 3}\n"
+        ".chart .cp.regression line{stroke:var(--reg)}"
+        ".chart .cp.improvement line{stroke:var(--imp)}\n"
+        ".chart .cp text{font-weight:700;font-size:12px}\n"
+        ".chart .cp.regression text{fill:var(--reg)}.chart .cp.improvement text{fill:var(--imp)}\n"
+        ".legend{display:flex;flex-wrap:wrap;gap:14px;font-size:12.5px;color:var(--muted);"
+        "margin:6px 0 0}\n"
+        ".legend i{display:inline-block;width:12px;height:12px;border-radius:2px;"
+        "margin-right:5px;vertical-align:-1px}\n"
+        "a{color:var(--blue);text-decoration:none}a:hover{text-decoration:underline}\n"
+        "footer{margin-top:40px;color:var(--muted);font-size:12px}\n"
+        "</style>\n</head>\n<body>\n<main>\n";
+
+/* Chart geometry, in SVG user units. */
+#define CH_W 1000.0
+#define CH_H 250.0
+#define CH_L 72.0
+#define CH_R 16.0
+#define CH_T 26.0
+#define CH_B 34.0
+
+typedef struct {
+	double lo, hi, dx;
+	size_t n;
+	disp_unit d;
+} chart_geo;
+
+/* A coordinate with one decimal, without printf: a chart of a thousand
+ * series has a million of them. */
+static int put_coord(bg_buf *b, double v)
+{
+	char tmp[32], *p = tmp + sizeof(tmp);
+	long long t = isfinite(v) && fabs(v) < 1e12 ? llround(v * 10.0) : 0;
+	int neg = t < 0;
+	unsigned long long u = neg ? (unsigned long long)(-t) : (unsigned long long)t;
+
+	*--p = (char)('0' + u % 10);
+	*--p = '.';
+	u /= 10;
+	do
+		*--p = (char)('0' + u % 10);
+	while ((u /= 10) > 0);
+	if (neg)
+		*--p = '-';
+	return bg_buf_put(b, p, (size_t)(tmp + sizeof(tmp) - p));
+}
+
+static double cx(const chart_geo *g, double i)
+{
+	return CH_L + (i + 0.5) * g->dx;
+}
+
+static double cy(const chart_geo *g, double v)
+{
+	return CH_T + (g->hi - v) / (g->hi - g->lo) * (CH_H - CH_T - CH_B);
+}
+
+/* cy kept inside the plot (outliers beyond the scale sit at its edge). */
+static double cy_in(const chart_geo *g, double v)
+{
+	return fmin(fmax(cy(g, v), CH_T + 3.0), CH_H - CH_B - 3.0);
+}
+
+/* A round tick step near range / 4. */
+static double tick_step(double range)
+{
+	double raw = range / 4.0, mag = pow(10.0, floor(log10(raw))), f = raw / mag;
+
+	return mag * (f < 1.5 ? 1.0 : f < 3.5 ? 2.0 : f < 7.5 ? 5.0 : 10.0);
+}
+
+static void chart_range(const rep_series *s, chart_geo *g)
+{
+	size_t i;
+
+	g->lo = INFINITY;
+	g->hi = -INFINITY;
+	/* Outlier runs do not set the scale: one run twice as slow would
+	 * flatten every level; they are drawn at the edge with their value. */
+	for (i = 0; i < s->n; i++) {
+		double h = isfinite(s->ci[i]) ? s->ci[i] : 0.0;
+		if (s->outlier[i])
+			continue;
+		g->lo = fmin(g->lo, s->mean[i] - h);
+		g->hi = fmax(g->hi, s->mean[i] + h);
+	}
+	for (i = 0; i < s->nlevels; i++) {
+		g->lo = fmin(g->lo, s->levels[i].mean - s->levels[i].band);
+		g->hi = fmax(g->hi, s->levels[i].mean + s->levels[i].band);
+	}
+	if (!(g->hi > g->lo)) {
+		double pad = fabs(g->hi) > 0 ? fabs(g->hi) * 0.01 : 1.0;
+		g->lo -= pad;
+		g->hi += pad;
+	}
+	{
+		double pad = (g->hi - g->lo) * 0.08;
+		g->lo -= pad;
+		g->hi += pad;
+	}
+	g->n = s->n;
+	g->dx = (CH_W - CH_L - CH_R) / (double)(s->n ? s->n : 1);
+	g->d = bg_report__display_unit(s);
+}
+
+static int chart_axes(const rep_series *s, const bg_report *r, const chart_geo *g, bg_buf *b)
+{
+	double step = tick_step((g->hi - g->lo) * g->d.scale), v;
+	size_t i, nt = s->n < 6 ? s->n : 6;
+	int e = 0;
+
+	e |= bg_buf_printf(
+	        b, "<rect class=\"plot\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>",
+	        CH_L, CH_T, CH_W - CH_L - CH_R, CH_H - CH_T - CH_B);
+	for (v = ceil(g->lo * g->d.scale / step) * step; v <= g->hi * g->d.scale; v += step) {
+		double y = cy(g, v / g->d.scale);
+		e |= bg_buf_printf(b,
+		                   "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
+		                   "y2=\"%.1f\"/><text x=\"%.1f\" y=\"%.1f\" "
+		                   "text-anchor=\"end\">%.4g</text>",
+		                   CH_L, CH_W - CH_R, y, y, CH_L - 6, y + 4,
+		                   fabs(v) < step * 1e-9 ? 0.0 : v);
+	}
+	e |= bg_buf_printf(b,
+	                   "<text x=\"12\" y=\"%.1f\" transform=\"rotate(-90 12 %.1f)\" "
+	                   "text-anchor=\"middle\">",
+	                   (CH_T + CH_H - CH_B) / 2, (CH_T + CH_H - CH_B) / 2);
+	e |= html_esc(b, g->d.unit);
+	e |= bg_buf_puts(b, "</text>");
+	/* Commits along the bottom: the first, the last and a few between. */
+	for (i = 0; i < nt; i++) {
+		size_t k = nt > 1 ? i * (s->n - 1) / (nt - 1) : 0;
+		e |= bg_buf_printf(
+		        b,
+		        "<text class=\"mono\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%.7s</text>",
+		        cx(g, (double)k), CH_H - CH_B + 16,
+		        nt > 1 && i == 0        ? "start"
+		        : nt > 1 && i + 1 == nt ? "end"
+		                                : "middle",
+		        bg_report__point_run(r, s, k)->row.sha);
+	}
+	e |= bg_buf_printf(b,
+	                   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">commits, oldest to "
+	                   "newest (%s order)</text>",
+	                   (CH_L + CH_W - CH_R) / 2, CH_H - 4, bg_report__order_name(r));
+	return e ? BG_ENOMEM : 0;
+}
+
+static int chart_point(const bg_report *r, const rep_series *s, const chart_geo *g, size_t i,
+                       bg_buf *b)
+{
+	const rep_run *run = bg_report__point_run(r, s, i);
+	int flagged = s->flag[i] == BG_VERDICT_REGRESSION || s->flag[i] == BG_VERDICT_IMPROVEMENT;
+	int e = 0;
+
+	e |= bg_buf_puts(b, "<circle class=\"pt");
+	if (s->outlier[i])
+		e |= bg_buf_puts(b, " outlier");
+	if (flagged) {
+		e |= bg_buf_puts(b, " ");
+		e |= bg_buf_puts(b, bg_verdict_name(s->flag[i]));
+	}
+	e |= bg_buf_puts(b, "\" cx=\"");
+	e |= put_coord(b, cx(g, (double)i));
+	e |= bg_buf_puts(b, "\" cy=\"");
+	e |= put_coord(b, cy_in(g, s->mean[i]));
+	e |= bg_buf_puts(b, flagged || s->outlier[i] ? "\" r=\"4\"><title>run "
+	                                             : "\" r=\"2.6\"><title>run ");
+	e |= bg_buf_printf(b, "%lld · %.12s · %s\n", (long long)run->row.id, run->row.sha,
+	                   run->date);
+	e |= html_esc(b, run->row.subject);
+	e |= bg_buf_printf(b, "\nmean %.4g %s", s->mean[i] * g->d.scale, g->d.unit);
+	if (isfinite(s->ci[i]))
+		e |= bg_buf_printf(b, " ± %.3g (95%% CI, %zu samples)", s->ci[i] * g->d.scale,
+		                   s->count[i]);
+	if (flagged)
+		e |= bg_buf_printf(b, "\ncheck: %s", bg_verdict_name(s->flag[i]));
+	if (s->outlier[i])
+		e |= bg_buf_puts(b, "\noutlier: not used to find steps");
+	e |= bg_buf_puts(b, "</title></circle>");
+	if (fabs(cy(g, s->mean[i]) - cy_in(g, s->mean[i])) > 0.5) {
+		int up = cy(g, s->mean[i]) < CH_T;
+		double x = cx(g, (double)i);
+		int left = x > CH_W * 0.8;
+
+		e |= bg_buf_printf(b,
+		                   "<text class=\"clip\" x=\"%.1f\" y=\"%.1f\" "
+		                   "text-anchor=\"%s\">%s %.4g %s</text>",
+		                   x + (left ? -7.0 : 7.0),
+		                   cy_in(g, s->mean[i]) + (up ? 9.0 : -2.0), left ? "end" : "start",
+		                   up ? "▲" : "▼", s->mean[i] * g->d.scale, g->d.unit);
+	}
+	return e ? BG_ENOMEM : 0;
+}
+
+static int chart_step(const bg_report *r, const rep_series *s, const chart_geo *g,
+                      const bg_changepoint *c, bg_buf *b)
+{
+	const rep_run *before = bg_report__point_run(r, s, c->index - 1),
+	              *after = bg_report__point_run(r, s, c->index);
+	const char *v = bg_verdict_name(bg_report__step_verdict(s, c));
+	double x = cx(g, (double)c->index - 0.5);
+	char pct[32];
+	int e = 0;
+
+	bg_report__fmt_pct(pct, sizeof(pct), c->change);
+	e |= bg_buf_printf(
+	        b,
+	        "<g class=\"cp %s\" data-from=\"%s\" data-to=\"%s\" data-change=\"%.6f\">"
+	        "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
+	        "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text><title>",
+	        v, before->row.sha, after->row.sha, c->change, x, x, CH_T - 4, CH_H - CH_B,
+	        x + (x > CH_W * 0.85 ? -4.0 : 4.0), CH_T - 8, x > CH_W * 0.85 ? "end" : "start",
+	        pct);
+	e |= bg_buf_printf(b, "%s of %s: %.12s..%.12s (p %.2g)\nfirst commit after: ", v, pct,
+	                   before->row.sha, after->row.sha, c->p);
+	e |= html_esc(b, after->row.subject);
+	e |= bg_buf_puts(b, "</title></g>");
+	return e ? BG_ENOMEM : 0;
+}
+
+static int html_chart(const bg_report *r, const rep_series *s, bg_buf *b)
+{
+	const rep_group *lg = bg_report__latest_group(s);
+	chart_geo g;
+	size_t i;
+	int e = 0;
+
+	chart_range(s, &g);
+	e |= bg_buf_puts(b, "<svg class=\"chart\" data-series=\"");
+	e |= html_esc(b, s->name);
+	e |= bg_buf_printf(b,
+	                   "\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
+	                   "xmlns=\"http://www.w3.org/2000/svg\"><title>",
+	                   CH_W, CH_H);
+	e |= html_esc(b, s->name);
+	e |= bg_buf_puts(b, ": run means in commit order</title>");
+	e |= chart_axes(s, r, &g, b);
+	/* The window the newest commit is judged against. */
+	if (lg && lg->from > lg->base_from) {
+		double x0 = cx(&g, (double)lg->base_from) - g.dx / 2,
+		       x1 = cx(&g, (double)lg->from) - g.dx / 2;
+		e |= bg_buf_printf(b,
+		                   "<rect class=\"base\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+		                   "height=\"%.1f\"><title>baseline of the newest commit: %zu "
+		                   "runs</title></rect><text class=\"base-label\" x=\"%.1f\" "
+		                   "y=\"%.1f\" text-anchor=\"end\">baseline</text>",
+		                   x0, CH_T, x1 - x0, CH_H - CH_T - CH_B, lg->from - lg->base_from,
+		                   x1 - 3, CH_H - CH_B - 5);
+	}
+	for (i = 0; i < s->nlevels; i++) {
+		const rep_level *l = &s->levels[i];
+		double x0 = cx(&g, (double)l->from) - g.dx / 2,
+		       x1 = cx(&g, (double)l->to) - g.dx / 2;
+
+		e |= bg_buf_printf(b,
+		                   "<rect class=\"band\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+		                   "height=\"%.1f\"/><line class=\"level\" x1=\"%.1f\" x2=\"%.1f\" "
+		                   "y1=\"%.1f\" y2=\"%.1f\"><title>level: %.4g %s ± %.3g (95%% of "
+		                   "runs)</title></line>",
+		                   x0, cy(&g, l->mean + l->band), x1 - x0,
+		                   cy(&g, l->mean - l->band) - cy(&g, l->mean + l->band), x0, x1,
+		                   cy(&g, l->mean), cy(&g, l->mean), l->mean * g.d.scale, g.d.unit,
+		                   l->band * g.d.scale);
+	}
+	e |= bg_buf_puts(b, "<path class=\"ci\" d=\"");
+	for (i = 0; i < s->n; i++)
+		if (isfinite(s->ci[i])) {
+			e |= bg_buf_puts(b, "M");
+			e |= put_coord(b, cx(&g, (double)i));
+			e |= bg_buf_puts(b, " ");
+			e |= put_coord(b, cy_in(&g, s->mean[i] + s->ci[i]));
+			e |= bg_buf_puts(b, "V");
+			e |= put_coord(b, cy_in(&g, s->mean[i] - s->ci[i]));
+		}
+	e |= bg_buf_puts(b, "\"/><polyline class=\"trend\" points=\"");
+	for (i = 0; i < s->n; i++) {
+		e |= bg_buf_puts(b, i ? " " : "");
+		e |= put_coord(b, cx(&g, (double)i));
+		e |= bg_buf_puts(b, ",");
+		e |= put_coord(b, cy_in(&g, s->mean[i]));
+	}
+	e |= bg_buf_puts(b, "\"/>");
+	for (i = 0; i < s->n; i++)
+		e |= chart_point(r, s, &g, i, b);
+	for (i = 0; i < s->cps.npoints; i++)
+		e |= chart_step(r, s, &g, &s->cps.points[i], b);
+	e |= bg_buf_puts(b, "</svg>\n");
+	return e ? BG_ENOMEM : 0;
+}
+
+static int html_step_row(const bg_report *r, const rep_series *s, const bg_changepoint *c,
+                         int with_series, bg_buf *b)
+{
+	const rep_run *before = bg_report__point_run(r, s, c->index - 1),
+	              *after = bg_report__point_run(r, s, c->index);
+	const char *v = bg_verdict_name(bg_report__step_verdict(s, c));
+	disp_unit d = bg_report__display_unit(s);
+	char pct[32];
+	int e = 0;
+
+	bg_report__fmt_pct(pct, sizeof(pct), c->change);
+	e |= bg_buf_puts(b, "<tr>");
+	if (with_series) {
+		e |= bg_buf_printf(b, "<td><a href=\"#s%zu\"><code>", (size_t)(s - r->series));
+		e |= html_esc(b, s->name);
+		e |= bg_buf_puts(b, "</code></a></td>");
+	}
+	e |= bg_buf_printf(
+	        b,
+	        "<td><code title=\"%s..%s\">%.7s..%.7s</code></td><td class=\"num\">%.4g "
+	        "%s</td><td class=\"num\">%.4g %s</td><td class=\"num %s\">%s</td>"
+	        "<td class=\"num\">%.2g</td><td class=\"%s\">%s</td><td>",
+	        before->row.sha, after->row.sha, before->row.sha, after->row.sha,
+	        c->before * d.scale, d.unit, c->after * d.scale, d.unit, v, pct, c->p, v, v);
+	e |= html_esc(b, after->row.subject);
+	e |= bg_buf_puts(b, "</td></tr>\n");
+	return e ? BG_ENOMEM : 0;
+}
+
+static const char html_step_head[] =
+        "<th>commits</th><th class=\"num\">before</th><th class=\"num\">after</th>"
+        "<th class=\"num\">change</th><th class=\"num\">p</th><th>verdict</th>"
+        "<th>first commit after</th></tr>\n";
+
+static int html_summary(const bg_report *r, bg_buf *b)
+{
+	const rep_series *top5[5];
+	char from[32], to[32];
+	step_ref *steps;
+	size_t i, n;
+	int e = 0;
+
+	bg_report__fmt_date(from, sizeof(from), r->since, "%Y-%m-%d");
+	bg_report__fmt_date(to, sizeof(to), r->now, "%Y-%m-%d %H:%M UTC");
+	e |= bg_buf_puts(b, "<header><h1>Performance report");
+	if (r->project) {
+		e |= bg_buf_puts(b, ": ");
+		e |= html_esc(b, r->project);
+	}
+	e |= bg_buf_printf(b, "</h1><p class=\"muted\">Runs from %s to %s",
+	                   r->since ? from : "the first run", to);
+	if (r->by_git) {
+		e |= bg_buf_puts(b, " on the first-parent history of <code>");
+		e |= html_esc(b, r->branch);
+		e |= bg_buf_puts(b, "</code>");
+	} else {
+		e |= bg_buf_puts(b, " in run-time order");
+	}
+	e |= bg_buf_printf(b, ". Machine%s: ", r->nmachines == 1 ? "" : "s");
+	for (i = 0; i < r->nmachines; i++) {
+		e |= bg_buf_printf(b, "%s<code>", i ? ", " : "");
+		e |= html_esc(b, r->machines[i]);
+		e |= bg_buf_puts(b, "</code>");
+		if (r->cpus[i]) {
+			e |= bg_buf_puts(b, " (");
+			e |= html_esc(b, r->cpus[i]);
+			e |= bg_buf_puts(b, ")");
+		}
+	}
+	if (!r->nmachines)
+		e |= bg_buf_puts(b, "none");
+	e |= bg_buf_puts(b, ".</p></header>\n<div class=\"cards\">");
+	e |= bg_buf_printf(
+	        b,
+	        "<div class=\"card\"><b>%zu</b>series over %zu runs of %zu commits</div>"
+	        "<div class=\"card reg\"><b>%zu</b>step%s to worse</div>"
+	        "<div class=\"card imp\"><b>%zu</b>step%s to better</div>"
+	        "<div class=\"card reg\"><b>%zu</b>regression%s at the newest commit</div>"
+	        "<div class=\"card imp\"><b>%zu</b>improvement%s at the newest commit</div>",
+	        r->nseries, r->nruns, r->ncommits, r->steps[0], r->steps[0] == 1 ? "" : "s",
+	        r->steps[1], r->steps[1] == 1 ? "" : "s", r->latest[BG_VERDICT_REGRESSION],
+	        r->latest[BG_VERDICT_REGRESSION] == 1 ? "" : "s", r->latest[BG_VERDICT_IMPROVEMENT],
+	        r->latest[BG_VERDICT_IMPROVEMENT] == 1 ? "" : "s");
+	e |= bg_buf_puts(b, "</div>\n");
+	if (r->excluded)
+		e |= bg_buf_printf(b,
+		                   "<p class=\"muted\">%zu run%s of commits off this branch's "
+		                   "first-parent history %s left out.</p>\n",
+		                   r->excluded, r->excluded == 1 ? "" : "s",
+		                   r->excluded == 1 ? "is" : "are");
+	if (!(steps = bg_report__all_steps(r, &n)))
+		return BG_ENOMEM;
+	if (n) {
+		e |= bg_buf_puts(b, "<h2>Steps in the period</h2>\n<table "
+		                    "class=\"steps-all\"><tr><th>series</th>");
+		e |= bg_buf_puts(b, html_step_head);
+		for (i = 0; i < n; i++)
+			e |= html_step_row(r, steps[i].s, steps[i].c, 1, b);
+		e |= bg_buf_puts(b, "</table>\n");
+	}
+	free(steps);
+	if (r->latest[BG_VERDICT_REGRESSION] + r->latest[BG_VERDICT_IMPROVEMENT]) {
+		e |= bg_buf_puts(b,
+		                 "<h2>Flagged at the newest commit</h2>\n<table><tr><th>series</th>"
+		                 "<th>commit</th><th class=\"num\">change</th><th "
+		                 "class=\"num\">p (adjusted)</th><th class=\"num\">baseline "
+		                 "runs</th><th>verdict</th></tr>\n");
+		for (i = 0; i < r->nseries; i++) {
+			const rep_series *x = &r->series[i];
+			const rep_group *g = bg_report__flagged_latest(x);
+			const char *v = bg_verdict_name(bg_report__latest_verdict(x));
+
+			if (!g)
+				continue;
+			e |= bg_buf_printf(b, "<tr><td><a href=\"#s%zu\"><code>", i);
+			e |= html_esc(b, x->name);
+			e |= bg_buf_printf(
+			        b,
+			        "</code></a></td><td><code>%.7s</code></td><td class=\"num "
+			        "%s\">%+.1f%%</td><td class=\"num\">%.2g</td><td "
+			        "class=\"num\">%zu</td><td class=\"%s\">%s</td></tr>\n",
+			        bg_report__point_run(r, x, g->from)->row.sha, v,
+			        100.0 * g->test.change, g->p_adjusted, g->test.n_base, v, v);
+		}
+		e |= bg_buf_puts(b, "</table>\n");
+	}
+	n = bg_report__noisiest(r, top5, BG_ARRAY_SIZE(top5));
+	if (n) {
+		e |= bg_buf_puts(b, "<h2>Noisiest series</h2>\n<table><tr><th>series</th><th "
+		                    "class=\"num\">noise (run-to-run CV)</th><th "
+		                    "class=\"num\">runs</th></tr>\n");
+		for (i = 0; i < n; i++) {
+			e |= bg_buf_printf(b, "<tr><td><a href=\"#s%zu\"><code>",
+			                   (size_t)(top5[i] - r->series));
+			e |= html_esc(b, top5[i]->name);
+			e |= bg_buf_printf(b,
+			                   "</code></a></td><td class=\"num\">%.2f%%</td><td "
+			                   "class=\"num\">%zu</td></tr>\n",
+			                   100.0 * top5[i]->cv, top5[i]->n);
+		}
+		e |= bg_buf_puts(b, "</table>\n");
+	}
+	return e ? BG_ENOMEM : 0;
+}
+
+static int html_series(const bg_report *r, size_t idx, bg_buf *b)
+{
+	const rep_series *s = &r->series[idx];
+	const rep_group *g = bg_report__latest_group(s);
+	bg_verdict v = bg_report__latest_verdict(s);
+	size_t i;
+	int e = 0;
+
+	e |= bg_buf_printf(b,
+	                   "<section class=\"series\" id=\"s%zu\" data-verdict=\"%s\"><h3><code>",
+	                   idx, bg_verdict_name(v));
+	e |= html_esc(b, s->name);
+	e |= bg_buf_puts(b, "</code><span class=\"muted\">");
+	e |= html_esc(b, bg_report__display_unit(s).unit);
+	e |= bg_buf_printf(b, ", %s is better</span><span class=\"badge %s\">%s</span></h3>\n",
+	                   bg_direction_name(s->direction), bg_verdict_name(v), bg_verdict_name(v));
+	e |= bg_buf_printf(b, "<p class=\"meta\">%zu runs · noise (run-to-run CV) %.2f%% · ", s->n,
+	                   100.0 * s->cv);
+	if (s->cps.noutliers)
+		e |= bg_buf_printf(b, "%zu outlier run%s · ", s->cps.noutliers,
+		                   s->cps.noutliers == 1 ? "" : "s");
+	if (g && v != BG_VERDICT_NO_BASELINE)
+		e |= bg_buf_printf(b,
+		                   "newest commit <code>%.7s</code>: %+.1f%% against a baseline of "
+		                   "%zu runs (p %.2g)",
+		                   bg_report__point_run(r, s, g->from)->row.sha,
+		                   100.0 * g->test.change, g->test.n_base, g->p_adjusted);
+	else
+		e |= bg_buf_printf(b, "newest commit: fewer than %d baseline runs", r->min_runs);
+	if (r->nmachines > 1) {
+		e |= bg_buf_puts(b, " · machine <code>");
+		e |= html_esc(b, s->machine);
+		e |= bg_buf_puts(b, "</code>");
+	}
+	e |= bg_buf_puts(b, "</p>\n");
+	e |= html_chart(r, s, b);
+	if (s->cps.npoints) {
+		e |= bg_buf_puts(b, "<table class=\"steps\"><tr>");
+		e |= bg_buf_puts(b, html_step_head);
+		for (i = 0; i < s->cps.npoints; i++)
+			e |= html_step_row(r, s, &s->cps.points[i], 0, b);
+		e |= bg_buf_puts(b, "</table>\n");
+	}
+	e |= bg_buf_puts(b, "</section>\n");
+	return e ? BG_ENOMEM : 0;
+}
+
+static const char html_legend[] =
+        "<div class=\"legend\"><span><i style=\"background:#1f2328\"></i>run mean (whisker: "
+        "95% CI of its samples)</span><span><i style=\"background:#54aeff;opacity:.4\"></i>"
+        "level between steps, ±95% of runs</span><span><i style=\"background:#ddf4ff\"></i>"
+        "baseline of the newest commit</span><span><i style=\"background:#cf222e\"></i>"
+        "step or run flagged worse</span><span><i style=\"background:#1a7f37\"></i>"
+        "step or run flagged better</span><span><i style=\"background:#fff;border:1.5px "
+        "solid #bc4c00\"></i>outlier run</span></div>\n";
+
+int bg_report__render_html(bg_ctx *ctx, const bg_report *r, bg_buf *b)
+{
+	bg_buf title = BG_BUF_INIT;
+	size_t i;
+	int e = 0;
+
+	e |= bg_buf_puts(&title, "Performance report");
+	if (r->project) {
+		e |= bg_buf_puts(&title, ": ");
+		e |= html_esc(&title, r->project);
+	}
+	if (!e)
+		e |= bg_buf_printf(b, html_head, title.ptr);
+	bg_buf_clear(&title);
+	e |= html_summary(r, b);
+	e |= bg_buf_printf(b,
+	                   "<h2>Series</h2>\n<p class=\"muted\">Hover a point for its run, commit "
+	                   "and subject. Steps need %zu runs on each side and p &lt; %.2g after "
+	                   "adjustment; a flagged run is one the rolling-baseline check "
+	                   "(window %d) judges a regression or improvement.</p>\n",
+	                   r->min_segment, r->th.alpha, r->window);
+	e |= bg_buf_puts(b, html_legend);
+	for (i = 0; i < r->nseries && !e; i++)
+		e |= html_series(r, i, b);
+	if (!r->nseries)
+		e |= bg_buf_puts(b, "<p>No runs in this period.</p>\n");
+	e |= bg_buf_printf(b, "<footer>benchguard %s</footer>\n</main>\n</body>\n</html>\n",
+	                   BG_VERSION);
+	return e ? bg_error_oom(ctx) : 0;
+}

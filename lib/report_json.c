@@ -1,0 +1,223 @@
+/*
+ * report_json.c -- the trend report as JSON (json-c), for dashboards and
+ * scripts.
+ *
+ * Every number of the model goes out in full (the run means, the levels,
+ * the change points, each commit's replayed verdict) rather than rounded
+ * for a reader as the HTML and Markdown are: a dashboard draws its own
+ * charts, and a script comparing two reports must see what the model saw.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include <json-c/json.h>
+
+#include "report_model.h"
+
+static json_object *j_num(double v)
+{
+	return isfinite(v) ? bg_baseline__json_number(v) : NULL;
+}
+
+static json_object *j_str(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+static json_object *json_step(const bg_report *r, const rep_series *s, const bg_changepoint *c)
+{
+	json_object *o = json_object_new_object();
+	const rep_run *before = bg_report__point_run(r, s, c->index - 1),
+	              *after = bg_report__point_run(r, s, c->index);
+
+	json_object_object_add(o, "index", json_object_new_int64((int64_t)c->index));
+	json_object_object_add(o, "last_before", j_str(before->row.sha));
+	json_object_object_add(o, "first_after", j_str(after->row.sha));
+	json_object_object_add(o, "first_after_subject", j_str(after->row.subject));
+	json_object_object_add(o, "run_before", json_object_new_int64(before->row.id));
+	json_object_object_add(o, "run_after", json_object_new_int64(after->row.id));
+	json_object_object_add(o, "mean_before", j_num(c->before));
+	json_object_object_add(o, "mean_after", j_num(c->after));
+	json_object_object_add(o, "change", j_num(c->change));
+	json_object_object_add(o, "p_value", j_num(c->p));
+	json_object_object_add(o, "verdict", j_str(bg_verdict_name(bg_report__step_verdict(s, c))));
+	return o;
+}
+
+static json_object *json_series(const bg_report *r, const rep_series *s)
+{
+	json_object *o = json_object_new_object(), *a;
+	const rep_group *g = bg_report__latest_group(s);
+	size_t i;
+
+	json_object_object_add(o, "series", j_str(s->name));
+	json_object_object_add(o, "benchmark", j_str(s->benchmark));
+	json_object_object_add(o, "metric", j_str(s->metric));
+	json_object_object_add(o, "unit", j_str(s->unit));
+	json_object_object_add(o, "direction", j_str(bg_direction_name(s->direction)));
+	json_object_object_add(o, "machine", j_str(s->machine));
+	json_object_object_add(o, "cv", j_num(s->cv));
+	json_object_object_add(o, "verdict", j_str(bg_verdict_name(bg_report__latest_verdict(s))));
+	if (g) {
+		json_object *l = json_object_new_object();
+
+		json_object_object_add(l, "commit",
+		                       j_str(bg_report__point_run(r, s, g->from)->row.sha));
+		json_object_object_add(l, "runs",
+		                       json_object_new_int64((int64_t)(g->to - g->from)));
+		json_object_object_add(l, "baseline_runs",
+		                       json_object_new_int64((int64_t)g->test.n_base));
+		json_object_object_add(l, "baseline_first_index",
+		                       json_object_new_int64((int64_t)g->base_from));
+		json_object_object_add(l, "baseline_last_index",
+		                       json_object_new_int64((int64_t)g->from - 1));
+		if (g->verdict != BG_VERDICT_NO_BASELINE) {
+			json_object_object_add(l, "baseline_mean", j_num(g->test.base_mean));
+			json_object_object_add(l, "current_mean", j_num(g->test.cur_mean));
+			json_object_object_add(l, "change", j_num(g->test.change));
+			json_object_object_add(l, "p_adjusted", j_num(g->p_adjusted));
+			json_object_object_add(l, "effect_size", j_num(g->test.effect));
+		}
+		json_object_object_add(o, "latest", l);
+	}
+	a = json_object_new_array();
+	for (i = 0; i < s->cps.npoints; i++)
+		json_object_array_add(a, json_step(r, s, &s->cps.points[i]));
+	json_object_object_add(o, "change_points", a);
+	a = json_object_new_array();
+	for (i = 0; i < s->nlevels; i++) {
+		json_object *l = json_object_new_object();
+
+		json_object_object_add(l, "first_index",
+		                       json_object_new_int64((int64_t)s->levels[i].from));
+		json_object_object_add(l, "last_index",
+		                       json_object_new_int64((int64_t)s->levels[i].to - 1));
+		json_object_object_add(l, "mean", j_num(s->levels[i].mean));
+		json_object_object_add(l, "sd", j_num(s->levels[i].sd));
+		json_object_object_add(l, "band", j_num(s->levels[i].band));
+		json_object_array_add(a, l);
+	}
+	json_object_object_add(o, "levels", a);
+	a = json_object_new_array();
+	for (i = 0; i < s->n; i++) {
+		json_object *p = json_object_new_object();
+		const rep_run *run = bg_report__point_run(r, s, i);
+
+		json_object_object_add(p, "run", json_object_new_int64(run->row.id));
+		json_object_object_add(p, "commit", j_str(run->row.sha));
+		json_object_object_add(p, "mean", j_num(s->mean[i]));
+		json_object_object_add(p, "ci", j_num(s->ci[i]));
+		json_object_object_add(p, "samples", json_object_new_int64((int64_t)s->count[i]));
+		json_object_object_add(p, "verdict", j_str(bg_verdict_name(s->flag[i])));
+		if (s->outlier[i])
+			json_object_object_add(p, "outlier", json_object_new_boolean(1));
+		json_object_array_add(a, p);
+	}
+	json_object_object_add(o, "runs", a);
+	return o;
+}
+
+static json_object *json_report(const bg_report *r)
+{
+	json_object *top = json_object_new_object(), *o, *a;
+	const rep_series *top5[5];
+	size_t i, n;
+	step_ref *steps;
+
+	json_object_object_add(top, "project", j_str(r->project));
+	json_object_object_add(top, "generated_at", json_object_new_int64(r->now));
+	json_object_object_add(top, "since", json_object_new_int64(r->since));
+	json_object_object_add(top, "branch", j_str(r->branch));
+	json_object_object_add(top, "order", j_str(bg_report__order_name(r)));
+	o = json_object_new_object();
+	json_object_object_add(o, "alpha", j_num(r->th.alpha));
+	json_object_object_add(o, "fdr", json_object_new_boolean(r->th.fdr));
+	json_object_object_add(o, "min_change", j_num(r->th.min_change));
+	json_object_object_add(o, "min_effect", j_num(r->th.min_effect));
+	json_object_object_add(o, "window", json_object_new_int(r->window));
+	json_object_object_add(o, "min_runs", json_object_new_int(r->min_runs));
+	json_object_object_add(o, "min_segment", json_object_new_int64((int64_t)r->min_segment));
+	json_object_object_add(top, "thresholds", o);
+	a = json_object_new_array();
+	for (i = 0; i < r->nmachines; i++) {
+		o = json_object_new_object();
+		json_object_object_add(o, "fingerprint", j_str(r->machines[i]));
+		json_object_object_add(o, "cpu_model", j_str(r->cpus[i]));
+		json_object_array_add(a, o);
+	}
+	json_object_object_add(top, "machines", a);
+
+	o = json_object_new_object();
+	json_object_object_add(o, "series", json_object_new_int64((int64_t)r->nseries));
+	json_object_object_add(o, "runs", json_object_new_int64((int64_t)r->nruns));
+	json_object_object_add(o, "commits", json_object_new_int64((int64_t)r->ncommits));
+	json_object_object_add(o, "runs_off_branch", json_object_new_int64((int64_t)r->excluded));
+	json_object_object_add(o, "step_regressions", json_object_new_int64((int64_t)r->steps[0]));
+	json_object_object_add(o, "step_improvements", json_object_new_int64((int64_t)r->steps[1]));
+	{
+		json_object *v = json_object_new_object();
+		for (i = 0; i < BG_VERDICT_COUNT; i++)
+			if (i != BG_VERDICT_SKIPPED && i != BG_VERDICT_FAILED)
+				json_object_object_add(
+				        v, bg_verdict_name((bg_verdict)i),
+				        json_object_new_int64((int64_t)r->latest[i]));
+		json_object_object_add(o, "latest", v);
+	}
+	a = json_object_new_array();
+	n = bg_report__noisiest(r, top5, BG_ARRAY_SIZE(top5));
+	for (i = 0; i < n; i++) {
+		json_object *x = json_object_new_object();
+		json_object_object_add(x, "series", j_str(top5[i]->name));
+		json_object_object_add(x, "machine", j_str(top5[i]->machine));
+		json_object_object_add(x, "cv", j_num(top5[i]->cv));
+		json_object_array_add(a, x);
+	}
+	json_object_object_add(o, "noisiest", a);
+	a = json_object_new_array();
+	if ((steps = bg_report__all_steps(r, &n)) != NULL) {
+		for (i = 0; i < n; i++) {
+			json_object *x = json_step(r, steps[i].s, steps[i].c);
+			json_object_object_add(x, "series", j_str(steps[i].s->name));
+			json_object_object_add(x, "machine", j_str(steps[i].s->machine));
+			json_object_array_add(a, x);
+		}
+		free(steps);
+	}
+	json_object_object_add(o, "change_points", a);
+	json_object_object_add(top, "summary", o);
+
+	a = json_object_new_array();
+	for (i = 0; i < r->nruns; i++) {
+		const rep_run *run = &r->runs[i];
+		o = json_object_new_object();
+		json_object_object_add(o, "id", json_object_new_int64(run->row.id));
+		json_object_object_add(o, "commit", j_str(run->row.sha));
+		json_object_object_add(o, "subject", j_str(run->row.subject));
+		json_object_object_add(o, "started_at", json_object_new_int64(run->row.started_at));
+		json_object_object_add(o, "machine", j_str(run->row.machine));
+		json_object_array_add(a, o);
+	}
+	json_object_object_add(top, "runs", a);
+	a = json_object_new_array();
+	for (i = 0; i < r->nseries; i++)
+		json_object_array_add(a, json_series(r, &r->series[i]));
+	json_object_object_add(top, "series", a);
+	return top;
+}
+
+int bg_report__render_json(bg_ctx *ctx, const bg_report *r, bg_buf *b)
+{
+	json_object *top = json_report(r);
+	const char *text;
+	int error;
+
+	if (!top)
+		return bg_error_oom(ctx);
+	text = json_object_to_json_string_ext(top, JSON_C_TO_STRING_PRETTY |
+	                                                   JSON_C_TO_STRING_SPACED |
+	                                                   JSON_C_TO_STRING_NOSLASHESCAPE);
+	error = text && bg_buf_puts(b, text) == 0 && bg_buf_puts(b, "\n") == 0 ? 0
+	                                                                       : bg_error_oom(ctx);
+	json_object_put(top);
+	return error;
+}

@@ -1,0 +1,184 @@
+/*
+ * report_markdown.c -- the trend report as Markdown, for an issue or a PR
+ * comment.
+ *
+ * Tables only, no charts: a comment box shows neither SVG nor scripts.  The
+ * summary, the steps worst first, what the newest commit is flagged for and
+ * the noisiest series come first, since a comment is read from the top and
+ * seldom to the end.
+ */
+#include <stdlib.h>
+
+#include "report_model.h"
+
+/* Text for a table cell: no pipes or line breaks. */
+static int md_cell(bg_buf *b, const char *text)
+{
+	const char *p;
+	int error = 0;
+
+	for (p = text ? text : ""; *p && !error; p++) {
+		if (*p == '|')
+			error = bg_buf_puts(b, "\\|");
+		else if (*p == '<')
+			error = bg_buf_puts(b, "&lt;");
+		else if (*p == '>')
+			error = bg_buf_puts(b, "&gt;");
+		else if (*p == '\n' || *p == '\r')
+			error = bg_buf_puts(b, " ");
+		else
+			error = bg_buf_put(b, p, 1);
+	}
+	return error;
+}
+
+static int md_summary_line(const bg_report *r, bg_buf *b)
+{
+	char from[32], to[32];
+	size_t i;
+	int e = 0;
+
+	bg_report__fmt_date(from, sizeof(from), r->since, "%Y-%m-%d");
+	bg_report__fmt_date(to, sizeof(to), r->now, "%Y-%m-%d %H:%M UTC");
+	e |= bg_buf_printf(b, "Runs from %s to %s", r->since ? from : "the first run", to);
+	if (r->by_git)
+		e |= bg_buf_printf(b, " on the first-parent history of `%s`", r->branch);
+	else
+		e |= bg_buf_puts(b, " in run-time order");
+	e |= bg_buf_printf(b, ": %zu series, %zu runs, %zu commits.", r->nseries, r->nruns,
+	                   r->ncommits);
+	if (r->excluded)
+		e |= bg_buf_printf(b, " %zu runs on other branches left out.", r->excluded);
+	e |= bg_buf_puts(b, "\nMachine");
+	e |= bg_buf_puts(b, r->nmachines == 1 ? ": " : "s: ");
+	for (i = 0; i < r->nmachines; i++)
+		e |= bg_buf_printf(b, "%s`%s`%s%s%s", i ? ", " : "", r->machines[i],
+		                   r->cpus[i] ? " (" : "", r->cpus[i] ? r->cpus[i] : "",
+		                   r->cpus[i] ? ")" : "");
+	if (!r->nmachines)
+		e |= bg_buf_puts(b, "none");
+	e |= bg_buf_printf(b,
+	                   ".\n\n**Steps in the period:** %zu regression%s, %zu improvement%s. "
+	                   "**Newest commit** (check against the rolling baseline): %zu "
+	                   "regression%s, %zu improvement%s, %zu unchanged, %zu without a "
+	                   "baseline.\n\n",
+	                   r->steps[0], r->steps[0] == 1 ? "" : "s", r->steps[1],
+	                   r->steps[1] == 1 ? "" : "s", r->latest[BG_VERDICT_REGRESSION],
+	                   r->latest[BG_VERDICT_REGRESSION] == 1 ? "" : "s",
+	                   r->latest[BG_VERDICT_IMPROVEMENT],
+	                   r->latest[BG_VERDICT_IMPROVEMENT] == 1 ? "" : "s",
+	                   r->latest[BG_VERDICT_UNCHANGED], r->latest[BG_VERDICT_NO_BASELINE]);
+	return e ? BG_ENOMEM : 0;
+}
+
+static int md_step_row(const bg_report *r, const rep_series *s, const bg_changepoint *c,
+                       int with_series, bg_buf *b)
+{
+	const rep_run *before = bg_report__point_run(r, s, c->index - 1),
+	              *after = bg_report__point_run(r, s, c->index);
+	disp_unit d = bg_report__display_unit(s);
+	char pct[32];
+	int e = 0;
+
+	bg_report__fmt_pct(pct, sizeof(pct), c->change);
+	e |= bg_buf_puts(b, "| ");
+	if (with_series)
+		e |= bg_buf_printf(b, "`%s` | ", s->name);
+	e |= bg_buf_printf(b, "`%.7s..%.7s` | %.4g %s | %.4g %s | %s | %.2g | %s | ",
+	                   before->row.sha, after->row.sha, c->before * d.scale, d.unit,
+	                   c->after * d.scale, d.unit, pct, c->p,
+	                   bg_verdict_name(bg_report__step_verdict(s, c)));
+	e |= md_cell(b, after->row.subject);
+	e |= bg_buf_puts(b, " |\n");
+	return e ? BG_ENOMEM : 0;
+}
+
+static const char md_step_head[] =
+        "| commits | before | after | change | p | verdict | first commit after |\n"
+        "|---|---:|---:|---:|---:|---|---|\n";
+static const char md_step_head_series[] =
+        "| series | commits | before | after | change | p | verdict | first commit after |\n"
+        "|---|---|---:|---:|---:|---:|---|---|\n";
+
+int bg_report__render_markdown(bg_ctx *ctx, const bg_report *r, bg_buf *b)
+{
+	const rep_series *top5[5];
+	step_ref *steps = NULL;
+	size_t i, k, n;
+	int e = 0;
+
+	e |= bg_buf_printf(b, "## benchguard report%s%s\n\n", r->project ? ": " : "",
+	                   r->project ? r->project : "");
+	e |= md_summary_line(r, b);
+	if (!(steps = bg_report__all_steps(r, &n)))
+		return bg_error_oom(ctx);
+	if (n) {
+		e |= bg_buf_puts(b, "### Steps in the period\n\n");
+		e |= bg_buf_puts(b, md_step_head_series);
+		for (i = 0; i < n; i++)
+			e |= md_step_row(r, steps[i].s, steps[i].c, 1, b);
+		e |= bg_buf_puts(b, "\n");
+	}
+	free(steps);
+	if (r->latest[BG_VERDICT_REGRESSION] + r->latest[BG_VERDICT_IMPROVEMENT]) {
+		e |= bg_buf_puts(b,
+		                 "### Flagged at the newest commit\n\n| series | commit | change | "
+		                 "p (adjusted) | baseline runs | verdict |\n"
+		                 "|---|---|---:|---:|---:|---|\n");
+		for (i = 0; i < r->nseries; i++) {
+			const rep_series *x = &r->series[i];
+			const rep_group *g = bg_report__flagged_latest(x);
+
+			if (!g)
+				continue;
+			e |= bg_buf_printf(b, "| `%s` | `%.7s` | %+.1f%% | %.2g | %zu | %s |\n",
+			                   x->name, bg_report__point_run(r, x, g->from)->row.sha,
+			                   100.0 * g->test.change, g->p_adjusted, g->test.n_base,
+			                   bg_verdict_name(g->verdict));
+		}
+		e |= bg_buf_puts(b, "\n");
+	}
+	n = bg_report__noisiest(r, top5, BG_ARRAY_SIZE(top5));
+	if (n) {
+		e |= bg_buf_puts(b, "### Noisiest series\n\n| series | noise (run-to-run CV) |\n"
+		                    "|---|---:|\n");
+		for (i = 0; i < n; i++)
+			e |= bg_buf_printf(b, "| `%s` | %.2f%% |\n", top5[i]->name,
+			                   100.0 * top5[i]->cv);
+		e |= bg_buf_puts(b, "\n");
+	}
+	if (r->nseries) {
+		e |= bg_buf_puts(b, "### Series\n\n| series | runs | newest commit | change | "
+		                    "noise (CV) | steps |\n|---|---:|---|---:|---:|---:|\n");
+		for (i = 0; i < r->nseries; i++) {
+			const rep_series *s = &r->series[i];
+			const rep_group *g = bg_report__latest_group(s);
+			char pct[32] = "";
+
+			if (g && g->verdict != BG_VERDICT_NO_BASELINE)
+				bg_report__fmt_pct(pct, sizeof(pct), g->test.change);
+			e |= bg_buf_printf(b, "| `%s` | %zu | %s | %s | %.2f%% | %zu |\n", s->name,
+			                   s->n, bg_verdict_name(bg_report__latest_verdict(s)), pct,
+			                   100.0 * s->cv, s->cps.npoints);
+		}
+		e |= bg_buf_puts(b, "\n");
+	}
+	for (i = 0; i < r->nseries; i++) {
+		const rep_series *s = &r->series[i];
+
+		e |= bg_buf_printf(b, "#### `%s`", s->name);
+		if (r->nmachines > 1)
+			e |= bg_buf_printf(b, " on `%s`", s->machine);
+		e |= bg_buf_printf(b, " (%s, %s is better)\n\n", bg_report__display_unit(s).unit,
+		                   bg_direction_name(s->direction));
+		if (!s->cps.npoints) {
+			e |= bg_buf_puts(b, "No steps.\n\n");
+			continue;
+		}
+		e |= bg_buf_puts(b, md_step_head);
+		for (k = 0; k < s->cps.npoints; k++)
+			e |= md_step_row(r, s, &s->cps.points[k], 0, b);
+		e |= bg_buf_puts(b, "\n");
+	}
+	return e ? bg_error_oom(ctx) : 0;
+}
