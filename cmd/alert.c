@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
 #include "cli.h"
 #include "internal.h"
 
@@ -54,21 +52,11 @@ static void event_clear(cli_alert_event *e)
 static int event_make(cli_state *st, const bg_config *cfg, const bg_check_result *res,
                       const char *subject, int sample, cli_alert_event *e)
 {
-	json_object *o = cli_check_json(res);
-	const char *text = o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN) : NULL;
-	size_t len = 0;
-	FILE *f;
 	int rc;
 
 	memset(e, 0, sizeof(*e));
-	e->json = text ? strdup(text) : NULL;
-	json_object_put(o);
-	if (!e->json || !(f = open_memstream(&e->markdown, &len)))
-		return bg_error_oom(st->ctx);
-	rc = cli_check_markdown(st, res, f);
-	if (fclose(f) != 0 && rc == 0)
-		rc = bg_error_oom(st->ctx);
-	if (rc < 0)
+	if ((rc = bg_check_json(st->ctx, res, &e->json)) < 0 ||
+	    (rc = bg_check_markdown(st->ctx, res, &e->markdown)) < 0)
 		return rc;
 	event_links(res->sha, &e->run_url, &e->commit_url);
 	e->ev.project = bg_config_project(cfg);

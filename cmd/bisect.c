@@ -75,14 +75,37 @@ static int prepare(bisect_state *b, size_t index, bg_commit *commit, bg_worktree
 	return 0;
 }
 
-/* A side of a pair: commit `commit` in `cwd`, tagged key=value (in tag[]). */
-static cli_run_side side_of(const cli_run_flags *f, const bg_commit *commit, const char *cwd,
-                            const char *key, const char *value, char *tag, size_t size)
+/* One run of the bisected benchmark at `commit` in `cwd`, tagged key=value. */
+static int run_one(bisect_state *b, const bg_commit *commit, const char *cwd, const char *key,
+                   const char *value)
 {
-	cli_run_side s = { f, commit, cwd, tag };
+	const char **tags = NULL;
+	bg_suite_output out;
+	bg_suite_opts so;
+	char tag[128];
+	size_t i;
+	int rc;
 
-	snprintf(tag, size, "%s=%s", key, value);
-	return s;
+	snprintf(tag, sizeof(tag), "%s=%s", key, value);
+	cli_suite_opts(b->st, b->env, b->rflags, &so);
+	if (!(tags = calloc(b->rflags->ntags + 2, sizeof(char *))))
+		return bg_error_oom(b->st->ctx);
+	for (i = 0; i < b->rflags->ntags; i++)
+		tags[i] = b->rflags->tags[i];
+	tags[i] = tag;
+	so.tags = tags;
+	so.commit = commit;
+	so.cwd = cwd;
+	so.runs = 1;
+	so.paired = 1;
+	so.only = b->only;
+	so.filter = NULL;
+	so.event = cli_quiet_events();
+	memset(&out, 0, sizeof(out));
+	rc = bg_suite_run(b->st->ctx, b->env->store, &so, &out);
+	bg_suite_output_clear(&out);
+	free(tags);
+	return rc;
 }
 
 static int prepare_good(bisect_state *b)
@@ -134,21 +157,20 @@ static int measure(bg_ctx *ctx, size_t index, size_t runs, void *data, double **
 	if (np < runs) {
 		if ((rc = prepare_good(b)) < 0 || (rc = prepare(b, index, &commit, &wt)) != 0)
 			goto cleanup;
-		{
-			cli_run_flags f = *b->rflags;
-			cli_run_side ps, gs;
-			char ptag[128], gtag[128];
-			int64_t pid, gid;
-
-			f.only = b->only;
-			ps = side_of(&f, &commit, wt.path, "bisect-good", b->shas[0], ptag,
-			             sizeof(ptag));
-			gs = side_of(&f, &b->good, b->good_wt.path, "bisect-probe", b->shas[index],
-			             gtag, sizeof(gtag));
-			for (k = np; k < runs; k++)
-				if ((rc = cli_run_pair(b->st, b->env, (int)k, &ps, &gs, &pid, &gid,
-				                       NULL)) < 0)
-					goto cleanup;
+		/* ABBA: the probe first in even pairs, the good end first in odd ones. */
+		for (k = np; k < runs; k++) {
+			cli_info(b->st, "bisect: %.12s, pair %zu of %zu", b->shas[index], k + 1,
+			         runs);
+			if (k % 2 == 0 &&
+			    ((rc = run_one(b, &commit, wt.path, "bisect-good", b->shas[0])) < 0 ||
+			     (rc = run_one(b, &b->good, b->good_wt.path, "bisect-probe",
+			                   b->shas[index])) < 0))
+				goto cleanup;
+			if (k % 2 == 1 &&
+			    ((rc = run_one(b, &b->good, b->good_wt.path, "bisect-probe",
+			                   b->shas[index])) < 0 ||
+			     (rc = run_one(b, &commit, wt.path, "bisect-good", b->shas[0])) < 0))
+				goto cleanup;
 		}
 		free(p);
 		free(g);
@@ -208,57 +230,82 @@ static void progress(const bg_bisect_step *s, size_t k, size_t total, void *data
 		         s->by_distance ? ", nearer end" : "");
 }
 
+static void on_pair(size_t k, size_t of, int ref_first, void *data)
+{
+	cli_info(data, "bisect: the ends, pair %zu of %zu (%s first)", k, of,
+	         ref_first ? "good" : "bad");
+}
+
+static void on_look(size_t look, size_t looks, size_t pairs, size_t open, double seconds,
+                    void *data)
+{
+	cli_info(data,
+	         "bisect: the ends, look %zu of %zu at %zu pairs: %zu series undecided "
+	         "(%.1f s)",
+	         look, looks, pairs, open, seconds);
+}
+
 /*
- * The ends: at least `runs` pairs of runs of the (filtered) suite, tagged
- * `bisect-end=<the other end>`; what is missing is measured interleaved,
- * good and bad in ABBA order, so that a machine that speeds up or slows
- * down for a while does not land on one end only.
+ * The ends, judged like `compare` (bg_pairs_run): pairs of the (filtered)
+ * suite tagged `bisect-end=<the other end>`, good and bad in ABBA order, so
+ * that a machine that speeds up or slows down for a while does not land on
+ * one end only; sequential looks from `runs` pairs up to `cap`.  Pairs
+ * already stored are reused, so a rerun reaches the same verdict at once.
  */
-static int measure_ends(bisect_state *b, int runs, int64_t **gids, int64_t **bids, ends_info *e)
+static int measure_ends(bisect_state *b, const bg_check_opts *co, int runs, int cap,
+                        bg_check_result **res, int64_t **gids, int64_t **bids, ends_info *e)
 {
 	bg_commit bad;
 	bg_worktree bad_wt;
-	size_t ng = 0, nb = 0, have;
-	int k, rc;
+	bg_pairs_opts po;
+	char gtag[128], btag[128];
+	size_t ng = 0, nb = 0;
+	int rc;
 
 	memset(&bad, 0, sizeof(bad));
 	memset(&bad_wt, 0, sizeof(bad_wt));
 	if ((rc = tagged_runs(b, b->shas[0], "bisect-end", b->shas[b->n], gids, &ng)) < 0 ||
 	    (rc = tagged_runs(b, b->shas[b->n], "bisect-end", b->shas[0], bids, &nb)) < 0)
 		return rc;
-	have = ng < nb ? ng : nb;
-	e->good_reused = e->bad_reused = have >= (size_t)runs;
-	if (have < (size_t)runs) {
-		if ((rc = prepare_good(b)) < 0)
-			goto cleanup;
-		if ((rc = prepare(b, b->n, &bad, &bad_wt)) != 0) {
-			if (rc == 1)
-				rc = bg_error_set(b->st->ctx, BG_EBUILD,
-				                  "the bad end %.12s does not build",
-				                  b->shas[b->n]);
-			goto cleanup;
-		}
-		{
-			char gtag[128], btag[128];
-			cli_run_side gs = side_of(b->rflags, &b->good, b->good_wt.path,
-			                          "bisect-end", b->shas[b->n], gtag, sizeof(gtag));
-			cli_run_side bs = side_of(b->rflags, &bad, bad_wt.path, "bisect-end",
-			                          b->shas[0], btag, sizeof(btag));
-			int64_t gid, bid;
-
-			for (k = (int)have; k < runs; k++)
-				if ((rc = cli_run_pair(b->st, b->env, k, &gs, &bs, &gid, &bid,
-				                       NULL)) < 0)
-					goto cleanup;
-		}
-		free(*gids);
-		free(*bids);
-		*gids = *bids = NULL;
-		if ((rc = tagged_runs(b, b->shas[0], "bisect-end", b->shas[b->n], gids, &ng)) < 0 ||
-		    (rc = tagged_runs(b, b->shas[b->n], "bisect-end", b->shas[0], bids, &nb)) < 0)
-			goto cleanup;
+	e->good_reused = e->bad_reused = (ng < nb ? ng : nb) >= (size_t)runs;
+	free(*gids);
+	free(*bids);
+	*gids = *bids = NULL;
+	if ((rc = prepare_good(b)) < 0)
+		goto cleanup;
+	if ((rc = prepare(b, b->n, &bad, &bad_wt)) != 0) {
+		if (rc == 1)
+			rc = bg_error_set(b->st->ctx, BG_EBUILD, "the bad end %.12s does not build",
+			                  b->shas[b->n]);
+		goto cleanup;
 	}
-	e->npairs = ng < nb ? ng : nb;
+	snprintf(gtag, sizeof(gtag), "bisect-end=%s", b->shas[b->n]);
+	snprintf(btag, sizeof(btag), "bisect-end=%s", b->shas[0]);
+	memset(&po, 0, sizeof(po));
+	cli_suite_opts(b->st, b->env, b->rflags, &po.run);
+	po.run.event = cli_quiet_events();
+	po.ref.commit = &b->good;
+	po.ref.cwd = b->good_wt.path;
+	po.ref.tag = gtag;
+	po.cand.commit = &bad;
+	po.cand.cwd = bad_wt.path;
+	po.cand.tag = btag;
+	po.first = (size_t)runs;
+	po.max = (size_t)cap;
+	po.thresholds = co->thresholds;
+	po.reuse = 1;
+	po.look = on_look;
+	po.pair = on_pair;
+	po.look_data = b->st;
+	if ((rc = bg_pairs_run(b->st->ctx, b->env->store, &po, res)) < 0)
+		goto cleanup;
+	if ((rc = tagged_runs(b, b->shas[0], "bisect-end", b->shas[b->n], gids, &ng)) < 0 ||
+	    (rc = tagged_runs(b, b->shas[b->n], "bisect-end", b->shas[0], bids, &nb)) < 0)
+		goto cleanup;
+	/* The pairs the verdict used (later ones belong to no decision). */
+	e->npairs = (size_t)(*res)->window;
+	if (e->npairs > (ng < nb ? ng : nb))
+		e->npairs = ng < nb ? ng : nb;
 	rc = 0;
 cleanup:
 	bg_commit_clear(&bad);
@@ -423,7 +470,7 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 	size_t ngids = 0, nbids = 0, nrange = 0, i, np = 0;
 	double *gv = NULL, *bv = NULL;
 	const bg_verdict_row *target = NULL;
-	int opt, rc = 0, n, end_runs, end_cap, more, max_runs = 12;
+	int opt, rc = 0, n, end_runs, end_cap, max_runs = 12;
 
 	memset(&b, 0, sizeof(b));
 	memset(&br, 0, sizeof(br));
@@ -506,48 +553,18 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 	cli_info(st, "bisect: %zu commits from %.12s (good) to %.12s (bad), about %zu steps", b.n,
 	         cg.sha, cb.sha, bg_bisect_estimate(b.n));
 
-	/*
-	 * The ends, judged like `compare`.  Ends that differ by min_change or
-	 * more without significance are ambiguous, as a probe can be: they get
-	 * more pairs, up to twice --runs (or --max-runs if more), before
-	 * bisect says there is nothing to find.  A rerun finds all the pairs
-	 * stored and judges them at once, so it reaches the same verdict.
-	 */
+	/* The ends, judged like `compare`: sequential pairs up to end_cap. */
 	cli_check_opts(&cflags, b.env->config, &o);
-	for (more = end_runs;; more = end_cap) {
-		bg_check_result_free(res);
-		res = NULL;
-		free(gids);
-		free(bids);
-		gids = bids = NULL;
-		if ((rc = measure_ends(&b, more, &gids, &bids, &e)) < 0)
-			goto cleanup;
-		ngids = nbids = e.npairs;
-		o.baseline_branch = NULL;
-		o.window = o.min_runs = 2;
-		o.paired = 1;
-		o.baseline = gids;
-		o.nbaseline = ngids;
-		o.runs = bids;
-		o.nruns = nbids;
-		if ((rc = bg_check_run(st->ctx, b.env->store, b.env->repo, &o, &res)) < 0)
-			goto cleanup;
-		for (i = 0; i < res->nrows; i++) {
-			const bg_verdict_row *r = &res->rows[i];
-			if (r->verdict != BG_VERDICT_REGRESSION)
-				continue;
-			if (!target || r->p_adjusted < target->p_adjusted ||
-			    (!(r->p_adjusted > target->p_adjusted) &&
-			     r->test.change > target->test.change))
-				target = r;
-		}
-		if (target || e.npairs >= (size_t)end_cap ||
-		    !cli_check_ambiguous(res, o.thresholds.min_change, 1))
-			break;
-		cli_info(st,
-		         "bisect: the ends differ by more than the minimum change but not "
-		         "significantly in %zu pairs; measuring up to %d",
-		         e.npairs, end_cap);
+	if ((rc = measure_ends(&b, &o, end_runs, end_cap, &res, &gids, &bids, &e)) < 0)
+		goto cleanup;
+	ngids = nbids = e.npairs;
+	for (i = 0; i < res->nrows; i++) {
+		const bg_verdict_row *r = &res->rows[i];
+		if (r->verdict != BG_VERDICT_REGRESSION)
+			continue;
+		if (!target || r->p_adjusted < target->p_adjusted ||
+		    (!(r->p_adjusted > target->p_adjusted) && r->test.change > target->test.change))
+			target = r;
 	}
 	if (!target) {
 		if (st->format == CLI_JSON) {

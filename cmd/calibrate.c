@@ -49,11 +49,11 @@ static void series_free(cal_series *s, size_t n)
 }
 
 /* Gathers each series' run summaries from the runs just made, sorted by name. */
-static int gather(cli_state *st, const cli_run_output *out, cal_series **list, size_t *n)
+static int gather(cli_state *st, const bg_suite_output *out, cal_series **list, size_t *n)
 {
 	cal_series *s = NULL;
-	size_t ns = 0, cap = 0, i, j;
-	int k, rc;
+	size_t ns = 0, cap = 0, i, j, k;
+	int rc;
 
 	*list = NULL;
 	*n = 0;
@@ -105,20 +105,20 @@ static json_object *num(double v)
 	return isfinite(v) ? json_object_new_double(v) : NULL;
 }
 
-static int print_json(cli_state *st, const cli_env *env, const cli_run_output *out,
-                      const cal_series *s, size_t n, double alpha, int window, double change)
+static int print_json(cli_state *st, const cli_env *env, const bg_commit *head,
+                      const bg_suite_output *out, const cal_series *s, size_t n, double alpha,
+                      int window, double change)
 {
 	json_object *top = json_object_new_object(), *arr = json_object_new_array();
 	json_object *ids = json_object_new_array();
-	size_t i;
-	int k;
+	size_t i, k;
 
 	for (k = 0; k < out->nruns; k++)
 		json_object_array_add(ids, json_object_new_int64(out->ids[k]));
-	json_object_object_add(top, "commit", json_object_new_string(out->head.sha));
+	json_object_object_add(top, "commit", json_object_new_string(head->sha));
 	json_object_object_add(top, "machine",
 	                       json_object_new_string(bg_machine_fingerprint(env->machine)));
-	json_object_object_add(top, "runs", json_object_new_int(out->nruns));
+	json_object_object_add(top, "runs", json_object_new_int64((int64_t)out->nruns));
 	json_object_object_add(top, "run_ids", ids);
 	json_object_object_add(top, "alpha", json_object_new_double(alpha));
 	json_object_object_add(top, "window", json_object_new_int(window));
@@ -227,7 +227,8 @@ int cmd_calibrate(cli_state *st, int argc, char **argv)
 	const cli_command *self = cli_find_command("calibrate");
 	const bg_thresholds *th;
 	cli_run_flags flags;
-	cli_run_output out;
+	bg_suite_output out;
+	bg_commit head;
 	cal_series *series = NULL;
 	size_t nseries = 0, i;
 	double change = 0.05;
@@ -236,6 +237,7 @@ int cmd_calibrate(cli_state *st, int argc, char **argv)
 
 	memset(&env, 0, sizeof(env));
 	memset(&out, 0, sizeof(out));
+	memset(&head, 0, sizeof(head));
 	cli_run_flags_init(&flags);
 	flags.nruns = 10;
 	/* Room for every --tag plus calibrate=1 (cli_run_option sizes it only when absent). */
@@ -278,7 +280,8 @@ int cmd_calibrate(cli_state *st, int argc, char **argv)
 	flags.tags[flags.ntags++] = "calibrate=1";
 	if ((rc = cli_open_repo(st, &env)) < 0 || (rc = cli_load_config(st, &env)) < 0 ||
 	    (rc = cli_detect_machine(st, &env, flags.machine)) < 0 ||
-	    (rc = cli_open_store(st, &env)) < 0 || (rc = cli_run_suite(st, &env, &flags, &out)) < 0)
+	    (rc = cli_open_store(st, &env)) < 0 ||
+	    (rc = cli_run_worktree(st, &env, &flags, &head, &out)) < 0)
 		goto cleanup;
 	th = bg_config_thresholds(env.config);
 	window = bg_config_baseline(env.config)->window;
@@ -303,14 +306,15 @@ int cmd_calibrate(cli_state *st, int argc, char **argv)
 			goto cleanup;
 	}
 	rc = st->format == CLI_JSON
-	             ? print_json(st, &env, &out, series, nseries, th->alpha, window, change)
+	             ? print_json(st, &env, &head, &out, series, nseries, th->alpha, window, change)
 	             : print_table(st, series, nseries, th->alpha, window, change);
 	if (rc == 0 && out.failed)
 		rc = 3;
 
 cleanup:
 	series_free(series, nseries);
-	cli_run_output_clear(&out);
+	bg_suite_output_clear(&out);
+	bg_commit_clear(&head);
 	cli_run_flags_clear(&flags);
 	cli_env_clear(&env);
 	return rc;

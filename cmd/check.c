@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
 #include "cli.h"
 #include "internal.h"
 
@@ -77,20 +75,6 @@ int cli_check_option(cli_state *st, cli_check_flags *f, int opt, const char *arg
 	}
 }
 
-int cli_check_ambiguous(const bg_check_result *res, double min_change, int worse_only)
-{
-	size_t i;
-
-	for (i = 0; i < res->nrows; i++) {
-		double c = res->rows[i].test.change;
-
-		if (res->rows[i].verdict == BG_VERDICT_UNCHANGED &&
-		    (c >= min_change || (!worse_only && -c >= min_change)))
-			return 1;
-	}
-	return 0;
-}
-
 void cli_check_opts(const cli_check_flags *f, const bg_config *cfg, bg_check_opts *o)
 {
 	const bg_baseline_cfg *b = bg_config_baseline(cfg);
@@ -116,150 +100,25 @@ void cli_check_opts(const cli_check_flags *f, const bg_config *cfg, bg_check_opt
 
 /* ---------------------------------------------------------------- output */
 
-static json_object *num(double v)
+/* The verdict table for a terminal: the Markdown's cells, aligned. */
+static cli_table *verdict_table(const bg_check_result *res, int with_confirm)
 {
-	/* JSON has no NaN or infinity: an undefined number is null. */
-	return isfinite(v) ? json_object_new_double(v) : NULL;
-}
-
-static json_object *str(const char *s)
-{
-	return s ? json_object_new_string(s) : NULL;
-}
-
-static int tested(const bg_verdict_row *r)
-{
-	return r->verdict == BG_VERDICT_REGRESSION || r->verdict == BG_VERDICT_IMPROVEMENT ||
-	       r->verdict == BG_VERDICT_UNCHANGED;
-}
-
-json_object *cli_check_json(const bg_check_result *res)
-{
-	json_object *top = json_object_new_object(), *run = json_object_new_object();
-	json_object *base = json_object_new_object(), *results = json_object_new_array();
-	json_object *summary = json_object_new_object();
-	size_t i;
-	int v;
-
-	json_object_object_add(run, "id", json_object_new_int64(res->run_id));
-	json_object_object_add(run, "commit", json_object_new_string(res->sha));
-	json_object_object_add(run, "branch", str(res->branch));
-	json_object_object_add(run, "machine", str(res->machine));
-	json_object_object_add(run, "dirty", json_object_new_boolean(res->dirty));
-	json_object_object_add(base, "branch", str(res->baseline_branch));
-	json_object_object_add(base, "window", json_object_new_int(res->window));
-	json_object_object_add(base, "from", json_object_new_string(res->baseline_from));
-	for (i = 0; i < res->nrows; i++) {
-		const bg_verdict_row *r = &res->rows[i];
-		json_object *o = json_object_new_object();
-		int t = tested(r);
-
-		json_object_object_add(o, "series", str(r->series));
-		json_object_object_add(o, "benchmark", str(r->benchmark));
-		json_object_object_add(o, "metric", str(r->metric));
-		json_object_object_add(o, "unit", str(r->unit));
-		json_object_object_add(o, "direction",
-		                       r->metric ? str(bg_direction_name(r->direction)) : NULL);
-		json_object_object_add(o, "verdict", str(bg_verdict_name(r->verdict)));
-		json_object_object_add(o, "baseline_mean", t ? num(r->test.base_mean) : NULL);
-		json_object_object_add(o, "baseline_ci", t ? num(r->test.base_ci) : NULL);
-		json_object_object_add(o, "current_mean", t ? num(r->test.cur_mean) : NULL);
-		json_object_object_add(o, "change", t ? num(r->test.change) : NULL);
-		json_object_object_add(o, "p_value", t ? num(r->test.p_worse) : NULL);
-		json_object_object_add(o, "p_adjusted", t ? num(r->p_adjusted) : NULL);
-		json_object_object_add(o, "p_improvement", t ? num(r->test.p_better) : NULL);
-		json_object_object_add(o, "p_improvement_adjusted",
-		                       t ? num(r->p_better_adjusted) : NULL);
-		json_object_object_add(o, "effect_size", t ? num(r->test.effect) : NULL);
-		json_object_object_add(o, "mde", t ? num(r->test.mde) : NULL);
-		json_object_object_add(o, "baseline_runs",
-		                       json_object_new_int64((int64_t)r->baseline_runs));
-		json_object_object_add(o, "outlier_samples",
-		                       json_object_new_int64((int64_t)r->outlier_samples));
-		json_object_object_add(o, "baseline_outliers",
-		                       json_object_new_int64((int64_t)r->baseline_outliers));
-		json_object_object_add(o, "baseline_cv",
-		                       t && fabs(r->test.base_mean) > 0
-		                               ? num(r->test.base_sd / fabs(r->test.base_mean))
-		                               : NULL);
-		json_object_object_add(o, "current_runs",
-		                       json_object_new_int64((int64_t)r->current_runs));
-		json_object_object_add(o, "samples", json_object_new_int64((int64_t)r->samples));
-		if (r->message)
-			json_object_object_add(o, "message", str(r->message));
-		json_object_array_add(results, o);
-	}
-	for (v = 0; v < BG_VERDICT_COUNT; v++)
-		json_object_object_add(summary, bg_verdict_name((bg_verdict)v),
-		                       json_object_new_int64((int64_t)res->count[v]));
-	json_object_object_add(top, "run", run);
-	json_object_object_add(top, "baseline", base);
-	json_object_object_add(top, "results", results);
-	json_object_object_add(top, "summary", summary);
-	return top;
-}
-
-static void fmt_p(char *buf, size_t n, double p)
-{
-	if (!isfinite(p))
-		snprintf(buf, n, "-");
-	else if (p < 1e-4)
-		snprintf(buf, n, "<0.0001");
-	else
-		snprintf(buf, n, "%.4f", p);
-}
-
-/* The verdict table; `md` selects Markdown (with emphasis on what failed). */
-static cli_table *verdict_table(const bg_check_result *res, int md)
-{
-	static const char *const head[] = { "verdict", "series", "baseline", "current",
-		                            "change",  "p",      "g",        "runs" };
-	cli_table *t = cli_table_new(8, head, "llrrrrrr");
-	size_t i;
+	static const char *const head[] = { "verdict", "series", "baseline",
+		                            "current", "change", "p",
+		                            "g",       "runs",   "confirmation" };
+	size_t ncols = with_confirm ? 9 : 8, i, k;
+	cli_table *t = cli_table_new(ncols, head, "llrrrrrrl");
 
 	if (!t)
 		return NULL;
 	for (i = 0; i < res->nrows; i++) {
-		const bg_verdict_row *r = &res->rows[i];
-		char verdict[48], series[512], base[160], cur[48], change[32], p[24], g[24],
-		        runs[32];
-		char a[48], b[48];
-		const char *cells[8];
+		char cells[9][192];
+		const char *row[9];
 
-		snprintf(verdict, sizeof(verdict),
-		         md && r->verdict == BG_VERDICT_REGRESSION ? "**%s**" : "%s",
-		         bg_verdict_name(r->verdict));
-		snprintf(series, sizeof(series), md ? "`%s`" : "%s", r->series);
-		base[0] = cur[0] = change[0] = p[0] = g[0] = '\0';
-		if (tested(r)) {
-			cli_fmt_value(a, sizeof(a), r->test.base_mean, r->unit);
-			cli_fmt_value(b, sizeof(b), r->test.base_ci, r->unit);
-			snprintf(base, sizeof(base), "%s ± %s", a, b);
-			cli_fmt_value(cur, sizeof(cur), r->test.cur_mean, r->unit);
-			/* Shown as the raw direction of the mean; the verdict says good or bad. */
-			if (isfinite(r->test.change))
-				snprintf(change, sizeof(change), "%+.2f%%",
-				         100.0 * r->test.change *
-				                 (r->direction == BG_DIR_HIGHER ? -1 : 1));
-			fmt_p(p, sizeof(p),
-			      r->test.change < 0 ? r->p_better_adjusted : r->p_adjusted);
-			if (isfinite(r->test.effect))
-				snprintf(g, sizeof(g), "%.2f", r->test.effect);
-			else
-				snprintf(g, sizeof(g), "%s", r->test.effect > 0 ? "inf" : "-inf");
-		} else if (r->message) {
-			snprintf(base, sizeof(base), "%s", r->message);
-		}
-		snprintf(runs, sizeof(runs), "%zu/%zu", r->baseline_runs, r->current_runs);
-		cells[0] = verdict;
-		cells[1] = series;
-		cells[2] = base;
-		cells[3] = cur;
-		cells[4] = change;
-		cells[5] = p;
-		cells[6] = g;
-		cells[7] = runs;
-		if (cli_table_add(t, cells) < 0) {
+		bg_check__row_cells(&res->rows[i], 0, cells);
+		for (k = 0; k < 9; k++)
+			row[k] = cells[k];
+		if (cli_table_add(t, row) < 0) {
 			cli_table_free(t);
 			return NULL;
 		}
@@ -267,60 +126,39 @@ static cli_table *verdict_table(const bg_check_result *res, int md)
 	return t;
 }
 
-static void summary_line(FILE *f, const bg_check_result *res)
-{
-	int v, first = 1;
-
-	for (v = 0; v < BG_VERDICT_COUNT; v++) {
-		if (!res->count[v])
-			continue;
-		fprintf(f, "%s%zu %s", first ? "" : ", ", res->count[v],
-		        bg_verdict_name((bg_verdict)v));
-		first = 0;
-	}
-	fputc('\n', f);
-}
-
 int cli_check_markdown(cli_state *st, const bg_check_result *res, FILE *f)
 {
-	cli_state md = *st;
-	cli_table *t = verdict_table(res, 1);
+	char *md = NULL;
+	int rc;
 
-	if (!t)
-		return bg_error_oom(st->ctx);
-	md.format = CLI_MARKDOWN;
-	md.color = 0;
-	fprintf(f, "### benchguard: %s\n\n",
-	        res->count[BG_VERDICT_FAILED]       ? "benchmarks failed"
-	        : res->count[BG_VERDICT_REGRESSION] ? "performance regression"
-	                                            : "no regression");
-	if (res->baseline_branch)
-		fprintf(f,
-		        "Commit `%.12s`%s%s%s on machine `%s`, against `%s` (window %d, from "
-		        "`%.12s`).\n\n",
-		        res->sha, res->branch ? " (" : "", res->branch ? res->branch : "",
-		        res->branch ? ")" : "", res->machine, res->baseline_branch, res->window,
-		        res->baseline_from);
-	else
-		fprintf(f,
-		        "Commit `%.12s` against commit `%.12s` on machine `%s` (%d runs each).\n\n",
-		        res->sha, res->baseline_from, res->machine, res->window);
-	cli_table_print(&md, t, f);
-	fputc('\n', f);
-	summary_line(f, res);
-	cli_table_free(t);
+	if ((rc = bg_check_markdown(st->ctx, res, &md)) < 0)
+		return rc;
+	fputs(md, f);
+	free(md);
 	return 0;
 }
 
 int cli_check_print(cli_state *st, const bg_check_result *res)
 {
+	bg_buf line = BG_BUF_INIT;
+	char *json = NULL;
 	cli_table *t;
+	size_t i;
+	int rc, confirmed = 0;
 
-	if (st->format == CLI_JSON)
-		return cli_print_json(st, cli_check_json(res));
+	if (st->format == CLI_JSON) {
+		if ((rc = bg_check_json(st->ctx, res, &json)) < 0)
+			return rc;
+		fputs(json, stdout);
+		free(json);
+		return 0;
+	}
 	if (st->format == CLI_MARKDOWN)
 		return cli_check_markdown(st, res, stdout);
-	if (!(t = verdict_table(res, 0)))
+	for (i = 0; i < res->nrows; i++)
+		confirmed |=
+		        res->rows[i].confirm.status != BG_CONFIRM_NONE || res->rows[i].undecided;
+	if (!(t = verdict_table(res, confirmed)))
 		return bg_error_oom(st->ctx);
 	if (res->baseline_branch)
 		printf("commit %.12s%s%s%s on %s, baseline %s (window %d, from %.12s)\n", res->sha,
@@ -328,11 +166,16 @@ int cli_check_print(cli_state *st, const bg_check_result *res)
 		       res->branch ? ")" : "", res->machine, res->baseline_branch, res->window,
 		       res->baseline_from);
 	else
-		printf("commit %.12s against %.12s on %s (%d runs each)\n", res->sha,
+		printf("commit %.12s against %.12s on %s (%d pairs)\n", res->sha,
 		       res->baseline_from, res->machine, res->window);
 	cli_table_print(st, t, stdout);
-	summary_line(stdout, res);
 	cli_table_free(t);
+	if (bg_check__summary_line(res, &line) < 0) {
+		bg_buf_clear(&line);
+		return bg_error_oom(st->ctx);
+	}
+	fputs(line.ptr, stdout);
+	bg_buf_clear(&line);
 	return 0;
 }
 

@@ -57,13 +57,9 @@ typedef struct {
 	double timeout;                       /* 0: config */
 	const char **tags;
 	size_t ntags;
-	char *const *only;  /* if set, only these benchmarks (exact names) */
-	const char *commit; /* --commit REV: the suite at that commit, in a cached worktree */
-	int retry_build;    /* --retry-build: build again a commit whose build failed before */
-	/* A pinned commit and its checkout: when `at` is set, runs are stored
-	 * under it (clean), commands run in `cwd`, and nothing is built. */
-	const bg_commit *at;
-	const char *cwd;
+	char *const *only;       /* if set, only these benchmarks (exact names) */
+	const char *commit;      /* --commit REV: the suite at that commit, in a cached worktree */
+	int retry_build;         /* --retry-build: build again a commit whose build failed before */
 	const bg_config *config; /* the suite to run; NULL: env->config */
 } cli_run_flags;
 
@@ -94,42 +90,23 @@ enum {
 		{ "retry-build", no_argument, NULL, CLI_OPT_RETRY_BUILD }
 /* clang-format on */
 
-/* What a `run` made: one stored run (and its results) per --runs. */
-typedef struct {
-	bg_commit head;
-	int64_t *ids;
-	bg_results **res;
-	int nruns;
-	int failed; /* benchmarks that failed, over all runs */
-} cli_run_output;
-
 void cli_run_flags_init(cli_run_flags *f);
 void cli_run_flags_clear(cli_run_flags *f);
 /* 1 if `opt` was a run flag (taken), 0 if not, < 0 on a bad value. */
 int cli_run_option(cli_state *st, cli_run_flags *f, int argc, int opt, const char *arg);
-/* Builds and runs the suite in env (repo, config, machine and store open). */
-int cli_run_suite(cli_state *st, cli_env *env, const cli_run_flags *f, cli_run_output *out);
-void cli_run_output_clear(cli_run_output *out);
-
-/* One side of an interleaved measurement: the suite `flags` select, at a
- * pinned commit's checkout (`at`, `cwd`) or, with `at` NULL, the working
- * tree, with one tag more ("K=V") when `tag` is set. */
-typedef struct {
-	const cli_run_flags *flags;
-	const bg_commit *at;
-	const char *cwd;
-	const char *tag;
-} cli_run_side;
-
-/* One run of a side: *id the run; its failed benchmarks added to *failed (may be NULL). */
-int cli_run_once(cli_state *st, cli_env *env, const cli_run_side *side, int64_t *id, int *failed);
-/*
- * Pair k of an interleaved measurement in ABBA order: a then b for even k,
- * b then a for odd k, so that a machine speeding up or slowing down lands on
- * both sides alike.
- */
-int cli_run_pair(cli_state *st, cli_env *env, int k, const cli_run_side *a, const cli_run_side *b,
-                 int64_t *id_a, int64_t *id_b, int *failed);
+/* The library's suite options from the flags, with the CLI's progress lines. */
+void cli_suite_opts(cli_state *st, cli_env *env, const cli_run_flags *f, bg_suite_opts *o);
+/* Events that draw the progress bar only (paired runs), and report failures. */
+bg_suite_event_cb cli_quiet_events(void);
+/* The suite's build in `cwd`; a failure prints the log's tail, then BG_EBUILD. */
+int cli_build(cli_state *st, cli_env *env, const char *cwd);
+/* "the working tree has uncommitted changes" when HEAD is dirty. */
+void cli_warn_dirty(cli_state *st, const bg_commit *head);
+/* "stored N runs at SHA on machine M in DB". */
+void cli_say_stored(cli_state *st, cli_env *env, const bg_commit *head, size_t nruns);
+/* `run` at the working tree: HEAD, the build (unless --no-build), the runs. */
+int cli_run_worktree(cli_state *st, cli_env *env, const cli_run_flags *f, bg_commit *head,
+                     bg_suite_output *out);
 
 /* Flags of the verdict, shared by `check` and `ci` (unset: from the config). */
 typedef struct {
@@ -166,15 +143,10 @@ void cli_check_flags_init(cli_check_flags *f);
 /* 1 if `opt` was a verdict flag (taken), 0 if not, < 0 on a bad value. */
 int cli_check_option(cli_state *st, cli_check_flags *f, int opt, const char *arg);
 void cli_check_opts(const cli_check_flags *f, const bg_config *cfg, bg_check_opts *o);
-/*
- * 1 if some series of `res` is unchanged yet moved by min_change or more
- * (worse only, or either way): an undecided comparison that more interleaved
- * pairs may settle, as compare and bisect's ends do.
- */
-int cli_check_ambiguous(const bg_check_result *res, double min_change, int worse_only);
+/* The verdict on stdout: a table, Markdown or JSON (--format). */
 int cli_check_print(cli_state *st, const bg_check_result *res);
+/* Its Markdown (the step summary) into f. */
 int cli_check_markdown(cli_state *st, const bg_check_result *res, FILE *f);
-struct json_object *cli_check_json(const bg_check_result *res);
 
 /* Commands (one file each). */
 int cmd_init(cli_state *st, int argc, char **argv);
@@ -209,6 +181,8 @@ int cli_prepare_commit_soft(cli_state *st, cli_env *env, const char *rev, int re
                             bg_commit *commit, bg_worktree *wt);
 /* <repo root>/.benchguard/worktrees, or $BENCHGUARD_CACHE when set (caller frees). */
 char *cli_cache_dir(cli_state *st, const cli_env *env);
+/* Creates the default cache's private .benchguard/ (nothing for $BENCHGUARD_CACHE). */
+int cli_ensure_cache(cli_state *st, cli_env *env);
 /*
  * The suite as a checkout of another commit has it: its own benchguard.json
  * (at the same place as the user's), so that commit is measured as it was.
@@ -272,8 +246,6 @@ int cli_table_add(cli_table *t, const char *const *cells);
 void cli_table_print(cli_state *st, cli_table *t, FILE *f);
 void cli_table_free(cli_table *t);
 
-/* A value in a human unit: seconds as ns/µs/ms/s, bytes as KiB/MiB/GiB. */
-void cli_fmt_value(char *buf, size_t len, double v, const char *unit);
 /* Coefficient of variation in percent (0 when the mean is 0). */
 double cli_cv_percent(const bg_summary *s);
 void cli_fmt_time(char *buf, size_t len, int64_t t); /* ISO-8601 UTC */

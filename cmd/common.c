@@ -2,7 +2,7 @@
  * common.c -- plumbing every subcommand uses: option parsing with the
  * global options accepted anywhere, messages on stderr, finding the
  * repository, its configuration and its database, and output (tables in
- * table or Markdown form, human units, JSON).
+ * table or Markdown form, JSON).
  */
 #include <errno.h>
 #include <math.h>
@@ -550,44 +550,6 @@ void cli_table_free(cli_table *t)
 }
 
 /* ------------------------------------------------------------------ values */
-
-void cli_fmt_value(char *buf, size_t len, double v, const char *unit)
-{
-	static const char *const tu[] = { "s", "ms", "µs", "ns" };
-	static const char *const bu[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	double a = fabs(v);
-	size_t i = 0;
-
-	if (!strcmp(unit, "s")) {
-		while (i < 3 && a > 0 && a < 1.0) {
-			a *= 1000;
-			v *= 1000;
-			i++;
-		}
-		snprintf(buf, len, "%.4g %s", v, tu[i]);
-	} else if (!strcmp(unit, "B")) {
-		while (i < 4 && a >= 1024) {
-			a /= 1024;
-			v /= 1024;
-			i++;
-		}
-		snprintf(buf, len, i ? "%.4g %s" : "%.0f %s", v, bu[i]);
-	} else if (!strcmp(unit, "B/s") || !strcmp(unit, "items/s")) {
-		/* Rates in SI steps, as bandwidths are usually quoted. */
-		static const char *const si[] = { "", "k", "M", "G", "T" };
-		while (i < 4 && a >= 1000) {
-			a /= 1000;
-			v /= 1000;
-			i++;
-		}
-		if (unit[0] == 'B')
-			snprintf(buf, len, "%.4g %sB/s", v, si[i]);
-		else
-			snprintf(buf, len, "%.4g %s items/s", v, si[i]);
-	} else {
-		snprintf(buf, len, "%.4g %s", v, unit);
-	}
-}
 
 double cli_cv_percent(const bg_summary *s)
 {

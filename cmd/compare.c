@@ -1,13 +1,13 @@
 /*
  * compare.c -- `benchguard compare A B`: both commits checked out and built
- * in cached worktrees, then run interleaved on this machine in one session,
- * in ABBA order (A B, B A, A B, ...) so that a drift of the machine's speed
- * lands on both sides alike, and B judged against A with the statistics of
- * `check` (K runs a side: the full Welch form).  Only this session's runs
- * are judged: runs of the same commits from other times would bring back
- * the machine's slow drift that interleaving is there to cancel.
+ * in cached worktrees, then measured side by side on this machine by the
+ * library's sequential pairs (bg_pairs_run): ABBA order, so that a drift of
+ * the machine's speed lands on both sides alike; looks at K pairs, 2K, ...
+ * up to --max-runs, alpha split across the looks, each series decided at
+ * the first look that can.  Only this session's runs are judged: runs of
+ * the same commits from other times would bring back the drift that
+ * interleaving is there to cancel.
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,32 +18,50 @@
 
 #define COMPARE_RUNS 8
 
+enum { OPT_MAX_RUNS = CLI_OPT_BASE + 400 };
+
 typedef struct {
 	bg_commit commit;
 	bg_worktree wt;
-	int64_t *ids;
-	size_t nids;
 } side;
 
 static void side_clear(side *s)
 {
 	bg_commit_clear(&s->commit);
 	bg_worktree_clear(&s->wt);
-	free(s->ids);
 	memset(s, 0, sizeof(*s));
 }
 
-static int print(cli_state *st, const bg_check_result *res, const side *a, const side *b, int k)
+static void on_pair(size_t k, size_t of, int ref_first, void *data)
+{
+	cli_info(data, "compare: pair %zu of %zu (%s first)", k, of, ref_first ? "A" : "B");
+}
+
+static void on_look(size_t look, size_t looks, size_t pairs, size_t open, double seconds,
+                    void *data)
+{
+	cli_info(data, "compare: look %zu of %zu at %zu pairs: %zu series undecided (%.1f s)", look,
+	         looks, pairs, open, seconds);
+}
+
+static int print(cli_state *st, const bg_check_result *res, const side *a, const side *b)
 {
 	json_object *top, *cmp;
+	char *json = NULL;
+	int rc;
 
 	if (st->format != CLI_JSON)
 		return cli_check_print(st, res);
-	top = cli_check_json(res);
+	if ((rc = bg_check_json(st->ctx, res, &json)) < 0)
+		return rc;
+	top = json_tokener_parse(json);
+	free(json);
+	if (!top)
+		return bg_error_oom(st->ctx);
 	cmp = json_object_new_object();
 	json_object_object_add(cmp, "a", json_object_new_string(a->commit.sha));
 	json_object_object_add(cmp, "b", json_object_new_string(b->commit.sha));
-	json_object_object_add(cmp, "runs", json_object_new_int(k));
+	json_object_object_add(cmp, "runs", json_object_new_int(res->window));
 	json_object_object_add(cmp, "order", json_object_new_string("ABBA"));
 	json_object_object_add(top, "compare", cmp);
 	return cli_print_json(st, top);
@@ -53,16 +71,19 @@ int cmd_compare(cli_state *st, int argc, char **argv)
 {
 	static const struct option options[] = { CLI_RUN_LONG_OPTIONS,
 		                                 CLI_CHECK_LONG_OPTIONS,
+		                                 { "max-runs", required_argument, NULL,
+		                                   OPT_MAX_RUNS },
 		                                 { 0, 0, 0, 0 } };
 	const cli_command *self = cli_find_command("compare");
 	bg_check_result *res = NULL;
 	cli_run_flags rflags;
 	cli_check_flags cflags;
-	bg_check_opts o;
+	bg_check_opts co;
+	bg_pairs_opts po;
 	char tag[128];
 	side a, b;
 	cli_env env;
-	int opt, rc = 0, n, k, want, failed = 0;
+	int opt, rc = 0, n, k, max_runs = -1;
 
 	memset(&env, 0, sizeof(env));
 	memset(&a, 0, sizeof(a));
@@ -76,6 +97,11 @@ int cmd_compare(cli_state *st, int argc, char **argv)
 		if (opt == '?') {
 			rc = BG_EINPUT;
 			goto cleanup;
+		}
+		if (opt == OPT_MAX_RUNS) {
+			if ((rc = cli_parse_count(st, "--max-runs", optarg, 2, &max_runs)) < 0)
+				goto cleanup;
+			continue;
 		}
 		if ((n = cli_run_option(st, &rflags, argc, opt, optarg)) == 0)
 			n = cli_check_option(st, &cflags, opt, optarg);
@@ -101,6 +127,13 @@ int cmd_compare(cli_state *st, int argc, char **argv)
 		goto cleanup;
 	}
 	k = rflags.nruns;
+	/* By default an undecided comparison may double its pairs once. */
+	if (max_runs < 0)
+		max_runs = 2 * k;
+	if (max_runs < k) {
+		rc = cli_usage_error(st, "--max-runs %d is less than --runs %d", max_runs, k);
+		goto cleanup;
+	}
 	if ((rc = cli_open_repo(st, &env)) < 0 || (rc = cli_load_config(st, &env)) < 0 ||
 	    (rc = cli_detect_machine(st, &env, rflags.machine)) < 0 ||
 	    (rc = cli_open_store(st, &env)) < 0)
@@ -109,58 +142,29 @@ int cmd_compare(cli_state *st, int argc, char **argv)
 	    (rc = cli_prepare_commit(st, &env, argv[optind + 1], 0, &b.commit, &b.wt)) < 0)
 		goto cleanup;
 
-	a.ids = calloc(2 * (size_t)k, sizeof(*a.ids));
-	b.ids = calloc(2 * (size_t)k, sizeof(*b.ids));
-	if (!a.ids || !b.ids) {
-		rc = bg_error_oom(st->ctx);
-		goto cleanup;
-	}
-	/*
-	 * Every run is tagged with the pair it belongs to.  K pairs, judged; a
-	 * series that moved by min_change or more without significance leaves
-	 * the comparison undecided, as a bisect probe can be, and K more pairs
-	 * are run and everything judged again (a noisy moment of a shared
-	 * machine can hide a real 10% in 8 pairs).
-	 */
+	/* Every run is tagged with the comparison it belongs to. */
 	snprintf(tag, sizeof(tag), "compare=%.12s..%.12s", a.commit.sha, b.commit.sha);
-	cli_check_opts(&cflags, env.config, &o);
-	for (want = k;; want = 2 * k) {
-		cli_run_side sa = { &rflags, &a.commit, a.wt.path, tag };
-		cli_run_side sb = { &rflags, &b.commit, b.wt.path, tag };
-
-		for (n = (int)a.nids; n < want; n++) {
-			cli_info(st, "compare: pair %d of %d (%s first)", n + 1, want,
-			         n % 2 ? "B" : "A");
-			if ((rc = cli_run_pair(st, &env, n, &sa, &sb, &a.ids[n], &b.ids[n],
-			                       &failed)) < 0)
-				goto cleanup;
-			a.nids = b.nids = (size_t)n + 1;
-		}
-		o.baseline_branch = NULL;
-		o.window = o.min_runs = 2;
-		o.paired = 1;
-		o.baseline = a.ids;
-		o.nbaseline = a.nids;
-		o.runs = b.ids;
-		o.nruns = b.nids;
-		bg_check_result_free(res);
-		res = NULL;
-		if ((rc = bg_check_run(st->ctx, env.store, env.repo, &o, &res)) < 0)
-			goto cleanup;
-		if (want > k || !cli_check_ambiguous(res, o.thresholds.min_change, 0))
-			break;
-		cli_info(st,
-		         "compare: a change of at least %.1f%% is not significant in %d pairs; "
-		         "running %d more",
-		         100 * o.thresholds.min_change, k, k);
-	}
-	if ((rc = print(st, res, &a, &b, (int)a.nids)) < 0)
+	cli_check_opts(&cflags, env.config, &co);
+	memset(&po, 0, sizeof(po));
+	cli_suite_opts(st, &env, &rflags, &po.run);
+	po.run.event = cli_quiet_events();
+	po.ref.commit = &a.commit;
+	po.ref.cwd = a.wt.path;
+	po.ref.tag = tag;
+	po.cand.commit = &b.commit;
+	po.cand.cwd = b.wt.path;
+	po.cand.tag = tag;
+	po.first = (size_t)k;
+	po.max = (size_t)max_runs;
+	po.thresholds = co.thresholds;
+	po.look = on_look;
+	po.pair = on_pair;
+	po.look_data = st;
+	if ((rc = bg_pairs_run(st->ctx, env.store, &po, &res)) < 0)
+		goto cleanup;
+	if ((rc = print(st, res, &a, &b)) < 0)
 		goto cleanup;
 	rc = bg_check_exit_code(res);
-	/* A benchmark that failed at A alone is not in B's verdict, yet the
-	 * comparison is incomplete all the same. */
-	if (failed && rc == 0)
-		rc = 3;
 
 cleanup:
 	bg_check_result_free(res);

@@ -106,7 +106,7 @@ static void on_entry(const char *sha, int64_t last_used, uint64_t bytes, bg_gc_f
 		json_object_array_add(p->list, o);
 		return;
 	}
-	cli_fmt_value(size, sizeof(size), (double)bytes, "B");
+	bg_unit_format(size, sizeof(size), (double)bytes, "B");
 	snprintf(commit, sizeof(commit), "%.12s", sha);
 	{
 		const char *row[] = { commit, used, size, fate_name(fate, p->dry_run) };
@@ -186,8 +186,8 @@ int cmd_gc(cli_state *st, int argc, char **argv)
 
 		if (stats.removed + stats.kept)
 			cli_table_print(st, p.table, stdout);
-		cli_fmt_value(freed, sizeof(freed), (double)stats.bytes_freed, "B");
-		cli_fmt_value(kept, sizeof(kept), (double)stats.bytes_kept, "B");
+		bg_unit_format(freed, sizeof(freed), (double)stats.bytes_freed, "B");
+		bg_unit_format(kept, sizeof(kept), (double)stats.bytes_kept, "B");
 		printf("%s %zu worktree%s (%s), kept %zu (%s) in %s\n",
 		       dry_run ? "would remove" : "removed", stats.removed,
 		       stats.removed == 1 ? "" : "s", freed, stats.kept, kept, cache);

@@ -81,10 +81,10 @@ static int print_table(cli_state *st, const bg_history_row *rows, size_t n)
 		snprintf(sha, sizeof(sha), "%.12s", r->sha);
 		cli_fmt_time(date, sizeof(date), r->started_at);
 		snprintf(cnt, sizeof(cnt), "%zu", r->summary.n);
-		cli_fmt_value(mean, sizeof(mean), r->summary.mean, r->unit);
-		cli_fmt_value(sd, sizeof(sd), r->summary.stddev, r->unit);
-		cli_fmt_value(mn, sizeof(mn), r->summary.min, r->unit);
-		cli_fmt_value(mx, sizeof(mx), r->summary.max, r->unit);
+		bg_unit_format(mean, sizeof(mean), r->summary.mean, r->unit);
+		bg_unit_format(sd, sizeof(sd), r->summary.stddev, r->unit);
+		bg_unit_format(mn, sizeof(mn), r->summary.min, r->unit);
+		bg_unit_format(mx, sizeof(mx), r->summary.max, r->unit);
 		cells[0] = id;
 		cells[1] = name;
 		cells[2] = sha;

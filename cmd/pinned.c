@@ -27,12 +27,28 @@ char *cli_cache_dir(cli_state *st, const cli_env *env)
 	return bg_buf_detach(&b);
 }
 
+int cli_ensure_cache(cli_state *st, cli_env *env)
+{
+	bg_buf priv = BG_BUF_INIT;
+	int rc = 0;
+
+	/* The default cache sits in .benchguard/, which must ignore itself even
+	 * when the database lives elsewhere (--db). */
+	if (getenv("BENCHGUARD_CACHE") && *getenv("BENCHGUARD_CACHE"))
+		return 0;
+	if (bg_buf_printf(&priv, "%s/.benchguard", bg_repo_workdir(env->repo)) < 0)
+		rc = bg_error_oom(st->ctx);
+	else
+		rc = cli_private_dir(st, priv.ptr);
+	bg_buf_clear(&priv);
+	return rc;
+}
+
 int cli_prepare_commit_soft(cli_state *st, cli_env *env, const char *rev, int retry_failed,
                             bg_commit *commit, bg_worktree *wt)
 {
 	bg_worktree_opts o;
 	char *cache = NULL;
-	bg_buf priv = BG_BUF_INIT;
 	int rc;
 
 	memset(wt, 0, sizeof(*wt));
@@ -41,23 +57,14 @@ int cli_prepare_commit_soft(cli_state *st, cli_env *env, const char *rev, int re
 	commit->dirty = 0;
 	if (!(cache = cli_cache_dir(st, env)))
 		return bg_error_oom(st->ctx);
-	/* The default cache sits in .benchguard/, which must ignore itself even
-	 * when the database lives elsewhere (--db). */
-	if (!getenv("BENCHGUARD_CACHE") || !*getenv("BENCHGUARD_CACHE")) {
-		if (bg_buf_printf(&priv, "%s/.benchguard", bg_repo_workdir(env->repo)) < 0) {
-			rc = bg_error_oom(st->ctx);
-			goto cleanup;
-		}
-		if ((rc = cli_private_dir(st, priv.ptr)) < 0)
-			goto cleanup;
-	}
+	if ((rc = cli_ensure_cache(st, env)) < 0)
+		goto cleanup;
 	memset(&o, 0, sizeof(o));
 	o.cache_dir = cache;
 	o.build = bg_config_build(env->config);
 	o.machine = bg_machine_fingerprint(env->machine);
 	rc = bg_worktree_prepare(st->ctx, env->repo, env->store, commit->sha, &o, retry_failed, wt);
 cleanup:
-	bg_buf_clear(&priv);
 	free(cache);
 	return rc;
 }

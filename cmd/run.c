@@ -3,10 +3,9 @@
  * every sample under HEAD's commit and this machine's fingerprint, print a
  * summary.  With --commit REV the suite (the user's config, so commits older
  * than it can be measured) runs in REV's cached, built worktree instead and
- * is stored under REV's SHA.  Each of --runs K runs is stored as it goes, so a run killed
- * half-way stays marked incomplete and the earlier ones are kept.
+ * is stored under REV's SHA.  The running is the library's (bg_suite_run);
+ * this file turns its events into progress lines and prints the runs.
  */
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,47 +13,6 @@
 
 #include "cli.h"
 #include "internal.h"
-
-typedef struct {
-	cli_state *st;
-	int index, total; /* benchmark k of n */
-	int run, runs;
-} progress_state;
-
-static void on_progress(const char *benchmark, int done, int total, void *data)
-{
-	progress_state *p = data;
-
-	if (p->runs > 1)
-		cli_progress(p->st, "run %d/%d  [%d/%d] %s  %d/%d", p->run, p->runs, p->index,
-		             p->total, benchmark, done, total);
-	else
-		cli_progress(p->st, "[%d/%d] %s  %d/%d", p->index, p->total, benchmark, done,
-		             total);
-}
-
-/* Moves one benchmark's series and outcome from `from` into the run's set. */
-static int merge(bg_ctx *ctx, bg_results *into, const bg_results *from)
-{
-	size_t i, j;
-	int rc;
-
-	for (i = 0; i < bg_results_series_count(from); i++) {
-		const bg_series *s = bg_results_series(from, i);
-		for (j = 0; j < s->n; j++)
-			if ((rc = bg_results_add(ctx, into, s->benchmark, s->metric, s->unit,
-			                         s->values[j])) < 0)
-				return rc;
-		bg_results_set_direction(into, s->benchmark, s->metric, s->direction);
-	}
-	for (i = 0; i < bg_results_outcome_count(from); i++) {
-		const bg_outcome *o = bg_results_outcome(from, i);
-		if ((rc = bg_results_set_outcome(ctx, into, o->benchmark, o->status, o->message)) <
-		    0)
-			return rc;
-	}
-	return 0;
-}
 
 /* One line on stderr per benchmark as it finishes. */
 static void report_benchmark(cli_state *st, const bg_benchmark *b, const bg_results *res)
@@ -78,72 +36,31 @@ static void report_benchmark(cli_state *st, const bg_benchmark *b, const bg_resu
 
 		if (bg_stats_summarize(NULL, s->values, s->n, &sum) < 0)
 			continue;
-		cli_fmt_value(v, sizeof(v), sum.mean, s->unit);
+		bg_unit_format(v, sizeof(v), sum.mean, s->unit);
 		if (st->verbose || i == 0)
 			cli_info(st, "%s:%s  %s  (n=%zu, cv %.1f%%)", s->benchmark, s->metric, v,
 			         sum.n, cli_cv_percent(&sum));
 	}
 }
 
-/*
- * The compiler that builds the benchmarks is a volatile fact of the run: it
- * explains a step in a chart without splitting baselines.  Asked only when
- * there is a build (it costs a process).
- */
-static void record_compiler(cli_state *st, cli_env *env)
+int cli_build(cli_state *st, cli_env *env, const char *cwd)
 {
-	bg_exec_opts o = { 0 };
-	bg_exec_result r;
-	size_t n;
-
-	memset(&r, 0, sizeof(r));
-	o.cwd = bg_repo_workdir(env->repo);
-	o.timeout = 10;
-	o.capture_stdout = 1;
-	o.out_limit = 4096;
-	if (bg_exec(st->ctx, "${CC:-cc} --version", &o, &r) == 0 && r.exited &&
-	    r.exit_status == 0 && r.out_len) {
-		n = strcspn(r.out, "\n");
-		r.out[n] = '\0';
-		bg_machine_set_fact(env->machine, "compiler", r.out, 1);
-	}
-	bg_ctx_clear_error(st->ctx);
-	bg_exec_result_clear(&r);
-}
-
-static int build(cli_state *st, cli_env *env)
-{
-	const char *cmd = bg_config_build(env->config);
-	bg_exec_opts o = { 0 };
-	bg_exec_result r;
-	char *why;
+	bg_build_result br;
 	int rc;
 
-	if (!cmd)
-		return 0;
-	record_compiler(st, env);
-	memset(&r, 0, sizeof(r));
-	o.cwd = bg_repo_workdir(env->repo);
-	o.timeout = 3600;
-	o.capture_stdout = 1;
-	o.out_limit = 1 << 20;
-	cli_info(st, "build: %s", cmd);
-	if ((rc = bg_exec(st->ctx, cmd, &o, &r)) < 0)
+	if ((rc = bg_suite_build(st->ctx, env->config, cwd, env->machine, &br)) < 0)
 		return rc;
-	if (r.exited && r.exit_status == 0) {
-		bg_exec_result_clear(&r);
-		return 0;
+	if (br.ran && !br.ok) {
+		/* The log's tail goes to stderr before the one-line error. */
+		cli_progress_done(st);
+		if (br.out_tail)
+			fprintf(stderr, "--- build stdout (tail) ---\n%s\n", br.out_tail);
+		if (br.err_tail)
+			fprintf(stderr, "--- build stderr (tail) ---\n%s\n", br.err_tail);
+		rc = bg_error_set(st->ctx, BG_EBUILD, "build failed (%s): %s",
+		                  br.why ? br.why : "?", bg_config_build(env->config));
 	}
-	/* The log's tail goes to stderr before the one-line error. */
-	if (r.out_len)
-		fprintf(stderr, "--- build stdout (tail) ---\n%s\n",
-		        r.out_len > 2000 ? r.out + r.out_len - 2000 : r.out);
-	if (r.err_len)
-		fprintf(stderr, "--- build stderr (tail) ---\n%s\n", r.err_tail);
-	why = bg_exec_describe(&r, o.timeout);
-	rc = bg_error_set(st->ctx, BG_EBUILD, "build failed (%s): %s", why ? why : "?", cmd);
-	free(why);
-	bg_exec_result_clear(&r);
+	bg_build_result_clear(&br);
 	return rc;
 }
 
@@ -178,13 +95,10 @@ static const char *status_name(bg_bench_status s)
 	return s == BG_BENCH_FAILED ? "failed" : s == BG_BENCH_SKIPPED ? "skipped" : "ok";
 }
 
-static int print_json(cli_state *st, cli_env *env, const cli_run_output *out)
+static int print_json(cli_state *st, cli_env *env, const bg_commit *c, const bg_suite_output *out)
 {
 	json_object *top = json_object_new_object(), *arr = json_object_new_array();
-	int k;
-	size_t i;
-
-	const bg_commit *c = &out->head;
+	size_t i, k;
 
 	for (k = 0; k < out->nruns; k++) {
 		json_object *r = json_object_new_object(), *series = json_object_new_array(),
@@ -218,14 +132,13 @@ static int print_json(cli_state *st, cli_env *env, const cli_run_output *out)
 	return cli_print_json(st, top);
 }
 
-static int print_table(cli_state *st, const cli_run_output *out)
+static int print_table(cli_state *st, const bg_suite_output *out)
 {
 	static const char *const head[] = { "run",    "series", "n",   "mean", "median",
 		                            "stddev", "cv",     "min", "max",  "status" };
 	cli_table *t = cli_table_new(10, head, "lllrrrrrrl");
 	char mean[48], med[48], sd[48], cv[24], mn[48], mx[48], n[24], id[24], name[512];
-	int k;
-	size_t i;
+	size_t i, k;
 
 	if (!t)
 		return bg_error_oom(st->ctx);
@@ -239,11 +152,11 @@ static int print_table(cli_state *st, const cli_run_output *out)
 				continue;
 			snprintf(name, sizeof(name), "%s:%s", s->benchmark, s->metric);
 			snprintf(n, sizeof(n), "%zu", sum.n);
-			cli_fmt_value(mean, sizeof(mean), sum.mean, s->unit);
-			cli_fmt_value(med, sizeof(med), sum.median, s->unit);
-			cli_fmt_value(sd, sizeof(sd), sum.stddev, s->unit);
-			cli_fmt_value(mn, sizeof(mn), sum.min, s->unit);
-			cli_fmt_value(mx, sizeof(mx), sum.max, s->unit);
+			bg_unit_format(mean, sizeof(mean), sum.mean, s->unit);
+			bg_unit_format(med, sizeof(med), sum.median, s->unit);
+			bg_unit_format(sd, sizeof(sd), sum.stddev, s->unit);
+			bg_unit_format(mn, sizeof(mn), sum.min, s->unit);
+			bg_unit_format(mx, sizeof(mx), sum.max, s->unit);
 			snprintf(cv, sizeof(cv), "%.1f%%", cli_cv_percent(&sum));
 			{
 				const char *row[] = {
@@ -333,214 +246,113 @@ int cli_run_option(cli_state *st, cli_run_flags *f, int argc, int opt, const cha
 	return rc < 0 ? rc : 1;
 }
 
-void cli_run_output_clear(cli_run_output *out)
+static void on_suite_event(const bg_suite_event *ev, void *data)
 {
-	int k;
+	cli_state *st = data;
 
-	for (k = 0; out->res && k < out->nruns; k++)
-		bg_results_free(out->res[k]);
-	free(out->res);
-	free(out->ids);
-	bg_commit_clear(&out->head);
-	memset(out, 0, sizeof(*out));
+	switch (ev->kind) {
+	case BG_SUITE_RUN_BEGIN:
+		if (ev->runs > 1)
+			cli_info(st, "run %d of %d (id %lld)", ev->run, ev->runs,
+			         (long long)ev->run_id);
+		break;
+	case BG_SUITE_PROGRESS:
+		if (ev->runs > 1)
+			cli_progress(st, "run %d/%d  [%d/%d] %s  %d/%d", ev->run, ev->runs,
+			             ev->index, ev->total, ev->benchmark->name, ev->done, ev->of);
+		else
+			cli_progress(st, "[%d/%d] %s  %d/%d", ev->index, ev->total,
+			             ev->benchmark->name, ev->done, ev->of);
+		break;
+	case BG_SUITE_BENCH_DONE:
+		report_benchmark(st, ev->benchmark, ev->results);
+		break;
+	case BG_SUITE_RUN_DONE:
+		break;
+	}
 }
 
-/*
- * The GPUs' clocks, temperature and throttle reasons are read again once
- * the suite has run, while a GPU that ran hot still shows it, and stored
- * with the run in place of those read before it.
- */
-static int gpu_state_after(cli_state *st, cli_env *env, int64_t run_id)
+/* The progress bar alone: paired runs are many, their lines would drown the rest. */
+static void on_quiet_event(const bg_suite_event *ev, void *data)
 {
-	int rc;
+	cli_state *st = data;
 
-	if (!bg_machine_get(env->machine, "gpu0_name"))
-		return 0;
-	if ((rc = bg_gpu_refresh(st->ctx, env->machine)) < 0 ||
-	    (rc = bg_store_run_set_facts(st->ctx, env->store, run_id, env->machine)) < 0)
-		return rc;
-	cli_warn_throttling(st, run_id, env->machine);
-	return 0;
-}
+	if (ev->kind == BG_SUITE_PROGRESS)
+		cli_progress(st, "[%d/%d] %s  %d/%d", ev->index, ev->total, ev->benchmark->name,
+		             ev->done, ev->of);
+	else if (ev->kind == BG_SUITE_BENCH_DONE) {
+		const bg_outcome *o = bg_results_find_outcome(ev->results, ev->benchmark->name);
 
-/* Is benchmark `name` one this run measures (--filter, and the `only` list)? */
-static int selected(const cli_run_flags *f, const regex_t *re, const char *name)
-{
-	char *const *p;
-
-	if (re && regexec(re, name, 0, NULL, 0))
-		return 0;
-	if (!f->only)
-		return 1;
-	for (p = f->only; *p; p++)
-		if (!strcmp(*p, name))
-			return 1;
-	return 0;
-}
-
-int cli_run_suite(cli_state *st, cli_env *env, const cli_run_flags *f, cli_run_output *out)
-{
-	const bg_config *cfg = f->config ? f->config : env->config;
-	regex_t re;
-	int have_re = 0, rc = 0, k, total = 0, idx;
-	size_t i;
-
-	memset(out, 0, sizeof(*out));
-	if (f->filter) {
-		int e = regcomp(&re, f->filter, REG_EXTENDED | REG_NOSUB);
-		if (e) {
-			char why[256];
-			regerror(e, &re, why, sizeof(why));
-			return cli_usage_error(st, "--filter: bad regular expression \"%s\": %s",
-			                       f->filter, why);
+		if (o && o->status == BG_BENCH_FAILED) {
+			cli_progress_done(st);
+			fprintf(stderr, "%s: FAILED: %s\n", ev->benchmark->name,
+			        o->message ? o->message : "");
 		}
-		have_re = 1;
 	}
-	if (f->at) {
-		/* A pinned checkout is the commit exactly: never dirty. */
-		memcpy(out->head.sha, f->at->sha, sizeof(out->head.sha));
-		out->head.author_time = f->at->author_time;
-		if ((f->at->branch && !(out->head.branch = strdup(f->at->branch))) ||
-		    (f->at->author && !(out->head.author = strdup(f->at->author))) ||
-		    (f->at->subject && !(out->head.subject = strdup(f->at->subject)))) {
-			rc = bg_error_oom(st->ctx);
-			goto cleanup;
-		}
-	} else if ((rc = bg_repo_head(st->ctx, env->repo, &out->head)) < 0) {
-		goto cleanup;
-	}
-	for (i = 0; i < bg_config_benchmark_count(cfg); i++)
-		if (selected(f, have_re ? &re : NULL, bg_config_benchmark(cfg, i)->name))
-			total++;
-	if (total == 0) {
-		rc = cli_usage_error(st, "--filter \"%s\" matches no benchmark", f->filter);
-		goto cleanup;
-	}
-	if (out->head.dirty)
+}
+
+void cli_suite_opts(cli_state *st, cli_env *env, const cli_run_flags *f, bg_suite_opts *o)
+{
+	bg_suite_opts init = BG_SUITE_OPTS_INIT;
+
+	*o = init;
+	o->config = f->config ? f->config : env->config;
+	o->machine = env->machine;
+	o->filter = f->filter;
+	o->only = f->only;
+	o->samples = f->samples;
+	o->warmup = f->warmup;
+	o->timeout = f->timeout;
+	o->runs = f->nruns > 0 ? f->nruns : 1;
+	o->tags = (const char *const *)f->tags;
+	o->event = on_suite_event;
+	o->data = st;
+}
+
+bg_suite_event_cb cli_quiet_events(void)
+{
+	return on_quiet_event;
+}
+
+void cli_warn_dirty(cli_state *st, const bg_commit *head)
+{
+	if (head->dirty)
 		cli_warn(st, "the working tree has uncommitted changes: this run is stored as "
 		             "dirty and never used as a baseline");
-	if (f->at && bg_config_build(env->config))
-		record_compiler(st, env);
-	else if (!f->at && !f->no_build && (rc = build(st, env)) < 0)
-		goto cleanup;
+}
 
-	out->ids = calloc((size_t)f->nruns, sizeof(*out->ids));
-	out->res = calloc((size_t)f->nruns, sizeof(*out->res));
-	if (!out->ids || !out->res) {
-		rc = bg_error_oom(st->ctx);
-		goto cleanup;
-	}
-	for (k = 0; k < f->nruns; k++) {
-		bg_run_info info = { .commit = &out->head,
-			             .machine = env->machine,
-			             .source = "run",
-			             .tags = f->tags };
-		progress_state ps = { st, 0, total, k + 1, f->nruns };
-		bg_run_opts ro = BG_RUN_OPTS_INIT;
-
-		ro.cwd = f->at ? f->cwd : bg_repo_workdir(env->repo);
-		ro.samples = f->samples;
-		ro.warmup = f->warmup;
-		ro.timeout = f->timeout;
-		ro.progress = on_progress;
-		ro.progress_data = &ps;
-		if ((rc = bg_results_new(&out->res[k])) < 0)
-			goto cleanup;
-		out->nruns = k + 1;
-		if ((rc = bg_store_run_begin(st->ctx, env->store, &info, &out->ids[k])) < 0)
-			goto cleanup;
-		if (f->nruns > 1)
-			cli_info(st, "run %d of %d (id %lld)", k + 1, f->nruns,
-			         (long long)out->ids[k]);
-		idx = 0;
-		for (i = 0; i < bg_config_benchmark_count(cfg); i++) {
-			const bg_benchmark *b = bg_config_benchmark(cfg, i);
-			bg_results *one = NULL;
-			const bg_outcome *o;
-
-			if (!selected(f, have_re ? &re : NULL, b->name))
-				continue;
-			if (bg_ctx_cancelled(st->ctx)) {
-				rc = bg_error_set(st->ctx, BG_ERROR,
-				                  "interrupted: run %lld left incomplete",
-				                  (long long)out->ids[k]);
-				goto cleanup;
-			}
-			ps.index = ++idx;
-			if ((rc = bg_results_new(&one)) < 0)
-				goto cleanup;
-			rc = bg_runner_run(st->ctx, b, &ro, one);
-			if (rc == 0)
-				rc = bg_store_run_add(st->ctx, env->store, out->ids[k], one);
-			if (rc == 0)
-				rc = merge(st->ctx, out->res[k], one);
-			if (rc == 0) {
-				report_benchmark(st, b, one);
-				o = bg_results_find_outcome(one, b->name);
-				out->failed += o && o->status == BG_BENCH_FAILED;
-			}
-			bg_results_free(one);
-			if (rc < 0)
-				goto cleanup;
-		}
-		if ((rc = gpu_state_after(st, env, out->ids[k])) < 0 ||
-		    (rc = bg_store_run_finish(st->ctx, env->store, out->ids[k])) < 0)
-			goto cleanup;
-	}
+void cli_say_stored(cli_state *st, cli_env *env, const bg_commit *head, size_t nruns)
+{
 	cli_progress_done(st);
-	cli_info(st, "stored %d run%s at %.12s%s on machine %s in %s", f->nruns,
-	         f->nruns > 1 ? "s" : "", out->head.sha, out->head.dirty ? " (dirty)" : "",
-	         bg_machine_fingerprint(env->machine), env->db_path);
-cleanup:
-	if (have_re)
-		regfree(&re);
-	return rc;
+	cli_info(st, "stored %zu run%s at %.12s%s on machine %s in %s", nruns, nruns > 1 ? "s" : "",
+	         head->sha, head->dirty ? " (dirty)" : "", bg_machine_fingerprint(env->machine),
+	         env->db_path);
 }
 
-int cli_run_once(cli_state *st, cli_env *env, const cli_run_side *side, int64_t *id, int *failed)
+int cli_run_worktree(cli_state *st, cli_env *env, const cli_run_flags *f, bg_commit *head,
+                     bg_suite_output *out)
 {
-	cli_run_flags f = *side->flags;
-	cli_run_output out;
-	const char **tags = NULL;
-	size_t i;
+	bg_suite_opts so;
+	size_t n;
 	int rc;
 
-	if (side->tag) {
-		if (!(tags = calloc(side->flags->ntags + 2, sizeof(*tags))))
-			return bg_error_oom(st->ctx);
-		for (i = 0; i < side->flags->ntags; i++)
-			tags[i] = side->flags->tags[i];
-		tags[i] = side->tag;
-		f.tags = tags;
-		f.ntags = side->flags->ntags + 1;
-	}
-	f.nruns = 1;
-	f.at = side->at;
-	f.cwd = side->cwd;
-	if (side->at)
-		f.no_build = 1;
-	if ((rc = cli_run_suite(st, env, &f, &out)) == 0) {
-		*id = out.ids[0];
-		if (failed)
-			*failed += out.failed;
-	}
-	cli_run_output_clear(&out);
-	free(tags);
-	return rc;
-}
-
-int cli_run_pair(cli_state *st, cli_env *env, int k, const cli_run_side *a, const cli_run_side *b,
-                 int64_t *id_a, int64_t *id_b, int *failed)
-{
-	int rc;
-
-	if (k % 2)
-		return (rc = cli_run_once(st, env, b, id_b, failed)) < 0
-		               ? rc
-		               : cli_run_once(st, env, a, id_a, failed);
-	return (rc = cli_run_once(st, env, a, id_a, failed)) < 0
-	               ? rc
-	               : cli_run_once(st, env, b, id_b, failed);
+	memset(out, 0, sizeof(*out));
+	cli_suite_opts(st, env, f, &so);
+	/* A bad --filter is a usage error before anything is built. */
+	if ((rc = bg_suite_count(st->ctx, &so, &n)) < 0)
+		return rc;
+	if (!n)
+		return cli_usage_error(st, "--filter \"%s\" matches no benchmark", f->filter);
+	if ((rc = bg_repo_head(st->ctx, env->repo, head)) < 0)
+		return rc;
+	so.cwd = bg_repo_workdir(env->repo);
+	so.commit = head;
+	cli_warn_dirty(st, head);
+	if ((!f->no_build && (rc = cli_build(st, env, so.cwd)) < 0) ||
+	    (rc = bg_suite_run(st->ctx, env->store, &so, out)) < 0)
+		return rc;
+	cli_say_stored(st, env, head, out->nruns);
+	return 0;
 }
 
 int cmd_run(cli_state *st, int argc, char **argv)
@@ -548,10 +360,12 @@ int cmd_run(cli_state *st, int argc, char **argv)
 	static const struct option run_options[] = { CLI_RUN_LONG_OPTIONS, { 0, 0, 0, 0 } };
 	const cli_command *self = cli_find_command("run");
 	cli_run_flags flags;
-	cli_run_output out;
+	bg_suite_output out;
+	bg_suite_opts so;
 	bg_commit commit;
 	bg_worktree wt;
 	cli_env env;
+	size_t n;
 	int opt, rc = 0;
 
 	memset(&env, 0, sizeof(env));
@@ -586,20 +400,33 @@ int cmd_run(cli_state *st, int argc, char **argv)
 	    (rc = cli_open_store(st, &env)) < 0)
 		goto cleanup;
 	if (flags.commit) {
+		cli_suite_opts(st, &env, &flags, &so);
+		if ((rc = bg_suite_count(st->ctx, &so, &n)) < 0)
+			goto cleanup;
+		if (!n) {
+			rc = cli_usage_error(st, "--filter \"%s\" matches no benchmark",
+			                     flags.filter);
+			goto cleanup;
+		}
 		if ((rc = cli_prepare_commit(st, &env, flags.commit, flags.retry_build, &commit,
 		                             &wt)) < 0)
 			goto cleanup;
-		flags.at = &commit;
-		flags.cwd = wt.path;
-	}
-	if ((rc = cli_run_suite(st, &env, &flags, &out)) < 0)
+		if (bg_config_build(env.config))
+			bg_suite_note_compiler(st->ctx, env.machine, bg_repo_workdir(env.repo));
+		so.cwd = wt.path;
+		so.commit = &commit;
+		if ((rc = bg_suite_run(st->ctx, env.store, &so, &out)) < 0)
+			goto cleanup;
+		cli_say_stored(st, &env, &commit, out.nruns);
+	} else if ((rc = cli_run_worktree(st, &env, &flags, &commit, &out)) < 0) {
 		goto cleanup;
-	rc = st->format == CLI_JSON ? print_json(st, &env, &out) : print_table(st, &out);
+	}
+	rc = st->format == CLI_JSON ? print_json(st, &env, &commit, &out) : print_table(st, &out);
 	if (rc == 0 && out.failed)
 		rc = 3;
 
 cleanup:
-	cli_run_output_clear(&out);
+	bg_suite_output_clear(&out);
 	cli_run_flags_clear(&flags);
 	bg_worktree_clear(&wt);
 	bg_commit_clear(&commit);

@@ -138,6 +138,16 @@ typedef struct {
 	double min_effect; /* default 0.8 */
 } bg_thresholds;
 
+/* ci's confirmation: interleaved pairs at the first look (0: none), and the cap. */
+typedef struct {
+	int pairs;     /* default BG_CONFIRM_PAIRS */
+	int max_pairs; /* default BG_CONFIRM_MAX_PAIRS */
+} bg_confirm_cfg;
+
+#define BG_CONFIRM_PAIRS 4
+#define BG_CONFIRM_MAX_PAIRS 32
+#define BG_MAX_PAIRS 1000
+
 enum {
 	BG_ALERT_ON_REGRESSION = 1 << 0,
 	BG_ALERT_ON_IMPROVEMENT = 1 << 1,
@@ -173,6 +183,7 @@ const char *bg_config_project(const bg_config *cfg); /* NULL when absent */
 const char *bg_config_build(const bg_config *cfg);   /* NULL when absent */
 const bg_baseline_cfg *bg_config_baseline(const bg_config *cfg);
 const bg_thresholds *bg_config_thresholds(const bg_config *cfg);
+const bg_confirm_cfg *bg_config_confirm(const bg_config *cfg);
 size_t bg_config_benchmark_count(const bg_config *cfg);
 const bg_benchmark *bg_config_benchmark(const bg_config *cfg, size_t i);
 size_t bg_config_alert_count(const bg_config *cfg);
@@ -219,7 +230,13 @@ typedef struct {
 	double t, df;              /* t oriented like change; df as used for p */
 	double p_worse;            /* one-sided p-value that the candidate is worse */
 	double p_better;           /* the mirror one-sided p-value */
-	double change;             /* (cur - base) / |base|, oriented; NAN if base is 0 */
+	double delta;              /* the value's own relative movement, unoriented: (cur - base) /
+	                              |base| (rolling), exp(mean ln(cur/ref)) - 1 (paired); NAN if
+	                              base is 0.  What tables print, whatever the direction. */
+	double change;             /* delta oriented: -delta for higher-is-better, so positive is
+	                              worse and min_change applies alike to both directions */
+	double se;                 /* standard error of the difference tested (value units for
+	                              the rolling test, log-ratio units for the paired one) */
 	double effect;             /* Hedges' g, oriented; +-INFINITY if no variance at all */
 	double mde;                /* minimum detectable relative change, alpha, 80% power */
 	double base_ci;            /* half-width of the (1 - alpha) CI of the baseline mean */
@@ -254,34 +271,15 @@ int bg_stats_compare_cached(bg_ctx *ctx, const double *base, size_t n_base, cons
                             size_t n_cur, bg_direction dir, double alpha, bg_stats_cache *cache,
                             bg_test *out);
 
-/* What bg_stats_paired found. */
-typedef struct {
-	size_t pairs;
-	double change;   /* exp(mean log ratio) - 1, oriented: positive is worse */
-	double t, df;    /* df: n_base - 1 of the borrowed variance */
-	double p_worse;  /* one-sided */
-	double p_better; /* the mirror one-sided p-value */
-} bg_paired_test;
-
-/*
- * Replication on interleaved pairs: run k of the candidate (cur[k]) was made
- * next to run k of a reference commit (ref[k]), so a machine-wide slowdown
- * that hits one hits both.  The test is on the mean of the log ratios
- * ln(cur[k] / ref[k]) against 0; its variance is borrowed from the rolling
- * baseline's relative run-to-run SD (`base_rel_sd`, from `n_base` runs): 2 *
- * base_rel_sd^2 / pairs, df = n_base - 1.  That SD holds the machine's
- * drift between runs that pairing removes, so the test errs on the side of
- * no alarm.  Values must be finite and > 0; n_base >= 2; pairs >= 1.
- */
-int bg_stats_paired(bg_ctx *ctx, const double *cur, const double *ref, size_t pairs,
-                    double base_rel_sd, size_t n_base, bg_direction dir, bg_paired_test *out);
-
 /*
  * The paired t-test on log ratios with their own variance: cur[k] and
  * ref[k] were measured side by side (`compare`'s interleaved pairs), so
  * ln(cur[k] / ref[k]) is free of the machine's drift between pairs.
- * t = mean / (sd / sqrt(n)), df = n - 1; change = exp(mean) - 1 and effect
- * = mean / sd (Cohen's d_z), both oriented (positive is worse); base_* and
+ * t = mean / (sd / sqrt(n)), df = n - 1; delta = exp(mean) - 1 (the
+ * geometric mean ratio, in the value's own direction) and change = delta
+ * oriented, as the rolling test labels them, so that a drop from 5,268 to
+ * 2,090 MB/s is -60.3% in both; effect = mean / sd (Cohen's d_z), oriented
+ * (positive is worse); se = sd / sqrt(n), in log units; base_* and
  * cur_* describe ref and cur; mde and base_ci are relative to the ratio.
  * One pair far outside the others is left out (bg_stats_drop_outliers);
  * n_base and n_cur count the pairs used.  Needs n >= 2 and values finite
@@ -582,6 +580,41 @@ int bg_repo_is_ancestor(bg_ctx *ctx, bg_repo *repo, const char *ancestor, const 
 int bg_repo_first_parent_range(bg_ctx *ctx, bg_repo *repo, const char *good, const char *bad,
                                char (**shas)[41], size_t *n);
 
+/* ---------------------------------------------------------------- verdicts */
+
+typedef enum {
+	BG_VERDICT_REGRESSION = 0,
+	BG_VERDICT_IMPROVEMENT,
+	BG_VERDICT_UNCHANGED,
+	BG_VERDICT_NO_BASELINE,
+	BG_VERDICT_SKIPPED,
+	BG_VERDICT_FAILED,
+	BG_VERDICT_COUNT
+} bg_verdict;
+
+/* "regression", "improvement", "unchanged", "no-baseline", "skipped", "failed". */
+const char *bg_verdict_name(bg_verdict v);
+/* And back; an unknown name -> BG_EINPUT. */
+int bg_verdict_from_name(const char *name, bg_verdict *out);
+
+/*
+ * What became of a series that was measured again (ci's confirmation, and
+ * every row of compare and bisect's ends, which are sequential pairs from
+ * the start).
+ */
+typedef enum {
+	BG_CONFIRM_NONE = 0,      /* not measured again */
+	BG_CONFIRM_CONFIRMED,     /* flagged first, and the pairs show it: it stands */
+	BG_CONFIRM_NOT_CONFIRMED, /* flagged first, the pairs do not show it: unchanged */
+	BG_CONFIRM_FOUND,         /* undecided first, the pairs show a change */
+	BG_CONFIRM_CLEARED,       /* the pairs show it smaller than what would be flagged */
+	BG_CONFIRM_UNDECIDED,     /* the cap was reached with nothing shown: unchanged */
+	BG_CONFIRM_COUNT
+} bg_confirm_status;
+
+/* "none", "confirmed", "not-confirmed", "found", "cleared", "undecided". */
+const char *bg_confirm_status_name(bg_confirm_status s);
+
 /* ------------------------------------------------------------------- store */
 
 typedef struct bg_store bg_store;
@@ -602,6 +635,7 @@ typedef struct {
 	const char *const *tags; /* "K=V" strings, NULL-terminated, or NULL */
 	const char *uid;         /* the run's identity (32 hex); NULL: a new random one */
 	int64_t started_at;      /* seconds since the epoch; 0: now */
+	int paired;              /* one side of an interleaved measurement (bg_suite_opts) */
 } bg_run_info;
 
 /* Starts a run: stored at once, marked incomplete until bg_store_run_finish. */
@@ -632,6 +666,12 @@ typedef struct {
 	char *benchmark, *metric, *unit;
 	bg_direction direction;
 	bg_summary summary;
+	int paired; /* one side of an interleaved measurement */
+	/* What `ci` decided for this series of this run (recorded: 0 when no ci
+	 * judged it): the final verdict, the first one, and the confirmation. */
+	int recorded;
+	bg_verdict verdict, first;
+	bg_confirm_status confirm;
 } bg_history_row;
 
 /*
@@ -741,6 +781,43 @@ typedef int (*bg_result_cb)(const bg_result_row *row, void *data);
 int bg_store_each_result(bg_ctx *ctx, bg_store *store, int64_t since, const char *machine,
                          bg_result_cb cb, void *data);
 
+/* What `ci` decided for one series (or failed/skipped benchmark). */
+typedef struct {
+	const char *series, *benchmark, *metric; /* metric NULL for failed/skipped */
+	bg_verdict verdict, first;
+	bg_confirm_status confirm;
+} bg_verdict_record;
+
+typedef struct {
+	int64_t run_id;     /* the candidate's first run */
+	const char *source; /* "ci" */
+	const char *json;   /* the verdict as printed (bg_check_json) */
+	size_t pairs;       /* pairs measured to confirm */
+	double seconds;     /* what deciding took */
+	const bg_verdict_record *rows;
+	size_t nrows;
+} bg_check_record;
+
+/* Stores a decided verdict, in one transaction (*check_id may be NULL). */
+int bg_store_check_record(bg_ctx *ctx, bg_store *store, const bg_check_record *rec,
+                          int64_t *check_id);
+
+/* One recorded verdict, as bg_store_each_recorded hands it over (strings
+ * borrowed for the callback). */
+typedef struct {
+	int64_t check_id, run_id;
+	const char *series;
+	bg_verdict verdict, first;
+	bg_confirm_status confirm;
+} bg_recorded_row;
+
+typedef int (*bg_recorded_cb)(const bg_recorded_row *row, void *data);
+/* The verdicts of the newest recorded check of every run bg_store_runs_since lists. */
+int bg_store_each_recorded(bg_ctx *ctx, bg_store *store, int64_t since, const char *machine,
+                           bg_recorded_cb cb, void *data);
+/* The JSON of the newest recorded check of a run; *json NULL when there is none. */
+int bg_store_recorded_json(bg_ctx *ctx, bg_store *store, int64_t run_id, char **json);
+
 /* The remembered outcome of building one commit with one build command on one machine. */
 typedef struct {
 	int found; /* 0: never built (the rest is zero) */
@@ -827,32 +904,113 @@ int bg_worktree_gc_each(bg_ctx *ctx, const char *cache_dir, int64_t max_age, uin
 
 /* ------------------------------------------------------------------- check */
 
-typedef enum {
-	BG_VERDICT_REGRESSION = 0,
-	BG_VERDICT_IMPROVEMENT,
-	BG_VERDICT_UNCHANGED,
-	BG_VERDICT_NO_BASELINE,
-	BG_VERDICT_SKIPPED,
-	BG_VERDICT_FAILED,
-	BG_VERDICT_COUNT
-} bg_verdict;
+/*
+ * The verdict's rule, written once (lib/verdict.c): every command that
+ * judges (check, ci, compare, bisect, report) hands its run summaries to
+ * bg_judge and prints what comes back.
+ *
+ * Two designs.  Rolling: the candidate's run means against a baseline of
+ * earlier runs (Welch, or the prediction-interval form: bg_stats_compare).
+ * Paired: cur[k] measured beside base[k] (interleaved), the t-test on the
+ * log ratios with their own variance (bg_stats_paired_t).  Either way the
+ * change is labelled one way: test.delta is the value's own relative
+ * movement (what tables print), test.change the same oriented so that
+ * positive is worse.
+ *
+ * The rule: regression = p (Benjamini-Hochberg adjusted across the inputs
+ * when fdr is on, regressions and improvements as separate families) <
+ * level AND change >= min_change AND effect >= min_effect; improvement the
+ * mirror image; otherwise unchanged.  `level` is alpha for a single look,
+ * or a sequential look's share of it.
+ */
+typedef enum { BG_DESIGN_ROLLING = 0, BG_DESIGN_PAIRED = 1 } bg_design;
 
-/* "regression", "improvement", "unchanged", "no-baseline", "skipped", "failed". */
-const char *bg_verdict_name(bg_verdict v);
+typedef struct {
+	bg_design design;
+	bg_direction direction;
+	/* rolling: baseline run means (n_base >= 2) and candidate run means
+	 * (n_cur >= 1); paired: base[k] beside cur[k], n_base == n_cur >= 2.
+	 * n_base == 0: not tested (no baseline), not counted by BH. */
+	const double *base;
+	size_t n_base;
+	const double *cur;
+	size_t n_cur;
+} bg_judge_input;
+
+/* How sure the screen and the futility bound are: one-sided 90%. */
+#define BG_SCREEN_CONFIDENCE 0.90
+
+typedef struct {
+	bg_verdict verdict; /* regression, improvement, unchanged; no-baseline if untested */
+	/*
+	 * Unchanged, yet the data cannot exclude a regression of min_change: the
+	 * one-sided BG_SCREEN_CONFIDENCE upper bound of the change (`hi`)
+	 * reaches min_change.  What ci re-measures in pairs before it believes
+	 * "unchanged" (a single run with a 3% CV cannot tell 0 from +5%).
+	 */
+	int undecided;
+	bg_test test;
+	double p_adjusted;        /* p_worse adjusted; NAN when untested */
+	double p_better_adjusted; /* p_better adjusted */
+	double lo, hi;            /* one-sided BG_SCREEN_CONFIDENCE bounds of test.change */
+	double sd_one;            /* the spread of one run (rolling, relative to the baseline
+	                             mean) or one pair's log ratio (paired): what sizes a
+	                             later measurement */
+} bg_judgement;
+
+/* Judges n inputs as one family (out[i] for in[i]). */
+int bg_judge(bg_ctx *ctx, const bg_judge_input *in, size_t n, const bg_thresholds *th, double level,
+             bg_judgement *out);
+
+/*
+ * The relative change, labelled: `d` is a relative movement of the value
+ * (cur / ref - 1); the result is oriented so that positive is worse.  Its
+ * own inverse: given an oriented change it gives back the movement, which
+ * is what tables print.
+ */
+double bg_change_oriented(double d, bg_direction dir);
+/* exp(m) - 1 of an oriented mean log ratio m, labelled as bg_judge labels it. */
+double bg_change_from_log(double m, bg_direction dir);
+
+/*
+ * Sequential looks (lib/verdict.c): a measurement that goes on while it is
+ * undecided looks at `first` pairs, then twice as many each time, up to
+ * `max` (the last look is at `max` exactly).  The error rate of the repeated
+ * looks is held by splitting alpha equally among them (Bonferroni over
+ * looks): level = alpha / looks at each.  Returns the number of looks and
+ * fills sizes[0..n) (at most BG_MAX_LOOKS; sizes may be NULL).
+ */
+#define BG_MAX_LOOKS 16
+size_t bg_looks(size_t first, size_t max, size_t *sizes);
+
+typedef struct {
+	bg_confirm_status status;
+	bg_verdict first;   /* the verdict before it was measured again */
+	bg_design design;   /* paired (beside `reference`), or rolling (more candidate runs
+	                       against the rolling baseline, when no reference could be built) */
+	bg_test test;       /* the evidence at the look that decided */
+	double p_adjusted;  /* in the direction of the verdict (worse when unchanged) */
+	double level;       /* that look's share of alpha */
+	size_t pairs;       /* pairs (or candidate runs) that look used */
+	size_t look, looks; /* which look decided (1-based), of how many planned */
+	char reference[41]; /* the commit measured beside; "" for the rolling design */
+} bg_confirmation;
 
 /* One series (or, for failed/skipped, one benchmark) of a check. */
 typedef struct {
 	char *series; /* "benchmark:metric", or the benchmark for failed/skipped */
 	char *benchmark, *metric, *unit; /* metric and unit NULL for failed/skipped */
 	bg_direction direction;
-	bg_verdict verdict;
-	bg_test test;      /* filled for regression, improvement and unchanged */
-	double p_adjusted; /* p_worse after Benjamini-Hochberg (or as is); NAN if untested */
+	bg_verdict verdict; /* the final verdict */
+	bg_test test;       /* filled for regression, improvement and unchanged */
+	double p_adjusted;  /* p_worse after Benjamini-Hochberg (or as is); NAN if untested */
 	double p_better_adjusted;
+	int undecided; /* unchanged, but a regression of min_change is not excluded */
 	size_t baseline_runs, current_runs, samples;
 	size_t baseline_outliers; /* runs of the window left out of the estimate */
 	size_t outlier_samples;   /* far-out samples of the candidate runs, flagged */
-	char *message;            /* why failed, skipped or no-baseline; NULL otherwise */
+	char *message;            /* why failed, skipped or no-baseline; what the pairs showed */
+	bg_confirmation confirm;  /* status BG_CONFIRM_NONE unless measured again */
 } bg_verdict_row;
 
 typedef struct {
@@ -868,9 +1026,10 @@ typedef struct {
 	const int64_t *baseline;
 	size_t nbaseline;
 	/* With an explicit baseline of as many runs as candidates, made in pairs
-	 * (baseline[k] beside runs[k]): the paired t-test on log ratios
-	 * (bg_stats_paired_t) instead of Welch, so drift between pairs cancels. */
+	 * (baseline[k] beside runs[k]): the paired design of bg_judge. */
 	int paired;
+	/* The judgement's level when it is one look of several (0: alpha). */
+	double level;
 } bg_check_opts;
 
 typedef struct {
@@ -879,59 +1038,230 @@ typedef struct {
 	char *branch;
 	char *machine;
 	int dirty;
-	char *baseline_branch;
+	char *baseline_branch;  /* NULL for an explicit baseline */
 	char baseline_from[41]; /* the commit whose first-parent history was used */
 	char reference[41];     /* the newest commit whose runs are in the baseline ("" if none) */
 	int window;
 	bg_verdict_row *rows; /* regressions first, then failed, improvement, ... */
 	size_t nrows;
 	size_t count[BG_VERDICT_COUNT];
+	/* Measured again: pairs (or runs) made, the seconds they took, the cap. */
+	size_t confirm_pairs, confirm_max;
+	double confirm_seconds;
 } bg_check_result;
 
 /*
  * Judges candidate runs against their rolling baseline: for each series,
  * the last `window` complete, clean runs on the same machine at commits on
  * the first-parent history of merge-base(candidate, baseline branch tip),
- * the candidate's own commit excluded.  Fewer than `min_runs` ->
- * no-baseline.  Regression = adjusted p < alpha and change >= min_change
- * and effect >= min_effect; improvement is the mirror image.
+ * the candidate's own commit excluded, and only runs made as runs of their
+ * own (not one side of a paired measurement).  Fewer than `min_runs` ->
+ * no-baseline.  The rule is bg_judge's.
  */
 int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opts *opts,
                  bg_check_result **out);
 void bg_check_result_free(bg_check_result *res);
 /* 3 if anything failed, else 1 if anything regressed, else 0. */
 int bg_check_exit_code(const bg_check_result *res);
+/* Recounts res->count and puts the rows in report order (regressions first). */
+void bg_check_sort(bg_check_result *res);
 
 /*
- * Replication: a regression or improvement in `res` (the judgement of all
- * candidate runs) stands only if `confirm` (the judgement of confirmation
- * runs alone, made after the first verdict) reaches the same verdict for
- * that series; otherwise it becomes unchanged, with a message saying what
- * the first runs showed.  Transient slowdowns of a shared machine do not
- * repeat; real ones do.  Counts are updated.
+ * The verdict as documents (lib/check_render.c): `check --json`'s JSON
+ * (keys in a fixed order; a "confirmation" object on rows measured again),
+ * and the Markdown table of the step summary and the pull-request comment.
+ * *out is NUL-terminated and the caller's.
  */
-int bg_check_confirm(bg_ctx *ctx, bg_check_result *res, const bg_check_result *confirm);
+int bg_check_json(bg_ctx *ctx, const bg_check_result *res, char **out);
+int bg_check_markdown(bg_ctx *ctx, const bg_check_result *res, char **out);
+/* A value in a readable unit: seconds as ns/µs/ms/s, bytes as KiB/MiB/GiB,
+ * rates in SI steps ("12.5 GB/s"); anything else as written. */
+void bg_unit_format(char *buf, size_t len, double v, const char *unit);
+
+/* ------------------------------------------------------------------- suite */
+
 /*
- * The other half of replication: confirmation confirms, it does not search.
- * A regression or improvement in `res` (all runs) that `first` (the first
- * runs alone) did not reach becomes unchanged, with a message: with fifty
- * series and a few more runs, some series always has a slow run or two.
+ * Running a suite (lib/suite.c): the configured benchmarks, each run as
+ * bg_runner_run runs it, every run stored as it goes (begun incomplete,
+ * finished complete), so that a process killed half-way leaves the
+ * earlier runs and one visibly unfinished run.  What `run`, `ci`,
+ * `compare`, `bisect` and the library's users all call.
  */
-int bg_check_confirm_first(bg_ctx *ctx, bg_check_result *res, const bg_check_result *first);
+typedef enum {
+	BG_SUITE_RUN_BEGIN = 0, /* run `run` of `runs` was stored (incomplete) as run_id */
+	BG_SUITE_PROGRESS,      /* benchmark `index` of `total`: `done` of `of` executions */
+	BG_SUITE_BENCH_DONE,    /* a benchmark finished: its series and outcome in `results` */
+	BG_SUITE_RUN_DONE       /* run_id is complete */
+} bg_suite_event_kind;
+
+typedef struct {
+	bg_suite_event_kind kind;
+	int64_t run_id;
+	int run, runs;    /* 1-based */
+	int index, total; /* benchmark, 1-based */
+	const bg_benchmark *benchmark;
+	int done, of;
+	const bg_results *results;
+} bg_suite_event;
+
+typedef void (*bg_suite_event_cb)(const bg_suite_event *ev, void *data);
+
+typedef struct {
+	const bg_config *config; /* the suite */
+	const bg_commit *commit; /* the runs are stored under it (its dirty flag too) */
+	const char *cwd;         /* where the commands run: the work tree or a checkout */
+	bg_machine *machine;
+	const char *filter;      /* extended regex on benchmark names; NULL: all */
+	char *const *only;       /* exact benchmark names, NULL-terminated; NULL: all */
+	int samples, warmup;     /* < 0: each benchmark's own */
+	double timeout;          /* <= 0: each benchmark's own */
+	int runs;                /* >= 1 */
+	const char *const *tags; /* "K=V", NULL-terminated; may be NULL */
+	/* The runs are one side of an interleaved measurement (compare, bisect,
+	 * ci's confirmation): stored, judged in their pairs, never part of a
+	 * rolling baseline, whose runs must each stand for a moment of their own. */
+	int paired;
+	bg_suite_event_cb event; /* may be NULL */
+	void *data;
+} bg_suite_opts;
+
+#define BG_SUITE_OPTS_INIT                                                                         \
+	{                                                                                          \
+		NULL, NULL, NULL, NULL, NULL, NULL, -1, -1, 0.0, 1, NULL, 0, NULL, NULL            \
+	}
+
+typedef struct {
+	int64_t *ids;     /* the stored runs, in order */
+	bg_results **res; /* what each measured */
+	size_t nruns;
+	size_t failed; /* benchmark runs that failed, over all runs */
+} bg_suite_output;
+
+/* How many benchmarks the selection (filter, only) takes; a bad regex -> BG_EINPUT. */
+int bg_suite_count(bg_ctx *ctx, const bg_suite_opts *opts, size_t *n);
+/* Makes opts->runs runs; *out is the caller's (bg_suite_output_clear), also on failure. */
+int bg_suite_run(bg_ctx *ctx, bg_store *store, const bg_suite_opts *opts, bg_suite_output *out);
+void bg_suite_output_clear(bg_suite_output *out);
+
+typedef struct {
+	int ran; /* 0: the suite has no build command */
+	int ok;
+	char *why;      /* a failure: "exit status 2", "timed out after 3600 s" */
+	char *out_tail; /* the ends of its stdout and stderr (failures) */
+	char *err_tail;
+	double seconds;
+} bg_build_result;
+
 /*
- * Replication against a reference commit measured in interleaved pairs
- * (`ref[k]` next to `cur[k]`; typically res->reference): a regression or
- * improvement stands only if the pairs show it too, by bg_stats_paired at
- * th->alpha in the same direction, and every pair by at least
- * th->min_change; otherwise it becomes unchanged with a message.  A shift
- * of the whole machine that made the first runs look slow lands on both
- * sides of a pair and cancels, and a run slowed alone shows in one pair
- * only; a real change is in every pair.
+ * The suite's build command, once, in `cwd`; the compiler it uses (`cc
+ * --version`) becomes a volatile fact of `machine`.  A failed build is 0
+ * with ok = 0; < 0 only when it could not be started.
  */
-int bg_check_confirm_paired(bg_ctx *ctx, bg_store *store, bg_check_result *res, const int64_t *cur,
-                            const int64_t *ref, size_t pairs, const bg_thresholds *th);
-/* Benchmarks with a regression or improvement (names, NULL-terminated; free with bg_strv_free). */
-int bg_check_flagged(bg_ctx *ctx, const bg_check_result *res, char ***benchmarks);
+int bg_suite_build(bg_ctx *ctx, const bg_config *cfg, const char *cwd, bg_machine *machine,
+                   bg_build_result *out);
+void bg_build_result_clear(bg_build_result *b);
+/* The compiler fact alone (a pinned commit, built in its worktree earlier). */
+void bg_suite_note_compiler(bg_ctx *ctx, bg_machine *machine, const char *cwd);
+
+/* ------------------------------------------------------------------- pairs */
+
+/*
+ * Interleaved, sequential measurement of two commits (lib/pairs.c): what
+ * compare, bisect's ends and ci's confirmation share.  Runs are made in
+ * pairs in ABBA order (ref then candidate, candidate then ref, ...), so a
+ * machine that speeds up or slows down lands on both sides alike; the
+ * pairs are judged with bg_judge's paired design at each look of
+ * bg_looks(first, max), each look at alpha / looks.  A series is decided at
+ * the first look where it is flagged (regression or improvement), or where
+ * the one-sided BG_SCREEN_CONFIDENCE bound of its change shows it smaller
+ * than the larger of min_change and what the cap could still detect (a
+ * stop for futility, which cannot add false alarms); the rest are measured
+ * again, only the benchmarks that have undecided series, until the cap.
+ */
+typedef struct {
+	const bg_commit *commit; /* stored under */
+	const char *cwd;         /* its checkout */
+	const bg_config *config; /* the suite there; NULL: the shared one (run.config) */
+	const char *tag;         /* one more "K=V" tag on its runs; may be NULL */
+} bg_side;
+
+/* A series to decide, and the directions in which it is open. */
+typedef struct {
+	const char *benchmark, *metric;
+	int worse, better;
+} bg_pairs_series;
+
+/* After each look: its pairs, and how many series are still open. */
+typedef void (*bg_pairs_look_cb)(size_t look, size_t looks, size_t pairs, size_t open,
+                                 double seconds, void *data);
+/* Before each pair: pair k of the `of` this look needs (1-based); ref_first: its order. */
+typedef void (*bg_pairs_pair_cb)(size_t k, size_t of, int ref_first, void *data);
+
+typedef struct {
+	bg_side ref, cand; /* ref: A, the good end, the baseline commit; cand: B, the bad end */
+	bg_suite_opts run; /* machine, filter/only, samples, warmup, timeout, tags, events,
+	                      the shared config (commit, cwd and runs are the sides') */
+	const bg_pairs_series
+	        *series; /* NULL: every series of the measured benchmarks, both ways */
+	size_t nseries;
+	size_t first, max; /* the looks: bg_looks(first, max) */
+	bg_thresholds thresholds;
+	/* Reuse pairs already stored under the sides' tags (bisect's ends: a
+	 * rerun repeats the decisions); 0: only this call's runs. */
+	int reuse;
+	bg_pairs_look_cb look; /* may be NULL */
+	bg_pairs_pair_cb pair; /* may be NULL */
+	void *look_data;       /* for both */
+} bg_pairs_opts;
+
+/*
+ * Measures and decides.  *out is a check result of the candidate against
+ * the reference: a row per series (failed and skipped benchmarks too),
+ * each with `test` and `confirm` from the look that decided it.
+ */
+int bg_pairs_run(bg_ctx *ctx, bg_store *store, const bg_pairs_opts *opts, bg_check_result **out);
+
+/* -------------------------------------------------------------------- ci */
+
+/*
+ * `benchguard ci` as one call (lib/ci.c): the candidate's runs at the work
+ * tree (built already: bg_suite_build), the rolling check, then the
+ * confirmation of every series that is flagged or undecided: measured
+ * again in pairs beside the baseline's newest commit (checked out and built
+ * in the worktree cache, measured with its own benchguard.json unless
+ * `same_suite`), sequentially (bg_pairs_run), so that a regression stands
+ * only when the pairs show it, and one the first run could not tell is
+ * found.  Without a reference that builds, the candidate is measured again
+ * alone and judged against the rolling baseline at the same looks.  The
+ * final verdict is recorded in the store (bg_store_check_record).
+ */
+typedef struct {
+	bg_repo *repo;
+	bg_store *store;
+	const bg_config *config;
+	bg_machine *machine;
+	const char *cache_dir; /* worktree cache for the reference */
+	int same_suite;        /* 1: the reference runs `config` (the user passed --config) */
+	bg_suite_opts run;     /* the candidate's runs; commit NULL: HEAD; cwd NULL: work tree */
+	bg_check_opts check;   /* baseline and thresholds (runs are filled in) */
+	size_t confirm_first;  /* pairs at the first look; 0: believe the first runs */
+	size_t confirm_max;    /* the cap on pairs */
+	bg_suite_event_cb pair_event; /* events of the confirmation's runs (NULL: none) */
+	bg_pairs_look_cb look;
+	bg_pairs_pair_cb pair;
+	void *look_data;
+} bg_ci_opts;
+
+typedef struct {
+	bg_check_result *result; /* the final verdict */
+	bg_commit head;          /* the candidate */
+	bg_suite_output runs;    /* its first runs */
+	int64_t check_id;        /* where the verdict was recorded */
+	double seconds;          /* the whole call */
+} bg_ci_result;
+
+int bg_ci_run(bg_ctx *ctx, const bg_ci_opts *opts, bg_ci_result *out);
+void bg_ci_result_clear(bg_ci_result *r);
 
 /* ------------------------------------------------------------------ bisect */
 

@@ -1,16 +1,19 @@
 /*
- * check.c -- the verdict: candidate runs judged against their rolling
- * baseline (SPEC "Statistics").
+ * check.c -- the rolling check: candidate runs judged against the baseline
+ * of earlier runs (SPEC "Statistics"), or against an explicit baseline
+ * (compare and bisect's ends, in pairs).
  *
  * The baseline of a series is the last `window` complete, clean runs on the
  * candidate's machine whose commits lie on the first-parent history of
  * merge-base(candidate, baseline branch tip), the candidate's own commit
- * left out.  The store lists the machine's clean runs once; the git walk
- * orders them by ancestry, newest first; run means are then read run by run
- * only until every series has its window (and a few spare runs, so that an
- * outlier run left out of the estimate does not shorten it), so a check
- * reads about `window` runs' summaries however long the history is.  The run, not the sample, is
- * the unit of replication: the test sees one mean per run.
+ * left out, and only runs that stand for a moment of their own (not one
+ * side of a paired measurement).  The store lists the machine's clean runs
+ * once; the git walk orders them by ancestry, newest first; run means are
+ * then read run by run only until every series has its window (and a few
+ * spare runs, so that an outlier run left out of the estimate does not
+ * shorten it), so a check reads about `window` runs' summaries however long
+ * the history is.  The run, not the sample, is the unit of replication: the
+ * test sees one mean per run.  The rule itself is bg_judge's (verdict.c).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -18,10 +21,12 @@
 
 #include "internal.h"
 
-/* A baseline run mean this many SDs of the other runs away is an outlier. */
-
 static const char *const verdict_names[BG_VERDICT_COUNT] = {
 	"regression", "improvement", "unchanged", "no-baseline", "skipped", "failed",
+};
+
+static const char *const confirm_names[BG_CONFIRM_COUNT] = {
+	"none", "confirmed", "not-confirmed", "found", "cleared", "undecided",
 };
 
 /* Order of rows in a report: what needs attention first. */
@@ -33,6 +38,23 @@ static const int verdict_rank[BG_VERDICT_COUNT] = {
 const char *bg_verdict_name(bg_verdict v)
 {
 	return (unsigned)v < BG_VERDICT_COUNT ? verdict_names[v] : "?";
+}
+
+int bg_verdict_from_name(const char *name, bg_verdict *out)
+{
+	int v;
+
+	for (v = 0; v < BG_VERDICT_COUNT; v++)
+		if (name && !strcmp(name, verdict_names[v])) {
+			*out = (bg_verdict)v;
+			return 0;
+		}
+	return BG_EINPUT;
+}
+
+const char *bg_confirm_status_name(bg_confirm_status s)
+{
+	return (unsigned)s < BG_CONFIRM_COUNT ? confirm_names[s] : "?";
 }
 
 /* A series of the candidate runs while it is being judged. */
@@ -138,15 +160,6 @@ static int on_commit(const char *sha, void *data)
 	return w->used == w->nrefs ? 1 : 0;
 }
 
-/*
- * Runs read per series: the window and a few spare, so that an outlier run
- * left out of the estimate does not shorten the window.
- */
-static size_t reach(int window)
-{
-	return (size_t)window + (size_t)window / 4 + 1;
-}
-
 static int cmp_series_id(const void *a, const void *b)
 {
 	const bg_run_series *x = *(const bg_run_series *const *)a;
@@ -185,6 +198,16 @@ void bg_check_result_free(bg_check_result *res)
 	free(res->machine);
 	free(res->baseline_branch);
 	free(res);
+}
+
+void bg_check_sort(bg_check_result *res)
+{
+	size_t i;
+
+	qsort(res->rows, res->nrows, sizeof(*res->rows), cmp_rows);
+	memset(res->count, 0, sizeof(res->count));
+	for (i = 0; i < res->nrows; i++)
+		res->count[res->rows[i].verdict]++;
 }
 
 int bg_check_exit_code(const bg_check_result *res)
@@ -447,59 +470,6 @@ static int add_outcome_rows(bg_ctx *ctx, bg_store *store, const bg_check_opts *o
 	return 0;
 }
 
-/* Benjamini-Hochberg (or nothing) over the tested rows, then the verdicts. */
-static int decide(bg_ctx *ctx, const bg_check_opts *o, bg_check_result *res)
-{
-	const bg_thresholds *th = &o->thresholds;
-	double *pw = malloc((res->nrows + 1) * sizeof(double));
-	double *pb = malloc((res->nrows + 1) * sizeof(double));
-	double *aw = malloc((res->nrows + 1) * sizeof(double));
-	double *ab = malloc((res->nrows + 1) * sizeof(double));
-	size_t i;
-	int error = 0;
-
-	if (!pw || !pb || !aw || !ab) {
-		error = bg_error_oom(ctx);
-		goto cleanup;
-	}
-	for (i = 0; i < res->nrows; i++) {
-		int tested = res->rows[i].verdict == BG_VERDICT_UNCHANGED;
-		pw[i] = tested ? res->rows[i].test.p_worse : NAN;
-		pb[i] = tested ? res->rows[i].test.p_better : NAN;
-	}
-	/* Regressions and improvements are separate families, each controlled
-	 * at alpha: a suite's improvements never make a regression easier. */
-	if (th->fdr) {
-		if ((error = bg_stats_bh(ctx, pw, res->nrows, aw)) < 0 ||
-		    (error = bg_stats_bh(ctx, pb, res->nrows, ab)) < 0)
-			goto cleanup;
-	} else {
-		memcpy(aw, pw, res->nrows * sizeof(double));
-		memcpy(ab, pb, res->nrows * sizeof(double));
-	}
-	for (i = 0; i < res->nrows; i++) {
-		bg_verdict_row *r = &res->rows[i];
-
-		if (r->verdict != BG_VERDICT_UNCHANGED)
-			continue;
-		r->p_adjusted = aw[i];
-		r->p_better_adjusted = ab[i];
-		/* NAN change (a zero baseline mean) fails every comparison: unchanged. */
-		if (aw[i] < th->alpha && r->test.change >= th->min_change &&
-		    r->test.effect >= th->min_effect)
-			r->verdict = BG_VERDICT_REGRESSION;
-		else if (ab[i] < th->alpha && r->test.change <= -th->min_change &&
-		         r->test.effect <= -th->min_effect)
-			r->verdict = BG_VERDICT_IMPROVEMENT;
-	}
-cleanup:
-	free(pw);
-	free(pb);
-	free(aw);
-	free(ab);
-	return error;
-}
-
 int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opts *opts,
                  bg_check_result **out)
 {
@@ -507,14 +477,14 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 	bg_run_series **blocks = NULL, **all = NULL;
 	size_t *nblock = NULL, nall = 0, nseries = 0, cap, i, k;
 	cand_series *cs = NULL;
-	bg_stats_cache qcache;
+	bg_judge_input *in = NULL;
+	bg_judgement *jd = NULL;
 	walk_state w;
 	char tip[41];
 	int error;
 
 	*out = NULL;
 	memset(&w, 0, sizeof(w));
-	memset(&qcache, 0, sizeof(qcache));
 	if ((error = check_opts(ctx, opts)) < 0)
 		return error;
 	res = calloc(1, sizeof(*res));
@@ -526,7 +496,7 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 		goto cleanup;
 	}
 	res->window = opts->nbaseline ? (int)opts->nbaseline : opts->window;
-	w.window = reach(opts->window);
+	w.window = bg_verdict__reach(opts->window);
 	if (opts->nbaseline > w.window)
 		w.window = opts->nbaseline;
 	if ((error = load_candidates(ctx, store, opts, res, &all, &nall, blocks, nblock)) < 0 ||
@@ -575,9 +545,12 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 		}
 	}
 
-	/* One row per series, tested where the baseline is long enough. */
+	/* One row per series; those with baseline enough judged together, as
+	 * one family. */
 	cap = nseries + 8;
-	if (!(res->rows = calloc(cap, sizeof(*res->rows)))) {
+	if (!(res->rows = calloc(cap, sizeof(*res->rows))) ||
+	    !(in = calloc(nseries ? nseries : 1, sizeof(*in))) ||
+	    !(jd = calloc(nseries ? nseries : 1, sizeof(*jd)))) {
 		error = bg_error_oom(ctx);
 		goto cleanup;
 	}
@@ -598,60 +571,58 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 			error = bg_error_oom(ctx);
 			goto cleanup;
 		}
-		/* A run far outside the others (a neighbour's burst on a shared
-		 * machine) is reported and left out of the estimate, not silently
-		 * kept or lost. */
+		in[i].direction = info->direction;
 		if (can_pair(opts, &cs[i])) {
 			r->baseline_runs = cs[i].nbase;
-			if ((error = bg_stats_paired_t(ctx, cs[i].cur_ord, cs[i].base, cs[i].nbase,
-			                               info->direction, opts->thresholds.alpha,
-			                               &r->test)) < 0)
-				goto cleanup;
-			r->verdict = BG_VERDICT_UNCHANGED;
+			in[i].design = BG_DESIGN_PAIRED;
+			in[i].base = cs[i].base;
+			in[i].n_base = cs[i].nbase;
+			in[i].cur = cs[i].cur_ord;
+			in[i].n_cur = cs[i].nbase;
 			continue;
 		}
-		if ((error = bg_stats_drop_outliers(ctx, cs[i].base, &cs[i].nbase,
-		                                    BG_OUTLIER_SIGMAS, &r->baseline_outliers)) < 0)
+		if ((error = bg_verdict__baseline(ctx, cs[i].base, &cs[i].nbase,
+		                                  opts->nbaseline ? 0 : opts->window,
+		                                  &r->baseline_outliers)) < 0)
 			goto cleanup;
-		/* The newest `window` of what is left. */
-		if (!opts->nbaseline && cs[i].nbase > (size_t)opts->window)
-			cs[i].nbase = (size_t)opts->window;
 		r->baseline_runs = cs[i].nbase;
 		if (cs[i].nbase < (size_t)opts->min_runs) {
-			bg_buf b = BG_BUF_INIT;
-			r->verdict = BG_VERDICT_NO_BASELINE;
-			if (bg_buf_printf(&b, "%zu baseline run%s, %d needed", cs[i].nbase,
-			                  cs[i].nbase == 1 ? "" : "s", opts->min_runs) < 0 ||
-			    !(r->message = bg_buf_detach(&b))) {
-				bg_buf_clear(&b);
+			if (!(r->message =
+			              bg_printf("%zu baseline run%s, %d needed", cs[i].nbase,
+			                        cs[i].nbase == 1 ? "" : "s", opts->min_runs))) {
 				error = bg_error_oom(ctx);
 				goto cleanup;
 			}
-			continue;
+			continue; /* n_base 0: not tested */
 		}
-		if (r->baseline_outliers) {
-			bg_buf b = BG_BUF_INIT;
-			if (bg_buf_printf(&b, "%zu outlier run%s left out of the baseline",
-			                  r->baseline_outliers,
-			                  r->baseline_outliers == 1 ? "" : "s") < 0 ||
-			    !(r->message = bg_buf_detach(&b))) {
-				bg_buf_clear(&b);
-				error = bg_error_oom(ctx);
-				goto cleanup;
-			}
-		}
-		if ((error = bg_stats_compare_cached(
-		             ctx, cs[i].base, cs[i].nbase, cs[i].cur, cs[i].ncur, info->direction,
-		             opts->thresholds.alpha, &qcache, &r->test)) < 0)
+		if (r->baseline_outliers &&
+		    !(r->message = bg_printf("%zu outlier run%s left out of the baseline",
+		                             r->baseline_outliers,
+		                             r->baseline_outliers == 1 ? "" : "s"))) {
+			error = bg_error_oom(ctx);
 			goto cleanup;
-		r->verdict = BG_VERDICT_UNCHANGED;
+		}
+		in[i].design = BG_DESIGN_ROLLING;
+		in[i].base = cs[i].base;
+		in[i].n_base = cs[i].nbase;
+		in[i].cur = cs[i].cur;
+		in[i].n_cur = cs[i].ncur;
 	}
-	if ((error = add_outcome_rows(ctx, store, opts, res, &cap)) < 0 ||
-	    (error = decide(ctx, opts, res)) < 0)
+	if ((error = bg_judge(ctx, in, nseries, &opts->thresholds,
+	                      opts->level > 0 ? opts->level : opts->thresholds.alpha, jd)) < 0)
 		goto cleanup;
-	qsort(res->rows, res->nrows, sizeof(*res->rows), cmp_rows);
-	for (i = 0; i < res->nrows; i++)
-		res->count[res->rows[i].verdict]++;
+	for (i = 0; i < nseries; i++) {
+		bg_verdict_row *r = &res->rows[i];
+
+		r->verdict = jd[i].verdict;
+		r->test = jd[i].test;
+		r->p_adjusted = jd[i].p_adjusted;
+		r->p_better_adjusted = jd[i].p_better_adjusted;
+		r->undecided = jd[i].undecided;
+	}
+	if ((error = add_outcome_rows(ctx, store, opts, res, &cap)) < 0)
+		goto cleanup;
+	bg_check_sort(res);
 	*out = res;
 	res = NULL;
 
@@ -663,6 +634,8 @@ cleanup:
 	}
 	free(cs);
 	free(all);
+	free(in);
+	free(jd);
 	for (k = 0; blocks && k < opts->nruns; k++)
 		bg_run_series_free(blocks[k], nblock[k]);
 	free(blocks);
@@ -670,201 +643,4 @@ cleanup:
 	free(w.refs);
 	bg_check_result_free(res);
 	return error;
-}
-
-static int flagged(bg_verdict v)
-{
-	return v == BG_VERDICT_REGRESSION || v == BG_VERDICT_IMPROVEMENT;
-}
-
-/* Demotes flagged rows of res whose verdict `other` does not share. */
-static int require(bg_ctx *ctx, bg_check_result *res, const bg_check_result *other, int first)
-{
-	size_t i, j;
-
-	for (i = 0; i < res->nrows; i++) {
-		bg_verdict_row *r = &res->rows[i];
-		const bg_verdict_row *c = NULL;
-		bg_buf b = BG_BUF_INIT;
-		int err;
-
-		if (!flagged(r->verdict))
-			continue;
-		for (j = 0; j < other->nrows && !c; j++)
-			if (!strcmp(other->rows[j].series, r->series))
-				c = &other->rows[j];
-		if (c && c->verdict == r->verdict)
-			continue;
-		if (first)
-			err = bg_buf_printf(
-			        &b,
-			        "%s of %+.1f%% only with the confirmation runs added: the "
-			        "first run%s did not show it",
-			        bg_verdict_name(r->verdict), 100.0 * r->test.change,
-			        c && c->current_runs == 1 ? "" : "s");
-		else
-			err = bg_buf_printf(
-			        &b, "%s of %+.1f%% not reproduced by %zu confirmation run%s",
-			        bg_verdict_name(r->verdict), 100.0 * r->test.change,
-			        c ? c->current_runs : 0, c && c->current_runs == 1 ? "" : "s");
-		if (err < 0) {
-			bg_buf_clear(&b);
-			return bg_error_oom(ctx);
-		}
-		free(r->message);
-		r->message = bg_buf_detach(&b);
-		res->count[r->verdict]--;
-		r->verdict = BG_VERDICT_UNCHANGED;
-		res->count[r->verdict]++;
-	}
-	qsort(res->rows, res->nrows, sizeof(*res->rows), cmp_rows);
-	return 0;
-}
-
-int bg_check_confirm(bg_ctx *ctx, bg_check_result *res, const bg_check_result *confirm)
-{
-	return require(ctx, res, confirm, 0);
-}
-
-int bg_check_confirm_first(bg_ctx *ctx, bg_check_result *res, const bg_check_result *first)
-{
-	return require(ctx, res, first, 1);
-}
-
-/* The run summary of one series in each run (NAN where a run lacks it). */
-static int series_values(bg_ctx *ctx, bg_store *store, const int64_t *runs, size_t n,
-                         const char *benchmark, const char *metric, double *out)
-{
-	size_t k;
-	int error;
-
-	for (k = 0; k < n; k++)
-		if ((error = bg_store_run_mean(ctx, store, runs[k], benchmark, metric, &out[k])) <
-		    0)
-			return error;
-	return 0;
-}
-
-int bg_check_confirm_paired(bg_ctx *ctx, bg_store *store, bg_check_result *res, const int64_t *cur,
-                            const int64_t *ref, size_t pairs, const bg_thresholds *th)
-{
-	double alpha = th->alpha;
-	double *c = NULL, *r = NULL;
-	size_t i, k, n;
-	int error = 0;
-
-	if (!pairs)
-		return bg_error_set(ctx, BG_EINPUT, "no confirmation pairs");
-	c = malloc(pairs * sizeof(double));
-	r = malloc(pairs * sizeof(double));
-	if (!c || !r) {
-		error = bg_error_oom(ctx);
-		goto cleanup;
-	}
-	for (i = 0; i < res->nrows; i++) {
-		bg_verdict_row *row = &res->rows[i];
-		bg_paired_test pt;
-		bg_buf b = BG_BUF_INIT;
-		int kept;
-
-		if (!flagged(row->verdict))
-			continue;
-		if ((error = series_values(ctx, store, cur, pairs, row->benchmark, row->metric,
-		                           c)) < 0 ||
-		    (error = series_values(ctx, store, ref, pairs, row->benchmark, row->metric,
-		                           r)) < 0)
-			goto cleanup;
-		/* Pairs where either side lacks the series (it failed there) drop out. */
-		for (k = n = 0; k < pairs; k++)
-			if (isfinite(c[k]) && isfinite(r[k]) && c[k] > 0 && r[k] > 0) {
-				c[n] = c[k];
-				r[n] = r[k];
-				n++;
-			}
-		/* The reference has no such series (a benchmark it did not have):
-		 * nothing to pair with, so the verdict stands as it was. */
-		if (!n)
-			continue;
-		kept = 0;
-		memset(&pt, 0, sizeof(pt));
-		if (fabs(row->test.base_mean) > 0) {
-			if ((error = bg_stats_paired(ctx, c, r, n,
-			                             row->test.base_sd / fabs(row->test.base_mean),
-			                             row->test.n_base, row->direction, &pt)) < 0)
-				goto cleanup;
-			kept = row->verdict == BG_VERDICT_REGRESSION
-			               ? pt.p_worse < alpha && pt.change > 0
-			               : pt.p_better < alpha && pt.change < 0;
-			/* And in every pair, by at least min_change: a run that a
-			 * neighbour slowed by half makes one pair look like a
-			 * regression, and would carry the mean of two with it; a
-			 * real regression is in each. */
-			for (k = 0; kept && k < n; k++) {
-				double ch = c[k] / r[k] - 1.0;
-
-				if (row->direction == BG_DIR_HIGHER)
-					ch = r[k] / c[k] - 1.0;
-				kept = row->verdict == BG_VERDICT_REGRESSION
-				               ? ch >= th->min_change
-				               : ch <= -th->min_change;
-			}
-		}
-		if (kept)
-			error = bg_buf_printf(
-			        &b,
-			        "confirmed: %+.1f%% against %.12s in %zu interleaved "
-			        "pair%s (p %.2g)",
-			        100.0 * pt.change, res->reference, n, n == 1 ? "" : "s",
-			        row->verdict == BG_VERDICT_REGRESSION ? pt.p_worse : pt.p_better);
-		else
-			error = bg_buf_printf(
-			        &b,
-			        "%s of %+.1f%% not reproduced next to %.12s: %+.1f%% in "
-			        "%zu interleaved pair%s",
-			        bg_verdict_name(row->verdict), 100.0 * row->test.change,
-			        res->reference, 100.0 * pt.change, n, n == 1 ? "" : "s");
-		if (error < 0) {
-			bg_buf_clear(&b);
-			error = bg_error_oom(ctx);
-			goto cleanup;
-		}
-		free(row->message);
-		row->message = bg_buf_detach(&b);
-		if (!kept) {
-			res->count[row->verdict]--;
-			row->verdict = BG_VERDICT_UNCHANGED;
-			res->count[row->verdict]++;
-		}
-	}
-	qsort(res->rows, res->nrows, sizeof(*res->rows), cmp_rows);
-cleanup:
-	free(c);
-	free(r);
-	return error;
-}
-
-int bg_check_flagged(bg_ctx *ctx, const bg_check_result *res, char ***benchmarks)
-{
-	char **v = calloc(res->nrows + 1, sizeof(char *));
-	size_t i, j, n = 0;
-
-	*benchmarks = NULL;
-	if (!v)
-		return bg_error_oom(ctx);
-	for (i = 0; i < res->nrows; i++) {
-		int seen = 0;
-
-		if (!flagged(res->rows[i].verdict))
-			continue;
-		for (j = 0; j < n; j++)
-			seen |= !strcmp(v[j], res->rows[i].benchmark);
-		if (seen)
-			continue;
-		if (!(v[n++] = bg_strdup(res->rows[i].benchmark))) {
-			bg_strv_free(v);
-			return bg_error_oom(ctx);
-		}
-	}
-	*benchmarks = v;
-	return 0;
 }

@@ -94,6 +94,7 @@ struct bg_config {
 	const char *project, *build;
 	bg_baseline_cfg baseline;
 	bg_thresholds thresholds;
+	bg_confirm_cfg confirm;
 	bg_benchmark *benchmarks;
 	size_t nbenchmarks;
 	bg_alert_cfg *alerts;
@@ -958,8 +959,9 @@ int bg_config_expand(bg_ctx *ctx, const char *in, char **out)
 
 /* ---------------------------------------------------------------- checks */
 
-static const char *const root_keys[] = { "project",  "build",      "baseline", "thresholds",
-	                                 "defaults", "benchmarks", "alerts" };
+static const char *const root_keys[] = { "project", "build",    "baseline",   "thresholds",
+	                                 "confirm", "defaults", "benchmarks", "alerts" };
+static const char *const confirm_keys[] = { "pairs", "max_pairs" };
 static const char *const baseline_keys[] = { "branch", "window", "min_runs" };
 static const char *const threshold_keys[] = { "alpha", "fdr", "min_change", "min_effect" };
 static const char *const defaults_keys[] = { "warmup", "samples", "timeout" };
@@ -1051,6 +1053,40 @@ static int load_baseline(struct loader *ld, const struct pos *root, json_object 
 		return fail(ld, kp->line,
 		            "baseline.window: must be at least baseline.min_runs (%d < %d)",
 		            b->window, b->min_runs);
+	}
+	return 0;
+}
+
+/* ci's confirmation: pairs at the first look (0: none), and the cap. */
+static int load_confirm(struct loader *ld, const struct pos *root, json_object *obj)
+{
+	bg_confirm_cfg *c = &ld->cfg->confirm;
+	const struct pos *p, *kp;
+	json_object *o, *v;
+	char path[PATH_SIZE], kpath[PATH_SIZE];
+	int err;
+
+	err = sub_object(ld, root, obj, "confirm", confirm_keys, BG_ARRAY_SIZE(confirm_keys), &p,
+	                 &o, path, sizeof(path));
+	if (err < 0 || !p)
+		return err;
+	if (member(p, o, "pairs", path, &kp, &v, kpath, sizeof(kpath))) {
+		if ((err = read_int(ld, kp, kpath, v, 0, BG_MAX_PAIRS, &c->pairs)) < 0)
+			return err;
+		if (c->pairs == 1)
+			return failp(ld, kp->line, kpath,
+			             "must be 0 (no confirmation) or at least 2: one pair has no "
+			             "spread to judge");
+	}
+	if (member(p, o, "max_pairs", path, &kp, &v, kpath, sizeof(kpath))) {
+		if ((err = read_int(ld, kp, kpath, v, 2, BG_MAX_PAIRS, &c->max_pairs)) < 0)
+			return err;
+		if (c->pairs && c->max_pairs < c->pairs)
+			return failp(ld, kp->line, kpath,
+			             "must be at least confirm.pairs (%d < %d)", c->max_pairs,
+			             c->pairs);
+	} else if (c->pairs > c->max_pairs) {
+		c->max_pairs = c->pairs;
 	}
 	return 0;
 }
@@ -1597,7 +1633,7 @@ static int load_root(struct loader *ld, const struct pos *root, json_object *obj
 	    (err = read_string(ld, kp, kpath, v, &ld->cfg->build)) < 0)
 		return err;
 	if ((err = load_baseline(ld, root, obj)) < 0 ||
-	    (err = load_thresholds(ld, root, obj)) < 0 ||
+	    (err = load_thresholds(ld, root, obj)) < 0 || (err = load_confirm(ld, root, obj)) < 0 ||
 	    (err = load_defaults(ld, root, obj, &d)) < 0 ||
 	    (err = load_benchmarks(ld, root, obj, &d)) < 0 ||
 	    (err = load_alerts(ld, root, obj)) < 0)
@@ -1666,6 +1702,8 @@ int bg_config_parse(bg_ctx *ctx, const char *name, const char *text, size_t len,
 	cfg->thresholds.fdr = 1;
 	cfg->thresholds.min_change = 0.02;
 	cfg->thresholds.min_effect = 0.8;
+	cfg->confirm.pairs = BG_CONFIRM_PAIRS;
+	cfg->confirm.max_pairs = BG_CONFIRM_MAX_PAIRS;
 	ld.cfg = cfg;
 	if ((err = load_root(&ld, &root, obj)) < 0)
 		goto cleanup;
@@ -1731,6 +1769,11 @@ const bg_baseline_cfg *bg_config_baseline(const bg_config *cfg)
 	return &cfg->baseline;
 }
 
+const bg_confirm_cfg *bg_config_confirm(const bg_config *cfg)
+{
+	return &cfg->confirm;
+}
+
 const bg_thresholds *bg_config_thresholds(const bg_config *cfg)
 {
 	return &cfg->thresholds;
@@ -1777,6 +1820,10 @@ const char *bg_config_starter(void)
 	       "  // (0.02 = 2%), and an effect size (Hedges' g) of at least `min_effect`.\n"
 	       "  \"thresholds\": { \"alpha\": 0.01, \"fdr\": true, \"min_change\": 0.02, "
 	       "\"min_effect\": 0.8 },\n"
+	       "  // `ci` measures what its first run flags, or cannot clear, again in pairs\n"
+	       "  // beside the baseline's newest commit: `pairs` at the first look, then\n"
+	       "  // twice as many until the data decide, at most `max_pairs`; 0 pairs: none.\n"
+	       "  \"confirm\": { \"pairs\": 4, \"max_pairs\": 32 },\n"
 	       "  // For every benchmark unless it sets its own: executions thrown away first,\n"
 	       "  // samples kept, and seconds before one execution is killed.\n"
 	       "  \"defaults\": { \"warmup\": 2, \"samples\": 15, \"timeout\": 60 },\n"

@@ -61,6 +61,8 @@ void bg_buf_clear(bg_buf *b);
 
 /* strdup that accepts NULL. */
 char *bg_strdup(const char *s);
+/* A new formatted string (caller frees), or NULL when out of memory. */
+char *bg_printf(const char *fmt, ...) BG_PRINTF(1, 2);
 /* Reads a whole file; BG_EIO with "<path>: <why>" on failure. */
 int bg_read_file(bg_ctx *ctx, const char *path, char **data, size_t *len);
 /* Line number (1-based) of byte `offset` in text. */
@@ -74,6 +76,24 @@ uint64_t bg_disk_usage(const char *path);
 /* A run more than this many SDs of the others from their mean is an outlier
  * (bg_stats_drop_outliers): checks' baselines and bisect's pairs. */
 #define BG_OUTLIER_SIGMAS 5.0
+
+/* lib/verdict.c: baseline runs a check reads, newest first: the window and a
+ * few spare, so that an outlier run left out does not shorten it. */
+size_t bg_verdict__reach(int window);
+/* A rolling baseline (run means, newest first) made ready for bg_judge: one
+ * far run left out (*removed), then the newest `window` (0: all) kept. */
+int bg_verdict__baseline(bg_ctx *ctx, double *base, size_t *n, int window, size_t *removed);
+
+/* lib/check_render.c's pieces, shared with the terminal table of the CLI:
+ * a change as "+1.23%", a p-value as "0.0012" or "<0.0001", what the
+ * confirmation showed, the nine cells of a verdict row (verdict, series,
+ * baseline, current, change, p, g, runs, confirmation; `md`: Markdown
+ * emphasis) and "2 regression, 3 unchanged". */
+void bg_check__pct(char *buf, size_t len, double change);
+void bg_check__p(char *buf, size_t len, double p);
+void bg_check__confirm_text(const bg_verdict_row *r, char *buf, size_t len);
+int bg_check__row_cells(const bg_verdict_row *r, int md, char cells[9][192]);
+int bg_check__summary_line(const bg_check_result *res, bg_buf *b);
 
 /* SHA-256 of data as 64 lowercase hex digits + NUL (lib/hash.c, libcrypto). */
 int bg_sha256_hex(const void *data, size_t len, char out[65]);

@@ -234,7 +234,9 @@ int bg_stats_compare_cached(bg_ctx *ctx, const double *base, size_t n_base, cons
 		}
 	}
 
-	r.change = fabs(r.base_mean) > 0.0 ? oriented(diff / fabs(r.base_mean), dir) : NAN;
+	r.delta = fabs(r.base_mean) > 0.0 ? diff / fabs(r.base_mean) + 0.0 : NAN;
+	r.change = oriented(r.delta, dir);
+	r.se = se;
 	r.effect = oriented(hedges_g(r.base_mean, r.base_sd, n_base, r.cur_mean, r.cur_sd, n_cur),
 	                    dir);
 	if (se > 0.0) {
@@ -372,48 +374,6 @@ int bg_stats_drop_outliers(bg_ctx *ctx, double *v, size_t *n, double k, size_t *
 	return 0;
 }
 
-int bg_stats_paired(bg_ctx *ctx, const double *cur, const double *ref, size_t pairs,
-                    double base_rel_sd, size_t n_base, bg_direction dir, bg_paired_test *out)
-{
-	double *lr = NULL, m, se;
-	size_t k;
-
-	memset(out, 0, sizeof(*out));
-	if (pairs < 1 || n_base < 2)
-		return bg_error_set(ctx, BG_EINPUT,
-		                    "a paired test needs pairs and a baseline of 2 runs");
-	if (!(base_rel_sd >= 0) || !isfinite(base_rel_sd))
-		return bg_error_set(ctx, BG_EINPUT, "the baseline's relative SD must be finite");
-	if (!(lr = malloc(pairs * sizeof(double))))
-		return bg_error_oom(ctx);
-	for (k = 0; k < pairs; k++) {
-		if (!(cur[k] > 0) || !(ref[k] > 0) || !isfinite(cur[k]) || !isfinite(ref[k])) {
-			free(lr);
-			return bg_error_set(ctx, BG_EINPUT,
-			                    "pair %zu: values must be finite and positive", k + 1);
-		}
-		lr[k] = log(cur[k] / ref[k]);
-	}
-	m = oriented(gsl_stats_mean(lr, 1, pairs), dir);
-	free(lr);
-	out->pairs = pairs;
-	out->df = (double)n_base - 1.0;
-	out->change = expm1(m);
-	se = base_rel_sd * sqrt(2.0 / (double)pairs);
-	if (se > 0.0) {
-		out->t = m / se;
-		out->p_worse = gsl_cdf_tdist_Q(out->t, out->df);
-		out->p_better = gsl_cdf_tdist_P(out->t, out->df);
-	} else {
-		int s = sign_of(m);
-
-		out->t = s ? s * INFINITY : 0.0;
-		out->p_worse = s > 0 ? 0.0 : 1.0;
-		out->p_better = s < 0 ? 0.0 : 1.0;
-	}
-	return 0;
-}
-
 double bg_stats_t_upper(double t, double df)
 {
 	return gsl_cdf_tdist_Q(t, df);
@@ -470,8 +430,11 @@ int bg_stats_paired_t(bg_ctx *ctx, const double *cur, const double *ref, size_t 
 	r.cur_sd = gsl_stats_sd_m(cur, 1, n_all, r.cur_mean);
 	r.n_base = r.n_cur = n;
 	r.df = (double)n - 1.0;
-	r.change = expm1(m);
+	/* m is oriented; the value's own geometric mean ratio is exp(+-m). */
+	r.delta = expm1(dir == BG_DIR_HIGHER ? -m : m) + 0.0;
+	r.change = oriented(r.delta, dir);
 	se = sd / sqrt((double)n);
+	r.se = se;
 	if (se > 0.0) {
 		r.t = m / se;
 		r.p_worse = gsl_cdf_tdist_Q(r.t, r.df);

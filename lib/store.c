@@ -149,6 +149,36 @@ static const char *const migrations[] = {
 	"  delivered_at INTEGER,"
 	"  claimed_until INTEGER);"
 	"CREATE INDEX outbox_state ON outbox(state, id);",
+	/* 6: a run's role, and the verdicts `ci` decided.  A run made as one
+	 * side of an interleaved measurement (compare, bisect, ci's
+	 * confirmation) is 'paired': judged in its pair, never in a rolling
+	 * baseline, where a dozen runs of one commit made within a minute
+	 * would stand for the machine's drift they never saw.  Older
+	 * databases tagged such runs; the tags say which.  `checks` keeps each
+	 * decided verdict as printed (json) with the run it judged, `verdicts`
+	 * its rows, so that reports and history show what ci decided. */
+	"ALTER TABLE runs ADD COLUMN role TEXT NOT NULL DEFAULT 'primary'"
+	"  CHECK (role IN ('primary', 'paired'));"
+	"UPDATE runs SET role = 'paired' WHERE id IN (SELECT run_id FROM run_tags"
+	"  WHERE key IN ('confirm', 'confirm-reference', 'compare') OR key LIKE 'bisect-%');"
+	"CREATE TABLE checks ("
+	"  id INTEGER PRIMARY KEY,"
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  source TEXT NOT NULL,"
+	"  created_at INTEGER NOT NULL,"
+	"  pairs INTEGER NOT NULL DEFAULT 0,"
+	"  seconds REAL,"
+	"  json TEXT NOT NULL);"
+	"CREATE INDEX checks_run ON checks(run_id, id);"
+	"CREATE TABLE verdicts ("
+	"  check_id INTEGER NOT NULL REFERENCES checks(id) ON DELETE CASCADE,"
+	"  series TEXT NOT NULL,"
+	"  benchmark TEXT NOT NULL,"
+	"  metric TEXT,"
+	"  verdict TEXT NOT NULL,"
+	"  first TEXT NOT NULL,"
+	"  confirmation TEXT NOT NULL,"
+	"  PRIMARY KEY (check_id, series)) WITHOUT ROWID;",
 };
 /* clang-format on */
 
@@ -195,6 +225,10 @@ enum store_stmt {
 	ST_OUTBOX_PRUNE,
 	ST_RUNS_SINCE,
 	ST_RESULTS_SINCE,
+	ST_CHECK_INSERT,
+	ST_VERDICT_INSERT,
+	ST_RECORDED_SINCE,
+	ST_RECORDED_JSON,
 	ST_COUNT
 };
 
@@ -209,8 +243,8 @@ static const char *const stmt_sql[ST_COUNT] = {
 			     " VALUES (?1, ?2, ?3, ?4)",
 	[ST_COMMIT_ID] = "SELECT id FROM commits WHERE sha = ?1",
 	[ST_RUN_INSERT] = "INSERT INTO runs(commit_id, machine_id, branch, dirty, status, source,"
-			  " started_at, uid) VALUES (?1, ?2, ?3, ?4, 'incomplete', ?5, ?6,"
-			  " coalesce(?7, lower(hex(randomblob(16)))))",
+			  " started_at, uid, role) VALUES (?1, ?2, ?3, ?4, 'incomplete', ?5, ?6,"
+			  " coalesce(?7, lower(hex(randomblob(16)))), ?8)",
 	[ST_RUN_FACT] = "INSERT OR REPLACE INTO run_facts(run_id, key, value) VALUES (?1, ?2, ?3)",
 	[ST_RUN_TAG] = "INSERT OR REPLACE INTO run_tags(run_id, key, value) VALUES (?1, ?2, ?3)",
 	[ST_RUN_STATUS] = "SELECT status FROM runs WHERE id = ?1",
@@ -231,12 +265,16 @@ static const char *const stmt_sql[ST_COUNT] = {
 	/* ?3 counts runs, not rows, so a benchmark's metrics stay together. */
 	[ST_HISTORY] = "SELECT r.id, c.sha, r.branch, r.dirty, r.status = 'complete', r.started_at,"
 		       " c.author_time, c.subject, m.fingerprint, s.benchmark, s.metric, s.unit,"
-		       " s.direction, x.n, x.mean, x.median, x.stddev, x.min, x.max"
+		       " s.direction, x.n, x.mean, x.median, x.stddev, x.min, x.max,"
+		       " r.role = 'paired', v.verdict, v.first, v.confirmation"
 		       " FROM series s"
 		       " JOIN results x ON x.series_id = s.id"
 		       " JOIN runs r ON r.id = x.run_id"
 		       " JOIN commits c ON c.id = r.commit_id"
 		       " JOIN machines m ON m.id = r.machine_id"
+		       " LEFT JOIN verdicts v ON v.check_id ="
+		       "  (SELECT max(k.id) FROM checks k WHERE k.run_id = r.id)"
+		       "  AND v.series = s.benchmark || ':' || s.metric"
 		       " WHERE s.benchmark = ?1 AND (?2 IS NULL OR s.metric = ?2)"
 		       " AND x.run_id IN (SELECT DISTINCT x2.run_id FROM series s2"
 		       "  JOIN results x2 ON x2.series_id = s2.id"
@@ -255,7 +293,8 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_RUN_BY_UID] = "SELECT id FROM runs WHERE uid = ?1",
 	[ST_RUN_LATEST] =
 		"SELECT r.id FROM runs r JOIN machines m ON m.id = r.machine_id"
-		" WHERE r.status = 'complete' AND (?1 IS NULL OR m.fingerprint = ?1)"
+		" WHERE r.status = 'complete' AND r.role = 'primary'"
+		"   AND (?1 IS NULL OR m.fingerprint = ?1)"
 		" ORDER BY r.id DESC LIMIT 1",
 	[ST_RUNS_AT] =
 		"SELECT r.id FROM runs r JOIN commits c ON c.id = r.commit_id"
@@ -263,12 +302,14 @@ static const char *const stmt_sql[ST_COUNT] = {
 		" WHERE c.sha = ?1 AND m.fingerprint = ?2 AND r.status = 'complete'"
 		"   AND (?3 < 0 OR r.dirty = ?3)"
 		"   AND (?4 IS NULL OR EXISTS (SELECT 1 FROM run_tags t WHERE t.run_id = r.id"
-		"        AND t.key || '=' || t.value = ?4)) ORDER BY r.id",
+		"        AND t.key || '=' || t.value = ?4))"
+		/* Without a tag: the commit's runs of its own; with one, any. */
+		"   AND (?4 IS NOT NULL OR r.role = 'primary') ORDER BY r.id",
 	[ST_BASELINE_RUNS] =
 		"SELECT r.id, c.sha FROM runs r JOIN commits c ON c.id = r.commit_id"
 		"  JOIN machines m ON m.id = r.machine_id"
 		" WHERE m.fingerprint = ?1 AND r.status = 'complete' AND r.dirty = 0"
-		" ORDER BY r.id DESC",
+		"   AND r.role = 'primary' ORDER BY r.id DESC",
 	[ST_RUN_SERIES] =
 		"SELECT s.id, s.benchmark, s.metric, s.unit, s.direction,"
 		"       x.n, x.mean, x.median, x.stddev, x.min, x.max,"
@@ -308,16 +349,31 @@ static const char *const stmt_sql[ST_COUNT] = {
 		"       r.status = 'complete', r.started_at, c.author_time, c.author, c.subject"
 		"  FROM runs r JOIN commits c ON c.id = r.commit_id"
 		"  JOIN machines m ON m.id = r.machine_id"
-		" WHERE r.status = 'complete' AND r.dirty = 0 AND r.started_at >= ?1"
-		"   AND (?2 IS NULL OR m.fingerprint = ?2) ORDER BY r.id",
+		" WHERE r.status = 'complete' AND r.dirty = 0 AND r.role = 'primary'"
+		"   AND r.started_at >= ?1 AND (?2 IS NULL OR m.fingerprint = ?2) ORDER BY r.id",
 	[ST_RESULTS_SINCE] =
 		"SELECT x.run_id, s.id, s.benchmark, s.metric, s.unit, s.direction,"
 		"       x.n, x.mean, x.median, x.stddev, x.min, x.max,"
 		"       coalesce(x.robust_mean, x.mean), x.outliers"
 		"  FROM results x JOIN series s ON s.id = x.series_id"
 		"  JOIN runs r ON r.id = x.run_id JOIN machines m ON m.id = r.machine_id"
-		" WHERE r.status = 'complete' AND r.dirty = 0 AND r.started_at >= ?1"
-		"   AND (?2 IS NULL OR m.fingerprint = ?2) ORDER BY s.id, x.run_id",
+		" WHERE r.status = 'complete' AND r.dirty = 0 AND r.role = 'primary'"
+		"   AND r.started_at >= ?1 AND (?2 IS NULL OR m.fingerprint = ?2)"
+		" ORDER BY s.id, x.run_id",
+	[ST_CHECK_INSERT] = "INSERT INTO checks(run_id, source, created_at, pairs, seconds, json)"
+			    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	[ST_VERDICT_INSERT] = "INSERT OR REPLACE INTO verdicts(check_id, series, benchmark, metric,"
+			      " verdict, first, confirmation) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	/* The newest check of each run of the period (as ST_RUNS_SINCE lists them). */
+	[ST_RECORDED_SINCE] =
+		"SELECT k.id, k.run_id, v.series, v.verdict, v.first, v.confirmation"
+		"  FROM checks k JOIN verdicts v ON v.check_id = k.id"
+		"  JOIN runs r ON r.id = k.run_id JOIN machines m ON m.id = r.machine_id"
+		" WHERE k.id = (SELECT max(k2.id) FROM checks k2 WHERE k2.run_id = k.run_id)"
+		"   AND r.status = 'complete' AND r.dirty = 0 AND r.role = 'primary'"
+		"   AND r.started_at >= ?1 AND (?2 IS NULL OR m.fingerprint = ?2)"
+		" ORDER BY k.run_id, v.series",
+	[ST_RECORDED_JSON] = "SELECT json FROM checks WHERE run_id = ?1 ORDER BY id DESC LIMIT 1",
 };
 /* clang-format on */
 
@@ -843,7 +899,9 @@ int bg_store_run_begin(bg_ctx *ctx, bg_store *store, const bg_run_info *info, in
 	    sqlite3_bind_text(s, 5, info->source ? info->source : "run", -1, SQLITE_STATIC) !=
 	            SQLITE_OK ||
 	    sqlite3_bind_int64(s, 6, info->started_at > 0 ? info->started_at : now) != SQLITE_OK ||
-	    sqlite3_bind_text(s, 7, info->uid, -1, SQLITE_STATIC) != SQLITE_OK) {
+	    sqlite3_bind_text(s, 7, info->uid, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 8, info->paired ? "paired" : "primary", -1, SQLITE_STATIC) !=
+	            SQLITE_OK) {
 		error = store__bind_fail(ctx, store, s);
 		goto cleanup;
 	}
@@ -1174,6 +1232,24 @@ static char *store__col_dup(sqlite3_stmt *s, int col)
 	return t ? bg_strdup((const char *)t) : NULL;
 }
 
+/* Columns i, i+1, i+2: verdict, first verdict, confirmation, by name. */
+static int store__verdict_cols(sqlite3_stmt *s, int i, bg_verdict *v, bg_verdict *first,
+                               bg_confirm_status *confirm)
+{
+	const char *c = (const char *)sqlite3_column_text(s, i + 2);
+	int k;
+
+	if (bg_verdict_from_name((const char *)sqlite3_column_text(s, i), v) < 0 ||
+	    bg_verdict_from_name((const char *)sqlite3_column_text(s, i + 1), first) < 0)
+		return BG_EINPUT;
+	for (k = 0; k < BG_CONFIRM_COUNT; k++)
+		if (c && !strcmp(c, bg_confirm_status_name((bg_confirm_status)k))) {
+			*confirm = (bg_confirm_status)k;
+			return 0;
+		}
+	return BG_EINPUT;
+}
+
 static int store__history_row(sqlite3_stmt *s, bg_history_row *row)
 {
 	const unsigned char *sha = sqlite3_column_text(s, 1);
@@ -1200,6 +1276,9 @@ static int store__history_row(sqlite3_stmt *s, bg_history_row *row)
 	row->summary.stddev = sqlite3_column_double(s, 16);
 	row->summary.min = sqlite3_column_double(s, 17);
 	row->summary.max = sqlite3_column_double(s, 18);
+	row->paired = sqlite3_column_int(s, 19);
+	row->recorded = sqlite3_column_type(s, 20) != SQLITE_NULL &&
+	                store__verdict_cols(s, 20, &row->verdict, &row->first, &row->confirm) == 0;
 	if ((sqlite3_column_type(s, 2) != SQLITE_NULL && !row->branch) ||
 	    (sqlite3_column_type(s, 7) != SQLITE_NULL && !row->subject) || !row->machine ||
 	    !row->benchmark || !row->metric || !row->unit)
@@ -2153,6 +2232,117 @@ int bg_store_each_result(bg_ctx *ctx, bg_store *store, int64_t since, const char
 	if (rc != SQLITE_DONE)
 		error = store__fail(ctx, store, "reading the results of the period");
 cleanup:
+	sqlite3_reset(s);
+	return error;
+}
+
+int bg_store_check_record(bg_ctx *ctx, bg_store *store, const bg_check_record *rec,
+                          int64_t *check_id)
+{
+	sqlite3_stmt *s;
+	int64_t id = 0;
+	size_t i;
+	int error;
+
+	if (check_id)
+		*check_id = 0;
+	if (!rec || !rec->json || !rec->source)
+		return bg_error_set(ctx, BG_EINPUT, "a recorded check needs its JSON and source");
+	if ((error = store__begin(ctx, store)) < 0)
+		return error;
+	if ((error = store__stmt(ctx, store, ST_CHECK_INSERT, &s)) < 0)
+		goto cleanup;
+	if (sqlite3_bind_int64(s, 1, rec->run_id) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 2, rec->source, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_int64(s, 3, (int64_t)time(NULL)) != SQLITE_OK ||
+	    sqlite3_bind_int64(s, 4, (int64_t)rec->pairs) != SQLITE_OK ||
+	    sqlite3_bind_double(s, 5, rec->seconds) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 6, rec->json, -1, SQLITE_STATIC) != SQLITE_OK) {
+		error = store__bind_fail(ctx, store, s);
+		goto cleanup;
+	}
+	if ((error = store__run(ctx, store, s, "recording the verdict")) < 0)
+		goto cleanup;
+	id = sqlite3_last_insert_rowid(store->db);
+	for (i = 0; i < rec->nrows; i++) {
+		const bg_verdict_record *v = &rec->rows[i];
+
+		if ((error = store__stmt(ctx, store, ST_VERDICT_INSERT, &s)) < 0)
+			goto cleanup;
+		if (sqlite3_bind_int64(s, 1, id) != SQLITE_OK ||
+		    sqlite3_bind_text(s, 2, v->series, -1, SQLITE_STATIC) != SQLITE_OK ||
+		    sqlite3_bind_text(s, 3, v->benchmark, -1, SQLITE_STATIC) != SQLITE_OK ||
+		    sqlite3_bind_text(s, 4, v->metric, -1, SQLITE_STATIC) != SQLITE_OK ||
+		    sqlite3_bind_text(s, 5, bg_verdict_name(v->verdict), -1, SQLITE_STATIC) !=
+		            SQLITE_OK ||
+		    sqlite3_bind_text(s, 6, bg_verdict_name(v->first), -1, SQLITE_STATIC) !=
+		            SQLITE_OK ||
+		    sqlite3_bind_text(s, 7, bg_confirm_status_name(v->confirm), -1,
+		                      SQLITE_STATIC) != SQLITE_OK) {
+			error = store__bind_fail(ctx, store, s);
+			goto cleanup;
+		}
+		if ((error = store__run(ctx, store, s, "recording the verdict")) < 0)
+			goto cleanup;
+	}
+	error = store__commit(ctx, store);
+cleanup:
+	if (error < 0)
+		store__rollback(store);
+	else if (check_id)
+		*check_id = id;
+	return error;
+}
+
+int bg_store_each_recorded(bg_ctx *ctx, bg_store *store, int64_t since, const char *machine,
+                           bg_recorded_cb cb, void *data)
+{
+	sqlite3_stmt *s;
+	bg_recorded_row row;
+	int error = 0, rc;
+
+	if ((error = store__stmt(ctx, store, ST_RECORDED_SINCE, &s)) < 0 ||
+	    (error = store__bind_period(ctx, store, s, since, machine)) < 0)
+		return error;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		memset(&row, 0, sizeof(row));
+		row.check_id = sqlite3_column_int64(s, 0);
+		row.run_id = sqlite3_column_int64(s, 1);
+		row.series = (const char *)sqlite3_column_text(s, 2);
+		if (!row.series) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+		/* A name this version does not know (a later one wrote it): skipped. */
+		if (store__verdict_cols(s, 3, &row.verdict, &row.first, &row.confirm) < 0)
+			continue;
+		if ((error = cb(&row, data)) < 0)
+			goto cleanup;
+	}
+	if (rc != SQLITE_DONE)
+		error = store__fail(ctx, store, "reading the recorded verdicts");
+cleanup:
+	sqlite3_reset(s);
+	return error;
+}
+
+int bg_store_recorded_json(bg_ctx *ctx, bg_store *store, int64_t run_id, char **json)
+{
+	sqlite3_stmt *s;
+	int error = 0, rc;
+
+	*json = NULL;
+	if ((error = store__stmt(ctx, store, ST_RECORDED_JSON, &s)) < 0)
+		return error;
+	if (sqlite3_bind_int64(s, 1, run_id) != SQLITE_OK)
+		return store__bind_fail(ctx, store, s);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		if (!(*json = store__col_dup(s, 0)))
+			error = bg_error_oom(ctx);
+	} else if (rc != SQLITE_DONE) {
+		error = store__fail(ctx, store, "reading the recorded verdict");
+	}
 	sqlite3_reset(s);
 	return error;
 }

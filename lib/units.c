@@ -6,6 +6,8 @@
  * printing "ms").  Rates ("GB/s", "items/s") are better when higher;
  * everything else (times, bytes, counts) when lower.
  */
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -84,4 +86,44 @@ int bg_format_from_name(const char *name, bg_format *out)
 const char *bg_format_name(bg_format format)
 {
 	return (size_t)format < BG_ARRAY_SIZE(format_names) ? format_names[format] : "?";
+}
+
+void bg_unit_format(char *buf, size_t len, double v, const char *unit)
+{
+	static const char *const tu[] = { "s", "ms", "\xc2\xb5s", "ns" };
+	static const char *const bu[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	/* Rates in SI steps, as bandwidths are usually quoted. */
+	static const char *const si[] = { "", "k", "M", "G", "T" };
+	double a = fabs(v);
+	size_t i = 0;
+
+	if (!unit)
+		unit = "";
+	if (!strcmp(unit, "s")) {
+		while (i < 3 && a > 0 && a < 1.0) {
+			a *= 1000;
+			v *= 1000;
+			i++;
+		}
+		snprintf(buf, len, "%.4g %s", v, tu[i]);
+	} else if (!strcmp(unit, "B")) {
+		while (i < 4 && a >= 1024) {
+			a /= 1024;
+			v /= 1024;
+			i++;
+		}
+		snprintf(buf, len, i ? "%.4g %s" : "%.0f %s", v, bu[i]);
+	} else if (!strcmp(unit, "B/s") || !strcmp(unit, "items/s")) {
+		while (i < 4 && a >= 1000) {
+			a /= 1000;
+			v /= 1000;
+			i++;
+		}
+		if (unit[0] == 'B')
+			snprintf(buf, len, "%.4g %sB/s", v, si[i]);
+		else
+			snprintf(buf, len, "%.4g %s items/s", v, si[i]);
+	} else {
+		snprintf(buf, len, "%.4g %s", v, unit);
+	}
 }

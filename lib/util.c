@@ -211,6 +211,24 @@ void bg_buf_clear(bg_buf *b)
 	b->len = b->cap = 0;
 }
 
+char *bg_printf(const char *fmt, ...)
+{
+	bg_buf b = BG_BUF_INIT;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || bg_buf_grow(&b, (size_t)n + 1) < 0)
+		return NULL;
+	va_start(ap, fmt);
+	vsnprintf(b.ptr, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b.len = (size_t)n;
+	return bg_buf_detach(&b);
+}
+
 char *bg_strdup(const char *s)
 {
 	return s ? strdup(s) : NULL;

@@ -160,10 +160,12 @@ assert any(s["verdict"] == "skip" and s["commit"] == sys.argv[3] for s in d["ste
 P
 # ------------------------------------------- ambiguous ends get more pairs
 # A series whose values are set, not timed: LEVEL (the step is +5% at E1)
-# times a fixed noise of about 1% from a shared counter.  In 2 pairs the
-# ends differ by about 5% but a paired t-test with 1 degree of freedom
-# cannot call it; in 4 it can.  Without more pairs for ambiguous ends,
-# bisect --runs 2 would say "nothing to bisect".
+# times a fixed noise of about 1% from a shared counter.  The ends are
+# measured in sequential looks at 2, 4 and 8 pairs (--runs 2 --max-runs 8),
+# each at alpha / 3: in 2 pairs the ends differ by about 5% but a paired
+# t-test with 1 degree of freedom cannot call it, in 4 it falls short of
+# alpha / 3, in 8 it can.  Without more pairs for undecided ends, bisect
+# --runs 2 would say "nothing to bisect".
 new_repo "$T/r3" >/dev/null
 cd "$T/r3" || exit 1
 cat >bench.sh <<S
@@ -185,8 +187,8 @@ E[1]=$(commit "E1: level 105")
 echo x >notes.txt
 E[2]=$(commit "E2: nothing")
 export BENCHGUARD_DB="$T/bisect3.db"
-expect_rc 0 "$BG" bisect --good "${E[0]}" --bad "${E[2]}" --runs 2 --max-runs 4 --filter set --json
-check "ambiguous ends (2 pairs, +5%, not significant) get more pairs and bisect finds E1" \
+expect_rc 0 "$BG" bisect --good "${E[0]}" --bad "${E[2]}" --runs 2 --max-runs 8 --filter set --json
+check "undecided ends (2 pairs, +5%, not significant) get more pairs and bisect finds E1" \
 	/usr/bin/python3 - "$T/out" "${E[1]}" <<'P'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -194,16 +196,31 @@ print("# first_bad", (d["first_bad"] or "")[:7], "series", d.get("series"), "cha
 assert d["first_bad"] == sys.argv[2], d
 assert d["series"] == "set:v", d
 P
-check "... saying so on stderr" grep -q 'not significantly in 2 pairs; measuring up to 4' "$T/err"
-check "... with 4 pairs stored at each end" test "$(sqlite3 "$BENCHGUARD_DB" \
-	"SELECT count(*) FROM run_tags WHERE key = 'bisect-end'")" = 8
-expect_rc 1 "$BG" compare "${E[0]}" "${E[1]}" --runs 2 --filter set --json
-check "compare --runs 2 of the same ends: undecided in 2 pairs, a regression in 4" \
+check "... saying so on stderr, look by look" bash -c "
+	grep -q 'the ends, look 1 of 3 at 2 pairs: 1 series undecided' $T/err &&
+	grep -q 'the ends, look 3 of 3 at 8 pairs: 0 series undecided' $T/err"
+check "... with 8 pairs stored at each end" test "$(sqlite3 "$BENCHGUARD_DB" \
+	"SELECT count(*) FROM run_tags WHERE key = 'bisect-end'")" = 16
+check "... all of them paired runs, none in a rolling baseline" test "$(sqlite3 "$BENCHGUARD_DB" \
+	"SELECT count(*) FROM runs WHERE role = 'primary'")" = 0
+# A rerun finds the pairs stored and repeats the decisions without a run.
+expect_rc 0 "$BG" bisect --good "${E[0]}" --bad "${E[2]}" --runs 2 --max-runs 8 --filter set --json
+check "a rerun reuses the ends' pairs and names the same commit" bash -c "
+	grep -q '\"first_bad\": \"${E[1]}\"' $T/out && test \$(sqlite3 $BENCHGUARD_DB \
+	\"SELECT count(*) FROM run_tags WHERE key = 'bisect-end'\") = 16"
+expect_rc 1 "$BG" compare "${E[0]}" "${E[1]}" --runs 2 --max-runs 8 --filter set --json
+check "compare --runs 2 --max-runs 8 of the same ends: undecided in 2 and 4 pairs, a regression in 8" \
 	/usr/bin/python3 - "$T/out" <<'P'
 import json, sys
 d = json.load(open(sys.argv[1]))
 r = {x["series"]: x for x in d["results"]}["set:v"]
-assert d["compare"]["runs"] == 4 and r["verdict"] == "regression", (d["compare"], r)
+c = r["confirmation"]
+print("# compare", d["compare"], "verdict", r["verdict"], "look", c["look"], "of", c["looks"], "level", c["level"])
+assert d["compare"]["runs"] == 8 and r["verdict"] == "regression", (d["compare"], r)
+assert c["look"] == 3 and c["looks"] == 3 and abs(c["level"] - 0.01 / 3) < 1e-12, c
+assert abs(r["delta"] - 0.05) < 0.01 and r["change"] == r["delta"], r
 P
-check "... saying so on stderr" grep -q 'not significant in 2 pairs; running 2 more' "$T/err"
+check "... saying so on stderr" bash -c "
+	grep -q 'compare: look 2 of 3 at 4 pairs: 1 series undecided' $T/err &&
+	grep -q 'compare: pair 8 of 8' $T/err"
 finish

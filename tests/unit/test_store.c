@@ -1032,9 +1032,11 @@ static void test_migrate_to_builds(void **state)
 	bg_store_free(st);
 	st = NULL;
 
-	/* Back to the schema of version 3: migration 4 only added `builds` (and
-	 * 5 the alert outbox). */
+	/* Back to the schema of version 3: migration 4 only added `builds`, 5
+	 * the alert outbox, 6 the runs' role and the recorded verdicts. */
 	assert_int_equal(sql_exec(path, "DROP TABLE builds; DROP TABLE outbox;"
+	                                " DROP TABLE verdicts; DROP TABLE checks;"
+	                                " ALTER TABLE runs DROP COLUMN role;"
 	                                " PRAGMA user_version = 3"),
 	                 SQLITE_OK);
 	assert_int_equal(sql_int(path, "SELECT count(*) FROM sqlite_master WHERE name = 'builds'"),
@@ -1124,6 +1126,163 @@ static void test_run_facts(void **state)
 	bg_ctx_free(ctx);
 }
 
+static int recorded_cb(const bg_recorded_row *row, void *data)
+{
+	struct {
+		int n;
+		bg_verdict verdict, first;
+		bg_confirm_status confirm;
+	} *seen = data;
+
+	seen->n++;
+	if (!strcmp(row->series, "sort:wall_time")) {
+		seen->verdict = row->verdict;
+		seen->first = row->first;
+		seen->confirm = row->confirm;
+	}
+	return 0;
+}
+
+/*
+ * Version 5 to 6: runs that older versions made as one side of a paired
+ * measurement (their tags say so) become 'paired', and no rolling baseline,
+ * latest run or default `check` takes them; a verdict recorded by ci comes
+ * back through history and the report's reader, newest check first.
+ */
+static void test_roles_and_recorded_verdicts(void **state)
+{
+	char path[512];
+	bg_ctx *ctx = NULL;
+	bg_store *st = NULL;
+	bg_machine *m = make_machine();
+	bg_results *res = NULL;
+	bg_commit a, b;
+	bg_run_ref *refs = NULL;
+	bg_history_row *rows = NULL;
+	int64_t id[5] = { 0 }, latest = 0, *ids = NULL, check_id = 0;
+	size_t n = 0, i;
+	char *json = NULL;
+	const char *tags[][2] = { { NULL, NULL },
+		                  { "confirm=1", NULL },
+		                  { "confirm-reference=1", NULL },
+		                  { "bisect-end=abc", NULL },
+		                  { "compare=a..b", NULL } };
+	bg_verdict_record vr[2];
+	bg_check_record rec;
+	struct seen {
+		int n;
+		bg_verdict verdict, first;
+		bg_confirm_status confirm;
+	} seen = { 0, BG_VERDICT_COUNT, BG_VERDICT_COUNT, BG_CONFIRM_COUNT };
+
+	assert_non_null(m);
+	join(path, sizeof(path), *state, "roles.db");
+	make_commit(&a, 'a', "first");
+	make_commit(&b, 'b', "second");
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_store_open(ctx, path, &st), 0);
+	assert_int_equal(bg_results_new(&res), 0);
+	assert_int_equal(bg_results_add(ctx, res, "sort", "wall_time", "s", 0.5), 0);
+	for (i = 0; i < 5; i++) {
+		bg_run_info info = { .commit = i ? &b : &a, .machine = m, .source = "run" };
+
+		info.tags = tags[i][0] ? tags[i] : NULL;
+		assert_int_equal(bg_store_run_begin(ctx, st, &info, &id[i]), 0);
+		assert_int_equal(bg_store_run_add(ctx, st, id[i], res), 0);
+		assert_int_equal(bg_store_run_finish(ctx, st, id[i]), 0);
+	}
+	bg_store_free(st);
+	st = NULL;
+	/* As version 5 left it: no role, no recorded verdicts. */
+	assert_int_equal(sql_exec(path, "DROP TABLE verdicts; DROP TABLE checks;"
+	                                " ALTER TABLE runs DROP COLUMN role;"
+	                                " PRAGMA user_version = 5"),
+	                 SQLITE_OK);
+	assert_int_equal(bg_store_open(ctx, path, &st), 0);
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM runs WHERE role = 'paired'"), 4);
+	/* The baseline and the latest run are runs of their own only. */
+	assert_int_equal(bg_store_baseline_runs(ctx, st, bg_machine_fingerprint(m), &refs, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(refs[0].id, id[0]);
+	free(refs);
+	assert_int_equal(bg_store_latest_run(ctx, st, bg_machine_fingerprint(m), &latest), 0);
+	assert_int_equal(latest, id[0]);
+	assert_int_equal(bg_store_runs_at(ctx, st, b.sha, bg_machine_fingerprint(m), 0, &ids, &n),
+	                 0);
+	assert_int_equal(n, 0);
+	free(ids);
+	/* A tag still finds the paired runs it names. */
+	assert_int_equal(bg_store_runs_tagged(ctx, st, b.sha, bg_machine_fingerprint(m), 0,
+	                                      "confirm=1", &ids, &n),
+	                 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(ids[0], id[1]);
+	free(ids);
+	/* A new paired run is stored as such. */
+	{
+		bg_run_info info = { .commit = &b, .machine = m, .source = "run", .paired = 1 };
+		int64_t pid = 0;
+
+		assert_int_equal(bg_store_run_begin(ctx, st, &info, &pid), 0);
+		assert_int_equal(sql_int(path, "SELECT count(*) FROM runs WHERE role = 'paired'"),
+		                 5);
+	}
+
+	/* Two checks of run a: the newer one is what history shows. */
+	memset(vr, 0, sizeof(vr));
+	vr[0].series = "sort:wall_time";
+	vr[0].benchmark = "sort";
+	vr[0].metric = "wall_time";
+	vr[0].verdict = BG_VERDICT_REGRESSION;
+	vr[0].first = BG_VERDICT_REGRESSION;
+	vr[0].confirm = BG_CONFIRM_CONFIRMED;
+	vr[1].series = "crash";
+	vr[1].benchmark = "crash";
+	vr[1].verdict = vr[1].first = BG_VERDICT_FAILED;
+	memset(&rec, 0, sizeof(rec));
+	rec.run_id = id[0];
+	rec.source = "ci";
+	rec.json = "{\"first\": 1}";
+	rec.rows = vr;
+	rec.nrows = 2;
+	assert_int_equal(bg_store_check_record(ctx, st, &rec, &check_id), 0);
+	assert_true(check_id > 0);
+	vr[0].verdict = BG_VERDICT_UNCHANGED;
+	vr[0].confirm = BG_CONFIRM_NOT_CONFIRMED;
+	rec.json = "{\"second\": 2}";
+	rec.pairs = 8;
+	assert_int_equal(bg_store_check_record(ctx, st, &rec, NULL), 0);
+	assert_int_equal(bg_store_recorded_json(ctx, st, id[0], &json), 0);
+	assert_string_equal(json, "{\"second\": 2}");
+	free(json);
+	assert_int_equal(bg_store_recorded_json(ctx, st, id[1], &json), 0);
+	assert_null(json);
+	assert_int_equal(bg_store_history(ctx, st, "sort:wall_time", 0, &rows, &n), 0);
+	for (i = 0; i < n; i++) {
+		if (rows[i].run_id == id[0]) {
+			assert_true(rows[i].recorded);
+			assert_int_equal(rows[i].verdict, BG_VERDICT_UNCHANGED);
+			assert_int_equal(rows[i].first, BG_VERDICT_REGRESSION);
+			assert_int_equal(rows[i].confirm, BG_CONFIRM_NOT_CONFIRMED);
+			assert_false(rows[i].paired);
+		} else {
+			assert_false(rows[i].recorded);
+			assert_int_equal(rows[i].paired, rows[i].run_id != id[0]);
+		}
+	}
+	bg_history_free(rows, n);
+	assert_int_equal(bg_store_each_recorded(ctx, st, 0, NULL, recorded_cb, &seen), 0);
+	assert_int_equal(seen.n, 2); /* the newer check's two rows, not the older's */
+	assert_int_equal(seen.verdict, BG_VERDICT_UNCHANGED);
+	assert_int_equal(seen.first, BG_VERDICT_REGRESSION);
+	assert_int_equal(seen.confirm, BG_CONFIRM_NOT_CONFIRMED);
+
+	bg_store_free(st);
+	bg_results_free(res);
+	bg_machine_free(m);
+	bg_ctx_free(ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1131,6 +1290,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_round_trip, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_builds, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_migrate_to_builds, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_roles_and_recorded_verdicts, setup_dir,
+		                                teardown_dir),
 		cmocka_unit_test_setup_teardown(test_run_facts, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_history_queries, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_unit_conflict_rolls_back, setup_dir,

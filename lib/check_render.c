@@ -1,0 +1,371 @@
+/*
+ * check_render.c -- a verdict as documents: the JSON of `check --json` and
+ * `ci --json` (SPEC's shape, with the confirmation of each series measured
+ * again), and the Markdown table that goes to $GITHUB_STEP_SUMMARY and the
+ * pull-request comment.  In the library so that a program using it prints
+ * what `benchguard ci` prints, and the alerts carry the same text.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "internal.h"
+
+static json_object *num(double v)
+{
+	/* JSON has no NaN or infinity: an undefined number is null. */
+	return isfinite(v) ? json_object_new_double(v) : NULL;
+}
+
+static json_object *str(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+static int tested(const bg_verdict_row *r)
+{
+	return r->verdict == BG_VERDICT_REGRESSION || r->verdict == BG_VERDICT_IMPROVEMENT ||
+	       r->verdict == BG_VERDICT_UNCHANGED;
+}
+
+static json_object *confirm_json(const bg_verdict_row *r)
+{
+	const bg_confirmation *c = &r->confirm;
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "status", str(bg_confirm_status_name(c->status)));
+	json_object_object_add(o, "first_verdict", str(bg_verdict_name(c->first)));
+	json_object_object_add(o, "design",
+	                       str(c->design == BG_DESIGN_PAIRED ? "paired" : "rolling"));
+	json_object_object_add(o, "reference", c->reference[0] ? str(c->reference) : NULL);
+	json_object_object_add(o, "pairs", json_object_new_int64((int64_t)c->pairs));
+	json_object_object_add(o, "look", json_object_new_int64((int64_t)c->look));
+	json_object_object_add(o, "looks", json_object_new_int64((int64_t)c->looks));
+	json_object_object_add(o, "level", num(c->level));
+	json_object_object_add(o, "change", num(c->test.change));
+	json_object_object_add(o, "delta", num(c->test.delta));
+	json_object_object_add(
+	        o, "p_value",
+	        num(r->verdict == BG_VERDICT_IMPROVEMENT ? c->test.p_better : c->test.p_worse));
+	json_object_object_add(o, "p_adjusted", num(c->p_adjusted));
+	json_object_object_add(o, "effect_size", num(c->test.effect));
+	return o;
+}
+
+int bg_check_json(bg_ctx *ctx, const bg_check_result *res, char **out)
+{
+	json_object *top = json_object_new_object(), *run = json_object_new_object();
+	json_object *base = json_object_new_object(), *results = json_object_new_array();
+	json_object *summary = json_object_new_object();
+	const char *text;
+	size_t i;
+	int v;
+
+	*out = NULL;
+	json_object_object_add(run, "id", json_object_new_int64(res->run_id));
+	json_object_object_add(run, "commit", json_object_new_string(res->sha));
+	json_object_object_add(run, "branch", str(res->branch));
+	json_object_object_add(run, "machine", str(res->machine));
+	json_object_object_add(run, "dirty", json_object_new_boolean(res->dirty));
+	json_object_object_add(base, "branch", str(res->baseline_branch));
+	json_object_object_add(base, "window", json_object_new_int(res->window));
+	json_object_object_add(base, "from", json_object_new_string(res->baseline_from));
+	for (i = 0; i < res->nrows; i++) {
+		const bg_verdict_row *r = &res->rows[i];
+		json_object *o = json_object_new_object();
+		int t = tested(r);
+
+		json_object_object_add(o, "series", str(r->series));
+		json_object_object_add(o, "benchmark", str(r->benchmark));
+		json_object_object_add(o, "metric", str(r->metric));
+		json_object_object_add(o, "unit", str(r->unit));
+		json_object_object_add(o, "direction",
+		                       r->metric ? str(bg_direction_name(r->direction)) : NULL);
+		json_object_object_add(o, "verdict", str(bg_verdict_name(r->verdict)));
+		json_object_object_add(o, "baseline_mean", t ? num(r->test.base_mean) : NULL);
+		json_object_object_add(o, "baseline_ci", t ? num(r->test.base_ci) : NULL);
+		json_object_object_add(o, "current_mean", t ? num(r->test.cur_mean) : NULL);
+		json_object_object_add(o, "change", t ? num(r->test.change) : NULL);
+		json_object_object_add(o, "delta", t ? num(r->test.delta) : NULL);
+		json_object_object_add(o, "p_value", t ? num(r->test.p_worse) : NULL);
+		json_object_object_add(o, "p_adjusted", t ? num(r->p_adjusted) : NULL);
+		json_object_object_add(o, "p_improvement", t ? num(r->test.p_better) : NULL);
+		json_object_object_add(o, "p_improvement_adjusted",
+		                       t ? num(r->p_better_adjusted) : NULL);
+		json_object_object_add(o, "effect_size", t ? num(r->test.effect) : NULL);
+		json_object_object_add(o, "mde", t ? num(r->test.mde) : NULL);
+		json_object_object_add(o, "undecided", json_object_new_boolean(r->undecided));
+		json_object_object_add(o, "baseline_runs",
+		                       json_object_new_int64((int64_t)r->baseline_runs));
+		json_object_object_add(o, "outlier_samples",
+		                       json_object_new_int64((int64_t)r->outlier_samples));
+		json_object_object_add(o, "baseline_outliers",
+		                       json_object_new_int64((int64_t)r->baseline_outliers));
+		json_object_object_add(o, "baseline_cv",
+		                       t && fabs(r->test.base_mean) > 0
+		                               ? num(r->test.base_sd / fabs(r->test.base_mean))
+		                               : NULL);
+		json_object_object_add(o, "current_runs",
+		                       json_object_new_int64((int64_t)r->current_runs));
+		json_object_object_add(o, "samples", json_object_new_int64((int64_t)r->samples));
+		if (r->confirm.status != BG_CONFIRM_NONE)
+			json_object_object_add(o, "confirmation", confirm_json(r));
+		if (r->message)
+			json_object_object_add(o, "message", str(r->message));
+		json_object_array_add(results, o);
+	}
+	for (v = 0; v < BG_VERDICT_COUNT; v++)
+		json_object_object_add(summary, bg_verdict_name((bg_verdict)v),
+		                       json_object_new_int64((int64_t)res->count[v]));
+	json_object_object_add(top, "run", run);
+	json_object_object_add(top, "baseline", base);
+	json_object_object_add(top, "results", results);
+	json_object_object_add(top, "summary", summary);
+	if (res->confirm_max) {
+		json_object *c = json_object_new_object();
+
+		json_object_object_add(c, "pairs",
+		                       json_object_new_int64((int64_t)res->confirm_pairs));
+		json_object_object_add(c, "max_pairs",
+		                       json_object_new_int64((int64_t)res->confirm_max));
+		json_object_object_add(top, "confirmation", c);
+	}
+	text = json_object_to_json_string_ext(top, JSON_C_TO_STRING_PRETTY |
+	                                                   JSON_C_TO_STRING_SPACED |
+	                                                   JSON_C_TO_STRING_NOSLASHESCAPE);
+	*out = text ? bg_printf("%s\n", text) : NULL;
+	json_object_put(top);
+	return *out ? 0 : bg_error_oom(ctx);
+}
+
+void bg_check__pct(char *buf, size_t len, double change)
+{
+	if (isfinite(change))
+		snprintf(buf, len, "%+.2f%%", 100.0 * change);
+	else
+		snprintf(buf, len, "-");
+}
+
+void bg_check__p(char *buf, size_t len, double p)
+{
+	if (!isfinite(p))
+		snprintf(buf, len, "-");
+	else if (p < 1e-4)
+		snprintf(buf, len, "<0.0001");
+	else
+		snprintf(buf, len, "%.4f", p);
+}
+
+void bg_check__confirm_text(const bg_verdict_row *r, char *buf, size_t len)
+{
+	const bg_confirmation *c = &r->confirm;
+	const char *what = c->design == BG_DESIGN_PAIRED ? "pair" : "more run";
+	char p[24];
+
+	if (c->status == BG_CONFIRM_NONE) {
+		snprintf(buf, len, "%s", r->undecided ? "undecided" : "");
+		return;
+	}
+	bg_check__p(p, sizeof(p), c->p_adjusted);
+	snprintf(buf, len, "%s: %+.1f%% in %zu %s%s (p %s)",
+	         c->status == BG_CONFIRM_NOT_CONFIRMED ? "not confirmed"
+	                                               : bg_confirm_status_name(c->status),
+	         100.0 * c->test.delta, c->pairs, what, c->pairs == 1 ? "" : "s", p);
+}
+
+/* A Markdown table whose columns line up in the raw text too. */
+typedef struct {
+	char **cells;
+	size_t ncols, nrows, cap;
+} md_table;
+
+static int md_add(md_table *t, const char *const *cells)
+{
+	size_t i;
+
+	if (t->nrows == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 16;
+		char **p = realloc(t->cells, cap * t->ncols * sizeof(char *));
+
+		if (!p)
+			return BG_ENOMEM;
+		t->cells = p;
+		t->cap = cap;
+	}
+	for (i = 0; i < t->ncols; i++)
+		if (!(t->cells[t->nrows * t->ncols + i] = strdup(cells[i] ? cells[i] : ""))) {
+			while (i--)
+				free(t->cells[t->nrows * t->ncols + i]);
+			return BG_ENOMEM;
+		}
+	t->nrows++;
+	return 0;
+}
+
+/* Terminal columns of UTF-8 text: lead bytes only. */
+static size_t width(const char *s)
+{
+	size_t w = 0;
+
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xC0) != 0x80;
+	return w;
+}
+
+static int md_render(const md_table *t, const char *align, bg_buf *b)
+{
+	size_t *w = calloc(t->ncols, sizeof(size_t)), r, c, k;
+	int e = 0;
+
+	if (!w)
+		return BG_ENOMEM;
+	for (r = 0; r < t->nrows; r++)
+		for (c = 0; c < t->ncols; c++)
+			if (width(t->cells[r * t->ncols + c]) > w[c])
+				w[c] = width(t->cells[r * t->ncols + c]);
+	for (r = 0; r < t->nrows; r++) {
+		e |= bg_buf_puts(b, "|");
+		for (c = 0; c < t->ncols; c++) {
+			const char *cell = t->cells[r * t->ncols + c];
+			size_t gap = w[c] - width(cell);
+
+			e |= bg_buf_puts(b, " ");
+			for (k = 0; align[c] == 'r' && k < gap; k++)
+				e |= bg_buf_puts(b, " ");
+			e |= bg_buf_puts(b, cell);
+			for (k = 0; align[c] != 'r' && k < gap; k++)
+				e |= bg_buf_puts(b, " ");
+			e |= bg_buf_puts(b, " |");
+		}
+		e |= bg_buf_puts(b, "\n");
+		if (r == 0) {
+			e |= bg_buf_puts(b, "|");
+			for (c = 0; c < t->ncols; c++) {
+				e |= bg_buf_puts(b, align[c] == 'r' ? "-" : ":");
+				for (k = 0; k < w[c]; k++)
+					e |= bg_buf_puts(b, "-");
+				e |= bg_buf_puts(b, align[c] == 'r' ? ":|" : "-|");
+			}
+			e |= bg_buf_puts(b, "\n");
+		}
+	}
+	free(w);
+	return e ? BG_ENOMEM : 0;
+}
+
+static void md_free(md_table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nrows * t->ncols; i++)
+		free(t->cells[i]);
+	free(t->cells);
+}
+
+int bg_check__row_cells(const bg_verdict_row *r, int md, char cells[9][192])
+{
+	char a[48], b[48];
+
+	snprintf(cells[0], 192, md && r->verdict == BG_VERDICT_REGRESSION ? "**%s**" : "%s",
+	         bg_verdict_name(r->verdict));
+	snprintf(cells[1], 192, md ? "`%s`" : "%s", r->series);
+	cells[2][0] = cells[3][0] = cells[4][0] = cells[5][0] = cells[6][0] = '\0';
+	if (tested(r)) {
+		bg_unit_format(a, sizeof(a), r->test.base_mean, r->unit);
+		bg_unit_format(b, sizeof(b), r->test.base_ci, r->unit);
+		snprintf(cells[2], 192, "%s ± %s", a, b);
+		bg_unit_format(cells[3], 192, r->test.cur_mean, r->unit);
+		/* The mean's own movement; the verdict says whether that is good. */
+		bg_check__pct(cells[4], 192, r->test.delta);
+		bg_check__p(cells[5], 192,
+		            r->test.change < 0 ? r->p_better_adjusted : r->p_adjusted);
+		if (isfinite(r->test.effect))
+			snprintf(cells[6], 192, "%.2f", r->test.effect);
+		else
+			snprintf(cells[6], 192, "%s", r->test.effect > 0 ? "inf" : "-inf");
+	} else if (r->message) {
+		snprintf(cells[2], 192, "%s", r->message);
+	}
+	snprintf(cells[7], 192, "%zu/%zu", r->baseline_runs, r->current_runs);
+	bg_check__confirm_text(r, cells[8], 192);
+	return 0;
+}
+
+static const char *headline(const bg_check_result *res)
+{
+	return res->count[BG_VERDICT_FAILED]       ? "benchmarks failed"
+	       : res->count[BG_VERDICT_REGRESSION] ? "performance regression"
+	                                           : "no regression";
+}
+
+int bg_check__summary_line(const bg_check_result *res, bg_buf *b)
+{
+	int v, first = 1, e = 0;
+
+	for (v = 0; v < BG_VERDICT_COUNT; v++) {
+		if (!res->count[v])
+			continue;
+		e |= bg_buf_printf(b, "%s%zu %s", first ? "" : ", ", res->count[v],
+		                   bg_verdict_name((bg_verdict)v));
+		first = 0;
+	}
+	e |= bg_buf_puts(b, "\n");
+	return e ? BG_ENOMEM : 0;
+}
+
+int bg_check_markdown(bg_ctx *ctx, const bg_check_result *res, char **out)
+{
+	static const char *const head[] = { "verdict", "series", "baseline",
+		                            "current", "change", "p",
+		                            "g",       "runs",   "confirmation" };
+	md_table t = { NULL, 9, 0, 0 };
+	bg_buf b = BG_BUF_INIT;
+	size_t i, k;
+	int e = 0;
+
+	*out = NULL;
+	e |= md_add(&t, head);
+	for (i = 0; i < res->nrows && !e; i++) {
+		char cells[9][192];
+		const char *row[9];
+
+		bg_check__row_cells(&res->rows[i], 1, cells);
+		for (k = 0; k < 9; k++)
+			row[k] = cells[k];
+		e |= md_add(&t, row);
+	}
+	e |= bg_buf_printf(&b, "### benchguard: %s\n\n", headline(res));
+	if (res->baseline_branch)
+		e |= bg_buf_printf(&b,
+		                   "Commit `%.12s`%s%s%s on machine `%s`, against `%s` (window %d, "
+		                   "from `%.12s`).\n\n",
+		                   res->sha, res->branch ? " (" : "",
+		                   res->branch ? res->branch : "", res->branch ? ")" : "",
+		                   res->machine, res->baseline_branch, res->window,
+		                   res->baseline_from);
+	else
+		e |= bg_buf_printf(&b,
+		                   "Commit `%.12s` against commit `%.12s` on machine `%s` (%d runs "
+		                   "each).\n\n",
+		                   res->sha, res->baseline_from, res->machine, res->window);
+	if (!e)
+		e |= md_render(&t, "llrrrrrrl", &b);
+	e |= bg_buf_puts(&b, "\n");
+	e |= bg_check__summary_line(res, &b);
+	if (res->confirm_pairs)
+		e |= bg_buf_printf(&b,
+		                   "\nMeasured again: %zu interleaved pair%s (at most %zu) in %.1f "
+		                   "s.\n",
+		                   res->confirm_pairs, res->confirm_pairs == 1 ? "" : "s",
+		                   res->confirm_max, res->confirm_seconds);
+	md_free(&t);
+	if (e) {
+		bg_buf_clear(&b);
+		return bg_error_oom(ctx);
+	}
+	*out = bg_buf_detach(&b);
+	return 0;
+}

@@ -1,0 +1,626 @@
+/*
+ * pairs.c -- two commits measured side by side until the data decide.
+ *
+ * compare, bisect's ends and ci's confirmation all ask the same question
+ * of two commits on one shared machine: is the candidate worse (or better)
+ * than the reference?  A shared machine's speed drifts by more than a 10%
+ * step over minutes, and a neighbour's burst slows whatever runs beside
+ * it; within a pair of runs made back to back the drift barely moves.  So
+ * runs are made in pairs, in ABBA order (ref then candidate, candidate then
+ * ref, ...) so that a trend lands on both sides alike, and the test works
+ * on each pair's log ratio (bg_judge, paired design).
+ *
+ * How many pairs is the data's to say: the pairs are judged at the looks of
+ * bg_looks(first, max), each at alpha / looks so that looking several times
+ * does not multiply the false alarms (Bonferroni over looks: whatever the
+ * correlation between looks, the chance of any false alarm is at most
+ * alpha).  A series is decided at the first look where it is flagged, or
+ * where its change is shown smaller than the larger of min_change and what
+ * the cap could still detect (futility: stopping without a flag can only
+ * remove false alarms); only benchmarks with series still open are run
+ * again.  At the cap an open series is unchanged, and says it was undecided.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+/* One series being decided. */
+typedef struct {
+	int64_t id; /* series id */
+	char *benchmark, *metric, *unit;
+	bg_direction direction;
+	int worse, better; /* directions still open */
+	int decided;       /* 1 once closed */
+	bg_verdict verdict;
+	bg_confirm_status status; /* FOUND, CLEARED or UNDECIDED once decided */
+	bg_judgement j;           /* at the deciding look (or the last one) */
+	size_t pairs, look;
+	double *cur, *ref; /* this look's pairs (scratch) */
+	size_t n;
+} pseries;
+
+typedef struct {
+	bg_ctx *ctx;
+	bg_store *store;
+	const bg_pairs_opts *o;
+	int64_t *ref_ids, *cand_ids;
+	size_t npairs, cap;
+	pseries *s;
+	size_t ns;
+	/* run means, by run: cached as the looks read them again */
+	struct run_means {
+		int64_t run, *ids;
+		double *means;
+		size_t n;
+	} * rm;
+	size_t nrm, rmcap;
+	size_t failed;
+	char **failed_names; /* benchmarks that failed on either side, with why */
+	char **failed_why;
+	size_t nfailed;
+} pstate;
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static int grow(void **arr, size_t *cap, size_t n, size_t size)
+{
+	void *p;
+	size_t c;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? 2 * *cap : 16;
+	if (!(p = realloc(*arr, c * size)))
+		return BG_ENOMEM;
+	*arr = p;
+	*cap = c;
+	return 0;
+}
+
+/* The robust mean of series `id` in run `run` (NAN when the run lacks it). */
+static int value_of(pstate *p, int64_t run, int64_t id, double *v)
+{
+	struct run_means *m = NULL;
+	size_t i, lo, hi;
+	int error;
+
+	for (i = 0; i < p->nrm && !m; i++)
+		if (p->rm[i].run == run)
+			m = &p->rm[i];
+	if (!m) {
+		if (grow((void **)&p->rm, &p->rmcap, p->nrm, sizeof(*p->rm)) < 0)
+			return bg_error_oom(p->ctx);
+		m = &p->rm[p->nrm];
+		memset(m, 0, sizeof(*m));
+		m->run = run;
+		if ((error = bg_store_run_means(p->ctx, p->store, run, &m->ids, &m->means, &m->n)) <
+		    0)
+			return error;
+		p->nrm++;
+	}
+	*v = NAN;
+	for (lo = 0, hi = m->n; lo < hi;) {
+		size_t mid = (lo + hi) / 2;
+
+		if (m->ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < m->n && m->ids[lo] == id)
+		*v = m->means[lo];
+	return 0;
+}
+
+static void state_clear(pstate *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->ns; i++) {
+		free(p->s[i].benchmark);
+		free(p->s[i].metric);
+		free(p->s[i].unit);
+		free(p->s[i].cur);
+		free(p->s[i].ref);
+	}
+	for (i = 0; i < p->nrm; i++) {
+		free(p->rm[i].ids);
+		free(p->rm[i].means);
+	}
+	for (i = 0; i < p->nfailed; i++) {
+		free(p->failed_names[i]);
+		free(p->failed_why[i]);
+	}
+	free(p->failed_names);
+	free(p->failed_why);
+	free(p->rm);
+	free(p->s);
+	free(p->ref_ids);
+	free(p->cand_ids);
+}
+
+/* Adds a benchmark name to v[0..*n) unless it is there (borrowed). */
+static void add_name(char **v, size_t *n, char *name)
+{
+	size_t j;
+
+	for (j = 0; j < *n; j++)
+		if (!strcmp(v[j], name))
+			return;
+	v[(*n)++] = name;
+}
+
+/*
+ * The benchmarks to run next (NULL-terminated, borrowed names): those with
+ * open series once the series are known; before, those of the series asked
+ * for.  *all: no list, the caller's selection (filter, only) as it is.
+ */
+static char **next_benchmarks(pstate *p, int *all)
+{
+	const bg_pairs_opts *o = p->o;
+	size_t i, n = 0, max = p->ns ? p->ns : o->nseries;
+	char **v;
+
+	*all = !p->ns && !o->series;
+	if (!(v = calloc(max + 1, sizeof(char *))))
+		return NULL;
+	for (i = 0; p->ns && i < p->ns; i++)
+		if (!p->s[i].decided)
+			add_name(v, &n, p->s[i].benchmark);
+	for (i = 0; !p->ns && o->series && i < o->nseries; i++)
+		add_name(v, &n, (char *)o->series[i].benchmark);
+	return v;
+}
+
+/* Notes a failed (or skipped) benchmark once, with why. */
+static int note_failures(pstate *p, const bg_results *res, const char *side)
+{
+	size_t i, k;
+
+	for (i = 0; i < bg_results_outcome_count(res); i++) {
+		const bg_outcome *oc = bg_results_outcome(res, i);
+		int seen = 0;
+
+		if (oc->status != BG_BENCH_FAILED)
+			continue;
+		p->failed++;
+		for (k = 0; k < p->nfailed && !seen; k++)
+			seen = !strcmp(p->failed_names[k], oc->benchmark);
+		if (seen)
+			continue;
+		if (!(p->failed_names =
+		              realloc(p->failed_names, (p->nfailed + 1) * sizeof(char *))) ||
+		    !(p->failed_why = realloc(p->failed_why, (p->nfailed + 1) * sizeof(char *))))
+			return bg_error_oom(p->ctx);
+		p->failed_names[p->nfailed] = bg_strdup(oc->benchmark);
+		p->failed_why[p->nfailed] =
+		        bg_printf("failed at the %s: %s", side, oc->message ? oc->message : "?");
+		if (!p->failed_names[p->nfailed] || !p->failed_why[p->nfailed])
+			return bg_error_oom(p->ctx);
+		p->nfailed++;
+	}
+	return 0;
+}
+
+/* One run of one side, of the benchmarks in `only` (all: the caller's selection). */
+static int run_side(pstate *p, const bg_side *side, char **only, int all, int64_t *id,
+                    const char *name)
+{
+	const bg_pairs_opts *o = p->o;
+	bg_suite_opts so = o->run;
+	bg_suite_output out;
+	const char **tags = NULL;
+	size_t nt = 0, i;
+	int error;
+
+	for (i = 0; o->run.tags && o->run.tags[i]; i++)
+		nt++;
+	if (!(tags = calloc(nt + 2, sizeof(char *))))
+		return bg_error_oom(p->ctx);
+	for (i = 0; i < nt; i++)
+		tags[i] = o->run.tags[i];
+	if (side->tag)
+		tags[nt++] = side->tag;
+	so.config = side->config ? side->config : o->run.config;
+	so.commit = side->commit;
+	so.cwd = side->cwd;
+	so.runs = 1;
+	so.tags = tags;
+	so.paired = 1;
+	if (!all) {
+		so.only = only;
+		so.filter = NULL; /* `only` already holds the selection */
+	}
+	memset(&out, 0, sizeof(out));
+	error = bg_suite_run(p->ctx, p->store, &so, &out);
+	if (error == 0) {
+		*id = out.ids[0];
+		error = note_failures(p, out.res[0], name);
+	}
+	bg_suite_output_clear(&out);
+	free(tags);
+	return error;
+}
+
+/* Makes pairs until there are `want` (of the `goal` this look needs). */
+static int measure(pstate *p, size_t want, size_t goal)
+{
+	int all = 0, error = 0;
+	char **only = next_benchmarks(p, &all);
+
+	if (!only)
+		return bg_error_oom(p->ctx);
+	while (p->npairs < want && (all || only[0])) {
+		size_t k = p->npairs;
+		int64_t rid = 0, cid = 0;
+
+		if (grow((void **)&p->ref_ids, &p->cap, k, sizeof(int64_t)) < 0) {
+			error = bg_error_oom(p->ctx);
+			break;
+		}
+		/* The cap grows for both arrays together. */
+		if (!(p->cand_ids = realloc(p->cand_ids, p->cap * sizeof(int64_t)))) {
+			error = bg_error_oom(p->ctx);
+			break;
+		}
+		if (p->o->pair)
+			p->o->pair(k + 1, goal, k % 2 == 0, p->o->look_data);
+		if (k % 2 == 0) {
+			if ((error = run_side(p, &p->o->ref, only, all, &rid, "reference")) < 0 ||
+			    (error = run_side(p, &p->o->cand, only, all, &cid, "candidate")) < 0)
+				break;
+		} else {
+			if ((error = run_side(p, &p->o->cand, only, all, &cid, "candidate")) < 0 ||
+			    (error = run_side(p, &p->o->ref, only, all, &rid, "reference")) < 0)
+				break;
+		}
+		p->ref_ids[k] = rid;
+		p->cand_ids[k] = cid;
+		p->npairs++;
+	}
+	free(only);
+	return error;
+}
+
+/* Pairs already stored under the sides' tags, oldest first. */
+static int stored_pairs(pstate *p)
+{
+	const bg_pairs_opts *o = p->o;
+	const char *fp = bg_machine_fingerprint(o->run.machine);
+	int64_t *r = NULL, *c = NULL;
+	size_t nr = 0, nc = 0;
+	int error;
+
+	if ((error = bg_store_runs_tagged(p->ctx, p->store, o->ref.commit->sha, fp, 0, o->ref.tag,
+	                                  &r, &nr)) < 0 ||
+	    (error = bg_store_runs_tagged(p->ctx, p->store, o->cand.commit->sha, fp, 0, o->cand.tag,
+	                                  &c, &nc)) < 0)
+		goto cleanup;
+	p->npairs = p->cap = nr < nc ? nr : nc;
+	p->ref_ids = r;
+	p->cand_ids = c;
+	r = c = NULL;
+cleanup:
+	free(r);
+	free(c);
+	return error;
+}
+
+/* Into p->s, sized by find_series for every series of the run. */
+static int add_series(pstate *p, const bg_run_series *rs, int worse, int better)
+{
+	pseries *x = &p->s[p->ns];
+
+	memset(x, 0, sizeof(*x));
+	x->id = rs->series_id;
+	x->direction = rs->direction;
+	x->worse = worse;
+	x->better = better;
+	x->verdict = BG_VERDICT_NO_BASELINE;
+	x->benchmark = bg_strdup(rs->benchmark);
+	x->metric = bg_strdup(rs->metric);
+	x->unit = bg_strdup(rs->unit);
+	p->ns++;
+	if (!x->benchmark || !x->metric || !x->unit)
+		return bg_error_oom(p->ctx);
+	return 0;
+}
+
+/*
+ * The series to decide: those asked for, else every series of the
+ * candidate's first run.  Known once the first pair exists.
+ */
+static int find_series(pstate *p)
+{
+	const bg_pairs_opts *o = p->o;
+	bg_run_series *rs = NULL;
+	size_t n = 0, i, k;
+	int error;
+
+	if (p->ns || !p->npairs)
+		return 0;
+	if ((error = bg_store_run_series(p->ctx, p->store, p->cand_ids[0], &rs, &n)) < 0)
+		return error;
+	if (!(p->s = calloc(n + 1, sizeof(*p->s)))) {
+		error = bg_error_oom(p->ctx);
+		goto cleanup;
+	}
+	for (i = 0; i < n && error == 0; i++) {
+		if (!o->series) {
+			error = add_series(p, &rs[i], 1, 1);
+			continue;
+		}
+		for (k = 0; k < o->nseries; k++)
+			if (!strcmp(o->series[k].benchmark, rs[i].benchmark) &&
+			    !strcmp(o->series[k].metric, rs[i].metric)) {
+				error = add_series(p, &rs[i], o->series[k].worse,
+				                   o->series[k].better);
+				break;
+			}
+	}
+cleanup:
+	bg_run_series_free(rs, n);
+	return error;
+}
+
+/* Judges the open series on the first `pairs` pairs; decides what it can. */
+static int look_at(pstate *p, size_t pairs, size_t look, size_t looks, double level, int last)
+{
+	const bg_pairs_opts *o = p->o;
+	bg_judge_input *in = NULL;
+	bg_judgement *jd = NULL;
+	size_t i, k, nin = 0, *idx = NULL;
+	double q = 0;
+	int error = 0;
+
+	in = calloc(p->ns + 1, sizeof(*in));
+	jd = calloc(p->ns + 1, sizeof(*jd));
+	idx = calloc(p->ns + 1, sizeof(*idx));
+	if (!in || !jd || !idx) {
+		error = bg_error_oom(p->ctx);
+		goto cleanup;
+	}
+	for (i = 0; i < p->ns; i++) {
+		pseries *x = &p->s[i];
+
+		if (x->decided)
+			continue;
+		if ((!x->cur && !(x->cur = malloc((o->max + 1) * sizeof(double)))) ||
+		    (!x->ref && !(x->ref = malloc((o->max + 1) * sizeof(double))))) {
+			error = bg_error_oom(p->ctx);
+			goto cleanup;
+		}
+		/* Pairs where either side lacks the series (it failed there) drop out. */
+		for (k = x->n = 0; k < pairs && k < p->npairs; k++) {
+			double c, r;
+
+			if ((error = value_of(p, p->cand_ids[k], x->id, &c)) < 0 ||
+			    (error = value_of(p, p->ref_ids[k], x->id, &r)) < 0)
+				goto cleanup;
+			if (isfinite(c) && isfinite(r) && c > 0 && r > 0) {
+				x->cur[x->n] = c;
+				x->ref[x->n] = r;
+				x->n++;
+			}
+		}
+		idx[nin] = i;
+		in[nin].design = BG_DESIGN_PAIRED;
+		in[nin].direction = x->direction;
+		in[nin].base = x->ref;
+		in[nin].cur = x->cur;
+		in[nin].n_base = in[nin].n_cur = x->n >= 2 ? x->n : 0;
+		nin++;
+	}
+	if (!nin)
+		goto cleanup;
+	if ((error = bg_judge(p->ctx, in, nin, &o->thresholds, level, jd)) < 0)
+		goto cleanup;
+	/* What the cap could still detect: t quantiles at the cap's size. */
+	if (o->max >= 2)
+		q = bg_stats_t_quantile(1.0 - level, (double)o->max - 1) +
+		    bg_stats_t_quantile(BG_SCREEN_CONFIDENCE, (double)o->max - 1);
+	for (k = 0; k < nin; k++) {
+		pseries *x = &p->s[idx[k]];
+		const bg_judgement *j = &jd[k];
+		double floor_change = o->thresholds.min_change;
+
+		x->j = *j;
+		x->pairs = x->n;
+		x->look = look + 1;
+		if (j->verdict == BG_VERDICT_NO_BASELINE) {
+			/* Fewer than two pairs have the series: nothing to decide on. */
+			if (last)
+				x->decided = 1;
+			continue;
+		}
+		if (j->verdict == BG_VERDICT_REGRESSION || j->verdict == BG_VERDICT_IMPROVEMENT) {
+			x->decided = 1;
+			x->verdict = j->verdict;
+			x->status = BG_CONFIRM_FOUND;
+			continue;
+		}
+		x->verdict = BG_VERDICT_UNCHANGED;
+		/* Cleared: the open directions' bounds lie within min_change. */
+		if ((!x->worse || j->hi < floor_change) && (!x->better || j->lo > -floor_change)) {
+			x->decided = 1;
+			x->status = BG_CONFIRM_CLEARED;
+			continue;
+		}
+		if (last) {
+			x->decided = 1;
+			x->status = BG_CONFIRM_UNDECIDED;
+			continue;
+		}
+		/* A change the cap could not show is not worth pursuing: at an
+		 * earlier look the bound is held to the larger of min_change and
+		 * the cap's reach, and what falls below is undecided. */
+		if (isfinite(j->sd_one) && o->max >= 2) {
+			double reach = bg_change_from_log(q * j->sd_one / sqrt((double)o->max),
+			                                  BG_DIR_LOWER);
+			if (reach > floor_change)
+				floor_change = reach;
+		}
+		if (x->worse && j->hi < floor_change)
+			x->worse = 0;
+		if (x->better && j->lo > -floor_change)
+			x->better = 0;
+		if (!x->worse && !x->better) {
+			x->decided = 1;
+			x->status = BG_CONFIRM_UNDECIDED;
+		}
+	}
+	(void)looks;
+cleanup:
+	free(in);
+	free(jd);
+	free(idx);
+	return error;
+}
+
+static size_t open_count(const pstate *p)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < p->ns; i++)
+		n += !p->s[i].decided;
+	return n;
+}
+
+static int make_result(pstate *p, size_t nlooks, double level, double seconds, size_t made,
+                       bg_check_result **out)
+{
+	const bg_pairs_opts *o = p->o;
+	bg_check_result *res = calloc(1, sizeof(*res));
+	size_t i;
+
+	if (!res || !(res->rows = calloc(p->ns + p->nfailed + 1, sizeof(*res->rows))))
+		goto oom;
+	res->run_id = p->npairs ? p->cand_ids[0] : 0;
+	memcpy(res->sha, o->cand.commit->sha, sizeof(res->sha));
+	memcpy(res->baseline_from, o->ref.commit->sha, sizeof(res->baseline_from));
+	memcpy(res->reference, o->ref.commit->sha, sizeof(res->reference));
+	res->dirty = o->cand.commit->dirty;
+	res->window = (int)p->npairs;
+	res->confirm_pairs = made;
+	res->confirm_max = o->max;
+	res->confirm_seconds = seconds;
+	if ((o->cand.commit->branch && !(res->branch = bg_strdup(o->cand.commit->branch))) ||
+	    !(res->machine = bg_strdup(bg_machine_fingerprint(o->run.machine))))
+		goto oom;
+	for (i = 0; i < p->ns; i++) {
+		const pseries *x = &p->s[i];
+		bg_verdict_row *r = &res->rows[res->nrows++];
+
+		r->series = bg_printf("%s:%s", x->benchmark, x->metric);
+		r->benchmark = bg_strdup(x->benchmark);
+		r->metric = bg_strdup(x->metric);
+		r->unit = bg_strdup(x->unit);
+		if (!r->series || !r->benchmark || !r->metric || !r->unit)
+			goto oom;
+		r->direction = x->direction;
+		r->verdict = x->verdict;
+		r->test = x->j.test;
+		r->p_adjusted = x->j.p_adjusted;
+		r->p_better_adjusted = x->j.p_better_adjusted;
+		r->baseline_runs = r->current_runs = x->pairs;
+		r->confirm.status = x->status;
+		r->confirm.first = BG_VERDICT_UNCHANGED;
+		r->confirm.design = BG_DESIGN_PAIRED;
+		r->confirm.test = x->j.test;
+		r->confirm.p_adjusted = x->verdict == BG_VERDICT_IMPROVEMENT
+		                                ? x->j.p_better_adjusted
+		                                : x->j.p_adjusted;
+		r->confirm.level = level;
+		r->confirm.pairs = x->pairs;
+		r->confirm.look = x->look;
+		r->confirm.looks = nlooks;
+		memcpy(r->confirm.reference, o->ref.commit->sha, sizeof(r->confirm.reference));
+		if (x->verdict == BG_VERDICT_NO_BASELINE) {
+			r->confirm.status = BG_CONFIRM_NONE;
+			if (!(r->message = bg_printf("fewer than 2 pairs have it (%zu)", x->pairs)))
+				goto oom;
+		}
+	}
+	for (i = 0; i < p->nfailed; i++) {
+		bg_verdict_row *r = &res->rows[res->nrows++];
+
+		r->verdict = BG_VERDICT_FAILED;
+		r->series = bg_strdup(p->failed_names[i]);
+		r->benchmark = bg_strdup(p->failed_names[i]);
+		r->message = bg_strdup(p->failed_why[i]);
+		r->p_adjusted = r->p_better_adjusted = NAN;
+		if (!r->series || !r->benchmark || !r->message)
+			goto oom;
+	}
+	bg_check_sort(res);
+	*out = res;
+	return 0;
+oom:
+	bg_check_result_free(res);
+	return bg_error_oom(p->ctx);
+}
+
+int bg_pairs_run(bg_ctx *ctx, bg_store *store, const bg_pairs_opts *opts, bg_check_result **out)
+{
+	size_t sizes[BG_MAX_LOOKS], nlooks, k, made = 0;
+	double level, t0 = now_s();
+	pstate p;
+	int error = 0;
+
+	*out = NULL;
+	memset(&p, 0, sizeof(p));
+	if (!opts->ref.commit || !opts->cand.commit || !opts->ref.cwd || !opts->cand.cwd ||
+	    !opts->run.machine || (!opts->run.config && (!opts->ref.config || !opts->cand.config)))
+		return bg_error_set(ctx, BG_EINPUT,
+		                    "a paired measurement needs two commits, their checkouts, a "
+		                    "suite and a machine");
+	if (opts->first < 2 || opts->max < opts->first)
+		return bg_error_set(ctx, BG_EINPUT,
+		                    "pairs: the first look needs at least 2 pairs and the cap at "
+		                    "least as many (got %zu and %zu)",
+		                    opts->first, opts->max);
+	if (!(opts->thresholds.alpha > 0 && opts->thresholds.alpha < 1))
+		return bg_error_set(ctx, BG_EINPUT, "alpha must be between 0 and 1 (got %g)",
+		                    opts->thresholds.alpha);
+	p.ctx = ctx;
+	p.store = store;
+	p.o = opts;
+	nlooks = bg_looks(opts->first, opts->max, sizes);
+	level = opts->thresholds.alpha / (double)nlooks;
+	if (opts->reuse && (error = stored_pairs(&p)) < 0)
+		goto cleanup;
+	for (k = 0; k < nlooks; k++) {
+		size_t before = p.npairs;
+
+		/* The first pair tells which series there are; a series list
+		 * given by the caller is matched against it. */
+		if ((error = measure(&p, p.npairs ? sizes[k] : 1, sizes[k])) < 0 ||
+		    (error = find_series(&p)) < 0)
+			goto cleanup;
+		if (!p.ns) /* nothing measured at the candidate: its failures say why */
+			break;
+		if ((error = measure(&p, sizes[k], sizes[k])) < 0)
+			goto cleanup;
+		made += p.npairs - before;
+		if ((error = look_at(&p, sizes[k], k, nlooks, level, k + 1 == nlooks)) < 0)
+			goto cleanup;
+		if (opts->look)
+			opts->look(k + 1, nlooks, sizes[k] < p.npairs ? sizes[k] : p.npairs,
+			           open_count(&p), now_s() - t0, opts->look_data);
+		if (!open_count(&p))
+			break;
+	}
+	error = make_result(&p, nlooks, level, now_s() - t0, made, out);
+cleanup:
+	state_clear(&p);
+	return error;
+}

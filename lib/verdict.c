@@ -1,0 +1,175 @@
+/*
+ * verdict.c -- the verdict's rule, once.
+ *
+ * Every command that judges hands run summaries to bg_judge: check and ci
+ * (a rolling baseline of earlier runs), compare, bisect's ends and ci's
+ * confirmation (interleaved pairs), report (the check replayed along a
+ * history).  Here the test is chosen by the design, the p-values of a
+ * family are adjusted together (Benjamini-Hochberg, regressions and
+ * improvements apart), the thresholds are applied, the change is labelled
+ * one way whatever the metric's direction, and a series that the data
+ * cannot yet decide is marked so that ci can measure it again.  The looks
+ * of a sequential measurement, and the share of alpha each one gets, are
+ * here too, so that ci, compare and bisect look at the same points.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+double bg_change_oriented(double d, bg_direction dir)
+{
+	return (dir == BG_DIR_HIGHER ? -d : d) + 0.0;
+}
+
+double bg_change_from_log(double m, bg_direction dir)
+{
+	/* m is oriented: the value's own log ratio is -m for higher-is-better. */
+	return bg_change_oriented(expm1(dir == BG_DIR_HIGHER ? -m : m), dir);
+}
+
+size_t bg_looks(size_t first, size_t max, size_t *sizes)
+{
+	size_t n = 0, k = first ? first : 1;
+
+	if (max < k)
+		max = k;
+	while (k < max && n + 1 < BG_MAX_LOOKS) {
+		if (sizes)
+			sizes[n] = k;
+		n++;
+		k *= 2;
+	}
+	if (sizes)
+		sizes[n] = max;
+	return n + 1;
+}
+
+size_t bg_verdict__reach(int window)
+{
+	return (size_t)window + (size_t)window / 4 + 1;
+}
+
+int bg_verdict__baseline(bg_ctx *ctx, double *base, size_t *n, int window, size_t *removed)
+{
+	int error;
+
+	/* One run far outside the others (a neighbour's burst on a shared
+	 * machine) is left out of the estimate and reported, not silently
+	 * kept or lost. */
+	if ((error = bg_stats_drop_outliers(ctx, base, n, BG_OUTLIER_SIGMAS, removed)) < 0)
+		return error;
+	if (window > 0 && *n > (size_t)window)
+		*n = (size_t)window;
+	return 0;
+}
+
+/* The test of one input, and its one-sided bounds at BG_SCREEN_CONFIDENCE. */
+static int test_one(bg_ctx *ctx, const bg_judge_input *in, const bg_thresholds *th,
+                    bg_stats_cache *cache, bg_judgement *j)
+{
+	double q, m;
+	int error;
+
+	if (in->design == BG_DESIGN_PAIRED) {
+		if (in->n_cur != in->n_base)
+			return bg_error_set(ctx, BG_EINPUT,
+			                    "a paired judgement needs as many runs on each side "
+			                    "(got %zu and %zu)",
+			                    in->n_base, in->n_cur);
+		if ((error = bg_stats_paired_t(ctx, in->cur, in->base, in->n_cur, in->direction,
+		                               th->alpha, &j->test)) < 0)
+			return error;
+		/* The oriented mean log ratio, back from the geometric mean ratio. */
+		m = bg_change_oriented(log1p(j->test.delta), in->direction);
+		q = bg_stats_t_quantile(BG_SCREEN_CONFIDENCE, j->test.df);
+		j->lo = bg_change_from_log(m - q * j->test.se, in->direction);
+		j->hi = bg_change_from_log(m + q * j->test.se, in->direction);
+		j->sd_one = j->test.se * sqrt((double)j->test.n_cur);
+		return 0;
+	}
+	if ((error = bg_stats_compare_cached(ctx, in->base, in->n_base, in->cur, in->n_cur,
+	                                     in->direction, th->alpha, cache, &j->test)) < 0)
+		return error;
+	if (fabs(j->test.base_mean) > 0) {
+		double rel = j->test.se / fabs(j->test.base_mean);
+
+		q = bg_stats_t_quantile(BG_SCREEN_CONFIDENCE, j->test.df);
+		j->lo = j->test.change - q * rel;
+		j->hi = j->test.change + q * rel;
+		j->sd_one = j->test.base_sd / fabs(j->test.base_mean);
+	} else {
+		j->lo = j->hi = j->sd_one = NAN;
+	}
+	return 0;
+}
+
+int bg_judge(bg_ctx *ctx, const bg_judge_input *in, size_t n, const bg_thresholds *th, double level,
+             bg_judgement *out)
+{
+	double *p = NULL;
+	size_t i;
+	int error = 0;
+
+	if (!(th->alpha > 0 && th->alpha < 1) || !(level > 0 && level < 1))
+		return bg_error_set(ctx, BG_EINPUT, "alpha must be between 0 and 1 (got %g, %g)",
+		                    th->alpha, level);
+	if (!(th->min_change >= 0) || !(th->min_effect >= 0))
+		return bg_error_set(ctx, BG_EINPUT, "min_change and min_effect must be >= 0");
+	if (!(p = malloc(4 * (n ? n : 1) * sizeof(double))))
+		return bg_error_oom(ctx);
+	{
+		double *pw = p, *pb = p + n, *aw = p + 2 * n, *ab = p + 3 * n;
+		bg_stats_cache cache;
+
+		memset(&cache, 0, sizeof(cache));
+		for (i = 0; i < n; i++) {
+			bg_judgement *j = &out[i];
+
+			memset(j, 0, sizeof(*j));
+			j->verdict = BG_VERDICT_NO_BASELINE;
+			j->p_adjusted = j->p_better_adjusted = j->lo = j->hi = j->sd_one = NAN;
+			pw[i] = pb[i] = NAN;
+			if (!in[i].n_base)
+				continue;
+			if ((error = test_one(ctx, &in[i], th, &cache, j)) < 0)
+				goto cleanup;
+			j->verdict = BG_VERDICT_UNCHANGED;
+			pw[i] = j->test.p_worse;
+			pb[i] = j->test.p_better;
+		}
+		/* Regressions and improvements are separate families, each held
+		 * at the level: a suite's improvements never make a regression
+		 * easier to call. */
+		if (th->fdr) {
+			if ((error = bg_stats_bh(ctx, pw, n, aw)) < 0 ||
+			    (error = bg_stats_bh(ctx, pb, n, ab)) < 0)
+				goto cleanup;
+		} else {
+			memcpy(aw, pw, n * sizeof(double));
+			memcpy(ab, pb, n * sizeof(double));
+		}
+		for (i = 0; i < n; i++) {
+			bg_judgement *j = &out[i];
+			const bg_test *t = &j->test;
+
+			if (j->verdict != BG_VERDICT_UNCHANGED)
+				continue;
+			j->p_adjusted = aw[i];
+			j->p_better_adjusted = ab[i];
+			/* A NAN change (a zero baseline mean) fails every comparison. */
+			if (aw[i] < level && t->change >= th->min_change &&
+			    t->effect >= th->min_effect)
+				j->verdict = BG_VERDICT_REGRESSION;
+			else if (ab[i] < level && t->change <= -th->min_change &&
+			         t->effect <= -th->min_effect)
+				j->verdict = BG_VERDICT_IMPROVEMENT;
+			else
+				j->undecided = j->hi >= th->min_change;
+		}
+	}
+cleanup:
+	free(p);
+	return error;
+}
