@@ -1,7 +1,8 @@
 /*
  * history.c -- `benchguard history SERIES`: the run summaries of a series
  * (or of every metric of a benchmark), newest first, with the commit and
- * machine of each run and whether it was dirty or incomplete.
+ * machine of each run, whether it was dirty, incomplete or one side of a
+ * paired measurement, and the verdict `ci` recorded for it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,19 @@ static const char *row_status(const bg_history_row *r)
 {
 	if (!r->complete)
 		return "incomplete";
+	if (r->paired)
+		return "paired";
 	return r->dirty ? "dirty" : "ok";
+}
+
+/* What ci decided for the run, as the report says it: "-" when no ci judged it. */
+static const char *row_verdict(const bg_history_row *r)
+{
+	if (!r->recorded)
+		return "-";
+	if (r->confirm == BG_CONFIRM_NOT_CONFIRMED && r->verdict == BG_VERDICT_UNCHANGED)
+		return "flagged, not confirmed";
+	return bg_verdict_name(r->verdict);
 }
 
 static int print_json(cli_state *st, const bg_history_row *rows, size_t n)
@@ -56,6 +69,18 @@ static int print_json(cli_state *st, const bg_history_row *rows, size_t n)
 		json_object_object_add(o, "stddev", json_object_new_double(r->summary.stddev));
 		json_object_object_add(o, "min", json_object_new_double(r->summary.min));
 		json_object_object_add(o, "max", json_object_new_double(r->summary.max));
+		json_object_object_add(o, "paired", json_object_new_boolean(r->paired));
+		/* ci's verdict for this run, when ci judged it. */
+		json_object_object_add(
+		        o, "verdict",
+		        r->recorded ? json_object_new_string(bg_verdict_name(r->verdict)) : NULL);
+		if (r->recorded) {
+			json_object_object_add(o, "first_verdict",
+			                       json_object_new_string(bg_verdict_name(r->first)));
+			json_object_object_add(
+			        o, "confirmation",
+			        json_object_new_string(bg_confirm_status_name(r->confirm)));
+		}
 		json_object_array_add(arr, o);
 	}
 	return cli_print_json(st, arr);
@@ -63,9 +88,10 @@ static int print_json(cli_state *st, const bg_history_row *rows, size_t n)
 
 static int print_table(cli_state *st, const bg_history_row *rows, size_t n)
 {
-	static const char *const head[] = { "run", "series", "commit", "branch", "date", "machine",
-		                            "n",   "mean",   "stddev", "min",    "max",  "status" };
-	cli_table *t = cli_table_new(12, head, "rlllllrrrrrl");
+	static const char *const head[] = { "run",     "series", "commit",    "branch", "date",
+		                            "machine", "n",      "mean",      "stddev", "min",
+		                            "max",     "status", "ci verdict" };
+	cli_table *t = cli_table_new(13, head, "rlllllrrrrrll");
 	size_t i;
 
 	if (!t)
@@ -74,7 +100,7 @@ static int print_table(cli_state *st, const bg_history_row *rows, size_t n)
 		const bg_history_row *r = &rows[i];
 		char id[24], name[512], sha[13], date[32], cnt[24], mean[48], sd[48], mn[48],
 		        mx[48];
-		const char *cells[12];
+		const char *cells[13];
 
 		snprintf(id, sizeof(id), "%lld", (long long)r->run_id);
 		snprintf(name, sizeof(name), "%s:%s", r->benchmark, r->metric);
@@ -97,6 +123,7 @@ static int print_table(cli_state *st, const bg_history_row *rows, size_t n)
 		cells[9] = mn;
 		cells[10] = mx;
 		cells[11] = row_status(r);
+		cells[12] = row_verdict(r);
 		cli_table_add(t, cells);
 	}
 	cli_table_print(st, t, stdout);

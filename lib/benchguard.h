@@ -278,8 +278,10 @@ int bg_stats_compare_cached(bg_ctx *ctx, const double *base, size_t n_base, cons
  * t = mean / (sd / sqrt(n)), df = n - 1; delta = exp(mean) - 1 (the
  * geometric mean ratio, in the value's own direction) and change = delta
  * oriented, as the rolling test labels them, so that a drop from 5,268 to
- * 2,090 MB/s is -60.3% in both; effect = mean / sd (Cohen's d_z), oriented
- * (positive is worse); se = sd / sqrt(n), in log units; base_* and
+ * 2,090 MB/s is -60.3% in both; effect = mean / (1.4826 MAD), oriented
+ * (positive is worse): Cohen's d_z with a spread that the few pairs a
+ * neighbour's burst hit do not inflate (the SD when the MAD is 0); se = sd
+ * / sqrt(n), in log units; base_* and
  * cur_* describe ref and cur; mde and base_ci are relative to the ratio.
  * One pair far outside the others is left out (bg_stats_drop_outliers);
  * n_base and n_cur count the pairs used.  Needs n >= 2 and values finite

@@ -7,10 +7,11 @@
  * order (the first-parent history of the branch when there is a
  * repository, else run time), and works out per series what a reader needs:
  * run means with their confidence intervals, the levels between detected
- * change points (lib/changepoint.c) with their spread, the runs the
- * rolling-baseline check would have flagged at each commit (the verdict of
- * lib/check.c replayed along the history), the baseline window the newest
- * commit is judged against, and the run-to-run noise.  One model, three
+ * change points (lib/changepoint.c) with their spread, each commit's
+ * verdict (what `ci` recorded where ci judged it, confirmation included;
+ * elsewhere the rolling check replayed along the history through the same
+ * rule, bg_judge), the baseline window the newest commit is judged against,
+ * and the run-to-run noise.  One model, three
  * renderings (report_html.c, report_markdown.c, report_json.c, chosen in
  * report_render.c), so that all three carry the same numbers; the
  * questions they all ask of the model (the steps worst first, the noisiest
@@ -455,151 +456,238 @@ static int levels(bg_ctx *ctx, rep_series *s, qcache *qc)
 	return 0;
 }
 
-/* Runs of the window before `from` that check reads: the window and a few spare. */
-static size_t reach(int window)
-{
-	return (size_t)window + (size_t)window / 4 + 1;
-}
-
-/*
- * The rolling-baseline check replayed: the runs of each commit against the
- * last `window` runs of earlier commits (an outlier run left out), as
- * bg_check_run judges a commit on the branch.  The p-values wait for
- * Benjamini-Hochberg across the series of each commit (judge_commits).
- */
-static int replay(bg_ctx *ctx, const bg_report *r, rep_series *s, double *base,
-                  bg_stats_cache *cache)
+/* The runs of each commit within a series: its groups, not yet judged. */
+static int group_series(bg_ctx *ctx, const bg_report *r, rep_series *s)
 {
 	size_t from = 0;
-	int error;
 
 	if (!(s->groups = calloc(s->n ? s->n : 1, sizeof(*s->groups))))
 		return bg_error_oom(ctx);
 	while (from < s->n) {
 		rep_group *g = &s->groups[s->ngroups++];
-		size_t to = from + 1, nb = 0, removed = 0, k;
+		size_t to = from + 1;
 
 		while (to < s->n && r->runs[s->run[to]].commit == r->runs[s->run[from]].commit)
 			to++;
-		g->from = from;
+		g->from = g->base_from = from;
 		g->to = to;
 		g->commit = r->runs[s->run[from]].commit;
-		g->verdict = BG_VERDICT_NO_BASELINE;
+		g->verdict = g->first = g->replayed = BG_VERDICT_NO_BASELINE;
 		g->p_adjusted = NAN;
-		for (k = from; k > 0 && nb < reach(r->window); k--)
-			base[nb++] = s->mean[k - 1];
-		g->base_from = from - nb;
-		if ((error = bg_stats_drop_outliers(ctx, base, &nb, BG_OUTLIER_SIGMAS, &removed)) <
-		    0)
-			return error;
-		if (nb > (size_t)r->window) {
-			g->base_from = from - (size_t)r->window - removed;
-			nb = (size_t)r->window;
-		}
-		if (nb >= (size_t)r->min_runs) {
-			if ((error = bg_stats_compare_cached(ctx, base, nb, s->mean + from,
-			                                     to - from, s->direction, r->th.alpha,
-			                                     cache, &g->test)) < 0)
-				return error;
-			g->verdict = BG_VERDICT_UNCHANGED;
-		}
 		from = to;
 	}
 	return 0;
 }
 
-typedef struct {
-	size_t commit, series, group;
-} test_ref;
-
-static int cmp_test_ref(const void *a, const void *b)
-{
-	const test_ref *x = a, *y = b;
-
-	if (x->commit != y->commit)
-		return x->commit < y->commit ? -1 : 1;
-	return (x->series > y->series) - (x->series < y->series);
-}
-
-/* Each commit's tests adjusted together (as one check of the suite), then
- * the verdict rule of check: p, change and effect size. */
+/*
+ * The rolling check replayed, commit by commit: each commit's runs of every
+ * series against the last `window` runs of earlier commits (an outlier run
+ * left out), the series of one commit judged together by bg_judge, as
+ * bg_check_run judges a commit of the branch.
+ */
 static int judge_commits(bg_ctx *ctx, bg_report *r)
 {
-	test_ref *t = NULL;
-	double *pw = NULL, *pb = NULL, *aw = NULL, *ab = NULL;
-	size_t n = 0, cap = 0, i, j, k;
+	size_t reach = bg_verdict__reach(r->window), c, i, k, n;
+	size_t *cursor = calloc(r->nseries + 1, sizeof(size_t));
+	bg_judge_input *in = calloc(r->nseries + 1, sizeof(*in));
+	bg_judgement *jd = calloc(r->nseries + 1, sizeof(*jd));
+	rep_group **gs = calloc(r->nseries + 1, sizeof(*gs));
+	double *base = malloc((r->nseries + 1) * reach * sizeof(double));
 	int error = 0;
 
-	for (i = 0; i < r->nseries; i++)
-		for (k = 0; k < r->series[i].ngroups; k++) {
-			if (r->series[i].groups[k].verdict != BG_VERDICT_UNCHANGED)
-				continue;
-			if (grow((void **)&t, &cap, n, sizeof(*t)) < 0) {
-				error = bg_error_oom(ctx);
-				goto cleanup;
-			}
-			t[n].commit = r->series[i].groups[k].commit;
-			t[n].series = i;
-			t[n].group = k;
-			n++;
-		}
-	if (!n)
-		goto cleanup;
-	qsort(t, n, sizeof(*t), cmp_test_ref);
-	pw = malloc(n * sizeof(double));
-	pb = malloc(n * sizeof(double));
-	aw = malloc(n * sizeof(double));
-	ab = malloc(n * sizeof(double));
-	if (!pw || !pb || !aw || !ab) {
+	if (!cursor || !in || !jd || !gs || !base) {
 		error = bg_error_oom(ctx);
 		goto cleanup;
 	}
-	for (i = 0; i < n; i++) {
-		const bg_test *x = &r->series[t[i].series].groups[t[i].group].test;
-		pw[i] = x->p_worse;
-		pb[i] = x->p_better;
-	}
-	for (i = 0; i < n; i = j) {
-		for (j = i; j < n && t[j].commit == t[i].commit; j++)
-			;
-		if (r->th.fdr) {
-			if ((error = bg_stats_bh(ctx, pw + i, j - i, aw + i)) < 0 ||
-			    (error = bg_stats_bh(ctx, pb + i, j - i, ab + i)) < 0)
+	for (c = 0; c < r->ncommits; c++) {
+		for (i = n = 0; i < r->nseries; i++) {
+			rep_series *s = &r->series[i];
+			rep_group *g;
+			double *bv = base + n * reach;
+			size_t nb = 0, removed = 0;
+
+			if (cursor[i] >= s->ngroups || s->groups[cursor[i]].commit != c)
+				continue;
+			g = &s->groups[cursor[i]++];
+			for (k = g->from; k > 0 && nb < reach; k--)
+				bv[nb++] = s->mean[k - 1];
+			g->base_from = g->from - nb;
+			if ((error = bg_verdict__baseline(ctx, bv, &nb, 0, &removed)) < 0)
 				goto cleanup;
-		} else {
-			memcpy(aw + i, pw + i, (j - i) * sizeof(double));
-			memcpy(ab + i, pb + i, (j - i) * sizeof(double));
+			if (nb > (size_t)r->window) {
+				g->base_from = g->from - (size_t)r->window - removed;
+				nb = (size_t)r->window;
+			}
+			memset(&in[n], 0, sizeof(in[n]));
+			in[n].design = BG_DESIGN_ROLLING;
+			in[n].direction = s->direction;
+			in[n].base = bv;
+			in[n].n_base = nb >= (size_t)r->min_runs ? nb : 0;
+			in[n].cur = s->mean + g->from;
+			in[n].n_cur = g->to - g->from;
+			gs[n++] = g;
+		}
+		if (!n)
+			continue;
+		if ((error = bg_judge(ctx, in, n, &r->th, r->th.alpha, jd)) < 0)
+			goto cleanup;
+		for (k = 0; k < n; k++) {
+			gs[k]->verdict = gs[k]->first = gs[k]->replayed = jd[k].verdict;
+			gs[k]->test = jd[k].test;
+			gs[k]->p_adjusted =
+			        jd[k].test.change >= 0 ? jd[k].p_adjusted : jd[k].p_better_adjusted;
 		}
 	}
-	for (i = 0; i < n; i++) {
-		rep_series *s = &r->series[t[i].series];
-		rep_group *g = &s->groups[t[i].group];
-		const bg_test *x = &g->test;
+cleanup:
+	free(cursor);
+	free(in);
+	free(jd);
+	free(gs);
+	free(base);
+	return error;
+}
 
-		g->p_adjusted = x->change >= 0 ? aw[i] : ab[i];
-		if (aw[i] < r->th.alpha && x->change >= r->th.min_change &&
-		    x->effect >= r->th.min_effect)
-			g->verdict = BG_VERDICT_REGRESSION;
-		else if (ab[i] < r->th.alpha && x->change <= -r->th.min_change &&
-		         x->effect <= -r->th.min_effect)
-			g->verdict = BG_VERDICT_IMPROVEMENT;
+/* What ci recorded for the period's runs, sorted by run then series. */
+typedef struct {
+	int64_t check_id, run_id;
+	char *series;
+	bg_verdict verdict, first;
+	bg_confirm_status confirm;
+} recorded_row;
+
+typedef struct {
+	bg_ctx *ctx;
+	recorded_row *rows;
+	size_t n, cap;
+} recorded_set;
+
+static int on_recorded(const bg_recorded_row *row, void *data)
+{
+	recorded_set *set = data;
+	recorded_row *x;
+
+	if (grow((void **)&set->rows, &set->cap, set->n, sizeof(*set->rows)) < 0)
+		return bg_error_oom(set->ctx);
+	x = &set->rows[set->n];
+	x->check_id = row->check_id;
+	x->run_id = row->run_id;
+	x->verdict = row->verdict;
+	x->first = row->first;
+	x->confirm = row->confirm;
+	if (!(x->series = bg_strdup(row->series)))
+		return bg_error_oom(set->ctx);
+	set->n++;
+	return 0;
+}
+
+/* The recorded verdict of `series` for run `run`, or NULL (rows by run id). */
+static const recorded_row *find_recorded(const recorded_set *set, int64_t run, const char *series)
+{
+	size_t lo = 0, hi = set->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (set->rows[mid].run_id < run)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	for (; lo < set->n && set->rows[lo].run_id == run; lo++)
+		if (!strcmp(set->rows[lo].series, series))
+			return &set->rows[lo];
+	return NULL;
+}
+
+/*
+ * Where ci judged a commit, its verdict is the commit's: the runs it judged
+ * carry the verdict it recorded (after confirmation), which the replay of
+ * the first runs alone cannot know.  The newest check wins.
+ */
+static int apply_recorded(bg_ctx *ctx, bg_report *r, bg_store *store, const bg_report_opts *o)
+{
+	recorded_set set;
+	size_t i, k, j;
+	int error;
+
+	memset(&set, 0, sizeof(set));
+	set.ctx = ctx;
+	if ((error = bg_store_each_recorded(ctx, store, o->since, o->machine, on_recorded, &set)) <
+	    0)
+		goto cleanup;
+	for (i = 0; i < r->nseries; i++) {
+		rep_series *s = &r->series[i];
+
+		for (k = 0; k < s->ngroups; k++) {
+			rep_group *g = &s->groups[k];
+			const recorded_row *best = NULL;
+
+			for (j = g->from; j < g->to; j++) {
+				const recorded_row *x = find_recorded(
+				        &set, bg_report__point_run(r, s, j)->row.id, s->name);
+
+				if (x && (!best || x->check_id > best->check_id))
+					best = x;
+			}
+			if (!best)
+				continue;
+			g->recorded = 1;
+			g->verdict = best->verdict;
+			g->first = best->first;
+			g->confirm = best->confirm;
+			r->recorded++;
+			r->unconfirmed += bg_report__unconfirmed(g);
+		}
+	}
+cleanup:
+	for (i = 0; i < set.n; i++)
+		free(set.rows[i].series);
+	free(set.rows);
+	return error;
+}
+
+/* Each point takes its commit's verdict; the newest commits are counted. */
+static void flag_points(bg_report *r)
+{
+	size_t i, k, j;
+
 	for (i = 0; i < r->nseries; i++) {
 		rep_series *s = &r->series[i];
 
 		for (k = 0; k < s->ngroups; k++)
 			for (j = s->groups[k].from; j < s->groups[k].to; j++)
 				s->flag[j] = s->groups[k].verdict;
-		if (s->ngroups)
+		if (s->ngroups) {
 			r->latest[s->groups[s->ngroups - 1].verdict]++;
+			r->latest_unconfirmed += bg_report__unconfirmed(&s->groups[s->ngroups - 1]);
+		}
 	}
-cleanup:
-	free(t);
-	free(pw);
-	free(pb);
-	free(aw);
-	free(ab);
-	return error;
+}
+
+int bg_report__unconfirmed(const rep_group *g)
+{
+	return g->recorded && g->confirm == BG_CONFIRM_NOT_CONFIRMED &&
+	       g->verdict == BG_VERDICT_UNCHANGED;
+}
+
+const char *bg_report__group_label(const rep_group *g)
+{
+	return bg_report__unconfirmed(g) ? "flagged, not confirmed" : bg_verdict_name(g->verdict);
+}
+
+const rep_group *bg_report__point_group(const rep_series *s, size_t i)
+{
+	size_t lo = 0, hi = s->ngroups;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (s->groups[mid].to <= i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->ngroups ? &s->groups[lo] : NULL;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -660,16 +748,13 @@ int bg_report_build(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_report
 	bg_run_row *rows = NULL;
 	rep_run *listed = NULL;
 	int64_t *ids = NULL;
-	size_t *where = NULL, nrows = 0, i, k, maxn = 1;
-	double *base = NULL;
+	size_t *where = NULL, nrows = 0, i, k;
 	regex_t re;
 	int have_re = 0, error = 0;
 	qcache *qc = NULL;
-	bg_stats_cache cache;
 	gather g;
 
 	*out = NULL;
-	memset(&cache, 0, sizeof(cache));
 	memset(&g, 0, sizeof(g));
 	if (opts->window < 2 || opts->min_runs < 2 || opts->min_runs > opts->window)
 		return bg_error_set(ctx, BG_EINPUT,
@@ -754,13 +839,6 @@ int bg_report_build(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_report
 	if (r->nseries)
 		qsort(r->series, r->nseries, sizeof(*r->series), cmp_series);
 
-	for (i = 0; i < r->nseries; i++)
-		if (r->series[i].n > maxn)
-			maxn = r->series[i].n;
-	if (!(base = malloc((maxn + reach(r->window)) * sizeof(double)))) {
-		error = bg_error_oom(ctx);
-		goto cleanup;
-	}
 	for (i = 0; i < r->nseries; i++) {
 		rep_series *s = &r->series[i];
 		bg_changepoint_opts co = { r->min_segment, r->th.alpha, r->th.min_change };
@@ -773,15 +851,17 @@ int bg_report_build(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_report
 			goto cleanup;
 		for (k = 0; k < s->cps.noutliers; k++)
 			s->outlier[s->cps.outliers[k]] = 1;
-		if ((error = levels(ctx, s, qc)) < 0 ||
-		    (error = replay(ctx, r, s, base, &cache)) < 0)
+		if ((error = levels(ctx, s, qc)) < 0 || (error = group_series(ctx, r, s)) < 0)
 			goto cleanup;
 		for (k = 0; k < s->cps.npoints; k++)
 			r->steps[bg_report__step_verdict(s, &s->cps.points[k]) ==
 			         BG_VERDICT_IMPROVEMENT]++;
 	}
-	if ((error = judge_commits(ctx, r)) < 0 || (error = machines(ctx, r, store)) < 0)
+	if ((error = judge_commits(ctx, r)) < 0 ||
+	    (error = apply_recorded(ctx, r, store, opts)) < 0 ||
+	    (error = machines(ctx, r, store)) < 0)
 		goto cleanup;
+	flag_points(r);
 	*out = r;
 	r = NULL;
 
@@ -794,7 +874,6 @@ cleanup:
 	free(listed);
 	free(ids);
 	free(where);
-	free(base);
 	free(qc);
 	bg_report_free(r);
 	return error;

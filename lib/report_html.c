@@ -84,6 +84,9 @@ static const char html_head[] =
         ".chart .pt.outlier{fill:#fff;stroke:#bc4c00;stroke-width:1.5;opacity:1}\n"
         ".chart .pt.regression{fill:var(--reg);opacity:1}\n"
         ".chart .pt.improvement{fill:var(--imp);opacity:1}\n"
+        ".chart .pt.unconfirmed{fill:#fff;stroke:var(--reg);stroke-width:1.5;"
+        "stroke-dasharray:2 1.5;opacity:1}\n"
+        "td.unconfirmed{color:#9a6700}\n"
         ".chart .clip{fill:#bc4c00;font-weight:600}\n"
         ".chart .cp line{stroke-width:1.5;stroke-dasharray:4 3}\n"
         ".chart .cp.regression line{stroke:var(--reg)}"
@@ -237,13 +240,18 @@ static int chart_point(const bg_report *r, const rep_series *s, const chart_geo 
                        bg_buf *b)
 {
 	const rep_run *run = bg_report__point_run(r, s, i);
-	int flagged = s->flag[i] == BG_VERDICT_REGRESSION || s->flag[i] == BG_VERDICT_IMPROVEMENT;
+	const rep_group *grp = bg_report__point_group(s, i);
+	int unconfirmed = grp && bg_report__unconfirmed(grp);
+	int flagged = s->flag[i] == BG_VERDICT_REGRESSION || s->flag[i] == BG_VERDICT_IMPROVEMENT ||
+	              unconfirmed;
 	int e = 0;
 
 	e |= bg_buf_puts(b, "<circle class=\"pt");
 	if (s->outlier[i])
 		e |= bg_buf_puts(b, " outlier");
-	if (flagged) {
+	if (unconfirmed)
+		e |= bg_buf_puts(b, " unconfirmed");
+	else if (flagged) {
 		e |= bg_buf_puts(b, " ");
 		e |= bg_buf_puts(b, bg_verdict_name(s->flag[i]));
 	}
@@ -260,8 +268,12 @@ static int chart_point(const bg_report *r, const rep_series *s, const chart_geo 
 	if (isfinite(s->ci[i]))
 		e |= bg_buf_printf(b, " ± %.3g (95%% CI, %zu samples)", s->ci[i] * g->d.scale,
 		                   s->count[i]);
-	if (flagged)
-		e |= bg_buf_printf(b, "\ncheck: %s", bg_verdict_name(s->flag[i]));
+	if (unconfirmed)
+		e |= bg_buf_printf(b, "\nci: %s first, not confirmed by its pairs: unchanged",
+		                   bg_verdict_name(grp->first));
+	else if (flagged)
+		e |= bg_buf_printf(b, "\n%s: %s", grp && grp->recorded ? "ci" : "check",
+		                   bg_verdict_name(s->flag[i]));
 	if (s->outlier[i])
 		e |= bg_buf_puts(b, "\noutlier: not used to find steps");
 	e |= bg_buf_puts(b, "</title></circle>");
@@ -415,7 +427,7 @@ static int html_summary(const bg_report *r, bg_buf *b)
 	const rep_series *top5[5];
 	char from[32], to[32];
 	step_ref *steps;
-	size_t i, n;
+	size_t i, k, n;
 	int e = 0;
 
 	bg_report__fmt_date(from, sizeof(from), r->since, "%Y-%m-%d");
@@ -454,11 +466,12 @@ static int html_summary(const bg_report *r, bg_buf *b)
 	        "<div class=\"card reg\"><b>%zu</b>step%s to worse</div>"
 	        "<div class=\"card imp\"><b>%zu</b>step%s to better</div>"
 	        "<div class=\"card reg\"><b>%zu</b>regression%s at the newest commit</div>"
-	        "<div class=\"card imp\"><b>%zu</b>improvement%s at the newest commit</div>",
+	        "<div class=\"card imp\"><b>%zu</b>improvement%s at the newest commit</div>"
+	        "<div class=\"card\"><b>%zu</b>flagged by a first run, not confirmed</div>",
 	        r->nseries, r->nruns, r->ncommits, r->steps[0], r->steps[0] == 1 ? "" : "s",
 	        r->steps[1], r->steps[1] == 1 ? "" : "s", r->latest[BG_VERDICT_REGRESSION],
 	        r->latest[BG_VERDICT_REGRESSION] == 1 ? "" : "s", r->latest[BG_VERDICT_IMPROVEMENT],
-	        r->latest[BG_VERDICT_IMPROVEMENT] == 1 ? "" : "s");
+	        r->latest[BG_VERDICT_IMPROVEMENT] == 1 ? "" : "s", r->unconfirmed);
 	e |= bg_buf_puts(b, "</div>\n");
 	if (r->excluded)
 		e |= bg_buf_printf(b,
@@ -492,13 +505,49 @@ static int html_summary(const bg_report *r, bg_buf *b)
 				continue;
 			e |= bg_buf_printf(b, "<tr><td><a href=\"#s%zu\"><code>", i);
 			e |= html_esc(b, x->name);
-			e |= bg_buf_printf(
-			        b,
-			        "</code></a></td><td><code>%.7s</code></td><td class=\"num "
-			        "%s\">%+.1f%%</td><td class=\"num\">%.2g</td><td "
-			        "class=\"num\">%zu</td><td class=\"%s\">%s</td></tr>\n",
-			        bg_report__point_run(r, x, g->from)->row.sha, v,
-			        100.0 * g->test.change, g->p_adjusted, g->test.n_base, v, v);
+			e |= bg_buf_printf(b, "</code></a></td><td><code>%.7s</code></td>",
+			                   bg_report__point_run(r, x, g->from)->row.sha);
+			if (g->replayed != BG_VERDICT_NO_BASELINE)
+				e |= bg_buf_printf(
+				        b,
+				        "<td class=\"num %s\">%+.1f%%</td><td "
+				        "class=\"num\">%.2g</td><td class=\"num\">%zu</td>",
+				        v, 100.0 * g->test.delta, g->p_adjusted, g->test.n_base);
+			else
+				e |= bg_buf_puts(b,
+				                 "<td class=\"num\">-</td><td class=\"num\">-</td>"
+				                 "<td class=\"num\">-</td>");
+			e |= bg_buf_printf(b, "<td class=\"%s\">%s%s</td></tr>\n", v, v,
+			                   g->recorded ? " (ci)" : "");
+		}
+		e |= bg_buf_puts(b, "</table>\n");
+	}
+	if (r->unconfirmed) {
+		e |= bg_buf_puts(b,
+		                 "<h2>Flagged, not confirmed</h2>\n<p class=\"muted\">A first "
+		                 "run flagged these; measured again in pairs beside the baseline "
+		                 "commit, they did not show it, and ci judged them unchanged."
+		                 "</p>\n<table><tr><th>series</th><th>commit</th><th>first "
+		                 "verdict</th><th>verdict</th><th>subject</th></tr>\n");
+		for (i = 0; i < r->nseries; i++) {
+			const rep_series *x = &r->series[i];
+
+			for (k = 0; k < x->ngroups; k++) {
+				const rep_group *g = &x->groups[k];
+				const rep_run *run = bg_report__point_run(r, x, g->from);
+
+				if (!bg_report__unconfirmed(g))
+					continue;
+				e |= bg_buf_printf(b, "<tr><td><a href=\"#s%zu\"><code>", i);
+				e |= html_esc(b, x->name);
+				e |= bg_buf_printf(b,
+				                   "</code></a></td><td><code>%.7s</code></td><td "
+				                   "class=\"unconfirmed\">%s</td><td>%s</td><td>",
+				                   run->row.sha, bg_verdict_name(g->first),
+				                   bg_verdict_name(g->verdict));
+				e |= html_esc(b, run->row.subject);
+				e |= bg_buf_puts(b, "</td></tr>\n");
+			}
 		}
 		e |= bg_buf_puts(b, "</table>\n");
 	}
@@ -575,7 +624,8 @@ static const char html_legend[] =
         "baseline of the newest commit</span><span><i style=\"background:#cf222e\"></i>"
         "step or run flagged worse</span><span><i style=\"background:#1a7f37\"></i>"
         "step or run flagged better</span><span><i style=\"background:#fff;border:1.5px "
-        "solid #bc4c00\"></i>outlier run</span></div>\n";
+        "dashed #cf222e\"></i>flagged by a first run, not confirmed</span><span><i "
+        "style=\"background:#fff;border:1.5px solid #bc4c00\"></i>outlier run</span></div>\n";
 
 int bg_report__render_html(bg_ctx *ctx, const bg_report *r, bg_buf *b)
 {

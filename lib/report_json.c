@@ -44,6 +44,21 @@ static json_object *json_step(const bg_report *r, const rep_series *s, const bg_
 	return o;
 }
 
+/* A commit's verdict: ci's (with its first verdict and confirmation), or
+ * the replayed check's. */
+static void json_group_verdict(json_object *o, const rep_group *g)
+{
+	json_object_object_add(o, "verdict", j_str(bg_verdict_name(g->verdict)));
+	json_object_object_add(o, "source", j_str(g->recorded ? "ci" : "replayed"));
+	if (g->recorded) {
+		json_object_object_add(o, "first_verdict", j_str(bg_verdict_name(g->first)));
+		json_object_object_add(o, "confirmation",
+		                       j_str(bg_confirm_status_name(g->confirm)));
+	}
+	if (bg_report__unconfirmed(g))
+		json_object_object_add(o, "flagged_not_confirmed", json_object_new_boolean(1));
+}
+
 static json_object *json_series(const bg_report *r, const rep_series *s)
 {
 	json_object *o = json_object_new_object(), *a;
@@ -71,15 +86,31 @@ static json_object *json_series(const bg_report *r, const rep_series *s)
 		                       json_object_new_int64((int64_t)g->base_from));
 		json_object_object_add(l, "baseline_last_index",
 		                       json_object_new_int64((int64_t)g->from - 1));
-		if (g->verdict != BG_VERDICT_NO_BASELINE) {
+		json_group_verdict(l, g);
+		if (g->replayed != BG_VERDICT_NO_BASELINE) {
 			json_object_object_add(l, "baseline_mean", j_num(g->test.base_mean));
 			json_object_object_add(l, "current_mean", j_num(g->test.cur_mean));
 			json_object_object_add(l, "change", j_num(g->test.change));
+			json_object_object_add(l, "delta", j_num(g->test.delta));
 			json_object_object_add(l, "p_adjusted", j_num(g->p_adjusted));
 			json_object_object_add(l, "effect_size", j_num(g->test.effect));
 		}
 		json_object_object_add(o, "latest", l);
 	}
+	/* Every commit's verdict: what a reader compares with ci's. */
+	a = json_object_new_array();
+	for (i = 0; i < s->ngroups; i++) {
+		const rep_group *x = &s->groups[i];
+		json_object *c = json_object_new_object();
+
+		json_object_object_add(c, "commit",
+		                       j_str(bg_report__point_run(r, s, x->from)->row.sha));
+		json_object_object_add(c, "first_index", json_object_new_int64((int64_t)x->from));
+		json_object_object_add(c, "last_index", json_object_new_int64((int64_t)x->to - 1));
+		json_group_verdict(c, x);
+		json_object_array_add(a, c);
+	}
+	json_object_object_add(o, "commits", a);
 	a = json_object_new_array();
 	for (i = 0; i < s->cps.npoints; i++)
 		json_object_array_add(a, json_step(r, s, &s->cps.points[i]));
@@ -109,6 +140,9 @@ static json_object *json_series(const bg_report *r, const rep_series *s)
 		json_object_object_add(p, "ci", j_num(s->ci[i]));
 		json_object_object_add(p, "samples", json_object_new_int64((int64_t)s->count[i]));
 		json_object_object_add(p, "verdict", j_str(bg_verdict_name(s->flag[i])));
+		if (bg_report__unconfirmed(bg_report__point_group(s, i)))
+			json_object_object_add(p, "flagged_not_confirmed",
+			                       json_object_new_boolean(1));
 		if (s->outlier[i])
 			json_object_object_add(p, "outlier", json_object_new_boolean(1));
 		json_object_array_add(a, p);
@@ -161,8 +195,13 @@ static json_object *json_report(const bg_report *r)
 				json_object_object_add(
 				        v, bg_verdict_name((bg_verdict)i),
 				        json_object_new_int64((int64_t)r->latest[i]));
+		json_object_object_add(v, "flagged_not_confirmed",
+		                       json_object_new_int64((int64_t)r->latest_unconfirmed));
 		json_object_object_add(o, "latest", v);
 	}
+	json_object_object_add(o, "recorded_verdicts", json_object_new_int64((int64_t)r->recorded));
+	json_object_object_add(o, "flagged_not_confirmed",
+	                       json_object_new_int64((int64_t)r->unconfirmed));
 	a = json_object_new_array();
 	n = bg_report__noisiest(r, top5, BG_ARRAY_SIZE(top5));
 	for (i = 0; i < n; i++) {

@@ -7,6 +7,7 @@
  * the noisiest series come first, since a comment is read from the top and
  * seldom to the end.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "report_model.h"
@@ -57,17 +58,36 @@ static int md_summary_line(const bg_report *r, bg_buf *b)
 		                   r->cpus[i] ? ")" : "");
 	if (!r->nmachines)
 		e |= bg_buf_puts(b, "none");
-	e |= bg_buf_printf(b,
-	                   ".\n\n**Steps in the period:** %zu regression%s, %zu improvement%s. "
-	                   "**Newest commit** (check against the rolling baseline): %zu "
-	                   "regression%s, %zu improvement%s, %zu unchanged, %zu without a "
-	                   "baseline.\n\n",
-	                   r->steps[0], r->steps[0] == 1 ? "" : "s", r->steps[1],
-	                   r->steps[1] == 1 ? "" : "s", r->latest[BG_VERDICT_REGRESSION],
-	                   r->latest[BG_VERDICT_REGRESSION] == 1 ? "" : "s",
-	                   r->latest[BG_VERDICT_IMPROVEMENT],
-	                   r->latest[BG_VERDICT_IMPROVEMENT] == 1 ? "" : "s",
-	                   r->latest[BG_VERDICT_UNCHANGED], r->latest[BG_VERDICT_NO_BASELINE]);
+	e |= bg_buf_printf(
+	        b,
+	        ".\n\n**Steps in the period:** %zu regression%s, %zu improvement%s. "
+	        "**Newest commit** (ci's verdict where ci judged it, else the "
+	        "check replayed): %zu regression%s, %zu improvement%s, %zu unchanged "
+	        "(%zu flagged, not confirmed), %zu without a baseline. "
+	        "**Flagged by a first run, not confirmed** in the period: %zu.\n\n",
+	        r->steps[0], r->steps[0] == 1 ? "" : "s", r->steps[1], r->steps[1] == 1 ? "" : "s",
+	        r->latest[BG_VERDICT_REGRESSION], r->latest[BG_VERDICT_REGRESSION] == 1 ? "" : "s",
+	        r->latest[BG_VERDICT_IMPROVEMENT],
+	        r->latest[BG_VERDICT_IMPROVEMENT] == 1 ? "" : "s", r->latest[BG_VERDICT_UNCHANGED],
+	        r->latest_unconfirmed, r->latest[BG_VERDICT_NO_BASELINE], r->unconfirmed);
+	return e ? BG_ENOMEM : 0;
+}
+
+/* A commit flagged at the newest commit: the replayed figures when the
+ * replay had a baseline, and whose verdict it is. */
+static int md_flagged_row(const bg_report *r, const rep_series *x, const rep_group *g, bg_buf *b)
+{
+	char pct[32] = "-", p[32] = "-", n[24] = "-";
+	int e = 0;
+
+	if (g->replayed != BG_VERDICT_NO_BASELINE) {
+		snprintf(pct, sizeof(pct), "%+.1f%%", 100.0 * g->test.delta);
+		snprintf(p, sizeof(p), "%.2g", g->p_adjusted);
+		snprintf(n, sizeof(n), "%zu", g->test.n_base);
+	}
+	e |= bg_buf_printf(b, "| `%s` | `%.7s` | %s | %s | %s | %s%s |\n", x->name,
+	                   bg_report__point_run(r, x, g->from)->row.sha, pct, p, n,
+	                   bg_verdict_name(g->verdict), g->recorded ? " (ci)" : "");
 	return e ? BG_ENOMEM : 0;
 }
 
@@ -131,10 +151,31 @@ int bg_report__render_markdown(bg_ctx *ctx, const bg_report *r, bg_buf *b)
 
 			if (!g)
 				continue;
-			e |= bg_buf_printf(b, "| `%s` | `%.7s` | %+.1f%% | %.2g | %zu | %s |\n",
-			                   x->name, bg_report__point_run(r, x, g->from)->row.sha,
-			                   100.0 * g->test.change, g->p_adjusted, g->test.n_base,
-			                   bg_verdict_name(g->verdict));
+			e |= md_flagged_row(r, x, g, b);
+		}
+		e |= bg_buf_puts(b, "\n");
+	}
+	if (r->unconfirmed) {
+		/* Shown apart from regressions: what a first run flagged and the
+		 * pairs beside the baseline commit did not show. */
+		e |= bg_buf_puts(b,
+		                 "### Flagged, not confirmed\n\n| series | commit | first "
+		                 "verdict | verdict | commit subject |\n|---|---|---|---|---|\n");
+		for (i = 0; i < r->nseries; i++) {
+			const rep_series *x = &r->series[i];
+
+			for (k = 0; k < x->ngroups; k++) {
+				const rep_group *g = &x->groups[k];
+
+				if (!bg_report__unconfirmed(g))
+					continue;
+				e |= bg_buf_printf(b, "| `%s` | `%.7s` | %s | %s | ", x->name,
+				                   bg_report__point_run(r, x, g->from)->row.sha,
+				                   bg_verdict_name(g->first),
+				                   bg_verdict_name(g->verdict));
+				e |= md_cell(b, bg_report__point_run(r, x, g->from)->row.subject);
+				e |= bg_buf_puts(b, " |\n");
+			}
 		}
 		e |= bg_buf_puts(b, "\n");
 	}
@@ -155,11 +196,13 @@ int bg_report__render_markdown(bg_ctx *ctx, const bg_report *r, bg_buf *b)
 			const rep_group *g = bg_report__latest_group(s);
 			char pct[32] = "";
 
-			if (g && g->verdict != BG_VERDICT_NO_BASELINE)
-				bg_report__fmt_pct(pct, sizeof(pct), g->test.change);
-			e |= bg_buf_printf(b, "| `%s` | %zu | %s | %s | %.2f%% | %zu |\n", s->name,
-			                   s->n, bg_verdict_name(bg_report__latest_verdict(s)), pct,
-			                   100.0 * s->cv, s->cps.npoints);
+			if (g && g->replayed != BG_VERDICT_NO_BASELINE)
+				bg_report__fmt_pct(pct, sizeof(pct), g->test.delta);
+			e |= bg_buf_printf(b, "| `%s` | %zu | %s%s | %s | %.2f%% | %zu |\n",
+			                   s->name, s->n,
+			                   g ? bg_report__group_label(g) : "no-baseline",
+			                   g && g->recorded ? " (ci)" : "", pct, 100.0 * s->cv,
+			                   s->cps.npoints);
 		}
 		e |= bg_buf_puts(b, "\n");
 	}

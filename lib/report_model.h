@@ -23,14 +23,22 @@ typedef struct {
 	char date[24]; /* started_at, "YYYY-MM-DD HH:MM" UTC */
 } rep_run;
 
-/* The runs of one commit within a series, judged as check would judge them. */
+/*
+ * The runs of one commit within a series, and its verdict: the one `ci`
+ * recorded when ci judged one of these runs (recorded), else the rolling
+ * check replayed on the period's runs.
+ */
 typedef struct {
 	size_t from, to; /* points [from, to) */
 	size_t commit;
-	bg_verdict verdict; /* regression, improvement, unchanged or no-baseline */
+	bg_verdict verdict;  /* regression, improvement, unchanged or no-baseline */
+	bg_verdict replayed; /* the replayed check's verdict; its figures: */
 	bg_test test;
 	double p_adjusted; /* of the verdict's direction; NAN when untested */
 	size_t base_from;  /* the baseline it was judged against: points [base_from, from) */
+	int recorded;      /* verdict, first and confirm are ci's */
+	bg_verdict first;  /* ci's first verdict, before confirmation */
+	bg_confirm_status confirm;
 } rep_group;
 
 typedef struct {
@@ -73,6 +81,9 @@ struct bg_report {
 	size_t nmachines;
 	size_t steps[2];                 /* change points: [0] regressions, [1] improvements */
 	size_t latest[BG_VERDICT_COUNT]; /* verdicts of each series' newest commit */
+	size_t latest_unconfirmed;       /* of those unchanged: flagged by ci, not confirmed */
+	size_t unconfirmed;              /* every group of the period flagged, not confirmed */
+	size_t recorded;                 /* groups whose verdict ci recorded */
 };
 
 /* A series' values in a readable unit: a factor and its name. */
@@ -108,6 +119,12 @@ const rep_group *bg_report__flagged_latest(const rep_series *s);
 bg_verdict bg_report__latest_verdict(const rep_series *s);
 /* "first-parent" or "time": how the commits are ordered. */
 const char *bg_report__order_name(const bg_report *r);
+/* ci flagged it first and the pairs did not confirm it: unchanged, but shown apart. */
+int bg_report__unconfirmed(const rep_group *g);
+/* What a reader is told: "regression", ..., or "flagged, not confirmed". */
+const char *bg_report__group_label(const rep_group *g);
+/* The group (commit) point i of s belongs to. */
+const rep_group *bg_report__point_group(const rep_series *s, size_t i);
 
 /* ------------------------------------- lib/report_render.c: for renderers */
 
