@@ -84,6 +84,14 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIBA)
 	$(say) TEST $@
 	$(Q)$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIBA) $(CMOCKA_LIBS) $(LIBS)
 
+# The library's own example (examples/api), built here against this build's
+# library so that each build (release, sanitizer) tests its own.
+API_EXAMPLE = $(BUILD)/examples/ci_json
+$(API_EXAMPLE): examples/api/ci_json.c lib/benchguard.h $(LIBA)
+	@mkdir -p $(dir $@)
+	$(say) CC $@
+	$(Q)$(CC) $(PKG_CFLAGS) $(ALL_CFLAGS) -Ilib -o $@ $< $(LIBA) $(LIBS)
+
 # A stand-in for NVML and the CUDA driver, dlopen'ed by test_fingerprint.
 FAKE_GPU = $(BUILD)/tests/libfakegpu.so
 $(FAKE_GPU): tests/unit/fake_gpu.c
@@ -110,7 +118,7 @@ deps:
 	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
-unit: $(UNIT_BIN) $(FAKE_GPU)
+unit: $(UNIT_BIN) $(FAKE_GPU) $(API_EXAMPLE)
 test: deps
 	@$(MAKE) --no-print-directory all unit examples
 	@tests/run.sh $(BUILD)

@@ -951,6 +951,8 @@ typedef struct {
 	 * "unchanged" (a single run with a 3% CV cannot tell 0 from +5%).
 	 */
 	int undecided;
+	/* Unchanged, yet it moved the better way by min_change or more. */
+	int undecided_better;
 	bg_test test;
 	double p_adjusted;        /* p_worse adjusted; NAN when untested */
 	double p_better_adjusted; /* p_better adjusted */
@@ -985,6 +987,21 @@ double bg_change_from_log(double m, bg_direction dir);
 #define BG_MAX_LOOKS 16
 size_t bg_looks(size_t first, size_t max, size_t *sizes);
 
+/*
+ * One look of a sequential measurement, decided: `j` is the series' paired
+ * judgement at look `look` (1-based) of `looks` (bg_judge at `level`, the
+ * look's share of alpha), `max` the cap on pairs, *worse and *better the
+ * directions still open.  Returns 1 when the series is decided (*verdict
+ * and *status set: FOUND when flagged either way, CLEARED when its bounds
+ * lie within min_change in the open directions, UNDECIDED at the last look
+ * or when the change left is smaller than the cap could show), 0 to
+ * measure more.  Pure: what bg_pairs_run applies, and what the unit tests
+ * simulate to show the false-alarm rate of repeated looks.
+ */
+int bg_sequential_decide(const bg_judgement *j, size_t look, size_t looks, size_t max,
+                         const bg_thresholds *th, double level, int *worse, int *better,
+                         bg_verdict *verdict, bg_confirm_status *status);
+
 typedef struct {
 	bg_confirm_status status;
 	bg_verdict first;   /* the verdict before it was measured again */
@@ -1007,7 +1024,8 @@ typedef struct {
 	bg_test test;       /* filled for regression, improvement and unchanged */
 	double p_adjusted;  /* p_worse after Benjamini-Hochberg (or as is); NAN if untested */
 	double p_better_adjusted;
-	int undecided; /* unchanged, but a regression of min_change is not excluded */
+	int undecided;        /* unchanged, but a regression of min_change is not excluded */
+	int undecided_better; /* unchanged, but it moved the better way by min_change */
 	size_t baseline_runs, current_runs, samples;
 	size_t baseline_outliers; /* runs of the window left out of the estimate */
 	size_t outlier_samples;   /* far-out samples of the candidate runs, flagged */

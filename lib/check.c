@@ -619,6 +619,7 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 		r->p_adjusted = jd[i].p_adjusted;
 		r->p_better_adjusted = jd[i].p_better_adjusted;
 		r->undecided = jd[i].undecided;
+		r->undecided_better = jd[i].undecided_better;
 	}
 	if ((error = add_outcome_rows(ctx, store, opts, res, &cap)) < 0)
 		goto cleanup;

@@ -58,14 +58,15 @@ static int open_series(bg_ctx *ctx, const bg_check_result *res, bg_pairs_series 
 		const bg_verdict_row *r = &res->rows[i];
 		bg_pairs_series *x = &(*out)[*n];
 
-		if (!r->metric || !(flagged(r->verdict) || r->undecided))
+		if (!r->metric || !(flagged(r->verdict) || r->undecided || r->undecided_better))
 			continue;
 		x->benchmark = r->benchmark;
 		x->metric = r->metric;
-		/* Improvements are confirmed when flagged; a missed one costs
-		 * nothing, a missed regression is what this tool exists for. */
-		x->worse = r->verdict != BG_VERDICT_IMPROVEMENT;
-		x->better = r->verdict == BG_VERDICT_IMPROVEMENT;
+		/* The worse way is open whenever a regression is not excluded: a
+		 * missed regression is what this tool exists to prevent.  The
+		 * better way when the first run moved that way by min_change. */
+		x->worse = r->verdict == BG_VERDICT_REGRESSION || r->undecided;
+		x->better = r->verdict == BG_VERDICT_IMPROVEMENT || r->undecided_better;
 		(*n)++;
 	}
 	return 0;

@@ -373,13 +373,12 @@ cleanup:
 }
 
 /* Judges the open series on the first `pairs` pairs; decides what it can. */
-static int look_at(pstate *p, size_t pairs, size_t look, size_t looks, double level, int last)
+static int look_at(pstate *p, size_t pairs, size_t look, size_t looks, double level)
 {
 	const bg_pairs_opts *o = p->o;
 	bg_judge_input *in = NULL;
 	bg_judgement *jd = NULL;
 	size_t i, k, nin = 0, *idx = NULL;
-	double q = 0;
 	int error = 0;
 
 	in = calloc(p->ns + 1, sizeof(*in));
@@ -424,61 +423,16 @@ static int look_at(pstate *p, size_t pairs, size_t look, size_t looks, double le
 		goto cleanup;
 	if ((error = bg_judge(p->ctx, in, nin, &o->thresholds, level, jd)) < 0)
 		goto cleanup;
-	/* What the cap could still detect: t quantiles at the cap's size. */
-	if (o->max >= 2)
-		q = bg_stats_t_quantile(1.0 - level, (double)o->max - 1) +
-		    bg_stats_t_quantile(BG_SCREEN_CONFIDENCE, (double)o->max - 1);
 	for (k = 0; k < nin; k++) {
 		pseries *x = &p->s[idx[k]];
-		const bg_judgement *j = &jd[k];
-		double floor_change = o->thresholds.min_change;
 
-		x->j = *j;
+		x->j = jd[k];
 		x->pairs = x->n;
 		x->look = look + 1;
-		if (j->verdict == BG_VERDICT_NO_BASELINE) {
-			/* Fewer than two pairs have the series: nothing to decide on. */
-			if (last)
-				x->decided = 1;
-			continue;
-		}
-		if (j->verdict == BG_VERDICT_REGRESSION || j->verdict == BG_VERDICT_IMPROVEMENT) {
-			x->decided = 1;
-			x->verdict = j->verdict;
-			x->status = BG_CONFIRM_FOUND;
-			continue;
-		}
-		x->verdict = BG_VERDICT_UNCHANGED;
-		/* Cleared: the open directions' bounds lie within min_change. */
-		if ((!x->worse || j->hi < floor_change) && (!x->better || j->lo > -floor_change)) {
-			x->decided = 1;
-			x->status = BG_CONFIRM_CLEARED;
-			continue;
-		}
-		if (last) {
-			x->decided = 1;
-			x->status = BG_CONFIRM_UNDECIDED;
-			continue;
-		}
-		/* A change the cap could not show is not worth pursuing: at an
-		 * earlier look the bound is held to the larger of min_change and
-		 * the cap's reach, and what falls below is undecided. */
-		if (isfinite(j->sd_one) && o->max >= 2) {
-			double reach = bg_change_from_log(q * j->sd_one / sqrt((double)o->max),
-			                                  BG_DIR_LOWER);
-			if (reach > floor_change)
-				floor_change = reach;
-		}
-		if (x->worse && j->hi < floor_change)
-			x->worse = 0;
-		if (x->better && j->lo > -floor_change)
-			x->better = 0;
-		if (!x->worse && !x->better) {
-			x->decided = 1;
-			x->status = BG_CONFIRM_UNDECIDED;
-		}
+		x->decided =
+		        bg_sequential_decide(&jd[k], look + 1, looks, o->max, &o->thresholds, level,
+		                             &x->worse, &x->better, &x->verdict, &x->status);
 	}
-	(void)looks;
 cleanup:
 	free(in);
 	free(jd);
@@ -611,7 +565,7 @@ int bg_pairs_run(bg_ctx *ctx, bg_store *store, const bg_pairs_opts *opts, bg_che
 		if ((error = measure(&p, sizes[k], sizes[k])) < 0)
 			goto cleanup;
 		made += p.npairs - before;
-		if ((error = look_at(&p, sizes[k], k, nlooks, level, k + 1 == nlooks)) < 0)
+		if ((error = look_at(&p, sizes[k], k, nlooks, level)) < 0)
 			goto cleanup;
 		if (opts->look)
 			opts->look(k + 1, nlooks, sizes[k] < p.npairs ? sizes[k] : p.npairs,

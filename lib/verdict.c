@@ -8,7 +8,9 @@
  * family are adjusted together (Benjamini-Hochberg, regressions and
  * improvements apart), the thresholds are applied, the change is labelled
  * one way whatever the metric's direction, and a series that the data
- * cannot yet decide is marked so that ci can measure it again.  The looks
+ * cannot yet decide is marked so that ci can measure it again: the worse
+ * way when a regression of min_change is not excluded (the 90% upper
+ * bound reaches it), the better way when it moved by min_change.  The looks
  * of a sequential measurement, and the share of alpha each one gets, are
  * here too, so that ci, compare and bisect look at the same points.
  */
@@ -165,11 +167,58 @@ int bg_judge(bg_ctx *ctx, const bg_judge_input *in, size_t n, const bg_threshold
 			else if (ab[i] < level && t->change <= -th->min_change &&
 			         t->effect <= -th->min_effect)
 				j->verdict = BG_VERDICT_IMPROVEMENT;
-			else
+			else {
 				j->undecided = j->hi >= th->min_change;
+				j->undecided_better = t->change <= -th->min_change;
+			}
 		}
 	}
 cleanup:
 	free(p);
 	return error;
+}
+
+int bg_sequential_decide(const bg_judgement *j, size_t look, size_t looks, size_t max,
+                         const bg_thresholds *th, double level, int *worse, int *better,
+                         bg_verdict *verdict, bg_confirm_status *status)
+{
+	double floor_change = th->min_change, q, reach;
+
+	if (j->verdict == BG_VERDICT_NO_BASELINE) {
+		/* Fewer than two pairs have the series: nothing to decide on. */
+		*verdict = BG_VERDICT_NO_BASELINE;
+		*status = BG_CONFIRM_NONE;
+		return look >= looks;
+	}
+	if (j->verdict == BG_VERDICT_REGRESSION || j->verdict == BG_VERDICT_IMPROVEMENT) {
+		*verdict = j->verdict;
+		*status = BG_CONFIRM_FOUND;
+		return 1;
+	}
+	*verdict = BG_VERDICT_UNCHANGED;
+	/* Cleared: the open directions' bounds lie within min_change. */
+	if ((!*worse || j->hi < floor_change) && (!*better || j->lo > -floor_change)) {
+		*status = BG_CONFIRM_CLEARED;
+		return 1;
+	}
+	*status = BG_CONFIRM_UNDECIDED;
+	if (look >= looks)
+		return 1;
+	/* A change the cap could not show is not worth pursuing: before the
+	 * last look the bound is held to the larger of min_change and what
+	 * `max` pairs could detect with 90% power at this level, and what
+	 * falls below is undecided.  A stop without a flag cannot add a false
+	 * alarm, whatever rule decides it. */
+	if (isfinite(j->sd_one) && max >= 2) {
+		q = bg_stats_t_quantile(1.0 - level, (double)max - 1) +
+		    bg_stats_t_quantile(BG_SCREEN_CONFIDENCE, (double)max - 1);
+		reach = bg_change_from_log(q * j->sd_one / sqrt((double)max), BG_DIR_LOWER);
+		if (reach > floor_change)
+			floor_change = reach;
+	}
+	if (*worse && j->hi < floor_change)
+		*worse = 0;
+	if (*better && j->lo > -floor_change)
+		*better = 0;
+	return !*worse && !*better;
 }

@@ -7,7 +7,12 @@ set -u
 BG=${BG_BIN:?run through tests/run.sh or set BG_BIN}
 FIX=${BG_FIXTURES:?}
 T=$(mktemp -d "${TMPDIR:-/tmp}/bg-e2e.XXXXXX")
-[ -n "${BG_KEEP_TMP:-}" ] || trap 'rm -rf "$T"' EXIT # BG_KEEP_TMP=1 keeps it for a post-mortem
+_noise_pid=
+_cleanup() {
+	noise_stop
+	[ -n "${BG_KEEP_TMP:-}" ] || rm -rf "$T" # BG_KEEP_TMP=1 keeps it for a post-mortem
+}
+trap _cleanup EXIT
 export GIT_AUTHOR_NAME="Test Author" GIT_AUTHOR_EMAIL=author@example.com
 export GIT_COMMITTER_NAME="Test Author" GIT_COMMITTER_EMAIL=author@example.com
 export GIT_CONFIG_NOSYSTEM=1 HOME="$T/home" NO_COLOR=1
@@ -35,4 +40,79 @@ finish() { echo "1..$_n"; [ "$_failed" -eq 0 ]; }
 new_repo() {
 	mkdir -p "$1" && git -C "$1" init -q -b main && echo "# test" >"$1/README.md" &&
 		git -C "$1" add README.md && git -C "$1" commit -qm "initial commit"
+}
+
+# noise_start [MAX_SECONDS]: the noisy neighbour (tests/noise.sh) busy
+# beside the rest of the script until noise_stop or the script's end.
+noise_start() {
+	"${BG_ROOT:?}/tests/noise.sh" --max "${1:-1800}" &
+	_noise_pid=$!
+}
+noise_stop() {
+	if [ -n "$_noise_pid" ]; then
+		kill "$_noise_pid" 2>/dev/null
+		wait "$_noise_pid" 2>/dev/null
+		_noise_pid=
+	fi
+}
+
+# The statistical tests' sizes: BG_STAT_SIZE=full (the default, what `make
+# test` and CI run: the sizes the claims are made at) or small (a smoke
+# run of the same code paths, e.g. under the sanitizers; the claims are
+# then reported, not asserted).
+stat_full() { [ "${BG_STAT_SIZE:-full}" = full ]; }
+# stat_n FULL SMALL: the count for this size.
+stat_n() { if stat_full; then echo "$1"; else echo "$2"; fi; }
+# claim NAME CMD...: asserted at full size; at small size only reported.
+claim() {
+	local name=$1
+	shift
+	if stat_full; then
+		check "$name" "$@"
+	elif "$@"; then
+		skip "$name" "sized small (BG_STAT_SIZE=small): held, not asserted"
+	else
+		skip "$name" "sized small (BG_STAT_SIZE=small): did not hold, not asserted"
+	fi
+}
+
+# spin_rounds ROUNDS PCT: the rounds that make spin's *time* PCT% longer
+# (its process start does not grow with the rounds), from medians of
+# quiet executions: ROUNDS * (1 + PCT/100 * t(ROUNDS) / (t(ROUNDS) - t(1))).
+spin_rounds() {
+	local spin=$1 rounds=$2 pct=$3
+	python3 - "$spin" "$rounds" "$pct" <<'P'
+import statistics, subprocess, sys, time
+spin, rounds, pct = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+def med(n):
+    t = []
+    for _ in range(41):
+        a = time.perf_counter(); subprocess.run([spin, str(n)]); t.append(time.perf_counter() - a)
+    return statistics.median(t)
+full, base = med(rounds), med(1)
+print(round(rounds * (1 + pct / 100 * full / (full - base))))
+P
+}
+
+# ci_timed KIND I: `benchguard ci --json` at HEAD; its JSON and stderr kept
+# as $T/ci/KIND-I.*, "KIND I EXIT SECONDS" appended to $T/ci.txt.
+ci_timed() {
+	local a b rc
+	mkdir -p "$T/ci"
+	a=$(date +%s.%N)
+	"$BG" -q ci --json >"$T/ci/$1-$2.json" 2>"$T/ci/$1-$2.err"
+	rc=$?
+	b=$(date +%s.%N)
+	echo "$1 $2 $rc $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", b - a }')" >>"$T/ci.txt"
+}
+# ci_summary SERIES: tests/e2e/ci_summary.py's lines into $T/summary.txt,
+# printed as TAP comments.
+ci_summary() {
+	/usr/bin/python3 "$BG_ROOT/tests/e2e/ci_summary.py" "$T/ci.txt" "$T/ci" "$1" >"$T/summary.txt"
+	while read -r kind n ok one bad flagged med p95 mx pairs maxp; do
+		[ "$kind" = detail ] && continue
+		echo "# $kind: $n ci runs: exit 0 $ok, exit 1 $one, other $bad; $1 regression $flagged;" \
+			"ci seconds median $med, 95th percentile $p95, max $mx; pairs per run mean $pairs, max $maxp"
+	done <"$T/summary.txt"
+	grep '^detail' "$T/summary.txt" | cut -c1-3000 | sed 's/^/# /'
 }
