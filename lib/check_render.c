@@ -321,12 +321,16 @@ int bg_check_markdown(bg_ctx *ctx, const bg_check_result *res, char **out)
 	static const char *const head[] = { "verdict", "series", "baseline",
 		                            "current", "change", "p",
 		                            "g",       "runs",   "confirmation" };
-	md_table t = { NULL, 9, 0, 0 };
+	md_table t = { NULL, 8, 0, 0 };
 	bg_buf b = BG_BUF_INIT;
 	size_t i, k;
 	int e = 0;
 
 	*out = NULL;
+	/* The confirmation column only when a row has something in it. */
+	for (i = 0; i < res->nrows; i++)
+		if (res->rows[i].confirm.status != BG_CONFIRM_NONE || res->rows[i].undecided)
+			t.ncols = 9;
 	e |= md_add(&t, head);
 	for (i = 0; i < res->nrows && !e; i++) {
 		char cells[9][192];

@@ -41,6 +41,17 @@ check "... the step summary holds the Markdown verdict table" bash -c "
 check "... and a GitHub ::error annotation names the series" \
 	grep -q '^::error title=benchguard%3A performance regression::spin:wall_time got [0-9.]*%25 worse' "$T/out"
 check "... the verdict table is on stdout too" grep -q '^regression  *spin:wall_time' "$T/out"
+check "... confirmed by pairs beside the baseline commit, said in the summary" bash -c "
+	grep -q '^| \*\*regression\*\* | \`spin:wall_time\`.*| confirmed: +[0-9.]*% in [0-9]* pairs' $T/summary.md &&
+	grep -q '^Measured again: [0-9]* interleaved pairs (at most 32) in [0-9.]* s\.' $T/summary.md"
+check "... and recorded in the database" test "$(sqlite3 "$BENCHGUARD_DB" \
+	"SELECT v.verdict || '/' || v.first || '/' || v.confirmation FROM verdicts v JOIN checks k ON k.id = v.check_id
+	 WHERE v.series = 'spin:wall_time' ORDER BY k.id DESC LIMIT 1")" = regression/regression/confirmed
+for bad in "--confirm 1" "--max-pairs 1" "--confirm 8 --max-pairs 4" "--confirm 2000"; do
+	# shellcheck disable=SC2086
+	check "ci $bad is refused with exit 2 and a sentence" bash -c "
+		\"$BG\" ci $bad >/dev/null 2>$T/e; [ \$? = 2 ] && grep -q '^benchguard: .*pairs' $T/e"
+done
 
 # A crashing benchmark beside the regression: failure outranks it.
 suite 9000000 '{ "name": "crash", "command": "kill -SEGV $$" }'

@@ -289,6 +289,8 @@ static void test_defaults_applied(void **state)
 	assert_int_equal(bg_config_thresholds(cfg)->fdr, 1);
 	assert_true(near(bg_config_thresholds(cfg)->min_change, 0.02));
 	assert_true(near(bg_config_thresholds(cfg)->min_effect, 0.8));
+	assert_int_equal(bg_config_confirm(cfg)->pairs, 4);
+	assert_int_equal(bg_config_confirm(cfg)->max_pairs, 32);
 	b = bg_config_benchmark(cfg, 0);
 	assert_int_equal(b->format, BG_FORMAT_TIME);
 	assert_int_equal(b->warmup, 2);
@@ -312,6 +314,18 @@ static void test_defaults_applied(void **state)
 	assert_int_equal(bg_config_benchmark(cfg, 0)->samples, 3);
 	assert_int_equal(bg_config_benchmark(cfg, 0)->warmup, 2);
 	assert_int_equal(bg_config_alert_count(cfg), 0);
+	bg_config_free(cfg);
+
+	/* confirm: 0 pairs turns it off; a first look above the default cap
+	 * raises the cap with it. */
+	cfg = parse_ok(ctx, "{\"confirm\": {\"pairs\": 0},\n"
+	                    " \"benchmarks\": [{\"name\": \"a\", \"command\": \"true\"}]}");
+	assert_int_equal(bg_config_confirm(cfg)->pairs, 0);
+	bg_config_free(cfg);
+	cfg = parse_ok(ctx, "{\"confirm\": {\"pairs\": 40},\n"
+	                    " \"benchmarks\": [{\"name\": \"a\", \"command\": \"true\"}]}");
+	assert_int_equal(bg_config_confirm(cfg)->pairs, 40);
+	assert_int_equal(bg_config_confirm(cfg)->max_pairs, 40);
 	bg_config_free(cfg);
 	bg_ctx_free(ctx);
 }
@@ -431,6 +445,15 @@ static void test_value_errors(void **state)
 		  "t.json:1: benchmarks[0].name: must not contain a NUL character" },
 		{ "{\"project\": \"a\", \"proj\\u0065ct\": \"b\"}",
 		  "t.json:1: duplicate key \"project\"" },
+		{ "{\"confirm\": {\"pairs\": 1}}",
+		  "t.json:1: confirm.pairs: must be 0 (no confirmation) or at least 2: one pair "
+		  "has no spread to judge" },
+		{ "{\"confirm\": {\"pairs\": 8, \"max_pairs\": 4}}",
+		  "t.json:1: confirm.max_pairs: must be at least confirm.pairs (4 < 8)" },
+		{ "{\"confirm\": {\"pairs\": 2000}}",
+		  "t.json:1: confirm.pairs: must be at most 1000 (got 2000)" },
+		{ "{\"confirm\": {\"max_pair\": 8}}",
+		  "t.json:1: confirm: unknown key \"max_pair\" (did you mean \"max_pairs\"?)" },
 	};
 	bg_ctx *ctx = NULL;
 	size_t i;
