@@ -60,7 +60,7 @@ typedef struct {
 	size_t failed;
 	char **failed_names; /* benchmarks that failed on either side, with why */
 	char **failed_why;
-	size_t nfailed;
+	size_t nfailed, failed_cap, why_cap;
 } pstate;
 
 static double now_s(void)
@@ -197,16 +197,18 @@ static int note_failures(pstate *p, const bg_results *res, const char *side)
 			seen = !strcmp(p->failed_names[k], oc->benchmark);
 		if (seen)
 			continue;
-		if (!(p->failed_names =
-		              realloc(p->failed_names, (p->nfailed + 1) * sizeof(char *))) ||
-		    !(p->failed_why = realloc(p->failed_why, (p->nfailed + 1) * sizeof(char *))))
+		/* Both arrays hold nfailed + 1 entries before either is filled, so
+		 * that state_clear frees what there is whatever fails. */
+		if (grow((void **)&p->failed_names, &p->failed_cap, p->nfailed, sizeof(char *)) <
+		            0 ||
+		    grow((void **)&p->failed_why, &p->why_cap, p->nfailed, sizeof(char *)) < 0)
 			return bg_error_oom(p->ctx);
 		p->failed_names[p->nfailed] = bg_strdup(oc->benchmark);
 		p->failed_why[p->nfailed] =
 		        bg_printf("failed at the %s: %s", side, oc->message ? oc->message : "?");
-		if (!p->failed_names[p->nfailed] || !p->failed_why[p->nfailed])
-			return bg_error_oom(p->ctx);
 		p->nfailed++;
+		if (!p->failed_names[p->nfailed - 1] || !p->failed_why[p->nfailed - 1])
+			return bg_error_oom(p->ctx);
 	}
 	return 0;
 }
@@ -241,6 +243,14 @@ static int run_side(pstate *p, const bg_side *side, char **only, int all, int64_
 		so.filter = NULL; /* `only` already holds the selection */
 	}
 	memset(&out, 0, sizeof(out));
+	*id = 0;
+	/* A side whose own suite has none of these benchmarks (the reference's
+	 * benchguard.json may predate or drop one) measures nothing: its
+	 * series get no pairs, and the caller keeps what it knew. */
+	if ((error = bg_suite_count(p->ctx, &so, &i)) < 0 || i == 0) {
+		free(tags);
+		return error;
+	}
 	error = bg_suite_run(p->ctx, p->store, &so, &out);
 	if (error == 0) {
 		*id = out.ids[0];

@@ -84,4 +84,43 @@ check "a failing build: ci exits 3 (got $rc)" test "$rc" = 3
 check "... and the summary says the build failed" grep -q '^### benchguard: build failed' "$GITHUB_STEP_SUMMARY"
 check "an unwritable step summary is a warning, not a failure" bash -c "
 	git checkout -q HEAD~1 -- benchguard.json && GITHUB_STEP_SUMMARY=/nonexistent/dir/s.md \"$BG\" -q ci --min-change 0.5 >/dev/null 2>$T/e; rc=\$?; git checkout -q HEAD -- benchguard.json; [ \$rc -le 1 ] && grep -q 'cannot write the step summary' $T/e"
+# The baseline's newest commit dropped a benchmark that older commits and
+# the candidate run: it cannot be measured beside that commit, so its pairs
+# have nothing to pair; ci keeps the first look's verdict and says why,
+# rather than failing.
+new_repo "$T/r2" >/dev/null
+cd "$T/r2" || exit 1
+cat >bench.sh <<'S'
+awk -v l="$(cat "$1")" 'BEGIN { printf "BENCHGUARD v %.6f ms\n", l }'
+S
+suite2() { # BENCHMARKS...
+	local b first=1
+	printf '{ "baseline": { "window": 5, "min_runs": 3 }, "defaults": { "warmup": 0, "samples": 1 },\n  "benchmarks": [' >benchguard.json
+	for b in "$@"; do
+		[ $first = 1 ] || printf ', ' >>benchguard.json
+		printf '{ "name": "%s", "format": "lines", "command": "sh bench.sh %s" }' "$b" "$b" >>benchguard.json
+		first=0
+	done
+	printf '] }\n' >>benchguard.json
+}
+printf '.benchguard/\n' >.gitignore
+echo 10 >keep && echo 20 >gone
+suite2 keep gone
+git add -A && git commit -qm "two benchmarks"
+export BENCHGUARD_DB="$T/ci2.db"
+for i in 1 2 3 4; do echo "$i" >notes.txt; git add -A; git commit -qm "history $i"; "$BG" -q ci >/dev/null 2>&1; done
+suite2 keep
+git commit -qam "drop gone"
+"$BG" -q ci >/dev/null 2>&1
+suite2 keep gone
+echo 30 >gone
+git commit -qam "gone is back, 50% slower"
+"$BG" -q ci --json >"$T/out" 2>"$T/err"
+rc=$?
+check "a benchmark the baseline commit's suite lacks: ci still judges (exit $rc)" test "$rc" = 1
+check "... keeps the first look's verdict and says it could not pair it" /usr/bin/python3 -c "
+import json
+r = {x['series']: x for x in json.load(open('$T/out'))['results']}['gone:v']
+assert r['verdict'] == 'regression' and 'confirmation' not in r, r
+assert 'not measured again beside' in r['message'], r['message']"
 finish
