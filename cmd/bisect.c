@@ -395,7 +395,7 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 			                            "against good end",
 			                            "p worse than good",
 			                            "p better than bad" };
-		cli_table *t = cli_table_new(7, head, "rllrrrr");
+		bg_table *t = bg_table_new(7, head, "rllrrrr");
 		char cells[7][64];
 		const char *row[7];
 		size_t k;
@@ -419,7 +419,7 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 			snprintf(cells[6], 64, isfinite(s->p_bad) ? "%.2g" : "-", s->p_bad);
 			for (k = 0; k < 7; k++)
 				row[k] = cells[k];
-			cli_table_add(t, row);
+			bg_table_add(t, row);
 		}
 		if (r->found) {
 			printf("first bad commit: %s\n", c.sha);
@@ -439,7 +439,7 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 		printf("%zu commits, %zu probes, %zu builds in this session\n\n", b->n, r->nsteps,
 		       b->builds);
 		cli_table_print(st, t, stdout);
-		cli_table_free(t);
+		bg_table_free(t);
 	}
 	bg_commit_clear(&c);
 	return 0;

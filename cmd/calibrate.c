@@ -169,11 +169,11 @@ static int print_table(cli_state *st, const cal_series *s, size_t n, double alph
 	char head_runs[48];
 	const char *head[7] = { "series", "runs",        "run-to-run cv", "within-run cv",
 		                "mde",    "samples/run", head_runs };
-	cli_table *t;
+	bg_table *t;
 	size_t i;
 
 	snprintf(head_runs, sizeof(head_runs), "runs for %g%%", 100.0 * change);
-	if (!(t = cli_table_new(7, head, "lrrrrrr")))
+	if (!(t = bg_table_new(7, head, "lrrrrrr")))
 		return bg_error_oom(st->ctx);
 	for (i = 0; i < n; i++) {
 		const bg_calibration *c = &s[i].cal;
@@ -203,13 +203,13 @@ static int print_table(cli_state *st, const cal_series *s, size_t n, double alph
 		cells[4] = mde;
 		cells[5] = samples;
 		cells[6] = need;
-		if (cli_table_add(t, cells) < 0) {
-			cli_table_free(t);
+		if (bg_table_add(t, cells) < 0) {
+			bg_table_free(t);
 			return bg_error_oom(st->ctx);
 		}
 	}
 	cli_table_print(st, t, stdout);
-	cli_table_free(t);
+	bg_table_free(t);
 	if (st->format == CLI_MARKDOWN)
 		fputc('\n', stdout);
 	printf("mde: the smallest change one run detects against a window of %d runs "

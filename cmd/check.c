@@ -101,13 +101,13 @@ void cli_check_opts(const cli_check_flags *f, const bg_config *cfg, bg_check_opt
 /* ---------------------------------------------------------------- output */
 
 /* The verdict table for a terminal: the Markdown's cells, aligned. */
-static cli_table *verdict_table(const bg_check_result *res, int with_confirm)
+static bg_table *verdict_table(const bg_check_result *res, int with_confirm)
 {
 	static const char *const head[] = { "verdict", "series", "baseline",
 		                            "current", "change", "p",
 		                            "g",       "runs",   "confirmation" };
 	size_t ncols = with_confirm ? 9 : 8, i, k;
-	cli_table *t = cli_table_new(ncols, head, "llrrrrrrl");
+	bg_table *t = bg_table_new(ncols, head, "llrrrrrrl");
 
 	if (!t)
 		return NULL;
@@ -118,8 +118,8 @@ static cli_table *verdict_table(const bg_check_result *res, int with_confirm)
 		bg_check__row_cells(&res->rows[i], 0, cells);
 		for (k = 0; k < 9; k++)
 			row[k] = cells[k];
-		if (cli_table_add(t, row) < 0) {
-			cli_table_free(t);
+		if (bg_table_add(t, row) < 0) {
+			bg_table_free(t);
 			return NULL;
 		}
 	}
@@ -142,7 +142,7 @@ int cli_check_print(cli_state *st, const bg_check_result *res)
 {
 	bg_buf line = BG_BUF_INIT;
 	char *json = NULL;
-	cli_table *t;
+	bg_table *t;
 	size_t i;
 	int rc, confirmed = 0;
 
@@ -169,7 +169,7 @@ int cli_check_print(cli_state *st, const bg_check_result *res)
 		printf("commit %.12s against %.12s on %s (%d pairs)\n", res->sha,
 		       res->baseline_from, res->machine, res->window);
 	cli_table_print(st, t, stdout);
-	cli_table_free(t);
+	bg_table_free(t);
 	if (bg_check__summary_line(res, &line) < 0) {
 		bg_buf_clear(&line);
 		return bg_error_oom(st->ctx);

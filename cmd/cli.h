@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "benchguard.h"
+#include "internal.h"
 
 struct json_object;
 
@@ -239,12 +240,8 @@ void cli_env_clear(cli_env *env);
 /* The config path for this repository (caller frees). */
 char *cli_config_path(cli_state *st, const cli_env *env);
 
-/* Tables: built row by row, rendered as aligned text or Markdown. */
-typedef struct cli_table cli_table;
-cli_table *cli_table_new(size_t ncols, const char *const *headers, const char *align);
-int cli_table_add(cli_table *t, const char *const *cells);
-void cli_table_print(cli_state *st, cli_table *t, FILE *f);
-void cli_table_free(cli_table *t);
+/* A table (lib/table.c) on f: aligned text, or Markdown under --format markdown. */
+void cli_table_print(cli_state *st, const bg_table *t, FILE *f);
 
 /* Coefficient of variation in percent (0 when the mean is 0). */
 double cli_cv_percent(const bg_summary *s);

@@ -421,132 +421,13 @@ void cli_env_clear(cli_env *env)
 
 /* ------------------------------------------------------------------ tables */
 
-struct cli_table {
-	size_t ncols, nrows, cap;
-	char **cells; /* row-major, header row first */
-	char *align;  /* 'l' or 'r' per column */
-};
-
-cli_table *cli_table_new(size_t ncols, const char *const *headers, const char *align)
+void cli_table_print(cli_state *st, const bg_table *t, FILE *f)
 {
-	cli_table *t = calloc(1, sizeof(*t));
-	size_t i;
+	bg_buf b = BG_BUF_INIT;
 
-	if (!t)
-		return NULL;
-	t->ncols = ncols;
-	t->align = calloc(ncols + 1, 1);
-	if (!t->align) {
-		free(t);
-		return NULL;
-	}
-	for (i = 0; i < ncols; i++)
-		t->align[i] = align && align[i] == 'r' ? 'r' : 'l';
-	if (cli_table_add(t, headers) < 0) {
-		cli_table_free(t);
-		return NULL;
-	}
-	return t;
-}
-
-int cli_table_add(cli_table *t, const char *const *cells)
-{
-	size_t i;
-
-	if (t->nrows == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 16;
-		char **p = realloc(t->cells, cap * t->ncols * sizeof(char *));
-		if (!p)
-			return BG_ENOMEM;
-		t->cells = p;
-		t->cap = cap;
-	}
-	for (i = 0; i < t->ncols; i++) {
-		t->cells[t->nrows * t->ncols + i] = strdup(cells[i] ? cells[i] : "");
-		if (!t->cells[t->nrows * t->ncols + i]) {
-			while (i--)
-				free(t->cells[t->nrows * t->ncols + i]);
-			return BG_ENOMEM;
-		}
-	}
-	t->nrows++;
-	return 0;
-}
-
-/* Display width in terminal columns: count UTF-8 lead bytes only. */
-static size_t width(const char *s)
-{
-	size_t w = 0;
-
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xC0) != 0x80)
-			w++;
-	return w;
-}
-
-static void pad(FILE *f, size_t n)
-{
-	while (n--)
-		fputc(' ', f);
-}
-
-void cli_table_print(cli_state *st, cli_table *t, FILE *f)
-{
-	size_t *w = calloc(t->ncols, sizeof(size_t)), r, c;
-	int md = st->format == CLI_MARKDOWN;
-
-	if (!w)
-		return;
-	for (r = 0; r < t->nrows; r++)
-		for (c = 0; c < t->ncols; c++) {
-			size_t x = width(t->cells[r * t->ncols + c]);
-			if (x > w[c])
-				w[c] = x;
-		}
-	for (r = 0; r < t->nrows; r++) {
-		if (md)
-			fputs("| ", f);
-		for (c = 0; c < t->ncols; c++) {
-			const char *cell = t->cells[r * t->ncols + c];
-			size_t gap = w[c] - width(cell);
-			int last = c + 1 == t->ncols;
-			int bold = r == 0 && st->color && !md;
-
-			if (t->align[c] == 'r')
-				pad(f, gap);
-			fprintf(f, bold ? "\033[1m%s\033[0m" : "%s", cell);
-			if (t->align[c] != 'r' && (!last || md))
-				pad(f, gap);
-			if (!last)
-				fputs(md ? " | " : "  ", f);
-		}
-		fputs(md ? " |\n" : "\n", f);
-		if (r == 0 && md) {
-			fputs("|", f);
-			for (c = 0; c < t->ncols; c++) {
-				size_t k;
-				fputc(t->align[c] == 'r' ? '-' : ':', f);
-				for (k = 0; k < w[c]; k++)
-					fputc('-', f);
-				fputs(t->align[c] == 'r' ? ":|" : "-|", f);
-			}
-			fputc('\n', f);
-		}
-	}
-	free(w);
-}
-
-void cli_table_free(cli_table *t)
-{
-	size_t i;
-
-	if (!t)
-		return;
-	for (i = 0; i < t->nrows * t->ncols; i++)
-		free(t->cells[i]);
-	free(t->cells);
-	free(t->align);
-	free(t);
+	if (bg_table_render(t, st->format == CLI_MARKDOWN, st->color, &b) == 0 && b.ptr)
+		fputs(b.ptr, f);
+	bg_buf_clear(&b);
 }
 
 /* ------------------------------------------------------------------ values */

@@ -53,7 +53,7 @@ int cmd_fingerprint(cli_state *st, int argc, char **argv)
 		rc = cli_print_json(st, top);
 	} else {
 		static const char *const head[] = { "fact", "value", "kind" };
-		cli_table *t = cli_table_new(3, head, "lll");
+		bg_table *t = bg_table_new(3, head, "lll");
 		if (!t) {
 			rc = bg_error_oom(st->ctx);
 			goto cleanup;
@@ -67,10 +67,10 @@ int cmd_fingerprint(cli_state *st, int argc, char **argv)
 			row[0] = key;
 			row[1] = value;
 			row[2] = vol ? "volatile" : "hashed";
-			cli_table_add(t, row);
+			bg_table_add(t, row);
 		}
 		cli_table_print(st, t, stdout);
-		cli_table_free(t);
+		bg_table_free(t);
 		rc = 0;
 	}
 cleanup:

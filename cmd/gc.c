@@ -77,7 +77,7 @@ bad:
 
 typedef struct {
 	cli_state *st;
-	cli_table *table;
+	bg_table *table;
 	json_object *list;
 	int dry_run;
 } gc_print;
@@ -110,7 +110,7 @@ static void on_entry(const char *sha, int64_t last_used, uint64_t bytes, bg_gc_f
 	snprintf(commit, sizeof(commit), "%.12s", sha);
 	{
 		const char *row[] = { commit, used, size, fate_name(fate, p->dry_run) };
-		cli_table_add(p->table, row);
+		bg_table_add(p->table, row);
 	}
 }
 
@@ -159,7 +159,7 @@ int cmd_gc(cli_state *st, int argc, char **argv)
 	if (st->format == CLI_JSON)
 		p.list = json_object_new_array();
 	else
-		p.table = cli_table_new(4, headers, "llrl");
+		p.table = bg_table_new(4, headers, "llrl");
 	if (!p.list && !p.table) {
 		rc = bg_error_oom(st->ctx);
 		goto cleanup;
@@ -194,7 +194,7 @@ int cmd_gc(cli_state *st, int argc, char **argv)
 	}
 cleanup:
 	json_object_put(p.list);
-	cli_table_free(p.table);
+	bg_table_free(p.table);
 	free(cache);
 	cli_env_clear(&env);
 	return rc;

@@ -91,7 +91,7 @@ static int print_table(cli_state *st, const bg_history_row *rows, size_t n)
 	static const char *const head[] = { "run",     "series", "commit",    "branch", "date",
 		                            "machine", "n",      "mean",      "stddev", "min",
 		                            "max",     "status", "ci verdict" };
-	cli_table *t = cli_table_new(13, head, "rlllllrrrrrll");
+	bg_table *t = bg_table_new(13, head, "rlllllrrrrrll");
 	size_t i;
 
 	if (!t)
@@ -124,10 +124,10 @@ static int print_table(cli_state *st, const bg_history_row *rows, size_t n)
 		cells[10] = mx;
 		cells[11] = row_status(r);
 		cells[12] = row_verdict(r);
-		cli_table_add(t, cells);
+		bg_table_add(t, cells);
 	}
 	cli_table_print(st, t, stdout);
-	cli_table_free(t);
+	bg_table_free(t);
 	return 0;
 }
 

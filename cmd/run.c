@@ -136,7 +136,7 @@ static int print_table(cli_state *st, const bg_suite_output *out)
 {
 	static const char *const head[] = { "run",    "series", "n",   "mean", "median",
 		                            "stddev", "cv",     "min", "max",  "status" };
-	cli_table *t = cli_table_new(10, head, "lllrrrrrrl");
+	bg_table *t = bg_table_new(10, head, "lllrrrrrrl");
 	char mean[48], med[48], sd[48], cv[24], mn[48], mx[48], n[24], id[24], name[512];
 	size_t i, k;
 
@@ -162,7 +162,7 @@ static int print_table(cli_state *st, const bg_suite_output *out)
 				const char *row[] = {
 					id, name, n, mean, med, sd, cv, mn, mx, "ok"
 				};
-				cli_table_add(t, row);
+				bg_table_add(t, row);
 			}
 		}
 		for (i = 0; i < bg_results_outcome_count(res); i++) {
@@ -174,12 +174,12 @@ static int print_table(cli_state *st, const bg_suite_output *out)
 					id, o->benchmark, "", "", "",
 					"", "",           "", "", status_name(o->status)
 				};
-				cli_table_add(t, row);
+				bg_table_add(t, row);
 			}
 		}
 	}
 	cli_table_print(st, t, stdout);
-	cli_table_free(t);
+	bg_table_free(t);
 	return 0;
 }
 

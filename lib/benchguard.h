@@ -2,9 +2,12 @@
  * benchguard.h -- the one public header of libbenchguard.
  *
  * libbenchguard measures a project's benchmarks at a git commit, keeps every
- * sample in SQLite keyed by commit and machine fingerprint, and (in later
- * modules) judges runs against a rolling baseline.  The `benchguard` CLI is a
- * thin layer over this API.
+ * sample in SQLite keyed by commit and machine fingerprint, judges runs with
+ * one rule (bg_judge) against a rolling baseline or in interleaved pairs,
+ * and runs the whole CI protocol (bg_suite_build, bg_ci_run: the runs, the
+ * check, the confirmation in pairs, the recorded verdict).  The `benchguard`
+ * CLI is a thin layer over this API: a command parses its options, calls
+ * the library and prints (examples/api/ci_json.c does what `ci --json` does).
  *
  * Conventions, stated once for every module:
  *

@@ -176,95 +176,6 @@ void bg_check__confirm_text(const bg_verdict_row *r, char *buf, size_t len)
 	         100.0 * c->test.delta, c->pairs, what, c->pairs == 1 ? "" : "s", p);
 }
 
-/* A Markdown table whose columns line up in the raw text too. */
-typedef struct {
-	char **cells;
-	size_t ncols, nrows, cap;
-} md_table;
-
-static int md_add(md_table *t, const char *const *cells)
-{
-	size_t i;
-
-	if (t->nrows == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 16;
-		char **p = realloc(t->cells, cap * t->ncols * sizeof(char *));
-
-		if (!p)
-			return BG_ENOMEM;
-		t->cells = p;
-		t->cap = cap;
-	}
-	for (i = 0; i < t->ncols; i++)
-		if (!(t->cells[t->nrows * t->ncols + i] = strdup(cells[i] ? cells[i] : ""))) {
-			while (i--)
-				free(t->cells[t->nrows * t->ncols + i]);
-			return BG_ENOMEM;
-		}
-	t->nrows++;
-	return 0;
-}
-
-/* Terminal columns of UTF-8 text: lead bytes only. */
-static size_t width(const char *s)
-{
-	size_t w = 0;
-
-	for (; *s; s++)
-		w += ((unsigned char)*s & 0xC0) != 0x80;
-	return w;
-}
-
-static int md_render(const md_table *t, const char *align, bg_buf *b)
-{
-	size_t *w = calloc(t->ncols, sizeof(size_t)), r, c, k;
-	int e = 0;
-
-	if (!w)
-		return BG_ENOMEM;
-	for (r = 0; r < t->nrows; r++)
-		for (c = 0; c < t->ncols; c++)
-			if (width(t->cells[r * t->ncols + c]) > w[c])
-				w[c] = width(t->cells[r * t->ncols + c]);
-	for (r = 0; r < t->nrows; r++) {
-		e |= bg_buf_puts(b, "|");
-		for (c = 0; c < t->ncols; c++) {
-			const char *cell = t->cells[r * t->ncols + c];
-			size_t gap = w[c] - width(cell);
-
-			e |= bg_buf_puts(b, " ");
-			for (k = 0; align[c] == 'r' && k < gap; k++)
-				e |= bg_buf_puts(b, " ");
-			e |= bg_buf_puts(b, cell);
-			for (k = 0; align[c] != 'r' && k < gap; k++)
-				e |= bg_buf_puts(b, " ");
-			e |= bg_buf_puts(b, " |");
-		}
-		e |= bg_buf_puts(b, "\n");
-		if (r == 0) {
-			e |= bg_buf_puts(b, "|");
-			for (c = 0; c < t->ncols; c++) {
-				e |= bg_buf_puts(b, align[c] == 'r' ? "-" : ":");
-				for (k = 0; k < w[c]; k++)
-					e |= bg_buf_puts(b, "-");
-				e |= bg_buf_puts(b, align[c] == 'r' ? ":|" : "-|");
-			}
-			e |= bg_buf_puts(b, "\n");
-		}
-	}
-	free(w);
-	return e ? BG_ENOMEM : 0;
-}
-
-static void md_free(md_table *t)
-{
-	size_t i;
-
-	for (i = 0; i < t->nrows * t->ncols; i++)
-		free(t->cells[i]);
-	free(t->cells);
-}
-
 int bg_check__row_cells(const bg_verdict_row *r, int md, char cells[9][192])
 {
 	char a[48], b[48];
@@ -321,17 +232,18 @@ int bg_check_markdown(bg_ctx *ctx, const bg_check_result *res, char **out)
 	static const char *const head[] = { "verdict", "series", "baseline",
 		                            "current", "change", "p",
 		                            "g",       "runs",   "confirmation" };
-	md_table t = { NULL, 8, 0, 0 };
+	bg_table *t;
 	bg_buf b = BG_BUF_INIT;
-	size_t i, k;
+	size_t i, k, ncols = 8;
 	int e = 0;
 
 	*out = NULL;
 	/* The confirmation column only when a row has something in it. */
 	for (i = 0; i < res->nrows; i++)
 		if (res->rows[i].confirm.status != BG_CONFIRM_NONE || res->rows[i].undecided)
-			t.ncols = 9;
-	e |= md_add(&t, head);
+			ncols = 9;
+	if (!(t = bg_table_new(ncols, head, "llrrrrrrl")))
+		return bg_error_oom(ctx);
 	for (i = 0; i < res->nrows && !e; i++) {
 		char cells[9][192];
 		const char *row[9];
@@ -339,7 +251,7 @@ int bg_check_markdown(bg_ctx *ctx, const bg_check_result *res, char **out)
 		bg_check__row_cells(&res->rows[i], 1, cells);
 		for (k = 0; k < 9; k++)
 			row[k] = cells[k];
-		e |= md_add(&t, row);
+		e |= bg_table_add(t, row);
 	}
 	e |= bg_buf_printf(&b, "### benchguard: %s\n\n", headline(res));
 	if (res->baseline_branch)
@@ -356,7 +268,7 @@ int bg_check_markdown(bg_ctx *ctx, const bg_check_result *res, char **out)
 		                   "each).\n\n",
 		                   res->sha, res->baseline_from, res->machine, res->window);
 	if (!e)
-		e |= md_render(&t, "llrrrrrrl", &b);
+		e |= bg_table_render(t, 1, 0, &b);
 	e |= bg_buf_puts(&b, "\n");
 	e |= bg_check__summary_line(res, &b);
 	if (res->confirm_pairs)
@@ -365,7 +277,7 @@ int bg_check_markdown(bg_ctx *ctx, const bg_check_result *res, char **out)
 		                   "s.\n",
 		                   res->confirm_pairs, res->confirm_pairs == 1 ? "" : "s",
 		                   res->confirm_max, res->confirm_seconds);
-	md_free(&t);
+	bg_table_free(t);
 	if (e) {
 		bg_buf_clear(&b);
 		return bg_error_oom(ctx);

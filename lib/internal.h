@@ -84,6 +84,14 @@ size_t bg_verdict__reach(int window);
  * far run left out (*removed), then the newest `window` (0: all) kept. */
 int bg_verdict__baseline(bg_ctx *ctx, double *base, size_t *n, int window, size_t *removed);
 
+/* lib/table.c: a table whose columns line up, for a terminal (header in
+ * bold when `bold`) or as Markdown.  Cells are copied; NULL cells are "". */
+typedef struct bg_table bg_table;
+bg_table *bg_table_new(size_t ncols, const char *const *headers, const char *align);
+int bg_table_add(bg_table *t, const char *const *cells);
+int bg_table_render(const bg_table *t, int markdown, int bold, bg_buf *b);
+void bg_table_free(bg_table *t);
+
 /* lib/check_render.c's pieces, shared with the terminal table of the CLI:
  * a change as "+1.23%", a p-value as "0.0012" or "<0.0001", what the
  * confirmation showed, the nine cells of a verdict row (verdict, series,

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # tests/run.sh BUILD -- runs every unit test (cmocka, TAP output) and every
 # end-to-end script (tests/e2e/t_*.sh, TAP output) and ends with one line
-# "N passed, N failed, N skipped".  Exit status 1 if anything failed.
+# "N passed, N failed, N skipped".  Exit status 1 if anything failed.  A
+# test's lines "# figure: ..." (what it measured) are shown whether it
+# passed or not.
 #
 # BG_TEST_FILTER=regex limits the run to matching test files.
 set -u
@@ -37,6 +39,8 @@ run_one() { # name, command...
 		tail -n 15 "$out" | sed 's/^/    | /'
 	fi
 	grep -E '^ok [0-9]+.*# (SKIP|skip)' "$out" | sed 's/^/    /'
+	# What a test measured, passed or not (the statistical tests' figures).
+	grep -E '^# figure: ' "$out" | sed 's/^# figure: /    /'
 }
 
 for t in "$build"/tests/test_*; do

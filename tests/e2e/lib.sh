@@ -111,8 +111,32 @@ ci_summary() {
 	/usr/bin/python3 "$BG_ROOT/tests/e2e/ci_summary.py" "$T/ci.txt" "$T/ci" "$1" >"$T/summary.txt"
 	while read -r kind n ok one bad flagged med p95 mx pairs maxp; do
 		[ "$kind" = detail ] && continue
-		echo "# $kind: $n ci runs: exit 0 $ok, exit 1 $one, other $bad; $1 regression $flagged;" \
-			"ci seconds median $med, 95th percentile $p95, max $mx; pairs per run mean $pairs, max $maxp"
+		echo "# figure: $(basename "$0" .sh) $kind: $n ci runs: exit 0 $ok, exit 1 $one, other $bad;" \
+			"$1 regression $flagged; ci seconds median $med, 95th percentile $p95, max $mx;" \
+			"pairs per run mean $pairs, max $maxp"
 	done <"$T/summary.txt"
 	grep '^detail' "$T/summary.txt" | cut -c1-3000 | sed 's/^/# /'
+}
+
+# The CPU-bound benchmark of the statistical tests: tests/fixtures/bench/
+# spin.c built as $T/spin, in a new repository $T/r (the current directory
+# afterwards) whose benchguard.json runs it with 20 samples a run against a
+# window of WINDOW runs (min_runs the same).  spin_suite ROUNDS rewrites the
+# suite for another workload.  SPIN_ROUNDS is the workload of main.
+SPIN_ROUNDS=6000000
+spin_repo() {
+	SPIN_WINDOW=$1
+	cc -O2 -o "$T/spin" "$FIX/bench/spin.c" || return 1
+	new_repo "$T/r" >/dev/null && cd "$T/r" || return 1
+	echo '.benchguard/' >.gitignore
+	spin_suite "$SPIN_ROUNDS"
+	git add .gitignore benchguard.json && git commit -qm "suite"
+}
+spin_suite() {
+	cat >benchguard.json <<J
+{ "baseline": { "branch": "main", "window": $SPIN_WINDOW, "min_runs": $SPIN_WINDOW },
+  "thresholds": { "alpha": 0.01, "fdr": true, "min_change": 0.02, "min_effect": 0.8 },
+  "defaults": { "warmup": 1, "samples": 20, "timeout": 60 },
+  "benchmarks": [ { "name": "spin", "command": "$T/spin $1" } ] }
+J
 }

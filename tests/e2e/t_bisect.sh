@@ -61,8 +61,13 @@ check "compare of the slower commit against its parent exits 1" true
 check "... with a regression verdict" /usr/bin/python3 - "$T/cmp1.json" <<'P'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["compare"]["runs"] == 8 and d["compare"]["order"] == "ABBA", d["compare"]
+# Looks at 8 pairs, then 16 (--max-runs defaults to 2K) if still undecided.
+assert d["compare"]["runs"] in (8, 16) and d["compare"]["order"] == "ABBA", d["compare"]
 v = {r["series"]: r["verdict"] for r in d["results"]}
+for r in d["results"]:
+    c = r["confirmation"]
+    assert c["looks"] == 2 and c["pairs"] <= d["compare"]["runs"], c
+    assert abs(c["level"] - 0.005) < 1e-12, c
 # Wall and CPU time both measure the loop; on a loaded machine the
 # scheduler's noise can hide the step in one of them, never in both.
 assert "regression" in (v["loop:wall_time"], v["loop:cpu_time"]), v

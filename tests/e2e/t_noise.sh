@@ -24,24 +24,9 @@
 AA=$(stat_n 100 6)
 HIST=$(stat_n 20 10) # the window, and the commits of history before it is full
 EVERY=3 # a branch beside every third A/A commit: AA / EVERY branches
-cc -O2 -o "$T/spin" "$FIX/bench/spin.c" || { not_ok "building spin"; finish; exit 1; }
-ROUNDS=6000000
-SLOW=$(spin_rounds "$T/spin" "$ROUNDS" 10)
-echo "# spin $ROUNDS rounds; $SLOW rounds make its time 10% longer (measured quietly)"
-
-new_repo "$T/r" >/dev/null
-cd "$T/r" || exit 1
-echo '.benchguard/' >.gitignore
-suite() { # ROUNDS
-	cat >benchguard.json <<J
-{ "baseline": { "branch": "main", "window": $HIST, "min_runs": $HIST },
-  "thresholds": { "alpha": 0.01, "fdr": true, "min_change": 0.02, "min_effect": 0.8 },
-  "defaults": { "warmup": 1, "samples": 20, "timeout": 60 },
-  "benchmarks": [ { "name": "spin", "command": "$T/spin $1" } ] }
-J
-}
-suite "$ROUNDS"
-git add .gitignore benchguard.json && git commit -qm "suite"
+spin_repo "$HIST" || { not_ok "building spin and its repository"; finish; exit 1; }
+SLOW=$(spin_rounds "$T/spin" "$SPIN_ROUNDS" 10)
+echo "# spin $SPIN_ROUNDS rounds; $SLOW rounds make its time 10% longer (measured quietly)"
 export BENCHGUARD_DB="$T/noise.db"
 
 noise_start 3000
@@ -57,7 +42,7 @@ for i in $(seq 1 "$AA"); do
 	ci_timed aa "$i"
 	if [ $((i % EVERY)) -eq 0 ]; then
 		git checkout -q -b "slow$i" main
-		suite "$SLOW"
+		spin_suite "$SLOW"
 		git commit -qam "spin 10% slower"
 		ci_timed slow "$i"
 		branches=$((branches + 1))

@@ -18,24 +18,9 @@
 
 ROUNDS_N=$(stat_n 20 3)
 HIST=$(stat_n 20 10) # the window, and the commits of history before it is full
-cc -O2 -o "$T/spin" "$FIX/bench/spin.c" || { not_ok "building spin"; finish; exit 1; }
-ROUNDS=6000000
-SLOW=$(spin_rounds "$T/spin" "$ROUNDS" 5)
-echo "# spin $ROUNDS rounds; $SLOW rounds make its time 5% longer"
-
-new_repo "$T/r" >/dev/null
-cd "$T/r" || exit 1
-echo '.benchguard/' >.gitignore
-suite() { # ROUNDS
-	cat >benchguard.json <<J
-{ "baseline": { "branch": "main", "window": $HIST, "min_runs": $HIST },
-  "thresholds": { "alpha": 0.01, "fdr": true, "min_change": 0.02, "min_effect": 0.8 },
-  "defaults": { "warmup": 1, "samples": 20, "timeout": 60 },
-  "benchmarks": [ { "name": "spin", "command": "$T/spin $1" } ] }
-J
-}
-suite "$ROUNDS"
-git add .gitignore benchguard.json && git commit -qm "suite"
+spin_repo "$HIST" || { not_ok "building spin and its repository"; finish; exit 1; }
+SLOW=$(spin_rounds "$T/spin" "$SPIN_ROUNDS" 5)
+echo "# spin $SPIN_ROUNDS rounds; $SLOW rounds make its time 5% longer"
 export BENCHGUARD_DB="$T/quiet.db"
 
 start=$SECONDS
@@ -48,7 +33,7 @@ for i in $(seq 1 "$ROUNDS_N"); do
 	echo "$i" >notes.txt && git add notes.txt && git commit -qm "A/A commit $i"
 	ci_timed aa "$i"
 	git checkout -q -b "slow$i" main
-	suite "$SLOW"
+	spin_suite "$SLOW"
 	git commit -qam "spin 5% slower"
 	ci_timed slow "$i"
 done

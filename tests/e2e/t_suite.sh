@@ -56,8 +56,8 @@ print("history", sum(x == 50 for x in first))
 P
 read -r _ fdr_any fdr_reg fdr_series <<<"$(grep '^fdr ' "$T/suite.txt")"
 read -r _ raw_any raw_reg raw_series <<<"$(grep '^nofdr ' "$T/suite.txt")"
-echo "# ci, fdr on:  $fdr_any of $AA runs raised an alert ($fdr_reg a regression; $fdr_series series flagged in all)"
-echo "# the first check alone, fdr off: $raw_any of $AA would have ($raw_reg a regression; $raw_series series flagged in all)"
+echo "# figure: t_suite: ci, fdr on: $fdr_any of $AA runs raised an alert ($fdr_reg a regression; $fdr_series series flagged in all)"
+echo "# figure: t_suite: the first check alone, fdr off: $raw_any of $AA would have ($raw_reg a regression; $raw_series series flagged in all)"
 check "the first 20 commits build history (all 50 series no-baseline)" grep -q '^history 20$' "$T/suite.txt"
 claim "with fdr on, at most 5 of $AA A/A ci runs raise any alert ($fdr_any)" test "$((100 * fdr_any))" -le "$((5 * AA))"
 check "no ci run failed" bash -c "! grep -qv '^[01]$' $T/ci/*.rc"

@@ -299,7 +299,8 @@ static void test_sequential_aa_rate(void **state)
 			reg_naive += confirm_once(ctx, (noise_kind)k, 1.0, TH.alpha, &pairs) ==
 			             BG_VERDICT_REGRESSION;
 		}
-		print_message("A/A, %s noise: %zu regressions and %zu improvements in %zu "
+		print_message("# figure: test_verdict: A/A, %s noise: %zu regressions and %zu "
+		              "improvements in %zu "
 		              "confirmations (%.2f%%, %.2f%%; alpha 1%%), %.1f pairs each; "
 		              "alpha at every look: %.2f%% regressions\n",
 		              names[k], reg, imp, n, 100.0 * (double)reg / (double)n,
@@ -333,7 +334,8 @@ static void test_sequential_power(void **state)
 		         BG_VERDICT_REGRESSION;
 		used += pairs;
 	}
-	print_message("+5%%, 2%% noise: found in %zu of %zu confirmations, %.1f pairs each\n",
+	print_message("# figure: test_verdict: +5%%, 2%% noise: found in %zu of %zu confirmations, "
+	              "%.1f pairs each\n",
 	              found, n, (double)used / (double)n);
 	assert_true(found >= n * 99 / 100);
 	assert_true((double)used / (double)n < 12.0);

@@ -1,0 +1,139 @@
+/*
+ * table.c -- text tables whose columns line up: for a terminal (the header
+ * in bold when asked) or as Markdown (which renders aligned, and reads
+ * aligned in a raw PR comment or CI log too).  The CLI's tables and the
+ * verdict's Markdown (check_render.c) both come from here.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct bg_table {
+	size_t ncols, nrows, cap;
+	char **cells; /* row-major, header row first */
+	char *align;  /* 'l' or 'r' per column */
+};
+
+void bg_table_free(bg_table *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; i < t->nrows * t->ncols; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	free(t->align);
+	free(t);
+}
+
+bg_table *bg_table_new(size_t ncols, const char *const *headers, const char *align)
+{
+	bg_table *t = calloc(1, sizeof(*t));
+	size_t i;
+
+	if (!t)
+		return NULL;
+	t->ncols = ncols;
+	if (!(t->align = calloc(ncols + 1, 1))) {
+		free(t);
+		return NULL;
+	}
+	for (i = 0; i < ncols; i++)
+		t->align[i] = align && align[i] == 'r' ? 'r' : 'l';
+	if (bg_table_add(t, headers) < 0) {
+		bg_table_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+int bg_table_add(bg_table *t, const char *const *cells)
+{
+	size_t i, base;
+
+	if (t->nrows == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+		char **p = realloc(t->cells, cap * t->ncols * sizeof(char *));
+
+		if (!p)
+			return BG_ENOMEM;
+		t->cells = p;
+		t->cap = cap;
+	}
+	base = t->nrows * t->ncols;
+	for (i = 0; i < t->ncols; i++)
+		if (!(t->cells[base + i] = strdup(cells[i] ? cells[i] : ""))) {
+			while (i--)
+				free(t->cells[base + i]);
+			return BG_ENOMEM;
+		}
+	t->nrows++;
+	return 0;
+}
+
+/* Display width in terminal columns: UTF-8 lead bytes only. */
+static size_t width(const char *s)
+{
+	size_t w = 0;
+
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xC0) != 0x80;
+	return w;
+}
+
+static int pad(bg_buf *b, size_t n)
+{
+	int e = 0;
+
+	while (n--)
+		e |= bg_buf_puts(b, " ");
+	return e;
+}
+
+int bg_table_render(const bg_table *t, int markdown, int bold, bg_buf *b)
+{
+	size_t *w = calloc(t->ncols ? t->ncols : 1, sizeof(size_t)), r, c, k;
+	int e = 0;
+
+	if (!w)
+		return BG_ENOMEM;
+	for (r = 0; r < t->nrows; r++)
+		for (c = 0; c < t->ncols; c++)
+			if (width(t->cells[r * t->ncols + c]) > w[c])
+				w[c] = width(t->cells[r * t->ncols + c]);
+	for (r = 0; r < t->nrows; r++) {
+		if (markdown)
+			e |= bg_buf_puts(b, "| ");
+		for (c = 0; c < t->ncols; c++) {
+			const char *cell = t->cells[r * t->ncols + c];
+			size_t gap = w[c] - width(cell);
+			int last = c + 1 == t->ncols;
+
+			if (t->align[c] == 'r')
+				e |= pad(b, gap);
+			if (r == 0 && bold && !markdown)
+				e |= bg_buf_printf(b, "\033[1m%s\033[0m", cell);
+			else
+				e |= bg_buf_puts(b, cell);
+			if (t->align[c] != 'r' && (!last || markdown))
+				e |= pad(b, gap);
+			if (!last)
+				e |= bg_buf_puts(b, markdown ? " | " : "  ");
+		}
+		e |= bg_buf_puts(b, markdown ? " |\n" : "\n");
+		if (r == 0 && markdown) {
+			e |= bg_buf_puts(b, "|");
+			for (c = 0; c < t->ncols; c++) {
+				e |= bg_buf_puts(b, t->align[c] == 'r' ? "-" : ":");
+				for (k = 0; k < w[c]; k++)
+					e |= bg_buf_puts(b, "-");
+				e |= bg_buf_puts(b, t->align[c] == 'r' ? ":|" : "-|");
+			}
+			e |= bg_buf_puts(b, "\n");
+		}
+	}
+	free(w);
+	return e ? BG_ENOMEM : 0;
+}
