@@ -31,6 +31,7 @@ typedef struct {
 	char (*shas)[41]; /* c[0] good .. c[n] bad */
 	size_t n;
 	char *benchmark, *metric; /* the series bisected */
+	bg_direction direction;   /* its direction: what a change is printed as */
 	char *only[2];
 	size_t builds; /* build commands run in this session */
 	bg_commit good;
@@ -226,8 +227,8 @@ static void progress(const bg_bisect_step *s, size_t k, size_t total, void *data
 		cli_info(b->st,
 		         "bisect: step %zu of about %zu: %.12s is %s (%+.1f%%, %zu pairs%s%s)", k,
 		         total, b->shas[s->index], bg_probe_verdict_name(s->verdict),
-		         100 * s->change, s->runs, s->reused ? ", stored" : "",
-		         s->by_distance ? ", nearer end" : "");
+		         100 * bg_change_oriented(s->change, b->direction), s->runs,
+		         s->reused ? ", stored" : "", s->by_distance ? ", nearer end" : "");
 }
 
 static void on_pair(size_t k, size_t of, int ref_first, void *data)
@@ -360,6 +361,7 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 		                                            : NULL);
 		json_object_object_add(top, "series", json_object_new_string(series));
 		json_object_object_add(top, "change", json_object_new_double(r->change.change));
+		json_object_object_add(top, "delta", json_object_new_double(r->change.delta));
 		json_object_object_add(top, "p", json_object_new_double(r->change.p_worse));
 		json_object_object_add(top, "step", json_object_new_double(r->step));
 		json_object_object_add(top, "last_good",
@@ -412,7 +414,8 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 			         s->by_distance ? " (nearer)" : "");
 			snprintf(cells[3], 64, "%zu%s", s->runs, s->reused ? " stored" : "");
 			if (isfinite(s->change))
-				snprintf(cells[4], 64, "%+.1f%%", 100 * s->change);
+				snprintf(cells[4], 64, "%+.1f%%",
+				         100 * bg_change_oriented(s->change, b->direction));
 			else
 				snprintf(cells[4], 64, "-");
 			snprintf(cells[5], 64, isfinite(s->p_good) ? "%.2g" : "-", s->p_good);
@@ -434,8 +437,8 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 				printf("  %s\n", b->shas[i]);
 		}
 		printf("  %s: %+.1f%% against %.12s (p %.2g); %+.1f%% from good to bad end\n",
-		       series, 100 * r->change.change, b->shas[r->last_good], r->change.p_worse,
-		       100 * r->step);
+		       series, 100 * r->change.delta, b->shas[r->last_good], r->change.p_worse,
+		       100 * bg_change_oriented(r->step, b->direction));
 		printf("%zu commits, %zu probes, %zu builds in this session\n\n", b->n, r->nsteps,
 		       b->builds);
 		cli_table_print(st, t, stdout);
@@ -590,10 +593,11 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 		goto cleanup;
 	}
 	b.benchmark = target->benchmark;
+	b.direction = target->direction;
 	b.metric = target->metric;
 	b.only[0] = target->benchmark;
 	cli_info(st, "bisect: %s is %+.1f%% at the bad end (p %.2g); searching", target->series,
-	         100 * target->test.change, target->p_adjusted);
+	         100 * target->test.delta, target->p_adjusted);
 
 	/* The ends' pairs of the series: good[k] beside bad[k]. */
 	if (!(gv = malloc(e.npairs * sizeof(double))) ||

@@ -195,7 +195,7 @@ static int probe(search *s, size_t i, bg_bisect_step *st)
 		sd = pooled_sd(&s->ends, p, &df);
 		st->runs = p->n;
 		st->reused = all_reused;
-		st->change = expm1(p->mean);
+		st->change = bg_change_from_log(p->mean, o->direction);
 		st->p_good = p_above(p->mean, sd / sqrt((double)p->n), df);
 		st->p_bad = p_above(s->ends.mean - p->mean,
 		                    sd * sqrt(1.0 / (double)p->n + 1.0 / (double)s->ends.n), df);
@@ -301,7 +301,7 @@ int bg_bisect_search(bg_ctx *ctx, const bg_bisect_opts *opts, bg_bisect_result *
 	s.res = out;
 	if ((error = lr_of(ctx, o.bad, o.good, o.npairs, o.direction, &s.ends)) < 0)
 		return error;
-	out->step = expm1(s.ends.mean);
+	out->step = bg_change_from_log(s.ends.mean, o.direction);
 	s.lr = calloc(o.n + 1, sizeof(*s.lr));
 	s.skip = calloc(o.n + 1, 1);
 	if (!s.lr || !s.skip) {
@@ -362,7 +362,9 @@ int bg_bisect_search(bg_ctx *ctx, const bg_bisect_opts *opts, bg_bisect_result *
 	se = sd * sqrt((lo ? 1.0 / (double)a.n : 0.0) + 1.0 / (double)b.n);
 	out->change.n_base = a.n;
 	out->change.n_cur = b.n;
-	out->change.change = expm1(diff);
+	/* Labelled as bg_judge labels it: the value's own ratio, oriented. */
+	out->change.change = bg_change_from_log(diff, o.direction);
+	out->change.delta = bg_change_oriented(out->change.change, o.direction);
 	out->change.df = df;
 	out->change.t = se > 0 ? diff / se : NAN;
 	out->change.p_worse = p_above(diff, se, df);

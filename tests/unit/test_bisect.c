@@ -194,6 +194,34 @@ static void test_every_position(void **state)
 	}
 }
 
+/*
+ * A throughput (higher is better) that falls to 40% at commit 20: found,
+ * and its change labelled as every verdict labels it: the value moved by
+ * -60%, which is +60% worse, not exp(ln 2.5) - 1 = +150%.
+ */
+static void test_higher_is_better_labelled(void **state)
+{
+	bg_bisect_opts o;
+	bg_bisect_result r;
+	bg_ctx *ctx = NULL;
+	world w;
+	ends e;
+
+	(void)state;
+	world_init(&w, 20, -0.60);
+	opts_init(&o, &w, &e);
+	o.direction = BG_DIR_HIGHER;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_bisect_search(ctx, &o, &r), 0);
+	assert_true(r.found && r.first_bad == 20);
+	assert_true(r.step > 0.55 && r.step < 0.65);
+	assert_true(r.change.change > 0.55 && r.change.change < 0.65);
+	assert_true(r.change.delta < -0.55 && r.change.delta > -0.65);
+	assert_true(r.change.p_worse < 0.01);
+	bg_bisect_result_clear(&r);
+	bg_ctx_free(ctx);
+}
+
 /* Commits that move the series by noise-level amounts are good. */
 static void test_noise_level_commits(void **state)
 {
@@ -403,6 +431,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_position),
+		cmocka_unit_test(test_higher_is_better_labelled),
 		cmocka_unit_test(test_noise_level_commits),
 		cmocka_unit_test(test_skip_unbuildable),
 		cmocka_unit_test(test_unbuildable_culprit),
