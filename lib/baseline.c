@@ -52,6 +52,7 @@ typedef struct {
 	int64_t *chosen; /* in walk order: newest first */
 	size_t nchosen, capchosen;
 	size_t window;
+	bg_walk_bound bound; /* when no stored commit is left behind the walk */
 	int error;
 } export_walk;
 
@@ -143,7 +144,7 @@ cleanup:
 	return error;
 }
 
-static int on_commit(const char *sha, void *data)
+static int on_commit(const char *sha, int64_t time, void *data)
 {
 	export_walk *w = data;
 	size_t lo = 0, hi = w->nrefs;
@@ -157,6 +158,8 @@ static int on_commit(const char *sha, void *data)
 		else
 			hi = mid;
 	}
+	if (lo < w->nrefs && !strcmp(w->refs[lo].sha, sha))
+		bg_walk_bound_meet(&w->bound, w->refs[lo].author_time);
 	for (; lo < w->nrefs && !strcmp(w->refs[lo].sha, sha); lo++) {
 		w->placed++;
 		if (!strcmp(sha, w->tip))
@@ -167,11 +170,12 @@ static int on_commit(const char *sha, void *data)
 			return -1;
 	}
 	/*
-	 * Every stored run placed: nothing older can add a run.  Until then the
-	 * walk goes on even when the series seen so far are full, since a series
-	 * measured only long ago still gets its window.
+	 * Every stored run placed, or none left that could lie further back:
+	 * nothing older can add a run.  Until then the walk goes on even when
+	 * the series seen so far are full, since a series measured only long
+	 * ago still gets its window.
 	 */
-	return w->placed == w->nrefs ? 1 : 0;
+	return w->placed == w->nrefs || bg_walk_bound_done(&w->bound, time);
 }
 
 /* JSON building: a NULL from json-c means out of memory, remembered in *bad. */
@@ -411,6 +415,24 @@ int bg_baseline_export(bg_ctx *ctx, bg_store *store, bg_repo *repo,
 	w.store = store;
 	w.tip = tip;
 	w.window = (size_t)opts->window;
+	{
+		int64_t *t = malloc((w.nrefs ? w.nrefs : 1) * sizeof(int64_t));
+		size_t k, n = 0;
+
+		if (!t) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+		for (k = 0; k < w.nrefs; k++)
+			if (k == 0 || strcmp(w.refs[k].sha, w.refs[k - 1].sha))
+				t[n++] = w.refs[k].author_time;
+		error = bg_walk_bound_init(&w.bound, t, n);
+		free(t);
+		if (error < 0) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+	}
 	if (w.nrefs) {
 		error = bg_repo_walk_first_parent(ctx, repo, tip, on_commit, &w);
 		if (w.error < 0)
@@ -466,6 +488,7 @@ cleanup:
 	free(w.refs);
 	free(w.counts);
 	free(w.chosen);
+	bg_walk_bound_clear(&w.bound);
 	return error;
 }
 

@@ -557,9 +557,11 @@ int bg_repo_branch_tip(bg_ctx *ctx, bg_repo *repo, const char *name, char sha[41
 /* The best common ancestor of two commits; none -> BG_EINPUT, unknown -> BG_ENOTFOUND. */
 int bg_repo_merge_base(bg_ctx *ctx, bg_repo *repo, const char *a, const char *b, char sha[41]);
 
-/* Called for each commit of a walk; return 0 to go on, 1 to stop, < 0 to fail. */
-typedef int (*bg_walk_cb)(const char *sha, void *data);
-/* Walks the first-parent history from `sha` (itself first) back to the root. */
+/* Called for each commit of a walk with its committer time (seconds since
+ * the epoch); return 0 to go on, 1 to stop, < 0 to fail. */
+typedef int (*bg_walk_cb)(const char *sha, int64_t time, void *data);
+/* Walks the first-parent history from `sha` (itself first) back to the root,
+ * reading one commit at a time: a walk that stops early costs what it read. */
 int bg_repo_walk_first_parent(bg_ctx *ctx, bg_repo *repo, const char *sha, bg_walk_cb cb,
                               void *data);
 
@@ -723,6 +725,7 @@ int bg_store_runs_tagged(bg_ctx *ctx, bg_store *store, const char *sha, const ch
 typedef struct {
 	int64_t id;
 	char sha[41];
+	int64_t author_time; /* of its commit: how far back a walk may have to look */
 } bg_run_ref;
 
 /* Every complete, clean run on `machine`, newest first: what baselines draw from. */

@@ -77,7 +77,8 @@ typedef struct {
 	cand_series *series; /* sorted by series_id */
 	size_t nseries, full;
 	size_t window;
-	char *reference; /* set to the first commit that gives runs */
+	char *reference;     /* set to the first commit that gives runs */
+	bg_walk_bound bound; /* when no stored commit is left behind the walk */
 	int error;
 } walk_state;
 
@@ -124,14 +125,14 @@ static int take_run(walk_state *w, int64_t run_id)
 	return 0;
 }
 
-static int on_commit(const char *sha, void *data)
+static int on_commit(const char *sha, int64_t time, void *data)
 {
 	walk_state *w = data;
 	bg_run_ref key;
 	size_t k;
 
 	if (!strcmp(sha, w->exclude_sha))
-		return 0;
+		return bg_walk_bound_done(&w->bound, time);
 	memset(&key, 0, sizeof(key));
 	memcpy(key.sha, sha, 41);
 	key.id = INT64_MAX; /* sorts before every real run of that sha */
@@ -147,6 +148,8 @@ static int on_commit(const char *sha, void *data)
 		}
 		k = lo;
 	}
+	if (k < w->nrefs && !strcmp(w->refs[k].sha, sha))
+		bg_walk_bound_meet(&w->bound, w->refs[k].author_time);
 	for (; k < w->nrefs && !strcmp(w->refs[k].sha, sha); k++) {
 		if (w->reference && !*w->reference)
 			memcpy(w->reference, sha, 41);
@@ -156,8 +159,27 @@ static int on_commit(const char *sha, void *data)
 		if (w->full == w->nseries)
 			return 1;
 	}
-	/* Every stored run has been placed: nothing older can add values. */
-	return w->used == w->nrefs ? 1 : 0;
+	/* No stored commit left that could lie further back. */
+	return bg_walk_bound_done(&w->bound, time);
+}
+
+/* One author time per stored commit the walk may meet (the candidate's own
+ * left out): what bounds it. */
+static int bound_refs(walk_state *w)
+{
+	int64_t *t = malloc((w->nrefs ? w->nrefs : 1) * sizeof(int64_t));
+	size_t i, n = 0;
+	int error;
+
+	if (!t)
+		return bg_error_oom(w->ctx);
+	for (i = 0; i < w->nrefs; i++)
+		if ((i == 0 || strcmp(w->refs[i].sha, w->refs[i - 1].sha)) &&
+		    strcmp(w->refs[i].sha, w->exclude_sha))
+			t[n++] = w->refs[i].author_time;
+	error = bg_walk_bound_init(&w->bound, t, n);
+	free(t);
+	return error < 0 ? bg_error_oom(w->ctx) : 0;
 }
 
 static int cmp_series_id(const void *a, const void *b)
@@ -535,6 +557,8 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 			goto cleanup;
 		if (w.nrefs)
 			qsort(w.refs, w.nrefs, sizeof(*w.refs), cmp_ref);
+		if ((error = bound_refs(&w)) < 0)
+			goto cleanup;
 		if (nseries && w.nrefs) {
 			error = bg_repo_walk_first_parent(ctx, repo, res->baseline_from, on_commit,
 			                                  &w);
@@ -642,6 +666,7 @@ cleanup:
 	free(blocks);
 	free(nblock);
 	free(w.refs);
+	bg_walk_bound_clear(&w.bound);
 	bg_check_result_free(res);
 	return error;
 }

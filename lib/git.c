@@ -399,37 +399,37 @@ int bg_repo_merge_base(bg_ctx *ctx, bg_repo *repo, const char *a, const char *b,
 int bg_repo_walk_first_parent(bg_ctx *ctx, bg_repo *repo, const char *sha, bg_walk_cb cb,
                               void *data)
 {
-	git_revwalk *walk = NULL;
+	git_commit *c = NULL, *parent = NULL;
 	git_oid id;
 	char hex[41];
 	int err, rc = 0;
 
 	if ((err = oid_of(ctx, repo->repo, sha, &id)) < 0)
 		return err;
-	if (git_revwalk_new(&walk, repo->repo) < 0)
-		return git__fail(ctx, BG_ERROR, "walking the history");
-	/* First parents only: the baseline is the branch's own line of commits,
-	 * not whatever was merged into it. */
-	git_revwalk_simplify_first_parent(walk);
-	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL);
-	if (git_revwalk_push(walk, &id) < 0) {
-		rc = git__fail(ctx, BG_ERROR, "walking the history");
-		goto cleanup;
-	}
-	while ((err = git_revwalk_next(&id, walk)) == 0) {
-		git_oid_tostr(hex, sizeof(hex), &id);
-		if ((rc = cb(hex, data)) != 0)
+	/*
+	 * First parents only: the baseline is the branch's own line of commits,
+	 * not whatever was merged into it.  Chased one commit at a time rather
+	 * than with a sorted revwalk, which reads the whole history before it
+	 * yields the first commit: a walk that stops after 20 commits then
+	 * costs 20 commits in a repository of a million.
+	 */
+	if (git_commit_lookup(&c, repo->repo, &id) < 0)
+		return git__fail(ctx, BG_ERROR, "reading a commit");
+	for (;;) {
+		git_oid_tostr(hex, sizeof(hex), git_commit_id(c));
+		if ((rc = cb(hex, (int64_t)git_commit_time(c), data)) != 0)
 			break;
+		if (git_commit_parentcount(c) == 0)
+			break;
+		if (git_commit_parent(&parent, c, 0) < 0) {
+			rc = git__fail(ctx, BG_ERROR, "walking the history");
+			break;
+		}
+		git_commit_free(c);
+		c = parent;
 	}
-	if (err < 0 && err != GIT_ITEROVER) {
-		rc = git__fail(ctx, BG_ERROR, "walking the history");
-		goto cleanup;
-	}
-	if (rc > 0)
-		rc = 0;
-cleanup:
-	git_revwalk_free(walk);
-	return rc;
+	git_commit_free(c);
+	return rc > 0 ? 0 : rc;
 }
 
 int bg_repo_is_ancestor(bg_ctx *ctx, bg_repo *repo, const char *ancestor, const char *descendant)

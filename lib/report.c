@@ -148,6 +148,7 @@ void bg_report__fmt_date(char *buf, size_t len, int64_t t, const char *fmt)
 typedef struct {
 	const char *sha;
 	size_t idx;
+	int64_t author_time;
 } sha_ref;
 
 typedef struct {
@@ -156,6 +157,7 @@ typedef struct {
 	int64_t *depth; /* per run: first-parent distance from the tip; -1 unplaced */
 	size_t shas, seen;
 	int64_t d;
+	bg_walk_bound bound; /* when no commit with runs is left behind the walk */
 } order_walk;
 
 static int cmp_sha_ref(const void *a, const void *b)
@@ -163,7 +165,7 @@ static int cmp_sha_ref(const void *a, const void *b)
 	return strcmp(((const sha_ref *)a)->sha, ((const sha_ref *)b)->sha);
 }
 
-static int on_commit(const char *sha, void *data)
+static int on_commit(const char *sha, int64_t time, void *data)
 {
 	order_walk *w = data;
 	size_t lo = 0, hi = w->n;
@@ -175,13 +177,16 @@ static int on_commit(const char *sha, void *data)
 		else
 			hi = mid;
 	}
-	if (lo < w->n && !strcmp(w->by_sha[lo].sha, sha))
+	if (lo < w->n && !strcmp(w->by_sha[lo].sha, sha)) {
 		w->seen++;
+		bg_walk_bound_meet(&w->bound, w->by_sha[lo].author_time);
+	}
 	for (; lo < w->n && !strcmp(w->by_sha[lo].sha, sha); lo++)
 		w->depth[w->by_sha[lo].idx] = w->d;
 	w->d++;
-	/* Every commit with runs placed: nothing older can add any. */
-	return w->seen == w->shas ? 1 : 0;
+	/* Every commit with runs placed, or none left that could lie further
+	 * back (other branches' runs): nothing older can add any. */
+	return w->seen == w->shas || bg_walk_bound_done(&w->bound, time);
 }
 
 typedef struct {
@@ -225,12 +230,22 @@ static int order_runs(bg_ctx *ctx, bg_report *r, bg_repo *repo, rep_run *runs, s
 		w.depth[i] = -1;
 		w.by_sha[i].sha = runs[i].row.sha;
 		w.by_sha[i].idx = i;
+		w.by_sha[i].author_time = runs[i].row.author_time;
 	}
 	if (repo && r->branch) {
+		int64_t *t = malloc((n ? n : 1) * sizeof(int64_t));
+
 		r->by_git = 1;
 		qsort(w.by_sha, n, sizeof(sha_ref), cmp_sha_ref);
-		for (i = 0; i < n; i++)
-			w.shas += !i || strcmp(w.by_sha[i].sha, w.by_sha[i - 1].sha) != 0;
+		for (i = 0; i < n && t; i++)
+			if (!i || strcmp(w.by_sha[i].sha, w.by_sha[i - 1].sha) != 0)
+				t[w.shas++] = w.by_sha[i].author_time;
+		if (!t || bg_walk_bound_init(&w.bound, t, w.shas) < 0) {
+			free(t);
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+		free(t);
 		w.n = n;
 		if (n && ((error = bg_repo_branch_tip(ctx, repo, r->branch, tip)) < 0 ||
 		          (error = bg_repo_walk_first_parent(ctx, repo, tip, on_commit, &w)) < 0))
@@ -268,6 +283,7 @@ cleanup:
 	free(keys);
 	free(w.depth);
 	free(w.by_sha);
+	bg_walk_bound_clear(&w.bound);
 	return error;
 }
 

@@ -306,7 +306,8 @@ static const char *const stmt_sql[ST_COUNT] = {
 		/* Without a tag: the commit's runs of its own; with one, any. */
 		"   AND (?4 IS NOT NULL OR r.role = 'primary') ORDER BY r.id",
 	[ST_BASELINE_RUNS] =
-		"SELECT r.id, c.sha FROM runs r JOIN commits c ON c.id = r.commit_id"
+		"SELECT r.id, c.sha, coalesce(c.author_time, 0) FROM runs r"
+		"  JOIN commits c ON c.id = r.commit_id"
 		"  JOIN machines m ON m.id = r.machine_id"
 		" WHERE m.fingerprint = ?1 AND r.status = 'complete' AND r.dirty = 0"
 		"   AND r.role = 'primary' ORDER BY r.id DESC",
@@ -1654,6 +1655,7 @@ int bg_store_baseline_runs(bg_ctx *ctx, bg_store *store, const char *machine, bg
 		}
 		r[len].id = sqlite3_column_int64(s, 0);
 		store__copy_sha(r[len].sha, sizeof(r[len].sha), s, 1);
+		r[len].author_time = sqlite3_column_int64(s, 2);
 		len++;
 	}
 	if (rc != SQLITE_DONE) {

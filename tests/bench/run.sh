@@ -17,8 +17,13 @@
 #     (first-parent order from git, change points, the replayed check) vs
 #     the sqlite3 tool reading the same result rows.  Goal: < 2 s.
 #
+#  5. History: `check` in a repository of 100,000 commits (git fast-import)
+#     with 21 runs of 1,000 series on its newest commits and 5 runs on a
+#     pull-request branch off it, against the same runs in a repository of
+#     200 commits.  Goal: <= 1.5x (the cost follows the runs, not the age).
+#
 # Each contender runs REPS times, interleaved; the median is reported.
-# BENCH_ONLY=runner,ingest,check,report picks sections (default: all).
+# BENCH_ONLY=runner,ingest,check,report,history picks sections (default: all).
 set -eu
 build=${1:-build/release}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -51,6 +56,10 @@ timeit_verdict() {
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 want() { [ -z "${BENCH_ONLY:-}" ] || [[ ",$BENCH_ONLY," == *",$1,"* ]]; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+gen() { # SEED: 1,000 series x 20 samples, ~1% noise
+	awk -v seed="$1" 'BEGIN { srand(seed); for (s = 0; s < 1000; s++) for (i = 0; i < 20; i++)
+		printf "BENCHGUARD s%04d %.9f ms\n", s, (1 + s / 1000) * (1 + 0.01 * (rand() - 0.5)) }'
+}
 
 # ---------------------------------------------------------------- 1. runner
 if want runner; then
@@ -103,10 +112,6 @@ if want check; then
 mkdir -p "$T/big" && cd "$T/big"
 git init -q -b main
 for i in $(seq 1 201); do git -c user.name=b -c user.email=b@b commit -q --allow-empty -m "c$i"; done
-gen() { # SEED: 1,000 series x 20 samples, ~1% noise
-	awk -v seed="$1" 'BEGIN { srand(seed); for (s = 0; s < 1000; s++) for (i = 0; i < 20; i++)
-		printf "BENCHGUARD s%04d %.9f ms\n", s, (1 + s / 1000) * (1 + 0.01 * (rand() - 0.5)) }'
-}
 k=0
 for sha in $(git rev-list --reverse HEAD); do
 	k=$((k + 1))
@@ -188,4 +193,51 @@ printf '  sqlite3 SELECT of the same rows %8.3f s\n' "$repsel"
 printf '  benchguard report --format html  %8.3f s   %sx sqlite3   %s charts, %s MB, steps up/down: %s  (goal < 2 s)\n' \
 	"$rep" "$(ratio "$rep" "$repsel")" "$charts" "$(($(stat -c %s "$T/rep.html") / 1048576))" "$steps"
 awk -v t="$rep" 'BEGIN { exit !(t < 2.0) }' || { echo "bench: report took $rep s (goal < 2 s)" >&2; exit 1; }
+fi
+
+# ---------------------------------------------------------------- 5. history
+if want history; then
+# make_history DIR N: a repository of N commits on main, one a minute up to
+# now (git fast-import, no files), then a branch `pr` of 5 commits off
+# main~30; runs of 1,000 series on main's 21 newest commits and on the 5.
+make_history() {
+	local dir=$1 n=$2 t0 sha k=0
+	mkdir -p "$dir" && cd "$dir" && git init -q -b main
+	t0=$(($(date +%s) - n * 60))
+	awk -v n="$n" -v t0="$t0" 'BEGIN { for (i = 1; i <= n; i++) {
+		printf "commit refs/heads/main\nmark :%d\ncommitter b <b@b> %d +0000\n", i, t0 + 60 * i
+		m = "c" i; printf "data %d\n%s\n", length(m), m
+		if (i > 1) printf "from :%d\n", i - 1
+		printf "\n" } }' | git fast-import --quiet
+	git branch -q pr main~30
+	git checkout -q pr
+	for k in 1 2 3 4 5; do git -c user.name=b -c user.email=b@b commit -q --allow-empty -m "pr $k"; done
+	git checkout -q main
+	for sha in $(git rev-list --first-parent -n 21 main | tac) $(git rev-list -n 5 pr | tac); do
+		k=$((k + 1))
+		gen "$k" | "$bg" -q --db "$dir.db" import - --format lines --name b --commit "$sha" --machine bench >/dev/null
+	done
+}
+for n in 200 100000; do make_history "$T/hist$n" "$n"; done
+cfg="$T/hist.json"
+echo '{ "benchmarks": [ { "name": "b", "command": "true" } ] }' >"$cfg"
+: >"$T/h200" >"$T/h100000"
+for i in $(seq 1 "$reps"); do
+	for n in 200 100000; do
+		cd "$T/hist$n"
+		cand=$(sqlite3 "$T/hist$n.db" "SELECT r.id FROM runs r JOIN commits c ON c.id = r.commit_id
+			WHERE c.sha = '$(git rev-parse main)'")
+		timeit_verdict "$bg" --db "$T/hist$n.db" --config "$cfg" check --run "$cand" --machine bench --json >>"$T/h$n"
+	done
+done
+small=$(median <"$T/h200") big=$(median <"$T/h100000")
+cd "$T/hist100000"
+judged=$("$bg" --db "$T/hist100000.db" --config "$cfg" check --run "$cand" --machine bench --json |
+	python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d["results"]), d["results"][0]["baseline_runs"])')
+echo "history: check of 1 run x 1,000 series, 20-run baselines, 5 runs on a pull-request branch (median of $reps)"
+printf '  in a repository of 200 commits      %8.3f s\n' "$small"
+printf '  in a repository of 100,000 commits  %8.3f s   %sx  (%s series, %s baseline runs; goal <= 1.5x)\n' \
+	"$big" "$(ratio "$big" "$small")" "${judged% *}" "${judged#* }"
+awk -v a="$big" -v b="$small" 'BEGIN { exit !(a <= 1.5 * b) }' ||
+	{ echo "bench: check in 100,000 commits took $(ratio "$big" "$small")x its time in 200 (goal <= 1.5x)" >&2; exit 1; }
 fi

@@ -138,4 +138,32 @@ check "the table shows verdict, baseline ± CI, current, change" bash -c "
 	grep -q '^regression  *t:lat  *1.* ms ± .* µs  *1.2 ms  *+20.00%' $T/t.txt"
 check "markdown output is a table with the regression in bold" bash -c "
 	\"$BG\" check --run $slow --machine m1 --format markdown | grep -q '^| \*\*regression\*\* | \`t:lat\`'"
+
+# The baseline walk stops once no stored commit can lie further back, judged
+# by the stored commits' author times.  A history of commits a week apart,
+# runs on five old commits (one made much later, with import --commit), runs
+# on a pull-request branch newer than all of them, and 40 commits without
+# runs in between: the check at main's tip still finds all five.
+new_repo "$T/w" >/dev/null
+cd "$T/w" || exit 1
+echo '{ "benchmarks": [ { "name": "t", "command": "true" } ] }' >benchguard.json
+git add benchguard.json && git commit -qm suite
+day=86400 t0=$((1600000000))
+for i in $(seq 1 60); do
+	echo "$i" >n.txt && git add n.txt &&
+		GIT_AUTHOR_DATE="$((t0 + i * 7 * day)) +0000" GIT_COMMITTER_DATE="$((t0 + i * 7 * day)) +0000" \
+			git commit -qm "week $i"
+done
+git checkout -q -b pr HEAD~3
+for i in 1 2; do echo "pr $i" >p.txt && git add p.txt && git commit -qm "pr $i"; done
+git checkout -q main
+export BENCHGUARD_DB="$T/w.db"
+lat() { printf 'BENCHGUARD lat %s ms\n' "$1" | "$BG" -q import - --format lines --name t --machine m1 --commit "$2" >/dev/null; }
+for k in 50 51 52 53; do lat 1.0$k "main~$k"; done
+for k in 1 2; do lat 1.1 "pr~$((k - 1))"; done
+lat 1.054 main~55 # an old commit measured last
+lat 1.01 main
+tip=$("$BG" check --commit main --machine m1 --window 20 --min-runs 2 --json)
+check "a walk past 40 commits without runs, and beside a branch's newer runs, finds all 5 old runs" \
+	/usr/bin/python3 -c "import json, sys; r = json.loads(sys.argv[1])['results'][0]; assert r['baseline_runs'] == 5, r" "$tip"
 finish

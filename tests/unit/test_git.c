@@ -647,10 +647,100 @@ static void test_first_parent_range(void **state)
 	bg_ctx_free(ctx);
 }
 
+typedef struct {
+	char seen[8][41];
+	int64_t time[8];
+	size_t n, stop_after;
+} walk_log;
+
+static int log_commit(const char *sha, int64_t time, void *data)
+{
+	walk_log *w = data;
+
+	assert_true(w->n < 8);
+	memcpy(w->seen[w->n], sha, 41);
+	w->time[w->n++] = time;
+	return w->n == w->stop_after;
+}
+
+/* The first-parent line, newest first, with committer times; a callback's
+ * 1 stops the walk, its < 0 fails it. */
+static void test_walk_first_parent(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_repo *r = NULL;
+	char c[5][64], f[2][64];
+	walk_log w;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	make_history("walk", c, f);
+	r = open_repo(ctx, "walk");
+	memset(&w, 0, sizeof(w));
+	assert_int_equal(bg_repo_walk_first_parent(ctx, r, "HEAD", log_commit, &w), 0);
+	assert_int_equal(w.n, 5); /* c4, m, c3, c2, c1: never the feature commits */
+	assert_string_equal(w.seen[0], c[4]);
+	assert_string_equal(w.seen[1], c[3]);
+	assert_string_equal(w.seen[2], c[2]);
+	assert_string_equal(w.seen[4], c[0]);
+	assert_int_equal(w.time[4], 1700000000);
+	memset(&w, 0, sizeof(w));
+	w.stop_after = 2;
+	assert_int_equal(bg_repo_walk_first_parent(ctx, r, "HEAD", log_commit, &w), 0);
+	assert_int_equal(w.n, 2);
+	assert_int_equal(bg_repo_walk_first_parent(ctx, r, "nope", log_commit, &w), BG_ENOTFOUND);
+	bg_repo_free(r);
+	bg_ctx_free(ctx);
+}
+
+/*
+ * When a walk looking for stored commits may stop: once its committer time
+ * is more than a day of clock skew below the author time of every stored
+ * commit not met yet; never while an older stored commit may lie behind.
+ */
+static void test_walk_bound(void **state)
+{
+	const int64_t day = 86400, t[] = { 100 * day, 50 * day, 100 * day };
+	bg_walk_bound b;
+
+	(void)state;
+	assert_int_equal(bg_walk_bound_init(&b, t, 3), 0);
+	assert_false(bg_walk_bound_done(&b, 120 * day));
+	bg_walk_bound_meet(&b, 100 * day);
+	/* One commit of day 100 is still to be met: until the walk is a day
+	 * and more behind it, it may come. */
+	assert_false(bg_walk_bound_done(&b, 99 * day));
+	/* A walk already at day 20 has passed every commit of days 50 and 100
+	 * it could meet: nothing not met can lie further back. */
+	assert_true(bg_walk_bound_done(&b, 20 * day));
+	bg_walk_bound_meet(&b, 50 * day);
+	assert_false(bg_walk_bound_done(&b, 99 * day));
+	assert_true(bg_walk_bound_done(&b, 98 * day));
+	bg_walk_bound_meet(&b, 100 * day);
+	assert_true(bg_walk_bound_done(&b, 1000 * day)); /* every one met */
+	bg_walk_bound_clear(&b);
+	bg_walk_bound_clear(&b);
+
+	/* An unknown author time (0) never lets the walk stop early. */
+	{
+		const int64_t u[] = { 0, 10 * day };
+
+		assert_int_equal(bg_walk_bound_init(&b, u, 2), 0);
+		bg_walk_bound_meet(&b, 10 * day);
+		assert_false(bg_walk_bound_done(&b, 1));
+		bg_walk_bound_clear(&b);
+	}
+	assert_int_equal(bg_walk_bound_init(&b, NULL, 0), 0);
+	assert_true(bg_walk_bound_done(&b, 0));
+	bg_walk_bound_clear(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_head),
+		cmocka_unit_test(test_walk_first_parent),
+		cmocka_unit_test(test_walk_bound),
 		cmocka_unit_test(test_dirty),
 		cmocka_unit_test(test_untracked_is_not_dirty),
 		cmocka_unit_test(test_submodule),
