@@ -67,9 +67,25 @@ int bg_verdict__baseline(bg_ctx *ctx, double *base, size_t *n, int window, size_
 	return 0;
 }
 
+/* The BG_SCREEN_CONFIDENCE quantile of t at df: inputs judged together
+ * mostly share their df (the window), and an inversion costs more than a test. */
+typedef struct {
+	double df, q;
+} screen_cache;
+
+static double screen_q(screen_cache *c, double df)
+{
+	/* df is a count of runs or pairs less one: the same df is the same bits. */
+	if (memcmp(&c->df, &df, sizeof(df)) != 0) {
+		c->df = df;
+		c->q = bg_stats_t_quantile(BG_SCREEN_CONFIDENCE, df);
+	}
+	return c->q;
+}
+
 /* The test of one input, and its one-sided bounds at BG_SCREEN_CONFIDENCE. */
 static int test_one(bg_ctx *ctx, const bg_judge_input *in, const bg_thresholds *th,
-                    bg_stats_cache *cache, bg_judgement *j)
+                    bg_stats_cache *cache, screen_cache *sc, bg_judgement *j)
 {
 	double q, m;
 	int error;
@@ -85,7 +101,7 @@ static int test_one(bg_ctx *ctx, const bg_judge_input *in, const bg_thresholds *
 			return error;
 		/* The oriented mean log ratio, back from the geometric mean ratio. */
 		m = bg_change_oriented(log1p(j->test.delta), in->direction);
-		q = bg_stats_t_quantile(BG_SCREEN_CONFIDENCE, j->test.df);
+		q = screen_q(sc, j->test.df);
 		j->lo = bg_change_from_log(m - q * j->test.se, in->direction);
 		j->hi = bg_change_from_log(m + q * j->test.se, in->direction);
 		j->sd_one = j->test.se * sqrt((double)j->test.n_cur);
@@ -97,7 +113,7 @@ static int test_one(bg_ctx *ctx, const bg_judge_input *in, const bg_thresholds *
 	if (fabs(j->test.base_mean) > 0) {
 		double rel = j->test.se / fabs(j->test.base_mean);
 
-		q = bg_stats_t_quantile(BG_SCREEN_CONFIDENCE, j->test.df);
+		q = screen_q(sc, j->test.df);
 		j->lo = j->test.change - q * rel;
 		j->hi = j->test.change + q * rel;
 		j->sd_one = j->test.base_sd / fabs(j->test.base_mean);
@@ -124,6 +140,7 @@ int bg_judge(bg_ctx *ctx, const bg_judge_input *in, size_t n, const bg_threshold
 	{
 		double *pw = p, *pb = p + n, *aw = p + 2 * n, *ab = p + 3 * n;
 		bg_stats_cache cache;
+		screen_cache sc = { NAN, NAN };
 
 		memset(&cache, 0, sizeof(cache));
 		for (i = 0; i < n; i++) {
@@ -135,7 +152,7 @@ int bg_judge(bg_ctx *ctx, const bg_judge_input *in, size_t n, const bg_threshold
 			pw[i] = pb[i] = NAN;
 			if (!in[i].n_base)
 				continue;
-			if ((error = test_one(ctx, &in[i], th, &cache, j)) < 0)
+			if ((error = test_one(ctx, &in[i], th, &cache, &sc, j)) < 0)
 				goto cleanup;
 			j->verdict = BG_VERDICT_UNCHANGED;
 			pw[i] = j->test.p_worse;
