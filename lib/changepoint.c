@@ -33,28 +33,21 @@
 /* A run this many noise SDs from the median of its neighbours is an outlier. */
 #define BG_CP_OUTLIER_SIGMAS 5.0
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Median of v[0..n), n >= 1; v is sorted in place. */
+/* Median of v[0..n), n >= 1; v is reordered. */
 static double median_of(double *v, size_t n)
 {
 	size_t i, j;
 
-	/* The filter's windows are a few runs wide: insertion sort beats qsort there. */
-	if (n <= 16)
-		for (i = 1; i < n; i++) {
-			double x = v[i];
-			for (j = i; j > 0 && v[j - 1] > x; j--)
-				v[j] = v[j - 1];
-			v[j] = x;
-		}
-	else
-		qsort(v, n, sizeof(double), cmp_double);
+	/* The filter's windows are a few runs wide: insertion sort beats a
+	 * selection there; a whole series' differences are not. */
+	if (n > 16)
+		return bg_stats__median(v, n);
+	for (i = 1; i < n; i++) {
+		double x = v[i];
+		for (j = i; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
 	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
@@ -136,18 +129,16 @@ typedef struct {
 
 /*
  * The best split of [a, b) by |t| among positions [from, to] (clipped to
- * min_segment from either end), with its p adjusted for every position of
- * [a, b).
+ * min_segment from either end); its p is left for split_p.
  */
-static split best_split_in(const sums *ps, size_t a, size_t b, size_t from, size_t to)
+static split best_split_scan(const sums *ps, size_t a, size_t b, size_t from, size_t to)
 {
 	split best = { 0, 0.0, 1.0, 0.0, 0.0 };
 	double bestabs = -1.0;
-	size_t k, npos;
+	size_t k;
 
 	if (b - a < 2 * ps->m)
 		return best;
-	npos = b - a - 2 * ps->m + 1;
 	if (from < a + ps->m)
 		from = a + ps->m;
 	if (to > b - ps->m)
@@ -174,12 +165,29 @@ static split best_split_in(const sums *ps, size_t a, size_t b, size_t from, size
 			best.r = m2;
 		}
 	}
-	if (isinf(best.t))
-		best.p = 0.0;
-	else if (fabs(best.t) > 0.0)
-		best.p = 2.0 * bg_stats_t_upper(fabs(best.t), (double)(b - a) - 2.0) * (double)npos;
-	if (!(best.p < 1.0))
-		best.p = 1.0;
+	return best;
+}
+
+/* The two-sided p of a split of [a, b), adjusted for every position of [a, b). */
+static void split_p(const sums *ps, size_t a, size_t b, split *sp)
+{
+	sp->p = 1.0;
+	if (b - a < 2 * ps->m)
+		return;
+	if (isinf(sp->t))
+		sp->p = 0.0;
+	else if (fabs(sp->t) > 0.0)
+		sp->p = 2.0 * bg_stats_t_upper(fabs(sp->t), (double)(b - a) - 2.0) *
+		        (double)(b - a - 2 * ps->m + 1);
+	if (!(sp->p < 1.0))
+		sp->p = 1.0;
+}
+
+static split best_split_in(const sums *ps, size_t a, size_t b, size_t from, size_t to)
+{
+	split best = best_split_scan(ps, a, b, from, to);
+
+	split_p(ps, a, b, &best);
 	return best;
 }
 
@@ -188,11 +196,28 @@ static split best_split(const sums *ps, size_t a, size_t b)
 	return best_split_in(ps, a, b, 0, b);
 }
 
-/* One interval of the seeded set and its best split. */
+/* One interval of the seeded set and its best split; intervals of one
+ * length share a class, and with it the df and positions of their test. */
 typedef struct {
-	size_t a, b;
+	size_t a, b, cls;
 	split sp;
+	int have_p;
 } seeded;
+
+/* An interval's p, adjusted for every position of the whole seeded set,
+ * computed when first asked: a t tail costs more than the scan. */
+static double seeded_p(const sums *ps, seeded *iv, double tests)
+{
+	if (!iv->have_p) {
+		double npos = (double)(iv->b - iv->a - 2 * ps->m + 1);
+
+		split_p(ps, iv->a, iv->b, &iv->sp);
+		if (iv->sp.p < 1.0)
+			iv->sp.p = fmin(1.0, iv->sp.p / npos * tests);
+		iv->have_p = 1;
+	}
+	return iv->sp.p;
+}
 
 /*
  * The seeded intervals (Kovacs et al., "Seeded binary segmentation", 2020):
@@ -206,7 +231,7 @@ typedef struct {
 static int seed_intervals(const sums *ps, size_t n, seeded **out, size_t *nout, double *ntests)
 {
 	seeded *iv = NULL;
-	size_t cap = 0, len = 0, k, tests = 0;
+	size_t cap = 0, len = 0, k, tests = 0, cls = 0;
 	double l;
 
 	*out = NULL;
@@ -233,20 +258,15 @@ static int seed_intervals(const sums *ps, size_t n, seeded **out, size_t *nout, 
 			}
 			iv[len].a = a;
 			iv[len].b = a + w;
-			iv[len].sp = best_split(ps, a, a + w);
+			iv[len].cls = cls;
+			iv[len].sp = best_split_scan(ps, a, a + w, 0, a + w);
+			iv[len].have_p = 0;
 			tests += w - 2 * ps->m + 1;
 			len++;
 		}
+		cls++;
 		if (count == 1 && w == n && n < 2 * ps->m)
 			break;
-	}
-	/* From "positions in its interval" to "positions in the whole set". */
-	for (k = 0; k < len; k++) {
-		double p = iv[k].sp.p, npos = (double)(iv[k].b - iv[k].a - 2 * ps->m + 1);
-
-		if (p < 1.0)
-			p = p / npos * (double)tests;
-		iv[k].sp.p = p < 1.0 ? p : 1.0;
 	}
 	*out = iv;
 	*nout = len;
@@ -256,12 +276,15 @@ static int seed_intervals(const sums *ps, size_t n, seeded **out, size_t *nout, 
 
 /* Step 2: the most significant split among intervals inside [a, b), then
  * both sides again; appends accepted splits to cps. */
-static void segment(const sums *ps, const seeded *iv, size_t niv, double tests, size_t a, size_t b,
+static void segment(const sums *ps, seeded *iv, size_t niv, double tests, size_t a, size_t b,
                     double alpha, size_t *cps, size_t *n)
 {
+	/* Classes halve the length from n down to 2 * min_segment: far fewer
+	 * than the bits of a size_t. */
+	seeded *win[8 * sizeof(size_t)] = { NULL };
 	const split *best = NULL;
 	split whole;
-	size_t k, at;
+	size_t k, at, ncls = 0;
 
 	if (b - a < 2 * ps->m)
 		return;
@@ -271,11 +294,29 @@ static void segment(const sums *ps, const seeded *iv, size_t niv, double tests, 
 		whole.p = fmin(1.0, whole.p / (double)(b - a - 2 * ps->m + 1) * tests);
 	if (whole.at && whole.p < alpha)
 		best = &whole;
-	for (k = 0; k < niv; k++)
-		if (iv[k].a >= a && iv[k].b <= b && iv[k].sp.at && iv[k].sp.p < alpha &&
-		    (!best || iv[k].sp.p < best->p ||
-		     (!(iv[k].sp.p > best->p) && fabs(iv[k].sp.t) > fabs(best->t))))
-			best = &iv[k].sp;
+	/* Within a class the p falls as |t| grows, so only each class's
+	 * largest |t| inside the segment can be the most significant split:
+	 * only those get a p.  The first of equal |t| wins, as in one pass. */
+	for (k = 0; k < niv; k++) {
+		seeded *w = &iv[k];
+
+		if (w->a < a || w->b > b || !w->sp.at || w->cls >= sizeof(win) / sizeof(*win))
+			continue;
+		if (w->cls >= ncls)
+			ncls = w->cls + 1;
+		if (!win[w->cls] || fabs(w->sp.t) > fabs(win[w->cls]->sp.t))
+			win[w->cls] = w;
+	}
+	for (k = 0; k < ncls; k++) {
+		double p;
+
+		if (!win[k])
+			continue;
+		p = seeded_p(ps, win[k], tests);
+		if (p < alpha && (!best || p < best->p ||
+		                  (!(p > best->p) && fabs(win[k]->sp.t) > fabs(best->t))))
+			best = &win[k]->sp;
+	}
 	if (!best)
 		return;
 	at = best->at;

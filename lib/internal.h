@@ -77,6 +77,10 @@ uint64_t bg_disk_usage(const char *path);
  * (bg_stats_drop_outliers): checks' baselines and bisect's pairs. */
 #define BG_OUTLIER_SIGMAS 5.0
 
+/* lib/stats.c: the median of v[0..n), n >= 1, in O(n) by selection (GSL);
+ * v is reordered. */
+double bg_stats__median(double *v, size_t n);
+
 /* lib/verdict.c: baseline runs a check reads, newest first: the window and a
  * few spare, so that an outlier run left out does not shorten it. */
 size_t bg_verdict__reach(int window);
