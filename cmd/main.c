@@ -196,12 +196,13 @@ const cli_command cli_commands[] = {
 	  "target on stdout.  Exit 0 when everything was delivered, 3 otherwise.\n" },
 	{ "report", cmd_report, "trend report with charts and detected change points",
 	  "usage: benchguard report [--since 30d] [--filter RE] [--branch B] [--machine FP|all]\n"
-	  "                         [--format html|markdown|json] [-o FILE]\n"
+	  "                         [--include-paired] [--format html|markdown|json] [-o FILE]\n"
 	  "\n"
 	  "The nightly view: every clean run of the period in first-parent order of\n"
-	  "the branch, per series its run means with 95% CIs, the steps found in its\n"
-	  "history (change points: commit range, size, p), the runs the rolling-\n"
-	  "baseline check flags, the newest commit's baseline window and the noise.\n"
+	  "the branch, one point per commit (its runs pooled, with a 95% CI), the\n"
+	  "steps found between commits (change points: commit range, size, p), each\n"
+	  "commit's verdict (ci's where ci judged it, else the check replayed), the\n"
+	  "newest commit's baseline window and the noise.\n"
 	  "HTML is one self-contained file with a chart per series; Markdown suits\n"
 	  "an issue or a PR comment; JSON carries the same data for dashboards.\n"
 	  "Thresholds and the baseline come from the config (defaults without one).\n"
@@ -214,6 +215,8 @@ const cli_command cli_commands[] = {
 	  "                   only) runs go in time order\n"
 	  "  --machine FP     runs of this fingerprint or --machine name (default: this\n"
 	  "                   machine); all: every machine, a series per machine\n"
+	  "  --include-paired also the runs compare, bisect and ci's confirmation made\n"
+	  "                   in pairs (left out of the trend by default)\n"
 	  "  --format F       html, markdown or json (default: from -o's extension\n"
 	  "                   .md/.json, or the global --json; else html)\n"
 	  "  -o, --output FILE  write FILE whole or not at all (default: stdout)\n" },

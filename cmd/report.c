@@ -13,13 +13,14 @@
 #include "cli.h"
 #include "internal.h"
 
-enum { OPT_SINCE = CLI_OPT_BASE, OPT_FILTER, OPT_BRANCH, OPT_MACHINE, OPT_FORMAT_OUT };
+enum { OPT_SINCE = CLI_OPT_BASE, OPT_FILTER, OPT_BRANCH, OPT_MACHINE, OPT_FORMAT_OUT, OPT_PAIRED };
 
 static const struct option report_options[] = {
 	{ "since", required_argument, NULL, OPT_SINCE },
 	{ "filter", required_argument, NULL, OPT_FILTER },
 	{ "branch", required_argument, NULL, OPT_BRANCH },
 	{ "machine", required_argument, NULL, OPT_MACHINE },
+	{ "include-paired", no_argument, NULL, OPT_PAIRED },
 	/* Here --format names the report's form; it shadows the global one. */
 	{ "format", required_argument, NULL, OPT_FORMAT_OUT },
 	{ "output", required_argument, NULL, 'o' },
@@ -156,6 +157,9 @@ int cmd_report(cli_state *st, int argc, char **argv)
 		case OPT_FORMAT_OUT:
 			format = optarg;
 			break;
+		case OPT_PAIRED:
+			o.include_paired = 1;
+			break;
 		case 'o':
 			output = optarg;
 			break;
@@ -207,8 +211,9 @@ int cmd_report(cli_state *st, int argc, char **argv)
 	if (output) {
 		if ((rc = cli_write_file(st, output, text, len)) < 0)
 			goto cleanup;
-		cli_info(st, "wrote %s: %zu series, %zu runs", output,
-		         bg_report_series_count(report), bg_report_run_count(report));
+		cli_info(st, "wrote %s: %zu series, %zu runs of %zu commits", output,
+		         bg_report_series_count(report), bg_report_run_count(report),
+		         bg_report_commit_count(report));
 	} else if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
 		rc = bg_error_errno(st->ctx, BG_EIO, "standard output");
 	}

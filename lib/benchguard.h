@@ -763,12 +763,18 @@ int bg_store_run_mean(bg_ctx *ctx, bg_store *store, int64_t run_id, const char *
 int bg_store_samples(bg_ctx *ctx, bg_store *store, int64_t run_id, const char *benchmark,
                      const char *metric, double **values, size_t *n);
 
-/*
- * Reports: every complete, clean run started at or after `since` (seconds
- * since the epoch) on `machine` (NULL: every machine), oldest id first.
- */
-int bg_store_runs_since(bg_ctx *ctx, bg_store *store, int64_t since, const char *machine,
-                        bg_run_row **rows, size_t *n);
+/* The runs a report reads: complete, clean, started at or after `since`
+ * (seconds since the epoch), on `machine` (NULL: every machine), runs of
+ * their own only unless `include_paired`. */
+typedef struct {
+	int64_t since;
+	const char *machine;
+	int include_paired;
+} bg_period;
+
+/* Every run of the period, oldest id first. */
+int bg_store_runs_since(bg_ctx *ctx, bg_store *store, const bg_period *period, bg_run_row **rows,
+                        size_t *n);
 void bg_run_rows_free(bg_run_row *rows, size_t n);
 
 /* One series of one run, as bg_store_each_result hands it over: the strings
@@ -786,7 +792,7 @@ typedef int (*bg_result_cb)(const bg_result_row *row, void *data);
  * The results of the runs bg_store_runs_since lists, in one query, series
  * by series (by series id), each series' runs by id.
  */
-int bg_store_each_result(bg_ctx *ctx, bg_store *store, int64_t since, const char *machine,
+int bg_store_each_result(bg_ctx *ctx, bg_store *store, const bg_period *period,
                          bg_result_cb cb, void *data);
 
 /* What `ci` decided for one series (or failed/skipped benchmark). */
@@ -821,7 +827,7 @@ typedef struct {
 
 typedef int (*bg_recorded_cb)(const bg_recorded_row *row, void *data);
 /* The verdicts of the newest recorded check of every run bg_store_runs_since lists. */
-int bg_store_each_recorded(bg_ctx *ctx, bg_store *store, int64_t since, const char *machine,
+int bg_store_each_recorded(bg_ctx *ctx, bg_store *store, const bg_period *period,
                            bg_recorded_cb cb, void *data);
 /* The JSON of the newest recorded check of a run; *json NULL when there is none. */
 int bg_store_recorded_json(bg_ctx *ctx, bg_store *store, int64_t run_id, char **json);
@@ -1608,6 +1614,7 @@ typedef struct {
 	const char *branch;   /* commit order: its first-parent history (with a repo); runs of
 	                         other commits are left out.  No repo: run time order */
 	const char *machine;  /* fingerprint; NULL: every machine (a series per machine) */
+	int include_paired;   /* the paired runs of compare, bisect and ci's confirmation too */
 	const char *project;  /* for the title; may be NULL */
 	int window, min_runs; /* the rolling baseline, as check */
 	bg_thresholds thresholds;
@@ -1620,6 +1627,8 @@ int bg_report_build(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_report
 void bg_report_free(bg_report *r);
 size_t bg_report_series_count(const bg_report *r);
 size_t bg_report_run_count(const bg_report *r);
+/* Commits: one point each in every series that has runs there. */
+size_t bg_report_commit_count(const bg_report *r);
 /* Runs of the period left out: their commits are not on the branch's history. */
 size_t bg_report_excluded_runs(const bg_report *r);
 /* "html", "markdown" (or "md"), "json" -> format; else BG_EINPUT. */

@@ -74,6 +74,10 @@ static void series_clear(rep_series *s)
 	free(s->mean);
 	free(s->ci);
 	free(s->count);
+	free(s->nruns);
+	free(s->rfirst);
+	free(s->rmean);
+	free(s->rrun);
 	free(s->flag);
 	free(s->outlier);
 	free(s->levels);
@@ -108,6 +112,11 @@ void bg_report_free(bg_report *r)
 size_t bg_report_series_count(const bg_report *r)
 {
 	return r->nseries;
+}
+
+size_t bg_report_commit_count(const bg_report *r)
+{
+	return r ? r->ncommits : 0;
 }
 
 size_t bg_report_run_count(const bg_report *r)
@@ -417,6 +426,51 @@ static int sort_points(rep_series *s)
 			s->ci[j - 1] = tci;
 			s->count[j - 1] = tc;
 		}
+	return 0;
+}
+
+/*
+ * The runs of each commit pooled into one point: the mean of their run
+ * summaries, the 95% CI of that mean from the runs' spread (from the
+ * samples when there is one run), the samples and runs counted.  The runs
+ * stay in rmean for the replayed check.
+ */
+static int pool_commits(const bg_report *r, rep_series *s, qcache *qc)
+{
+	size_t i, j, p = 0, nr = s->n;
+
+	if (!(s->rmean = malloc((nr ? nr : 1) * sizeof(double))) ||
+	    !(s->rrun = malloc((nr ? nr : 1) * sizeof(size_t))) ||
+	    !(s->rfirst = malloc((nr + 1) * sizeof(size_t))) ||
+	    !(s->nruns = malloc((nr ? nr : 1) * sizeof(size_t))))
+		return BG_ENOMEM;
+	memcpy(s->rmean, s->mean, nr * sizeof(double));
+	memcpy(s->rrun, s->run, nr * sizeof(size_t));
+	for (i = 0; i < nr; i = j) {
+		size_t k, t, samples = 0;
+		double sum = 0, ss = 0, m;
+
+		for (j = i; j < nr && r->runs[s->rrun[j]].commit == r->runs[s->rrun[i]].commit; j++) {
+			sum += s->rmean[j];
+			samples += s->count[j];
+		}
+		k = j - i;
+		m = sum / (double)k;
+		for (t = i; t < j; t++)
+			ss += (s->rmean[t] - m) * (s->rmean[t] - m);
+		/* p <= i: what is written here was read already. */
+		s->ci[p] = k >= 2 ? q975(qc, k - 1) * sqrt(ss / (double)(k - 1)) / sqrt((double)k)
+		                  : s->ci[i];
+		s->mean[p] = m;
+		s->run[p] = s->rrun[j - 1];
+		s->count[p] = samples;
+		s->nruns[p] = k;
+		s->rfirst[p] = i;
+		p++;
+	}
+	s->rfirst[p] = nr;
+	s->nr = nr;
+	s->n = p;
 	s->flag = malloc((s->n ? s->n : 1) * sizeof(bg_verdict));
 	s->outlier = calloc(s->n ? s->n : 1, 1);
 	if (!s->flag || !s->outlier)
@@ -472,27 +526,39 @@ static int levels(bg_ctx *ctx, rep_series *s, qcache *qc)
 	return 0;
 }
 
-/* The runs of each commit within a series: its groups, not yet judged. */
+/* Each commit's point of a series: its group, not yet judged. */
 static int group_series(bg_ctx *ctx, const bg_report *r, rep_series *s)
 {
-	size_t from = 0;
+	size_t i;
 
 	if (!(s->groups = calloc(s->n ? s->n : 1, sizeof(*s->groups))))
 		return bg_error_oom(ctx);
-	while (from < s->n) {
+	for (i = 0; i < s->n; i++) {
 		rep_group *g = &s->groups[s->ngroups++];
-		size_t to = from + 1;
 
-		while (to < s->n && r->runs[s->run[to]].commit == r->runs[s->run[from]].commit)
-			to++;
-		g->from = g->base_from = from;
-		g->to = to;
-		g->commit = r->runs[s->run[from]].commit;
+		g->from = g->base_from = i;
+		g->to = i + 1;
+		g->commit = r->runs[s->run[i]].commit;
 		g->verdict = g->first = g->replayed = BG_VERDICT_NO_BASELINE;
 		g->p_adjusted = NAN;
-		from = to;
 	}
 	return 0;
+}
+
+/* The point whose runs include run index k of s. */
+static size_t point_of_run(const rep_series *s, size_t k)
+{
+	size_t lo = 0, hi = s->n;
+
+	while (lo + 1 < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (s->rfirst[mid] <= k)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 /*
@@ -520,27 +586,30 @@ static int judge_commits(bg_ctx *ctx, bg_report *r)
 			rep_series *s = &r->series[i];
 			rep_group *g;
 			double *bv = base + n * reach;
-			size_t nb = 0, removed = 0;
+			size_t nb = 0, removed = 0, first, oldest;
 
 			if (cursor[i] >= s->ngroups || s->groups[cursor[i]].commit != c)
 				continue;
 			g = &s->groups[cursor[i]++];
-			for (k = g->from; k > 0 && nb < reach; k--)
-				bv[nb++] = s->mean[k - 1];
-			g->base_from = g->from - nb;
+			first = s->rfirst[g->from];
+			/* The runs before this commit's, newest first, as check reads them. */
+			for (k = first; k > 0 && nb < reach; k--)
+				bv[nb++] = s->rmean[k - 1];
+			oldest = first - nb;
 			if ((error = bg_verdict__baseline(ctx, bv, &nb, 0, &removed)) < 0)
 				goto cleanup;
 			if (nb > (size_t)r->window) {
-				g->base_from = g->from - (size_t)r->window - removed;
+				oldest = first - (size_t)r->window - removed;
 				nb = (size_t)r->window;
 			}
+			g->base_from = point_of_run(s, oldest);
 			memset(&in[n], 0, sizeof(in[n]));
 			in[n].design = BG_DESIGN_ROLLING;
 			in[n].direction = s->direction;
 			in[n].base = bv;
 			in[n].n_base = nb >= (size_t)r->min_runs ? nb : 0;
-			in[n].cur = s->mean + g->from;
-			in[n].n_cur = g->to - g->from;
+			in[n].cur = s->rmean + first;
+			in[n].n_cur = s->nruns[g->from];
 			gs[n++] = g;
 		}
 		if (!n)
@@ -549,7 +618,12 @@ static int judge_commits(bg_ctx *ctx, bg_report *r)
 			goto cleanup;
 		for (k = 0; k < n; k++) {
 			gs[k]->verdict = gs[k]->first = gs[k]->replayed = jd[k].verdict;
-			gs[k]->test = jd[k].test;
+			gs[k]->test.change = jd[k].test.change;
+			gs[k]->test.delta = jd[k].test.delta;
+			gs[k]->test.effect = jd[k].test.effect;
+			gs[k]->test.base_mean = jd[k].test.base_mean;
+			gs[k]->test.cur_mean = jd[k].test.cur_mean;
+			gs[k]->test.n_base = jd[k].test.n_base;
 			gs[k]->p_adjusted =
 			        jd[k].test.change >= 0 ? jd[k].p_adjusted : jd[k].p_better_adjusted;
 		}
@@ -628,7 +702,9 @@ static int apply_recorded(bg_ctx *ctx, bg_report *r, bg_store *store, const bg_r
 
 	memset(&set, 0, sizeof(set));
 	set.ctx = ctx;
-	if ((error = bg_store_each_recorded(ctx, store, o->since, o->machine, on_recorded, &set)) <
+	bg_period period = { o->since, o->machine, o->include_paired };
+
+	if ((error = bg_store_each_recorded(ctx, store, &period, on_recorded, &set)) <
 	    0)
 		goto cleanup;
 	for (i = 0; i < r->nseries; i++) {
@@ -638,9 +714,9 @@ static int apply_recorded(bg_ctx *ctx, bg_report *r, bg_store *store, const bg_r
 			rep_group *g = &s->groups[k];
 			const recorded_row *best = NULL;
 
-			for (j = g->from; j < g->to; j++) {
-				const recorded_row *x = find_recorded(
-				        &set, bg_report__point_run(r, s, j)->row.id, s->name);
+			for (j = s->rfirst[g->from]; j < s->rfirst[g->to]; j++) {
+				const recorded_row *x =
+				        find_recorded(&set, r->runs[s->rrun[j]].row.id, s->name);
 
 				if (x && (!best || x->check_id > best->check_id))
 					best = x;
@@ -768,6 +844,7 @@ int bg_report_build(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_report
 	regex_t re;
 	int have_re = 0, error = 0;
 	qcache *qc = NULL;
+	bg_period period = { opts->since, opts->machine, opts->include_paired };
 	gather g;
 
 	*out = NULL;
@@ -809,7 +886,7 @@ int bg_report_build(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_report
 		goto cleanup;
 	}
 
-	if ((error = bg_store_runs_since(ctx, store, opts->since, opts->machine, &rows, &nrows)) <
+	if ((error = bg_store_runs_since(ctx, store, &period, &rows, &nrows)) <
 	    0)
 		goto cleanup;
 	listed = calloc(nrows ? nrows : 1, sizeof(*listed));
@@ -849,7 +926,7 @@ int bg_report_build(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_report
 	g.re = have_re ? &re : NULL;
 	g.cur_id = -1;
 	g.qc = qc;
-	if (r->nruns && (error = bg_store_each_result(ctx, store, opts->since, opts->machine,
+	if (r->nruns && (error = bg_store_each_result(ctx, store, &period,
 	                                              on_result, &g)) < 0)
 		goto cleanup;
 	if (r->nseries)
@@ -859,7 +936,7 @@ int bg_report_build(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_report
 		rep_series *s = &r->series[i];
 		bg_changepoint_opts co = { r->min_segment, r->th.alpha, r->th.min_change };
 
-		if (sort_points(s) < 0) {
+		if (sort_points(s) < 0 || pool_commits(r, s, qc) < 0) {
 			error = bg_error_oom(ctx);
 			goto cleanup;
 		}

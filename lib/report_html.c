@@ -2,14 +2,24 @@
  * report_html.c -- the trend report as one self-contained HTML page with an
  * inline SVG chart per series.
  *
- * Self-contained (the style inline, no script, no font or image fetched),
- * so that the page opens from a CI artifact or a mail attachment, offline.
- * Each chart draws a series' run means with their CIs, the levels between
- * steps with their 95% bands, the steps, the outlier runs and the baseline
- * window the newest commit is judged against; a point's tooltip names its
- * run, commit and subject.
+ * Self-contained (style and a small script inline, nothing fetched), so
+ * that the page opens from a CI artifact or a mail attachment, offline.
+ * Each chart draws a series' commit points (their runs pooled) with their
+ * CIs, the levels between steps with their 95% bands, the steps, the
+ * outlier points and the baseline window the newest commit is judged
+ * against.
+ *
+ * A thousand series of two hundred commits are 200,000 points: an SVG
+ * element with a <title> each made a 40 MB page.  So an ordinary point is a
+ * vertex of its series' trend line, drawn by a marker; what its tooltip
+ * says (commit, date, subject, value, runs) comes from the series' values in
+ * data attributes and the period's commits, written once as JSON, read by
+ * the script (textContent only: nothing in a name or a subject becomes
+ * markup).  Flagged and outlier points keep an element and a <title> of
+ * their own, readable without the script.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "report_model.h"
@@ -78,9 +88,13 @@ static const char html_head[] =
         ".chart .band{fill:var(--band);opacity:.22}\n"
         ".chart .level{stroke:var(--blue);stroke-width:2}\n"
         ".chart .ci{stroke:#8c959f;stroke-width:1;opacity:.7}\n"
-        ".chart .trend{fill:none;stroke:#8c959f;stroke-width:1;opacity:.6}\n"
+        ".chart .trend{fill:none;stroke:#8c959f;stroke-width:1;stroke-opacity:.6}\n"
         ".chart .pt{fill:var(--fg);opacity:.85}\n"
         ".chart .pt:hover{opacity:1;stroke:var(--fg);stroke-width:4}\n"
+        ".chart .trend{marker:url(#bg-dot)}\n"
+        ".tip{position:absolute;z-index:9;white-space:pre-line;max-width:520px;"
+        "background:#fff;border:1px solid var(--line);border-radius:6px;padding:6px 10px;"
+        "font-size:12.5px;box-shadow:0 2px 8px rgba(31,35,40,.15);pointer-events:none}\n"
         ".chart .pt.outlier{fill:#fff;stroke:#bc4c00;stroke-width:1.5;opacity:1}\n"
         ".chart .pt.regression{fill:var(--reg);opacity:1}\n"
         ".chart .pt.improvement{fill:var(--imp);opacity:1}\n"
@@ -99,7 +113,37 @@ static const char html_head[] =
         "margin-right:5px;vertical-align:-1px}\n"
         "a{color:var(--blue);text-decoration:none}a:hover{text-decoration:underline}\n"
         "footer{margin-top:40px;color:var(--muted);font-size:12px}\n"
-        "</style>\n</head>\n<body>\n<main>\n";
+        "</style>\n</head>\n<body>\n";
+
+/* The dot every trend line's vertices wear, defined once for every chart. */
+static const char html_marker[] =
+        "<svg width=\"0\" height=\"0\" style=\"position:absolute\" aria-hidden=\"true\">"
+        "<marker id=\"bg-dot\" viewBox=\"0 0 6 6\" refX=\"3\" refY=\"3\" markerWidth=\"6\" "
+        "markerHeight=\"6\" markerUnits=\"userSpaceOnUse\"><circle cx=\"3\" cy=\"3\" r=\"2.6\" "
+        "fill=\"#1f2328\" opacity=\".85\"/></marker></svg>\n<main>\n";
+
+/* What a hover over a chart shows: the nearest point's commit and value. */
+static const char html_script[] =
+        "<script>\n(function () {\n"
+        "  var d = document.getElementById('bg-commits');\n"
+        "  if (!d) return;\n"
+        "  var commits = JSON.parse(d.textContent), tip = document.createElement('div');\n"
+        "  tip.className = 'tip';\n  tip.hidden = true;\n  document.body.appendChild(tip);\n"
+        "  document.querySelectorAll('svg.chart[data-v]').forEach(function (svg) {\n"
+        "    var ds = svg.dataset, v = ds.v.split(','), c = ds.c ? ds.c.split(',') : null,\n"
+        "        k = ds.k ? ds.k.split(',') : null, x0 = +ds.x0, dx = +ds.dx;\n"
+        "    svg.addEventListener('mousemove', function (e) {\n"
+        "      var r = svg.getBoundingClientRect(), w = svg.viewBox.baseVal.width;\n"
+        "      var i = Math.round(((e.clientX - r.left) * w / r.width - x0) / dx);\n"
+        "      if (i < 0 || i >= v.length) { tip.hidden = true; return; }\n"
+        "      var m = commits[c ? +c[i] : i] || ['?', '', ''];\n"
+        "      tip.textContent = m[0] + ' \\u00b7 ' + m[1] + '\\n' + m[2] + '\\n' + v[i] + ' ' +\n"
+        "          ds.unit + (k ? ' (' + k[i] + ' runs)' : '');\n"
+        "      tip.style.left = (e.pageX + 14) + 'px';\n"
+        "      tip.style.top = (e.pageY + 14) + 'px';\n"
+        "      tip.hidden = false;\n    });\n"
+        "    svg.addEventListener('mouseleave', function () { tip.hidden = true; });\n"
+        "  });\n})();\n</script>\n";
 
 /* Chart geometry, in SVG user units. */
 #define CH_W 1000.0
@@ -117,22 +161,36 @@ typedef struct {
 
 /* A coordinate with one decimal, without printf: a chart of a thousand
  * series has a million of them. */
-static int put_coord(bg_buf *b, double v)
+static int put_num(bg_buf *b, double v, int tenths)
 {
 	char tmp[32], *p = tmp + sizeof(tmp);
-	long long t = isfinite(v) && fabs(v) < 1e12 ? llround(v * 10.0) : 0;
+	long long t = isfinite(v) && fabs(v) < 1e12 ? llround(tenths ? v * 10.0 : v) : 0;
 	int neg = t < 0;
 	unsigned long long u = neg ? (unsigned long long)(-t) : (unsigned long long)t;
 
-	*--p = (char)('0' + u % 10);
-	*--p = '.';
-	u /= 10;
+	if (tenths) {
+		*--p = (char)('0' + u % 10);
+		*--p = '.';
+		u /= 10;
+	}
 	do
 		*--p = (char)('0' + u % 10);
 	while ((u /= 10) > 0);
 	if (neg)
 		*--p = '-';
 	return bg_buf_put(b, p, (size_t)(tmp + sizeof(tmp) - p));
+}
+
+static int put_coord(bg_buf *b, double v)
+{
+	return put_num(b, v, 1);
+}
+
+/* A point's height to the unit: the chart is 250 units tall, so that is its
+ * pixel, and the tenths cost a megabyte in a report of 200,000 points. */
+static int put_y(bg_buf *b, double v)
+{
+	return put_num(b, v, 0);
 }
 
 static double cx(const chart_geo *g, double i)
@@ -236,6 +294,8 @@ static int chart_axes(const rep_series *s, const bg_report *r, const chart_geo *
 	return e ? BG_ENOMEM : 0;
 }
 
+/* A point that needs a word of its own (flagged, not confirmed, an outlier):
+ * an element with its own <title>.  The others are the trend line's dots. */
 static int chart_point(const bg_report *r, const rep_series *s, const chart_geo *g, size_t i,
                        bg_buf *b)
 {
@@ -245,6 +305,9 @@ static int chart_point(const bg_report *r, const rep_series *s, const chart_geo 
 	int flagged = s->flag[i] == BG_VERDICT_REGRESSION || s->flag[i] == BG_VERDICT_IMPROVEMENT ||
 	              unconfirmed;
 	int e = 0;
+
+	if (!flagged && !s->outlier[i])
+		return 0;
 
 	e |= bg_buf_puts(b, "<circle class=\"pt");
 	if (s->outlier[i])
@@ -259,15 +322,14 @@ static int chart_point(const bg_report *r, const rep_series *s, const chart_geo 
 	e |= put_coord(b, cx(g, (double)i));
 	e |= bg_buf_puts(b, "\" cy=\"");
 	e |= put_coord(b, cy_in(g, s->mean[i]));
-	e |= bg_buf_puts(b, flagged || s->outlier[i] ? "\" r=\"4\"><title>run "
-	                                             : "\" r=\"2.6\"><title>run ");
-	e |= bg_buf_printf(b, "%lld · %.12s · %s\n", (long long)run->row.id, run->row.sha,
-	                   run->date);
+	e |= bg_buf_printf(b, "\" r=\"4\"><title>%.12s · %s\n", run->row.sha, run->date);
 	e |= html_esc(b, run->row.subject);
-	e |= bg_buf_printf(b, "\nmean %.4g %s", s->mean[i] * g->d.scale, g->d.unit);
+	e |= bg_buf_printf(b, "\nmean %.4g ", s->mean[i] * g->d.scale);
+	e |= html_esc(b, g->d.unit);
 	if (isfinite(s->ci[i]))
-		e |= bg_buf_printf(b, " ± %.3g (95%% CI, %zu samples)", s->ci[i] * g->d.scale,
-		                   s->count[i]);
+		e |= bg_buf_printf(b, " ± %.3g (95%% CI)", s->ci[i] * g->d.scale);
+	e |= bg_buf_printf(b, ", %zu run%s, %zu samples", s->nruns[i], s->nruns[i] == 1 ? "" : "s",
+	                   s->count[i]);
 	if (unconfirmed)
 		e |= bg_buf_printf(b, "\nci: %s first, not confirmed by its pairs: unchanged",
 		                   bg_verdict_name(grp->first));
@@ -318,6 +380,49 @@ static int chart_step(const bg_report *r, const rep_series *s, const chart_geo *
 	return e ? BG_ENOMEM : 0;
 }
 
+/* A value as the tooltip shows it: 4 significant digits, no exponent padding. */
+static int put_value(bg_buf *b, double v)
+{
+	char num[32];
+
+	snprintf(num, sizeof(num), "%.4g", v);
+	return bg_buf_puts(b, num);
+}
+
+/*
+ * What the tooltips read, as attributes of the chart (the last one left
+ * open for its caller's quote): data-x0 and data-dx place point i at x0 +
+ * i dx; data-v, each point's mean in the display unit; data-c, each
+ * point's commit in the report's list, only when the series skips some;
+ * data-k, each point's runs, only when a commit has more than one.
+ */
+static int chart_data(const bg_report *r, const rep_series *s, const chart_geo *g, bg_buf *b)
+{
+	size_t i;
+	int e = 0, skips = 0, pooled = 0;
+
+	for (i = 0; i < s->n; i++) {
+		skips |= r->runs[s->run[i]].commit != i;
+		pooled |= s->nruns[i] > 1;
+	}
+	e |= bg_buf_printf(b, "\" data-x0=\"%.3f\" data-dx=\"%.4f\" data-v=\"", cx(g, 0), g->dx);
+	for (i = 0; i < s->n; i++) {
+		e |= bg_buf_puts(b, i ? "," : "");
+		e |= put_value(b, s->mean[i] * g->d.scale);
+	}
+	if (skips) {
+		e |= bg_buf_puts(b, "\" data-c=\"");
+		for (i = 0; i < s->n; i++)
+			e |= bg_buf_printf(b, i ? ",%zu" : "%zu", r->runs[s->run[i]].commit);
+	}
+	if (pooled) {
+		e |= bg_buf_puts(b, "\" data-k=\"");
+		for (i = 0; i < s->n; i++)
+			e |= bg_buf_printf(b, i ? ",%zu" : "%zu", s->nruns[i]);
+	}
+	return e ? BG_ENOMEM : 0;
+}
+
 static int html_chart(const bg_report *r, const rep_series *s, bg_buf *b)
 {
 	const rep_group *lg = bg_report__latest_group(s);
@@ -328,12 +433,15 @@ static int html_chart(const bg_report *r, const rep_series *s, bg_buf *b)
 	chart_range(s, &g);
 	e |= bg_buf_puts(b, "<svg class=\"chart\" data-series=\"");
 	e |= html_esc(b, s->name);
+	e |= bg_buf_puts(b, "\" data-unit=\"");
+	e |= html_esc(b, g.d.unit);
+	e |= chart_data(r, s, &g, b);
 	e |= bg_buf_printf(b,
 	                   "\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
 	                   "xmlns=\"http://www.w3.org/2000/svg\"><title>",
 	                   CH_W, CH_H);
 	e |= html_esc(b, s->name);
-	e |= bg_buf_puts(b, ": run means in commit order</title>");
+	e |= bg_buf_puts(b, ": commit means in commit order</title>");
 	e |= chart_axes(s, r, &g, b);
 	/* The window the newest commit is judged against. */
 	if (lg && lg->from > lg->base_from) {
@@ -365,19 +473,21 @@ static int html_chart(const bg_report *r, const rep_series *s, bg_buf *b)
 	e |= bg_buf_puts(b, "<path class=\"ci\" d=\"");
 	for (i = 0; i < s->n; i++)
 		if (isfinite(s->ci[i])) {
+			double top = round(cy_in(&g, s->mean[i] + s->ci[i]));
+
 			e |= bg_buf_puts(b, "M");
 			e |= put_coord(b, cx(&g, (double)i));
 			e |= bg_buf_puts(b, " ");
-			e |= put_coord(b, cy_in(&g, s->mean[i] + s->ci[i]));
-			e |= bg_buf_puts(b, "V");
-			e |= put_coord(b, cy_in(&g, s->mean[i] - s->ci[i]));
+			e |= put_y(b, top);
+			e |= bg_buf_puts(b, "v");
+			e |= put_y(b, round(cy_in(&g, s->mean[i] - s->ci[i])) - top);
 		}
 	e |= bg_buf_puts(b, "\"/><polyline class=\"trend\" points=\"");
 	for (i = 0; i < s->n; i++) {
 		e |= bg_buf_puts(b, i ? " " : "");
 		e |= put_coord(b, cx(&g, (double)i));
 		e |= bg_buf_puts(b, ",");
-		e |= put_coord(b, cy_in(&g, s->mean[i]));
+		e |= put_y(b, cy_in(&g, s->mean[i]));
 	}
 	e |= bg_buf_puts(b, "\"/>");
 	for (i = 0; i < s->n; i++)
@@ -554,8 +664,8 @@ static int html_summary(const bg_report *r, bg_buf *b)
 	n = bg_report__noisiest(r, top5, BG_ARRAY_SIZE(top5));
 	if (n) {
 		e |= bg_buf_puts(b, "<h2>Noisiest series</h2>\n<table><tr><th>series</th><th "
-		                    "class=\"num\">noise (run-to-run CV)</th><th "
-		                    "class=\"num\">runs</th></tr>\n");
+		                    "class=\"num\">noise (CV between commits)</th><th "
+		                    "class=\"num\">commits</th></tr>\n");
 		for (i = 0; i < n; i++) {
 			e |= bg_buf_printf(b, "<tr><td><a href=\"#s%zu\"><code>",
 			                   (size_t)(top5[i] - r->series));
@@ -586,10 +696,11 @@ static int html_series(const bg_report *r, size_t idx, bg_buf *b)
 	e |= html_esc(b, bg_report__display_unit(s).unit);
 	e |= bg_buf_printf(b, ", %s is better</span><span class=\"badge %s\">%s</span></h3>\n",
 	                   bg_direction_name(s->direction), bg_verdict_name(v), bg_verdict_name(v));
-	e |= bg_buf_printf(b, "<p class=\"meta\">%zu runs · noise (run-to-run CV) %.2f%% · ", s->n,
-	                   100.0 * s->cv);
+	e |= bg_buf_printf(b, "<p class=\"meta\">%zu commits, %zu runs · noise (CV between commits) "
+	                      "%.2f%% · ",
+	                   s->n, s->nr, 100.0 * s->cv);
 	if (s->cps.noutliers)
-		e |= bg_buf_printf(b, "%zu outlier run%s · ", s->cps.noutliers,
+		e |= bg_buf_printf(b, "%zu outlier commit%s · ", s->cps.noutliers,
 		                   s->cps.noutliers == 1 ? "" : "s");
 	if (g && v != BG_VERDICT_NO_BASELINE)
 		e |= bg_buf_printf(b,
@@ -618,14 +729,65 @@ static int html_series(const bg_report *r, size_t idx, bg_buf *b)
 }
 
 static const char html_legend[] =
-        "<div class=\"legend\"><span><i style=\"background:#1f2328\"></i>run mean (whisker: "
-        "95% CI of its samples)</span><span><i style=\"background:#54aeff;opacity:.4\"></i>"
+        "<div class=\"legend\"><span><i style=\"background:#1f2328\"></i>a commit's mean "
+        "(whisker: 95% CI of its runs, or of the samples of its one run)</span><span><i style=\"background:#54aeff;opacity:.4\"></i>"
         "level between steps, ±95% of runs</span><span><i style=\"background:#ddf4ff\"></i>"
         "baseline of the newest commit</span><span><i style=\"background:#cf222e\"></i>"
         "step or run flagged worse</span><span><i style=\"background:#1a7f37\"></i>"
         "step or run flagged better</span><span><i style=\"background:#fff;border:1.5px "
         "dashed #cf222e\"></i>flagged by a first run, not confirmed</span><span><i "
         "style=\"background:#fff;border:1.5px solid #bc4c00\"></i>outlier run</span></div>\n";
+
+/*
+ * A JSON string that stays data inside a <script> block: besides JSON's own
+ * escapes, '<', '>' and '&' as \u escapes (no "</script>" or "<!--" can
+ * end or bend the block) and U+2028/U+2029, which some parsers take for
+ * line ends.
+ */
+static int json_str(bg_buf *b, const char *text)
+{
+	const unsigned char *p = (const unsigned char *)(text ? text : "");
+	int e = bg_buf_puts(b, "\"");
+
+	for (; *p && !e; p++) {
+		if (*p == '"' || *p == '\\')
+			e |= bg_buf_printf(b, "\\%c", *p);
+		else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&')
+			e |= bg_buf_printf(b, "\\u%04x", *p);
+		else if (p[0] == 0xE2 && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9)) {
+			e |= bg_buf_printf(b, "\\u%04x", p[2] == 0xA8 ? 0x2028 : 0x2029);
+			p += 2;
+		} else
+			e |= bg_buf_put(b, p, 1);
+	}
+	return e | bg_buf_puts(b, "\"");
+}
+
+/* The period's commits, once for every chart: [sha, date, subject] by index. */
+static int html_commits(const bg_report *r, bg_buf *b)
+{
+	size_t i, next = 0;
+	int e = 0;
+
+	e |= bg_buf_puts(b, "<script type=\"application/json\" id=\"bg-commits\">[");
+	for (i = 0; i < r->nruns; i++) {
+		char sha[13];
+
+		if (r->runs[i].commit != next)
+			continue;
+		snprintf(sha, sizeof(sha), "%.12s", r->runs[i].row.sha);
+		e |= bg_buf_puts(b, next ? ",\n[" : "[");
+		e |= json_str(b, sha);
+		e |= bg_buf_puts(b, ",");
+		e |= json_str(b, r->runs[i].date);
+		e |= bg_buf_puts(b, ",");
+		e |= json_str(b, r->runs[i].row.subject);
+		e |= bg_buf_puts(b, "]");
+		next++;
+	}
+	e |= bg_buf_puts(b, "]</script>\n");
+	return e ? BG_ENOMEM : 0;
+}
 
 int bg_report__render_html(bg_ctx *ctx, const bg_report *r, bg_buf *b)
 {
@@ -640,11 +802,12 @@ int bg_report__render_html(bg_ctx *ctx, const bg_report *r, bg_buf *b)
 	}
 	if (!e)
 		e |= bg_buf_printf(b, html_head, title.ptr);
+	e |= bg_buf_puts(b, html_marker);
 	bg_buf_clear(&title);
 	e |= html_summary(r, b);
 	e |= bg_buf_printf(b,
-	                   "<h2>Series</h2>\n<p class=\"muted\">Hover a point for its run, commit "
-	                   "and subject. Steps need %zu runs on each side and p &lt; %.2g after "
+	                   "<h2>Series</h2>\n<p class=\"muted\">A point is a commit, its runs "
+	                   "pooled; hover a chart for its commit, subject and value. Steps need %zu runs on each side and p &lt; %.2g after "
 	                   "adjustment; a flagged run is one the rolling-baseline check "
 	                   "(window %d) judges a regression or improvement.</p>\n",
 	                   r->min_segment, r->th.alpha, r->window);
@@ -653,7 +816,9 @@ int bg_report__render_html(bg_ctx *ctx, const bg_report *r, bg_buf *b)
 		e |= html_series(r, i, b);
 	if (!r->nseries)
 		e |= bg_buf_puts(b, "<p>No runs in this period.</p>\n");
-	e |= bg_buf_printf(b, "<footer>benchguard %s</footer>\n</main>\n</body>\n</html>\n",
-	                   BG_VERSION);
+	e |= bg_buf_printf(b, "<footer>benchguard %s</footer>\n</main>\n", BG_VERSION);
+	e |= html_commits(r, b);
+	e |= bg_buf_puts(b, html_script);
+	e |= bg_buf_puts(b, "</body>\n</html>\n");
 	return e ? bg_error_oom(ctx) : 0;
 }

@@ -131,11 +131,16 @@ static json_object *json_series(const bg_report *r, const rep_series *s)
 	json_object_object_add(o, "levels", a);
 	a = json_object_new_array();
 	for (i = 0; i < s->n; i++) {
-		json_object *p = json_object_new_object();
+		json_object *p = json_object_new_object(), *ids = json_object_new_array();
 		const rep_run *run = bg_report__point_run(r, s, i);
+		size_t k;
 
-		json_object_object_add(p, "run", json_object_new_int64(run->row.id));
+		/* One point per commit: the mean of its runs, and which they are. */
 		json_object_object_add(p, "commit", j_str(run->row.sha));
+		for (k = s->rfirst[i]; k < s->rfirst[i + 1]; k++)
+			json_object_array_add(ids, json_object_new_int64(r->runs[s->rrun[k]].row.id));
+		json_object_object_add(p, "runs", json_object_new_int64((int64_t)s->nruns[i]));
+		json_object_object_add(p, "run_ids", ids);
 		json_object_object_add(p, "mean", j_num(s->mean[i]));
 		json_object_object_add(p, "ci", j_num(s->ci[i]));
 		json_object_object_add(p, "samples", json_object_new_int64((int64_t)s->count[i]));
@@ -147,7 +152,7 @@ static json_object *json_series(const bg_report *r, const rep_series *s)
 			json_object_object_add(p, "outlier", json_object_new_boolean(1));
 		json_object_array_add(a, p);
 	}
-	json_object_object_add(o, "runs", a);
+	json_object_object_add(o, "points", a);
 	return o;
 }
 

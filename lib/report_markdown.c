@@ -181,7 +181,7 @@ int bg_report__render_markdown(bg_ctx *ctx, const bg_report *r, bg_buf *b)
 	}
 	n = bg_report__noisiest(r, top5, BG_ARRAY_SIZE(top5));
 	if (n) {
-		e |= bg_buf_puts(b, "### Noisiest series\n\n| series | noise (run-to-run CV) |\n"
+		e |= bg_buf_puts(b, "### Noisiest series\n\n| series | noise (CV between commits) |\n"
 		                    "|---|---:|\n");
 		for (i = 0; i < n; i++)
 			e |= bg_buf_printf(b, "| `%s` | %.2f%% |\n", top5[i]->name,
@@ -189,7 +189,7 @@ int bg_report__render_markdown(bg_ctx *ctx, const bg_report *r, bg_buf *b)
 		e |= bg_buf_puts(b, "\n");
 	}
 	if (r->nseries) {
-		e |= bg_buf_puts(b, "### Series\n\n| series | runs | newest commit | change | "
+		e |= bg_buf_puts(b, "### Series\n\n| series | commits | newest commit | change | "
 		                    "noise (CV) | steps |\n|---|---:|---|---:|---:|---:|\n");
 		for (i = 0; i < r->nseries; i++) {
 			const rep_series *s = &r->series[i];

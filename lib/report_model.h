@@ -28,12 +28,19 @@ typedef struct {
  * recorded when ci judged one of these runs (recorded), else the rolling
  * check replayed on the period's runs.
  */
+/* The figures of a replayed check a rendering shows (bg_test's): a report
+ * keeps one per point, 200,000 of them, so not the whole test. */
+typedef struct {
+	double change, delta, effect, base_mean, cur_mean;
+	size_t n_base;
+} rep_test;
+
 typedef struct {
 	size_t from, to; /* points [from, to) */
 	size_t commit;
 	bg_verdict verdict;  /* regression, improvement, unchanged or no-baseline */
 	bg_verdict replayed; /* the replayed check's verdict; its figures: */
-	bg_test test;
+	rep_test test;
 	double p_adjusted; /* of the verdict's direction; NAN when untested */
 	size_t base_from;  /* the baseline it was judged against: points [base_from, from) */
 	int recorded;      /* verdict, first and confirm are ci's */
@@ -50,11 +57,24 @@ typedef struct {
 	int64_t series_id;
 	char *name, *benchmark, *metric, *unit, *machine;
 	bg_direction direction;
+	/*
+	 * Points: one per commit, in commit order, its runs pooled.  A commit
+	 * measured twenty times is one point, so that it is neither twenty
+	 * points of the chart nor a place for a step between its own runs.
+	 */
 	size_t n, cap;
-	size_t *run;   /* index into report->runs, in order */
-	double *mean;  /* the run summary the verdict uses (robust mean) */
-	double *ci;    /* half-width of the 95% CI of the run mean; NAN below 2 samples */
-	size_t *count; /* samples */
+	size_t *run;    /* per point: its newest run, an index into report->runs */
+	double *mean;   /* per point: the mean of its runs' summaries (robust means) */
+	double *ci;     /* per point: half-width of the 95% CI of that mean (of its
+	                   samples, for one run); NAN when it cannot be had */
+	size_t *count;  /* per point: samples, all runs */
+	size_t *nruns;  /* per point: runs pooled */
+	size_t *rfirst; /* per point: its first run in rmean; [n] = nr */
+	/* Runs, in commit order: what the replayed check judges (a commit's runs
+	 * together, against the runs before them, as check does). */
+	double *rmean;
+	size_t *rrun; /* index into report->runs */
+	size_t nr;
 	bg_verdict *flag;
 	unsigned char *outlier; /* replaced by the change-point filter */
 	bg_changepoints cps;

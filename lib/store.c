@@ -227,6 +227,7 @@ enum store_stmt {
 	ST_RESULTS_SINCE,
 	ST_CHECK_INSERT,
 	ST_VERDICT_INSERT,
+	ST_SERIES_BY_ID,
 	ST_RECORDED_SINCE,
 	ST_RECORDED_JSON,
 	ST_COUNT
@@ -350,17 +351,20 @@ static const char *const stmt_sql[ST_COUNT] = {
 		"       r.status = 'complete', r.started_at, c.author_time, c.author, c.subject"
 		"  FROM runs r JOIN commits c ON c.id = r.commit_id"
 		"  JOIN machines m ON m.id = r.machine_id"
-		" WHERE r.status = 'complete' AND r.dirty = 0 AND r.role = 'primary'"
+		" WHERE r.status = 'complete' AND r.dirty = 0 AND (?3 OR r.role = 'primary')"
 		"   AND r.started_at >= ?1 AND (?2 IS NULL OR m.fingerprint = ?2) ORDER BY r.id",
 	[ST_RESULTS_SINCE] =
-		"SELECT x.run_id, s.id, s.benchmark, s.metric, s.unit, s.direction,"
+		/* The series' names are read once per series (ST_SERIES_BY_ID):
+		 * carried in every row, they tripled what the sort moves. */
+		"SELECT x.run_id, x.series_id,"
 		"       x.n, x.mean, x.median, x.stddev, x.min, x.max,"
 		"       coalesce(x.robust_mean, x.mean), x.outliers"
-		"  FROM results x JOIN series s ON s.id = x.series_id"
+		"  FROM results x"
 		"  JOIN runs r ON r.id = x.run_id JOIN machines m ON m.id = r.machine_id"
-		" WHERE r.status = 'complete' AND r.dirty = 0 AND r.role = 'primary'"
+		" WHERE r.status = 'complete' AND r.dirty = 0 AND (?3 OR r.role = 'primary')"
 		"   AND r.started_at >= ?1 AND (?2 IS NULL OR m.fingerprint = ?2)"
-		" ORDER BY s.id, x.run_id",
+		" ORDER BY x.series_id, x.run_id",
+	[ST_SERIES_BY_ID] = "SELECT benchmark, metric, unit, direction FROM series WHERE id = ?1",
 	[ST_CHECK_INSERT] = "INSERT INTO checks(run_id, source, created_at, pairs, seconds, json)"
 			    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	[ST_VERDICT_INSERT] = "INSERT OR REPLACE INTO verdicts(check_id, series, benchmark, metric,"
@@ -371,7 +375,7 @@ static const char *const stmt_sql[ST_COUNT] = {
 		"  FROM checks k JOIN verdicts v ON v.check_id = k.id"
 		"  JOIN runs r ON r.id = k.run_id JOIN machines m ON m.id = r.machine_id"
 		" WHERE k.id = (SELECT max(k2.id) FROM checks k2 WHERE k2.run_id = k.run_id)"
-		"   AND r.status = 'complete' AND r.dirty = 0 AND r.role = 'primary'"
+		"   AND r.status = 'complete' AND r.dirty = 0 AND (?3 OR r.role = 'primary')"
 		"   AND r.started_at >= ?1 AND (?2 IS NULL OR m.fingerprint = ?2)"
 		" ORDER BY k.run_id, v.series",
 	[ST_RECORDED_JSON] = "SELECT json FROM checks WHERE run_id = ?1 ORDER BY id DESC LIMIT 1",
@@ -2145,16 +2149,16 @@ int bg_store_outbox_prune(bg_ctx *ctx, bg_store *store, int64_t before)
 
 /* ------------------------------------------------------------------ reports */
 
-static int store__bind_period(bg_ctx *ctx, bg_store *st, sqlite3_stmt *s, int64_t since,
-                              const char *machine)
+static int store__bind_period(bg_ctx *ctx, bg_store *st, sqlite3_stmt *s, const bg_period *p)
 {
-	if (sqlite3_bind_int64(s, 1, since) != SQLITE_OK ||
-	    sqlite3_bind_text(s, 2, machine, -1, SQLITE_STATIC) != SQLITE_OK)
+	if (sqlite3_bind_int64(s, 1, p->since) != SQLITE_OK ||
+	    sqlite3_bind_text(s, 2, p->machine, -1, SQLITE_STATIC) != SQLITE_OK ||
+	    sqlite3_bind_int(s, 3, p->include_paired != 0) != SQLITE_OK)
 		return store__bind_fail(ctx, st, s);
 	return 0;
 }
 
-int bg_store_runs_since(bg_ctx *ctx, bg_store *store, int64_t since, const char *machine,
+int bg_store_runs_since(bg_ctx *ctx, bg_store *store, const bg_period *period,
                         bg_run_row **rows, size_t *n)
 {
 	bg_run_row *r = NULL;
@@ -2165,7 +2169,7 @@ int bg_store_runs_since(bg_ctx *ctx, bg_store *store, int64_t since, const char 
 	*rows = NULL;
 	*n = 0;
 	if ((error = store__stmt(ctx, store, ST_RUNS_SINCE, &s)) < 0 ||
-	    (error = store__bind_period(ctx, store, s, since, machine)) < 0)
+	    (error = store__bind_period(ctx, store, s, period)) < 0)
 		return error;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		if (store__grow((void **)&r, &cap, len, sizeof(*r)) < 0) {
@@ -2203,37 +2207,57 @@ void bg_run_rows_free(bg_run_row *rows, size_t n)
 	free(rows);
 }
 
-int bg_store_each_result(bg_ctx *ctx, bg_store *store, int64_t since, const char *machine,
+int bg_store_each_result(bg_ctx *ctx, bg_store *store, const bg_period *period,
                          bg_result_cb cb, void *data)
 {
-	sqlite3_stmt *s;
+	sqlite3_stmt *s, *ser = NULL;
 	bg_result_row row;
 	int error = 0, rc;
 
+	memset(&row, 0, sizeof(row));
 	if ((error = store__stmt(ctx, store, ST_RESULTS_SINCE, &s)) < 0 ||
-	    (error = store__bind_period(ctx, store, s, since, machine)) < 0)
+	    (error = store__bind_period(ctx, store, s, period)) < 0)
 		return error;
+	if ((error = store__stmt(ctx, store, ST_SERIES_BY_ID, &ser)) < 0)
+		goto cleanup;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const unsigned char *dir = sqlite3_column_text(s, 5);
+		int64_t series_id = sqlite3_column_int64(s, 1);
 
-		row.run_id = sqlite3_column_int64(s, 0);
-		row.series_id = sqlite3_column_int64(s, 1);
-		row.benchmark = (const char *)sqlite3_column_text(s, 2);
-		row.metric = (const char *)sqlite3_column_text(s, 3);
-		row.unit = (const char *)sqlite3_column_text(s, 4);
-		if (!dir || bg_direction_from_name((const char *)dir, &row.direction) < 0)
-			row.direction = BG_DIR_LOWER;
-		store__summary(s, 6, &row.summary);
-		if (!row.benchmark || !row.metric || !row.unit) {
-			error = bg_error_oom(ctx);
-			goto cleanup;
+		/* A new series: its names, valid until `ser` is stepped again. */
+		if (!row.benchmark || series_id != row.series_id) {
+			const unsigned char *dir;
+
+			sqlite3_reset(ser);
+			if (sqlite3_bind_int64(ser, 1, series_id) != SQLITE_OK) {
+				error = store__bind_fail(ctx, store, ser);
+				goto cleanup;
+			}
+			if (sqlite3_step(ser) != SQLITE_ROW) {
+				error = store__fail(ctx, store, "reading a series of the period");
+				goto cleanup;
+			}
+			row.series_id = series_id;
+			row.benchmark = (const char *)sqlite3_column_text(ser, 0);
+			row.metric = (const char *)sqlite3_column_text(ser, 1);
+			row.unit = (const char *)sqlite3_column_text(ser, 2);
+			dir = sqlite3_column_text(ser, 3);
+			if (!dir || bg_direction_from_name((const char *)dir, &row.direction) < 0)
+				row.direction = BG_DIR_LOWER;
+			if (!row.benchmark || !row.metric || !row.unit) {
+				error = bg_error_oom(ctx);
+				goto cleanup;
+			}
 		}
+		row.run_id = sqlite3_column_int64(s, 0);
+		store__summary(s, 2, &row.summary);
 		if ((error = cb(&row, data)) < 0)
 			goto cleanup;
 	}
 	if (rc != SQLITE_DONE)
 		error = store__fail(ctx, store, "reading the results of the period");
 cleanup:
+	if (ser)
+		sqlite3_reset(ser);
 	sqlite3_reset(s);
 	return error;
 }
@@ -2296,7 +2320,7 @@ cleanup:
 	return error;
 }
 
-int bg_store_each_recorded(bg_ctx *ctx, bg_store *store, int64_t since, const char *machine,
+int bg_store_each_recorded(bg_ctx *ctx, bg_store *store, const bg_period *period,
                            bg_recorded_cb cb, void *data)
 {
 	sqlite3_stmt *s;
@@ -2304,7 +2328,7 @@ int bg_store_each_recorded(bg_ctx *ctx, bg_store *store, int64_t since, const ch
 	int error = 0, rc;
 
 	if ((error = store__stmt(ctx, store, ST_RECORDED_SINCE, &s)) < 0 ||
-	    (error = store__bind_period(ctx, store, s, since, machine)) < 0)
+	    (error = store__bind_period(ctx, store, s, period)) < 0)
 		return error;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		memset(&row, 0, sizeof(row));

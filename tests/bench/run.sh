@@ -188,11 +188,15 @@ rep=$(median <"$T/rep.times") repsel=$(median <"$T/repsel")
 charts=$(grep -o '<svg class="chart"' "$T/rep.html" | wc -l)
 steps=$("$bg" --db "$T/rep.db" report --since all --machine bench --branch main --format json |
 	python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["summary"]["step_regressions"], d["summary"]["step_improvements"])')
+size=$(stat -c %s "$T/rep.html")
 echo "report: 1,000 series x 200 runs ($rows run summaries), HTML (median of $reps)"
 printf '  sqlite3 SELECT of the same rows %8.3f s\n' "$repsel"
-printf '  benchguard report --format html  %8.3f s   %sx sqlite3   %s charts, %s MB, steps up/down: %s  (goal < 2 s)\n' \
-	"$rep" "$(ratio "$rep" "$repsel")" "$charts" "$(($(stat -c %s "$T/rep.html") / 1048576))" "$steps"
+printf '  benchguard report --format html  %8.3f s   %sx sqlite3   %s charts, %s MB, steps up/down: %s  (goal <= 2x, <= 10 MB, < 2 s)\n' \
+	"$rep" "$(ratio "$rep" "$repsel")" "$charts" "$(awk -v b="$size" 'BEGIN { printf "%.1f", b / 1048576 }')" "$steps"
 awk -v t="$rep" 'BEGIN { exit !(t < 2.0) }' || { echo "bench: report took $rep s (goal < 2 s)" >&2; exit 1; }
+awk -v t="$rep" -v s="$repsel" 'BEGIN { exit !(t <= 2 * s) }' ||
+	{ echo "bench: report took $(ratio "$rep" "$repsel")x the SELECT (goal <= 2x)" >&2; exit 1; }
+[ "$size" -le $((10 * 1048576)) ] || { echo "bench: the HTML report is $size bytes (goal <= 10 MB)" >&2; exit 1; }
 fi
 
 # ---------------------------------------------------------------- 5. history

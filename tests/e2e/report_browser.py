@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 # report_browser.py PAGE.html SHOT.png -- opens a report in headless Chromium
 # through chromedriver (W3C WebDriver over HTTP, stdlib only) and prints one
-# JSON object: the page's chart count and their data-series, every network
-# request the page made (Network.requestWillBeSent from the performance
+# JSON object: the page's chart count and their data-series, the points
+# drawn, the tooltip shown when the middle point of each chart is hovered,
+# every network request the page made (Network.requestWillBeSent from the performance
 # log), the console messages of level SEVERE, and the document's size.  A
 # full-page screenshot goes to SHOT.png.  Exit 0 when the browser answered,
 # whatever it found (the caller judges); 3 when it could not be driven.
@@ -71,13 +72,34 @@ def main():
                     {"script": "return document.readyState", "args": []}) == "complete":
                 break
             time.sleep(0.05)
+        # A point is a vertex of its chart's trend line; hovering the chart at
+        # point i must show that point's commit, subject and value.
         found = call(base, "POST", s + "/execute/sync", {"script": """
             const charts = [...document.querySelectorAll('svg.chart')];
+            const hover = (svg, i) => {
+                const r = svg.getBoundingClientRect(), w = svg.viewBox.baseVal.width;
+                const x = r.left + (+svg.dataset.x0 + i * +svg.dataset.dx) * r.width / w;
+                svg.dispatchEvent(new MouseEvent('mousemove', {clientX: x,
+                    clientY: r.top + r.height / 2, bubbles: true}));
+                const tip = document.querySelector('div.tip');
+                return tip && !tip.hidden ? tip.textContent : null;
+            };
+            const tips = charts.map(c => {
+                const n = c.dataset.v ? c.dataset.v.split(',').length : 0;
+                return n ? {series: c.dataset.series, index: n >> 1, text: hover(c, n >> 1)}
+                         : null;
+            });
+            const first = charts.find(c => c.dataset.v);
+            const all = first ? first.dataset.v.split(',').map((_, i) => hover(first, i)) : [];
             return {charts: charts.length,
+                    first_tips: all,
                     series: charts.map(c => c.getAttribute('data-series')),
                     sections: document.querySelectorAll('section.series').length,
-                    points: document.querySelectorAll('svg.chart circle.pt').length,
+                    points: charts.reduce((t, c) => t + (c.dataset.v ? c.dataset.v.split(',').length : 0), 0),
+                    vertices: charts.reduce((t, c) => t + c.querySelector('polyline.trend').points.numberOfItems, 0),
+                    circles: document.querySelectorAll('svg.chart circle.pt').length,
                     titled: document.querySelectorAll('svg.chart circle.pt > title').length,
+                    tips: tips,
                     steps: document.querySelectorAll('svg.chart g.cp').length,
                     width: document.documentElement.scrollWidth,
                     height: document.documentElement.scrollHeight};""", "args": []})

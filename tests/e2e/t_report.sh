@@ -86,11 +86,11 @@ want(len(st) > 1 and st[1][1] == "improvement" and abs(st[1][2] + 0.03) < 0.01, 
 bw = cp["demo:bw"]
 want(len(bw) == 1 and bw[0][0] == 70 and bw[0][1] == "improvement", "bw step %s" % bw)
 want(cp["demo:flat"] == [], "single outlier is no step: %s" % cp["demo:flat"])
-flat_runs = S["demo:flat"]["runs"]
+flat_runs = S["demo:flat"]["points"]
 want(flat_runs[60].get("outlier") is True, "the far run is marked an outlier")
 want(cp["demo:late"] == [], "one slow newest run is no step (yet)")
 want(S["demo:late"]["verdict"] == "regression", "late: newest commit judged a regression")
-want(S["demo:late"]["runs"][-1]["verdict"] == "regression", "late: newest run flagged")
+want(S["demo:late"]["points"][-1]["verdict"] == "regression", "late: newest run flagged")
 shas = open(T + "/shas").read().split()
 c0 = S["demo:step"]["change_points"][0] if st else {}
 want(c0.get("last_before") == shas[39] and c0.get("first_after") == shas[40] and
@@ -128,7 +128,9 @@ want(h.verd == jverd, "HTML verdicts %s != JSON %s" % (h.verd, jverd))
 want(h.charts == [s["series"] for s in J["series"]], "one chart per series, in order")
 page = open(T + "/r.html").read()
 want("speed &lt;b&gt;up&lt;/b&gt; &amp; &quot;tune&quot; | sort" in page, "subject escaped in HTML")
-want(not re.search(r"<script|<link[^>]+href=\"?https?:|@import|url\(", page), "nothing to fetch")
+want(not re.search(r"<script[^>]*\ssrc|<link[^>]+href=|<img|@import|url\((?!#)", page), "nothing to fetch")
+want("speed <b>up</b>" not in page, "the subject never raw in the page (JSON as \\u003c...)")
+want("speed \\u003cb\\u003eup\\u003c/b\\u003e \\u0026" in page, "the subject escaped in the commits' JSON")
 
 # --- Markdown
 md = open(T + "/r.md").read()
@@ -165,7 +167,7 @@ else
 import json, sys
 b, j = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 names = [s["series"] for s in j["series"]]
-runs = sum(len(s["runs"]) for s in j["series"])
+runs = sum(len(s["points"]) for s in j["series"])
 fail = []
 if b["charts"] != len(names) or b["series"] != names:
     fail.append("charts %s, series %s" % (b["charts"], names))
@@ -173,15 +175,32 @@ if b["requests"] != [b["page"]]:
     fail.append("requests: %s" % b["requests"])
 if b["severe"]:
     fail.append("console errors: %s" % b["severe"])
-if b["points"] != runs or b["titled"] != runs:
-    fail.append("points %s, with hover titles %s, runs %s" % (b["points"], b["titled"], runs))
+if b["points"] != runs or b["vertices"] != runs:
+    fail.append("points %s, drawn %s, commit points %s" % (b["points"], b["vertices"], runs))
+if b["circles"] != b["titled"] or b["circles"] < 1:
+    fail.append("flagged and outlier points %s, with their own title %s" % (b["circles"], b["titled"]))
+for tip, s in zip(b["tips"], j["series"]):
+    p = s["points"][tip["index"]] if tip else None
+    want = p and p["commit"][:12]
+    if not tip or not tip["text"] or want not in tip["text"]:
+        fail.append("hovering %s at point %s showed %r, not commit %s" % (
+            s["series"], tip and tip["index"], tip and tip["text"], want))
+# Every point of the first chart: its commit, and the subject as text (the
+# one with <b> in it among them).
+first = next(s for s in j["series"] if s["points"])
+for p, text in zip(first["points"], b["first_tips"]):
+    if not text or p["commit"][:12] not in text:
+        fail.append("hovering %s's point of %s showed %r" % (first["series"], p["commit"][:12], text))
+        break
+if not any(t and "speed <b>up</b> & \"tune\" | sort" in t for t in b["first_tips"]):
+    fail.append("no tooltip showed the subject with its markup as text")
 if b["steps"] != sum(len(s["change_points"]) for s in j["series"]):
     fail.append("step marks %s" % b["steps"])
 for f in fail:
     print("# " + f)
 sys.exit(1 if fail else 0)
 P
-	check "... one chart per series, a hover title per run, no network request, no console error" \
+	check "... one chart per series, one point per commit, a tooltip naming the hovered commit, no network request, no console error" \
 		$PY "$T/judge.py" "$T/browser.json" "$T/r.json"
 	check "... and a screenshot of it" bash -c "head -c 8 \"$T/shot.png\" | od -An -tx1 | grep -q '89 50 4e 47'"
 	[ -z "${BG_REPORT_SHOT:-}" ] || cp "$T/shot.png" "$BG_REPORT_SHOT"
@@ -212,4 +231,52 @@ check "-o into a new directory makes it" bash -c "\"$BG\" -q report --machine e2
 check "-o below a regular file: exit 3" expect_rc 3 "$BG" -q report --machine e2e -o "$T/r.json/r.html"
 check "... one line naming it, the file as it was" bash -c "grep -q \"^benchguard: $T/r.json\" \"$T/err\" && [ \$(wc -l <\"$T/err\") = 1 ] && [ -f \"$T/r.json\" ]"
 check "no temporary files left beside -o" bash -c "! ls \"$T\" | grep -q '\\.tmp\\.'"
+
+# ------------------------------------------------- one point per commit
+# A commit measured 25 times (bisect and compare leave such commits), its
+# last 13 runs 5% slower than its first 12, as runs made at two moments of
+# a drifting machine are: drawn run by run that was a step within the
+# commit; pooled, it is one point, and no step lies within it.
+# Paired runs (a real compare) stay out of the trend unless asked for.
+new_repo "$T/p" >/dev/null
+cd "$T/p" || exit 1
+cat >bench.sh <<'S'
+awk -v l="$(cat level)" 'BEGIN { printf "BENCHGUARD v %.6f ms\n", l }'
+S
+cat >benchguard.json <<'J'
+{ "baseline": { "window": 5, "min_runs": 5 }, "defaults": { "warmup": 0, "samples": 1 },
+  "benchmarks": [ { "name": "set", "format": "lines", "command": "sh bench.sh" } ] }
+J
+printf '.benchguard/\n' >.gitignore
+echo 100 >level && git add -A && git commit -qm suite
+export BENCHGUARD_DB="$T/p.db"
+for i in $(seq 1 12); do
+	echo "$i" >n.txt && git add n.txt && git commit -qm "c$i"
+	if [ "$i" = 8 ]; then
+		for k in $(seq 1 25); do
+			printf 'BENCHGUARD v %s ms\n' "$((k <= 12 ? 100 : 105))" |
+				"$BG" -q import - --format lines --name set --machine e2e >/dev/null
+		done
+	else
+		printf 'BENCHGUARD v 100.%s ms\n' "$((i % 3))" | "$BG" -q import - --format lines --name set --machine e2e >/dev/null
+	fi
+done
+"$BG" -q compare HEAD~1 HEAD --runs 2 --machine e2e >/dev/null 2>&1
+"$BG" -q report --machine e2e --format json -o "$T/p.json"
+"$BG" -q report --machine e2e --include-paired --format json -o "$T/pp.json"
+check "25 runs of one commit are one point, and no step lies within it" $PY - "$T/p.json" "$(git rev-parse HEAD~4)" <<'P'
+import json, sys
+s = json.load(open(sys.argv[1]))["series"][0]
+pts = {p["commit"]: p for p in s["points"]}
+assert len(s["points"]) == 12 and len(pts) == 12, [p["commit"][:7] for p in s["points"]]
+p = pts[sys.argv[2]]
+assert p["runs"] == 25 and len(p["run_ids"]) == 25 and abs(p["mean"] - 0.1026) < 1e-4, p
+assert not any(c["last_before"] == c["first_after"] for c in s["change_points"]), s["change_points"]
+P
+check "paired runs (compare's) stay out of the trend unless --include-paired" $PY - "$T/p.json" "$T/pp.json" <<'P'
+import json, sys
+a, b = (json.load(open(f))["series"][0]["points"] for f in sys.argv[1:])
+assert [p["runs"] for p in a][-2:] == [1, 1], [p["runs"] for p in a]
+assert [p["runs"] for p in b][-2:] == [3, 3], [p["runs"] for p in b]
+P
 finish

@@ -107,7 +107,7 @@ static void test_runs_since(void **state)
 	bg_run_row *rows = NULL;
 	size_t n = 0, i;
 
-	assert_int_equal(bg_store_runs_since(f->ctx, f->st, 0, "ma", &rows, &n), 0);
+	assert_int_equal(bg_store_runs_since(f->ctx, f->st, &(bg_period){ 0, "ma", 0 }, &rows, &n), 0);
 	assert_int_equal(n, 12);
 	for (i = 0; i < n; i++) {
 		char want[41];
@@ -118,14 +118,14 @@ static void test_runs_since(void **state)
 		assert_true(i == 0 || rows[i].id > rows[i - 1].id);
 	}
 	bg_run_rows_free(rows, n);
-	assert_int_equal(bg_store_runs_since(f->ctx, f->st, 1600, "ma", &rows, &n), 0);
+	assert_int_equal(bg_store_runs_since(f->ctx, f->st, &(bg_period){ 1600, "ma", 0 }, &rows, &n), 0);
 	assert_int_equal(n, 6);
 	assert_int_equal(rows[0].started_at, 1600);
 	bg_run_rows_free(rows, n);
-	assert_int_equal(bg_store_runs_since(f->ctx, f->st, 0, NULL, &rows, &n), 0);
+	assert_int_equal(bg_store_runs_since(f->ctx, f->st, &(bg_period){ 0, NULL, 0 }, &rows, &n), 0);
 	assert_int_equal(n, 13);
 	bg_run_rows_free(rows, n);
-	assert_int_equal(bg_store_runs_since(f->ctx, f->st, 0, "nobody", &rows, &n), 0);
+	assert_int_equal(bg_store_runs_since(f->ctx, f->st, &(bg_period){ 0, "nobody", 0 }, &rows, &n), 0);
 	assert_int_equal(n, 0);
 	bg_run_rows_free(rows, n);
 	bg_run_rows_free(NULL, 0);
@@ -163,14 +163,14 @@ static void test_each_result(void **state)
 	fixture *f = *state;
 	seen s = { 0, -1, -1, 1, 0.0 };
 
-	assert_int_equal(bg_store_each_result(f->ctx, f->st, 0, "ma", count_rows, &s), 0);
+	assert_int_equal(bg_store_each_result(f->ctx, f->st, &(bg_period){ 0, "ma", 0 }, count_rows, &s), 0);
 	assert_int_equal(s.n, 24); /* 12 runs x 2 series: no dirty, no unfinished */
 	assert_true(s.ordered);
 	assert_true(fabs(s.first_x - 1.0 * (1 + 0.004 * -1.0) * 1.001) < 1e-9);
 	memset(&s, 0, sizeof(s));
 	s.last_series = s.last_run = -1;
 	s.ordered = 1;
-	assert_int_equal(bg_store_each_result(f->ctx, f->st, 1600, NULL, count_rows, &s), 0);
+	assert_int_equal(bg_store_each_result(f->ctx, f->st, &(bg_period){ 1600, NULL, 0 }, count_rows, &s), 0);
 	assert_int_equal(s.n, 12);
 }
 
@@ -230,11 +230,11 @@ static void test_build_and_render(void **state)
 	assert_true(json_object_object_get_ex(cp, "change", &v));
 	assert_true(fabs(json_object_get_double(v) - 0.2) < 0.01);
 	/* The step's own runs are what check flags at that commit. */
-	assert_true(json_object_object_get_ex(x, "runs", &v));
+	assert_true(json_object_object_get_ex(x, "points", &v));
 	assert_true(json_object_object_get_ex(json_object_array_get_idx(v, 6), "verdict", &v));
 	assert_string_equal(json_object_get_string(v), "regression");
 	/* ... and the fifth run, with 4 before it, had no baseline (5 are needed). */
-	assert_true(json_object_object_get_ex(x, "runs", &v));
+	assert_true(json_object_object_get_ex(x, "points", &v));
 	assert_true(json_object_object_get_ex(json_object_array_get_idx(v, 4), "verdict", &v));
 	assert_string_equal(json_object_get_string(v), "no-baseline");
 	json_object_put(top);
@@ -246,7 +246,10 @@ static void test_build_and_render(void **state)
 	assert_int_equal(charts, 2);
 	assert_non_null(strstr(text, "data-series=\"x:wall_time\""));
 	assert_non_null(strstr(text, "<title>Performance report: unit</title>"));
-	assert_null(strstr(text, "<script"));
+	/* Scripts inline only: nothing is fetched. */
+	assert_null(strstr(text, "<script src"));
+	assert_null(strstr(text, "<link"));
+	assert_non_null(strstr(text, "<script type=\"application/json\" id=\"bg-commits\">"));
 	free(text);
 	assert_int_equal(bg_report_render(f->ctx, r, BG_REPORT_MARKDOWN, &text, &len), 0);
 	assert_non_null(strstr(text, "| `x:wall_time` | `0000000..0000000` |"));

@@ -1271,7 +1271,7 @@ static void test_roles_and_recorded_verdicts(void **state)
 		}
 	}
 	bg_history_free(rows, n);
-	assert_int_equal(bg_store_each_recorded(ctx, st, 0, NULL, recorded_cb, &seen), 0);
+	assert_int_equal(bg_store_each_recorded(ctx, st, &(bg_period){ 0, NULL, 0 }, recorded_cb, &seen), 0);
 	assert_int_equal(seen.n, 2); /* the newer check's two rows, not the older's */
 	assert_int_equal(seen.verdict, BG_VERDICT_UNCHANGED);
 	assert_int_equal(seen.first, BG_VERDICT_REGRESSION);
