@@ -1299,9 +1299,12 @@ void bg_ci_result_clear(bg_ci_result *r);
 
 /*
  * The search of `bisect` over a first-parent range c[0..n] (c[0] the good
- * end, c[n] the bad end), on one series.  Measuring is the caller's (it
- * builds, runs and stores); the search decides which commit to measure next,
- * how many runs it needs and what each shows.
+ * or old end, c[n] the bad or new end), on one series: the first commit at
+ * the new end's level, whether the series got worse there (a regression,
+ * "good"/"bad") or better (an improvement, "old"/"new", git bisect's own
+ * terms for a change that is not a breakage).  Measuring is the caller's
+ * (it builds, runs and stores); the search decides which commit to measure
+ * next, how many runs it needs and what each shows.
  *
  * Every comparison is made on runs measured side by side: the ends in pairs
  * (good[k] beside bad[k]), each probe in pairs with fresh runs of the good
@@ -1313,16 +1316,21 @@ typedef enum { BG_PROBE_GOOD = 0, BG_PROBE_BAD, BG_PROBE_SKIP } bg_probe_verdict
 
 /* "good", "bad", "skip". */
 const char *bg_probe_verdict_name(bg_probe_verdict v);
+/* As a search for that kind of change calls it: "good"/"bad" for a
+ * regression, "old"/"new" for an improvement; "skip". */
+const char *bg_probe_verdict_term(bg_probe_verdict v, int improvement);
 
 typedef struct {
 	size_t index; /* into c[0..n] */
-	bg_probe_verdict verdict;
-	size_t runs;     /* pairs the decision used */
-	int reused;      /* every one of them was already stored */
-	int by_distance; /* still ambiguous at max_runs: nearer end taken */
-	double change;   /* against the good end (NAN when skipped); the bad end is at `step` */
-	double p_good;   /* p that it is worse than the good end */
-	double p_bad;    /* p that it is better than the bad end */
+	bg_probe_verdict verdict; /* GOOD: at the old end's level; BAD: at the new end's */
+	size_t runs;         /* pairs in its figures (after the culprit's confirmation) */
+	size_t decided_runs; /* pairs the decision used */
+	int reused;          /* every one of them was already stored */
+	int by_distance;     /* still ambiguous at max_runs: nearer end taken */
+	double change; /* against the good end, labelled (positive is worse; NAN when
+	                  skipped); the bad end is at `step` */
+	double p_good; /* p that it moved from the good end, the way the bad end did */
+	double p_bad;  /* p that it falls short of the bad end */
 } bg_bisect_step;
 
 /*
@@ -1340,40 +1348,57 @@ typedef int (*bg_bisect_measure_cb)(bg_ctx *ctx, size_t index, size_t runs, void
 /* Called after each decision: step k of about `total`. */
 typedef void (*bg_bisect_progress_cb)(const bg_bisect_step *step, size_t k, size_t total,
                                       void *data);
+/* Called once the search has its answer and before the culprit and the
+ * commit before it (c[lo], c[hi]; an end needs nothing) are measured to as
+ * many pairs as the ends (`pairs`), for the change reported: `more` pairs
+ * in all beyond those that decided (the measure callback knows which of
+ * them are stored already). */
+typedef void (*bg_bisect_confirm_cb)(size_t lo, size_t hi, size_t pairs, size_t more,
+                                     void *data);
+
+/* Which way the search looks: the way the ends moved, or one named. */
+typedef enum { BG_BISECT_AUTO = 0, BG_BISECT_WORSE, BG_BISECT_BETTER } bg_bisect_want;
 
 typedef struct {
 	size_t n;                 /* index of the bad end, >= 1 */
 	const double *good, *bad; /* the ends' run summaries, in pairs: good[k] beside bad[k] */
 	size_t npairs;            /* >= 2 */
 	bg_direction direction;   /* of the series */
+	bg_bisect_want want;      /* AUTO: worse if the bad end is worse, else better */
 	double alpha;             /* per decision, e.g. 0.01 */
 	size_t runs, max_runs;    /* a probe's first pairs, and its cap (0: 3 and 12) */
 	bg_bisect_measure_cb measure;
 	bg_bisect_progress_cb progress; /* may be NULL */
+	bg_bisect_confirm_cb confirm;   /* may be NULL */
 	void *data;
 } bg_bisect_opts;
 
 typedef struct {
 	int found;             /* 1: first_bad is the commit; 0: it is one of lo..hi */
-	size_t first_bad;      /* the first bad commit (found), else hi */
+	int improvement;       /* the search was for where the series got better */
+	size_t first_bad;      /* the first commit at the new level (found), else hi */
 	size_t lo, hi;         /* the culprit is in c[lo..hi]; lo == hi == first_bad when found */
-	size_t last_good;      /* the newest commit classified good */
-	double step;           /* the ends' change, oriented (positive is worse) */
+	size_t last_good;      /* the newest commit at the old level */
+	double step;           /* the ends' change, labelled (positive is worse) */
 	bg_bisect_step *steps; /* the probes, in the order measured */
 	size_t nsteps;
-	/* first_bad (or hi) against last_good: change, t, df, p_worse, p_better, effect */
+	/* first_bad (or hi) against last_good, labelled as bg_judge labels a
+	 * change: change (positive is worse), delta (the value's own
+	 * movement), t, df, p_worse, p_better, effect */
 	bg_test change;
 } bg_bisect_result;
 
 /*
- * Binary search for the first bad commit.  A probe's log ratio to the good
- * end (the mean over its pairs) is tested against 0 (worse than good?) and
- * against the ends' log ratio (better than bad?), one-sided at alpha with
- * the variance pooled from the ends' pairs and the probe's: worse than good
- * and not better than bad is bad, the mirror image good; otherwise it gets
- * `runs` more pairs, up to max_runs, and then goes to the nearer end.
- * Commits that cannot be built are skipped; when the culprit is among them
- * the result is the range.
+ * Binary search for the first commit at the new end's level.  A probe's log
+ * ratio to the good end (the mean over its pairs, oriented the way the ends
+ * moved) is tested against 0 (moved from good?) and against the ends' log
+ * ratio (short of bad?), one-sided at alpha with the variance pooled from
+ * the ends' pairs and the probe's: moved and not short is bad, the mirror
+ * image good; otherwise it gets `runs` more pairs, up to max_runs, and then
+ * goes to the nearer end.  Commits that cannot be built are skipped; when
+ * the culprit is among them the result is the range.  Then the culprit and
+ * the commit before it are measured to as many pairs as the ends, and the
+ * change between them is reported with those.
  */
 int bg_bisect_search(bg_ctx *ctx, const bg_bisect_opts *opts, bg_bisect_result *out);
 void bg_bisect_result_clear(bg_bisect_result *res);

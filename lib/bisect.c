@@ -2,13 +2,19 @@
  * bisect.c -- the search behind `benchguard bisect`.
  *
  * A binary search over a first-parent range whose ends are known good and
- * bad, where "good" and "bad" are statistical claims, not exit codes: each
+ * bad, where "good" and "bad" are statistical claims, not exit codes, and
+ * "bad" is the new end's level whichever way the series moved: each
  * probed commit is measured (by the caller's callback, which builds, runs
  * and stores) and compared with both ends.  A probe that is clearly like one
  * end is classified at once; one that is not gets more runs, up to a cap, as
  * Chromium's Pinpoint does, before it is given to the nearer end.  Commits
  * that cannot be built are skipped like `git bisect skip`, and when the
  * culprit hides among them the answer is the range, never a guess.
+ *
+ * An improvement is searched as a regression of the opposite direction:
+ * every log ratio is oriented the way the ends moved, so the tests and the
+ * nearer-end rule are one code path; figures handed back are labelled in
+ * the series' own direction.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -30,6 +36,15 @@ const char *bg_probe_verdict_name(bg_probe_verdict v)
 		return "skip";
 	}
 	return "?";
+}
+
+const char *bg_probe_verdict_term(bg_probe_verdict v, int improvement)
+{
+	if (improvement && v == BG_PROBE_GOOD)
+		return "old";
+	if (improvement && v == BG_PROBE_BAD)
+		return "new";
+	return bg_probe_verdict_name(v);
 }
 
 size_t bg_bisect_estimate(size_t n)
@@ -98,6 +113,9 @@ static int lr_of(bg_ctx *ctx, const double *v, const double *ref, size_t n, bg_d
 typedef struct {
 	bg_ctx *ctx;
 	const bg_bisect_opts *o;
+	bg_direction dir; /* the search's orientation: the series' own, reversed
+	                     when looking for an improvement */
+	int flip;         /* 1 when reversed */
 	lr_stats ends; /* log(bad / good) over the ends' pairs */
 	lr_stats *lr;  /* per index, once measured */
 	char *skip;    /* per index: cannot be built or run */
@@ -157,13 +175,32 @@ static int measure(search *s, size_t i, size_t runs, int *reused)
 		if (rc == 0 && n == 0)
 			rc = 1;
 		if (rc == 0)
-			rc = lr_of(s->ctx, v, g, n, s->o->direction, &s->lr[i]);
+			rc = lr_of(s->ctx, v, g, n, s->dir, &s->lr[i]);
 	}
 	free(v);
 	free(g);
 	if (rc == 1)
 		s->skip[i] = 1;
 	return rc;
+}
+
+/* The log ratio of the search's orientation, labelled in the series' own. */
+static double labelled(const search *s, double m)
+{
+	return bg_change_from_log(s->flip ? -m : m, s->o->direction);
+}
+
+/* A measured commit's figures against both ends, from its pairs so far. */
+static void figures(const search *s, size_t i, bg_bisect_step *st)
+{
+	const lr_stats *p = &s->lr[i];
+	double df, sd = pooled_sd(&s->ends, p, &df);
+
+	st->runs = st->decided_runs = p->n;
+	st->change = labelled(s, p->mean);
+	st->p_good = p_above(p->mean, sd / sqrt((double)p->n), df);
+	st->p_bad = p_above(s->ends.mean - p->mean,
+	                    sd * sqrt(1.0 / (double)p->n + 1.0 / (double)s->ends.n), df);
 }
 
 /*
@@ -180,7 +217,6 @@ static int probe(search *s, size_t i, bg_bisect_step *st)
 	st->change = st->p_good = st->p_bad = NAN;
 	for (;;) {
 		const lr_stats *p;
-		double sd, df;
 		int reused = 0, rc, worse, better;
 
 		if ((rc = measure(s, i, runs, &reused)) < 0)
@@ -192,13 +228,8 @@ static int probe(search *s, size_t i, bg_bisect_step *st)
 		}
 		p = &s->lr[i];
 		all_reused &= reused;
-		sd = pooled_sd(&s->ends, p, &df);
-		st->runs = p->n;
+		figures(s, i, st);
 		st->reused = all_reused;
-		st->change = bg_change_from_log(p->mean, o->direction);
-		st->p_good = p_above(p->mean, sd / sqrt((double)p->n), df);
-		st->p_bad = p_above(s->ends.mean - p->mean,
-		                    sd * sqrt(1.0 / (double)p->n + 1.0 / (double)s->ends.n), df);
 		worse = st->p_good < o->alpha;
 		better = st->p_bad < o->alpha;
 		if (worse && !better) {
@@ -238,19 +269,42 @@ static size_t pick(const search *s, size_t lo, size_t hi)
 	return 0;
 }
 
-/* More pairs at a decided commit (not an end), for the final estimate. */
+/* Pairs a decided commit (not an end) lacks for the final estimate. */
+static size_t short_of(const search *s, size_t i)
+{
+	if (i == 0 || i == s->o->n || s->lr[i].measured >= s->ends.measured)
+		return 0;
+	return s->ends.measured - s->lr[i].measured;
+}
+
+/* More pairs at a decided commit, for the final estimate; its last step's
+ * figures then say what they show (the decision stands as it was made). */
 static int top_up(search *s, size_t i)
 {
+	size_t k, decided;
 	int reused = 0, rc;
 
-	if (i == 0 || i == s->o->n || s->lr[i].measured >= s->ends.measured)
+	if (!short_of(s, i))
 		return 0;
 	/* measure() asks for pairs measured, the estimate may hold one fewer. */
 	rc = measure(s, i, s->ends.measured, &reused);
 	if (rc == 1)
 		return bg_error_set(s->ctx, BG_ERROR,
 		                    "commit %zu of the range could not be measured again", i);
-	return rc;
+	if (rc < 0)
+		return rc;
+	for (k = s->res->nsteps; k > 0; k--) {
+		bg_bisect_step *st = &s->res->steps[k - 1];
+
+		if (st->index != i)
+			continue;
+		decided = st->decided_runs;
+		figures(s, i, st);
+		st->decided_runs = decided;
+		st->reused &= reused;
+		break;
+	}
+	return 0;
 }
 
 /* The log-ratio summary of c[i]: the ends are 0 (good) and the ends' ratio (bad). */
@@ -299,9 +353,24 @@ int bg_bisect_search(bg_ctx *ctx, const bg_bisect_opts *opts, bg_bisect_result *
 	s.ctx = ctx;
 	s.o = &o;
 	s.res = out;
+	s.dir = o.direction;
 	if ((error = lr_of(ctx, o.bad, o.good, o.npairs, o.direction, &s.ends)) < 0)
 		return error;
-	out->step = bg_change_from_log(s.ends.mean, o.direction);
+	/* Looking for an improvement: the same search, the other way up. */
+	s.flip = o.want == BG_BISECT_BETTER || (o.want == BG_BISECT_AUTO && s.ends.mean < 0);
+	if ((o.want == BG_BISECT_WORSE && s.ends.mean < 0) ||
+	    (o.want == BG_BISECT_BETTER && s.ends.mean > 0))
+		return bg_error_set(ctx, BG_EINPUT,
+		                    "the bad end is %s than the good end: there is no %s to find",
+		                    s.ends.mean < 0 ? "better" : "worse",
+		                    o.want == BG_BISECT_WORSE ? "regression" : "improvement");
+	if (s.flip) {
+		s.dir = o.direction == BG_DIR_HIGHER ? BG_DIR_LOWER : BG_DIR_HIGHER;
+		if ((error = lr_of(ctx, o.bad, o.good, o.npairs, s.dir, &s.ends)) < 0)
+			return error;
+	}
+	out->improvement = s.flip;
+	out->step = labelled(&s, s.ends.mean);
 	s.lr = calloc(o.n + 1, sizeof(*s.lr));
 	s.skip = calloc(o.n + 1, 1);
 	if (!s.lr || !s.skip) {
@@ -332,6 +401,8 @@ int bg_bisect_search(bg_ctx *ctx, const bg_bisect_opts *opts, bg_bisect_result *
 	}
 	/* The culprit's change, on as many pairs as the ends have: three
 	 * pairs decide a probe but leave its size uncertain. */
+	if (o.confirm && (short_of(&s, lo) || short_of(&s, hi)))
+		o.confirm(lo, hi, s.ends.measured, short_of(&s, lo) + short_of(&s, hi), o.data);
 	if ((error = top_up(&s, lo)) < 0 || (error = top_up(&s, hi)) < 0)
 		goto cleanup;
 	out->found = hi - lo == 1;
@@ -357,7 +428,8 @@ int bg_bisect_search(bg_ctx *ctx, const bg_bisect_opts *opts, bg_bisect_result *
 		df = (double)pool.n - 1.0;
 		sd = df > 0 ? sqrt(pool.ss / df) : NAN;
 	}
-	diff = b.mean - a.mean;
+	/* In the series' own orientation (positive is worse) from here on. */
+	diff = s.flip ? a.mean - b.mean : b.mean - a.mean;
 	/* The good end is the reference of every ratio: exactly 0, no error of its own. */
 	se = sd * sqrt((lo ? 1.0 / (double)a.n : 0.0) + 1.0 / (double)b.n);
 	out->change.n_base = a.n;

@@ -1,7 +1,8 @@
 /*
  * test_bisect.c -- the search of `bisect` on synthetic histories whose
- * culprit is known: every position of a 10% step in 63 commits is found in
- * at most ceil(log2 63) probes; noise-level commits, unbuildable probes, an
+ * culprit is known: every position of a 10% step in 63 commits, worse or
+ * better, is found in at most ceil(log2 63) probes; a throughput's recovery
+ * labelled as an improvement; the culprit's confirmation; noise-level commits, unbuildable probes, an
  * unbuildable culprit (a range, never a wrong commit), an ambiguous probe
  * that gets more runs, and errors.  The machine's speed drifts by +-15%
  * (more than the step) over a few hundred runs, and each run has 1%
@@ -31,6 +32,7 @@ typedef struct {
 	uint64_t seed;
 	int fail_at;  /* index whose measurement fails (< 0: none) */
 	int spike_at; /* index whose 4th run a neighbour slows by 30% (< 0: none) */
+	size_t confirms, confirm[4]; /* the confirm callback's calls, and its last lo, hi, pairs, more */
 } world;
 
 static double gauss(world *w)
@@ -222,6 +224,141 @@ static void test_higher_is_better_labelled(void **state)
 	bg_ctx_free(ctx);
 }
 
+/*
+ * Improvements are found as regressions are: a time 10% shorter from every
+ * position, and a throughput that recovers from 40 to 100 (+150%), each
+ * named, in as many probes, labelled as an improvement with the value's own
+ * movement and a p that it got better.
+ */
+static void test_improvement_every_position(void **state)
+{
+	size_t s;
+
+	(void)state;
+	for (s = 1; s <= N; s++) {
+		bg_bisect_result r;
+		world w;
+
+		world_init(&w, s, -0.10);
+		search(&w, 0, 0, &r);
+		if (!r.found || r.first_bad != s || !r.improvement) {
+			print_error("step at %zu: found %d first %zu improvement %d\n", s, r.found,
+			            r.first_bad, r.improvement);
+			fail();
+		}
+		assert_int_equal(r.last_good, s - 1);
+		assert_true(probes(&r) <= 6);
+		assert_true(r.change.delta < -0.07 && r.change.delta > -0.13);
+		assert_true(r.change.change < -0.07 && r.change.change > -0.13);
+		assert_true(r.step < -0.07 && r.step > -0.13);
+		assert_true(r.change.p_better < 0.01);
+		assert_true(r.change.p_worse > 0.99);
+		bg_bisect_result_clear(&r);
+	}
+}
+
+static void test_recovery_higher_is_better(void **state)
+{
+	bg_bisect_opts o;
+	bg_bisect_result r;
+	bg_ctx *ctx = NULL;
+	world w;
+	ends e;
+	size_t i;
+
+	(void)state;
+	world_init(&w, 45, 0.0);
+	for (i = 0; i <= N; i++)
+		w.level[i] = i >= 45 ? 100 : 40;
+	opts_init(&o, &w, &e);
+	o.direction = BG_DIR_HIGHER;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_bisect_search(ctx, &o, &r), 0);
+	assert_true(r.found && r.first_bad == 45 && r.improvement);
+	/* The value moved +150%; labelled, that is 150% better. */
+	assert_true(r.change.delta > 1.40 && r.change.delta < 1.60);
+	assert_true(r.change.change < -1.40 && r.change.change > -1.60);
+	assert_true(r.step < -1.40 && r.step > -1.60);
+	assert_true(r.change.p_better < 0.01);
+	for (i = 0; i < r.nsteps; i++) {
+		/* Each probe's change is the value's own against the good end, labelled. */
+		double want = r.steps[i].index >= 45 ? -1.5 : 0.0;
+		assert_true(fabs(r.steps[i].change - want) < 0.1);
+		assert_int_equal(r.steps[i].verdict,
+		                 r.steps[i].index >= 45 ? BG_PROBE_BAD : BG_PROBE_GOOD);
+	}
+	assert_string_equal(bg_probe_verdict_term(BG_PROBE_BAD, 1), "new");
+	assert_string_equal(bg_probe_verdict_term(BG_PROBE_GOOD, 1), "old");
+	assert_string_equal(bg_probe_verdict_term(BG_PROBE_BAD, 0), "bad");
+	bg_bisect_result_clear(&r);
+	/* Asked for a regression where the series got better: refused, not searched. */
+	opts_init(&o, &w, &e);
+	o.direction = BG_DIR_HIGHER;
+	o.want = BG_BISECT_WORSE;
+	assert_int_equal(bg_bisect_search(ctx, &o, &r), BG_EINPUT);
+	assert_non_null(strstr(bg_ctx_error(ctx), "no regression to find"));
+	assert_int_equal(r.nsteps, 0);
+	bg_ctx_free(ctx);
+}
+
+/* The confirmation: announced once, with the pairs still to run, and the
+ * culprit's and last good commit's figures are then those of all pairs. */
+static void on_confirm(size_t lo, size_t hi, size_t pairs, size_t more, void *data)
+{
+	world *w = data;
+
+	w->confirms++;
+	w->confirm[0] = lo;
+	w->confirm[1] = hi;
+	w->confirm[2] = pairs;
+	w->confirm[3] = more;
+}
+
+static void test_confirm_phase(void **state)
+{
+	bg_bisect_opts o;
+	bg_bisect_result r;
+	bg_ctx *ctx = NULL;
+	world w;
+	ends e;
+	size_t i, updated = 0;
+
+	(void)state;
+	world_init(&w, 37, 0.10);
+	opts_init(&o, &w, &e);
+	o.confirm = on_confirm;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_bisect_search(ctx, &o, &r), 0);
+	assert_true(r.found && r.first_bad == 37);
+	assert_int_equal(w.confirms, 1);
+	assert_int_equal(w.confirm[0], 36);
+	assert_int_equal(w.confirm[1], 37);
+	assert_int_equal(w.confirm[2], 5);
+	assert_int_equal(w.confirm[3], 2 + 2); /* 3 pairs each, 5 wanted */
+	for (i = 0; i < r.nsteps; i++)
+		if (r.steps[i].index == 36 || r.steps[i].index == 37) {
+			assert_int_equal(r.steps[i].runs, 5);
+			assert_int_equal(r.steps[i].decided_runs, 3);
+			updated++;
+		}
+	assert_int_equal(updated, 2);
+	assert_int_equal(w.np[36], 5);
+	assert_int_equal(w.np[37], 5);
+	bg_bisect_result_clear(&r);
+	/* Again over the stored pairs: the same phase, every pair reused. */
+	w.confirms = 0;
+	opts_init(&o, &w, &e);
+	o.confirm = on_confirm;
+	assert_int_equal(bg_bisect_search(ctx, &o, &r), 0);
+	assert_int_equal(w.confirms, 1);
+	assert_int_equal(w.confirm[3], 4);
+	for (i = 0; i < r.nsteps; i++)
+		assert_true(r.steps[i].reused);
+	assert_int_equal(w.np[36], 5);
+	bg_bisect_result_clear(&r);
+	bg_ctx_free(ctx);
+}
+
 /* Commits that move the series by noise-level amounts are good. */
 static void test_noise_level_commits(void **state)
 {
@@ -306,7 +443,16 @@ static void test_ambiguous_gets_more_runs(void **state)
 			assert_true(r.steps[i].by_distance);
 			assert_int_equal(r.steps[i].verdict, BG_PROBE_GOOD);
 		} else {
-			assert_int_equal(r.steps[i].runs, 3);
+			/* Decided in 3; the culprit and the commit before it
+			 * are then measured to the ends' 5 pairs. */
+			assert_int_equal(r.steps[i].decided_runs, 3);
+			if (r.steps[i].index == r.lo || r.steps[i].index == r.last_good) {
+				/* 5 measured; one far pair may be left out of the figures. */
+				assert_int_equal(w.np[r.steps[i].index], 5);
+				assert_true(r.steps[i].runs >= 4 && r.steps[i].runs <= 5);
+			} else {
+				assert_int_equal(r.steps[i].runs, 3);
+			}
 			assert_false(r.steps[i].by_distance);
 		}
 	assert_true(seen);
@@ -432,6 +578,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_position),
 		cmocka_unit_test(test_higher_is_better_labelled),
+		cmocka_unit_test(test_improvement_every_position),
+		cmocka_unit_test(test_recovery_higher_is_better),
+		cmocka_unit_test(test_confirm_phase),
 		cmocka_unit_test(test_noise_level_commits),
 		cmocka_unit_test(test_skip_unbuildable),
 		cmocka_unit_test(test_unbuildable_culprit),
