@@ -221,7 +221,7 @@ static double seeded_p(const sums *ps, seeded *iv, double tests)
 
 /*
  * The seeded intervals (Kovacs et al., "Seeded binary segmentation", 2020):
- * at lengths n, n/2, n/4, ... down to 2 * min_segment, each length laid
+ * at lengths n, n/2, n/4, ... and last exactly 2 * min_segment, each length laid
  * over the series with half-overlapping starts.  A short level between two
  * steps (a plateau of a few runs) is the best split of some short interval,
  * where a split of the whole series cannot see it.  Each interval's split
@@ -231,14 +231,27 @@ static double seeded_p(const sums *ps, seeded *iv, double tests)
 static int seed_intervals(const sums *ps, size_t n, seeded **out, size_t *nout, double *ntests)
 {
 	seeded *iv = NULL;
-	size_t cap = 0, len = 0, k, tests = 0, cls = 0;
+	size_t cap = 0, len = 0, k, tests = 0, cls = 0, last = 0;
 	double l;
 
 	*out = NULL;
 	*nout = 0;
-	for (l = (double)n; l >= (double)(2 * ps->m); l /= 2.0) {
-		size_t w = (size_t)l, count = 2 * (size_t)ceil((double)n / l) - 1;
-		double shift = count > 1 ? (double)(n - w) / (double)(count - 1) : 0.0;
+	for (l = (double)n;; l /= 2.0) {
+		size_t w = (size_t)l, count;
+		double shift;
+
+		/* The shortest class is exactly 2 * min_segment long, wherever the
+		 * halving falls: in 16 nightly runs a level of 5 between two
+		 * others lies whole in no interval of 8 or 16 beside one other
+		 * level, and the whole series' best split cannot see it. */
+		if (w < 2 * ps->m) {
+			if (last <= 2 * ps->m)
+				break;
+			l = (double)(w = 2 * ps->m);
+		}
+		last = w;
+		count = 2 * (size_t)ceil((double)n / l) - 1;
+		shift = count > 1 ? (double)(n - w) / (double)(count - 1) : 0.0;
 
 		for (k = 0; k < count; k++) {
 			size_t a = (size_t)floor((double)k * shift + 0.5);
@@ -265,7 +278,7 @@ static int seed_intervals(const sums *ps, size_t n, seeded **out, size_t *nout, 
 			len++;
 		}
 		cls++;
-		if (count == 1 && w == n && n < 2 * ps->m)
+		if (w == 2 * ps->m)
 			break;
 	}
 	*out = iv;
