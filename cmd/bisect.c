@@ -1,19 +1,28 @@
 /*
  * bisect.c -- `benchguard bisect --good A --bad B`: the first commit on the
- * first-parent history A..B where a series got worse.
+ * first-parent history A..B where a series moved to B's level, whether it
+ * got worse there or better.
  *
  * The ends are measured first, in interleaved pairs, and judged like
- * `compare`; the surest regression among the series (--filter narrows the
- * benchmarks) is the one bisected.  The search itself (lib/bisect.c) asks
- * for runs at commits, each made in a pair with a run of the good end; this
- * file answers by reusing the pairs the database already holds for
- * (commit, machine) -- tagged `bisect-good=<sha>` on the probe's run and
- * `bisect-probe=<sha>` on the good end's -- and running the rest, in
- * worktrees built once per commit.  A commit that does not build is skipped.
+ * `compare`; the surest change among the series (--series names one,
+ * --filter narrows the benchmarks) is the one bisected, and its direction
+ * is the search's.  `--step SERIES[@REV]` takes the ends and the series
+ * from a change point of the trend report instead.  The search itself
+ * (lib/bisect.c) asks for runs at commits, each made in a pair with a run
+ * of the good end; this file answers by reusing the pairs the database
+ * already holds for (commit, machine) -- tagged `bisect-good=<sha>` on the
+ * probe's run and `bisect-probe=<sha>` on the good end's -- and running the
+ * rest, in worktrees built once per commit.  A commit that does not build
+ * is skipped.
+ *
+ * stderr gets a line per look at the ends, per step and per phase; pairs
+ * and runs draw a progress line on a terminal, and a line each only with -v.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <json-c/json.h>
 
@@ -22,7 +31,7 @@
 
 #define BISECT_END_RUNS 8
 
-enum { OPT_GOOD = CLI_OPT_BASE + 300, OPT_BAD, OPT_MAX_RUNS };
+enum { OPT_GOOD = CLI_OPT_BASE + 300, OPT_BAD, OPT_MAX_RUNS, OPT_SERIES, OPT_STEP };
 
 typedef struct {
 	cli_state *st;
@@ -37,7 +46,40 @@ typedef struct {
 	bg_commit good;
 	bg_worktree good_wt; /* prepared once, kept for the probes' pairs */
 	int good_ready;
+	int improvement;  /* searching where the series got better */
+	char doing[160];  /* what the runs under way are for, for the progress line */
+	int confirming;   /* the culprit's confirmation is under way: */
+	size_t confirm_done, confirm_runs; /* its runs made, and to make */
 } bisect_state;
+
+/* What a pair or run is for: a line of its own with -v, else the progress
+ * line of a terminal (the suite's progress events draw it with their count). */
+static void doing(bisect_state *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void doing(bisect_state *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(b->doing, sizeof(b->doing), fmt, ap);
+	va_end(ap);
+	if (b->st->verbose)
+		cli_info(b->st, "bisect: %s", b->doing);
+	else
+		cli_progress(b->st, "bisect: %s", b->doing);
+}
+
+/* The suite's events for paired runs: progress under the phase's words;
+ * failures as everywhere else. */
+static void on_run_event(const bg_suite_event *ev, void *data)
+{
+	bisect_state *b = data;
+
+	if (ev->kind == BG_SUITE_PROGRESS)
+		cli_progress(b->st, "bisect: %s  [%d/%d] %s %d/%d", b->doing, ev->index, ev->total,
+		             ev->benchmark->name, ev->done, ev->of);
+	else
+		cli_quiet_events()(ev, b->st);
+}
 
 typedef struct {
 	size_t npairs;
@@ -101,7 +143,8 @@ static int run_one(bisect_state *b, const bg_commit *commit, const char *cwd, co
 	so.paired = 1;
 	so.only = b->only;
 	so.filter = NULL;
-	so.event = cli_quiet_events();
+	so.event = on_run_event;
+	so.data = b;
 	memset(&out, 0, sizeof(out));
 	rc = bg_suite_run(b->st->ctx, b->env->store, &so, &out);
 	bg_suite_output_clear(&out);
@@ -160,8 +203,12 @@ static int measure(bg_ctx *ctx, size_t index, size_t runs, void *data, double **
 			goto cleanup;
 		/* ABBA: the probe first in even pairs, the good end first in odd ones. */
 		for (k = np; k < runs; k++) {
-			cli_info(b->st, "bisect: %.12s, pair %zu of %zu", b->shas[index], k + 1,
-			         runs);
+			if (b->confirming)
+				doing(b, "confirming the culprit: %zu of %zu runs (%.12s, pair %zu of %zu)",
+				      b->confirm_done, b->confirm_runs, b->shas[index], k + 1, runs);
+			else
+				doing(b, "%.12s, pair %zu of %zu", b->shas[index], k + 1, runs);
+			b->confirm_done += 2 * (size_t)b->confirming;
 			if (k % 2 == 0 &&
 			    ((rc = run_one(b, &commit, wt.path, "bisect-good", b->shas[0])) < 0 ||
 			     (rc = run_one(b, &b->good, b->good_wt.path, "bisect-probe",
@@ -226,21 +273,58 @@ static void progress(const bg_bisect_step *s, size_t k, size_t total, void *data
 	else
 		cli_info(b->st,
 		         "bisect: step %zu of about %zu: %.12s is %s (%+.1f%%, %zu pairs%s%s)", k,
-		         total, b->shas[s->index], bg_probe_verdict_name(s->verdict),
+		         total, b->shas[s->index], bg_probe_verdict_term(s->verdict, b->improvement),
 		         100 * bg_change_oriented(s->change, b->direction), s->runs,
 		         s->reused ? ", stored" : "", s->by_distance ? ", nearer end" : "");
 }
 
+/* The last phase: the culprit and the commit before it measured to as many
+ * pairs as the ends, so that the change printed rests on more than the
+ * three pairs that decided each step. */
+static void on_confirm(size_t lo, size_t hi, size_t pairs, size_t more, void *data)
+{
+	bisect_state *b = data;
+	size_t side[2] = { lo, hi }, k, stored;
+	int64_t *p = NULL, *g = NULL;
+
+	(void)more;
+	b->confirm_runs = b->confirm_done = 0;
+	for (k = 0; k < 2; k++) {
+		if (side[k] == 0 || side[k] == b->n)
+			continue;
+		stored = 0;
+		if (probe_pairs(b, side[k], &p, &g, &stored) < 0)
+			stored = 0;
+		free(p);
+		free(g);
+		p = g = NULL;
+		if (stored < pairs)
+			b->confirm_runs += 2 * (pairs - stored);
+	}
+	b->confirming = 1;
+	if (b->confirm_runs)
+		cli_info(b->st,
+		         "bisect: confirming the culprit: %zu runs at %.12s and %.12s, to %zu pairs "
+		         "each",
+		         b->confirm_runs, b->shas[lo], b->shas[hi], pairs);
+	else
+		cli_info(b->st,
+		         "bisect: confirming the culprit: %zu pairs each at %.12s and %.12s, all "
+		         "stored",
+		         pairs, b->shas[lo], b->shas[hi]);
+}
+
 static void on_pair(size_t k, size_t of, int ref_first, void *data)
 {
-	cli_info(data, "bisect: the ends, pair %zu of %zu (%s first)", k, of,
-	         ref_first ? "good" : "bad");
+	doing(data, "the ends, pair %zu of %zu (%s first)", k, of, ref_first ? "good" : "bad");
 }
 
 static void on_look(size_t look, size_t looks, size_t pairs, size_t open, double seconds,
                     void *data)
 {
-	cli_info(data,
+	bisect_state *b = data;
+
+	cli_info(b->st,
 	         "bisect: the ends, look %zu of %zu at %zu pairs: %zu series undecided "
 	         "(%.1f s)",
 	         look, looks, pairs, open, seconds);
@@ -259,6 +343,7 @@ static int measure_ends(bisect_state *b, const bg_check_opts *co, int runs, int 
 	bg_commit bad;
 	bg_worktree bad_wt;
 	bg_pairs_opts po;
+	bg_pairs_series one;
 	char gtag[128], btag[128];
 	size_t ng = 0, nb = 0;
 	int rc;
@@ -284,7 +369,17 @@ static int measure_ends(bisect_state *b, const bg_check_opts *co, int runs, int 
 	snprintf(btag, sizeof(btag), "bisect-end=%s", b->shas[0]);
 	memset(&po, 0, sizeof(po));
 	cli_suite_opts(b->st, b->env, b->rflags, &po.run);
-	po.run.event = cli_quiet_events();
+	po.run.event = on_run_event;
+	po.run.data = b;
+	if (b->benchmark) {
+		/* One series named: only its benchmark runs, only it is decided. */
+		po.run.only = b->only;
+		po.series = &one;
+		po.nseries = 1;
+		one.benchmark = b->benchmark;
+		one.metric = b->metric;
+		one.worse = one.better = 1;
+	}
 	po.ref.commit = &b->good;
 	po.ref.cwd = b->good_wt.path;
 	po.ref.tag = gtag;
@@ -297,7 +392,7 @@ static int measure_ends(bisect_state *b, const bg_check_opts *co, int runs, int 
 	po.reuse = 1;
 	po.look = on_look;
 	po.pair = on_pair;
-	po.look_data = b->st;
+	po.look_data = b;
 	if ((rc = bg_pairs_run(b->st->ctx, b->env->store, &po, res)) < 0)
 		goto cleanup;
 	if ((rc = tagged_runs(b, b->shas[0], "bisect-end", b->shas[b->n], gids, &ng)) < 0 ||
@@ -315,18 +410,23 @@ cleanup:
 }
 
 static json_object *step_json(const bisect_state *b, size_t index, const char *verdict, size_t runs,
-                              int reused, double change, double p_good, double p_bad,
-                              int by_distance)
+                              size_t decided, int reused, double change, double p_good,
+                              double p_bad, int by_distance)
 {
 	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "commit", json_object_new_string(b->shas[index]));
 	json_object_object_add(o, "verdict", json_object_new_string(verdict));
 	json_object_object_add(o, "runs", json_object_new_int64((int64_t)runs));
+	if (decided != runs)
+		json_object_object_add(o, "decided_runs", json_object_new_int64((int64_t)decided));
 	json_object_object_add(o, "reused", json_object_new_boolean(reused));
 	json_object_object_add(o, "position", json_object_new_int64((int64_t)index));
-	if (isfinite(change))
+	if (isfinite(change)) {
 		json_object_object_add(o, "change", json_object_new_double(change));
+		json_object_object_add(o, "delta", json_object_new_double(bg_change_oriented(
+		                                           change, b->direction)));
+	}
 	if (isfinite(p_good))
 		json_object_object_add(o, "p_good", json_object_new_double(p_good));
 	if (isfinite(p_bad))
@@ -339,6 +439,8 @@ static json_object *step_json(const bisect_state *b, size_t index, const char *v
 static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
                         const bg_bisect_result *r)
 {
+	const char *kind = r->improvement ? "improvement" : "regression";
+	double p = r->improvement ? r->change.p_better : r->change.p_worse;
 	bg_commit c;
 	size_t i;
 	int rc;
@@ -351,8 +453,12 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 	if (st->format == CLI_JSON) {
 		json_object *top = json_object_new_object(), *steps = json_object_new_array();
 
+		json_object_object_add(top, "first_changed",
+		                       r->found ? json_object_new_string(c.sha) : NULL);
+		/* The same commit: the name older scripts read. */
 		json_object_object_add(top, "first_bad",
 		                       r->found ? json_object_new_string(c.sha) : NULL);
+		json_object_object_add(top, "verdict", json_object_new_string(kind));
 		json_object_object_add(top, "subject",
 		                       r->found && c.subject ? json_object_new_string(c.subject)
 		                                             : NULL);
@@ -362,8 +468,11 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 		json_object_object_add(top, "series", json_object_new_string(series));
 		json_object_object_add(top, "change", json_object_new_double(r->change.change));
 		json_object_object_add(top, "delta", json_object_new_double(r->change.delta));
-		json_object_object_add(top, "p", json_object_new_double(r->change.p_worse));
+		json_object_object_add(top, "p", json_object_new_double(p));
+		json_object_object_add(top, "pairs", json_object_new_int64((int64_t)r->change.n_cur));
 		json_object_object_add(top, "step", json_object_new_double(r->step));
+		json_object_object_add(top, "step_delta", json_object_new_double(bg_change_oriented(
+		                                                  r->step, b->direction)));
 		json_object_object_add(top, "last_good",
 		                       json_object_new_string(b->shas[r->last_good]));
 		if (!r->found) {
@@ -372,16 +481,23 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 				json_object_array_add(range, json_object_new_string(b->shas[i]));
 			json_object_object_add(top, "range", range);
 		}
-		json_object_array_add(steps, step_json(b, 0, "good", e->npairs, e->good_reused, 0.0,
+		json_object_array_add(steps, step_json(b, 0,
+		                                       bg_probe_verdict_term(BG_PROBE_GOOD,
+		                                                             r->improvement),
+		                                       e->npairs, e->npairs, e->good_reused, 0.0,
 		                                       NAN, NAN, 0));
-		json_object_array_add(steps, step_json(b, b->n, "bad", e->npairs, e->bad_reused,
+		json_object_array_add(steps, step_json(b, b->n,
+		                                       bg_probe_verdict_term(BG_PROBE_BAD,
+		                                                             r->improvement),
+		                                       e->npairs, e->npairs, e->bad_reused,
 		                                       r->step, NAN, NAN, 0));
 		for (i = 0; i < r->nsteps; i++) {
 			const bg_bisect_step *s = &r->steps[i];
 			json_object_array_add(
-			        steps, step_json(b, s->index, bg_probe_verdict_name(s->verdict),
-			                         s->runs, s->reused, s->change, s->p_good, s->p_bad,
-			                         s->by_distance));
+			        steps, step_json(b, s->index,
+			                         bg_probe_verdict_term(s->verdict, r->improvement),
+			                         s->runs, s->decided_runs, s->reused, s->change,
+			                         s->p_good, s->p_bad, s->by_distance));
 		}
 		json_object_object_add(top, "steps", steps);
 		json_object_object_add(top, "builds", json_object_new_int64((int64_t)b->builds));
@@ -390,14 +506,21 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 		return cli_print_json(st, top);
 	}
 	{
-		static const char *const head[] = { "step",
-			                            "commit",
-			                            "verdict",
-			                            "pairs",
-			                            "against good end",
-			                            "p worse than good",
-			                            "p better than bad" };
-		bg_table *t = bg_table_new(7, head, "rllrrrr");
+		static const char *const worse_head[] = { "step",
+			                                  "commit",
+			                                  "verdict",
+			                                  "pairs",
+			                                  "against good end",
+			                                  "p worse than good",
+			                                  "p better than bad" };
+		static const char *const better_head[] = { "step",
+			                                   "commit",
+			                                   "verdict",
+			                                   "pairs",
+			                                   "against old end",
+			                                   "p better than old",
+			                                   "p worse than new" };
+		bg_table *t = bg_table_new(7, r->improvement ? better_head : worse_head, "rllrrrr");
 		char cells[7][64];
 		const char *row[7];
 		size_t k;
@@ -410,9 +533,14 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 			const bg_bisect_step *s = &r->steps[i];
 			snprintf(cells[0], 64, "%zu", i + 1);
 			snprintf(cells[1], 64, "%.12s", b->shas[s->index]);
-			snprintf(cells[2], 64, "%s%s", bg_probe_verdict_name(s->verdict),
+			snprintf(cells[2], 64, "%s%s", bg_probe_verdict_term(s->verdict, r->improvement),
 			         s->by_distance ? " (nearer)" : "");
-			snprintf(cells[3], 64, "%zu%s", s->runs, s->reused ? " stored" : "");
+			/* Decided in d pairs, then e more to confirm the culprit: "d+e". */
+			if (s->runs > s->decided_runs)
+				snprintf(cells[3], 64, "%zu+%zu%s", s->decided_runs,
+				         s->runs - s->decided_runs, s->reused ? " stored" : "");
+			else
+				snprintf(cells[3], 64, "%zu%s", s->runs, s->reused ? " stored" : "");
 			if (isfinite(s->change))
 				snprintf(cells[4], 64, "%+.1f%%",
 				         100 * bg_change_oriented(s->change, b->direction));
@@ -425,20 +553,22 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 			bg_table_add(t, row);
 		}
 		if (r->found) {
-			printf("first bad commit: %s\n", c.sha);
+			printf("first %s commit: %s\n", r->improvement ? "improved" : "bad", c.sha);
 			printf("  %s\n  author: %s\n", c.subject ? c.subject : "",
 			       c.author ? c.author : "");
 		} else {
-			printf("the first bad commit is one of these %zu (the others between do "
-			       "not "
+			printf("the first %s commit is one of these %zu (the others between do not "
 			       "build):\n",
-			       r->hi - r->lo + 1);
+			       r->improvement ? "improved" : "bad", r->hi - r->lo + 1);
 			for (i = r->lo; i <= r->hi; i++)
 				printf("  %s\n", b->shas[i]);
 		}
-		printf("  %s: %+.1f%% against %.12s (p %.2g); %+.1f%% from good to bad end\n",
-		       series, 100 * r->change.delta, b->shas[r->last_good], r->change.p_worse,
-		       100 * bg_change_oriented(r->step, b->direction));
+		printf("  %s: %+.1f%% against %.12s, %s %s (p %.2g, %zu pairs); %+.1f%% from %s "
+		       "to %s end\n",
+		       series, 100 * r->change.delta, b->shas[r->last_good],
+		       r->improvement ? "an" : "a", kind, p, r->change.n_cur,
+		       100 * bg_change_oriented(r->step, b->direction),
+		       r->improvement ? "old" : "good", r->improvement ? "new" : "bad");
 		printf("%zu commits, %zu probes, %zu builds in this session\n\n", b->n, r->nsteps,
 		       b->builds);
 		cli_table_print(st, t, stdout);
@@ -448,17 +578,167 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 	return 0;
 }
 
+/* "benchmark:metric" into its parts (the metric after the last colon). */
+static int split_series(cli_state *st, const char *opt, const char *name, char **benchmark,
+                        char **metric)
+{
+	const char *colon = strrchr(name, ':');
+
+	if (!colon || colon == name || !colon[1])
+		return cli_usage_error(st, "%s needs a series BENCHMARK:METRIC, e.g. loop:wall_time "
+		                           "(got \"%s\")",
+		                       opt, name);
+	if (!(*benchmark = strndup(name, (size_t)(colon - name))) || !(*metric = strdup(colon + 1)))
+		return bg_error_oom(st->ctx);
+	return 0;
+}
+
+/*
+ * --step SERIES[@REV]: the change point of SERIES in the trend report of
+ * the baseline branch (every stored run of this machine) whose range holds
+ * REV, or its newest step; its ends become good and bad.
+ */
+static int step_ends(bisect_state *b, const bg_check_opts *co, const char *spec,
+                     const char *branch, char **series, char good[41], char bad[41])
+{
+	cli_state *st = b->st;
+	const char *colon = strrchr(spec, ':'), *at = colon ? strchr(colon, '@') : NULL;
+	bg_report *rep = NULL;
+	bg_report_step *steps = NULL;
+	bg_report_opts ro;
+	bg_commit rev;
+	bg_buf list = BG_BUF_INIT;
+	char(*range)[41] = NULL;
+	size_t i, k, n = 0, nrange = 0, mine = 0;
+	const bg_report_step *pick = NULL;
+	int rc = 0;
+
+	memset(&rev, 0, sizeof(rev));
+	if (!(*series = at ? strndup(spec, (size_t)(at - spec)) : strdup(spec)))
+		return bg_error_oom(st->ctx);
+	if (at && !at[1])
+		return cli_usage_error(st, "--step %s: a revision is needed after '@'", spec);
+	if (at && (rc = bg_repo_lookup(st->ctx, b->env->repo, at + 1, &rev)) < 0)
+		return rc == BG_ENOTFOUND ? BG_EINPUT : rc;
+	memset(&ro, 0, sizeof(ro));
+	ro.now = (int64_t)time(NULL);
+	ro.since = 0;
+	ro.branch = branch;
+	ro.machine = bg_machine_fingerprint(b->env->machine);
+	ro.window = co->window;
+	ro.min_runs = co->min_runs;
+	ro.thresholds = co->thresholds;
+	if ((rc = bg_report_build(st->ctx, b->env->store, b->env->repo, &ro, &rep)) < 0 ||
+	    (rc = bg_report_steps(st->ctx, rep, &steps, &n)) < 0)
+		goto cleanup;
+	for (i = 0; i < n; i++) {
+		if (strcmp(steps[i].series, *series) != 0)
+			continue;
+		mine++;
+		bg_buf_printf(&list, "%s %.12s..%.12s (%+.1f%%)", mine > 1 ? "," : "",
+		              steps[i].before, steps[i].after, 100 * steps[i].delta);
+		if (!at) {
+			pick = &steps[i]; /* oldest first: the newest wins */
+			continue;
+		}
+		if (!strcmp(rev.sha, steps[i].after) || !strcmp(rev.sha, steps[i].before)) {
+			pick = &steps[i];
+			continue;
+		}
+		free(range);
+		range = NULL;
+		if ((rc = bg_repo_first_parent_range(st->ctx, b->env->repo, steps[i].before,
+		                                     steps[i].after, &range, &nrange)) < 0)
+			goto cleanup;
+		for (k = 0; k < nrange; k++)
+			if (!strcmp(range[k], rev.sha))
+				pick = &steps[i];
+	}
+	if (!mine) {
+		rc = cli_usage_error(st,
+		                     "--step: the report of %s on this machine shows no step in %s "
+		                     "(benchguard report --filter lists the steps it finds)",
+		                     branch, *series);
+		goto cleanup;
+	}
+	if (!pick) {
+		rc = cli_usage_error(st, "--step: no step of %s holds %.12s; its steps:%s", *series,
+		                     rev.sha, list.ptr ? list.ptr : "");
+		goto cleanup;
+	}
+	if (mine > 1 && !at)
+		cli_info(st, "bisect: %s has %zu steps (%s); bisecting the newest (name one with "
+		             "--step %s@REV)",
+		         *series, mine, list.ptr ? list.ptr + 1 : "", *series);
+	memcpy(good, pick->before, 41);
+	memcpy(bad, pick->after, 41);
+	cli_info(st, "bisect: the report shows %s moving %+.1f%% (%s, p %.2g) between %.12s and "
+	             "%.12s",
+	         *series, 100 * pick->delta, bg_verdict_name(pick->verdict), pick->p, pick->before,
+	         pick->after);
+cleanup:
+	free(range);
+	bg_buf_clear(&list);
+	bg_commit_clear(&rev);
+	bg_report_steps_free(steps, n);
+	bg_report_free(rep);
+	return rc;
+}
+
+/* Nothing to bisect: what the ends' pairs showed, series by series. */
+static int print_no_difference(cli_state *st, const bg_check_result *res, const char *good,
+                               const char *bad, const char *series, size_t pairs,
+                               size_t builds)
+{
+	char *json = NULL;
+	int rc;
+
+	if (st->format == CLI_JSON) {
+		json_object *top = json_object_new_object(), *ends;
+
+		if ((rc = bg_check_json(st->ctx, res, &json)) < 0) {
+			json_object_put(top);
+			return rc;
+		}
+		ends = json_tokener_parse(json);
+		free(json);
+		json_object_object_add(top, "first_changed", NULL);
+		json_object_object_add(top, "first_bad", NULL);
+		json_object_object_add(top, "good", json_object_new_string(good));
+		json_object_object_add(top, "bad", json_object_new_string(bad));
+		json_object_object_add(top, "message",
+		                       json_object_new_string("the ends do not differ"));
+		json_object_object_add(top, "pairs", json_object_new_int64((int64_t)pairs));
+		json_object_object_add(top, "ends", ends);
+		json_object_object_add(top, "steps", json_object_new_array());
+		json_object_object_add(top, "builds", json_object_new_int64((int64_t)builds));
+		return cli_print_json(st, top);
+	}
+	if (series)
+		printf("nothing to bisect: %s does not differ between %.12s and %.12s (%zu pairs):\n\n",
+		       series, good, bad, pairs);
+	else
+		printf("nothing to bisect: no series differs between %.12s and %.12s, worse or "
+		       "better (%zu pairs):\n\n",
+		       good, bad, pairs);
+	return cli_check_print(st, res);
+}
+
 int cmd_bisect(cli_state *st, int argc, char **argv)
 {
 	static const struct option options[] = { CLI_RUN_LONG_OPTIONS,
 		                                 CLI_CHECK_LONG_OPTIONS,
 		                                 { "good", required_argument, NULL, OPT_GOOD },
+		                                 { "old", required_argument, NULL, OPT_GOOD },
 		                                 { "bad", required_argument, NULL, OPT_BAD },
+		                                 { "new", required_argument, NULL, OPT_BAD },
+		                                 { "series", required_argument, NULL, OPT_SERIES },
+		                                 { "step", required_argument, NULL, OPT_STEP },
 		                                 { "max-runs", required_argument, NULL,
 		                                   OPT_MAX_RUNS },
 		                                 { 0, 0, 0, 0 } };
 	const cli_command *self = cli_find_command("bisect");
-	const char *good = NULL, *bad = NULL;
+	const char *good = NULL, *bad = NULL, *series_arg = NULL, *step_arg = NULL;
 	bg_check_result *res = NULL;
 	bg_bisect_result br;
 	bg_bisect_opts bo;
@@ -469,8 +749,10 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 	bg_check_opts o;
 	bg_commit cg, cb;
 	char(*range)[41] = NULL;
+	char step_good[41], step_bad[41];
+	char *series = NULL, *want_benchmark = NULL, *want_metric = NULL;
 	int64_t *gids = NULL, *bids = NULL;
-	size_t ngids = 0, nbids = 0, nrange = 0, i, np = 0;
+	size_t nrange = 0, i, np = 0;
 	double *gv = NULL, *bv = NULL;
 	const bg_verdict_row *target = NULL;
 	int opt, rc = 0, n, end_runs, end_cap, max_runs = 12;
@@ -494,6 +776,10 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 			*(opt == OPT_GOOD ? &good : &bad) = optarg;
 			continue;
 		}
+		if (opt == OPT_SERIES || opt == OPT_STEP) {
+			*(opt == OPT_SERIES ? &series_arg : &step_arg) = optarg;
+			continue;
+		}
 		if (opt == OPT_MAX_RUNS) {
 			if ((rc = cli_parse_count(st, "--max-runs", optarg, 2, &max_runs)) < 0)
 				goto cleanup;
@@ -507,8 +793,14 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 		}
 	}
 	rc = 0;
-	if (optind < argc || !good || !bad) {
-		rc = cli_usage_error(st, "usage: benchguard bisect --good A --bad B [--filter RE]");
+	if (optind < argc || (!step_arg && (!good || !bad))) {
+		rc = cli_usage_error(st, "usage: benchguard bisect --good A --bad B [--series S] "
+		                         "[--filter RE], or --step SERIES[@REV]");
+		goto cleanup;
+	}
+	if (step_arg && (good || bad || series_arg)) {
+		rc = cli_usage_error(st, "--step takes the ends and the series from the report: "
+		                         "not with --good, --bad or --series");
 		goto cleanup;
 	}
 	if (rflags.commit) {
@@ -531,6 +823,27 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 	    (rc = cli_detect_machine(st, b.env, rflags.machine)) < 0 ||
 	    (rc = cli_open_store(st, b.env)) < 0)
 		goto cleanup;
+	cli_check_opts(&cflags, b.env->config, &o);
+	/* Checkouts and builds are steps' details here: lines of their own with -v. */
+	st->info_verbose = 1;
+	if (step_arg) {
+		if ((rc = step_ends(&b, &o, step_arg,
+		                    cflags.baseline_branch ? cflags.baseline_branch
+		                                           : bg_config_baseline(b.env->config)->branch,
+		                    &series, step_good, step_bad)) < 0)
+			goto cleanup;
+		good = step_good;
+		bad = step_bad;
+		series_arg = series;
+	}
+	if (series_arg) {
+		if ((rc = split_series(st, step_arg ? "--step" : "--series", series_arg,
+		                       &want_benchmark, &want_metric)) < 0)
+			goto cleanup;
+		b.benchmark = want_benchmark;
+		b.metric = want_metric;
+		b.only[0] = want_benchmark;
+	}
 	/* Unknown revisions and a good end that is not behind the bad one are usage errors. */
 	if ((rc = bg_repo_lookup(st->ctx, b.env->repo, good, &cg)) < 0 ||
 	    (rc = bg_repo_lookup(st->ctx, b.env->repo, bad, &cb)) < 0) {
@@ -557,38 +870,30 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 	         cg.sha, cb.sha, bg_bisect_estimate(b.n));
 
 	/* The ends, judged like `compare`: sequential pairs up to end_cap. */
-	cli_check_opts(&cflags, b.env->config, &o);
 	if ((rc = measure_ends(&b, &o, end_runs, end_cap, &res, &gids, &bids, &e)) < 0)
 		goto cleanup;
-	ngids = nbids = e.npairs;
+	/* The surest change, either way: the smallest p of its direction. */
 	for (i = 0; i < res->nrows; i++) {
 		const bg_verdict_row *r = &res->rows[i];
-		if (r->verdict != BG_VERDICT_REGRESSION)
+		double p, tp;
+
+		if (r->verdict != BG_VERDICT_REGRESSION && r->verdict != BG_VERDICT_IMPROVEMENT)
 			continue;
-		if (!target || r->p_adjusted < target->p_adjusted ||
-		    (!(r->p_adjusted > target->p_adjusted) && r->test.change > target->test.change))
+		if (series_arg && strcmp(r->series, series_arg) != 0)
+			continue;
+		p = r->verdict == BG_VERDICT_REGRESSION ? r->p_adjusted : r->p_better_adjusted;
+		tp = !target                                      ? 1
+		     : target->verdict == BG_VERDICT_REGRESSION ? target->p_adjusted
+		                                                : target->p_better_adjusted;
+		if (!target || p < tp ||
+		    (!(p > tp) && fabs(r->test.change) > fabs(target->test.change)))
 			target = r;
 	}
 	if (!target) {
-		if (st->format == CLI_JSON) {
-			json_object *top = json_object_new_object();
-			json_object_object_add(top, "first_bad", NULL);
-			json_object_object_add(top, "good", json_object_new_string(cg.sha));
-			json_object_object_add(top, "bad", json_object_new_string(cb.sha));
-			json_object_object_add(top, "message",
-			                       json_object_new_string("no series is significantly "
-			                                              "worse at the bad end"));
-			json_object_object_add(top, "steps", json_object_new_array());
-			json_object_object_add(top, "builds",
-			                       json_object_new_int64((int64_t)b.builds));
-			cli_print_json(st, top);
-		} else {
-			printf("nothing to bisect: no series is significantly worse at %.12s than "
-			       "at "
-			       "%.12s (%zu and %zu runs)\n",
-			       cb.sha, cg.sha, nbids, ngids);
-		}
-		cli_info(st, "bisect: good and bad do not differ significantly");
+		if ((rc = print_no_difference(st, res, cg.sha, cb.sha, series_arg, e.npairs,
+		                              b.builds)) < 0)
+			goto cleanup;
+		cli_info(st, "bisect: the ends do not differ significantly");
 		rc = 1;
 		goto cleanup;
 	}
@@ -596,12 +901,17 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 	b.direction = target->direction;
 	b.metric = target->metric;
 	b.only[0] = target->benchmark;
-	cli_info(st, "bisect: %s is %+.1f%% at the bad end (p %.2g); searching", target->series,
-	         100 * target->test.delta, target->p_adjusted);
+	b.improvement = target->verdict == BG_VERDICT_IMPROVEMENT;
+	cli_info(st,
+	         "bisect: %s is %+.1f%% at the %s end (p %.2g), %s: searching for the first "
+	         "commit where it got %s",
+	         target->series, 100 * target->test.delta, b.improvement ? "new" : "bad",
+	         b.improvement ? target->p_better_adjusted : target->p_adjusted,
+	         b.improvement ? "an improvement" : "a regression", b.improvement ? "better" : "worse");
 
 	/* The ends' pairs of the series: good[k] beside bad[k]. */
-	if (!(gv = malloc(e.npairs * sizeof(double))) ||
-	    !(bv = malloc(e.npairs * sizeof(double)))) {
+	if (!(gv = malloc(e.npairs * sizeof(double) + 1)) ||
+	    !(bv = malloc(e.npairs * sizeof(double) + 1))) {
 		rc = bg_error_oom(st->ctx);
 		goto cleanup;
 	}
@@ -620,19 +930,24 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 	bo.bad = bv;
 	bo.npairs = np;
 	bo.direction = target->direction;
+	bo.want = b.improvement ? BG_BISECT_BETTER : BG_BISECT_WORSE;
 	bo.alpha = o.thresholds.alpha;
 	bo.runs = 3;
 	bo.max_runs = (size_t)max_runs;
 	bo.measure = measure;
 	bo.progress = progress;
+	bo.confirm = on_confirm;
 	bo.data = &b;
 	if ((rc = bg_bisect_search(st->ctx, &bo, &br)) < 0)
 		goto cleanup;
+	cli_progress_done(st);
 	if ((rc = print_result(st, &b, &e, &br)) < 0)
 		goto cleanup;
 	rc = 0;
 
 cleanup:
+	cli_progress_done(st);
+	st->info_verbose = 0;
 	bg_bisect_result_clear(&br);
 	bg_check_result_free(res);
 	free(gv);
@@ -641,6 +956,9 @@ cleanup:
 	free(bids);
 	free(range);
 	free(b.shas);
+	free(series);
+	free(want_benchmark);
+	free(want_metric);
 	bg_commit_clear(&cg);
 	bg_commit_clear(&cb);
 	bg_commit_clear(&b.good);

@@ -29,6 +29,8 @@ typedef struct {
 	int quiet, verbose, color;
 	int stderr_tty;
 	int progress_shown; /* a \r progress line is on stderr and needs clearing */
+	int info_verbose;   /* the library's info lines (checkouts, builds) only with -v:
+	                       a command whose own lines say what happens sets it */
 } cli_state;
 
 /* Where things are: the repository, its config, its database. */

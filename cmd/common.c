@@ -218,7 +218,7 @@ void cli_log_cb(bg_log_level level, const char *msg, void *data)
 
 	if (level == BG_LOG_WARN)
 		cli_warn(st, "%s", msg);
-	else if (level == BG_LOG_INFO)
+	else if (level == BG_LOG_INFO && (!st->info_verbose || st->verbose))
 		cli_info(st, "%s", msg);
 	else if (st->verbose)
 		cli_info(st, "%s", msg);

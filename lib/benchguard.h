@@ -1656,6 +1656,25 @@ size_t bg_report_run_count(const bg_report *r);
 size_t bg_report_commit_count(const bg_report *r);
 /* Runs of the period left out: their commits are not on the branch's history. */
 size_t bg_report_excluded_runs(const bg_report *r);
+/* A change point of the report, as `bisect --step` searches it: the series
+ * moved between the commit of its last point before the step and the
+ * commit of its first point after (`git log before..after` holds the
+ * culprit). */
+typedef struct {
+	char *series;  /* "benchmark:metric" */
+	char *machine; /* the fingerprint of its runs */
+	char before[41], after[41];
+	double mean_before, mean_after; /* the levels on each side */
+	double delta;                   /* the value's own movement, after / before - 1 */
+	double change;                  /* labelled: positive is worse */
+	double p;                       /* the step's p (adjusted) */
+	bg_verdict verdict;             /* regression or improvement */
+} bg_report_step;
+
+/* Every change point of the report, series by series, oldest first in
+ * each; *steps is the caller's (bg_report_steps_free). */
+int bg_report_steps(bg_ctx *ctx, const bg_report *r, bg_report_step **steps, size_t *n);
+void bg_report_steps_free(bg_report_step *steps, size_t n);
 /* "html", "markdown" (or "md"), "json" -> format; else BG_EINPUT. */
 int bg_report_format_from_name(const char *name, bg_report_format *out);
 /* The whole document (*text, NUL-terminated, caller frees). */

@@ -440,7 +440,8 @@ int bg_bisect_search(bg_ctx *ctx, const bg_bisect_opts *opts, bg_bisect_result *
 	out->change.df = df;
 	out->change.t = se > 0 ? diff / se : NAN;
 	out->change.p_worse = p_above(diff, se, df);
-	out->change.p_better = 1.0 - out->change.p_worse;
+	/* Its own tail: 1 - p_worse would round a strong improvement to 0. */
+	out->change.p_better = p_above(-diff, se, df);
 	out->change.effect = sd > 0 ? diff / sd : NAN;
 
 cleanup:

@@ -979,6 +979,60 @@ const rep_run *bg_report__point_run(const bg_report *r, const rep_series *s, siz
 	return &r->runs[s->run[i]];
 }
 
+void bg_report_steps_free(bg_report_step *steps, size_t n)
+{
+	size_t i;
+
+	if (!steps)
+		return;
+	for (i = 0; i < n; i++) {
+		free(steps[i].series);
+		free(steps[i].machine);
+	}
+	free(steps);
+}
+
+int bg_report_steps(bg_ctx *ctx, const bg_report *r, bg_report_step **steps, size_t *n)
+{
+	bg_report_step *v = NULL;
+	size_t i, k, len = 0, total = 0;
+
+	*steps = NULL;
+	*n = 0;
+	for (i = 0; i < r->nseries; i++)
+		total += r->series[i].cps.npoints;
+	if (!(v = calloc(total ? total : 1, sizeof(*v))))
+		return bg_error_oom(ctx);
+	for (i = 0; i < r->nseries; i++) {
+		const rep_series *s = &r->series[i];
+
+		for (k = 0; k < s->cps.npoints; k++) {
+			const bg_changepoint *c = &s->cps.points[k];
+			bg_report_step *x = &v[len++];
+
+			x->series = bg_strdup(s->name);
+			x->machine = bg_strdup(s->machine);
+			if (!x->series || !x->machine) {
+				bg_report_steps_free(v, len);
+				return bg_error_oom(ctx);
+			}
+			snprintf(x->before, sizeof(x->before), "%s",
+			         bg_report__point_run(r, s, c->index - 1)->row.sha);
+			snprintf(x->after, sizeof(x->after), "%s",
+			         bg_report__point_run(r, s, c->index)->row.sha);
+			x->mean_before = c->before;
+			x->mean_after = c->after;
+			x->delta = c->change;
+			x->change = oriented(c->change, s->direction);
+			x->p = c->p;
+			x->verdict = bg_report__step_verdict(s, c);
+		}
+	}
+	*steps = v;
+	*n = len;
+	return 0;
+}
+
 static int cmp_step(const void *a, const void *b)
 {
 	const step_ref *x = a, *y = b;
