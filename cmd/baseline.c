@@ -55,7 +55,9 @@ static int do_export(cli_state *st, const baseline_flags *fl)
 	o.window = fl->window > 0 ? fl->window : cfg->window;
 	/* This machine's facts describe the runs only when they are its own. */
 	o.facts = fl->machine ? NULL : env.machine;
-	if ((rc = bg_baseline_export(st->ctx, env.store, env.repo, &o, &json, &nruns)) < 0)
+	if ((rc = cli_branch_hint(st, bg_baseline_export(st->ctx, env.store, env.repo, &o, &json,
+	                                                 &nruns),
+	                          "--baseline-branch")) < 0)
 		goto cleanup;
 	if (!fl->output || !strcmp(fl->output, "-"))
 		fputs(json, stdout);

@@ -628,7 +628,9 @@ static int step_ends(bisect_state *b, const bg_check_opts *co, const char *spec,
 	ro.window = co->window;
 	ro.min_runs = co->min_runs;
 	ro.thresholds = co->thresholds;
-	if ((rc = bg_report_build(st->ctx, b->env->store, b->env->repo, &ro, &rep)) < 0 ||
+	if ((rc = cli_branch_hint(st, bg_report_build(st->ctx, b->env->store, b->env->repo, &ro,
+	                                              &rep),
+	                          "--baseline-branch")) < 0 ||
 	    (rc = bg_report_steps(st->ctx, rep, &steps, &n)) < 0)
 		goto cleanup;
 	for (i = 0; i < n; i++) {

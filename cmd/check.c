@@ -272,7 +272,8 @@ int cmd_check(cli_state *st, int argc, char **argv)
 	cli_check_opts(&flags, env.config, &o);
 	o.runs = ids;
 	o.nruns = nids;
-	if ((rc = bg_check_run(st->ctx, env.store, env.repo, &o, &res)) < 0 ||
+	if ((rc = cli_branch_hint(st, bg_check_run(st->ctx, env.store, env.repo, &o, &res),
+	                          "--baseline-branch")) < 0 ||
 	    (rc = cli_check_print(st, res)) < 0)
 		goto cleanup;
 	rc = bg_check_exit_code(res);

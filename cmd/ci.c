@@ -213,7 +213,7 @@ int cmd_ci(cli_state *st, int argc, char **argv)
 		goto cleanup;
 	cli_warn_dirty(st, &head);
 	if ((!rflags.no_build && (rc = cli_build(st, &env, bg_repo_workdir(env.repo))) < 0) ||
-	    (rc = bg_ci_run(st->ctx, &o, &out)) < 0) {
+	    (rc = cli_branch_hint(st, bg_ci_run(st->ctx, &o, &out), "--baseline-branch")) < 0) {
 		/* Say so where CI users look, then fail as `run` would. */
 		if ((summary = open_summary(st))) {
 			fprintf(summary, "### benchguard: %s\n\n%s\n\n",

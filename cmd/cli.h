@@ -208,6 +208,10 @@ int cli_global_option(cli_state *st, int opt, const char *arg);
 
 /* Sets a usage error (exit 2) on st->ctx and returns BG_EINPUT. */
 int cli_usage_error(cli_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* rc as is; when the library could not find the baseline branch, its
+ * message (which lists the branches there are) also names `flag`, the
+ * option that picks another. */
+int cli_branch_hint(cli_state *st, int rc, const char *flag);
 /* Appends a --tag KEY=VALUE to tags[] (sized for argc); usage error if malformed. */
 int cli_add_tag(cli_state *st, const char *arg, const char **tags, size_t *ntags);
 /* Reads a whole file, or standard input for "-". */

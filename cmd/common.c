@@ -161,6 +161,22 @@ int cli_parse_count(cli_state *st, const char *opt, const char *arg, int min, in
 
 /* ---------------------------------------------------------------- messages */
 
+int cli_branch_hint(cli_state *st, int rc, const char *flag)
+{
+	const char *msg = bg_ctx_error(st->ctx);
+	char *copy;
+
+	if (rc != BG_EINPUT || !msg || strncmp(msg, "unknown baseline branch", 23) != 0 ||
+	    !(copy = strdup(msg)))
+		return rc;
+	bg_error_set(st->ctx, BG_EINPUT,
+	             "%s; name one with %s, or set \"baseline\": {\"branch\": ...} in "
+	             "benchguard.json",
+	             copy, flag);
+	free(copy);
+	return rc;
+}
+
 void cli_progress_done(cli_state *st)
 {
 	if (st->progress_shown) {

@@ -52,7 +52,10 @@ int cli_prepare_commit_soft(cli_state *st, cli_env *env, const char *rev, int re
 	int rc;
 
 	memset(wt, 0, sizeof(*wt));
-	if ((rc = bg_repo_lookup(st->ctx, env->repo, rev, commit)) < 0)
+	/* A commit named by SHA that is on the baseline branch is stored as its. */
+	if ((rc = bg_repo_lookup_on(st->ctx, env->repo, rev,
+	                            env->config ? bg_config_baseline(env->config)->branch : NULL,
+	                            commit)) < 0)
 		return rc;
 	commit->dirty = 0;
 	if (!(cache = cli_cache_dir(st, env)))

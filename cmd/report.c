@@ -196,7 +196,8 @@ int cmd_report(cli_state *st, int argc, char **argv)
 	o.window = bg_config_baseline(cfg)->window;
 	o.min_runs = bg_config_baseline(cfg)->min_runs;
 	o.thresholds = *bg_config_thresholds(cfg);
-	if ((rc = bg_report_build(st->ctx, env.store, env.repo, &o, &report)) < 0)
+	if ((rc = cli_branch_hint(st, bg_report_build(st->ctx, env.store, env.repo, &o, &report),
+	                          "--branch")) < 0)
 		goto cleanup;
 	if (bg_report_excluded_runs(report))
 		cli_info(st, "%zu run%s of commits off the first-parent history of %s left out",

@@ -550,6 +550,14 @@ int bg_repo_head(bg_ctx *ctx, bg_repo *repo, bg_commit *out);
 int bg_repo_lookup(bg_ctx *ctx, bg_repo *repo, const char *rev, bg_commit *out);
 void bg_commit_clear(bg_commit *c);
 /*
+ * bg_repo_lookup for a commit that runs will be stored under: when `rev`
+ * names no branch, ->branch is `branch` if the commit is on its
+ * first-parent history (e.g. the baseline branch), so that a run pinned
+ * by SHA says where it belongs.
+ */
+int bg_repo_lookup_on(bg_ctx *ctx, bg_repo *repo, const char *rev, const char *branch,
+                      bg_commit *out);
+/*
  * The tip of branch `name`: refs/heads/<name>, else refs/remotes/origin/<name>
  * (CI checkouts often have only the remote one).  Unknown -> BG_EINPUT.
  */

@@ -256,20 +256,31 @@ cleanup:
 	return err;
 }
 
-/* The branch name when `rev` is exactly a local branch that points at `id`. */
+/*
+ * The branch name when `rev` is exactly a branch that points at `id`: a
+ * local one by its name, a remote-tracking one ("origin/main") by the
+ * remote's branch name ("main"), as bg_repo_branch_tip finds it.
+ */
 static int branch_of_rev(bg_ctx *ctx, git_repository *repo, const char *rev, const git_oid *id,
                          char **branch)
 {
 	git_reference *ref = NULL;
 	git_object *tip = NULL;
+	const char *name = rev, *slash;
 	int err = 0;
 
 	*branch = NULL;
-	if (git_branch_lookup(&ref, repo, rev, GIT_BRANCH_LOCAL) < 0)
-		return 0;
+	if (git_branch_lookup(&ref, repo, rev, GIT_BRANCH_LOCAL) < 0) {
+		if (git_branch_lookup(&ref, repo, rev, GIT_BRANCH_REMOTE) < 0 ||
+		    !(slash = strchr(rev, '/')) || !slash[1]) {
+			git_reference_free(ref);
+			return 0;
+		}
+		name = slash + 1;
+	}
 	/* A tag of the same name wins in revparse; then this is not the branch. */
 	if (git_reference_peel(&tip, ref, GIT_OBJECT_COMMIT) == 0 &&
-	    git_oid_equal(git_object_id(tip), id) && !(*branch = strdup(rev)))
+	    git_oid_equal(git_object_id(tip), id) && !(*branch = strdup(name)))
 		err = bg_error_oom(ctx);
 	git_object_free(tip);
 	git_reference_free(ref);
@@ -320,6 +331,53 @@ cleanup:
 
 /* ------------------------------------------------------------- ancestry */
 
+typedef struct {
+	const char *sha;
+	int64_t oldest; /* a commit older than this cannot precede `sha` on the line */
+	int on;
+} on_line;
+
+static int on_line_cb(const char *sha, int64_t time, void *data)
+{
+	on_line *l = data;
+
+	if (!strcmp(sha, l->sha)) {
+		l->on = 1;
+		return 1;
+	}
+	/* Past the commit's author time (with the skew a clock may have):
+	 * it is not further back on this line. */
+	return time < l->oldest;
+}
+
+int bg_repo_lookup_on(bg_ctx *ctx, bg_repo *repo, const char *rev, const char *branch,
+                      bg_commit *out)
+{
+	on_line l;
+	char tip[41];
+	int err;
+
+	if ((err = bg_repo_lookup(ctx, repo, rev, out)) < 0 || out->branch || !branch || !*branch)
+		return err;
+	if (bg_repo_branch_tip(ctx, repo, branch, tip) < 0) {
+		/* No such branch here: the commit is on none we can name. */
+		bg_ctx_clear_error(ctx);
+		return 0;
+	}
+	l.sha = out->sha;
+	l.oldest = out->author_time - BG_CLOCK_SKEW;
+	l.on = 0;
+	if ((err = bg_repo_walk_first_parent(ctx, repo, tip, on_line_cb, &l)) < 0) {
+		bg_commit_clear(out);
+		return err;
+	}
+	if (l.on && !(out->branch = strdup(branch))) {
+		bg_commit_clear(out);
+		return bg_error_oom(ctx);
+	}
+	return 0;
+}
+
 static int oid_of(bg_ctx *ctx, git_repository *repo, const char *sha, git_oid *out)
 {
 	git_object *obj = NULL;
@@ -340,6 +398,44 @@ static int oid_of(bg_ctx *ctx, git_repository *repo, const char *sha, git_oid *o
 	git_oid_cpy(out, git_commit_id(c));
 	git_commit_free(c);
 	return 0;
+}
+
+/* At most this many branch names in the message of an unknown branch. */
+#define BG_BRANCHES_SHOWN 8
+
+/* "unknown baseline branch": and the branches there are, so that the
+ * reader can pick one (a repository whose branch is not `main`). */
+static int unknown_branch(bg_ctx *ctx, bg_repo *repo, const char *name)
+{
+	git_branch_iterator *it = NULL;
+	git_reference *ref = NULL;
+	git_branch_t type;
+	bg_buf seen = BG_BUF_INIT;
+	size_t n = 0;
+	int err;
+
+	if (git_branch_iterator_new(&it, repo->repo, GIT_BRANCH_ALL) == 0) {
+		while (git_branch_next(&ref, &type, it) == 0) {
+			const char *s = git_reference_shorthand(ref);
+			size_t len = strlen(s);
+
+			/* origin/HEAD names another branch, not one of its own. */
+			if (git_reference_type(ref) != GIT_REFERENCE_SYMBOLIC &&
+			    !(len >= 5 && !strcmp(s + len - 5, "/HEAD")) && n++ < BG_BRANCHES_SHOWN)
+				bg_buf_printf(&seen, "%s%s", n > 1 ? ", " : "", s);
+			git_reference_free(ref);
+			ref = NULL;
+		}
+		git_branch_iterator_free(it);
+	}
+	if (n > BG_BRANCHES_SHOWN)
+		bg_buf_printf(&seen, " and %zu more", n - BG_BRANCHES_SHOWN);
+	err = bg_error_set(ctx, BG_EINPUT,
+	                   "unknown baseline branch \"%s\" (no refs/heads/%s or "
+	                   "refs/remotes/origin/%s in %s); branches there: %s",
+	                   name, name, name, repo->workdir, n && seen.ptr ? seen.ptr : "none");
+	bg_buf_clear(&seen);
+	return err;
 }
 
 int bg_repo_branch_tip(bg_ctx *ctx, bg_repo *repo, const char *name, char sha[41])
@@ -371,10 +467,7 @@ int bg_repo_branch_tip(bg_ctx *ctx, bg_repo *repo, const char *name, char sha[41
 		git_commit_free(c);
 		return 0;
 	}
-	return bg_error_set(ctx, BG_EINPUT,
-	                    "unknown baseline branch \"%s\" (no refs/heads/%s or "
-	                    "refs/remotes/origin/%s in %s)",
-	                    name, name, name, repo->workdir);
+	return unknown_branch(ctx, repo, name);
 }
 
 int bg_repo_merge_base(bg_ctx *ctx, bg_repo *repo, const char *a, const char *b, char sha[41])

@@ -166,4 +166,8 @@ lat 1.01 main
 tip=$("$BG" check --commit main --machine m1 --window 20 --min-runs 2 --json)
 check "a walk past 40 commits without runs, and beside a branch's newer runs, finds all 5 old runs" \
 	/usr/bin/python3 -c "import json, sys; r = json.loads(sys.argv[1])['results'][0]; assert r['baseline_runs'] == 5, r" "$tip"
+check "a baseline branch that does not exist: exit 2" \
+	expect_rc 2 "$BG" check --commit main --machine m1 --baseline-branch trunk
+check "... naming the branches there are and --baseline-branch" \
+	grep -q 'unknown baseline branch "trunk".*branches there: main, pr; name one with --baseline-branch' "$T/err"
 finish

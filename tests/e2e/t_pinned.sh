@@ -3,7 +3,8 @@
 # worktree and built there once (a build log outside the repository counts
 # the builds), the run is stored under REV's SHA and measures REV's code; an
 # unknown REV is exit 2; a broken build is exit 3 with its log's tail, and is
-# remembered; a hostile branch name is data; gc removes (or, dry run, only
+# remembered; a hostile branch name is data; the run records the baseline
+# branch when REV is a SHA on it, the branch REV names, else none; gc removes (or, dry run, only
 # lists) worktrees, after which REV is checked out and built again; and the
 # user's working tree is never touched.
 . "$(dirname "$0")/lib.sh"
@@ -126,6 +127,23 @@ check "gc --max-size 1K removes down to the bound" expect_rc 0 "$BG" gc --max-si
 check "... both, oldest first" python3 -c "import json,sys; d=json.load(open('$T/out')); w=d['worktrees']; assert [x['commit'] for x in w] == ['$c1', '$c3'] and d['removed'] == 2, d"
 
 # --- the user's working tree ----------------------------------------------------
+# The branch a pinned run is stored under: the baseline branch when the
+# commit is on its first-parent history, the branch REV names, else none.
+check "a run pinned by the SHA of a commit on main records branch main" \
+	bash -c "'$BG' run --commit '$c1' --json >'$T/out' 2>'$T/err' && test \"\$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[\"runs\"][0][\"branch\"])' '$T/out')\" = main"
+check "... and history shows it (not -)" bash -c "'$BG' history prog:version | grep '${c1:0:12}' | grep -q ' main '"
+git branch side "$c1" && git checkout -q side && echo x >side.txt && git add side.txt && git commit -qm side
+side=$(git rev-parse HEAD)
+git checkout -q main
+check "a commit on another branch only, pinned by SHA, records no branch" \
+	bash -c "'$BG' run --commit '$side' --json >'$T/out' 2>/dev/null && test \"\$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[\"runs\"][0][\"branch\"])' '$T/out')\" = None"
+check "... pinned by its branch name, records that branch" \
+	bash -c "'$BG' run --commit side --json >'$T/out' 2>/dev/null && test \"\$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[\"runs\"][0][\"branch\"])' '$T/out')\" = side"
+git update-ref refs/remotes/origin/side "$side"
+git branch -q -D side
+check "... pinned by a remote-tracking ref (origin/side), records the remote's branch" \
+	bash -c "'$BG' run --commit origin/side --json >'$T/out' 2>/dev/null && test \"\$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[\"runs\"][0][\"branch\"])' '$T/out')\" = side"
+
 check "the working tree was never modified" clean_tree
 check "HEAD is still main" [ "$(git symbolic-ref --short HEAD)" = main ]
 check "help run mentions --commit" sh -c "'$BG' help run | grep -q -- '--commit REV'"

@@ -279,4 +279,13 @@ a, b = (json.load(open(f))["series"][0]["points"] for f in sys.argv[1:])
 assert [p["runs"] for p in a][-2:] == [1, 1], [p["runs"] for p in a]
 assert [p["runs"] for p in b][-2:] == [3, 3], [p["runs"] for p in b]
 P
+
+# A repository whose branch is not main, no config: the error names the
+# branches there are and the option that picks one; with it, the report.
+new_repo "$T/m" >/dev/null && cd "$T/m" && git branch -q -m main master && git branch dev
+echo "BENCHGUARD x 1 ms" | "$BG" -q import - --format lines --name t --machine e2e >/dev/null
+check "report on a repository without main exits 2" expect_rc 2 "$BG" report --machine e2e
+check "... naming the branches there are and --branch" \
+	grep -q 'unknown baseline branch "main".*branches there: dev, master; name one with --branch' "$T/err"
+check "... and --branch master makes the report" expect_rc 0 "$BG" report --machine e2e --branch master --format json
 finish

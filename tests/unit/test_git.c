@@ -309,6 +309,52 @@ static void test_lookup(void **state)
 	bg_ctx_free(ctx);
 }
 
+/* The branch a commit is stored under: the one REV names (a remote-tracking
+ * one by its branch), else `branch` when the commit is on its first-parent
+ * history, else none; a branch that does not exist is no error. */
+static void on_branch(bg_ctx *ctx, bg_repo *r, const char *rev, const char *branch,
+                      const char *want)
+{
+	bg_commit c;
+
+	if (bg_repo_lookup_on(ctx, r, rev, branch, &c) != 0)
+		fail_msg("bg_repo_lookup_on %s: %s", rev, bg_ctx_error(ctx));
+	if (want)
+		assert_string_equal(c.branch, want);
+	else
+		assert_null(c.branch);
+	bg_commit_clear(&c);
+}
+
+static void test_lookup_on(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_repo *r = NULL;
+	bg_commit c;
+	char first[64], side[64];
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	make_repo("lookon");
+	capture(first, sizeof(first), "git -C lookon rev-parse HEAD~1");
+	sh("cd lookon && git checkout -q -b side HEAD~1 && echo s >s.txt && git add s.txt && "
+	   AUTHOR T2 "git commit -q -m side && git checkout -q main");
+	capture(side, sizeof(side), "git -C lookon rev-parse side");
+	sh("cd lookon && git update-ref refs/remotes/origin/feature %s", side);
+	r = open_repo(ctx, "lookon");
+	on_branch(ctx, r, first, "main", "main");   /* a SHA on main's line */
+	on_branch(ctx, r, "HEAD~1", "main", "main");
+	on_branch(ctx, r, side, "main", NULL);      /* on side only */
+	on_branch(ctx, r, "side", "main", "side");  /* named: that branch */
+	on_branch(ctx, r, "origin/feature", "main", "feature");
+	on_branch(ctx, r, first, "nosuch", NULL);   /* no such branch: none, no error */
+	on_branch(ctx, r, first, NULL, NULL);
+	assert_int_equal(bg_repo_lookup_on(ctx, r, "nope", "main", &c), BG_ENOTFOUND);
+	assert_null(c.branch);
+	bg_repo_free(r);
+	bg_ctx_free(ctx);
+}
+
 static void test_open_from_subdirectory(void **state)
 {
 	bg_ctx *ctx = NULL;
@@ -746,6 +792,7 @@ int main(void)
 		cmocka_unit_test(test_submodule),
 		cmocka_unit_test(test_detached),
 		cmocka_unit_test(test_lookup),
+		cmocka_unit_test(test_lookup_on),
 		cmocka_unit_test(test_open_from_subdirectory),
 		cmocka_unit_test(test_not_a_repository),
 		cmocka_unit_test(test_empty_repository),
