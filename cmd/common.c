@@ -107,6 +107,16 @@ int cli_getopt(cli_state *st, int argc, char **argv, const char *shortopts,
 		if (opt == -1)
 			return -1;
 		if (opt == '?') {
+			const char *arg = argv[optind - 1], *eq = strchr(arg, '=');
+
+			/* --flag=value of a known flag: the option is right, the value is not. */
+			for (i = 0; eq && !strncmp(arg, "--", 2) && i < n; i++)
+				if (all[i].has_arg == no_argument &&
+				    strlen(all[i].name) == (size_t)(eq - arg - 2) &&
+				    !strncmp(all[i].name, arg + 2, (size_t)(eq - arg - 2))) {
+					cli_usage_error(st, "option --%s takes no value", all[i].name);
+					return '?';
+				}
 			if (optopt && optopt < 256 && optopt != '?')
 				cli_usage_error(st, "unknown option -%c%s%s", optopt,
 				                cmd ? " for " : "", cmd ? cmd->name : "");
