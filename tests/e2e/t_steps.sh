@@ -10,7 +10,8 @@
 #     S42, an improvement; over the whole range it says the ends do not
 #     differ, with the figures of both series;
 #   - the report finds both steps, and `bisect --step` from each finds its
-#     commit;
+#     commit; the paired runs the bisects leave (20 and more on a commit)
+#     stay out of the trend, and with --include-paired are one point each;
 #   - on the same two commits, check, compare, bisect and report print the
 #     same change for both series, within 0.1 percentage points.
 . "$(dirname "$0")/lib.sh"
@@ -169,6 +170,30 @@ check "--step with a commit outside every step exits 2, listing the steps" bash 
 check "--step of a series without steps exits 2" expect_rc 2 "$BG" bisect --step set:nosuch
 check "--step with --good is refused" expect_rc 2 "$BG" bisect --step set:tp --good "${S[0]}"
 
+# The bisects above left many paired runs on their commits (S4, the good
+# end of two of them, has 20 or more): kept out of the trend, and pooled
+# into one point per commit when asked for.
+expect_rc 0 "$BG" report --since all --include-paired --format json
+cp "$T/out" "$T/paired.json"
+check "with every paired run bisect left: one point per commit, no step within one, the same two steps" \
+	/usr/bin/python3 - "$T/paired.json" "$T/report.json" "${S[4]}" <<'P'
+import json, sys
+d, before = (json.load(open(f)) for f in sys.argv[1:3])
+for s in d["series"]:
+    pts = s["points"]
+    commits = [p["commit"] for p in pts]
+    assert len(commits) == len(set(commits)), "a commit drawn twice"
+    busy = {p["commit"]: p["runs"] for p in pts}
+    print("# figure: with paired runs,", s["series"], len(pts), "points; runs at S4:", busy[sys.argv[3]], "most:", max(busy.values()))
+    assert busy[sys.argv[3]] >= 20, busy[sys.argv[3]]
+    assert len(s["change_points"]) == 2, s["change_points"]
+    for c in s["change_points"]:
+        assert c["last_before"] != c["first_after"], c
+    # The paired runs are not in the report without --include-paired.
+    plain = [x for x in before["series"] if x["series"] == s["series"]][0]
+    assert all(p["runs"] == 1 for p in plain["points"]) and len(plain["points"]) == 16
+P
+
 # ------------------------------------------- one change, four commands
 # Nearly exact values (0.02% noise): every command must print the same
 # change for the same two commits, S21 (last fast) and S22 (first slow).
@@ -199,7 +224,7 @@ for name, want in (("set:time", 1.5), ("set:tp", -0.6)):
         "bisect": bis[name]["delta"],
         "report": rep[name][0]["change"],
     }
-    print("#", name, {k: "%+.3f%%" % (100 * v) for k, v in fig.items()})
+    print("# figure: one change,", name, {k: "%+.3f%%" % (100 * v) for k, v in fig.items()})
     assert len(rep[name]) == 1, rep[name]
     for k, v in fig.items():
         assert abs(v - want) < 0.001, (name, k, v)
