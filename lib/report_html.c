@@ -450,7 +450,7 @@ static int html_chart(const bg_report *r, const rep_series *s, bg_buf *b)
 		e |= bg_buf_printf(b,
 		                   "<rect class=\"base\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 		                   "height=\"%.1f\"><title>baseline of the newest commit: %zu "
-		                   "runs</title></rect><text class=\"base-label\" x=\"%.1f\" "
+		                   "commits</title></rect><text class=\"base-label\" x=\"%.1f\" "
 		                   "y=\"%.1f\" text-anchor=\"end\">baseline</text>",
 		                   x0, CH_T, x1 - x0, CH_H - CH_T - CH_B, lg->from - lg->base_from,
 		                   x1 - 3, CH_H - CH_B - 5);
@@ -464,7 +464,7 @@ static int html_chart(const bg_report *r, const rep_series *s, bg_buf *b)
 		                   "<rect class=\"band\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 		                   "height=\"%.1f\"/><line class=\"level\" x1=\"%.1f\" x2=\"%.1f\" "
 		                   "y1=\"%.1f\" y2=\"%.1f\"><title>level: %.4g %s ± %.3g (95%% of "
-		                   "runs)</title></line>",
+		                   "commits)</title></line>",
 		                   x0, cy(&g, l->mean + l->band), x1 - x0,
 		                   cy(&g, l->mean - l->band) - cy(&g, l->mean + l->band), x0, x1,
 		                   cy(&g, l->mean), cy(&g, l->mean), l->mean * g.d.scale, g.d.unit,
@@ -731,12 +731,12 @@ static int html_series(const bg_report *r, size_t idx, bg_buf *b)
 static const char html_legend[] =
         "<div class=\"legend\"><span><i style=\"background:#1f2328\"></i>a commit's mean "
         "(whisker: 95% CI of its runs, or of the samples of its one run)</span><span><i style=\"background:#54aeff;opacity:.4\"></i>"
-        "level between steps, ±95% of runs</span><span><i style=\"background:#ddf4ff\"></i>"
+        "level between steps, ±95% of commits</span><span><i style=\"background:#ddf4ff\"></i>"
         "baseline of the newest commit</span><span><i style=\"background:#cf222e\"></i>"
-        "step or run flagged worse</span><span><i style=\"background:#1a7f37\"></i>"
-        "step or run flagged better</span><span><i style=\"background:#fff;border:1.5px "
+        "step or commit flagged worse</span><span><i style=\"background:#1a7f37\"></i>"
+        "step or commit flagged better</span><span><i style=\"background:#fff;border:1.5px "
         "dashed #cf222e\"></i>flagged by a first run, not confirmed</span><span><i "
-        "style=\"background:#fff;border:1.5px solid #bc4c00\"></i>outlier run</span></div>\n";
+        "style=\"background:#fff;border:1.5px solid #bc4c00\"></i>outlier commit</span></div>\n";
 
 /*
  * A JSON string that stays data inside a <script> block: besides JSON's own
