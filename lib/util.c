@@ -370,8 +370,11 @@ int bg_walk_bound_init(bg_walk_bound *b, const int64_t *times, size_t n)
 		bg_walk_bound_clear(b);
 		return BG_ENOMEM;
 	}
-	memcpy(b->t, times, n * sizeof(int64_t));
-	qsort(b->t, n, sizeof(int64_t), cmp_time);
+	/* No stored commit (times may then be NULL): nothing to copy or sort. */
+	if (n) {
+		memcpy(b->t, times, n * sizeof(int64_t));
+		qsort(b->t, n, sizeof(int64_t), cmp_time);
+	}
 	b->n = n;
 	return 0;
 }
