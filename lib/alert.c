@@ -334,14 +334,6 @@ typedef struct {
 	double deadline;                              /* monotonic seconds; 0: not used yet */
 } alert_target;
 
-static double alert__now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void alert__target_clear(alert_target *t)
 {
 	/* Secrets do not linger in freed memory. */
@@ -730,9 +722,9 @@ static int alert__classify_curl(CURLcode rc)
 /* Sleeps `s` seconds unless cancelled (Ctrl-C); 0 when slept through. */
 static int alert__sleep(bg_ctx *ctx, double s)
 {
-	double end = alert__now() + s, left;
+	double end = bg_now() + s, left;
 
-	while ((left = end - alert__now()) > 0) {
+	while ((left = end - bg_now()) > 0) {
 		struct timespec ts;
 		if (bg_ctx_cancelled(ctx))
 			return -1;
@@ -782,7 +774,7 @@ static int alert__request(bg_ctx *ctx, CURL *curl, const alert_target *t, const 
 	int attempt;
 
 	for (attempt = 1;; attempt++) {
-		double left = t->deadline - alert__now(), wait;
+		double left = t->deadline - bg_now(), wait;
 		char what[160], note[160];
 		CURLcode rc;
 		int cls;
@@ -825,7 +817,7 @@ static int alert__request(bg_ctx *ctx, CURL *curl, const alert_target *t, const 
 			return BG_ALERT__REFUSED;
 		}
 		wait = resp->retry_after >= 0 ? resp->retry_after : bg_alert__backoff(attempt);
-		if (attempt >= ALERT_MAX_TRIES || alert__now() + wait > t->deadline - 0.05) {
+		if (attempt >= ALERT_MAX_TRIES || bg_now() + wait > t->deadline - 0.05) {
 			bg_log(ctx, BG_LOG_DEBUG, "alert %s: %s: try %d: %s; %s, kept for later",
 			       t->cfg->kind, req->what, attempt, what,
 			       attempt >= ALERT_MAX_TRIES ? "no tries left"
@@ -1305,7 +1297,7 @@ int bg_alert_flush(bg_ctx *ctx, bg_store *store, const bg_config *cfg, bg_alert_
 			continue;
 		}
 		if (!(t->deadline > 0))
-			t->deadline = alert__now() + t->cfg->timeout;
+			t->deadline = bg_now() + t->cfg->timeout;
 		/* Held until well past this target's budget: a crashed process's
 		 * claim runs out, a live one's never does while it sends. */
 		if ((err = bg_store_outbox_claim(
@@ -1362,7 +1354,7 @@ int bg_alert_test(bg_ctx *ctx, const bg_config *cfg, const bg_alert_event *ev,
 			alert__report(cb, data, &row, t->label, "disabled", &tally);
 			continue;
 		}
-		t->deadline = alert__now() + t->cfg->timeout;
+		t->deadline = bg_now() + t->cfg->timeout;
 		if (t->forge) {
 			char *shown = NULL;
 			/* Reading is the test: a sample comment would replace the verdict. */

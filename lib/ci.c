@@ -18,18 +18,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
-
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 void bg_ci_result_clear(bg_ci_result *r)
 {
@@ -212,7 +203,7 @@ static int confirm_alone(bg_ctx *ctx, const bg_ci_opts *o, bg_check_result *res,
 	const char **tags = NULL;
 	char **only = NULL;
 	size_t i, k, n = 0, nt = 0;
-	double t0 = now_s();
+	double t0 = bg_now();
 	int error;
 
 	memset(&more, 0, sizeof(more));
@@ -290,7 +281,7 @@ static int confirm_alone(bg_ctx *ctx, const bg_ci_opts *o, bg_check_result *res,
 			goto cleanup;
 	}
 	res->confirm_pairs = more.nruns;
-	res->confirm_seconds = now_s() - t0;
+	res->confirm_seconds = bg_now() - t0;
 	bg_check_sort(res);
 cleanup:
 	bg_check_result_free(again);
@@ -407,7 +398,7 @@ int bg_ci_run(bg_ctx *ctx, const bg_ci_opts *opts, bg_ci_result *out)
 	bg_worktree wt;
 	const char *cwd;
 	size_t nopen = 0;
-	double t0 = now_s();
+	double t0 = bg_now();
 	int error, ok = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -495,7 +486,7 @@ int bg_ci_run(bg_ctx *ctx, const bg_ci_opts *opts, bg_ci_result *out)
 			goto cleanup;
 	}
 done:
-	out->seconds = now_s() - t0;
+	out->seconds = bg_now() - t0;
 	if (error == 0)
 		error = record(ctx, opts, out);
 cleanup:

@@ -59,6 +59,12 @@ int bg_buf_printf(bg_buf *b, const char *fmt, ...) BG_PRINTF(2, 3);
 char *bg_buf_detach(bg_buf *b);
 void bg_buf_clear(bg_buf *b);
 
+/* Makes room in an array of `size`-byte elements for element n (its
+ * capacity doubles); 0 or BG_ENOMEM, the array unchanged on failure. */
+int bg_grow(void **arr, size_t *cap, size_t n, size_t size);
+/* Seconds on the monotonic clock: for timing and deadlines, not dates. */
+double bg_now(void);
+
 /* strdup that accepts NULL. */
 char *bg_strdup(const char *s);
 /* A new formatted string (caller frees), or NULL when out of memory. */
@@ -119,9 +125,9 @@ int bg_check__summary_line(const bg_check_result *res, bg_buf *b);
  */
 #define BG_CLOCK_SKEW 86400
 typedef struct {
-	int64_t *t;          /* author times of the stored commits, ascending */
-	unsigned char *met;  /* met by the walk */
-	size_t n, lo;        /* lo: the first not met */
+	int64_t *t;         /* author times of the stored commits, ascending */
+	unsigned char *met; /* met by the walk */
+	size_t n, lo;       /* lo: the first not met */
 } bg_walk_bound;
 
 /* One author time per stored commit (not per run); copied. */

@@ -23,7 +23,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "internal.h"
 
@@ -63,29 +62,6 @@ typedef struct {
 	size_t nfailed, failed_cap, why_cap;
 } pstate;
 
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static int grow(void **arr, size_t *cap, size_t n, size_t size)
-{
-	void *p;
-	size_t c;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? 2 * *cap : 16;
-	if (!(p = realloc(*arr, c * size)))
-		return BG_ENOMEM;
-	*arr = p;
-	*cap = c;
-	return 0;
-}
-
 /* The robust mean of series `id` in run `run` (NAN when the run lacks it). */
 static int value_of(pstate *p, int64_t run, int64_t id, double *v)
 {
@@ -97,7 +73,7 @@ static int value_of(pstate *p, int64_t run, int64_t id, double *v)
 		if (p->rm[i].run == run)
 			m = &p->rm[i];
 	if (!m) {
-		if (grow((void **)&p->rm, &p->rmcap, p->nrm, sizeof(*p->rm)) < 0)
+		if (bg_grow((void **)&p->rm, &p->rmcap, p->nrm, sizeof(*p->rm)) < 0)
 			return bg_error_oom(p->ctx);
 		m = &p->rm[p->nrm];
 		memset(m, 0, sizeof(*m));
@@ -199,9 +175,9 @@ static int note_failures(pstate *p, const bg_results *res, const char *side)
 			continue;
 		/* Both arrays hold nfailed + 1 entries before either is filled, so
 		 * that state_clear frees what there is whatever fails. */
-		if (grow((void **)&p->failed_names, &p->failed_cap, p->nfailed, sizeof(char *)) <
+		if (bg_grow((void **)&p->failed_names, &p->failed_cap, p->nfailed, sizeof(char *)) <
 		            0 ||
-		    grow((void **)&p->failed_why, &p->why_cap, p->nfailed, sizeof(char *)) < 0)
+		    bg_grow((void **)&p->failed_why, &p->why_cap, p->nfailed, sizeof(char *)) < 0)
 			return bg_error_oom(p->ctx);
 		p->failed_names[p->nfailed] = bg_strdup(oc->benchmark);
 		p->failed_why[p->nfailed] =
@@ -271,17 +247,18 @@ static int measure(pstate *p, size_t want, size_t goal)
 		return bg_error_oom(p->ctx);
 	while (p->npairs < want && (all || only[0])) {
 		size_t k = p->npairs;
-		int64_t rid = 0, cid = 0;
+		int64_t rid = 0, cid = 0, *c;
 
-		if (grow((void **)&p->ref_ids, &p->cap, k, sizeof(int64_t)) < 0) {
+		if (bg_grow((void **)&p->ref_ids, &p->cap, k, sizeof(int64_t)) < 0) {
 			error = bg_error_oom(p->ctx);
 			break;
 		}
 		/* The cap grows for both arrays together. */
-		if (!(p->cand_ids = realloc(p->cand_ids, p->cap * sizeof(int64_t)))) {
+		if (!(c = realloc(p->cand_ids, p->cap * sizeof(int64_t)))) {
 			error = bg_error_oom(p->ctx);
 			break;
 		}
+		p->cand_ids = c;
 		if (p->o->pair)
 			p->o->pair(k + 1, goal, k % 2 == 0, p->o->look_data);
 		if (k % 2 == 0) {
@@ -536,7 +513,7 @@ oom:
 int bg_pairs_run(bg_ctx *ctx, bg_store *store, const bg_pairs_opts *opts, bg_check_result **out)
 {
 	size_t sizes[BG_MAX_LOOKS], nlooks, k, made = 0;
-	double level, t0 = now_s();
+	double level, t0 = bg_now();
 	pstate p;
 	int error = 0;
 
@@ -579,11 +556,11 @@ int bg_pairs_run(bg_ctx *ctx, bg_store *store, const bg_pairs_opts *opts, bg_che
 			goto cleanup;
 		if (opts->look)
 			opts->look(k + 1, nlooks, sizes[k] < p.npairs ? sizes[k] : p.npairs,
-			           open_count(&p), now_s() - t0, opts->look_data);
+			           open_count(&p), bg_now() - t0, opts->look_data);
 		if (!open_count(&p))
 			break;
 	}
-	error = make_result(&p, nlooks, level, now_s() - t0, made, out);
+	error = make_result(&p, nlooks, level, bg_now() - t0, made, out);
 cleanup:
 	state_clear(&p);
 	return error;

@@ -48,21 +48,6 @@ static double q975(qcache *c, size_t df)
 	return c->q[df];
 }
 
-static int grow(void **arr, size_t *cap, size_t n, size_t size)
-{
-	void *p;
-	size_t ncap;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	if (!(p = realloc(*arr, ncap * size)))
-		return BG_ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
-
 static void series_clear(rep_series *s)
 {
 	free(s->name);
@@ -327,7 +312,7 @@ static rep_series *series_for(gather *g, const bg_result_row *row, const char *m
 	for (i = g->cur_first; i < r->nseries; i++)
 		if (!strcmp(r->series[i].machine, machine))
 			return &r->series[i];
-	if (grow((void **)&r->series, &g->cap, r->nseries, sizeof(*r->series)) < 0)
+	if (bg_grow((void **)&r->series, &g->cap, r->nseries, sizeof(*r->series)) < 0)
 		return NULL;
 	s = &r->series[r->nseries++];
 	memset(s, 0, sizeof(*s));
@@ -656,7 +641,7 @@ static int on_recorded(const bg_recorded_row *row, void *data)
 	recorded_set *set = data;
 	recorded_row *x;
 
-	if (grow((void **)&set->rows, &set->cap, set->n, sizeof(*set->rows)) < 0)
+	if (bg_grow((void **)&set->rows, &set->cap, set->n, sizeof(*set->rows)) < 0)
 		return bg_error_oom(set->ctx);
 	x = &set->rows[set->n];
 	x->check_id = row->check_id;

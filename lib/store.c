@@ -1577,23 +1577,6 @@ int bg_store_latest_run(bg_ctx *ctx, bg_store *store, const char *machine, int64
 	return 0;
 }
 
-/* Grows an array of `size`-byte elements to hold one more; 0 or BG_ENOMEM. */
-static int store__grow(void **arr, size_t *cap, size_t n, size_t size)
-{
-	void *p;
-	size_t ncap;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 32;
-	p = realloc(*arr, ncap * size);
-	if (!p)
-		return BG_ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
-
 int bg_store_runs_at(bg_ctx *ctx, bg_store *store, const char *sha, const char *machine, int dirty,
                      int64_t **run_ids, size_t *n)
 {
@@ -1619,7 +1602,7 @@ int bg_store_runs_tagged(bg_ctx *ctx, bg_store *store, const char *sha, const ch
 	            SQLITE_OK)
 		return store__bind_fail(ctx, store, s);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (store__grow((void **)&ids, &cap, len, sizeof(*ids)) < 0) {
+		if (bg_grow((void **)&ids, &cap, len, sizeof(*ids)) < 0) {
 			error = bg_error_oom(ctx);
 			goto cleanup;
 		}
@@ -1653,7 +1636,7 @@ int bg_store_baseline_runs(bg_ctx *ctx, bg_store *store, const char *machine, bg
 	if (sqlite3_bind_text(s, 1, machine, -1, SQLITE_STATIC) != SQLITE_OK)
 		return store__bind_fail(ctx, store, s);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (store__grow((void **)&r, &cap, len, sizeof(*r)) < 0) {
+		if (bg_grow((void **)&r, &cap, len, sizeof(*r)) < 0) {
 			error = bg_error_oom(ctx);
 			goto cleanup;
 		}
@@ -1707,7 +1690,7 @@ int bg_store_run_series(bg_ctx *ctx, bg_store *store, int64_t run_id, bg_run_ser
 		const unsigned char *dir = sqlite3_column_text(s, 4);
 		bg_run_series *x;
 
-		if (store__grow((void **)&r, &cap, len, sizeof(*r)) < 0) {
+		if (bg_grow((void **)&r, &cap, len, sizeof(*r)) < 0) {
 			error = bg_error_oom(ctx);
 			goto cleanup;
 		}
@@ -1770,8 +1753,8 @@ int bg_store_run_means(bg_ctx *ctx, bg_store *store, int64_t run_id, int64_t **s
 	if (sqlite3_bind_int64(s, 1, run_id) != SQLITE_OK)
 		return store__bind_fail(ctx, store, s);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (store__grow((void **)&ids, &cap, len, sizeof(*ids)) < 0 ||
-		    store__grow((void **)&m, &mcap, len, sizeof(*m)) < 0) {
+		if (bg_grow((void **)&ids, &cap, len, sizeof(*ids)) < 0 ||
+		    bg_grow((void **)&m, &mcap, len, sizeof(*m)) < 0) {
 			error = bg_error_oom(ctx);
 			goto cleanup;
 		}
@@ -1810,7 +1793,7 @@ int bg_store_run_outcomes(bg_ctx *ctx, bg_store *store, int64_t run_id, bg_outco
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const unsigned char *status = sqlite3_column_text(s, 1);
 
-		if (store__grow((void **)&o, &cap, len, sizeof(*o)) < 0) {
+		if (bg_grow((void **)&o, &cap, len, sizeof(*o)) < 0) {
 			error = bg_error_oom(ctx);
 			goto cleanup;
 		}
@@ -1864,7 +1847,7 @@ int bg_store_run_tags(bg_ctx *ctx, bg_store *store, int64_t run_id, char ***tags
 	if (sqlite3_bind_int64(s, 1, run_id) != SQLITE_OK)
 		return store__bind_fail(ctx, store, s);
 	for (;;) {
-		if (store__grow((void **)&v, &cap, len + 1, sizeof(*v)) < 0) {
+		if (bg_grow((void **)&v, &cap, len + 1, sizeof(*v)) < 0) {
 			error = bg_error_oom(ctx);
 			goto cleanup;
 		}
@@ -2045,7 +2028,7 @@ int bg_store_outbox_list(bg_ctx *ctx, bg_store *store, const char *state, bg_out
 	if (sqlite3_bind_text(s, 1, state, -1, SQLITE_STATIC) != SQLITE_OK)
 		return store__bind_fail(ctx, store, s);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (store__grow((void **)&v, &cap, len + 1, sizeof(*v)) < 0) {
+		if (bg_grow((void **)&v, &cap, len + 1, sizeof(*v)) < 0) {
 			error = bg_error_oom(ctx);
 			goto cleanup;
 		}
@@ -2172,7 +2155,7 @@ int bg_store_runs_since(bg_ctx *ctx, bg_store *store, const bg_period *period,
 	    (error = store__bind_period(ctx, store, s, period)) < 0)
 		return error;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (store__grow((void **)&r, &cap, len, sizeof(*r)) < 0) {
+		if (bg_grow((void **)&r, &cap, len, sizeof(*r)) < 0) {
 			error = bg_error_oom(ctx);
 			goto cleanup;
 		}

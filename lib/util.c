@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -227,6 +228,29 @@ char *bg_printf(const char *fmt, ...)
 	va_end(ap);
 	b.len = (size_t)n;
 	return bg_buf_detach(&b);
+}
+
+int bg_grow(void **arr, size_t *cap, size_t n, size_t size)
+{
+	void *p;
+	size_t ncap;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 16;
+	if (ncap < *cap || ncap > SIZE_MAX / size || !(p = realloc(*arr, ncap * size)))
+		return BG_ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+double bg_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 char *bg_strdup(const char *s)
