@@ -9,11 +9,11 @@
  * is the search's.  `--step SERIES[@REV]` takes the ends and the series
  * from a change point of the trend report instead.  The search itself
  * (lib/bisect.c) asks for runs at commits, each made in a pair with a run
- * of the good end; this file answers by reusing the pairs the database
- * already holds for (commit, machine) -- tagged `bisect-good=<sha>` on the
- * probe's run and `bisect-probe=<sha>` on the good end's -- and running the
- * rest, in worktrees built once per commit.  A commit that does not build
- * is skipped.
+ * of the good end; this file answers with the pairs the database already
+ * holds for (commit, machine) -- tagged `bisect-good=<sha>` on the probe's
+ * run and `bisect-probe=<sha>` on the good end's -- and, when they are too
+ * few, builds the commit once in a worktree and has bg_pairs_make run the
+ * rest.  A commit that does not build is skipped.
  *
  * stderr gets a line per look at the ends, per step and per phase; pairs
  * and runs draw a progress line on a terminal, and a line each only with -v.
@@ -46,10 +46,11 @@ typedef struct {
 	bg_commit good;
 	bg_worktree good_wt; /* prepared once, kept for the probes' pairs */
 	int good_ready;
-	int improvement;  /* searching where the series got better */
-	char doing[160];  /* what the runs under way are for, for the progress line */
-	int confirming;   /* the culprit's confirmation is under way: */
+	int improvement; /* searching where the series got better */
+	char doing[160]; /* what the runs under way are for, for the progress line */
+	int confirming;  /* the culprit's confirmation is under way: */
 	size_t confirm_done, confirm_runs; /* its runs made, and to make */
+	size_t probe;                      /* the commit whose pairs are being made */
 } bisect_state;
 
 /* What a pair or run is for: a line of its own with -v, else the progress
@@ -118,40 +119,6 @@ static int prepare(bisect_state *b, size_t index, bg_commit *commit, bg_worktree
 	return 0;
 }
 
-/* One run of the bisected benchmark at `commit` in `cwd`, tagged key=value. */
-static int run_one(bisect_state *b, const bg_commit *commit, const char *cwd, const char *key,
-                   const char *value)
-{
-	const char **tags = NULL;
-	bg_suite_output out;
-	bg_suite_opts so;
-	char tag[128];
-	size_t i;
-	int rc;
-
-	snprintf(tag, sizeof(tag), "%s=%s", key, value);
-	cli_suite_opts(b->st, b->env, b->rflags, &so);
-	if (!(tags = calloc(b->rflags->ntags + 2, sizeof(char *))))
-		return bg_error_oom(b->st->ctx);
-	for (i = 0; i < b->rflags->ntags; i++)
-		tags[i] = b->rflags->tags[i];
-	tags[i] = tag;
-	so.tags = tags;
-	so.commit = commit;
-	so.cwd = cwd;
-	so.runs = 1;
-	so.paired = 1;
-	so.only = b->only;
-	so.filter = NULL;
-	so.event = on_run_event;
-	so.data = b;
-	memset(&out, 0, sizeof(out));
-	rc = bg_suite_run(b->st->ctx, b->env->store, &so, &out);
-	bg_suite_output_clear(&out);
-	free(tags);
-	return rc;
-}
-
 static int prepare_good(bisect_state *b)
 {
 	int rc;
@@ -180,6 +147,20 @@ static int probe_pairs(bisect_state *b, size_t index, int64_t **p, int64_t **g, 
 	return 0;
 }
 
+/* Before each pair of a probe: what it is for, on stderr or the progress line. */
+static void on_probe_pair(size_t k, size_t of, int ref_first, void *data)
+{
+	bisect_state *b = data;
+
+	(void)ref_first;
+	if (b->confirming)
+		doing(b, "confirming the culprit: %zu of %zu runs (%.12s, pair %zu of %zu)",
+		      b->confirm_done, b->confirm_runs, b->shas[b->probe], k, of);
+	else
+		doing(b, "%.12s, pair %zu of %zu", b->shas[b->probe], k, of);
+	b->confirm_done += 2 * (size_t)b->confirming;
+}
+
 static int measure(bg_ctx *ctx, size_t index, size_t runs, void *data, double **values,
                    double **good, size_t *n, int *reused)
 {
@@ -199,31 +180,35 @@ static int measure(bg_ctx *ctx, size_t index, size_t runs, void *data, double **
 		goto cleanup;
 	*reused = np >= runs;
 	if (np < runs) {
+		bg_pairs_opts po;
+		char good_tag[128], probe_tag[128];
+
 		if ((rc = prepare_good(b)) < 0 || (rc = prepare(b, index, &commit, &wt)) != 0)
 			goto cleanup;
-		/* ABBA: the probe first in even pairs, the good end first in odd ones. */
-		for (k = np; k < runs; k++) {
-			if (b->confirming)
-				doing(b, "confirming the culprit: %zu of %zu runs (%.12s, pair %zu of %zu)",
-				      b->confirm_done, b->confirm_runs, b->shas[index], k + 1, runs);
-			else
-				doing(b, "%.12s, pair %zu of %zu", b->shas[index], k + 1, runs);
-			b->confirm_done += 2 * (size_t)b->confirming;
-			if (k % 2 == 0 &&
-			    ((rc = run_one(b, &commit, wt.path, "bisect-good", b->shas[0])) < 0 ||
-			     (rc = run_one(b, &b->good, b->good_wt.path, "bisect-probe",
-			                   b->shas[index])) < 0))
-				goto cleanup;
-			if (k % 2 == 1 &&
-			    ((rc = run_one(b, &b->good, b->good_wt.path, "bisect-probe",
-			                   b->shas[index])) < 0 ||
-			     (rc = run_one(b, &commit, wt.path, "bisect-good", b->shas[0])) < 0))
-				goto cleanup;
-		}
 		free(p);
 		free(g);
 		p = g = NULL;
-		if ((rc = probe_pairs(b, index, &p, &g, &np)) < 0)
+		/* The probe's runs are tagged with the good end, and the good
+		 * end's with the probe, so that a rerun finds these pairs. */
+		snprintf(good_tag, sizeof(good_tag), "bisect-good=%s", b->shas[0]);
+		snprintf(probe_tag, sizeof(probe_tag), "bisect-probe=%s", b->shas[index]);
+		memset(&po, 0, sizeof(po));
+		cli_suite_opts(b->st, b->env, b->rflags, &po.run);
+		po.run.only = b->only;
+		po.run.filter = NULL;
+		po.run.event = on_run_event;
+		po.run.data = b;
+		po.ref.commit = &b->good;
+		po.ref.cwd = b->good_wt.path;
+		po.ref.tag = probe_tag;
+		po.cand.commit = &commit;
+		po.cand.cwd = wt.path;
+		po.cand.tag = good_tag;
+		po.reuse = 1;
+		po.pair = on_probe_pair;
+		po.look_data = b;
+		b->probe = index;
+		if ((rc = bg_pairs_make(b->st->ctx, b->env->store, &po, runs, &g, &p, &np)) < 0)
 			goto cleanup;
 	}
 	/* The first `runs` pairs: a later search over these results sees what
@@ -273,7 +258,8 @@ static void progress(const bg_bisect_step *s, size_t k, size_t total, void *data
 	else
 		cli_info(b->st,
 		         "bisect: step %zu of about %zu: %.12s is %s (%+.1f%%, %zu pairs%s%s)", k,
-		         total, b->shas[s->index], bg_probe_verdict_term(s->verdict, b->improvement),
+		         total, b->shas[s->index],
+		         bg_probe_verdict_term(s->verdict, b->improvement),
 		         100 * bg_change_oriented(s->change, b->direction), s->runs,
 		         s->reused ? ", stored" : "", s->by_distance ? ", nearer end" : "");
 }
@@ -303,10 +289,11 @@ static void on_confirm(size_t lo, size_t hi, size_t pairs, size_t more, void *da
 	}
 	b->confirming = 1;
 	if (b->confirm_runs)
-		cli_info(b->st,
-		         "bisect: confirming the culprit: %zu runs at %.12s and %.12s, to %zu pairs "
-		         "each",
-		         b->confirm_runs, b->shas[lo], b->shas[hi], pairs);
+		cli_info(
+		        b->st,
+		        "bisect: confirming the culprit: %zu runs at %.12s and %.12s, to %zu pairs "
+		        "each",
+		        b->confirm_runs, b->shas[lo], b->shas[hi], pairs);
 	else
 		cli_info(b->st,
 		         "bisect: confirming the culprit: %zu pairs each at %.12s and %.12s, all "
@@ -424,8 +411,9 @@ static json_object *step_json(const bisect_state *b, size_t index, const char *v
 	json_object_object_add(o, "position", json_object_new_int64((int64_t)index));
 	if (isfinite(change)) {
 		json_object_object_add(o, "change", json_object_new_double(change));
-		json_object_object_add(o, "delta", json_object_new_double(bg_change_oriented(
-		                                           change, b->direction)));
+		json_object_object_add(
+		        o, "delta",
+		        json_object_new_double(bg_change_oriented(change, b->direction)));
 	}
 	if (isfinite(p_good))
 		json_object_object_add(o, "p_good", json_object_new_double(p_good));
@@ -469,10 +457,12 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 		json_object_object_add(top, "change", json_object_new_double(r->change.change));
 		json_object_object_add(top, "delta", json_object_new_double(r->change.delta));
 		json_object_object_add(top, "p", json_object_new_double(p));
-		json_object_object_add(top, "pairs", json_object_new_int64((int64_t)r->change.n_cur));
+		json_object_object_add(top, "pairs",
+		                       json_object_new_int64((int64_t)r->change.n_cur));
 		json_object_object_add(top, "step", json_object_new_double(r->step));
-		json_object_object_add(top, "step_delta", json_object_new_double(bg_change_oriented(
-		                                                  r->step, b->direction)));
+		json_object_object_add(
+		        top, "step_delta",
+		        json_object_new_double(bg_change_oriented(r->step, b->direction)));
 		json_object_object_add(top, "last_good",
 		                       json_object_new_string(b->shas[r->last_good]));
 		if (!r->found) {
@@ -481,16 +471,13 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 				json_object_array_add(range, json_object_new_string(b->shas[i]));
 			json_object_object_add(top, "range", range);
 		}
-		json_object_array_add(steps, step_json(b, 0,
-		                                       bg_probe_verdict_term(BG_PROBE_GOOD,
-		                                                             r->improvement),
-		                                       e->npairs, e->npairs, e->good_reused, 0.0,
-		                                       NAN, NAN, 0));
-		json_object_array_add(steps, step_json(b, b->n,
-		                                       bg_probe_verdict_term(BG_PROBE_BAD,
-		                                                             r->improvement),
-		                                       e->npairs, e->npairs, e->bad_reused,
-		                                       r->step, NAN, NAN, 0));
+		json_object_array_add(
+		        steps, step_json(b, 0, bg_probe_verdict_term(BG_PROBE_GOOD, r->improvement),
+		                         e->npairs, e->npairs, e->good_reused, 0.0, NAN, NAN, 0));
+		json_object_array_add(
+		        steps,
+		        step_json(b, b->n, bg_probe_verdict_term(BG_PROBE_BAD, r->improvement),
+		                  e->npairs, e->npairs, e->bad_reused, r->step, NAN, NAN, 0));
 		for (i = 0; i < r->nsteps; i++) {
 			const bg_bisect_step *s = &r->steps[i];
 			json_object_array_add(
@@ -533,14 +520,16 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 			const bg_bisect_step *s = &r->steps[i];
 			snprintf(cells[0], 64, "%zu", i + 1);
 			snprintf(cells[1], 64, "%.12s", b->shas[s->index]);
-			snprintf(cells[2], 64, "%s%s", bg_probe_verdict_term(s->verdict, r->improvement),
+			snprintf(cells[2], 64, "%s%s",
+			         bg_probe_verdict_term(s->verdict, r->improvement),
 			         s->by_distance ? " (nearer)" : "");
 			/* Decided in d pairs, then e more to confirm the culprit: "d+e". */
 			if (s->runs > s->decided_runs)
 				snprintf(cells[3], 64, "%zu+%zu%s", s->decided_runs,
 				         s->runs - s->decided_runs, s->reused ? " stored" : "");
 			else
-				snprintf(cells[3], 64, "%zu%s", s->runs, s->reused ? " stored" : "");
+				snprintf(cells[3], 64, "%zu%s", s->runs,
+				         s->reused ? " stored" : "");
 			if (isfinite(s->change))
 				snprintf(cells[4], 64, "%+.1f%%",
 				         100 * bg_change_oriented(s->change, b->direction));
@@ -585,8 +574,9 @@ static int split_series(cli_state *st, const char *opt, const char *name, char *
 	const char *colon = strrchr(name, ':');
 
 	if (!colon || colon == name || !colon[1])
-		return cli_usage_error(st, "%s needs a series BENCHMARK:METRIC, e.g. loop:wall_time "
-		                           "(got \"%s\")",
+		return cli_usage_error(st,
+		                       "%s needs a series BENCHMARK:METRIC, e.g. loop:wall_time "
+		                       "(got \"%s\")",
 		                       opt, name);
 	if (!(*benchmark = strndup(name, (size_t)(colon - name))) || !(*metric = strdup(colon + 1)))
 		return bg_error_oom(st->ctx);
@@ -598,8 +588,8 @@ static int split_series(cli_state *st, const char *opt, const char *name, char *
  * the baseline branch (every stored run of this machine) whose range holds
  * REV, or its newest step; its ends become good and bad.
  */
-static int step_ends(bisect_state *b, const bg_check_opts *co, const char *spec,
-                     const char *branch, char **series, char good[41], char bad[41])
+static int step_ends(bisect_state *b, const bg_check_opts *co, const char *spec, const char *branch,
+                     char **series, char good[41], char bad[41])
 {
 	cli_state *st = b->st;
 	const char *colon = strrchr(spec, ':'), *at = colon ? strchr(colon, '@') : NULL;
@@ -628,8 +618,8 @@ static int step_ends(bisect_state *b, const bg_check_opts *co, const char *spec,
 	ro.window = co->window;
 	ro.min_runs = co->min_runs;
 	ro.thresholds = co->thresholds;
-	if ((rc = cli_branch_hint(st, bg_report_build(st->ctx, b->env->store, b->env->repo, &ro,
-	                                              &rep),
+	if ((rc = cli_branch_hint(st,
+	                          bg_report_build(st->ctx, b->env->store, b->env->repo, &ro, &rep),
 	                          "--baseline-branch")) < 0 ||
 	    (rc = bg_report_steps(st->ctx, rep, &steps, &n)) < 0)
 		goto cleanup;
@@ -669,13 +659,15 @@ static int step_ends(bisect_state *b, const bg_check_opts *co, const char *spec,
 		goto cleanup;
 	}
 	if (mine > 1 && !at)
-		cli_info(st, "bisect: %s has %zu steps (%s); bisecting the newest (name one with "
-		             "--step %s@REV)",
+		cli_info(st,
+		         "bisect: %s has %zu steps (%s); bisecting the newest (name one with "
+		         "--step %s@REV)",
 		         *series, mine, list.ptr ? list.ptr + 1 : "", *series);
 	memcpy(good, pick->before, 41);
 	memcpy(bad, pick->after, 41);
-	cli_info(st, "bisect: the report shows %s moving %+.1f%% (%s, p %.2g) between %.12s and "
-	             "%.12s",
+	cli_info(st,
+	         "bisect: the report shows %s moving %+.1f%% (%s, p %.2g) between %.12s and "
+	         "%.12s",
 	         *series, 100 * pick->delta, bg_verdict_name(pick->verdict), pick->p, pick->before,
 	         pick->after);
 cleanup:
@@ -689,8 +681,7 @@ cleanup:
 
 /* Nothing to bisect: what the ends' pairs showed, series by series. */
 static int print_no_difference(cli_state *st, const bg_check_result *res, const char *good,
-                               const char *bad, const char *series, size_t pairs,
-                               size_t builds)
+                               const char *bad, const char *series, size_t pairs, size_t builds)
 {
 	char *json = NULL;
 	int rc;
@@ -717,7 +708,8 @@ static int print_no_difference(cli_state *st, const bg_check_result *res, const 
 		return cli_print_json(st, top);
 	}
 	if (series)
-		printf("nothing to bisect: %s does not differ between %.12s and %.12s (%zu pairs):\n\n",
+		printf("nothing to bisect: %s does not differ between %.12s and %.12s (%zu "
+		       "pairs):\n\n",
 		       series, good, bad, pairs);
 	else
 		printf("nothing to bisect: no series differs between %.12s and %.12s, worse or "
@@ -830,8 +822,9 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 	st->info_verbose = 1;
 	if (step_arg) {
 		if ((rc = step_ends(&b, &o, step_arg,
-		                    cflags.baseline_branch ? cflags.baseline_branch
-		                                           : bg_config_baseline(b.env->config)->branch,
+		                    cflags.baseline_branch
+		                            ? cflags.baseline_branch
+		                            : bg_config_baseline(b.env->config)->branch,
 		                    &series, step_good, step_bad)) < 0)
 			goto cleanup;
 		good = step_good;
@@ -884,7 +877,7 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 		if (series_arg && strcmp(r->series, series_arg) != 0)
 			continue;
 		p = r->verdict == BG_VERDICT_REGRESSION ? r->p_adjusted : r->p_better_adjusted;
-		tp = !target                                      ? 1
+		tp = !target                                    ? 1
 		     : target->verdict == BG_VERDICT_REGRESSION ? target->p_adjusted
 		                                                : target->p_better_adjusted;
 		if (!target || p < tp ||
@@ -909,7 +902,8 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 	         "commit where it got %s",
 	         target->series, 100 * target->test.delta, b.improvement ? "new" : "bad",
 	         b.improvement ? target->p_better_adjusted : target->p_adjusted,
-	         b.improvement ? "an improvement" : "a regression", b.improvement ? "better" : "worse");
+	         b.improvement ? "an improvement" : "a regression",
+	         b.improvement ? "better" : "worse");
 
 	/* The ends' pairs of the series: good[k] beside bad[k]. */
 	if (!(gv = malloc(e.npairs * sizeof(double) + 1)) ||

@@ -1261,6 +1261,18 @@ typedef struct {
  */
 int bg_pairs_run(bg_ctx *ctx, bg_store *store, const bg_pairs_opts *opts, bg_check_result **out);
 
+/*
+ * Makes pairs without judging them: those stored under the sides' tags
+ * (with opts->reuse), then new ones in ABBA order, of the benchmarks
+ * opts->run selects, until there are `want`.  *ref_ids and *cand_ids (the
+ * caller frees both) hold the run ids of all *n pairs, oldest first; an id
+ * is 0 where that side's suite has none of the benchmarks.  A benchmark
+ * that fails leaves its series out of that run.  The series, looks,
+ * thresholds and look callback are not used; the pair callback is.
+ */
+int bg_pairs_make(bg_ctx *ctx, bg_store *store, const bg_pairs_opts *opts, size_t want,
+                  int64_t **ref_ids, int64_t **cand_ids, size_t *n);
+
 /* -------------------------------------------------------------------- ci */
 
 /*

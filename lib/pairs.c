@@ -510,6 +510,42 @@ oom:
 	return bg_error_oom(p->ctx);
 }
 
+static int check_sides(bg_ctx *ctx, const bg_pairs_opts *opts)
+{
+	if (!opts->ref.commit || !opts->cand.commit || !opts->ref.cwd || !opts->cand.cwd ||
+	    !opts->run.machine || (!opts->run.config && (!opts->ref.config || !opts->cand.config)))
+		return bg_error_set(ctx, BG_EINPUT,
+		                    "a paired measurement needs two commits, their checkouts, a "
+		                    "suite and a machine");
+	return 0;
+}
+
+int bg_pairs_make(bg_ctx *ctx, bg_store *store, const bg_pairs_opts *opts, size_t want,
+                  int64_t **ref_ids, int64_t **cand_ids, size_t *n)
+{
+	pstate p;
+	int error;
+
+	*ref_ids = *cand_ids = NULL;
+	*n = 0;
+	if ((error = check_sides(ctx, opts)) < 0)
+		return error;
+	memset(&p, 0, sizeof(p));
+	p.ctx = ctx;
+	p.store = store;
+	p.o = opts;
+	/* No series: measure() runs the caller's selection as it is. */
+	if ((!opts->reuse || (error = stored_pairs(&p)) == 0) &&
+	    (error = measure(&p, want, want)) == 0) {
+		*ref_ids = p.ref_ids;
+		*cand_ids = p.cand_ids;
+		*n = p.npairs;
+		p.ref_ids = p.cand_ids = NULL;
+	}
+	state_clear(&p);
+	return error;
+}
+
 int bg_pairs_run(bg_ctx *ctx, bg_store *store, const bg_pairs_opts *opts, bg_check_result **out)
 {
 	size_t sizes[BG_MAX_LOOKS], nlooks, k, made = 0;
@@ -519,11 +555,8 @@ int bg_pairs_run(bg_ctx *ctx, bg_store *store, const bg_pairs_opts *opts, bg_che
 
 	*out = NULL;
 	memset(&p, 0, sizeof(p));
-	if (!opts->ref.commit || !opts->cand.commit || !opts->ref.cwd || !opts->cand.cwd ||
-	    !opts->run.machine || (!opts->run.config && (!opts->ref.config || !opts->cand.config)))
-		return bg_error_set(ctx, BG_EINPUT,
-		                    "a paired measurement needs two commits, their checkouts, a "
-		                    "suite and a machine");
+	if ((error = check_sides(ctx, opts)) < 0)
+		return error;
 	if (opts->first < 2 || opts->max < opts->first)
 		return bg_error_set(ctx, BG_EINPUT,
 		                    "pairs: the first look needs at least 2 pairs and the cap at "
