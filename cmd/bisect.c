@@ -147,6 +147,24 @@ static int probe_pairs(bisect_state *b, size_t index, int64_t **p, int64_t **g, 
 	return 0;
 }
 
+/* Pairs of the good end (prepared) and `cand` checked out at `cwd`, each
+ * side's runs tagged so that a rerun finds them, with the session's flags. */
+static void pairs_opts(bisect_state *b, const bg_commit *cand, const char *cwd, const char *ref_tag,
+                       const char *cand_tag, bg_pairs_opts *po)
+{
+	memset(po, 0, sizeof(*po));
+	cli_suite_opts(b->st, b->env, b->rflags, &po->run);
+	po->run.event = on_run_event;
+	po->run.data = b;
+	po->ref.commit = &b->good;
+	po->ref.cwd = b->good_wt.path;
+	po->ref.tag = ref_tag;
+	po->cand.commit = cand;
+	po->cand.cwd = cwd;
+	po->cand.tag = cand_tag;
+	po->reuse = 1;
+}
+
 /* Before each pair of a probe: what it is for, on stderr or the progress line. */
 static void on_probe_pair(size_t k, size_t of, int ref_first, void *data)
 {
@@ -192,19 +210,9 @@ static int measure(bg_ctx *ctx, size_t index, size_t runs, void *data, double **
 		 * end's with the probe, so that a rerun finds these pairs. */
 		snprintf(good_tag, sizeof(good_tag), "bisect-good=%s", b->shas[0]);
 		snprintf(probe_tag, sizeof(probe_tag), "bisect-probe=%s", b->shas[index]);
-		memset(&po, 0, sizeof(po));
-		cli_suite_opts(b->st, b->env, b->rflags, &po.run);
+		pairs_opts(b, &commit, wt.path, probe_tag, good_tag, &po);
 		po.run.only = b->only;
 		po.run.filter = NULL;
-		po.run.event = on_run_event;
-		po.run.data = b;
-		po.ref.commit = &b->good;
-		po.ref.cwd = b->good_wt.path;
-		po.ref.tag = probe_tag;
-		po.cand.commit = &commit;
-		po.cand.cwd = wt.path;
-		po.cand.tag = good_tag;
-		po.reuse = 1;
 		po.pair = on_probe_pair;
 		po.look_data = b;
 		b->probe = index;
@@ -354,10 +362,7 @@ static int measure_ends(bisect_state *b, const bg_check_opts *co, int runs, int 
 	}
 	snprintf(gtag, sizeof(gtag), "bisect-end=%s", b->shas[b->n]);
 	snprintf(btag, sizeof(btag), "bisect-end=%s", b->shas[0]);
-	memset(&po, 0, sizeof(po));
-	cli_suite_opts(b->st, b->env, b->rflags, &po.run);
-	po.run.event = on_run_event;
-	po.run.data = b;
+	pairs_opts(b, &bad, bad_wt.path, gtag, btag, &po);
 	if (b->benchmark) {
 		/* One series named: only its benchmark runs, only it is decided. */
 		po.run.only = b->only;
@@ -367,16 +372,9 @@ static int measure_ends(bisect_state *b, const bg_check_opts *co, int runs, int 
 		one.metric = b->metric;
 		one.worse = one.better = 1;
 	}
-	po.ref.commit = &b->good;
-	po.ref.cwd = b->good_wt.path;
-	po.ref.tag = gtag;
-	po.cand.commit = &bad;
-	po.cand.cwd = bad_wt.path;
-	po.cand.tag = btag;
 	po.first = (size_t)runs;
 	po.max = (size_t)cap;
 	po.thresholds = co->thresholds;
-	po.reuse = 1;
 	po.look = on_look;
 	po.pair = on_pair;
 	po.look_data = b;
