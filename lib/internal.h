@@ -59,6 +59,26 @@ int bg_buf_printf(bg_buf *b, const char *fmt, ...) BG_PRINTF(2, 3);
 char *bg_buf_detach(bg_buf *b);
 void bg_buf_clear(bg_buf *b);
 
+/*
+ * text.c: text from outside.  bg_text__invalid() is NULL when s[0..n) is
+ * valid UTF-8 without control characters, else what is wrong (*at: where);
+ * ingest refuses such names.  bg_text__escape() writes s for one place it
+ * is printed; bg_text__json() serializes a tree as valid UTF-8 with every
+ * non-finite number as null.
+ */
+typedef enum {
+	BG_ESC_HTML,    /* HTML text and quoted attribute values */
+	BG_ESC_MD,      /* Markdown inline text (table cells, list items) */
+	BG_ESC_MD_CODE, /* a Markdown code span, fences included, fit for a table cell */
+	BG_ESC_TERM     /* a terminal or a CI log */
+} bg_esc;
+const char *bg_text__invalid(const char *s, size_t n, size_t *at);
+int bg_text__ok(const char *s);
+int bg_text__escape(bg_buf *b, bg_esc where, const char *s);
+char *bg_text__escaped(bg_esc where, const char *s);
+struct json_object;
+const char *bg_text__json(struct json_object *o, int flags);
+
 /* Makes room in an array of `size`-byte elements for element n (its
  * capacity doubles); 0 or BG_ENOMEM, the array unchanged on failure. */
 int bg_grow(void **arr, size_t *cap, size_t n, size_t size);

@@ -1,0 +1,267 @@
+/*
+ * text.c -- what text from outside may be, and how it is written out.
+ *
+ * Series names, units, projects, branches, commit subjects and receivers'
+ * answers are written by other people and end up in a browser (the HTML
+ * report), on a pull request (Markdown), in a CI log (where a line that
+ * starts with "::" is a workflow command), on a terminal and in JSON.  The
+ * ingest side refuses what cannot be a name (bg_text__invalid); the output
+ * side escapes everything for the place it is printed (bg_text__escape),
+ * because a database written before the ingest checks may hold anything.
+ *
+ * Control characters are shown, never interpreted: "\x1b" for C0 and DEL,
+ * "\u{202e}" for the C1 range, the bidirectional overrides and the Unicode
+ * line separators; an invalid UTF-8 byte is shown as "\xNN" too.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "internal.h"
+
+/*
+ * Decodes one UTF-8 sequence at s[0..n); returns its length and the code
+ * point, or 0 when the bytes are not well-formed (overlong forms,
+ * surrogates and values past U+10FFFF are not).
+ */
+static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	size_t len, i;
+	uint32_t c, min;
+
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	if ((s[0] & 0xE0) == 0xC0)
+		len = 2, c = s[0] & 0x1F, min = 0x80;
+	else if ((s[0] & 0xF0) == 0xE0)
+		len = 3, c = s[0] & 0x0F, min = 0x800;
+	else if ((s[0] & 0xF8) == 0xF0)
+		len = 4, c = s[0] & 0x07, min = 0x10000;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3F);
+	}
+	if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+		return 0;
+	*cp = c;
+	return len;
+}
+
+/*
+ * Code points that change how the text around them is shown: C0, DEL, C1,
+ * the line and paragraph separators, and the bidirectional embeddings,
+ * overrides and isolates (which can make a name read as another).
+ */
+static int is_control(uint32_t c)
+{
+	return c < 0x20 || (c >= 0x7F && c <= 0x9F) || c == 0x2028 || c == 0x2029 ||
+	       (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069) || c == 0x200E ||
+	       c == 0x200F || c == 0x061C;
+}
+
+const char *bg_text__invalid(const char *s, size_t n, size_t *at)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, len;
+	uint32_t c;
+
+	while (i < n) {
+		if (!(len = utf8_decode(u + i, n - i, &c))) {
+			if (at)
+				*at = i;
+			return "invalid UTF-8";
+		}
+		if (is_control(c)) {
+			if (at)
+				*at = i;
+			return "a control character";
+		}
+		i += len;
+	}
+	return NULL;
+}
+
+int bg_text__ok(const char *s)
+{
+	return s && !bg_text__invalid(s, strlen(s), NULL);
+}
+
+/* The visible form of a control character or a stray byte. */
+static int put_visible(bg_buf *b, uint32_t c, int byte)
+{
+	if (byte || c < 0x80)
+		return bg_buf_printf(b, "\\x%02x", (unsigned)c);
+	return bg_buf_printf(b, "\\u{%04x}", (unsigned)c);
+}
+
+/* Markdown: what a backslash must make literal in inline text that never
+ * starts a line (a table cell, a list item's tail). */
+static int md_punct(unsigned char c)
+{
+	return c && strchr("\\`*_[]|~", c) != NULL;
+}
+
+/* The longest run of backticks in s (a code span's fence must be longer). */
+static size_t longest_backticks(const char *s)
+{
+	size_t best = 0, run = 0;
+
+	for (; *s; s++) {
+		run = *s == '`' ? run + 1 : 0;
+		if (run > best)
+			best = run;
+	}
+	return best;
+}
+
+int bg_text__escape(bg_buf *b, bg_esc where, const char *s)
+{
+	const unsigned char *u = (const unsigned char *)(s ? s : "");
+	size_t n = strlen((const char *)u), i = 0, len, fence = 0, k;
+	int e = 0;
+	uint32_t c;
+
+	if (where == BG_ESC_MD_CODE) {
+		/* A fence longer than any run inside; a space pads a backtick at either end. */
+		fence = longest_backticks((const char *)u) + 1;
+		for (k = 0; k < fence; k++)
+			e |= bg_buf_puts(b, "`");
+		if (n && (u[0] == '`' || u[n - 1] == '`' || u[0] == ' '))
+			e |= bg_buf_puts(b, " ");
+	}
+	/* A CI log line that data starts must not read as a workflow command. */
+	if (where == BG_ESC_TERM && u[0] == ':' && u[1] == ':') {
+		e |= bg_buf_puts(b, "\\x3a");
+		i = 1;
+	}
+	while (i < n && !e) {
+		if (!(len = utf8_decode(u + i, n - i, &c))) {
+			e |= put_visible(b, u[i], 1);
+			i++;
+			continue;
+		}
+		if (is_control(c)) {
+			e |= put_visible(b, c, 0);
+		} else if (where == BG_ESC_HTML && strchr("&<>\"'", (int)c) && c) {
+			static const char *const ent[] = { "&amp;", "&lt;", "&gt;", "&quot;", "&#39;" };
+			e |= bg_buf_puts(b, ent[strchr("&<>\"'", (int)c) - "&<>\"'"]);
+		} else if (where == BG_ESC_MD && (c == '<' || c == '>' || c == '&')) {
+			e |= bg_buf_puts(b, c == '<' ? "&lt;" : c == '>' ? "&gt;" : "&amp;");
+		} else if (where == BG_ESC_MD && c < 0x80 && md_punct((unsigned char)c)) {
+			e |= bg_buf_printf(b, "\\%c", (char)c);
+		} else if (where == BG_ESC_MD && c == '@') {
+			/* A word joiner after '@' keeps "@user" from notifying anyone. */
+			e |= bg_buf_put(b, u + i, 1);
+			e |= bg_buf_puts(b, "\xE2\x81\xA0");
+		} else if (where == BG_ESC_MD_CODE && c == '|') {
+			/* GFM tables split cells at '|' even inside a code span. */
+			e |= bg_buf_puts(b, "\\|");
+		} else {
+			e |= bg_buf_put(b, u + i, len);
+		}
+		i += len;
+	}
+	if (where == BG_ESC_MD_CODE) {
+		if (n && (u[0] == '`' || u[n - 1] == '`' || u[0] == ' '))
+			e |= bg_buf_puts(b, " ");
+		for (k = 0; k < fence; k++)
+			e |= bg_buf_puts(b, "`");
+	}
+	if (!b->ptr && !e)
+		e |= bg_buf_put(b, "", 0);
+	return e ? BG_ENOMEM : 0;
+}
+
+char *bg_text__escaped(bg_esc where, const char *s)
+{
+	bg_buf b = BG_BUF_INIT;
+
+	if (bg_text__escape(&b, where, s) < 0) {
+		bg_buf_clear(&b);
+		return NULL;
+	}
+	return bg_buf_detach(&b);
+}
+
+/*
+ * JSON out: strings as valid UTF-8 (a stray byte becomes U+FFFD), numbers
+ * finite (null otherwise), whatever the tree was built from.
+ */
+static int json_tidy(json_object *o, int depth)
+{
+	if (depth > 64)
+		return 0;
+	switch (json_object_get_type(o)) {
+	case json_type_object: {
+		json_object_object_foreach(o, key, val)
+		{
+			(void)key;
+			if (json_object_is_type(val, json_type_double) &&
+			    !isfinite(json_object_get_double(val))) {
+				if (json_object_object_add(o, key, NULL) < 0)
+					return BG_ENOMEM;
+			} else if (json_tidy(val, depth + 1) < 0) {
+				return BG_ENOMEM;
+			}
+		}
+		return 0;
+	}
+	case json_type_array: {
+		size_t i, n = json_object_array_length(o);
+
+		for (i = 0; i < n; i++) {
+			json_object *val = json_object_array_get_idx(o, i);
+
+			if (json_object_is_type(val, json_type_double) &&
+			    !isfinite(json_object_get_double(val))) {
+				if (json_object_array_put_idx(o, i, NULL) < 0)
+					return BG_ENOMEM;
+			} else if (json_tidy(val, depth + 1) < 0) {
+				return BG_ENOMEM;
+			}
+		}
+		return 0;
+	}
+	case json_type_string: {
+		const char *s = json_object_get_string(o);
+		size_t n = (size_t)json_object_get_string_len(o), i = 0, len;
+		bg_buf b = BG_BUF_INIT;
+		uint32_t c;
+		int e = 0;
+
+		if (!bg_text__invalid(s, n, NULL) || memchr(s, 0, n))
+			return 0;
+		while (i < n) {
+			if (!(len = utf8_decode((const unsigned char *)s + i, n - i, &c))) {
+				e |= bg_buf_puts(&b, "\xEF\xBF\xBD");
+				i++;
+			} else {
+				e |= bg_buf_put(&b, s + i, len);
+				i += len;
+			}
+		}
+		if (!e && b.ptr)
+			e = json_object_set_string_len(o, b.ptr, (int)b.len) ? 0 : -1;
+		bg_buf_clear(&b);
+		return e ? BG_ENOMEM : 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+const char *bg_text__json(json_object *o, int flags)
+{
+	if (json_tidy(o, 0) < 0)
+		return NULL;
+	return json_object_to_json_string_ext(o, flags);
+}
