@@ -540,9 +540,11 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 			bg_table_add(t, row);
 		}
 		if (r->found) {
+			char subj[CLI_TERM_MAX], author[CLI_TERM_MAX];
+
 			printf("first %s commit: %s\n", r->improvement ? "improved" : "bad", c.sha);
-			printf("  %s\n  author: %s\n", c.subject ? c.subject : "",
-			       c.author ? c.author : "");
+			printf("  %s\n  author: %s\n", cli_term(subj, sizeof(subj), c.subject),
+			       cli_term(author, sizeof(author), c.author));
 		} else {
 			printf("the first %s commit is one of these %zu (the others between do not "
 			       "build):\n",

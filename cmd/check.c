@@ -160,14 +160,18 @@ int cli_check_print(cli_state *st, const bg_check_result *res)
 		        res->rows[i].confirm.status != BG_CONFIRM_NONE || res->rows[i].undecided;
 	if (!(t = verdict_table(res, confirmed)))
 		return bg_error_oom(st->ctx);
+	char branch[CLI_TERM_MAX], machine[CLI_TERM_MAX], base[CLI_TERM_MAX];
+
+	cli_term(machine, sizeof(machine), res->machine);
 	if (res->baseline_branch)
 		printf("commit %.12s%s%s%s on %s, baseline %s (window %d, from %.12s)\n", res->sha,
-		       res->branch ? " (" : "", res->branch ? res->branch : "",
-		       res->branch ? ")" : "", res->machine, res->baseline_branch, res->window,
+		       res->branch ? " (" : "", res->branch ? cli_term(branch, sizeof(branch), res->branch) : "",
+		       res->branch ? ")" : "", machine,
+		       cli_term(base, sizeof(base), res->baseline_branch), res->window,
 		       res->baseline_from);
 	else
 		printf("commit %.12s against %.12s on %s (%d pairs)\n", res->sha,
-		       res->baseline_from, res->machine, res->window);
+		       res->baseline_from, machine, res->window);
 	cli_table_print(st, t, stdout);
 	bg_table_free(t);
 	if (bg_check__summary_line(res, &line) < 0) {

@@ -34,13 +34,19 @@ static void gh_escape(FILE *f, const char *s, int property)
 	}
 }
 
+/* Names in the message come from outside: their control characters are
+ * shown (lib/text.c), then the command's own escapes keep it one command. */
 static void annotate(const char *level, const char *title, const char *msg)
 {
+	char *t = bg_text__escaped(BG_ESC_TERM, title), *m = bg_text__escaped(BG_ESC_TERM, msg);
+
 	printf("::%s title=", level);
-	gh_escape(stdout, title, 1);
+	gh_escape(stdout, t ? t : "benchguard", 1);
 	fputs("::", stdout);
-	gh_escape(stdout, msg, 0);
+	gh_escape(stdout, m ? m : "(out of memory)", 0);
 	fputc('\n', stdout);
+	free(t);
+	free(m);
 }
 
 static void annotations(const bg_check_result *res)
@@ -216,9 +222,11 @@ int cmd_ci(cli_state *st, int argc, char **argv)
 	    (rc = cli_branch_hint(st, bg_ci_run(st->ctx, &o, &out), "--baseline-branch")) < 0) {
 		/* Say so where CI users look, then fail as `run` would. */
 		if ((summary = open_summary(st))) {
+			char *why = bg_text__escaped(BG_ESC_MD, bg_ctx_error(st->ctx));
+
 			fprintf(summary, "### benchguard: %s\n\n%s\n\n",
-			        rc == BG_EBUILD ? "build failed" : "run failed",
-			        bg_ctx_error(st->ctx));
+			        rc == BG_EBUILD ? "build failed" : "run failed", why ? why : "");
+			free(why);
 			fclose(summary);
 		}
 		if (github)

@@ -221,6 +221,11 @@ int cli_parse_count(cli_state *st, const char *opt, const char *arg, int min, in
 
 /* Progress and diagnostics on stderr, honouring -q/-v. */
 void cli_info(cli_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* prefix, then msg escaped for a terminal or CI log, then a newline. */
+void cli_put_message(FILE *f, const char *prefix, const char *msg);
+/* s escaped for one line of a terminal or CI log, into buf (cut to len). */
+const char *cli_term(char *buf, size_t len, const char *s);
+#define CLI_TERM_MAX 512
 void cli_warn(cli_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A warning when `facts` (a run's) show a throttling GPU. */
 void cli_warn_throttling(cli_state *st, int64_t run_id, const bg_machine *facts);

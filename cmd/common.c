@@ -195,12 +195,36 @@ void cli_progress_done(cli_state *st)
 	}
 }
 
+/* Messages quote names and answers from outside: shown, never interpreted
+ * by the terminal or the CI log (lib/text.c). */
+void cli_put_message(FILE *f, const char *prefix, const char *msg)
+{
+	char *shown = bg_text__escaped(BG_ESC_LOG, msg);
+
+	fputs(prefix, f);
+	fputs(shown ? shown : "(out of memory)", f);
+	fputc('\n', f);
+	free(shown);
+}
+
+const char *cli_term(char *buf, size_t len, const char *s)
+{
+	char *shown = bg_text__escaped(BG_ESC_TERM, s ? s : "");
+
+	snprintf(buf, len, "%s", shown ? shown : "?");
+	free(shown);
+	return buf;
+}
+
 static void vmsg(cli_state *st, const char *prefix, const char *fmt, va_list ap)
 {
+	char *msg = NULL;
+
 	cli_progress_done(st);
-	fputs(prefix, stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	cli_put_message(stderr, prefix, msg ? msg : "(out of memory)");
+	free(msg);
 }
 
 void cli_info(cli_state *st, const char *fmt, ...)
@@ -480,7 +504,7 @@ int cli_print_json(cli_state *st, struct json_object *obj)
 
 	if (!obj)
 		return bg_error_oom(st->ctx);
-	s = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+	s = bg_text__json(obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 	                                                JSON_C_TO_STRING_NOSLASHESCAPE);
 	fputs(s, stdout);
 	fputc('\n', stdout);

@@ -351,8 +351,8 @@ int main(int argc, char **argv)
 	code = bg_error_exit_code(rc);
 fail:
 	cli_progress_done(&st);
-	fprintf(stderr, "benchguard: %s\n",
-	        *bg_ctx_error(st.ctx) ? bg_ctx_error(st.ctx) : "unknown error");
+	cli_put_message(stderr, "benchguard: ",
+	                *bg_ctx_error(st.ctx) ? bg_ctx_error(st.ctx) : "unknown error");
 	bg_ctx_free(st.ctx);
 	return code;
 }

@@ -21,8 +21,11 @@ static void report_benchmark(cli_state *st, const bg_benchmark *b, const bg_resu
 	size_t i;
 
 	if (o && o->status == BG_BENCH_FAILED) {
+		char *msg = bg_printf("%s: FAILED: %s", b->name, o->message ? o->message : "");
+
 		cli_progress_done(st);
-		fprintf(stderr, "%s: FAILED: %s\n", b->name, o->message ? o->message : "");
+		cli_put_message(stderr, "", msg ? msg : "FAILED");
+		free(msg);
 		return;
 	}
 	if (o && o->status == BG_BENCH_SKIPPED) {
@@ -284,9 +287,12 @@ static void on_quiet_event(const bg_suite_event *ev, void *data)
 		const bg_outcome *o = bg_results_find_outcome(ev->results, ev->benchmark->name);
 
 		if (o && o->status == BG_BENCH_FAILED) {
+			char *msg = bg_printf("%s: FAILED: %s", ev->benchmark->name,
+			                      o->message ? o->message : "");
+
 			cli_progress_done(st);
-			fprintf(stderr, "%s: FAILED: %s\n", ev->benchmark->name,
-			        o->message ? o->message : "");
+			cli_put_message(stderr, "", msg ? msg : "FAILED");
+			free(msg);
 		}
 	}
 }

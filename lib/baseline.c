@@ -463,7 +463,7 @@ int bg_baseline_export(bg_ctx *ctx, bg_store *store, bg_repo *repo,
 	j_add(&bad, top, "runs", runs);
 	runs = NULL;
 	text = bad ? NULL
-	           : json_object_to_json_string_ext(top, JSON_C_TO_STRING_PRETTY |
+	           : bg_text__json(top, JSON_C_TO_STRING_PRETTY |
 	                                                         JSON_C_TO_STRING_SPACED |
 	                                                         JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (!text) {

@@ -133,7 +133,7 @@ int bg_check_json(bg_ctx *ctx, const bg_check_result *res, char **out)
 		                       json_object_new_int64((int64_t)res->confirm_max));
 		json_object_object_add(top, "confirmation", c);
 	}
-	text = json_object_to_json_string_ext(top, JSON_C_TO_STRING_PRETTY |
+	text = bg_text__json(top, JSON_C_TO_STRING_PRETTY |
 	                                                   JSON_C_TO_STRING_SPACED |
 	                                                   JSON_C_TO_STRING_NOSLASHESCAPE);
 	*out = text ? bg_printf("%s\n", text) : NULL;
@@ -205,6 +205,15 @@ int bg_check__row_cells(const bg_verdict_row *r, int md, char cells[9][192])
 	return 0;
 }
 
+/* A commit's 12-character id as a code span. */
+static int md_sha(bg_buf *b, const char *sha)
+{
+	char s[13];
+
+	snprintf(s, sizeof(s), "%.12s", sha ? sha : "");
+	return bg_text__escape(b, BG_ESC_MD_CODE, s);
+}
+
 static const char *headline(const bg_check_result *res)
 {
 	return res->count[BG_VERDICT_FAILED]       ? "benchmarks failed"
@@ -244,29 +253,48 @@ int bg_check_markdown(bg_ctx *ctx, const bg_check_result *res, char **out)
 			ncols = 9;
 	if (!(t = bg_table_new(ncols, head, "llrrrrrrl")))
 		return bg_error_oom(ctx);
+	/* The cells are Markdown: the verdict's emphasis is ours, the series is
+	 * a code span and the rest (units, messages) text escaped as such. */
+	bg_table_markup(t);
 	for (i = 0; i < res->nrows && !e; i++) {
 		char cells[9][192];
+		char *md[9] = { NULL };
 		const char *row[9];
 
 		bg_check__row_cells(&res->rows[i], 1, cells);
+		row[0] = cells[0];
+		md[1] = bg_text__escaped(BG_ESC_MD_CODE, res->rows[i].series);
+		for (k = 2; k < 9; k++)
+			md[k] = bg_text__escaped(BG_ESC_MD, cells[k]);
+		for (k = 1; k < 9; k++)
+			e |= !(row[k] = md[k]);
+		if (!e)
+			e |= bg_table_add(t, row);
 		for (k = 0; k < 9; k++)
-			row[k] = cells[k];
-		e |= bg_table_add(t, row);
+			free(md[k]);
 	}
-	e |= bg_buf_printf(&b, "### benchguard: %s\n\n", headline(res));
-	if (res->baseline_branch)
-		e |= bg_buf_printf(&b,
-		                   "Commit `%.12s`%s%s%s on machine `%s`, against `%s` (window %d, "
-		                   "from `%.12s`).\n\n",
-		                   res->sha, res->branch ? " (" : "",
-		                   res->branch ? res->branch : "", res->branch ? ")" : "",
-		                   res->machine, res->baseline_branch, res->window,
-		                   res->baseline_from);
-	else
-		e |= bg_buf_printf(&b,
-		                   "Commit `%.12s` against commit `%.12s` on machine `%s` (%d runs "
-		                   "each).\n\n",
-		                   res->sha, res->baseline_from, res->machine, res->window);
+	e |= bg_buf_printf(&b, "### benchguard: %s\n\nCommit ", headline(res));
+	e |= md_sha(&b, res->sha);
+	if (res->baseline_branch) {
+		if (res->branch) {
+			e |= bg_buf_puts(&b, " (");
+			e |= bg_text__escape(&b, BG_ESC_MD, res->branch);
+			e |= bg_buf_puts(&b, ")");
+		}
+		e |= bg_buf_puts(&b, " on machine ");
+		e |= bg_text__escape(&b, BG_ESC_MD_CODE, res->machine);
+		e |= bg_buf_puts(&b, ", against ");
+		e |= bg_text__escape(&b, BG_ESC_MD_CODE, res->baseline_branch);
+		e |= bg_buf_printf(&b, " (window %d, from ", res->window);
+		e |= md_sha(&b, res->baseline_from);
+		e |= bg_buf_puts(&b, ").\n\n");
+	} else {
+		e |= bg_buf_puts(&b, " against commit ");
+		e |= md_sha(&b, res->baseline_from);
+		e |= bg_buf_puts(&b, " on machine ");
+		e |= bg_text__escape(&b, BG_ESC_MD_CODE, res->machine);
+		e |= bg_buf_printf(&b, " (%d runs each).\n\n", res->window);
+	}
 	if (!e)
 		e |= bg_table_render(t, 1, 0, &b);
 	e |= bg_buf_puts(&b, "\n");

@@ -69,8 +69,10 @@ void bg_buf_clear(bg_buf *b);
 typedef enum {
 	BG_ESC_HTML,    /* HTML text and quoted attribute values */
 	BG_ESC_MD,      /* Markdown inline text (table cells, list items) */
-	BG_ESC_MD_CODE, /* a Markdown code span, fences included, fit for a table cell */
-	BG_ESC_TERM     /* a terminal or a CI log */
+	BG_ESC_MD_CODE, /* a Markdown code span, fences included, fit for a table cell
+	                 * (<code> and escaped text when s holds '<', '>' or '&') */
+	BG_ESC_TERM,    /* one line on a terminal or in a CI log */
+	BG_ESC_LOG      /* the same, keeping line breaks (messages) */
 } bg_esc;
 const char *bg_text__invalid(const char *s, size_t n, size_t *at);
 int bg_text__ok(const char *s);
@@ -119,6 +121,9 @@ int bg_verdict__baseline(bg_ctx *ctx, double *base, size_t *n, int window, size_
 typedef struct bg_table bg_table;
 bg_table *bg_table_new(size_t ncols, const char *const *headers, const char *align);
 int bg_table_add(bg_table *t, const char *const *cells);
+/* Cells are plain text, escaped when rendered (for the terminal or as
+ * Markdown) unless bg_table_markup() says they are Markdown already. */
+void bg_table_markup(bg_table *t);
 int bg_table_render(const bg_table *t, int markdown, int bold, bg_buf *b);
 void bg_table_free(bg_table *t);
 

@@ -24,23 +24,20 @@
 
 #include "report_model.h"
 
+/* Text from outside, for HTML text and quoted attributes (lib/text.c). */
 static int html_esc(bg_buf *b, const char *text)
 {
-	const char *p, *start;
-	int error = 0;
+	return bg_text__escape(b, BG_ESC_HTML, text);
+}
 
-	for (p = start = text ? text : ""; *p && !error; p++) {
-		const char *rep = *p == '&'   ? "&amp;"
-		                  : *p == '<' ? "&lt;"
-		                  : *p == '>' ? "&gt;"
-		                  : *p == '"' ? "&quot;"
-		                              : NULL;
-		if (!rep)
-			continue;
-		error = bg_buf_put(b, start, (size_t)(p - start)) || bg_buf_puts(b, rep);
-		start = p + 1;
-	}
-	return error || bg_buf_puts(b, start) ? BG_ENOMEM : 0;
+/* The first n characters of a commit id, escaped: a baseline file may
+ * have held anything where a hexadecimal id belongs. */
+static int html_sha(bg_buf *b, const char *sha, int n)
+{
+	char s[41];
+
+	snprintf(s, sizeof(s), "%.*s", n, sha ? sha : "");
+	return html_esc(b, s);
 }
 
 static const char html_head[] =
@@ -278,14 +275,13 @@ static int chart_axes(const rep_series *s, const bg_report *r, const chart_geo *
 	/* Commits along the bottom: the first, the last and a few between. */
 	for (i = 0; i < nt; i++) {
 		size_t k = nt > 1 ? i * (s->n - 1) / (nt - 1) : 0;
-		e |= bg_buf_printf(
-		        b,
-		        "<text class=\"mono\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%.7s</text>",
-		        cx(g, (double)k), CH_H - CH_B + 16,
-		        nt > 1 && i == 0        ? "start"
-		        : nt > 1 && i + 1 == nt ? "end"
-		                                : "middle",
-		        bg_report__point_run(r, s, k)->row.sha);
+		e |= bg_buf_printf(b, "<text class=\"mono\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">",
+		                   cx(g, (double)k), CH_H - CH_B + 16,
+		                   nt > 1 && i == 0        ? "start"
+		                   : nt > 1 && i + 1 == nt ? "end"
+		                                           : "middle");
+		e |= html_sha(b, bg_report__point_run(r, s, k)->row.sha, 7);
+		e |= bg_buf_puts(b, "</text>");
 	}
 	e |= bg_buf_printf(b,
 	                   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">commits, oldest to "
@@ -322,7 +318,11 @@ static int chart_point(const bg_report *r, const rep_series *s, const chart_geo 
 	e |= put_coord(b, cx(g, (double)i));
 	e |= bg_buf_puts(b, "\" cy=\"");
 	e |= put_coord(b, cy_in(g, s->mean[i]));
-	e |= bg_buf_printf(b, "\" r=\"4\"><title>%.12s · %s\n", run->row.sha, run->date);
+	e |= bg_buf_puts(b, "\" r=\"4\"><title>");
+	e |= html_sha(b, run->row.sha, 12);
+	e |= bg_buf_puts(b, " · ");
+	e |= html_esc(b, run->date);
+	e |= bg_buf_puts(b, "\n");
 	e |= html_esc(b, run->row.subject);
 	e |= bg_buf_printf(b, "\nmean %.4g ", s->mean[i] * g->d.scale);
 	e |= html_esc(b, g->d.unit);
@@ -346,10 +346,12 @@ static int chart_point(const bg_report *r, const rep_series *s, const chart_geo 
 
 		e |= bg_buf_printf(b,
 		                   "<text class=\"clip\" x=\"%.1f\" y=\"%.1f\" "
-		                   "text-anchor=\"%s\">%s %.4g %s</text>",
+		                   "text-anchor=\"%s\">%s %.4g ",
 		                   x + (left ? -7.0 : 7.0),
 		                   cy_in(g, s->mean[i]) + (up ? 9.0 : -2.0), left ? "end" : "start",
-		                   up ? "▲" : "▼", s->mean[i] * g->d.scale, g->d.unit);
+		                   up ? "▲" : "▼", s->mean[i] * g->d.scale);
+		e |= html_esc(b, g->d.unit);
+		e |= bg_buf_puts(b, "</text>");
 	}
 	return e ? BG_ENOMEM : 0;
 }
@@ -365,16 +367,22 @@ static int chart_step(const bg_report *r, const rep_series *s, const chart_geo *
 	int e = 0;
 
 	bg_report__fmt_pct(pct, sizeof(pct), c->change);
-	e |= bg_buf_printf(
-	        b,
-	        "<g class=\"cp %s\" data-from=\"%s\" data-to=\"%s\" data-change=\"%.6f\">"
-	        "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
-	        "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text><title>",
-	        v, before->row.sha, after->row.sha, c->change, x, x, CH_T - 4, CH_H - CH_B,
-	        x + (x > CH_W * 0.85 ? -4.0 : 4.0), CH_T - 8, x > CH_W * 0.85 ? "end" : "start",
-	        pct);
-	e |= bg_buf_printf(b, "%s of %s: %.12s..%.12s (p %.2g)\nfirst commit after: ", v, pct,
-	                   before->row.sha, after->row.sha, c->p);
+	e |= bg_buf_printf(b, "<g class=\"cp %s\" data-from=\"", v);
+	e |= html_sha(b, before->row.sha, 40);
+	e |= bg_buf_puts(b, "\" data-to=\"");
+	e |= html_sha(b, after->row.sha, 40);
+	e |= bg_buf_printf(b,
+	                   "\" data-change=\"%.6f\">"
+	                   "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
+	                   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text><title>",
+	                   c->change, x, x, CH_T - 4, CH_H - CH_B,
+	                   x + (x > CH_W * 0.85 ? -4.0 : 4.0), CH_T - 8,
+	                   x > CH_W * 0.85 ? "end" : "start", pct);
+	e |= bg_buf_printf(b, "%s of %s: ", v, pct);
+	e |= html_sha(b, before->row.sha, 12);
+	e |= bg_buf_puts(b, "..");
+	e |= html_sha(b, after->row.sha, 12);
+	e |= bg_buf_printf(b, " (p %.2g)\nfirst commit after: ", c->p);
 	e |= html_esc(b, after->row.subject);
 	e |= bg_buf_puts(b, "</title></g>");
 	return e ? BG_ENOMEM : 0;
@@ -463,11 +471,12 @@ static int html_chart(const bg_report *r, const rep_series *s, bg_buf *b)
 		e |= bg_buf_printf(b,
 		                   "<rect class=\"band\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 		                   "height=\"%.1f\"/><line class=\"level\" x1=\"%.1f\" x2=\"%.1f\" "
-		                   "y1=\"%.1f\" y2=\"%.1f\"><title>level: %.4g %s ± %.3g (95%% of "
-		                   "commits)</title></line>",
+		                   "y1=\"%.1f\" y2=\"%.1f\"><title>level: %.4g ",
 		                   x0, cy(&g, l->mean + l->band), x1 - x0,
 		                   cy(&g, l->mean - l->band) - cy(&g, l->mean + l->band), x0, x1,
-		                   cy(&g, l->mean), cy(&g, l->mean), l->mean * g.d.scale, g.d.unit,
+		                   cy(&g, l->mean), cy(&g, l->mean), l->mean * g.d.scale);
+		e |= html_esc(b, g.d.unit);
+		e |= bg_buf_printf(b, " ± %.3g (95%% of commits)</title></line>",
 		                   l->band * g.d.scale);
 	}
 	e |= bg_buf_puts(b, "<path class=\"ci\" d=\"");
@@ -515,13 +524,22 @@ static int html_step_row(const bg_report *r, const rep_series *s, const bg_chang
 		e |= html_esc(b, s->name);
 		e |= bg_buf_puts(b, "</code></a></td>");
 	}
-	e |= bg_buf_printf(
-	        b,
-	        "<td><code title=\"%s..%s\">%.7s..%.7s</code></td><td class=\"num\">%.4g "
-	        "%s</td><td class=\"num\">%.4g %s</td><td class=\"num %s\">%s</td>"
-	        "<td class=\"num\">%.2g</td><td class=\"%s\">%s</td><td>",
-	        before->row.sha, after->row.sha, before->row.sha, after->row.sha,
-	        c->before * d.scale, d.unit, c->after * d.scale, d.unit, v, pct, c->p, v, v);
+	e |= bg_buf_puts(b, "<td><code title=\"");
+	e |= html_sha(b, before->row.sha, 40);
+	e |= bg_buf_puts(b, "..");
+	e |= html_sha(b, after->row.sha, 40);
+	e |= bg_buf_puts(b, "\">");
+	e |= html_sha(b, before->row.sha, 7);
+	e |= bg_buf_puts(b, "..");
+	e |= html_sha(b, after->row.sha, 7);
+	e |= bg_buf_printf(b, "</code></td><td class=\"num\">%.4g ", c->before * d.scale);
+	e |= html_esc(b, d.unit);
+	e |= bg_buf_printf(b, "</td><td class=\"num\">%.4g ", c->after * d.scale);
+	e |= html_esc(b, d.unit);
+	e |= bg_buf_printf(b,
+	                   "</td><td class=\"num %s\">%s</td>"
+	                   "<td class=\"num\">%.2g</td><td class=\"%s\">%s</td><td>",
+	                   v, pct, c->p, v, v);
 	e |= html_esc(b, after->row.subject);
 	e |= bg_buf_puts(b, "</td></tr>\n");
 	return e ? BG_ENOMEM : 0;
@@ -615,8 +633,9 @@ static int html_summary(const bg_report *r, bg_buf *b)
 				continue;
 			e |= bg_buf_printf(b, "<tr><td><a href=\"#s%zu\"><code>", i);
 			e |= html_esc(b, x->name);
-			e |= bg_buf_printf(b, "</code></a></td><td><code>%.7s</code></td>",
-			                   bg_report__point_run(r, x, g->from)->row.sha);
+			e |= bg_buf_puts(b, "</code></a></td><td><code>");
+			e |= html_sha(b, bg_report__point_run(r, x, g->from)->row.sha, 7);
+			e |= bg_buf_puts(b, "</code></td>");
 			if (g->replayed != BG_VERDICT_NO_BASELINE)
 				e |= bg_buf_printf(
 				        b,
@@ -650,11 +669,12 @@ static int html_summary(const bg_report *r, bg_buf *b)
 					continue;
 				e |= bg_buf_printf(b, "<tr><td><a href=\"#s%zu\"><code>", i);
 				e |= html_esc(b, x->name);
+				e |= bg_buf_puts(b, "</code></a></td><td><code>");
+				e |= html_sha(b, run->row.sha, 7);
 				e |= bg_buf_printf(b,
-				                   "</code></a></td><td><code>%.7s</code></td><td "
-				                   "class=\"unconfirmed\">%s</td><td>%s</td><td>",
-				                   run->row.sha, bg_verdict_name(g->first),
-				                   bg_verdict_name(g->verdict));
+				                   "</code></td><td class=\"unconfirmed\">%s</td><td>%s</td>"
+				                   "<td>",
+				                   bg_verdict_name(g->first), bg_verdict_name(g->verdict));
 				e |= html_esc(b, run->row.subject);
 				e |= bg_buf_puts(b, "</td></tr>\n");
 			}
@@ -702,13 +722,12 @@ static int html_series(const bg_report *r, size_t idx, bg_buf *b)
 	if (s->cps.noutliers)
 		e |= bg_buf_printf(b, "%zu outlier commit%s · ", s->cps.noutliers,
 		                   s->cps.noutliers == 1 ? "" : "s");
-	if (g && v != BG_VERDICT_NO_BASELINE)
-		e |= bg_buf_printf(b,
-		                   "newest commit <code>%.7s</code>: %+.1f%% against a baseline of "
-		                   "%zu runs (p %.2g)",
-		                   bg_report__point_run(r, s, g->from)->row.sha,
+	if (g && v != BG_VERDICT_NO_BASELINE) {
+		e |= bg_buf_puts(b, "newest commit <code>");
+		e |= html_sha(b, bg_report__point_run(r, s, g->from)->row.sha, 7);
+		e |= bg_buf_printf(b, "</code>: %+.1f%% against a baseline of %zu runs (p %.2g)",
 		                   100.0 * g->test.change, g->test.n_base, g->p_adjusted);
-	else
+	} else
 		e |= bg_buf_printf(b, "newest commit: fewer than %d baseline runs", r->min_runs);
 	if (r->nmachines > 1) {
 		e |= bg_buf_puts(b, " · machine <code>");

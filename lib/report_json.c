@@ -257,7 +257,7 @@ int bg_report__render_json(bg_ctx *ctx, const bg_report *r, bg_buf *b)
 
 	if (!top)
 		return bg_error_oom(ctx);
-	text = json_object_to_json_string_ext(top, JSON_C_TO_STRING_PRETTY |
+	text = bg_text__json(top, JSON_C_TO_STRING_PRETTY |
 	                                                   JSON_C_TO_STRING_SPACED |
 	                                                   JSON_C_TO_STRING_NOSLASHESCAPE);
 	error = text && bg_buf_puts(b, text) == 0 && bg_buf_puts(b, "\n") == 0 ? 0

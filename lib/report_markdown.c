@@ -12,25 +12,33 @@
 
 #include "report_model.h"
 
-/* Text for a table cell: no pipes or line breaks. */
+/* Text from outside, as inline Markdown and as a code span (lib/text.c). */
 static int md_cell(bg_buf *b, const char *text)
 {
-	const char *p;
-	int error = 0;
+	return bg_text__escape(b, BG_ESC_MD, text);
+}
 
-	for (p = text ? text : ""; *p && !error; p++) {
-		if (*p == '|')
-			error = bg_buf_puts(b, "\\|");
-		else if (*p == '<')
-			error = bg_buf_puts(b, "&lt;");
-		else if (*p == '>')
-			error = bg_buf_puts(b, "&gt;");
-		else if (*p == '\n' || *p == '\r')
-			error = bg_buf_puts(b, " ");
-		else
-			error = bg_buf_put(b, p, 1);
-	}
-	return error;
+static int md_code(bg_buf *b, const char *text)
+{
+	return bg_text__escape(b, BG_ESC_MD_CODE, text);
+}
+
+/* A commit's short id as a code span (a baseline file may have held anything). */
+static int md_sha(bg_buf *b, const char *sha)
+{
+	char s[8];
+
+	snprintf(s, sizeof(s), "%.7s", sha ? sha : "");
+	return md_code(b, s);
+}
+
+/* Two commits' short ids as one code span, "before..after". */
+static int md_range(bg_buf *b, const char *from, const char *to)
+{
+	char s[24];
+
+	snprintf(s, sizeof(s), "%.7s..%.7s", from ? from : "", to ? to : "");
+	return md_code(b, s);
 }
 
 static int md_summary_line(const bg_report *r, bg_buf *b)
@@ -42,9 +50,10 @@ static int md_summary_line(const bg_report *r, bg_buf *b)
 	bg_report__fmt_date(from, sizeof(from), r->since, "%Y-%m-%d");
 	bg_report__fmt_date(to, sizeof(to), r->now, "%Y-%m-%d %H:%M UTC");
 	e |= bg_buf_printf(b, "Runs from %s to %s", r->since ? from : "the first run", to);
-	if (r->by_git)
-		e |= bg_buf_printf(b, " on the first-parent history of `%s`", r->branch);
-	else
+	if (r->by_git) {
+		e |= bg_buf_puts(b, " on the first-parent history of ");
+		e |= md_code(b, r->branch);
+	} else
 		e |= bg_buf_puts(b, " in run-time order");
 	e |= bg_buf_printf(b, ": %zu series, %zu runs, %zu commits.", r->nseries, r->nruns,
 	                   r->ncommits);
@@ -52,10 +61,15 @@ static int md_summary_line(const bg_report *r, bg_buf *b)
 		e |= bg_buf_printf(b, " %zu runs on other branches left out.", r->excluded);
 	e |= bg_buf_puts(b, "\nMachine");
 	e |= bg_buf_puts(b, r->nmachines == 1 ? ": " : "s: ");
-	for (i = 0; i < r->nmachines; i++)
-		e |= bg_buf_printf(b, "%s`%s`%s%s%s", i ? ", " : "", r->machines[i],
-		                   r->cpus[i] ? " (" : "", r->cpus[i] ? r->cpus[i] : "",
-		                   r->cpus[i] ? ")" : "");
+	for (i = 0; i < r->nmachines; i++) {
+		e |= bg_buf_puts(b, i ? ", " : "");
+		e |= md_code(b, r->machines[i]);
+		if (r->cpus[i]) {
+			e |= bg_buf_puts(b, " (");
+			e |= md_cell(b, r->cpus[i]);
+			e |= bg_buf_puts(b, ")");
+		}
+	}
 	if (!r->nmachines)
 		e |= bg_buf_puts(b, "none");
 	e |= bg_buf_printf(
@@ -85,9 +99,12 @@ static int md_flagged_row(const bg_report *r, const rep_series *x, const rep_gro
 		snprintf(p, sizeof(p), "%.2g", g->p_adjusted);
 		snprintf(n, sizeof(n), "%zu", g->test.n_base);
 	}
-	e |= bg_buf_printf(b, "| `%s` | `%.7s` | %s | %s | %s | %s%s |\n", x->name,
-	                   bg_report__point_run(r, x, g->from)->row.sha, pct, p, n,
-	                   bg_verdict_name(g->verdict), g->recorded ? " (ci)" : "");
+	e |= bg_buf_puts(b, "| ");
+	e |= md_code(b, x->name);
+	e |= bg_buf_puts(b, " | ");
+	e |= md_sha(b, bg_report__point_run(r, x, g->from)->row.sha);
+	e |= bg_buf_printf(b, " | %s | %s | %s | %s%s |\n", pct, p, n, bg_verdict_name(g->verdict),
+	                   g->recorded ? " (ci)" : "");
 	return e ? BG_ENOMEM : 0;
 }
 
@@ -102,11 +119,16 @@ static int md_step_row(const bg_report *r, const rep_series *s, const bg_changep
 
 	bg_report__fmt_pct(pct, sizeof(pct), c->change);
 	e |= bg_buf_puts(b, "| ");
-	if (with_series)
-		e |= bg_buf_printf(b, "`%s` | ", s->name);
-	e |= bg_buf_printf(b, "`%.7s..%.7s` | %.4g %s | %.4g %s | %s | %.2g | %s | ",
-	                   before->row.sha, after->row.sha, c->before * d.scale, d.unit,
-	                   c->after * d.scale, d.unit, pct, c->p,
+	if (with_series) {
+		e |= md_code(b, s->name);
+		e |= bg_buf_puts(b, " | ");
+	}
+	e |= md_range(b, before->row.sha, after->row.sha);
+	e |= bg_buf_printf(b, " | %.4g ", c->before * d.scale);
+	e |= md_cell(b, d.unit);
+	e |= bg_buf_printf(b, " | %.4g ", c->after * d.scale);
+	e |= md_cell(b, d.unit);
+	e |= bg_buf_printf(b, " | %s | %.2g | %s | ", pct, c->p,
 	                   bg_verdict_name(bg_report__step_verdict(s, c)));
 	e |= md_cell(b, after->row.subject);
 	e |= bg_buf_puts(b, " |\n");
@@ -127,8 +149,12 @@ int bg_report__render_markdown(bg_ctx *ctx, const bg_report *r, bg_buf *b)
 	size_t i, k, n;
 	int e = 0;
 
-	e |= bg_buf_printf(b, "## benchguard report%s%s\n\n", r->project ? ": " : "",
-	                   r->project ? r->project : "");
+	e |= bg_buf_puts(b, "## benchguard report");
+	if (r->project) {
+		e |= bg_buf_puts(b, ": ");
+		e |= md_cell(b, r->project);
+	}
+	e |= bg_buf_puts(b, "\n\n");
 	e |= md_summary_line(r, b);
 	if (!(steps = bg_report__all_steps(r, &n)))
 		return bg_error_oom(ctx);
@@ -169,9 +195,11 @@ int bg_report__render_markdown(bg_ctx *ctx, const bg_report *r, bg_buf *b)
 
 				if (!bg_report__unconfirmed(g))
 					continue;
-				e |= bg_buf_printf(b, "| `%s` | `%.7s` | %s | %s | ", x->name,
-				                   bg_report__point_run(r, x, g->from)->row.sha,
-				                   bg_verdict_name(g->first),
+				e |= bg_buf_puts(b, "| ");
+				e |= md_code(b, x->name);
+				e |= bg_buf_puts(b, " | ");
+				e |= md_sha(b, bg_report__point_run(r, x, g->from)->row.sha);
+				e |= bg_buf_printf(b, " | %s | %s | ", bg_verdict_name(g->first),
 				                   bg_verdict_name(g->verdict));
 				e |= md_cell(b, bg_report__point_run(r, x, g->from)->row.subject);
 				e |= bg_buf_puts(b, " |\n");
@@ -183,9 +211,11 @@ int bg_report__render_markdown(bg_ctx *ctx, const bg_report *r, bg_buf *b)
 	if (n) {
 		e |= bg_buf_puts(b, "### Noisiest series\n\n| series | noise (CV between commits) |\n"
 		                    "|---|---:|\n");
-		for (i = 0; i < n; i++)
-			e |= bg_buf_printf(b, "| `%s` | %.2f%% |\n", top5[i]->name,
-			                   100.0 * top5[i]->cv);
+		for (i = 0; i < n; i++) {
+			e |= bg_buf_puts(b, "| ");
+			e |= md_code(b, top5[i]->name);
+			e |= bg_buf_printf(b, " | %.2f%% |\n", 100.0 * top5[i]->cv);
+		}
 		e |= bg_buf_puts(b, "\n");
 	}
 	if (r->nseries) {
@@ -198,8 +228,9 @@ int bg_report__render_markdown(bg_ctx *ctx, const bg_report *r, bg_buf *b)
 
 			if (g && g->replayed != BG_VERDICT_NO_BASELINE)
 				bg_report__fmt_pct(pct, sizeof(pct), g->test.delta);
-			e |= bg_buf_printf(b, "| `%s` | %zu | %s%s | %s | %.2f%% | %zu |\n",
-			                   s->name, s->n,
+			e |= bg_buf_puts(b, "| ");
+			e |= md_code(b, s->name);
+			e |= bg_buf_printf(b, " | %zu | %s%s | %s | %.2f%% | %zu |\n", s->n,
 			                   g ? bg_report__group_label(g) : "no-baseline",
 			                   g && g->recorded ? " (ci)" : "", pct, 100.0 * s->cv,
 			                   s->cps.npoints);
@@ -209,11 +240,15 @@ int bg_report__render_markdown(bg_ctx *ctx, const bg_report *r, bg_buf *b)
 	for (i = 0; i < r->nseries; i++) {
 		const rep_series *s = &r->series[i];
 
-		e |= bg_buf_printf(b, "#### `%s`", s->name);
-		if (r->nmachines > 1)
-			e |= bg_buf_printf(b, " on `%s`", s->machine);
-		e |= bg_buf_printf(b, " (%s, %s is better)\n\n", bg_report__display_unit(s).unit,
-		                   bg_direction_name(s->direction));
+		e |= bg_buf_puts(b, "#### ");
+		e |= md_code(b, s->name);
+		if (r->nmachines > 1) {
+			e |= bg_buf_puts(b, " on ");
+			e |= md_code(b, s->machine);
+		}
+		e |= bg_buf_puts(b, " (");
+		e |= md_cell(b, bg_report__display_unit(s).unit);
+		e |= bg_buf_printf(b, ", %s is better)\n\n", bg_direction_name(s->direction));
 		if (!s->cps.npoints) {
 			e |= bg_buf_puts(b, "No steps.\n\n");
 			continue;

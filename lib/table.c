@@ -3,6 +3,10 @@
  * in bold when asked) or as Markdown (which renders aligned, and reads
  * aligned in a raw PR comment or CI log too).  The CLI's tables and the
  * verdict's Markdown (check_render.c) both come from here.
+ *
+ * A cell holds text from outside (a series name, a unit, a subject): it is
+ * escaped for where the table goes when it is rendered, so that a name can
+ * neither split a Markdown row nor send escape sequences to a terminal.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +17,13 @@ struct bg_table {
 	size_t ncols, nrows, cap;
 	char **cells; /* row-major, header row first */
 	char *align;  /* 'l' or 'r' per column */
+	int markup;   /* cells are Markdown already (bg_table_markup) */
 };
+
+void bg_table_markup(bg_table *t)
+{
+	t->markup = 1;
+}
 
 void bg_table_free(bg_table *t)
 {
@@ -92,22 +102,45 @@ static int pad(bg_buf *b, size_t n)
 	return e;
 }
 
+/* A cell as shown: escaped for the terminal or for Markdown; a Markdown
+ * cell that is markup already only loses its line breaks. */
+static char *shown(const bg_table *t, const char *cell, int markdown)
+{
+	char *s, *p;
+
+	if (!markdown)
+		return bg_text__escaped(BG_ESC_TERM, cell);
+	if (!t->markup)
+		return bg_text__escaped(BG_ESC_MD, cell);
+	if ((s = strdup(cell)) != NULL)
+		for (p = s; *p; p++)
+			if (*p == '\n' || *p == '\r')
+				*p = ' ';
+	return s;
+}
+
 int bg_table_render(const bg_table *t, int markdown, int bold, bg_buf *b)
 {
-	size_t *w = calloc(t->ncols ? t->ncols : 1, sizeof(size_t)), r, c, k;
+	size_t n = t->nrows * t->ncols, *w = calloc(t->ncols ? t->ncols : 1, sizeof(size_t)), r,
+	       c, k;
+	char **cells = calloc(n ? n : 1, sizeof(char *));
 	int e = 0;
 
-	if (!w)
-		return BG_ENOMEM;
-	for (r = 0; r < t->nrows; r++)
+	if (!w || !cells) {
+		e = 1;
+		goto cleanup;
+	}
+	for (k = 0; k < n && !e; k++)
+		e |= !(cells[k] = shown(t, t->cells[k], markdown));
+	for (r = 0; r < t->nrows && !e; r++)
 		for (c = 0; c < t->ncols; c++)
-			if (width(t->cells[r * t->ncols + c]) > w[c])
-				w[c] = width(t->cells[r * t->ncols + c]);
-	for (r = 0; r < t->nrows; r++) {
+			if (width(cells[r * t->ncols + c]) > w[c])
+				w[c] = width(cells[r * t->ncols + c]);
+	for (r = 0; r < t->nrows && !e; r++) {
 		if (markdown)
 			e |= bg_buf_puts(b, "| ");
 		for (c = 0; c < t->ncols; c++) {
-			const char *cell = t->cells[r * t->ncols + c];
+			const char *cell = cells[r * t->ncols + c];
 			size_t gap = w[c] - width(cell);
 			int last = c + 1 == t->ncols;
 
@@ -134,6 +167,11 @@ int bg_table_render(const bg_table *t, int markdown, int bold, bg_buf *b)
 			e |= bg_buf_puts(b, "\n");
 		}
 	}
+cleanup:
+	if (cells)
+		for (k = 0; k < n; k++)
+			free(cells[k]);
+	free(cells);
 	free(w);
 	return e ? BG_ENOMEM : 0;
 }

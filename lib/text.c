@@ -130,6 +130,18 @@ int bg_text__escape(bg_buf *b, bg_esc where, const char *s)
 	int e = 0;
 	uint32_t c;
 
+	/*
+	 * In CommonMark an HTML tag outranks a code span: "`<a href="`">`"
+	 * is a link.  Text with '<', '>' or '&' is set as <code> around
+	 * escaped inline text instead, where entities keep the markup inert.
+	 */
+	if (where == BG_ESC_MD_CODE && s && strpbrk(s, "<>&")) {
+		e |= bg_buf_puts(b, "<code>");
+		e |= bg_text__escape(b, BG_ESC_MD, s);
+		e |= bg_buf_puts(b, "</code>");
+		return e ? BG_ENOMEM : 0;
+	}
+
 	if (where == BG_ESC_MD_CODE) {
 		/* A fence longer than any run inside; a space pads a backtick at either end. */
 		fence = longest_backticks((const char *)u) + 1;
@@ -138,12 +150,19 @@ int bg_text__escape(bg_buf *b, bg_esc where, const char *s)
 		if (n && (u[0] == '`' || u[n - 1] == '`' || u[0] == ' '))
 			e |= bg_buf_puts(b, " ");
 	}
-	/* A CI log line that data starts must not read as a workflow command. */
-	if (where == BG_ESC_TERM && u[0] == ':' && u[1] == ':') {
-		e |= bg_buf_puts(b, "\\x3a");
-		i = 1;
-	}
 	while (i < n && !e) {
+		/* A CI log line that data starts must not read as a workflow command. */
+		if ((where == BG_ESC_TERM || where == BG_ESC_LOG) && u[i] == ':' && u[i + 1] == ':' &&
+		    (i == 0 || (where == BG_ESC_LOG && u[i - 1] == '\n'))) {
+			e |= bg_buf_puts(b, "\\x3a");
+			i++;
+			continue;
+		}
+		if (where == BG_ESC_LOG && u[i] == '\n') {
+			e |= bg_buf_puts(b, "\n");
+			i++;
+			continue;
+		}
 		if (!(len = utf8_decode(u + i, n - i, &c))) {
 			e |= put_visible(b, u[i], 1);
 			i++;

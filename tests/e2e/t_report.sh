@@ -148,7 +148,7 @@ for line in md.splitlines():
         msteps.append((cur, m.group(1), m.group(2), m.group(3), m.group(4)))
 want(sorted(msteps) == jsteps, "Markdown steps %s != JSON %s" % (sorted(msteps), jsteps))
 want(mverd == jverd, "Markdown verdicts %s != JSON %s" % (mverd, jverd))
-want("speed &lt;b&gt;up&lt;/b&gt; & \"tune\" \\| sort" in md, "subject escaped in Markdown")
+want("speed &lt;b&gt;up&lt;/b&gt; &amp; \"tune\" \\| sort" in md, "subject escaped in Markdown")
 for f in fail:
     print("# " + f)
 sys.exit(1 if fail else 0)

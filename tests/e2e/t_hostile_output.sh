@@ -1,0 +1,202 @@
+# t_hostile_output.sh -- names, units and subjects written by other people
+# are printed, never interpreted: in the HTML report (opened in headless
+# Chromium), in Markdown (the PR comment, the step summary, the report), on
+# the terminal and in the CI log (no escape sequence, no line of data that
+# starts with "::"), and in JSON (valid UTF-8, no Infinity or NaN).
+#
+# Two ways in: what ingest still accepts (a unit that is an <img> tag, a
+# name with '|', backticks, @mentions and "<!--"), and what a database
+# written before ingest refused control characters may hold (escape and
+# OSC sequences, a forged "::error" line, bidi overrides, invalid UTF-8),
+# put there with sqlite3 as an older benchguard would have.
+. "$(dirname "$0")/lib.sh"
+
+PY=/usr/bin/python3
+HERE=$(cd "$(dirname "$0")" && pwd)
+new_repo "$T/r" >/dev/null
+cd "$T/r" || exit 1
+cat >benchguard.json <<'J'
+{ "baseline": { "branch": "main", "window": 20, "min_runs": 3 },
+  "benchmarks": [ { "name": "h", "command": "cat ../cur.txt", "format": "lines" } ] }
+J
+git add benchguard.json && git commit -qm "suite"
+
+IMG='<img/src="http://127.0.0.1:9/x.png"/onerror=console.error("pwned")>'
+NAME='pipe|tick`x`@octocat<!--'
+for i in 1 2 3 4 5 6 7; do
+	git commit -q --allow-empty -m "change $i"
+	slow=1.0
+	[ "$i" = 7 ] && slow=1.5
+	$PY - "$T/run$i.txt" "$slow" "$IMG" "$NAME" <<'P'
+import random, sys
+out, slow, img, name = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4]
+rnd = random.Random(int(slow * 100) + len(out))
+with open(out, "w") as f:
+    for _ in range(10):
+        g = lambda: 1 + 0.01 * rnd.gauss(0, 1)
+        f.write("BENCHGUARD unit %.6f %s\n" % (2.0 * slow * g(), img))
+        f.write("BENCHGUARD %s %.6f ms\n" % (name, 3.0 * slow * g()))
+        f.write("BENCHGUARD comment %.6f <!--\n" % (4.0 * slow * g()))
+        f.write("BENCHGUARD old %.6f ms\n" % (5.0 * slow * g()))
+P
+	"$BG" -q import "$T/run$i.txt" --format lines --name h --machine e2e >/dev/null ||
+		echo "# import $i failed"
+done
+check "hostile but valid names and units are stored" \
+	test "$(sqlite3 .benchguard/results.db "SELECT count(*) FROM series WHERE unit LIKE '<img%' OR metric LIKE '%octocat<!--'")" = 2
+
+# What an older benchguard stored before names were checked at ingest.
+DB=.benchguard/results.db
+sqlite3 "$DB" "UPDATE series SET metric = 'old' || char(27) || ']0;owned' || char(7) ||
+  char(27) || '[31m' || char(10) || '::error title=x::forged' || char(8238) || 'gnp.' ||
+  CAST(X'FF' AS TEXT) WHERE metric = 'old';
+  UPDATE commits SET subject = 'subject ' || char(27) || '[2J' || char(10) ||
+  '::warning::forged too' WHERE subject = 'change 7';"
+check "an older database's control characters are in place" \
+	test "$(sqlite3 "$DB" "SELECT count(*) FROM series WHERE instr(metric, char(27)) > 0")" = 1
+
+# --------------------------------------------------------------- terminal
+# clean FILE: no escape, BEL, backspace or CR; no line starting with "::"
+# except the workflow commands benchguard itself writes (annotations).
+cat >"$T/clean.py" <<'P'
+import re, sys
+data = open(sys.argv[1], "rb").read()
+bad = [c for c in (0x1b, 0x07, 0x08, 0x0d, 0x9b) if bytes([c]) in data]
+text = data.decode("utf-8", "replace")
+forged = [l for l in text.split("\n") if l.startswith("::")
+          and not re.match(r"::(error|warning|notice) title=benchguard[^:]*::", l)]
+if "\u202e" in text:
+    bad.append("U+202E")
+for b in bad:
+    print("# raw control character %r in %s" % (b, sys.argv[1]))
+for l in forged:
+    print("# a line of data reads as a workflow command: %r" % l)
+sys.exit(1 if bad or forged else 0)
+P
+"$BG" check --machine e2e >"$T/check.out" 2>"$T/check.err"
+check "check: exit 1 on the regression" test $? = 1
+check "check's table: control characters shown, not sent" $PY "$T/clean.py" "$T/check.out"
+check "... and shown visibly" grep -qF 'old\x1b]0;owned\x07\x1b[31m\x0a::error title=x::forged\u{202e}gnp.\xff' "$T/check.out"
+check "check's stderr is clean too" $PY "$T/clean.py" "$T/check.err"
+"$BG" history h --limit 3 >"$T/hist.out" 2>&1
+check "history's table is clean" $PY "$T/clean.py" "$T/hist.out"
+# Under GitHub Actions, `ci`: annotations on stdout, the summary in a file.
+cp "$T/run7.txt" "$T/cur.txt"
+GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY="$T/summary.md" "$BG" ci --machine e2e \
+	>"$T/gh.out" 2>&1
+check "ci wrote its step summary and annotations" grep -q '^::error title=benchguard' "$T/gh.out"
+check "GitHub Actions log: no forged workflow command, no escape sequence" $PY "$T/clean.py" "$T/gh.out"
+# A message naming a hostile series: one line, shown.
+"$BG" history "h:old$(printf '\033')[31m" >"$T/msg.out" 2>"$T/msg.err"
+check "an error message quoting a name is clean" $PY "$T/clean.py" "$T/msg.err"
+
+# ---------------------------------------------------------------- Markdown
+"$BG" --format markdown check --machine e2e >"$T/check.md" 2>/dev/null
+"$BG" report --machine e2e --format markdown -o "$T/report.md" 2>/dev/null
+cat >"$T/md.py" <<'P'
+import re, sys
+fail = []
+for path in sys.argv[1:]:
+    text = open(path, encoding="utf-8", errors="replace").read()
+    # GFM splits a row at every '|' not escaped by a backslash, code spans included.
+    cells = lambda row: len(re.split(r"(?<!\\)\|", row.strip())) - 2
+    head = None
+    for line in text.split("\n"):
+        if not line.startswith("|"):
+            head = None
+            continue
+        if head is None:
+            head = cells(line)
+        elif cells(line) != head:
+            fail.append("%s: row has %d cells, header %d: %r" % (path, cells(line), head, line))
+    # <code> around escaped text, then backtick code spans: what they hold is
+    # inert, as long as a backtick span holds no '<' (an HTML tag outranks it).
+    bare = re.sub(r"<code>.*?</code>", "", text).replace("\\`", "")
+    for m in re.finditer(r"(`+)(.*?)(?<!`)\1(?!`)", bare):
+        if "<" in m.group(2):
+            fail.append("%s: a '<' inside a code span: %r" % (path, m.group(0)))
+    bare = re.sub(r"(`+)(?!`).*?(?<!`)\1(?!`)", "", bare)
+    if re.search(r"@octocat", bare):
+        fail.append("%s: a live @mention" % path)
+    if "<!--" in bare.replace("<!-- benchguard:", ""):
+        fail.append("%s: a raw <!-- that would hide the rest" % path)
+    if "<img" in bare:
+        fail.append("%s: a raw <img> tag" % path)
+    if "\x1b" in text or "\u202e" in text:
+        fail.append("%s: a raw control character" % path)
+    # Every code span closes on its line: an even number of fences.
+    for line in text.split("\n"):
+        runs = re.findall(r"`+", re.sub(r"\\`", "", line))
+        if len(runs) % 2:
+            fail.append("%s: a code span left open: %r" % (path, line))
+for f in fail:
+    print("# " + f)
+sys.exit(1 if fail else 0)
+P
+check "check's Markdown: rows keep their cells, no live mention, comment or tag" $PY "$T/md.py" "$T/check.md"
+check "... the hostile series is in it" grep -q 'octocat' "$T/check.md"
+check "the step summary too" $PY "$T/md.py" "$T/summary.md"
+check "the Markdown report too" $PY "$T/md.py" "$T/report.md"
+
+# -------------------------------------------------------------------- JSON
+cat >"$T/strict_json.py" <<'P'
+import json, sys
+def no_constant(name):
+    raise ValueError("non-JSON number " + name)
+fail = 0
+for path in sys.argv[1:]:
+    try:
+        text = open(path, "rb").read().decode("utf-8")  # strict: valid UTF-8
+        json.loads(text, parse_constant=no_constant)
+    except Exception as e:
+        print("# %s: %s" % (path, e))
+        fail = 1
+sys.exit(fail)
+P
+"$BG" --json check --machine e2e >"$T/check.json" 2>/dev/null
+"$BG" --json history h >"$T/hist.json" 2>/dev/null
+"$BG" report --machine e2e --format json -o "$T/report.json" 2>/dev/null
+check "check, history and report JSON: valid UTF-8, strict JSON" \
+	$PY "$T/strict_json.py" "$T/check.json" "$T/hist.json" "$T/report.json"
+
+# -------------------------------------------------------------------- HTML
+"$BG" report --machine e2e -o "$T/report.html" 2>/dev/null
+cat >"$T/html_tags.py" <<'P'
+import sys
+from html.parser import HTMLParser
+allowed = {"html", "head", "meta", "title", "style", "body", "main", "header", "h1", "h2",
+           "h3", "p", "div", "b", "i", "span", "code", "a", "table", "tr", "th", "td", "section",
+           "svg", "g", "line", "rect", "path", "polyline", "circle", "text", "title", "footer",
+           "script", "sub", "br", "marker", "defs", "ul", "li", "details", "summary", "small", "em", "strong"}
+fail = []
+class P(HTMLParser):
+    def handle_starttag(self, tag, attrs):
+        if tag not in allowed:
+            fail.append("element <%s>" % tag)
+        for k, v in attrs:
+            if k.startswith("on"):
+                fail.append("attribute %s on <%s>" % (k, tag))
+    def handle_comment(self, data):
+        fail.append("comment <!--%s-->" % data[:40])
+p = P()
+p.feed(open(sys.argv[1], encoding="utf-8", errors="replace").read())
+if p.rawdata.strip():  # an unclosed "<!--" from data swallows the rest of the page
+    fail.append("the page ends inside markup: %r" % p.rawdata[:60])
+for f in fail:
+    print("# " + f)
+sys.exit(1 if fail else 0)
+P
+check "the HTML report: no element or event handler from data" $PY "$T/html_tags.py" "$T/report.html"
+check "... the unit is there as text" grep -qF '&lt;img/src=&quot;http://127.0.0.1:9/x.png&quot;' "$T/report.html"
+if [ ! -x "${BG_CHROMIUM:-/usr/bin/chromium}" ] || [ ! -x "${BG_CHROMEDRIVER:-/usr/bin/chromedriver}" ]; then
+	skip "the HTML report in headless Chromium runs nothing from data" "skipped: no chromium"
+else
+	$PY "$HERE/report_browser.py" "$T/report.html" "$T/shot.png" >"$T/browser.json" 2>"$T/browser.err"
+	check "the HTML report in headless Chromium: no request but the page, no script from data" $PY -c '
+import json, sys
+b = json.load(open(sys.argv[1]))
+bad = [r for r in b["requests"] if r != b["page"]] + [m for m in b["severe"]]
+for x in bad: print("# " + x)
+sys.exit(1 if bad or not b["charts"] else 0)' "$T/browser.json"
+fi
+finish

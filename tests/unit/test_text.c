@@ -1,0 +1,142 @@
+/*
+ * test_text.c -- lib/text.c: which text ingest refuses, and how text from
+ * outside reads in each place it is printed (HTML, Markdown, a terminal or
+ * CI log, JSON).
+ */
+#include <math.h>
+
+#include <json-c/json.h>
+
+#include "unit.h"
+
+static char *esc(bg_esc where, const char *s)
+{
+	char *out = bg_text__escaped(where, s);
+
+	assert_non_null(out);
+	return out;
+}
+
+#define assert_esc(where, in, want)                                                               \
+	do {                                                                                      \
+		char *got_ = esc(where, in);                                                      \
+		assert_string_equal(got_, want);                                                  \
+		free(got_);                                                                       \
+	} while (0)
+
+static void test_invalid(void **state)
+{
+	size_t at = 99;
+
+	(void)state;
+	assert_null(bg_text__invalid("sort/1M", 7, NULL));
+	assert_null(bg_text__invalid("µs ünïcode 日本", strlen("µs ünïcode 日本"), NULL));
+	assert_string_equal(bg_text__invalid("a\x1b[31m", 6, &at), "a control character");
+	assert_int_equal(at, 1);
+	assert_non_null(bg_text__invalid("a\nb", 3, NULL));
+	assert_non_null(bg_text__invalid("tab\there", 8, NULL));
+	assert_non_null(bg_text__invalid("del\x7f", 4, NULL));
+	/* C1 (U+009B is a CSI on some terminals), bidi overrides, line separators. */
+	assert_non_null(bg_text__invalid("c1\xC2\x9B", 4, NULL));
+	assert_non_null(bg_text__invalid("rlo\xE2\x80\xAE", 6, NULL));
+	assert_non_null(bg_text__invalid("iso\xE2\x81\xA6", 6, NULL));
+	assert_non_null(bg_text__invalid("ls\xE2\x80\xA8", 5, NULL));
+	/* Invalid UTF-8: a stray continuation, a truncated sequence, an overlong
+	 * '/', a surrogate, past U+10FFFF. */
+	assert_string_equal(bg_text__invalid("x\x80", 2, &at), "invalid UTF-8");
+	assert_int_equal(at, 1);
+	assert_non_null(bg_text__invalid("\xE6\x97", 2, NULL));
+	assert_non_null(bg_text__invalid("\xC0\xAF", 2, NULL));
+	assert_non_null(bg_text__invalid("\xED\xA0\x80", 3, NULL));
+	assert_non_null(bg_text__invalid("\xF4\x90\x80\x80", 4, NULL));
+	/* An embedded NUL is a control character, not the end. */
+	assert_non_null(bg_text__invalid("a\0b", 3, NULL));
+	assert_true(bg_text__ok("ok"));
+	assert_false(bg_text__ok(NULL));
+}
+
+static void test_html(void **state)
+{
+	(void)state;
+	assert_esc(BG_ESC_HTML, "<img src=x onerror='a()'>&\"",
+	           "&lt;img src=x onerror=&#39;a()&#39;&gt;&amp;&quot;");
+	assert_esc(BG_ESC_HTML, "esc\x1b[2Jbidi\xE2\x80\xAE bad\xFF",
+	           "esc\\x1b[2Jbidi\\u{202e} bad\\xff");
+	assert_esc(BG_ESC_HTML, "µs", "µs");
+	assert_esc(BG_ESC_HTML, NULL, "");
+}
+
+static void test_markdown(void **state)
+{
+	(void)state;
+	/* Inline text: a cell cannot be split, emphasis and links cannot form,
+	 * tags and comments are entities, @mentions do not notify. */
+	assert_esc(BG_ESC_MD, "a|b *c* [d](e) <!-- `f` @octocat",
+	           "a\\|b \\*c\\* \\[d\\](e) &lt;!-- \\`f\\` @\xE2\x81\xA0octocat");
+	assert_esc(BG_ESC_MD, "line\nbreak", "line\\x0abreak");
+	/* A code span: a fence longer than any backtick run, padded where a
+	 * backtick touches it; '|' escaped for GFM tables. */
+	assert_esc(BG_ESC_MD_CODE, "sort/1M:wall_time", "`sort/1M:wall_time`");
+	assert_esc(BG_ESC_MD_CODE, "a`b``c", "```a`b``c```");
+	assert_esc(BG_ESC_MD_CODE, "`x", "`` `x ``");
+	assert_esc(BG_ESC_MD_CODE, "p|q", "`p\\|q`");
+	/* '<' outranks a code span in CommonMark: <code> and entities instead. */
+	assert_esc(BG_ESC_MD_CODE, "x<!--", "<code>x&lt;!--</code>");
+	assert_esc(BG_ESC_MD_CODE, "@a<b>", "<code>@\xE2\x81\xA0"
+	                                    "a&lt;b&gt;</code>");
+}
+
+static void test_terminal(void **state)
+{
+	(void)state;
+	assert_esc(BG_ESC_TERM, "osc\x1b]0;t\x07 csi\x1b[31m", "osc\\x1b]0;t\\x07 csi\\x1b[31m");
+	assert_esc(BG_ESC_TERM, "a\n::error::forged", "a\\x0a::error::forged");
+	/* Data that starts a line never reads as a workflow command. */
+	assert_esc(BG_ESC_TERM, "::error title=x::forged", "\\x3a:error title=x::forged");
+	assert_esc(BG_ESC_TERM, "std::sort", "std::sort");
+	assert_esc(BG_ESC_TERM, "\xC2\x9B"
+	                        "2J\xFF",
+	           "\\u{009b}2J\\xff");
+	/* Messages keep their lines; none of them starts with "::". */
+	assert_esc(BG_ESC_LOG, "one\n::error::x\r\ntwo", "one\n\\x3a:error::x\\x0d\ntwo");
+	assert_esc(BG_ESC_TERM, "", "");
+}
+
+static void test_json(void **state)
+{
+	json_object *o = json_object_new_object(), *a = json_object_new_array(), *back;
+	const char *text;
+
+	(void)state;
+	json_object_object_add(o, "inf", json_object_new_double(INFINITY));
+	json_object_object_add(o, "nan", json_object_new_double(NAN));
+	json_object_object_add(o, "ok", json_object_new_double(1.5));
+	json_object_object_add(o, "name", json_object_new_string("bad\xFF\xC0 \x1b end"));
+	json_object_array_add(a, json_object_new_double(-INFINITY));
+	json_object_array_add(a, json_object_new_string("fine µs"));
+	json_object_object_add(o, "list", a);
+	text = bg_text__json(o, JSON_C_TO_STRING_PLAIN);
+	assert_non_null(text);
+	assert_null(strstr(text, "Infinity"));
+	assert_null(strstr(text, "NaN"));
+	assert_null(bg_text__invalid(text, strlen(text), NULL));
+	assert_non_null(back = json_tokener_parse(text));
+	assert_true(json_object_get_type(json_object_object_get(back, "inf")) == json_type_null);
+	assert_true(json_object_get_type(json_object_array_get_idx(
+	                    json_object_object_get(back, "list"), 0)) == json_type_null);
+	assert_string_equal(json_object_get_string(json_object_object_get(back, "name")),
+	                    "bad\xEF\xBF\xBD\xEF\xBF\xBD \x1b end");
+	assert_true(fabs(json_object_get_double(json_object_object_get(back, "ok")) - 1.5) < 1e-12);
+	json_object_put(back);
+	json_object_put(o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_invalid),  cmocka_unit_test(test_html),
+		cmocka_unit_test(test_markdown), cmocka_unit_test(test_terminal),
+		cmocka_unit_test(test_json),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
