@@ -130,12 +130,21 @@ static void alert_print_report(const bg_alert_report *r, void *data)
 {
 	report_state *rs = data;
 	char how[64], id[32] = "";
+	/* The library scrubs and escapes what it reports; shown, never sent to
+	 * the terminal as it is, all the same. */
+	char *target = bg_text__escaped(BG_ESC_TERM, r->target);
+	char *why = r->why ? bg_text__escaped(BG_ESC_TERM, r->why) : NULL;
 
 	describe(how, sizeof(how), r);
 	if (r->id)
 		snprintf(id, sizeof(id), "#%lld ", (long long)r->id);
-	printf("%-10s %s%s %s (%s)%s%s\n", r->outcome, id, r->kind, r->target, how,
-	       r->why ? ": " : "", r->why ? r->why : "");
+	printf("%-10s %s%s %s (%s)%s%s\n", r->outcome, id, r->kind, target ? target : "?", how,
+	       r->why ? ": " : "",
+	       why      ? why
+	       : r->why ? "?"
+	                : "");
+	free(target);
+	free(why);
 	rs->lines++;
 }
 

@@ -15,10 +15,16 @@
  * Secrets (a token, a webhook secret, URLs that are keys themselves, as
  * Slack's are) live only in memory, expanded from ${VAR} at each delivery:
  * the outbox stores the target as a hash of the strings as configured, logs
- * name a URL without what may be a key, and whatever a receiver answers is
- * scrubbed of them before it goes into a message.
+ * name a webhook's URL without its path, and every message and stored error
+ * is scrubbed of them (alert__scrub), a receiver's answer also cut short to
+ * one escaped line before it is quoted.
+ *
+ * A pull request is shared with other people, who can write benchguard's
+ * marker too: only a comment by the identity the token posts as, that
+ * starts with the marker, is benchguard's to edit (alert__ours).
  */
 #include <ctype.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -278,7 +284,12 @@ typedef struct {
 	const char *accept[2];  /* more headers; NULL: none */
 	const char *sep;        /* between repo and number, as the forge writes it */
 	const char *thread_name;
-	int deep_repo; /* repo may be "group/sub/name" or a project id */
+	int deep_repo;           /* repo may be "group/sub/name" or a project id */
+	const char *author;      /* a comment's author: this object of it */
+	const char *author_name; /* ... and its name in that, as in GET {api}/user */
+	const char *author_id;   /* ... and its numeric id there; NULL: names only */
+	/* Whose comments are ours when GET {api}/user is refused; NULL: nobody's. */
+	const char *unknown_self;
 } alert_forge;
 
 static const alert_forge alert_forges[] = {
@@ -294,7 +305,13 @@ static const alert_forge alert_forges[] = {
 	  { "Accept: application/vnd.github+json", "X-GitHub-Api-Version: 2022-11-28" },
 	  "#",
 	  "pull-request",
-	  0 },
+	  0,
+	  "user",
+	  "login",
+	  NULL,
+	  /* GitHub Actions' GITHUB_TOKEN may not read /user (403) and posts as
+	   * this bot: no person or other app can have this login. */
+	  "github-actions[bot]" },
 	/* A personal or project access token: a CI job token cannot write notes. */
 	{ "gitlab",
 	  "https://gitlab.com/api/v4",
@@ -308,7 +325,11 @@ static const alert_forge alert_forges[] = {
 	  { NULL, NULL },
 	  "!",
 	  "merge-request",
-	  1 },
+	  1,
+	  "author",
+	  "username",
+	  "id",
+	  NULL },
 };
 
 static const alert_forge *alert__forge(const char *kind)
@@ -332,11 +353,24 @@ typedef struct {
 	char key[96];                                 /* kind ":" hash of the strings as written */
 	char *label;                                  /* for messages: no secret */
 	double deadline;                              /* monotonic seconds; 0: not used yet */
+	char **secrets; /* scrubbed from every message, longest first */
+	size_t nsecrets, secrets_cap;
+	int self_asked;  /* GET {api}/user was answered (once per flush) */
+	char *self;      /* ... the token's user's name there; NULL: not known */
+	int64_t self_id; /* ... and GitLab's id of that user; 0: not known */
 } alert_target;
 
 static void alert__target_clear(alert_target *t)
 {
+	size_t i;
+
 	/* Secrets do not linger in freed memory. */
+	for (i = 0; i < t->nsecrets; i++) {
+		memset(t->secrets[i], 0, strlen(t->secrets[i]));
+		free(t->secrets[i]);
+	}
+	free(t->secrets);
+	free(t->self);
 	if (t->secret)
 		memset(t->secret, 0, strlen(t->secret));
 	if (t->token)
@@ -398,11 +432,224 @@ static char *alert__forge_url(const alert_target *t, const char *api, const char
 	return bg_buf_detach(&b);
 }
 
+/* ---------------------------------------------------------------- secrets */
+
+#define ALERT_SECRET_MIN 4   /* shorter parts of a URL are not keys: "/x", a port */
+#define ALERT_SEGMENT_MIN 16 /* a path segment this long is scrubbed on its own */
+
+/* Adds s[0..n) to the strings scrubbed, unless it is too short or known. */
+static int alert__secret_add(alert_target *t, const char *s, size_t n, size_t min)
+{
+	size_t i;
+
+	if (!s || n < min || !n)
+		return 0;
+	for (i = 0; i < t->nsecrets; i++)
+		if (strlen(t->secrets[i]) == n && !memcmp(t->secrets[i], s, n))
+			return 0;
+	if (bg_grow((void **)&t->secrets, &t->secrets_cap, t->nsecrets, sizeof(char *)) < 0 ||
+	    !(t->secrets[t->nsecrets] = strndup(s, n)))
+		return BG_ENOMEM;
+	t->nsecrets++;
+	return 0;
+}
+
+/* s as it is, and as a receiver may quote it back: percent-decoded and
+ * percent-encoded. */
+static int alert__secret_forms(alert_target *t, const char *s, size_t min)
+{
+	char *dec, *enc;
+	int len = 0, err;
+
+	if (!s || strlen(s) > INT_MAX)
+		return 0;
+	if ((err = alert__secret_add(t, s, strlen(s), min)) < 0)
+		return err;
+	dec = curl_easy_unescape(NULL, s, (int)strlen(s), &len);
+	enc = curl_easy_escape(NULL, s, (int)strlen(s));
+	if (!dec || !enc)
+		err = BG_ENOMEM;
+	if (!err)
+		err = alert__secret_add(t, dec, (size_t)len, min);
+	if (!err)
+		err = alert__secret_add(t, enc, strlen(enc), min);
+	curl_free(dec);
+	curl_free(enc);
+	return err;
+}
+
+/* "user:password" as an Authorization: Basic header carries it. */
+static int alert__secret_basic(alert_target *t, const char *user, const char *password)
+{
+	static const char b64[] =
+	        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	bg_buf in = BG_BUF_INIT, out = BG_BUF_INIT;
+	size_t i;
+	int err;
+
+	err = bg_buf_printf(&in, "%s:%s", user ? user : "", password);
+	for (i = 0; !err && i < in.len; i += 3) {
+		const unsigned char *u = (const unsigned char *)in.ptr + i;
+		size_t k = in.len - i < 3 ? in.len - i : 3;
+		unsigned v = (unsigned)u[0] << 16 | (k > 1 ? (unsigned)u[1] << 8 : 0) |
+		             (k > 2 ? u[2] : 0);
+		char q[4] = { b64[v >> 18 & 63], b64[v >> 12 & 63], k > 1 ? b64[v >> 6 & 63] : '=',
+			      k > 2 ? b64[v & 63] : '=' };
+		err = bg_buf_put(&out, q, 4);
+	}
+	if (!err)
+		err = alert__secret_add(t, out.ptr, out.len, ALERT_SECRET_MIN);
+	if (in.ptr)
+		memset(in.ptr, 0, in.len);
+	bg_buf_clear(&in);
+	bg_buf_clear(&out);
+	return err < 0 ? BG_ENOMEM : 0;
+}
+
+/* The parts of a URL that may be keys: userinfo (and its Basic header) and
+ * the query; with `path`, the path and its longer segments (a webhook's
+ * path is its key at Slack, Discord, Teams and many more). */
+static int alert__secret_url(alert_target *t, const char *url, int path)
+{
+	static const CURLUPart parts[] = { CURLUPART_USER, CURLUPART_PASSWORD, CURLUPART_QUERY,
+		                           CURLUPART_PATH };
+	char *got[BG_ARRAY_SIZE(parts)] = { NULL };
+	CURLU *u = curl_url();
+	size_t i;
+	int err = 0;
+
+	if (!u)
+		return BG_ENOMEM;
+	if (!url || curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK)
+		goto cleanup; /* nothing is sent to it either */
+	for (i = 0; i < BG_ARRAY_SIZE(parts); i++)
+		curl_url_get(u, parts[i], &got[i], 0);
+	err |= alert__secret_forms(t, got[1], ALERT_SECRET_MIN);
+	if (got[1])
+		err |= alert__secret_add(t, got[0], got[0] ? strlen(got[0]) : 0, ALERT_SECRET_MIN);
+	err |= alert__secret_forms(t, got[2], ALERT_SECRET_MIN);
+	if (got[1]) {
+		char *user = NULL, *password = NULL;
+		curl_url_get(u, CURLUPART_USER, &user, CURLU_URLDECODE);
+		curl_url_get(u, CURLUPART_PASSWORD, &password, CURLU_URLDECODE);
+		if (password)
+			err |= alert__secret_basic(t, user, password);
+		curl_free(user);
+		curl_free(password);
+	}
+	if (path && got[3] && strcmp(got[3], "/")) {
+		const char *p = got[3], *seg;
+		err |= alert__secret_forms(t, p, ALERT_SECRET_MIN);
+		err |= alert__secret_forms(t, p + 1, ALERT_SECRET_MIN);
+		for (seg = p; *seg; seg += strcspn(seg, "/")) {
+			size_t n;
+			seg += *seg == '/';
+			n = strcspn(seg, "/");
+			err |= alert__secret_add(t, seg, n, ALERT_SEGMENT_MIN);
+		}
+	}
+cleanup:
+	for (i = 0; i < BG_ARRAY_SIZE(parts); i++)
+		curl_free(got[i]);
+	curl_url_cleanup(u);
+	return err ? BG_ENOMEM : 0;
+}
+
+/* The values of the ${VAR}s in a string as written (bg_config_expand's
+ * syntax: "$$" is a "$"), but for those the label shows (a host). */
+static int alert__secret_vars(alert_target *t, const char *in)
+{
+	const char *p = in, *close;
+	int err = 0;
+
+	while (p && !err && (p = strchr(p, '$')) != NULL) {
+		char *name;
+		const char *val;
+
+		if (p[1] != '{') {
+			p += p[1] == '$' ? 2 : 1;
+			continue;
+		}
+		if (!(close = strchr(p + 2, '}')))
+			break;
+		if (!(name = strndup(p + 2, (size_t)(close - p - 2))))
+			return BG_ENOMEM;
+		val = getenv(name);
+		if (val && !(t->label && strstr(t->label, val)))
+			err = alert__secret_forms(t, val, ALERT_SECRET_MIN);
+		free(name);
+		p = close + 1;
+	}
+	return err;
+}
+
+static int alert__longest_first(const void *a, const void *b)
+{
+	size_t la = strlen(*(char *const *)a), lb = strlen(*(char *const *)b);
+
+	return la < lb ? 1 : la > lb ? -1 : 0;
+}
+
+/*
+ * What alert__scrub takes out of messages: the secret and the token whole;
+ * the ${VAR} values of url, secret and token; a webhook's or Slack URL
+ * whole, its path, userinfo and query; api_url's userinfo and query.  Not
+ * repo, pr nor api_url's host and path: they name what the messages are
+ * about, and are no keys.
+ */
+static int alert__secrets_collect(bg_ctx *ctx, alert_target *t)
+{
+	const bg_alert_cfg *c = t->cfg;
+	int err = 0;
+
+	err |= alert__secret_forms(t, t->secret, 1);
+	err |= alert__secret_forms(t, t->token, 1);
+	err |= alert__secret_vars(t, c->url);
+	err |= alert__secret_vars(t, c->secret);
+	err |= alert__secret_vars(t, c->token);
+	if (!t->forge && t->url) {
+		err |= alert__secret_forms(t, t->url, 1);
+		err |= alert__secret_url(t, t->url, 1);
+	}
+	if (t->forge && t->api)
+		err |= alert__secret_url(t, t->api, 0);
+	if (err)
+		return bg_error_oom(ctx);
+	if (t->nsecrets)
+		qsort(t->secrets, t->nsecrets, sizeof(char *), alert__longest_first);
+	return 0;
+}
+
+/* s with every secret of the target replaced by "[secret]". */
+static char *alert__scrub(const alert_target *t, const char *s)
+{
+	bg_buf b = BG_BUF_INIT;
+	size_t i;
+
+	if (bg_buf_puts(&b, "") < 0)
+		return NULL;
+	while (s && *s) {
+		size_t hit = 0, plain;
+		/* The longest that matches here: the secrets are sorted so. */
+		for (i = 0; t && i < t->nsecrets && !hit; i++)
+			if (t->secrets[i][0] == *s &&
+			    !strncmp(s, t->secrets[i], strlen(t->secrets[i])))
+				hit = strlen(t->secrets[i]);
+		plain = hit ? 0 : 1;
+		if (hit ? bg_buf_puts(&b, "[secret]") < 0 : bg_buf_put(&b, s, plain) < 0) {
+			bg_buf_clear(&b);
+			return NULL;
+		}
+		s += hit ? hit : plain;
+	}
+	return bg_buf_detach(&b);
+}
+
 static int alert__target_init(bg_ctx *ctx, const bg_alert_cfg *cfg, alert_target *t)
 {
 	char hash[65];
 	bg_buf id = BG_BUF_INIT;
-	int err, hide;
+	int err;
 
 	memset(t, 0, sizeof(*t));
 	t->cfg = cfg;
@@ -471,9 +718,9 @@ static int alert__target_init(bg_ctx *ctx, const bg_alert_cfg *cfg, alert_target
 		}
 		t->label = bg_buf_detach(&b);
 	} else {
-		/* Slack's path is its key; a URL from ${VAR} may be one too. */
-		hide = !strcmp(cfg->kind, "slack") || strstr(cfg->url, "${") != NULL;
-		t->label = t->url ? bg_alert__redact(t->url, hide) : NULL;
+		/* Slack's path is its key, and so is many another webhook's: a
+		 * host names the target well enough. */
+		t->label = t->url ? bg_alert__redact(t->url, 1) : NULL;
 		if (t->url && !t->label) {
 			if (t->enabled)
 				snprintf(t->why, sizeof(t->why), "the url does not parse");
@@ -482,33 +729,9 @@ static int alert__target_init(bg_ctx *ctx, const bg_alert_cfg *cfg, alert_target
 		if (!t->label && !(t->label = strdup(cfg->kind)))
 			return bg_error_oom(ctx);
 	}
-	return t->label ? 0 : bg_error_oom(ctx);
-}
-
-/* Replaces every secret of the target in s by "***". */
-static char *alert__scrub(const alert_target *t, const char *s)
-{
-	const char *secrets[3];
-	bg_buf b = BG_BUF_INIT;
-	size_t i;
-
-	secrets[0] = t ? t->secret : NULL;
-	secrets[1] = t ? t->token : NULL;
-	secrets[2] = t ? t->url : NULL;
-	while (*s) {
-		size_t hit = 0;
-		for (i = 0; i < BG_ARRAY_SIZE(secrets) && !hit; i++)
-			if (secrets[i] && *secrets[i] &&
-			    !strncmp(s, secrets[i], strlen(secrets[i])))
-				hit = strlen(secrets[i]);
-		if (hit ? bg_buf_puts(&b, "***") < 0
-		        : bg_buf_put(&b, isprint((unsigned char)*s) ? s : "?", 1) < 0) {
-			bg_buf_clear(&b);
-			return NULL;
-		}
-		s += hit ? hit : 1;
-	}
-	return bg_buf_detach(&b);
+	if (!t->label)
+		return bg_error_oom(ctx);
+	return alert__secrets_collect(ctx, t);
 }
 
 /* ------------------------------------------------------------------- HTTP */
@@ -533,7 +756,7 @@ typedef struct {
 typedef struct {
 	int attempts;
 	int status;
-	char why[1024];
+	char why[2048];
 } alert_tally;
 
 static void alert__resp_reset(alert_resp *r)
@@ -737,26 +960,87 @@ static int alert__sleep(bg_ctx *ctx, double s)
 	return bg_ctx_cancelled(ctx) ? -1 : 0;
 }
 
-/* A short, printable, scrubbed part of an answer, for a message. */
+#define ALERT_QUOTE_MAX 160 /* bytes of a receiver's answer quoted in a message */
+
+/* Cuts b to at most max bytes, at a character's start, with "…" after. */
+static int alert__cut(bg_buf *b, size_t max)
+{
+	size_t n = max;
+
+	if (b->len <= max)
+		return 0;
+	while (n && ((unsigned char)b->ptr[n] & 0xC0) == 0x80)
+		n--;
+	b->len = n;
+	b->ptr[n] = '\0';
+	return bg_buf_puts(b, "\xE2\x80\xA6");
+}
+
+/*
+ * A receiver's answer as a message may quote it: scrubbed of the target's
+ * secrets (before it is cut, so no part of one is left), on one line, cut
+ * short, its control characters shown rather than sent to a terminal.
+ */
+static char *alert__quote(const alert_target *t, const char *text)
+{
+	char *clean = alert__scrub(t, text), *out = NULL;
+	bg_buf line = BG_BUF_INIT, shown = BG_BUF_INIT;
+	const char *p;
+	int space = 0, err = 0;
+
+	if (!clean)
+		return NULL;
+	for (p = clean; *p && line.len <= ALERT_QUOTE_MAX && !err; p++) {
+		if (strchr(" \t\r\n\f\v", *p)) {
+			space = line.len > 0;
+			continue;
+		}
+		if (space)
+			err |= bg_buf_put(&line, " ", 1);
+		space = 0;
+		err |= bg_buf_put(&line, p, 1);
+	}
+	if (!err && line.len)
+		err |= alert__cut(&line, ALERT_QUOTE_MAX);
+	if (!err && line.len)
+		err |= bg_text__escape(&shown, BG_ESC_TERM, line.ptr);
+	/* Escapes may make it longer: bounded again. */
+	if (!err && shown.len)
+		err |= alert__cut(&shown, 4 * ALERT_QUOTE_MAX);
+	if (!err)
+		out = shown.len ? bg_buf_detach(&shown) : strdup("");
+	bg_buf_clear(&line);
+	bg_buf_clear(&shown);
+	free(clean);
+	return out;
+}
+
+/* ": " and what a refusal says, from GitHub's or GitLab's {"message"} or
+ * {"error"}, or a plain-text answer (Slack's). */
 static void alert__answer_note(const alert_target *t, const alert_resp *resp, char *out,
                                size_t size)
 {
+	static const char *const keys[] = { "message", "error" };
 	json_object *o = NULL, *m = NULL;
 	const char *text = NULL;
-	char *clean;
+	char *quoted;
+	size_t i;
 
 	out[0] = '\0';
 	if (!resp->body.len)
 		return;
 	o = json_tokener_parse(resp->body.ptr);
-	if (o && json_object_object_get_ex(o, "message", &m) &&
-	    json_object_is_type(m, json_type_string))
-		text = json_object_get_string(m); /* GitHub's error message */
-	else if (!o)
-		text = resp->body.ptr; /* Slack answers in plain text */
-	if (text && (clean = alert__scrub(t, text)) != NULL) {
-		snprintf(out, size, ": %.120s", clean);
-		free(clean);
+	for (i = 0; o && !text && i < BG_ARRAY_SIZE(keys); i++)
+		if (json_object_is_type(o, json_type_object) &&
+		    json_object_object_get_ex(o, keys[i], &m) &&
+		    json_object_is_type(m, json_type_string))
+			text = json_object_get_string(m);
+	if (!o)
+		text = resp->body.ptr;
+	if (text && (quoted = alert__quote(t, text)) != NULL) {
+		if (*quoted)
+			snprintf(out, size, ": %s", quoted);
+		free(quoted);
 	}
 	json_object_put(o);
 }
@@ -775,7 +1059,7 @@ static int alert__request(bg_ctx *ctx, CURL *curl, const alert_target *t, const 
 
 	for (attempt = 1;; attempt++) {
 		double left = t->deadline - bg_now(), wait;
-		char what[160], note[160];
+		char what[160], note[4 * ALERT_QUOTE_MAX + 16];
 		CURLcode rc;
 		int cls;
 
@@ -853,24 +1137,121 @@ static int alert__post(bg_ctx *ctx, CURL *curl, const alert_target *t, const bg_
 	return rc;
 }
 
-/* The id of the first comment in a page (a JSON array) whose body holds marker; 0: none. */
-static int64_t alert__find_comment(const char *page, const char *marker)
+/*
+ * Who the token posts as: GET {api}/user, once per flush (the targets live
+ * that long).  BG_ALERT__OK when answered, even with a refusal: a token
+ * that may not read /user (GitHub Actions' GITHUB_TOKEN answers 403) still
+ * posts, and alert__ours then decides without a name.  BG_ALERT__RETRY when
+ * the forge could not be asked now.
+ */
+static int alert__forge_self(bg_ctx *ctx, CURL *curl, alert_target *t, alert_tally *tally)
+{
+	alert_resp resp = { 0, BG_BUF_INIT, -1, NULL };
+	const alert_forge *f = t->forge;
+	char *api = NULL, what[600];
+	json_object *o = NULL, *v;
+	bg_buf url = BG_BUF_INIT;
+	int rc;
+
+	if (t->self_asked)
+		return BG_ALERT__OK;
+	if (!(api = bg_alert__redact(t->api, 0)) || bg_buf_printf(&url, "%s/user", t->api) < 0) {
+		rc = api ? bg_error_oom(ctx) : BG_ALERT__REFUSED;
+		if (!api)
+			snprintf(tally->why, sizeof(tally->why), "api_url does not parse");
+		goto cleanup;
+	}
+	snprintf(what, sizeof(what), "GET %s/user", api);
+	rc = alert__request(ctx, curl, t, &(alert_req){ "GET", url.ptr, NULL, what, NULL, 0 },
+	                    &resp, tally);
+	if (rc < 0 || rc == BG_ALERT__RETRY)
+		goto cleanup;
+	t->self_asked = 1;
+	if (rc == BG_ALERT__OK && resp.body.ptr && (o = json_tokener_parse(resp.body.ptr)) &&
+	    json_object_is_type(o, json_type_object)) {
+		if (json_object_object_get_ex(o, f->author_name, &v) &&
+		    json_object_is_type(v, json_type_string) && *json_object_get_string(v) &&
+		    !(t->self = strdup(json_object_get_string(v)))) {
+			rc = bg_error_oom(ctx);
+			goto cleanup;
+		}
+		if (f->author_id && json_object_object_get_ex(o, f->author_id, &v) &&
+		    json_object_is_type(v, json_type_int))
+			t->self_id = json_object_get_int64(v);
+	}
+	if (t->self || t->self_id > 0)
+		bg_log(ctx, BG_LOG_DEBUG, "alert %s: the token posts as %s", f->kind,
+		       t->self ? t->self : "a user without a name");
+	else
+		bg_log(ctx, BG_LOG_DEBUG,
+		       "alert %s: %s: who the token posts as is not known (%s); %s", f->kind, what,
+		       rc == BG_ALERT__OK ? "no name in the answer" : "refused",
+		       f->unknown_self ? "comments by the Actions bot are taken as ours"
+		                       : "no comment is edited, a new one is made");
+	/* The refusal is not the delivery's outcome. */
+	tally->why[0] = '\0';
+	if (rc != BG_ALERT__OK)
+		tally->status = 0;
+	rc = BG_ALERT__OK;
+cleanup:
+	alert__resp_reset(&resp);
+	json_object_put(o);
+	bg_buf_clear(&url);
+	free(api);
+	return rc;
+}
+
+/* Is c (a comment or note) by the identity the token posts as?  When the
+ * forge would not say who that is, the forge's unknown_self is (GitHub's
+ * GITHUB_TOKEN posts as its Actions bot); else nobody is, and benchguard
+ * posts a new comment rather than edit one that may be someone else's. */
+static int alert__ours(const alert_target *t, json_object *c)
+{
+	const alert_forge *f = t->forge;
+	json_object *who, *v;
+	const char *want = t->self ? t->self : t->self_id > 0 ? NULL : f->unknown_self;
+
+	if (!json_object_object_get_ex(c, f->author, &who) ||
+	    !json_object_is_type(who, json_type_object))
+		return 0;
+	if (t->self_id > 0 && f->author_id)
+		return json_object_object_get_ex(who, f->author_id, &v) &&
+		       json_object_is_type(v, json_type_int) &&
+		       json_object_get_int64(v) == t->self_id;
+	/* Logins and usernames are unique whatever their case. */
+	return want && json_object_object_get_ex(who, f->author_name, &v) &&
+	       json_object_is_type(v, json_type_string) &&
+	       !strcasecmp(json_object_get_string(v), want);
+}
+
+/*
+ * The id of the newest comment in a page (a JSON array) that is ours and
+ * starts with the marker; 0: none; -1: not a JSON array.  Anyone can write
+ * the marker (or quote it in a reply), and editing their comment would be
+ * refused or, worse, would replace what they wrote.  The newest, because
+ * an edit refused once leaves a newer comment of ours after it.
+ */
+static int64_t alert__find_comment(const alert_target *t, const char *page, const char *marker)
 {
 	json_object *a = json_tokener_parse(page);
+	size_t i, n, len = strlen(marker);
 	int64_t id = 0;
-	size_t i, n;
 
 	if (!a || !json_object_is_type(a, json_type_array)) {
 		json_object_put(a);
 		return -1;
 	}
 	n = json_object_array_length(a);
-	for (i = 0; i < n && !id; i++) {
+	for (i = 0; i < n; i++) {
 		json_object *c = json_object_array_get_idx(a, i), *b, *v;
-		if (json_object_object_get_ex(c, "body", &b) &&
-		    json_object_is_type(b, json_type_string) &&
-		    strstr(json_object_get_string(b), marker) &&
-		    json_object_object_get_ex(c, "id", &v))
+		const char *body;
+		if (!c || !json_object_is_type(c, json_type_object) ||
+		    !json_object_object_get_ex(c, "body", &b) ||
+		    !json_object_is_type(b, json_type_string) ||
+		    !json_object_object_get_ex(c, "id", &v) || json_object_get_int64(v) <= 0)
+			continue;
+		body = json_object_get_string(b);
+		if (!strncmp(body, marker, len) && strchr("\r\n", body[len]) && alert__ours(t, c))
 			id = json_object_get_int64(v);
 	}
 	json_object_put(a);
@@ -892,16 +1273,17 @@ static char *alert__body_marker(const char *body)
 	return marker;
 }
 
-/* A forge's comment: the thread's comments are read for the marker, then the
- * one found is edited, or one is created when the alert is to be sent. */
-static int alert__forge_comment(bg_ctx *ctx, CURL *curl, const alert_target *t,
-                                const bg_outbox_row *row, alert_tally *tally)
+/* A forge's comment: the thread's comments are read for ours, with the
+ * marker, then the one found is edited, or one is created when the alert is
+ * to be sent. */
+static int alert__forge_comment(bg_ctx *ctx, CURL *curl, alert_target *t, const bg_outbox_row *row,
+                                alert_tally *tally)
 {
 	alert_resp resp = { 0, BG_BUF_INIT, -1, NULL };
 	char *marker = NULL, *url = NULL, *next = NULL, *shown = NULL;
 	char *api = bg_alert__redact(t->api, 0);
 	char what[600];
-	int64_t id = 0;
+	int64_t id = 0, found;
 	alert_req req;
 	int rc = BG_ALERT__REFUSED, page;
 
@@ -915,18 +1297,23 @@ static int alert__forge_comment(bg_ctx *ctx, CURL *curl, const alert_target *t,
 		rc = bg_error_oom(ctx);
 		goto cleanup;
 	}
+	if ((rc = alert__forge_self(ctx, curl, t, tally)) != BG_ALERT__OK)
+		goto cleanup;
 	/* Find the comment: every page, following Link: rel="next". */
-	for (page = 1; page <= ALERT_FORGE_PAGES && !id; page++) {
+	for (page = 1; page <= ALERT_FORGE_PAGES; page++) {
 		snprintf(what, sizeof(what), "GET %s (page %d)", shown, page);
 		req = (alert_req){ "GET", next ? next : url, NULL, what, NULL, 0 };
 		if ((rc = alert__request(ctx, curl, t, &req, &resp, tally)) != BG_ALERT__OK)
 			goto cleanup;
-		if ((id = alert__find_comment(resp.body.ptr ? resp.body.ptr : "", marker)) < 0) {
+		found = alert__find_comment(t, resp.body.ptr ? resp.body.ptr : "", marker);
+		if (found < 0) {
 			snprintf(tally->why, sizeof(tally->why),
 			         "%s: the answer is not a JSON array", what);
 			rc = BG_ALERT__RETRY;
 			goto cleanup;
 		}
+		if (found)
+			id = found;
 		free(next);
 		next = resp.link ? bg_alert__next_link(resp.link, t->api) : NULL;
 		if (!next)
@@ -950,6 +1337,28 @@ static int alert__forge_comment(bg_ctx *ctx, CURL *curl, const alert_target *t,
 	snprintf(what, sizeof(what), "%s %s", id > 0 ? t->forge->update : "POST", shown);
 	req = (alert_req){ id > 0 ? t->forge->update : "POST", url, row->body, what, NULL, 0 };
 	rc = alert__request(ctx, curl, t, &req, &resp, tally);
+	if (id > 0 && rc == BG_ALERT__REFUSED &&
+	    (tally->status == 403 || tally->status == 404 || tally->status == 410)) {
+		/* Ours, but locked to us, or deleted since the listing: a new
+		 * comment keeps the pull request from showing a stale verdict,
+		 * whatever the mode (the next flush finds and edits that one). */
+		bg_log(ctx, BG_LOG_DEBUG,
+		       "alert %s: %s: the edit was refused (HTTP %d); posting a new comment "
+		       "instead",
+		       t->forge->kind, what, tally->status);
+		tally->why[0] = '\0';
+		free(url);
+		free(shown);
+		url = shown = NULL;
+		if (!(url = alert__forge_url(t, t->api, row->pr, 0, NULL)) ||
+		    !(shown = alert__forge_url(t, api, row->pr, 0, NULL))) {
+			rc = bg_error_oom(ctx);
+			goto cleanup;
+		}
+		snprintf(what, sizeof(what), "POST %s", shown);
+		req = (alert_req){ "POST", url, row->body, what, NULL, 0 };
+		rc = alert__request(ctx, curl, t, &req, &resp, tally);
+	}
 cleanup:
 	alert__resp_reset(&resp);
 	free(marker);
@@ -960,7 +1369,7 @@ cleanup:
 	return rc;
 }
 
-static int alert__deliver(bg_ctx *ctx, CURL *curl, const alert_target *t, const bg_outbox_row *row,
+static int alert__deliver(bg_ctx *ctx, CURL *curl, alert_target *t, const bg_outbox_row *row,
                           alert_tally *tally)
 {
 	return t->forge ? alert__forge_comment(ctx, curl, t, row, tally)
