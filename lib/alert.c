@@ -182,32 +182,46 @@ nomem:
 	return NULL;
 }
 
-/* Slack's mrkdwn: only &, < and > are special in text. */
-static int alert__slack_escape(bg_buf *b, const char *s)
+/*
+ * Slack's mrkdwn: &, < and > are special in text ("<!channel>" notifies a
+ * whole channel), and a backtick ends the code spans names are set in,
+ * where nothing can escape it: it becomes a look-alike.  Control
+ * characters are shown, not sent (lib/text.c).
+ */
+static int alert__slack_escape(bg_buf *b, const char *text)
 {
-	for (; s && *s; s++) {
-		int err = *s == '&'   ? bg_buf_puts(b, "&amp;")
-		          : *s == '<' ? bg_buf_puts(b, "&lt;")
-		          : *s == '>' ? bg_buf_puts(b, "&gt;")
-		                      : bg_buf_put(b, s, 1);
-		if (err < 0)
-			return err;
-	}
-	return 0;
+	char *shown = bg_text__escaped(BG_ESC_TERM, text ? text : "");
+	const char *s;
+	int err = shown ? 0 : BG_ENOMEM;
+
+	for (s = shown; s && *s && !err; s++)
+		err = *s == '&'   ? bg_buf_puts(b, "&amp;")
+		      : *s == '<' ? bg_buf_puts(b, "&lt;")
+		      : *s == '>' ? bg_buf_puts(b, "&gt;")
+		      : *s == '`' ? bg_buf_puts(b, "\xCB\x8B")
+		                  : bg_buf_put(b, s, 1);
+	free(shown);
+	return err < 0 ? BG_ENOMEM : 0;
 }
 
 static int alert__slack_row(bg_buf *b, const bg_verdict_row *r)
 {
 	double pct = 100.0 * fabs(r->test.change);
 	const char *unit = r->unit ? r->unit : "";
+	int err = 0;
 
 	if (bg_buf_puts(b, "\n\xE2\x80\xA2 `") < 0 || alert__slack_escape(b, r->series) < 0)
 		return BG_ENOMEM;
 	if (!isfinite(pct))
 		return bg_buf_printf(b, "`: %s", bg_verdict_name(r->verdict));
-	return bg_buf_printf(b, "`: %.1f%% %s (%.4g %s \xE2\x86\x92 %.4g %s)", pct,
+	err |= bg_buf_printf(b, "`: %.1f%% %s (%.4g ", pct,
 	                     r->verdict == BG_VERDICT_REGRESSION ? "worse" : "better",
-	                     r->test.base_mean, unit, r->test.cur_mean, unit);
+	                     r->test.base_mean);
+	err |= alert__slack_escape(b, unit);
+	err |= bg_buf_printf(b, " \xE2\x86\x92 %.4g ", r->test.cur_mean);
+	err |= alert__slack_escape(b, unit);
+	err |= bg_buf_puts(b, ")");
+	return err ? BG_ENOMEM : 0;
 }
 
 char *bg_alert__slack_text(const bg_alert_event *ev)

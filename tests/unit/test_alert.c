@@ -207,6 +207,20 @@ static void test_slack_text(void **state)
 	assert_non_null(strstr(text, "\xE2\x80\xA6 and 2 more\n<https://ci.example/run/1|CI run>"));
 	free(text);
 
+	/* A unit that would notify the channel, a name that would close its
+	 * code span, a control character: all shown as text. */
+	rows[0].series = "b`x`:t\x1b[31m";
+	rows[0].unit = "<!channel>";
+	text = bg_alert__slack_text(&ev);
+	assert_non_null(text);
+	assert_null(strstr(text, "<!channel>"));
+	assert_null(strchr(text, '\x1b'));
+	assert_non_null(strstr(text, "\xE2\x80\xA2 `b\xCB\x8Bx\xCB\x8B:t\\x1b[31m`: 25.0% worse "
+	                             "(0.1 &lt;!channel&gt; \xE2\x86\x92 0.125 &lt;!channel&gt;)"));
+	free(text);
+	rows[0].series = names[0];
+	rows[0].unit = "s";
+
 	res.count[BG_VERDICT_REGRESSION] = 0;
 	res.count[BG_VERDICT_UNCHANGED] = 8;
 	for (i = 0; i < 8; i++)
