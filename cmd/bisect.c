@@ -815,7 +815,8 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 	}
 	if ((rc = cli_open_repo(st, b.env)) < 0 || (rc = cli_load_config(st, b.env)) < 0 ||
 	    (rc = cli_detect_machine(st, b.env, rflags.machine)) < 0 ||
-	    (rc = cli_open_store(st, b.env)) < 0)
+	    (rc = cli_open_store(st, b.env)) < 0 ||
+	    (rc = bg_store_writable(st->ctx, b.env->store)) < 0)
 		goto cleanup;
 	cli_check_opts(&cflags, b.env->config, &o);
 	/* Checkouts and builds are steps' details here: lines of their own with -v. */

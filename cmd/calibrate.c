@@ -281,6 +281,7 @@ int cmd_calibrate(cli_state *st, int argc, char **argv)
 	if ((rc = cli_open_repo(st, &env)) < 0 || (rc = cli_load_config(st, &env)) < 0 ||
 	    (rc = cli_detect_machine(st, &env, flags.machine)) < 0 ||
 	    (rc = cli_open_store(st, &env)) < 0 ||
+	    (rc = bg_store_writable(st->ctx, env.store)) < 0 ||
 	    (rc = cli_run_worktree(st, &env, &flags, &head, &out)) < 0)
 		goto cleanup;
 	th = bg_config_thresholds(env.config);

@@ -179,7 +179,7 @@ int cmd_ci(cli_state *st, int argc, char **argv)
 	}
 	if ((rc = cli_open_repo(st, &env)) < 0 || (rc = cli_load_config(st, &env)) < 0 ||
 	    (rc = cli_detect_machine(st, &env, rflags.machine)) < 0 ||
-	    (rc = cli_open_store(st, &env)) < 0)
+	    (rc = cli_open_store(st, &env)) < 0 || (rc = bg_store_writable(st->ctx, env.store)) < 0)
 		goto cleanup;
 
 	memset(&o, 0, sizeof(o));

@@ -136,7 +136,7 @@ int cmd_compare(cli_state *st, int argc, char **argv)
 	}
 	if ((rc = cli_open_repo(st, &env)) < 0 || (rc = cli_load_config(st, &env)) < 0 ||
 	    (rc = cli_detect_machine(st, &env, rflags.machine)) < 0 ||
-	    (rc = cli_open_store(st, &env)) < 0)
+	    (rc = cli_open_store(st, &env)) < 0 || (rc = bg_store_writable(st->ctx, env.store)) < 0)
 		goto cleanup;
 	if ((rc = cli_prepare_commit(st, &env, argv[optind], 0, &a.commit, &a.wt)) < 0 ||
 	    (rc = cli_prepare_commit(st, &env, argv[optind + 1], 0, &b.commit, &b.wt)) < 0)

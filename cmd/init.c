@@ -67,7 +67,7 @@ int cmd_init(cli_state *st, int argc, char **argv)
 		rc = bg_error_errno(st->ctx, BG_EIO, "%s", path);
 		goto cleanup;
 	}
-	if ((rc = cli_open_store(st, &env)) < 0)
+	if ((rc = cli_open_store(st, &env)) < 0 || (rc = bg_store_writable(st->ctx, env.store)) < 0)
 		goto cleanup;
 	printf("wrote %s\ncreated %s\nnext: edit the benchmarks, then `benchguard run`\n", path,
 	       env.db_path);

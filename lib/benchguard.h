@@ -636,9 +636,18 @@ typedef struct bg_store bg_store;
 
 /*
  * Opens (creating the file and its directory if needed) and migrates the
- * results database.  WAL; writers from other processes are waited for.
+ * results database.  WAL; writers from other processes are waited for.  A
+ * schema version this build does not know (newer, or negative) is refused
+ * with BG_EINPUT before anything is written.
  */
 int bg_store_open(bg_ctx *ctx, const char *path, bg_store **out);
+/*
+ * An existing file this process may not write (the file or its folder) is
+ * opened read-only: reading works, and a write fails with BG_EIO, "the
+ * database is read-only".  bg_store_writable says so up front (0 when it may
+ * write), for a command that would measure before its first write.
+ */
+int bg_store_writable(bg_ctx *ctx, bg_store *store);
 void bg_store_free(bg_store *store);
 /* Schema version after migration (PRAGMA user_version). */
 int bg_store_schema_version(bg_store *store);
@@ -963,7 +972,8 @@ typedef struct {
 #define BG_SCREEN_CONFIDENCE 0.90
 
 typedef struct {
-	bg_verdict verdict; /* regression, improvement, unchanged; no-baseline if untested */
+	bg_verdict verdict; /* regression, improvement, unchanged; no-baseline if untested;
+	                       skipped if its values cannot be judged (see reason) */
 	/*
 	 * Unchanged, yet the data cannot exclude a regression of min_change: the
 	 * one-sided BG_SCREEN_CONFIDENCE upper bound of the change (`hi`)
@@ -980,6 +990,9 @@ typedef struct {
 	double sd_one;            /* the spread of one run (rolling, relative to the baseline
 	                             mean) or one pair's log ratio (paired): what sizes a
 	                             later measurement */
+	/* Skipped: the series' values could not be judged (a value that is not
+	 * finite, say, from an older file); why, as a sentence.  "" otherwise. */
+	char reason[160];
 } bg_judgement;
 
 /* Judges n inputs as one family (out[i] for in[i]). */

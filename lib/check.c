@@ -639,6 +639,15 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 		bg_verdict_row *r = &res->rows[i];
 
 		r->verdict = jd[i].verdict;
+		/* A series its values could not judge says why, in place of
+		 * anything else it had to say. */
+		if (jd[i].verdict == BG_VERDICT_SKIPPED) {
+			free(r->message);
+			if (!(r->message = bg_strdup(jd[i].reason))) {
+				error = bg_error_oom(ctx);
+				goto cleanup;
+			}
+		}
 		r->test = jd[i].test;
 		r->p_adjusted = jd[i].p_adjusted;
 		r->p_better_adjusted = jd[i].p_better_adjusted;

@@ -108,6 +108,10 @@ uint64_t bg_disk_usage(const char *path);
 /* lib/stats.c: the median of v[0..n), n >= 1, in O(n) by selection (GSL);
  * v is reordered. */
 double bg_stats__median(double *v, size_t n);
+/* The power of two e that brings the largest |v[i]| into [0.5, 1), when it
+ * lies outside [2^-400, 2^400] (sums and squares of such values overflow or
+ * vanish); 0 otherwise, so ordinary values are used to the bit. */
+int bg_stats__scale_exponent(const double *v, size_t n);
 
 /* lib/verdict.c: baseline runs a check reads, newest first: the window and a
  * few spare, so that an outlier run left out does not shorten it. */

@@ -423,6 +423,7 @@ static int sort_points(rep_series *s)
 static int pool_commits(const bg_report *r, rep_series *s, qcache *qc)
 {
 	size_t i, j, p = 0, nr = s->n;
+	int e;
 
 	if (!(s->rmean = malloc((nr ? nr : 1) * sizeof(double))) ||
 	    !(s->rrun = malloc((nr ? nr : 1) * sizeof(size_t))) ||
@@ -431,22 +432,27 @@ static int pool_commits(const bg_report *r, rep_series *s, qcache *qc)
 		return BG_ENOMEM;
 	memcpy(s->rmean, s->mean, nr * sizeof(double));
 	memcpy(s->rrun, s->run, nr * sizeof(size_t));
+	/* Values near 1e308 are summed scaled by 2^-e (stats.c says why). */
+	e = bg_stats__scale_exponent(s->rmean, nr);
 	for (i = 0; i < nr; i = j) {
 		size_t k, t, samples = 0;
 		double sum = 0, ss = 0, m;
 
-		for (j = i; j < nr && r->runs[s->rrun[j]].commit == r->runs[s->rrun[i]].commit; j++) {
-			sum += s->rmean[j];
+		for (j = i; j < nr && r->runs[s->rrun[j]].commit == r->runs[s->rrun[i]].commit;
+		     j++) {
+			sum += ldexp(s->rmean[j], -e);
 			samples += s->count[j];
 		}
 		k = j - i;
 		m = sum / (double)k;
 		for (t = i; t < j; t++)
-			ss += (s->rmean[t] - m) * (s->rmean[t] - m);
+			ss += (ldexp(s->rmean[t], -e) - m) * (ldexp(s->rmean[t], -e) - m);
 		/* p <= i: what is written here was read already. */
-		s->ci[p] = k >= 2 ? q975(qc, k - 1) * sqrt(ss / (double)(k - 1)) / sqrt((double)k)
+		s->ci[p] = k >= 2 ? ldexp(q975(qc, k - 1) * sqrt(ss / (double)(k - 1)) /
+		                                  sqrt((double)k),
+		                          e)
 		                  : s->ci[i];
-		s->mean[p] = m;
+		s->mean[p] = ldexp(m, e);
 		s->run[p] = s->rrun[j - 1];
 		s->count[p] = samples;
 		s->nruns[p] = k;
@@ -468,6 +474,33 @@ static int pool_commits(const bg_report *r, rep_series *s, qcache *qc)
 /* ---------------------------------------------------------------- analysis */
 
 /*
+ * The change points of a series' commit means.  Where are the steps and how
+ * far they go does not depend on the unit, but the sums of squares behind
+ * them overflow for values near 1e308: those are looked at scaled by 2^-e,
+ * and the levels reported back in the values' own units.
+ */
+static int find_steps(bg_ctx *ctx, rep_series *s, const bg_changepoint_opts *co)
+{
+	int e = bg_stats__scale_exponent(s->mean, s->n), error;
+	double *x;
+	size_t i;
+
+	if (!e)
+		return bg_changepoints_find(ctx, s->mean, s->n, co, &s->cps);
+	if (!(x = malloc((s->n ? s->n : 1) * sizeof(double))))
+		return bg_error_oom(ctx);
+	for (i = 0; i < s->n; i++)
+		x[i] = ldexp(s->mean[i], -e);
+	error = bg_changepoints_find(ctx, x, s->n, co, &s->cps);
+	for (i = 0; error == 0 && i < s->cps.npoints; i++) {
+		s->cps.points[i].before = ldexp(s->cps.points[i].before, e);
+		s->cps.points[i].after = ldexp(s->cps.points[i].after, e);
+	}
+	free(x);
+	return error;
+}
+
+/*
  * Levels between change points: mean, SD and the 95% range of a run mean,
  * and the noise of the series (SD within levels over the mean), all without
  * the runs the change-point filter called outliers: one run a neighbour
@@ -477,26 +510,30 @@ static int levels(bg_ctx *ctx, rep_series *s, qcache *qc)
 {
 	size_t i, k, from = 0, dof = 0, all = 0;
 	double ss = 0.0, total = 0.0;
+	int e;
 
 	if (!(s->levels = calloc(s->cps.npoints + 1, sizeof(*s->levels))))
 		return bg_error_oom(ctx);
+	/* Sums of values near 1e308 are taken scaled by 2^-e (stats.c). */
+	e = bg_stats__scale_exponent(s->mean, s->n);
 	for (k = 0; k <= s->cps.npoints; k++) {
 		size_t to = k < s->cps.npoints ? s->cps.points[k].index : s->n, m = 0;
 		rep_level *l = &s->levels[s->nlevels++];
-		double sum = 0.0, v = 0.0;
+		double sum = 0.0, v = 0.0, lm;
 
 		l->from = from;
 		l->to = to;
 		for (i = from; i < to; i++)
 			if (!s->outlier[i]) {
-				sum += s->mean[i];
+				sum += ldexp(s->mean[i], -e);
 				m++;
 			}
-		l->mean = m ? sum / (double)m : NAN;
+		lm = m ? sum / (double)m : NAN;
 		for (i = from; i < to; i++)
 			if (!s->outlier[i])
-				v += (s->mean[i] - l->mean) * (s->mean[i] - l->mean);
-		l->sd = m > 1 ? sqrt(v / (double)(m - 1)) : 0.0;
+				v += (ldexp(s->mean[i], -e) - lm) * (ldexp(s->mean[i], -e) - lm);
+		l->mean = ldexp(lm, e);
+		l->sd = m > 1 ? ldexp(sqrt(v / (double)(m - 1)), e) : 0.0;
 		l->band = m > 1 ? q975(qc, m - 1) * l->sd * sqrt(1.0 + 1.0 / (double)m) : 0.0;
 		if (m) {
 			ss += v;
@@ -689,8 +726,7 @@ static int apply_recorded(bg_ctx *ctx, bg_report *r, bg_store *store, const bg_r
 	set.ctx = ctx;
 	bg_period period = { o->since, o->machine, o->include_paired };
 
-	if ((error = bg_store_each_recorded(ctx, store, &period, on_recorded, &set)) <
-	    0)
+	if ((error = bg_store_each_recorded(ctx, store, &period, on_recorded, &set)) < 0)
 		goto cleanup;
 	for (i = 0; i < r->nseries; i++) {
 		rep_series *s = &r->series[i];
@@ -871,8 +907,7 @@ int bg_report_build(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_report
 		goto cleanup;
 	}
 
-	if ((error = bg_store_runs_since(ctx, store, &period, &rows, &nrows)) <
-	    0)
+	if ((error = bg_store_runs_since(ctx, store, &period, &rows, &nrows)) < 0)
 		goto cleanup;
 	listed = calloc(nrows ? nrows : 1, sizeof(*listed));
 	ids = malloc((nrows ? nrows : 1) * sizeof(int64_t));
@@ -911,8 +946,7 @@ int bg_report_build(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_report
 	g.re = have_re ? &re : NULL;
 	g.cur_id = -1;
 	g.qc = qc;
-	if (r->nruns && (error = bg_store_each_result(ctx, store, &period,
-	                                              on_result, &g)) < 0)
+	if (r->nruns && (error = bg_store_each_result(ctx, store, &period, on_result, &g)) < 0)
 		goto cleanup;
 	if (r->nseries)
 		qsort(r->series, r->nseries, sizeof(*r->series), cmp_series);
@@ -925,7 +959,7 @@ int bg_report_build(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_report
 			error = bg_error_oom(ctx);
 			goto cleanup;
 		}
-		if ((error = bg_changepoints_find(ctx, s->mean, s->n, &co, &s->cps)) < 0)
+		if ((error = find_steps(ctx, s, &co)) < 0)
 			goto cleanup;
 		for (k = 0; k < s->cps.noutliers; k++)
 			s->outlier[s->cps.outliers[k]] = 1;

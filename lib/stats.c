@@ -21,6 +21,47 @@
 
 #include "internal.h"
 
+/*
+ * Extreme magnitudes.  The statistics of the verdict (t, p, the relative
+ * change, the effect, df) do not change when every value is multiplied by
+ * one constant, but their sums and squares do overflow (two values near
+ * 1e308) or underflow (squares of 1e-200 are 0, which reads as "no noise").
+ * So values whose largest magnitude lies outside [2^-400, 2^400] are first
+ * multiplied by a power of two that brings it into [0.5, 1): exact, and
+ * nothing of that size can overflow or lose its squares.  Values inside the
+ * range, every real measurement, are used as they are, to the bit.
+ */
+#define SCALE_LIMIT 400
+
+/* The exponent e with the largest |v| of both sides = f * 2^e, f in [0.5, 1);
+ * 0 when no scaling is needed. */
+static int scale_exponent(const double *a, size_t na, const double *b, size_t nb)
+{
+	double m = 0.0;
+	size_t i;
+	int e;
+
+	for (i = 0; i < na; i++)
+		m = fmax(m, fabs(a[i]));
+	for (i = 0; i < nb; i++)
+		m = fmax(m, fabs(b[i]));
+	if (!(m > 0.0))
+		return 0;
+	frexp(m, &e);
+	return e > SCALE_LIMIT || e < -SCALE_LIMIT ? e : 0;
+}
+
+/* v[0..n) times 2^-e, malloc'd (NULL when out of memory). */
+static double *scaled_copy(const double *v, size_t n, int e)
+{
+	double *c = malloc((n ? n : 1) * sizeof(double));
+	size_t i;
+
+	for (i = 0; c && i < n; i++)
+		c[i] = ldexp(v[i], -e);
+	return c;
+}
+
 int bg_stats_summarize(bg_ctx *ctx, const double *values, size_t n, bg_summary *out)
 {
 	double *sorted;
@@ -40,7 +81,26 @@ int bg_stats_summarize(bg_ctx *ctx, const double *values, size_t n, bg_summary *
 	out->n = n;
 	out->mean = gsl_stats_mean(values, 1, n);
 	out->median = gsl_stats_median_from_sorted_data(sorted, 1, n);
+	/* Two middle values near DBL_MAX overflow their sum: halve each first. */
+	if (!isfinite(out->median))
+		out->median = sorted[(n - 1) / 2] / 2.0 + sorted[n / 2] / 2.0;
 	out->stddev = n > 1 ? gsl_stats_sd_m(values, 1, n, out->mean) : 0.0;
+	{
+		/* GSL's variance of values near 1e308 overflows on its way back to
+		 * a double, and that of values near 1e-300 underflows to 0. */
+		int e = scale_exponent(values, n, NULL, 0);
+		double *c;
+
+		if (e != 0) {
+			if (!(c = scaled_copy(values, n, e))) {
+				free(sorted);
+				return bg_error_oom(ctx);
+			}
+			out->mean = ldexp(gsl_stats_mean(c, 1, n), e);
+			out->stddev = n > 1 ? ldexp(gsl_stats_sd(c, 1, n), e) : 0.0;
+			free(c);
+		}
+	}
 	out->min = sorted[0];
 	out->max = sorted[n - 1];
 	out->robust_mean = out->mean;
@@ -62,6 +122,13 @@ int bg_stats_summarize(bg_ctx *ctx, const double *values, size_t n, bg_summary *
 		out->outliers = n - kept;
 		if (out->outliers)
 			out->robust_mean = sum / (double)kept;
+		/* The kept values are a run of `sorted`; GSL's running mean of
+		 * them cannot overflow where their sum did. */
+		if (!isfinite(out->robust_mean)) {
+			for (i = 0; sorted[i] < lo; i++)
+				;
+			out->robust_mean = gsl_stats_mean(sorted + i, 1, kept);
+		}
 	}
 	free(sorted);
 	return 0;
@@ -168,7 +235,7 @@ int bg_stats_hedges_g(bg_ctx *ctx, const double *a, size_t n_a, const double *b,
                       double *g)
 {
 	double ma, mb, sa, sb;
-	int error;
+	int error, e;
 
 	*g = NAN;
 	if (n_a == 0 || n_b == 0 || n_a + n_b < 3)
@@ -179,6 +246,18 @@ int bg_stats_hedges_g(bg_ctx *ctx, const double *a, size_t n_a, const double *b,
 	if ((error = check_finite(ctx, "first sample", a, n_a)) < 0 ||
 	    (error = check_finite(ctx, "second sample", b, n_b)) < 0)
 		return error;
+	/* g is a ratio: the same for the values scaled into range. */
+	if ((e = scale_exponent(a, n_a, b, n_b)) != 0) {
+		double *sa_ = scaled_copy(a, n_a, e), *sb_ = scaled_copy(b, n_b, e);
+
+		if (sa_ && sb_)
+			error = bg_stats_hedges_g(ctx, sa_, n_a, sb_, n_b, g);
+		else
+			error = bg_error_oom(ctx);
+		free(sa_);
+		free(sb_);
+		return error;
+	}
 	ma = gsl_stats_mean(a, 1, n_a);
 	mb = gsl_stats_mean(b, 1, n_b);
 	sa = n_a > 1 ? gsl_stats_sd_m(a, 1, n_a, ma) : 0.0;
@@ -222,7 +301,7 @@ int bg_stats_compare_cached(bg_ctx *ctx, const double *base, size_t n_base, cons
 	double nb = (double)n_base, nc = (double)n_cur;
 	double diff, se, se0, q;
 	bg_test r;
-	int error;
+	int error, e;
 
 	/* Filled in `r` and copied at the end: a failed call leaves *out zeroed. */
 	memset(out, 0, sizeof(*out));
@@ -237,6 +316,35 @@ int bg_stats_compare_cached(bg_ctx *ctx, const double *base, size_t n_base, cons
 	if ((error = check_finite(ctx, "baseline", base, n_base)) < 0 ||
 	    (error = check_finite(ctx, "candidate", cur, n_cur)) < 0)
 		return error;
+	if ((e = scale_exponent(base, n_base, cur, n_cur)) != 0) {
+		double *sb = scaled_copy(base, n_base, e), *sc = scaled_copy(cur, n_cur, e);
+
+		if (sb && sc)
+			error = bg_stats_compare_cached(ctx, sb, n_base, sc, n_cur, dir, alpha,
+			                                cache, out);
+		else
+			error = bg_error_oom(ctx);
+		free(sb);
+		free(sc);
+		if (error < 0)
+			return error;
+		/* Back to the values' own units; the rest is scale-free. */
+		out->base_mean = ldexp(out->base_mean, e);
+		out->cur_mean = ldexp(out->cur_mean, e);
+		out->base_sd = ldexp(out->base_sd, e);
+		out->cur_sd = ldexp(out->cur_sd, e);
+		out->se = ldexp(out->se, e);
+		out->base_ci = ldexp(out->base_ci, e);
+		/* Only values of both signs near DBL_MAX spread wider than a
+		 * double reaches: refused, not reported as infinite. */
+		if (!isfinite(out->base_sd) || !isfinite(out->cur_sd) || !isfinite(out->se)) {
+			memset(out, 0, sizeof(*out));
+			return bg_error_set(ctx, BG_EINPUT,
+			                    "values too large to compare (their spread is "
+			                    "beyond the range of a double)");
+		}
+		return 0;
+	}
 
 	r.n_base = n_base;
 	r.n_cur = n_cur;
@@ -416,6 +524,11 @@ int bg_stats_drop_outliers(bg_ctx *ctx, double *v, size_t *n, double k, size_t *
 	return 0;
 }
 
+int bg_stats__scale_exponent(const double *v, size_t n)
+{
+	return scale_exponent(v, n, NULL, 0);
+}
+
 double bg_stats__median(double *v, size_t n)
 {
 	return gsl_stats_median(v, 1, n);
@@ -453,7 +566,12 @@ int bg_stats_paired_t(bg_ctx *ctx, const double *cur, const double *ref, size_t 
 			return bg_error_set(ctx, BG_EINPUT, "pair %zu: values must be positive",
 			                    k + 1);
 		}
-		lr[k] = oriented(log(cur[k] / ref[k]), dir);
+		lr[k] = cur[k] / ref[k];
+		/* A ratio past the doubles' range (1e300 beside 1e-300): its log
+		 * is still one. */
+		lr[k] = oriented(isfinite(lr[k]) && lr[k] > 0.0 ? log(lr[k])
+		                                                : log(cur[k]) - log(ref[k]),
+		                 dir);
 	}
 	/* One pair far outside the others (a run a neighbour slowed) would make
 	 * the SD of five pairs useless: left out, by the baseline's rule. */
@@ -494,11 +612,27 @@ int bg_stats_paired_t(bg_ctx *ctx, const double *cur, const double *ref, size_t 
 		}
 	}
 	free(lr);
-	/* The sides as measured, every pair. */
-	r.base_mean = gsl_stats_mean(ref, 1, n_all);
-	r.base_sd = gsl_stats_sd_m(ref, 1, n_all, r.base_mean);
-	r.cur_mean = gsl_stats_mean(cur, 1, n_all);
-	r.cur_sd = gsl_stats_sd_m(cur, 1, n_all, r.cur_mean);
+	/* The sides as measured, every pair (scaled where GSL's variance would
+	 * overflow or vanish). */
+	{
+		int e = scale_exponent(ref, n_all, cur, n_all);
+		double *sr = e ? scaled_copy(ref, n_all, e) : NULL;
+		double *sc = e ? scaled_copy(cur, n_all, e) : NULL;
+
+		if (e && (!sr || !sc)) {
+			free(sr);
+			free(sc);
+			return bg_error_oom(ctx);
+		}
+		r.base_mean = gsl_stats_mean(e ? sr : ref, 1, n_all);
+		r.base_sd = ldexp(gsl_stats_sd_m(e ? sr : ref, 1, n_all, r.base_mean), e);
+		r.base_mean = ldexp(r.base_mean, e);
+		r.cur_mean = gsl_stats_mean(e ? sc : cur, 1, n_all);
+		r.cur_sd = ldexp(gsl_stats_sd_m(e ? sc : cur, 1, n_all, r.cur_mean), e);
+		r.cur_mean = ldexp(r.cur_mean, e);
+		free(sr);
+		free(sc);
+	}
 	r.n_base = r.n_cur = n;
 	r.df = (double)n - 1.0;
 	/* m is oriented; the value's own geometric mean ratio is exp(+-m). */

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -386,6 +387,8 @@ struct bg_store {
 	sqlite3 *db;
 	char *path;
 	int version;
+	/* Opened read-only: the file or its folder may not be written. */
+	int readonly;
 	sqlite3_stmt *stmts[ST_COUNT];
 };
 
@@ -415,6 +418,12 @@ static int store__fail(bg_ctx *ctx, bg_store *st, const char *what)
 	if ((rc & 0xff) == SQLITE_NOTADB)
 		return bg_error_set(ctx, BG_ERROR, "database %s: the file is not a SQLite database",
 		                    st->path);
+	/* A write on a store opened read-only: say so, not SQLite's words. */
+	if ((rc & 0xff) == SQLITE_READONLY)
+		return bg_error_set(ctx, BG_EIO,
+		                    "database %s: the database is read-only (the folder or file "
+		                    "may not be written): %s",
+		                    st->path, what);
 	/* "unable to open database file" says nothing of why; errno does. */
 	if (((rc & 0xff) == SQLITE_CANTOPEN || (rc & 0xff) == SQLITE_IOERR) &&
 	    sqlite3_system_errno(st->db) != 0)
@@ -606,46 +615,89 @@ cleanup:
 	return error;
 }
 
-/* A later benchguard migrated this file: its tables may mean other things. */
-static int store__too_new(bg_ctx *ctx, bg_store *st, int version)
+/*
+ * Reads PRAGMA user_version into *version and refuses a version this build
+ * does not know: a later benchguard's file (its tables may mean other
+ * things), or a negative one (no benchguard writes that; the migration
+ * steps are indexed by it).  Nothing is written either way.
+ */
+static int store__version(bg_ctx *ctx, bg_store *st, int *version)
 {
-	return bg_error_set(ctx, BG_ERROR,
-	                    "database %s: database schema version %d is newer than this "
-	                    "benchguard supports (%d)",
-	                    st->path, version, STORE_SCHEMA_VERSION);
+	char buf[64], *end;
+	long v;
+	int error;
+
+	if ((error = store__pragma(ctx, st, "PRAGMA user_version", buf, sizeof(buf),
+	                           "reading the schema version")) < 0)
+		return error;
+	errno = 0;
+	v = strtol(buf, &end, 10);
+	if (end == buf || *end || errno)
+		return bg_error_set(ctx, BG_EINPUT,
+		                    "database %s: the schema version \"%s\" is not a number",
+		                    st->path, buf);
+	if (v > STORE_SCHEMA_VERSION)
+		return bg_error_set(ctx, BG_EINPUT,
+		                    "database %s: database schema version %ld is newer than this "
+		                    "benchguard supports (%d)",
+		                    st->path, v, STORE_SCHEMA_VERSION);
+	if (v < 0)
+		return bg_error_set(ctx, BG_EINPUT,
+		                    "database %s: schema version %ld is not one benchguard knows "
+		                    "(this build reads 0 to %d)",
+		                    st->path, v, STORE_SCHEMA_VERSION);
+	*version = (int)v;
+	return 0;
+}
+
+/* Version 0 with tables: some other program's database, left untouched. */
+static int store__foreign(bg_ctx *ctx, bg_store *st)
+{
+	char buf[64];
+	int error;
+
+	if ((error = store__pragma(ctx, st, "SELECT count(*) FROM sqlite_master", buf, sizeof(buf),
+	                           "reading the schema")) < 0)
+		return error;
+	if (atoi(buf) != 0)
+		return bg_error_set(ctx, BG_ERROR,
+		                    "database %s: not a benchguard database (it has tables "
+		                    "but no schema version)",
+		                    st->path);
+	return 0;
+}
+
+/*
+ * The version of a file about to be set up, refused if unknown or foreign.
+ * One read transaction: a process migrating the file meanwhile commits its
+ * tables and its version together, and both reads see the same state.
+ */
+static int store__identify(bg_ctx *ctx, bg_store *st, int *version)
+{
+	int error;
+
+	if ((error = store__exec(ctx, st, "BEGIN", "reading the schema")) < 0)
+		return error;
+	if ((error = store__version(ctx, st, version)) < 0 ||
+	    (*version == 0 && (error = store__foreign(ctx, st)) < 0)) {
+		store__rollback(st);
+		return error;
+	}
+	return store__exec(ctx, st, "COMMIT", "reading the schema");
 }
 
 /* Applies the migration steps this file lacks, in one write transaction. */
 static int store__migrate(bg_ctx *ctx, bg_store *st)
 {
 	char buf[64], sql[64];
-	int error, version, i;
+	int error, version = 0, i;
 
 	if ((error = store__begin(ctx, st)) < 0)
 		return error;
 	/* Another process may have migrated since we looked. */
-	if ((error = store__pragma(ctx, st, "PRAGMA user_version", buf, sizeof(buf),
-	                           "reading the schema version")) < 0)
+	if ((error = store__version(ctx, st, &version)) < 0 ||
+	    (version == 0 && (error = store__foreign(ctx, st)) < 0))
 		goto cleanup;
-	version = atoi(buf);
-	if (version == 0) {
-		/* Tables without a version: some other program's database. */
-		if ((error = store__pragma(ctx, st, "SELECT count(*) FROM sqlite_master", buf,
-		                           sizeof(buf), "reading the schema")) < 0)
-			goto cleanup;
-		if (atoi(buf) != 0) {
-			error = bg_error_set(
-			        ctx, BG_ERROR,
-			        "database %s: not a benchguard database (it has tables "
-			        "but no schema version)",
-			        st->path);
-			goto cleanup;
-		}
-	}
-	if (version > STORE_SCHEMA_VERSION) {
-		error = store__too_new(ctx, st, version);
-		goto cleanup;
-	}
 	for (i = version; i < STORE_SCHEMA_VERSION; i++) {
 		snprintf(buf, sizeof(buf), "migrating the schema to version %d", i + 1);
 		if ((error = store__exec(ctx, st, migrations[i], buf)) < 0)
@@ -665,17 +717,29 @@ cleanup:
 static int store__setup(bg_ctx *ctx, bg_store *st)
 {
 	char buf[64];
-	int error, version;
+	int error, version = 0;
 
 	sqlite3_extended_result_codes(st->db, 1);
 	sqlite3_busy_timeout(st->db, STORE_BUSY_MS);
-	/* Read first: a foreign or newer file is refused before it is touched. */
-	if ((error = store__pragma(ctx, st, "PRAGMA user_version", buf, sizeof(buf),
-	                           "reading the schema version")) < 0)
+	/* Read first: a foreign, newer or corrupt file is refused before it is
+	 * touched (switching to WAL writes the header). */
+	if ((error = store__identify(ctx, st, &version)) < 0)
 		return error;
-	version = atoi(buf);
-	if (version > STORE_SCHEMA_VERSION)
-		return store__too_new(ctx, st, version);
+	if (st->readonly) {
+		/* Nothing may be written: no journal mode, no migration. */
+		if (version < STORE_SCHEMA_VERSION)
+			return bg_error_set(ctx, BG_EIO,
+			                    "database %s: the database is read-only (the folder or "
+			                    "file may not be written) and its schema (version %d) "
+			                    "needs migrating to version %d: run benchguard once "
+			                    "where it may write the file",
+			                    st->path, version, STORE_SCHEMA_VERSION);
+		if ((error = store__exec(ctx, st, "PRAGMA foreign_keys = ON",
+		                         "setting up the connection")) < 0)
+			return error;
+		st->version = version;
+		return 0;
+	}
 	if ((error = store__pragma(ctx, st, "PRAGMA journal_mode = WAL", buf, sizeof(buf),
 	                           "switching to WAL")) < 0)
 		return error;
@@ -692,26 +756,136 @@ static int store__setup(bg_ctx *ctx, bg_store *st)
 	return 0;
 }
 
+/* The folder part of `path` ("." when it has none), malloc'd. */
+static char *store__dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return bg_strdup(".");
+	if (slash == path)
+		return bg_strdup("/");
+	return bg_printf("%.*s", (int)(slash - path), path);
+}
+
+/* 0 when access() says this process may not write `path` (a missing file
+ * is no reason: another process may be creating it). */
+static int store__may_write(const char *path, int mode)
+{
+	return access(path, mode) == 0 || (errno != EACCES && errno != EROFS && errno != EPERM);
+}
+
+/* The size of `path`, or -1 when it does not exist. */
+static long long store__size(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 ? (long long)sb.st_size : -1;
+}
+
+/*
+ * Opens an existing file this process may not write, read-only.  In WAL
+ * mode a reader needs the -shm file, which SQLite creates beside the
+ * database; where the folder may not be written and no writer left one
+ * (a cleanly closed database has neither -shm nor -wal), it opens the file
+ * as immutable instead: no -wal means the file itself holds every commit,
+ * and no process of this user can add one.  A -wal with content but no
+ * -shm holds commits only a writer can fold in: refused, not read stale.
+ */
+static int store__open_readonly(bg_ctx *ctx, bg_store *st, int dir_writable)
+{
+	bg_buf uri = BG_BUF_INIT;
+	char *aux = NULL;
+	const char *p;
+	int error = 0, immutable = 0, oom = 0, rc;
+	long long wal;
+
+	if (!dir_writable) {
+		if (!(aux = bg_printf("%s-shm", st->path))) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+		if (store__size(aux) < 0) {
+			free(aux);
+			if (!(aux = bg_printf("%s-wal", st->path))) {
+				error = bg_error_oom(ctx);
+				goto cleanup;
+			}
+			wal = store__size(aux);
+			if (wal > 0) {
+				error = bg_error_set(ctx, BG_EIO,
+				                     "database %s: the database is read-only (the "
+				                     "folder or file may not be written) and %s "
+				                     "holds changes only a run that may write the "
+				                     "folder can fold in",
+				                     st->path, aux);
+				goto cleanup;
+			}
+			immutable = 1;
+		}
+	}
+	/* A URI, so that the path is percent-encoded: ? and # are not options. */
+	oom |= bg_buf_puts(&uri, st->path[0] == '/' ? "file://" : "file:") < 0;
+	for (p = st->path; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    strchr("/._-~", c))
+			oom |= bg_buf_put(&uri, p, 1) < 0;
+		else
+			oom |= bg_buf_printf(&uri, "%%%02X", c) < 0;
+	}
+	oom |= bg_buf_puts(&uri, immutable ? "?mode=ro&immutable=1" : "?mode=ro") < 0;
+	if (oom) {
+		error = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	rc = sqlite3_open_v2(uri.ptr, &st->db,
+	                     SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK)
+		error = st->db ? store__fail(ctx, st, "opening") : bg_error_oom(ctx);
+
+cleanup:
+	bg_buf_clear(&uri);
+	free(aux);
+	return error;
+}
+
 int bg_store_open(bg_ctx *ctx, const char *path, bg_store **out)
 {
 	bg_store *st = NULL;
-	int error, rc;
+	char *dir = NULL;
+	int error, rc, dir_writable;
 
 	*out = NULL;
 	if (!path || !*path)
 		return bg_error_set(ctx, BG_EINPUT, "no database path given");
-	if (!(st = calloc(1, sizeof(*st))) || !(st->path = bg_strdup(path))) {
+	if (!(st = calloc(1, sizeof(*st))) || !(st->path = bg_strdup(path)) ||
+	    !(dir = store__dir(path))) {
 		error = bg_error_oom(ctx);
 		goto cleanup;
 	}
-	if ((error = store__mkdirs(ctx, path)) < 0)
-		goto cleanup;
-	rc = sqlite3_open_v2(path, &st->db,
-	                     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-	                     NULL);
-	if (rc != SQLITE_OK) {
-		error = st->db ? store__fail(ctx, st, "opening") : bg_error_oom(ctx);
-		goto cleanup;
+	/* An existing file that this process may not write, or whose folder
+	 * it may not write (the journal lives there), is opened read-only:
+	 * the commands that only read work, and a write says why it cannot. */
+	dir_writable = 1;
+	if (store__size(path) >= 0) {
+		dir_writable = store__may_write(dir, W_OK | X_OK);
+		st->readonly = !dir_writable || !store__may_write(path, W_OK);
+	}
+	if (st->readonly) {
+		if ((error = store__open_readonly(ctx, st, dir_writable)) < 0)
+			goto cleanup;
+	} else {
+		if ((error = store__mkdirs(ctx, path)) < 0)
+			goto cleanup;
+		rc = sqlite3_open_v2(
+		        path, &st->db,
+		        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+		if (rc != SQLITE_OK) {
+			error = st->db ? store__fail(ctx, st, "opening") : bg_error_oom(ctx);
+			goto cleanup;
+		}
 	}
 	if ((error = store__setup(ctx, st)) < 0)
 		goto cleanup;
@@ -719,8 +893,19 @@ int bg_store_open(bg_ctx *ctx, const char *path, bg_store **out)
 	st = NULL;
 
 cleanup:
+	free(dir);
 	bg_store_free(st);
 	return error;
+}
+
+int bg_store_writable(bg_ctx *ctx, bg_store *store)
+{
+	if (store->readonly)
+		return bg_error_set(ctx, BG_EIO,
+		                    "database %s: the database is read-only (the folder or file "
+		                    "may not be written)",
+		                    store->path);
+	return 0;
 }
 
 void bg_store_free(bg_store *store)
@@ -2141,8 +2326,8 @@ static int store__bind_period(bg_ctx *ctx, bg_store *st, sqlite3_stmt *s, const 
 	return 0;
 }
 
-int bg_store_runs_since(bg_ctx *ctx, bg_store *store, const bg_period *period,
-                        bg_run_row **rows, size_t *n)
+int bg_store_runs_since(bg_ctx *ctx, bg_store *store, const bg_period *period, bg_run_row **rows,
+                        size_t *n)
 {
 	bg_run_row *r = NULL;
 	size_t len = 0, cap = 0;
@@ -2190,8 +2375,8 @@ void bg_run_rows_free(bg_run_row *rows, size_t n)
 	free(rows);
 }
 
-int bg_store_each_result(bg_ctx *ctx, bg_store *store, const bg_period *period,
-                         bg_result_cb cb, void *data)
+int bg_store_each_result(bg_ctx *ctx, bg_store *store, const bg_period *period, bg_result_cb cb,
+                         void *data)
 {
 	sqlite3_stmt *s, *ser = NULL;
 	bg_result_row row;
@@ -2303,8 +2488,8 @@ cleanup:
 	return error;
 }
 
-int bg_store_each_recorded(bg_ctx *ctx, bg_store *store, const bg_period *period,
-                           bg_recorded_cb cb, void *data)
+int bg_store_each_recorded(bg_ctx *ctx, bg_store *store, const bg_period *period, bg_recorded_cb cb,
+                           void *data)
 {
 	sqlite3_stmt *s;
 	bg_recorded_row row;

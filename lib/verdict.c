@@ -15,6 +15,7 @@
  * here too, so that ci, compare and bisect look at the same points.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,11 +92,6 @@ static int test_one(bg_ctx *ctx, const bg_judge_input *in, const bg_thresholds *
 	int error;
 
 	if (in->design == BG_DESIGN_PAIRED) {
-		if (in->n_cur != in->n_base)
-			return bg_error_set(ctx, BG_EINPUT,
-			                    "a paired judgement needs as many runs on each side "
-			                    "(got %zu and %zu)",
-			                    in->n_base, in->n_cur);
 		if ((error = bg_stats_paired_t(ctx, in->cur, in->base, in->n_cur, in->direction,
 		                               th->alpha, &j->test)) < 0)
 			return error;
@@ -152,8 +148,28 @@ int bg_judge(bg_ctx *ctx, const bg_judge_input *in, size_t n, const bg_threshold
 			pw[i] = pb[i] = NAN;
 			if (!in[i].n_base)
 				continue;
-			if ((error = test_one(ctx, &in[i], th, &cache, &sc, j)) < 0)
+			if (in[i].design == BG_DESIGN_PAIRED && in[i].n_cur != in[i].n_base) {
+				error = bg_error_set(
+				        ctx, BG_EINPUT,
+				        "a paired judgement needs as many runs on each "
+				        "side (got %zu and %zu)",
+				        in[i].n_base, in[i].n_cur);
 				goto cleanup;
+			}
+			if ((error = test_one(ctx, &in[i], th, &cache, &sc, j)) < 0) {
+				if (error != BG_EINPUT)
+					goto cleanup;
+				/* Values this series cannot be judged on (one not finite,
+				 * from a file an older benchguard wrote): its own verdict
+				 * and reason, outside the family; the others are judged
+				 * as ever.  Every finite value can be (stats.c scales). */
+				j->verdict = BG_VERDICT_SKIPPED;
+				snprintf(j->reason, sizeof(j->reason), "cannot be judged: %s",
+				         bg_ctx_error(ctx));
+				bg_ctx_clear_error(ctx);
+				error = 0;
+				continue;
+			}
 			j->verdict = BG_VERDICT_UNCHANGED;
 			pw[i] = j->test.p_worse;
 			pb[i] = j->test.p_better;
@@ -201,9 +217,10 @@ int bg_sequential_decide(const bg_judgement *j, size_t look, size_t looks, size_
 {
 	double floor_change = th->min_change, q, reach;
 
-	if (j->verdict == BG_VERDICT_NO_BASELINE) {
-		/* Fewer than two pairs have the series: nothing to decide on. */
-		*verdict = BG_VERDICT_NO_BASELINE;
+	if (j->verdict == BG_VERDICT_NO_BASELINE || j->verdict == BG_VERDICT_SKIPPED) {
+		/* Fewer than two pairs have the series, or its values cannot be
+		 * judged: nothing to decide on. */
+		*verdict = j->verdict;
 		*status = BG_CONFIRM_NONE;
 		return look >= looks;
 	}

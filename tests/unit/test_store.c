@@ -933,7 +933,7 @@ static void test_newer_schema(void **state)
 	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 
-	assert_int_equal(bg_store_open(ctx, path, &st), BG_ERROR);
+	assert_int_equal(bg_store_open(ctx, path, &st), BG_EINPUT);
 	assert_null(st);
 	snprintf(expect, sizeof(expect),
 	         "database schema version %d is newer than this benchguard supports (%d)",
@@ -945,6 +945,175 @@ static void test_newer_schema(void **state)
 
 #define HASH_1 "1111111111111111111111111111111111111111111111111111111111111111"
 #define HASH_2 "2222222222222222222222222222222222222222222222222222222222222222"
+
+/* Runs SQL with SQLite directly, creating the file; SQLite's result code. */
+static int sql_create(const char *path, const char *sql)
+{
+	sqlite3 *db = NULL;
+	int rc = sqlite3_open(path, &db);
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+	sqlite3_close(db);
+	return rc;
+}
+
+/* The whole file, malloc'd, for comparing before and after. */
+static char *slurp(const char *path, size_t *len)
+{
+	bg_ctx *ctx = NULL;
+	char *data = NULL;
+
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_read_file(ctx, path, &data, len), 0);
+	bg_ctx_free(ctx);
+	return data;
+}
+
+/*
+ * A schema version no benchguard writes (negative: the migration steps are
+ * indexed by it) or a later one's is refused as bad input, naming the file,
+ * and the file is not written at all: not migrated, not switched to WAL.
+ * Another program's database keeps its journal mode too.
+ */
+static void test_unknown_schema_untouched(void **state)
+{
+	static const int versions[] = { -5, -100000, -2147483647 - 1, 1000 };
+	char path[512], sql[64], expect[160], buf[32], *before, *after;
+	size_t i, n_before, n_after;
+	bg_ctx *ctx = NULL;
+	bg_store *st = NULL;
+
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	for (i = 0; i < BG_ARRAY_SIZE(versions); i++) {
+		join(path, sizeof(path), *state, "odd.db");
+		unlink(path);
+		/* A rollback-journal file, as another program would leave it. */
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", versions[i]);
+		assert_int_equal(sql_create(path, sql), SQLITE_OK);
+		before = slurp(path, &n_before);
+		assert_int_equal(bg_store_open(ctx, path, &st), BG_EINPUT);
+		assert_null(st);
+		assert_non_null(strstr(bg_ctx_error(ctx), path));
+		if (versions[i] < 0)
+			snprintf(expect, sizeof(expect),
+			         "schema version %d is not one benchguard knows (this build reads "
+			         "0 to ",
+			         versions[i]);
+		else
+			snprintf(expect, sizeof(expect), "database schema version %d is newer",
+			         versions[i]);
+		if (!strstr(bg_ctx_error(ctx), expect))
+			fail_msg("version %d: %s", versions[i], bg_ctx_error(ctx));
+		after = slurp(path, &n_after);
+		assert_int_equal(n_after, n_before);
+		assert_memory_equal(after, before, n_before);
+		free(before);
+		free(after);
+		assert_string_equal(sql_text(path, "PRAGMA journal_mode", buf, sizeof(buf)),
+		                    "delete");
+	}
+
+	join(path, sizeof(path), *state, "other.db");
+	assert_int_equal(sql_create(path, "CREATE TABLE notes(body TEXT)"), SQLITE_OK);
+	assert_int_equal(bg_store_open(ctx, path, &st), BG_ERROR);
+	assert_string_equal(sql_text(path, "PRAGMA journal_mode", buf, sizeof(buf)), "delete");
+	bg_ctx_free(ctx);
+}
+
+/*
+ * In a folder this process may not write (as root, permissions do not
+ * bind: the child drops to `nobody`): the database opens read-only, reads
+ * work, a write says the database is read-only, nothing is created beside
+ * it; a schema that needs migrating is refused, saying so.  Exit status:
+ * 0, or the step that failed.
+ */
+static int readonly_child(const char *path, const char *old, const char *fp)
+{
+	bg_run_info info = { 0 };
+	bg_commit commit;
+	bg_ctx *ctx = NULL;
+	bg_store *st = NULL;
+	bg_machine *m = make_machine();
+	int64_t id = 0;
+	char shm[700];
+
+	if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+		return 10;
+	if (!m || bg_ctx_new(&ctx) < 0)
+		return 11;
+	if (bg_store_open(ctx, path, &st) != 0)
+		return fprintf(stderr, "# %s\n", bg_ctx_error(ctx)), 12;
+	if (bg_store_latest_run(ctx, st, fp, &id) != 0 || id != 1)
+		return fprintf(stderr, "# %s\n", bg_ctx_error(ctx)), 13;
+	if (bg_store_writable(ctx, st) != BG_EIO ||
+	    !strstr(bg_ctx_error(ctx), "the database is read-only"))
+		return 14;
+	make_commit(&commit, 'b', "second");
+	info.commit = &commit;
+	info.machine = m;
+	info.source = "run";
+	if (bg_store_run_begin(ctx, st, &info, &id) != BG_EIO ||
+	    !strstr(bg_ctx_error(ctx), "the database is read-only (the folder or file may not "
+	                               "be written)"))
+		return fprintf(stderr, "# %s\n", bg_ctx_error(ctx)), 15;
+	bg_store_free(st);
+	st = NULL;
+	snprintf(shm, sizeof(shm), "%s-shm", path);
+	if (access(shm, F_OK) == 0)
+		return 16;
+	if (bg_store_open(ctx, old, &st) != BG_EIO || !strstr(bg_ctx_error(ctx), "needs migrating"))
+		return fprintf(stderr, "# %s\n", bg_ctx_error(ctx)), 17;
+	bg_machine_free(m);
+	bg_ctx_free(ctx);
+	return 0;
+}
+
+static void test_readonly_folder(void **state)
+{
+	char dir[512], path[600], old[600];
+	bg_ctx *ctx = NULL;
+	bg_store *st = NULL;
+	bg_machine *m = make_machine();
+	bg_commit commit;
+	bg_run_info info = { 0 };
+	int64_t id;
+	int status;
+	pid_t pid;
+
+	assert_non_null(m);
+	join(dir, sizeof(dir), *state, "ro");
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/results.db", dir);
+	snprintf(old, sizeof(old), "%s/old.db", dir);
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_store_open(ctx, path, &st), 0);
+	make_commit(&commit, 'a', "first");
+	info.commit = &commit;
+	info.machine = m;
+	info.source = "run";
+	assert_int_equal(bg_store_run_begin(ctx, st, &info, &id), 0);
+	assert_int_equal(bg_store_run_finish(ctx, st, id), 0);
+	bg_store_free(st);
+	/* A file of schema version 1, as the first benchguard left it. */
+	assert_int_equal(sql_create(old, "CREATE TABLE machines(id INTEGER PRIMARY KEY);"
+	                                 " PRAGMA user_version = 1"),
+	                 SQLITE_OK);
+	assert_int_equal(chmod(*state, 0755), 0);
+	assert_int_equal(chmod(path, 0444), 0);
+	assert_int_equal(chmod(old, 0444), 0);
+	assert_int_equal(chmod(dir, 0555), 0);
+
+	assert_true((pid = fork()) >= 0);
+	if (pid == 0)
+		_exit(readonly_child(path, old, bg_machine_fingerprint(m)));
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(chmod(dir, 0755), 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fail_msg("read-only child: status %d", status);
+	bg_machine_free(m);
+	bg_ctx_free(ctx);
+}
 
 static void test_builds(void **state)
 {
@@ -1271,7 +1440,8 @@ static void test_roles_and_recorded_verdicts(void **state)
 		}
 	}
 	bg_history_free(rows, n);
-	assert_int_equal(bg_store_each_recorded(ctx, st, &(bg_period){ 0, NULL, 0 }, recorded_cb, &seen), 0);
+	assert_int_equal(
+	        bg_store_each_recorded(ctx, st, &(bg_period){ 0, NULL, 0 }, recorded_cb, &seen), 0);
 	assert_int_equal(seen.n, 2); /* the newer check's two rows, not the older's */
 	assert_int_equal(seen.verdict, BG_VERDICT_UNCHANGED);
 	assert_int_equal(seen.first, BG_VERDICT_REGRESSION);
@@ -1303,6 +1473,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_first_open_race, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_not_a_database, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_newer_schema, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_unknown_schema_untouched, setup_dir,
+		                                teardown_dir),
+		cmocka_unit_test_setup_teardown(test_readonly_folder, setup_dir, teardown_dir),
 	};
 
 	return cmocka_run_group_tests_name("store", tests, NULL, NULL);

@@ -163,6 +163,151 @@ static void test_paired_labelled_one_way(void **state)
 	bg_ctx_free(ctx);
 }
 
+/*
+ * The verdict of one family of series at the values' own scale: the rolling
+ * series of ROLL_BASE and ROLL_CUR and the pairs of PAIR_REF and PAIR_CUR,
+ * every value times `scale`.
+ */
+static void judge_scaled(bg_ctx *ctx, double scale, bg_judgement *j)
+{
+	double base[BG_ARRAY_SIZE(ROLL_BASE)], cur[BG_ARRAY_SIZE(ROLL_CUR)];
+	double ref[BG_ARRAY_SIZE(PAIR_REF)], pcur[BG_ARRAY_SIZE(PAIR_CUR)];
+	bg_judge_input in[4];
+	size_t i;
+
+	/* ROLL is about 100 and PAIR about 5,000: both brought to about 1. */
+	for (i = 0; i < BG_ARRAY_SIZE(ROLL_BASE); i++)
+		base[i] = ROLL_BASE[i] / 100.0 * scale;
+	for (i = 0; i < BG_ARRAY_SIZE(ROLL_CUR); i++)
+		cur[i] = ROLL_CUR[i] / 100.0 * scale;
+	for (i = 0; i < BG_ARRAY_SIZE(PAIR_REF); i++) {
+		ref[i] = PAIR_REF[i] / 5300.0 * scale;
+		pcur[i] = PAIR_CUR[i] / 5300.0 * scale;
+	}
+	memset(in, 0, sizeof(in));
+	for (i = 0; i < 3; i++) {
+		in[i].design = BG_DESIGN_ROLLING;
+		in[i].direction = BG_DIR_LOWER;
+		in[i].base = base;
+		in[i].n_base = BG_ARRAY_SIZE(base);
+		in[i].cur = &cur[i];
+		in[i].n_cur = 1;
+	}
+	in[3].design = BG_DESIGN_PAIRED;
+	in[3].direction = BG_DIR_HIGHER;
+	in[3].base = ref;
+	in[3].cur = pcur;
+	in[3].n_base = in[3].n_cur = BG_ARRAY_SIZE(ref);
+	if (bg_judge(ctx, in, 4, &TH, TH.alpha, j) != 0)
+		fail_msg("values times %g: %s", scale, bg_ctx_error(ctx));
+}
+
+/*
+ * Every finite value can be judged: values near DBL_MAX (whose sums and
+ * squares overflow) and near 1e-300 (whose squares vanish) get the verdict
+ * the same data get at 1.0, with the same p-values, change and effect.
+ */
+static void test_extreme_scales(void **state)
+{
+	static const double scales[] = { 1e307, 1.6e308, 1e-300, 3.7e-300 };
+	bg_judgement want[4], got[4];
+	bg_ctx *ctx = NULL;
+	size_t s, i;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	judge_scaled(ctx, 1.0, want);
+	for (s = 0; s < BG_ARRAY_SIZE(scales); s++) {
+		judge_scaled(ctx, scales[s], got);
+		for (i = 0; i < 4; i++) {
+			if (got[i].verdict != want[i].verdict)
+				fail_msg("x %g, series %zu: verdict %s, at 1.0 %s", scales[s], i,
+				         bg_verdict_name(got[i].verdict),
+				         bg_verdict_name(want[i].verdict));
+			expect("t", got[i].test.t, want[i].test.t, 1e-9);
+			expect("p_worse", got[i].test.p_worse, want[i].test.p_worse, 1e-9);
+			expect("p_adjusted", got[i].p_adjusted, want[i].p_adjusted, 1e-9);
+			expect("change", got[i].test.change, want[i].test.change, 1e-9);
+			expect("effect", got[i].test.effect, want[i].test.effect, 1e-9);
+			expect("hi", got[i].hi, want[i].hi, 1e-9);
+			/* The means in the values' own units. */
+			expect("base_mean / scale", got[i].test.base_mean / scales[s],
+			       want[i].test.base_mean, 1e-12);
+			assert_true(isfinite(got[i].test.base_sd) && got[i].test.base_sd > 0);
+		}
+	}
+	/* At 1.0 the family holds each kind of verdict, so each is checked. */
+	assert_int_equal(want[0].verdict, BG_VERDICT_REGRESSION);
+	assert_int_equal(want[2].verdict, BG_VERDICT_IMPROVEMENT);
+	assert_int_equal(want[3].verdict, BG_VERDICT_REGRESSION);
+	bg_ctx_free(ctx);
+}
+
+/*
+ * The run summary of values near DBL_MAX and near 1e-300: a finite median
+ * (two middle values near 1e308 overflow their sum), a spread that is
+ * neither infinite nor 0.
+ */
+static void test_extreme_summary(void **state)
+{
+	const double big[] = { 1.6e308, 1.7e308, 1.65e308, 1.7e308, 1e300 };
+	const double tiny[] = { 1.0e-300, 1.02e-300, 0.99e-300, 1.01e-300 };
+	bg_summary sum;
+	bg_ctx *ctx = NULL;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_stats_summarize(ctx, big, 4, &sum), 0);
+	expect("median", sum.median, 1.675e308, 1e-12);
+	expect("mean", sum.mean, 1.6625e308, 1e-12);
+	assert_true(isfinite(sum.stddev) && sum.stddev > 4e306 && sum.stddev < 6e306);
+	/* 1e300 is far out: the robust mean (the sum of the rest overflows). */
+	assert_int_equal(bg_stats_summarize(ctx, big, 5, &sum), 0);
+	assert_int_equal(sum.outliers, 1);
+	expect("robust_mean", sum.robust_mean, 1.6625e308, 1e-12);
+	assert_true(isfinite(sum.mean) && isfinite(sum.stddev));
+	assert_int_equal(bg_stats_summarize(ctx, tiny, 4, &sum), 0);
+	expect("tiny mean", sum.mean / 1e-300, 1.005, 1e-12);
+	assert_true(sum.stddev > 1e-303 && sum.stddev < 2e-302);
+	bg_ctx_free(ctx);
+}
+
+/*
+ * A series whose values cannot be judged (not finite: a file an older
+ * benchguard wrote) is skipped with a reason, outside the family; the
+ * others are judged as if it were not there, and bg_judge succeeds.
+ */
+static void test_unjudgeable_series(void **state)
+{
+	const double bad[] = { 1.0, INFINITY };
+	bg_judge_input in[2];
+	bg_judgement j[2], alone;
+	bg_ctx *ctx = NULL;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	memset(in, 0, sizeof(in));
+	in[0].design = in[1].design = BG_DESIGN_ROLLING;
+	in[0].base = ROLL_BASE;
+	in[0].n_base = BG_ARRAY_SIZE(ROLL_BASE);
+	in[0].cur = &ROLL_CUR[0];
+	in[0].n_cur = 1;
+	in[1].base = ROLL_BASE;
+	in[1].n_base = BG_ARRAY_SIZE(ROLL_BASE);
+	in[1].cur = bad;
+	in[1].n_cur = 2;
+	assert_int_equal(bg_judge(ctx, &in[0], 1, &TH, TH.alpha, &alone), 0);
+	assert_int_equal(bg_judge(ctx, in, 2, &TH, TH.alpha, j), 0);
+	assert_int_equal(j[1].verdict, BG_VERDICT_SKIPPED);
+	assert_non_null(strstr(j[1].reason, "cannot be judged"));
+	assert_non_null(strstr(j[1].reason, "not finite"));
+	assert_true(isnan(j[1].p_adjusted));
+	assert_int_equal(j[0].verdict, alone.verdict);
+	expect("p_adjusted, one hypothesis", j[0].p_adjusted, alone.p_adjusted, REL);
+	assert_string_equal(j[0].reason, "");
+	bg_ctx_free(ctx);
+}
+
 static void test_change_labels(void **state)
 {
 	(void)state;
@@ -347,6 +492,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rolling_known_answers),
 		cmocka_unit_test(test_paired_labelled_one_way),
+		cmocka_unit_test(test_extreme_scales),
+		cmocka_unit_test(test_extreme_summary),
+		cmocka_unit_test(test_unjudgeable_series),
 		cmocka_unit_test(test_change_labels),
 		cmocka_unit_test(test_looks),
 		cmocka_unit_test(test_sequential_aa_rate),

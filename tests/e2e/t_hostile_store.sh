@@ -1,0 +1,186 @@
+# t_hostile_store.sh -- a results database that is odd, locked away or full
+# of extreme values: a schema version no benchguard writes (negative) or a
+# later one's is refused with exit 2 and a sentence naming the file, which
+# stays byte for byte as it was; a database in a folder the user may not
+# write serves history, report, check and baseline export, and `run` says
+# it is read-only (exit 3); samples near 1e308 and near 1e-300 are judged
+# like the same data at 1.0 by check, ci and report, and every JSON output
+# stays JSON (no Infinity).
+. "$(dirname "$0")/lib.sh"
+
+new_repo "$T/r" >/dev/null
+cd "$T/r" || exit 1
+cat >benchguard.json <<'J'
+{ "baseline": { "branch": "main", "window": 20, "min_runs": 4 },
+  "thresholds": { "alpha": 0.01, "fdr": true, "min_change": 0.02, "min_effect": 0.8 },
+  "defaults": { "warmup": 0, "samples": 3 },
+  "benchmarks": [ { "name": "t", "command": "cat \"$BG_CUR\"", "format": "lines" } ] }
+J
+git add benchguard.json && git commit -qm "suite"
+export BENCHGUARD_DB="$T/db/results.db"
+
+# One run of series t:lat (ms), t:big (s, near 1e308) and t:tiny (s, near
+# 1e-300) at a new commit: the same relative data, FACTOR apart per run.
+write_run() { # FILE FACTOR...
+	local f=$1 v
+	shift
+	: >"$f"
+	for v in "$@"; do
+		echo "BENCHGUARD lat $v ms" >>"$f"
+		echo "BENCHGUARD big ${v}e308 s" >>"$f"
+		echo "BENCHGUARD tiny ${v}e-300 s" >>"$f"
+	done
+}
+store() {
+	echo "$1" >>log.txt && git add log.txt && git commit -qm "run $1" || return 1
+	shift
+	write_run "$T/s.txt" "$@"
+	"$BG" import "$T/s.txt" --format lines --name t --machine m1 >/dev/null
+}
+# Main's history: six commits around 1.0, a little spread.
+i=0
+for v in 1.00 1.01 0.99 1.02 0.98 1.00; do
+	i=$((i + 1))
+	store "main $i" "$v" "$v" || not_ok "storing run $i"
+done
+# A JSON document with no Infinity or NaN in it.
+strict_json() {
+	python3 -c '
+import json, sys
+def bad(c): raise ValueError("not JSON: " + c)
+json.load(open(sys.argv[1]), parse_constant=bad)' "$1"
+}
+verdicts() { # FILE -> "series verdict" lines, sorted
+	python3 -c '
+import json, sys
+for r in sorted(json.load(open(sys.argv[1]))["results"], key=lambda r: r["series"]):
+    print(r["series"], r["verdict"])' "$1"
+}
+
+# ---------------------------------------------------------------- extremes
+check "samples near 1e308 are stored with a finite median and spread" test \
+	"$(sqlite3 "$BENCHGUARD_DB" "SELECT count(*) FROM results r JOIN series s ON s.id = r.series_id
+	   WHERE s.metric = 'big' AND abs(median) < 1.8e308 AND abs(stddev) < 1.8e308 AND median > 1e307")" = 6
+check "history --json of the 1e308 series is JSON (no Infinity)" bash -c \
+	"\"$BG\" history t:big --json >$T/h.json && python3 -c '
+import json, sys
+def bad(c): raise ValueError(c)
+json.load(open(sys.argv[1]), parse_constant=bad)' $T/h.json"
+
+echo "same" >>log.txt && git add log.txt && git commit -qm same
+write_run "$T/s.txt" 1.00 1.00
+"$BG" import "$T/s.txt" --format lines --name t --machine m1 >/dev/null
+check "check over a 1e308 history: exit 0" expect_rc 0 "$BG" check --machine m1 --json
+cp "$T/out" "$T/check.json"
+check "... JSON without Infinity" strict_json "$T/check.json"
+check "... every series judged, the 1e308 and 1e-300 ones like the 1.0 one" test \
+	"$(verdicts "$T/check.json" | tr '\n' ' ')" = "t:big unchanged t:lat unchanged t:tiny unchanged "
+check "... with the same change" python3 -c "
+import json
+r = {x['series']: x for x in json.load(open('$T/check.json'))['results']}
+for s in ('t:big', 't:tiny'):
+    assert abs(r[s]['change'] - r['t:lat']['change']) < 1e-9, (s, r[s]['change'], r['t:lat']['change'])
+    assert abs(r[s]['p'] - r['t:lat']['p']) < 1e-9 if 'p' in r[s] else True
+"
+
+echo "slow" >>log.txt && git add log.txt && git commit -qm slow
+write_run "$T/s.txt" 1.20 1.21 1.19
+slow=$("$BG" import "$T/s.txt" --format lines --name t --machine m1 --json |
+	python3 -c 'import json,sys; print(json.load(sys.stdin)["run"])')
+check "a 20% slower run near 1e308: check exits 1 (a regression)" expect_rc 1 "$BG" check --machine m1 --run "$slow" --json
+cp "$T/out" "$T/slow.json"
+check "... all three series regress, 1e308 and 1e-300 alike" test \
+	"$(verdicts "$T/slow.json" | tr '\n' ' ')" = "t:big regression t:lat regression t:tiny regression "
+
+check "report over the history: exit 0" expect_rc 0 "$BG" report --machine m1 --json -o "$T/rep.json"
+check "... its JSON has no Infinity" strict_json "$T/rep.json"
+check "... and the HTML report is written" expect_rc 0 "$BG" report --machine m1 -o "$T/rep.html"
+
+# ci measures the working tree: the suite prints a run at the level of main.
+git reset -q --hard HEAD~2
+write_run "$T/cur.txt" 1.00
+export BG_CUR="$T/cur.txt"
+check "ci over a 1e308 history: exit 0" expect_rc 0 "$BG" ci --machine m1 --json --confirm 0
+cp "$T/out" "$T/ci.json"
+check "... JSON without Infinity" strict_json "$T/ci.json"
+check "... every series judged unchanged" test \
+	"$(verdicts "$T/ci.json" | tr '\n' ' ')" = "t:big unchanged t:lat unchanged t:tiny unchanged "
+# ci's run shares its commit with main's last: report pools the two (a sum
+# near 2e308), finds steps and levels over them.
+check "report with two runs of a commit near 1e308: exit 0" expect_rc 0 "$BG" report --machine m1 \
+	--json -o "$T/rep2.json"
+check "... its JSON has no Infinity" strict_json "$T/rep2.json"
+
+# ---------------------------------------------------------- schema version
+for v in -5 -100000 999; do
+	cp "$BENCHGUARD_DB" "$T/v.db"
+	rm -f "$T/v.db-wal" "$T/v.db-shm"
+	sqlite3 "$T/v.db" "PRAGMA journal_mode = DELETE; PRAGMA user_version = $v" >/dev/null
+	before=$(sha256sum <"$T/v.db")
+	for cmd in history report check run; do
+		case $cmd in
+		history) args=(history t:lat) ;;
+		report) args=(report -o "$T/v.html") ;;
+		check) args=(check --machine m1) ;;
+		run) args=(run) ;;
+		esac
+		check "schema version $v: $cmd exits 2" expect_rc 2 "$BG" --db "$T/v.db" "${args[@]}"
+		case $v in
+		-*) want="$T/v.db: schema version $v is not one benchguard knows" ;;
+		*) want="$T/v.db: database schema version $v is newer than this benchguard supports" ;;
+		esac
+		check "... saying so, naming the file" grep -qF -- "$want" "$T/err"
+	done
+	check "schema version $v: the file is untouched" test "$(sha256sum <"$T/v.db")" = "$before"
+	check "... no journal files made beside it" bash -c "! ls $T/v.db-* 2>/dev/null | grep -q ."
+done
+
+# ---------------------------------------------------------------- read-only
+# A folder the user may not write, the file read-only too.  As root the
+# permissions do not bind: the commands then run as `nobody`, in a copy of
+# the repository that user owns.
+ro="$T/ro"
+mkdir -p "$ro"
+cp "$BENCHGUARD_DB" "$ro/results.db"
+sqlite3 "$ro/results.db" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null
+rm -f "$ro/results.db-wal" "$ro/results.db-shm"
+as=()
+work="$T/r"
+if [ "$(id -u)" = 0 ]; then
+	if command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
+		cp -r "$T/r" "$T/rn" && mkdir -p "$T/nhome" && chown -R nobody "$T/rn" "$T/nhome"
+		chmod 755 "$T"
+		as=(setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups env HOME="$T/nhome")
+		work="$T/rn"
+	else
+		as=(skip)
+	fi
+fi
+chmod 444 "$ro/results.db"
+chmod 555 "$ro"
+before=$(sha256sum <"$ro/results.db")
+if [ "${as[0]:-}" = skip ]; then
+	skip "read-only database" "running as root without setpriv or a nobody user to drop to"
+else
+	cd "$work" || exit 1
+	export BENCHGUARD_DB="$ro/results.db"
+	outdir=$(mktemp -d "$T/outXXXX") && chmod 777 "$outdir"
+	check "read-only database: history works" expect_rc 0 "${as[@]}" "$BG" history t:lat
+	check "... and lists the runs" grep -q "t:lat" "$T/out"
+	check "... history --json too" expect_rc 0 "${as[@]}" "$BG" history t:big --json
+	check "... report works" expect_rc 0 "${as[@]}" "$BG" report --machine m1 -o "$outdir/r.html"
+	check "... check works" expect_rc 1 "${as[@]}" "$BG" check --machine m1 --run "$slow" --json
+	check "... and judges (the 20% run regresses)" bash -c "grep -q regression $T/out"
+	check "... baseline export works" expect_rc 0 "${as[@]}" "$BG" baseline export --machine m1 \
+		-o "$outdir/b.json"
+	check "... run says the database is read-only (exit 3)" expect_rc 3 "${as[@]}" "$BG" run
+	check "... in plain words" grep -qF "$ro/results.db: the database is read-only (the folder or file may not be written)" "$T/err"
+	check "... not SQLite's" bash -c "! grep -qi 'attempt to write' $T/err"
+	check "... import says so too" expect_rc 3 "${as[@]}" "$BG" import "$T/s.txt" --format lines --name t --machine m1
+	check "... in plain words" grep -qF "the database is read-only" "$T/err"
+	check "... the file is untouched" test "$(sha256sum <"$ro/results.db")" = "$before"
+	check "... nothing made beside it" test "$(ls "$ro")" = results.db
+	cd "$T" || exit 1
+fi
+chmod 755 "$ro"
+finish
