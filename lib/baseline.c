@@ -589,6 +589,31 @@ static int get_string(validator *v, json_object *obj, const char *prefix, const 
 	return 0;
 }
 
+/*
+ * get_string() for a string that is stored and printed later (a series
+ * name, a unit, a subject): what could not be printed safely is refused
+ * here, naming the path.  `text`: free text (longer), not a name.
+ */
+static int get_text(validator *v, json_object *obj, const char *prefix, const char *key,
+                    int optional, int text, const char **out)
+{
+	json_object *m = NULL;
+	const char *why;
+	char q[320];
+	int error;
+
+	if ((error = get_string(v, obj, prefix, key, optional, out)) < 0 || !*out)
+		return error;
+	json_object_object_get_ex(obj, key, &m);
+	why = bg_results__bad_name(*out, (size_t)json_object_get_string_len(m), text);
+	if (why)
+		return invalid(v, "%s %s",
+		               bg_results__quote_n(q, sizeof(q), *out,
+		                                   (size_t)json_object_get_string_len(m)),
+		               why);
+	return 0;
+}
+
 static int get_int(validator *v, json_object *obj, const char *prefix, const char *key, int64_t min,
                    int optional, int64_t *out)
 {
@@ -681,8 +706,9 @@ size_t bg_baseline_run_count(const bg_baseline *b)
 static int string_map(validator *v, json_object *obj, const char *prefix, int as_tags, char ***out)
 {
 	size_t n = (size_t)json_object_object_length(obj), k = 0;
-	char **list = calloc(2 * n + 1, sizeof(char *));
+	char **list = calloc(2 * n + 1, sizeof(char *)), q[320];
 	bg_buf b = BG_BUF_INIT;
+	const char *why;
 
 	*out = NULL;
 	if (!list)
@@ -695,10 +721,23 @@ static int string_map(validator *v, json_object *obj, const char *prefix, int as
 			return invalid(v, "expected a string, got %s",
 			               val ? type_name(val) : "null");
 		}
-		if (!*key || (as_tags && strchr(key, '='))) {
+		/* Both kinds of key hold no '=': "K=V" and the fingerprint's text split there. */
+		if (!*key || strchr(key, '=')) {
 			bg_strv_free(list);
-			return invalid(v, "a key must be non-empty%s",
-			               as_tags ? " and hold no '='" : "");
+			return invalid(v, "a key must be non-empty and hold no '='");
+		}
+		if ((why = bg_results__bad_name(key, strlen(key), 0)) != NULL ||
+		    (why = bg_results__bad_name(json_object_get_string(val),
+		                                (size_t)json_object_get_string_len(val), 1)) !=
+		            NULL) {
+			int bad_key = bg_results__bad_name(key, strlen(key), 0) != NULL;
+
+			bg_strv_free(list);
+			return invalid(
+			        v, "%s%s %s", bad_key ? "key " : "",
+			        bg_results__quote(q, sizeof(q),
+			                          bad_key ? key : json_object_get_string(val)),
+			        why);
 		}
 		if (as_tags) {
 			b.len = 0;
@@ -765,9 +804,9 @@ static int parse_series(validator *v, bg_baseline *b, size_t *ucap, baseline_run
 	set_path(v, "%s", prefix);
 	if (!json_object_is_type(s, json_type_object))
 		return invalid(v, "expected an object, got %s", s ? type_name(s) : "null");
-	if ((error = get_string(v, s, prefix, "benchmark", 0, &bench)) < 0 ||
-	    (error = get_string(v, s, prefix, "metric", 0, &metric)) < 0 ||
-	    (error = get_string(v, s, prefix, "unit", 0, &unit)) < 0 ||
+	if ((error = get_text(v, s, prefix, "benchmark", 0, 0, &bench)) < 0 ||
+	    (error = get_text(v, s, prefix, "metric", 0, 0, &metric)) < 0 ||
+	    (error = get_text(v, s, prefix, "unit", 0, 0, &unit)) < 0 ||
 	    (error = get_string(v, s, prefix, "direction", 0, &dirname)) < 0)
 		return error;
 	if (bg_direction_from_name(dirname, &dir) < 0)
@@ -835,9 +874,9 @@ static int parse_run(validator *v, bg_baseline *b, size_t *ucap, json_object *o,
 	if (!is_hex(sha, 40))
 		return invalid(v, "\"%s\" is not a full commit SHA (40 lowercase hex digits)", sha);
 	if ((error = get_int(v, commit, cprefix, "author_time", INT64_MIN, 1, &author_time)) < 0 ||
-	    (error = get_string(v, commit, cprefix, "author", 1, &author)) < 0 ||
-	    (error = get_string(v, commit, cprefix, "subject", 1, &subject)) < 0 ||
-	    (error = get_string(v, o, prefix, "branch", 1, &branch)) < 0 ||
+	    (error = get_text(v, commit, cprefix, "author", 1, 1, &author)) < 0 ||
+	    (error = get_text(v, commit, cprefix, "subject", 1, 1, &subject)) < 0 ||
+	    (error = get_text(v, o, prefix, "branch", 1, 0, &branch)) < 0 ||
 	    (error = get_int(v, o, prefix, "started_at", 1, 0, &started_at)) < 0)
 		return error;
 	memcpy(r->commit.sha, sha, 41);
@@ -872,6 +911,19 @@ static int parse_run(validator *v, bg_baseline *b, size_t *ucap, json_object *o,
 	return 0;
 }
 
+/*
+ * Messages quote the file (uids, SHAs, units, keys), which is anybody's
+ * text: they go out escaped for a terminal.  Escaping twice changes nothing.
+ */
+static void printable_error(bg_ctx *ctx)
+{
+	char *msg = bg_text__escaped(BG_ESC_TERM, bg_ctx_error(ctx));
+
+	if (msg)
+		bg_error_set(ctx, BG_EINPUT, "%s", msg);
+	free(msg);
+}
+
 /* The text as JSON: "<name>:<line>: <why>" when it is not. */
 static int parse_text(validator *v, const char *text, size_t len, json_object **out)
 {
@@ -883,7 +935,8 @@ static int parse_text(validator *v, const char *text, size_t len, json_object **
 	*out = NULL;
 	if (len > (size_t)INT32_MAX)
 		return invalid(v, "too large to be a baseline file");
-	if (!(tok = json_tokener_new()))
+	/* json-c stops at the depth bound: no file makes anything recurse further. */
+	if (!(tok = json_tokener_new_ex(BG_JSON_DEPTH)))
 		return bg_error_oom(v->ctx);
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
 	obj = json_tokener_parse_ex(tok, text, (int)len);
@@ -896,6 +949,12 @@ static int parse_text(validator *v, const char *text, size_t len, json_object **
 		off = len;
 	}
 	json_tokener_free(tok);
+	if (jerr == json_tokener_error_depth) {
+		json_object_put(obj);
+		return bg_error_set(v->ctx, BG_EINPUT, "%s:%d: nesting deeper than %d levels",
+		                    v->name, bg_line_of(text, len, off < len ? off : len),
+		                    BG_JSON_DEPTH);
+	}
 	if (jerr != json_tokener_success) {
 		json_object_put(obj);
 		return bg_error_set(v->ctx, BG_EINPUT, "%s:%d: not valid JSON: %s", v->name,
@@ -959,7 +1018,7 @@ int bg_baseline_parse(bg_ctx *ctx, const char *name, const char *text, size_t le
 		                machine);
 		goto cleanup;
 	}
-	if ((error = get_string(&v, top, "", "branch", 1, &branch)) < 0 ||
+	if ((error = get_text(&v, top, "", "branch", 1, 0, &branch)) < 0 ||
 	    (error = get_int(&v, top, "", "window", 2, 1, &window)) < 0)
 		goto cleanup;
 	if (!(b = calloc(1, sizeof(*b))) || !(b->name = bg_strdup(v.name)) ||
@@ -989,6 +1048,8 @@ int bg_baseline_parse(bg_ctx *ctx, const char *name, const char *text, size_t le
 cleanup:
 	json_object_put(top);
 	bg_baseline_free(b);
+	if (error == BG_EINPUT)
+		printable_error(ctx);
 	return error;
 }
 
@@ -1061,8 +1122,14 @@ int bg_baseline_import(bg_ctx *ctx, bg_store *store, const bg_baseline *b, const
 	/* Facts describe the file's machine: they belong only under its name. */
 	if (!strcmp(machine, b->machine))
 		for (f = b->facts; f && f[0] && f[1]; f += 2)
-			if (bg_machine_set_fact(m, f[0], f[1], 0) < 0) {
-				error = bg_error_oom(ctx);
+			if ((error = bg_machine_set_fact(m, f[0], f[1], 0)) < 0) {
+				/* bg_baseline_parse() let only facts through that fit. */
+				error = error == BG_ENOMEM
+				                ? bg_error_oom(ctx)
+				                : bg_error_set(
+				                          ctx, BG_EINPUT,
+				                          "%s: facts: \"%s\" is not a machine fact",
+				                          b->name, f[0]);
 				goto cleanup;
 			}
 	if ((error = check_units(ctx, store, b)) < 0)

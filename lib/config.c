@@ -30,6 +30,8 @@
 #define MAX_TIMEOUT 1e6
 /* Room for a key path in a message, e.g. "benchmarks[3].metrics.wall_time.direction". */
 #define PATH_SIZE 256
+/* A configuration is a few kilobytes; a file far larger is not one. */
+#define CONFIG_MAX ((size_t)4 << 20)
 
 /* ------------------------------------------------------------------ arena */
 
@@ -116,6 +118,7 @@ struct scan {
 	size_t len, i;
 	int line;
 	int diag;  /* json-c already failed: we only look for a better explanation */
+	int depth; /* containers open around the current value: at most BG_JSON_DEPTH */
 	int eline; /* the first problem found */
 	int eterm; /* it is an unterminated string/comment/container */
 	char emsg[512];
@@ -441,7 +444,7 @@ static char *decode_string(const char *s, size_t start, size_t end)
 		}
 		return out;
 	}
-	tok = json_tokener_new();
+	tok = json_tokener_new_ex(BG_JSON_DEPTH);
 	if (!tok)
 		return NULL;
 	o = json_tokener_parse_ex(tok, s + start, (int)(end - start));
@@ -572,6 +575,11 @@ static int delimiter(char c)
 	return isspace((unsigned char)c) || strchr(",:[]{}\"'/", c) != NULL;
 }
 
+/*
+ * The scanner recurses once per container, so nesting is bounded as json-c's
+ * is (the same BG_JSON_DEPTH levels): 50,000 '[' must be a message, not a
+ * stack overflow.
+ */
 static int scan_value(struct scan *sc, struct pos *p, const char *path)
 {
 	int r = 0;
@@ -581,10 +589,15 @@ static int scan_value(struct scan *sc, struct pos *p, const char *path)
 		return scan_fail(sc, last_line(sc->s, sc->len), 1, "unexpected end of file");
 	switch (sc->s[sc->i]) {
 	case '{':
-		r = scan_object(sc, p, path);
-		break;
 	case '[':
-		r = scan_array(sc, p, path);
+		/* Not "unterminated" (0): json-c, which stops at the same depth,
+		 * failed on something before it, and its message says what. */
+		if (sc->depth >= BG_JSON_DEPTH)
+			return scan_fail(sc, sc->line, 0, "nesting deeper than %d levels",
+			                 BG_JSON_DEPTH);
+		sc->depth++;
+		r = sc->s[sc->i] == '{' ? scan_object(sc, p, path) : scan_array(sc, p, path);
+		sc->depth--;
 		break;
 	case '"':
 	case '\'':
@@ -671,7 +684,7 @@ static int parse_json(struct loader *ld, json_object **out)
 	int jline;
 
 	*out = NULL;
-	tok = json_tokener_new();
+	tok = json_tokener_new_ex(BG_JSON_DEPTH);
 	if (!tok)
 		return oom(ld);
 	json_tokener_set_flags(tok, JSON_TOKENER_VALIDATE_UTF8);
@@ -691,6 +704,8 @@ static int parse_json(struct loader *ld, json_object **out)
 	}
 	json_object_put(obj);
 	jline = off >= ld->len ? last_line(ld->text, ld->len) : bg_line_of(ld->text, ld->len, off);
+	if (jerr == json_tokener_error_depth)
+		return fail(ld, jline, "nesting deeper than %d levels", BG_JSON_DEPTH);
 
 	memset(&root, 0, sizeof(root));
 	scan_init(&sc, ld->text, ld->len, 1);
@@ -1276,8 +1291,8 @@ static int load_benchmark(struct loader *ld, const struct pos *p, json_object *o
 	struct run_defaults own = *d;
 	const struct pos *kp;
 	json_object *v;
-	char kpath[PATH_SIZE], q[96], formats[96];
-	const char *s, *c;
+	char kpath[PATH_SIZE], q[96], qn[320], formats[96];
+	const char *s, *c, *why;
 	int err;
 
 	if (want(ld, p, path, o, json_type_object, "an object") < 0)
@@ -1296,6 +1311,10 @@ static int load_benchmark(struct loader *ld, const struct pos *p, json_object *o
 			return failp(ld, kp->line, kpath,
 			             "must not contain whitespace or ':' (got %s)",
 			             quote(q, sizeof(q), b->name));
+	/* It names series: what a series name may not hold (a bidi override...). */
+	if ((why = bg_results__bad_name(b->name, strlen(b->name), 0)) != NULL)
+		return failp(ld, kp->line, kpath, "%s %s",
+		             bg_results__quote(qn, sizeof(qn), b->name), why);
 	*name_line = kp->line;
 
 	if (!member(p, o, "command", path, &kp, &v, kpath, sizeof(kpath)))
@@ -1618,7 +1637,8 @@ static int load_root(struct loader *ld, const struct pos *root, json_object *obj
 	struct run_defaults d = { 2, 15, 60.0 };
 	const struct pos *kp;
 	json_object *v;
-	char kpath[PATH_SIZE];
+	char kpath[PATH_SIZE], q[320];
+	const char *why;
 	int err;
 
 	if (!json_object_is_type(obj, json_type_object))
@@ -1629,6 +1649,11 @@ static int load_root(struct loader *ld, const struct pos *root, json_object *obj
 	if (member(root, obj, "project", "", &kp, &v, kpath, sizeof(kpath)) &&
 	    (err = read_string(ld, kp, kpath, v, &ld->cfg->project)) < 0)
 		return err;
+	/* Shown in reports, alerts and CI logs: text that prints as what it is. */
+	if (ld->cfg->project &&
+	    (why = bg_results__bad_name(ld->cfg->project, strlen(ld->cfg->project), 0)) != NULL)
+		return failp(ld, kp->line, kpath, "%s %s",
+		             bg_results__quote(q, sizeof(q), ld->cfg->project), why);
 	if (member(root, obj, "build", "", &kp, &v, kpath, sizeof(kpath)) &&
 	    (err = read_string(ld, kp, kpath, v, &ld->cfg->build)) < 0)
 		return err;
@@ -1724,7 +1749,7 @@ int bg_config_load(bg_ctx *ctx, const char *path, bg_config **out)
 	int err;
 
 	*out = NULL;
-	err = bg_read_file(ctx, path, &text, &len);
+	err = bg_read_file_max(ctx, path, CONFIG_MAX, &text, &len);
 	if (err == BG_ENOMEM)
 		return err;
 	if (err < 0) {

@@ -7,8 +7,15 @@
  * are its samples copied into the caller's set, so a half-read output never
  * leaves half a run behind.  Parsers live in one table: a new format is one
  * function and one entry.
+ *
+ * The input is anybody's: a name or unit that could not be printed safely
+ * is refused where it is read, naming the place; JSON nests at most
+ * BG_JSON_DEPTH levels; files the input names (nvbench's sample times) are
+ * read only from the results' own folder, only when regular, and only after
+ * their size matched; and every input error is escaped for a terminal.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <locale.h>
 #include <math.h>
@@ -18,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -77,18 +85,19 @@ static int is_blank(char c)
 	return c == ' ' || c == '\t' || c == '\r';
 }
 
-/* Series names are addressed as "benchmark:metric", hence no ':'. */
-static const char *bad_name_char(const char *s, size_t n, int allow_colon)
+/*
+ * What makes a field unfit to be a series name or a unit, or NULL: what no
+ * name may hold (bg_results__bad_name), and for a series name a ':', since
+ * series are addressed as "benchmark:metric".
+ */
+static const char *bad_field(const char *s, size_t n, int allow_colon)
 {
-	size_t i;
+	const char *why = bg_results__bad_name(s, n, 0);
 
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c < 0x20 || c == 0x7f)
-			return "a control character";
-		if (c == ':' && !allow_colon)
-			return "':'";
-	}
+	if (why)
+		return why;
+	if (!allow_colon && memchr(s, ':', n))
+		return "contains ':'";
 	return NULL;
 }
 
@@ -104,7 +113,7 @@ static int lines_one(bg_ctx *ctx, const char *source, size_t line, const char *b
 	const char *field[3];
 	size_t flen[3], nfields = 0;
 	const char *why;
-	char *vend;
+	char *vend, q[320];
 	double value;
 	int rc;
 
@@ -127,14 +136,12 @@ static int lines_one(bg_ctx *ctx, const char *source, size_t line, const char *b
 		                    "%s:%zu: expected \"" LINES_TAG " <series> <value> <unit>\", "
 		                    "found %zu field%s after " LINES_TAG,
 		                    source, line, nfields, nfields == 1 ? "" : "s");
-	if ((why = bad_name_char(field[0], flen[0], 0)) != NULL)
-		return bg_error_set(ctx, BG_EINPUT, "%s:%zu: series name \"%.*s\" contains %s",
-		                    source, line, (int)(flen[0] < QUOTE_MAX ? flen[0] : QUOTE_MAX),
-		                    field[0], why);
-	if ((why = bad_name_char(field[2], flen[2], 1)) != NULL)
-		return bg_error_set(ctx, BG_EINPUT, "%s:%zu: unit \"%.*s\" contains %s", source,
-		                    line, (int)(flen[2] < QUOTE_MAX ? flen[2] : QUOTE_MAX),
-		                    field[2], why);
+	if ((why = bad_field(field[0], flen[0], 0)) != NULL)
+		return bg_error_set(ctx, BG_EINPUT, "%s:%zu: series name %s %s", source, line,
+		                    bg_results__quote_n(q, sizeof(q), field[0], flen[0]), why);
+	if ((why = bad_field(field[2], flen[2], 1)) != NULL)
+		return bg_error_set(ctx, BG_EINPUT, "%s:%zu: unit %s %s", source, line,
+		                    bg_results__quote_n(q, sizeof(q), field[2], flen[2]), why);
 
 	/*
 	 * strtod_l() may run over the field only into the blank that separates
@@ -232,7 +239,8 @@ static int json_next(bg_ctx *ctx, const char *source, const char *data, size_t l
 	*root = NULL;
 	if (len - start > INT_MAX)
 		return bg_error_set(ctx, BG_EINPUT, "%s: JSON output larger than 2 GiB", source);
-	if (!(tok = json_tokener_new()))
+	/* json-c counts the depth and stops at the bound: no document recurses further. */
+	if (!(tok = json_tokener_new_ex(BG_JSON_DEPTH)))
 		return bg_error_oom(ctx);
 	*root = json_tokener_parse_ex(tok, data + start, (int)(len - start));
 	jerr = json_tokener_get_error(tok);
@@ -248,6 +256,9 @@ static int json_next(bg_ctx *ctx, const char *source, const char *data, size_t l
 	if (!*root && jerr == json_tokener_success)
 		return bg_error_set(ctx, BG_EINPUT, "%s:%d: the JSON document is null", source,
 		                    bg_line_of(data, len, start));
+	if (!*root && jerr == json_tokener_error_depth)
+		return bg_error_set(ctx, BG_EINPUT, "%s:%d: nesting deeper than %d levels", source,
+		                    bg_line_of(data, len, end), BG_JSON_DEPTH);
 	if (!*root)
 		return bg_error_set(ctx, BG_EINPUT, "%s:%d: %s", source, bg_line_of(data, len, end),
 		                    json_tokener_error_desc(jerr));
@@ -317,14 +328,34 @@ static int gbench_error(gbench_state *st, const char *name, const char *fmt, ...
 
 static int gbench_error(gbench_state *st, const char *name, const char *fmt, ...)
 {
-	char what[512];
+	char what[512], q[320];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	return bg_error_set(st->ctx, BG_EINPUT, "%s: benchmark \"%.*s\": %s", st->source, QUOTE_MAX,
-	                    name, what);
+	return bg_error_set(st->ctx, BG_EINPUT, "%s: benchmark %s: %s", st->source,
+	                    bg_results__quote(q, sizeof(q), name), what);
+}
+
+/* benchmarks[idx].<key>, a name that will name a series, may be one. */
+static int gbench_check_name(gbench_state *st, size_t idx, const char *key, json_object *entry)
+{
+	json_object *v;
+	const char *why;
+	char q[320];
+
+	if (!json_object_object_get_ex(entry, key, &v) || !json_object_is_type(v, json_type_string))
+		return 0;
+	why = bg_results__bad_name(json_object_get_string(v), (size_t)json_object_get_string_len(v),
+	                           0);
+	if (!why)
+		return 0;
+	return bg_error_set(st->ctx, BG_EINPUT, "%s: benchmarks[%zu].%s: %s %s", st->source, idx,
+	                    key,
+	                    bg_results__quote_n(q, sizeof(q), json_object_get_string(v),
+	                                        (size_t)json_object_get_string_len(v)),
+	                    why);
 }
 
 static int gbench_number(gbench_state *st, json_object *entry, const char *name, const char *key,
@@ -464,6 +495,10 @@ static int gbench_entry(gbench_state *st, json_object *entry, size_t idx)
 	if (!name)
 		return bg_error_set(st->ctx, BG_EINPUT, "%s: benchmarks[%zu] has no \"name\"",
 		                    st->source, idx);
+	/* Before anything quotes them, and whether or not they are measurements. */
+	if ((rc = gbench_check_name(st, idx, "name", entry)) < 0 ||
+	    (rc = gbench_check_name(st, idx, "run_name", entry)) < 0)
+		return rc;
 	if ((rc = gbench_string(st, entry, name, "run_name", &run_name)) < 0 ||
 	    (rc = gbench_string(st, entry, name, "run_type", &run_type)) < 0)
 		return rc;
@@ -647,6 +682,25 @@ static int json_element(bg_ctx *ctx, const char *source, const char *path, json_
 	return 0;
 }
 
+/*
+ * The string `v`, member `key` of the object at `path`, may be stored as a
+ * name (`text`: as free text, a message); else BG_EINPUT naming the place.
+ */
+static int json_name(bg_ctx *ctx, const char *source, const char *path, const char *key,
+                     json_object *v, int text)
+{
+	const char *why = bg_results__bad_name(json_object_get_string(v),
+	                                       (size_t)json_object_get_string_len(v), text);
+	char q[320];
+
+	if (!why)
+		return 0;
+	return at_error(ctx, source, NULL, "%s.%s: %s %s", path, key,
+	                bg_results__quote_n(q, sizeof(q), json_object_get_string(v),
+	                                    (size_t)json_object_get_string_len(v)),
+	                why);
+}
+
 /* ------------------------------------------------------------- nvbench */
 
 /*
@@ -751,22 +805,137 @@ static int nv_number(nvbench_state *st, json_object *summ, const char *path, con
 	return 0;
 }
 
+/* Most samples one side file may hold: 64 MiB of float32. */
+#define NV_MAX_SAMPLES (1LL << 24)
+
+/*
+ * Opens the side file `name` under st->dir (the current directory when
+ * NULL) the way a file named by untrusted input must be opened:
+ *  - only inside that folder: no absolute name, no "..", and no symbolic
+ *    link on the way (each component is opened with O_NOFOLLOW from the
+ *    one before, so a link swapped in meanwhile is not followed either);
+ *  - only a regular file: checked before the open, so a device is never
+ *    opened, and again on the descriptor; O_NONBLOCK keeps a FIFO put in
+ *    its place between the two from blocking the open.
+ * Messages name the file but say nothing of what lies outside the folder.
+ * *fd is -1 (and the result 0) when the file is not there.
+ */
+static int nv_open_side(nvbench_state *st, const char *path, const char *name, int *fd)
+{
+	char q[320], comp[256];
+	const char *p = name, *slash;
+	int dfd = -1, nfd, last = 0, rc = 0;
+	struct stat sb;
+
+	*fd = -1;
+	bg_results__quote(q, sizeof(q), name);
+	if (name[0] == '/')
+		return at_error(st->ctx, st->source, path,
+		                "sample times file %s is an absolute path; side files are read "
+		                "only from the folder of the results",
+		                q);
+	for (p = name; *p; p = slash ? slash + 1 : p + strlen(p)) {
+		size_t n;
+
+		slash = strchr(p, '/');
+		n = slash ? (size_t)(slash - p) : strlen(p);
+		if (n == 2 && !memcmp(p, "..", 2))
+			return at_error(st->ctx, st->source, path,
+			                "sample times file %s leads out of the folder of the "
+			                "results (\"..\")",
+			                q);
+		if (n >= sizeof(comp))
+			return at_error(st->ctx, st->source, path,
+			                "sample times file %s has a name longer than %zu bytes", q,
+			                sizeof(comp) - 1);
+		if (!slash)
+			break;
+	}
+
+	dfd = open(st->dir && *st->dir ? st->dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		if (errno == ENOENT)
+			return 0;
+		return bg_error_errno(st->ctx, BG_EINPUT, "%s: %s: %s", st->source, path,
+		                      st->dir && *st->dir ? st->dir : ".");
+	}
+	for (p = name; *p;) {
+		size_t n;
+
+		slash = strchr(p, '/');
+		n = slash ? (size_t)(slash - p) : strlen(p);
+		last = !slash || !slash[1 + strspn(slash + 1, "/")];
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		p = slash ? slash + 1 : p + n;
+		if (!n || !strcmp(comp, "."))
+			continue;
+		if (fstatat(dfd, comp, &sb, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (errno == ENOENT || errno == ENOTDIR)
+				goto cleanup; /* not there: the caller falls back to the mean */
+			rc = bg_error_errno(st->ctx, BG_EINPUT, "%s: %s: sample times file %s",
+			                    st->source, path, q);
+			goto cleanup;
+		}
+		if (S_ISLNK(sb.st_mode)) {
+			rc = at_error(st->ctx, st->source, path,
+			              "sample times file %s is reached through a symbolic link; "
+			              "side files are read only from the folder of the results, "
+			              "and no link is followed",
+			              q);
+			goto cleanup;
+		}
+		if (last ? !S_ISREG(sb.st_mode) : !S_ISDIR(sb.st_mode)) {
+			rc = at_error(st->ctx, st->source, path,
+			              "sample times file %s is not a regular file", q);
+			goto cleanup;
+		}
+		nfd = openat(dfd, comp,
+		             last ? O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC
+		                  : O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (nfd < 0) {
+			rc = errno == ENOENT ? 0
+			                     : bg_error_errno(st->ctx, BG_EINPUT,
+			                                      "%s: %s: sample times file %s",
+			                                      st->source, path, q);
+			goto cleanup;
+		}
+		close(dfd);
+		dfd = nfd;
+		if (last)
+			break;
+	}
+	if (!last || fstat(dfd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		rc = at_error(st->ctx, st->source, path,
+		              "sample times file %s is not a regular file", q);
+		goto cleanup;
+	}
+	*fd = dfd;
+	dfd = -1;
+
+cleanup:
+	if (dfd >= 0)
+		close(dfd);
+	return rc;
+}
+
 /*
  * Reads the per-sample GPU times of the sample-times summary at `path`.
  * *n stays 0 when there are none to read: nvbench leaves "filename" out when
  * it could not write the file, and a file that is not there (a JSON copied
  * without its "-bin" directory) falls back to the mean, with a warning.  A
- * file that is there must be whole.
+ * file that is there must be whole: exactly the 4 bytes a sample that
+ * "size" says, which is checked before a byte is read.
  */
 static int nv_sample_times(nvbench_state *st, json_object *summ, const char *path, double **values,
                            size_t *n)
 {
-	const char *type, *name, *value;
-	char *raw = NULL, *end;
-	size_t rawlen = 0, i;
+	const char *type, *name, *value, *why;
+	char *raw = NULL, *end, q[320];
+	size_t rawlen = 0, i, got;
 	long long size;
 	struct stat sb;
-	int rc;
+	int rc, fd = -1;
 
 	*values = NULL;
 	*n = 0;
@@ -774,6 +943,10 @@ static int nv_sample_times(nvbench_state *st, json_object *summ, const char *pat
 		return rc;
 	if (strcmp(type, "string") != 0 || !*name)
 		return at_error(st->ctx, st->source, path, "\"filename\" is not a file name");
+	/* The name is printed (the warning below): it must print as what it is. */
+	if ((why = bg_results__bad_name(name, strlen(name), 0)) != NULL)
+		return at_error(st->ctx, st->source, path, "\"filename\" %s %s",
+		                bg_results__quote(q, sizeof(q), name), why);
 	if ((rc = nv_datum(st, summ, path, "size", 1, &type, &value)) < 0)
 		return rc;
 	errno = 0;
@@ -782,38 +955,64 @@ static int nv_sample_times(nvbench_state *st, json_object *summ, const char *pat
 		return at_error(st->ctx, st->source, path,
 		                "size \"%.*s\" is not a positive int64 count of samples", QUOTE_MAX,
 		                value);
+	if (size > NV_MAX_SAMPLES)
+		return at_error(st->ctx, st->source, path,
+		                "size %lld is more than the %lld samples benchguard reads from one "
+		                "file",
+		                size, NV_MAX_SAMPLES);
 
+	/* The name as messages show it: where it was looked for. */
 	st->file.len = 0;
-	if (name[0] != '/' && st->dir && *st->dir &&
+	if (st->dir && *st->dir &&
 	    (bg_buf_puts(&st->file, st->dir) < 0 || bg_buf_put(&st->file, "/", 1) < 0))
 		return bg_error_oom(st->ctx);
 	if (bg_buf_puts(&st->file, name) < 0)
 		return bg_error_oom(st->ctx);
-	if (stat(st->file.ptr, &sb) < 0 && errno == ENOENT) {
+	if ((rc = nv_open_side(st, path, name, &fd)) < 0)
+		return rc;
+	if (fd < 0) {
 		bg_log(st->ctx, BG_LOG_WARN,
 		       "%s: %s: sample times file %s not found: storing nvbench's mean GPU time as "
 		       "the run's one sample",
 		       st->source, path, st->file.ptr);
 		return 0;
 	}
-	if ((rc = bg_read_file(st->ctx, st->file.ptr, &raw, &rawlen)) < 0) {
-		char why[512];
-
-		if (rc == BG_ENOMEM)
-			return rc;
-		snprintf(why, sizeof(why), "%s", bg_ctx_error(st->ctx));
-		return at_error(st->ctx, st->source, path, "sample times: %s", why);
-	}
-	if (rawlen % 4 || rawlen / 4 != (unsigned long long)size) {
-		rc = at_error(st->ctx, st->source, path,
-		              "sample times file %s holds %zu bytes, not the %lld 4-byte samples "
-		              "\"size\" says (truncated?)",
-		              st->file.ptr, rawlen, size);
+	if (fstat(fd, &sb) < 0) {
+		rc = bg_error_errno(st->ctx, BG_EINPUT, "%s: %s: sample times file %s", st->source,
+		                    path, st->file.ptr);
 		goto cleanup;
 	}
-	if (!(*values = malloc((size_t)size * sizeof(double)))) {
+	if ((unsigned long long)sb.st_size != 4ULL * (unsigned long long)size) {
+		rc = at_error(st->ctx, st->source, path,
+		              "sample times file %s holds %lld bytes, not the %lld 4-byte samples "
+		              "\"size\" says (truncated?)",
+		              st->file.ptr, (long long)sb.st_size, size);
+		goto cleanup;
+	}
+	if (!(raw = malloc((size_t)size * 4)) ||
+	    !(*values = malloc((size_t)size * sizeof(double)))) {
 		rc = bg_error_oom(st->ctx);
 		goto cleanup;
+	}
+	/* Exactly the bytes fstat promised, no more: a file that grows is not read on. */
+	for (rawlen = (size_t)size * 4, got = 0; got < rawlen;) {
+		ssize_t k = read(fd, raw + got, rawlen - got);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			rc = bg_error_errno(st->ctx, BG_EINPUT, "%s: %s: sample times file %s",
+			                    st->source, path, st->file.ptr);
+			goto cleanup;
+		}
+		if (k == 0) {
+			rc = at_error(st->ctx, st->source, path,
+			              "sample times file %s ended after %zu of %zu bytes "
+			              "(truncated while read?)",
+			              st->file.ptr, got, rawlen);
+			goto cleanup;
+		}
+		got += (size_t)k;
 	}
 	for (i = 0; i < (size_t)size; i++) {
 		const unsigned char *b = (const unsigned char *)raw + 4 * i;
@@ -838,6 +1037,8 @@ cleanup:
 		free(*values);
 		*values = NULL;
 	}
+	if (fd >= 0)
+		close(fd);
 	free(raw);
 	return rc;
 }
@@ -862,7 +1063,8 @@ static int nv_state(nvbench_state *st, json_object *state, const char *bench, co
 	size_t nsamples = 0, k, n, r;
 
 	if ((rc = json_member(st->ctx, st->source, spath, state, "name", json_type_string, 1, &v)) <
-	    0)
+	            0 ||
+	    (rc = json_name(st->ctx, st->source, spath, "name", v, 0)) < 0)
 		return rc;
 	name = json_object_get_string(v);
 	st->series.len = 0;
@@ -878,7 +1080,8 @@ static int nv_state(nvbench_state *st, json_object *state, const char *bench, co
 	if (json_object_get_boolean(v)) {
 		/* skip() in the benchmark: not measurable here, like an unmet `requires`. */
 		if ((rc = json_member(st->ctx, st->source, spath, state, "skip_reason",
-		                      json_type_string, 0, &v)) < 0)
+		                      json_type_string, 0, &v)) < 0 ||
+		    (v && (rc = json_name(st->ctx, st->source, spath, "skip_reason", v, 1)) < 0))
 			return rc;
 		st->nskipped++;
 		return bg_results_set_outcome(st->ctx, st->out, st->series.ptr, BG_BENCH_SKIPPED,
@@ -1004,6 +1207,7 @@ static int parse_nvbench(bg_ctx *ctx, const char *source, const char *benchmark,
 		snprintf(bpath, sizeof(bpath), "benchmarks[%zu]", i);
 		if ((rc = json_member(ctx, source, bpath, b, "name", json_type_string, 1, &v)) <
 		            0 ||
+		    (rc = json_name(ctx, source, bpath, "name", v, 0)) < 0 ||
 		    (rc = json_member(ctx, source, bpath, b, "states", json_type_array, 1,
 		                      &states)) < 0)
 			goto cleanup;
@@ -1041,7 +1245,7 @@ cleanup:
  * runs left out by hyperfine) are the samples; the rest summarises them.
  */
 
-#define HF_PATH (48 + QUOTE_MAX)
+#define HF_PATH (48 + 320)
 
 /* "k=v,k2=v2" from a result's "parameters" (-P/-L), or "" when none. */
 static int hf_parameters(bg_ctx *ctx, const char *source, const char *path, json_object *result,
@@ -1061,8 +1265,17 @@ static int hf_parameters(bg_ctx *ctx, const char *source, const char *path, json
 	snprintf(ppath, sizeof(ppath), "%s.parameters", path);
 	json_object_object_foreach(params, key, val)
 	{
+		const char *why = bg_results__bad_name(key, strlen(key), 0);
+		char q[320];
+
+		/* Keys and values become series names: "<name>/k=v". */
+		if (why)
+			return at_error(ctx, source, ppath, "key %s %s",
+			                bg_results__quote(q, sizeof(q), key), why);
 		if (!json_object_is_type(val, json_type_string))
 			return at_error(ctx, source, ppath, "\"%s\" is not a string", key);
+		if ((rc = json_name(ctx, source, ppath, key, val, 0)) < 0)
+			return rc;
 		if (bg_buf_printf(out, "%s%s=%s", out->len ? "," : "", key,
 		                  json_object_get_string(val)) < 0)
 			return bg_error_oom(ctx);
@@ -1187,7 +1400,7 @@ static int parse_hyperfine(bg_ctx *ctx, const char *source, const char *benchmar
 {
 	json_object *root = NULL, *doc, *list, *r, *v, *times;
 	const char **commands = NULL;
-	char **params = NULL, **labels = NULL, path[HF_PATH];
+	char **params = NULL, **labels = NULL, path[HF_PATH], q[320];
 	bg_buf series = BG_BUF_INIT, pbuf = BG_BUF_INIT;
 	size_t pos, i, k, n = 0;
 	int rc = 0;
@@ -1233,10 +1446,12 @@ static int parse_hyperfine(bg_ctx *ctx, const char *source, const char *benchmar
 			goto cleanup;
 		snprintf(path, sizeof(path), "results[%zu]", i);
 		if ((rc = json_member(ctx, source, path, r, "command", json_type_string, 1, &v)) <
-		    0)
+		            0 ||
+		    (rc = json_name(ctx, source, path, "command", v, 0)) < 0)
 			goto cleanup;
 		commands[i] = json_object_get_string(v);
-		snprintf(path, sizeof(path), "results[%zu] (\"%.*s\")", i, QUOTE_MAX, commands[i]);
+		snprintf(path, sizeof(path), "results[%zu] (%s)", i,
+		         bg_results__quote(q, sizeof(q), commands[i]));
 		if ((rc = json_member(ctx, source, path, r, "times", json_type_array, 1, &times)) <
 		            0 ||
 		    (rc = hf_check_runs(ctx, source, i, path, r, times)) < 0)
@@ -1287,6 +1502,21 @@ cleanup:
 }
 
 /* -------------------------------------------------------------- driver */
+
+/*
+ * Input errors quote the input (names, tags, units, messages, the file's
+ * own name), which is anybody's text: the message goes out escaped for a
+ * terminal, so a name holding ESC or "\n::error::" reads as what it is.
+ * Escaping escaped text changes nothing, so quoting twice is harmless.
+ */
+static void printable_error(bg_ctx *ctx)
+{
+	char *msg = bg_text__escaped(BG_ESC_TERM, bg_ctx_error(ctx));
+
+	if (msg)
+		bg_error_set(ctx, BG_EINPUT, "%s", msg);
+	free(msg);
+}
 
 /*
  * Linear: bg_results has no public lookup.  `into` holds one run, so this
@@ -1378,5 +1608,7 @@ int bg_format_parse_at(bg_ctx *ctx, bg_format format, const char *source, const 
 	if (rc == 0)
 		rc = merge(ctx, source, parsed, into);
 	bg_results_free(parsed);
+	if (rc == BG_EINPUT)
+		printable_error(ctx);
 	return rc;
 }

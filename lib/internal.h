@@ -81,6 +81,26 @@ char *bg_text__escaped(bg_esc where, const char *s);
 struct json_object;
 const char *bg_text__json(struct json_object *o, int flags);
 
+/*
+ * Bounds on input from outside (results, configs, baselines), so that no
+ * file can make a parser recurse, allocate or read without end: JSON
+ * nesting, the bytes of a name or unit, of free text (subjects, messages),
+ * and of a file read whole (bg_read_file; bg_read_file_max for another).
+ * bg_results__bad_name() says what makes s[0..n) unfit to be stored as a
+ * name ("has a control character", "is not valid UTF-8", "is longer than
+ * 1024 bytes"; `text`: free text, BG_TEXT_MAX), or NULL; bg_results__quote()
+ * writes s for a message: in quotes, escaped for a terminal, cut short
+ * (bg_results__quote_n: s[0..n), a NUL byte shown as "\x00").
+ */
+#define BG_JSON_DEPTH 64
+#define BG_NAME_MAX 1024
+#define BG_TEXT_MAX 65536
+#define BG_READ_MAX ((size_t)256 << 20)
+const char *bg_results__bad_name(const char *s, size_t n, int text);
+const char *bg_results__quote(char *buf, size_t size, const char *s);
+const char *bg_results__quote_n(char *buf, size_t size, const char *s, size_t n);
+int bg_read_file_max(bg_ctx *ctx, const char *path, size_t max, char **data, size_t *len);
+
 /* Makes room in an array of `size`-byte elements for element n (its
  * capacity doubles); 0 or BG_ENOMEM, the array unchanged on failure. */
 int bg_grow(void **arr, size_t *cap, size_t n, size_t size);

@@ -5,8 +5,14 @@
  * writes the set in one transaction.  Series are found by (benchmark,
  * metric) through a small open-addressing hash table, because an import of
  * a large file appends a million samples across thousands of series.
+ *
+ * Every name and unit enters the store through here, so this is where a
+ * name that could not be printed safely (a control character, a bidi
+ * override, invalid UTF-8, a runaway length) is refused, whatever the
+ * parser; the parsers check first only to name the place in their input.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -166,6 +172,78 @@ static series_slot *create(bg_results *res, const char *benchmark, const char *m
 	return sl;
 }
 
+const char *bg_results__bad_name(const char *s, size_t n, int text)
+{
+	const char *why;
+
+	if (n > (text ? BG_TEXT_MAX : BG_NAME_MAX))
+		return text ? "is longer than 65536 bytes" : "is longer than 1024 bytes";
+	if ((why = bg_text__invalid(s, n, NULL)) == NULL)
+		return NULL;
+	return strcmp(why, "invalid UTF-8") ? "has a control character" : "is not valid UTF-8";
+}
+
+/* Bytes of s escaped at most, and characters of the escaped form shown. */
+#define QUOTE_IN 256
+#define QUOTE_OUT 64
+
+const char *bg_results__quote(char *buf, size_t size, const char *s)
+{
+	return bg_results__quote_n(buf, size, s, strlen(s));
+}
+
+const char *bg_results__quote_n(char *buf, size_t size, const char *s, size_t n)
+{
+	char in[QUOTE_IN + 1];
+	bg_buf b = BG_BUF_INIT;
+	size_t cut, chars = 0, i, k;
+	int more = 0, e = 0;
+
+	/* A prefix, cut where a character starts, is all a message shows. */
+	if (n > QUOTE_IN) {
+		n = QUOTE_IN;
+		while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+			n--;
+		more = 1;
+	}
+	memcpy(in, s, n);
+	in[n] = '\0';
+	/* NUL bytes (a JSON "\u0000") end the pieces bg_text__escape sees. */
+	for (k = 0; k <= n && !e; k += strlen(in + k) + 1) {
+		if (k)
+			e |= bg_buf_puts(&b, "\\x00");
+		e |= bg_text__escape(&b, BG_ESC_TERM, in + k);
+	}
+	if (e || !b.ptr) {
+		bg_buf_clear(&b);
+		snprintf(buf, size, "\"...\"");
+		return buf;
+	}
+	/* The escaped text is valid UTF-8: count characters, not bytes. */
+	for (i = 0; i < b.len; i++) {
+		if (((unsigned char)b.ptr[i] & 0xC0) != 0x80 && chars++ == QUOTE_OUT)
+			break;
+	}
+	cut = i;
+	if (cut < b.len)
+		more = 1;
+	snprintf(buf, size, "\"%.*s%s\"", (int)cut, b.ptr, more ? "\u2026" : "");
+	bg_buf_clear(&b);
+	return buf;
+}
+
+/* A name or unit that may be stored: BG_EINPUT naming it otherwise. */
+static int check_name(bg_ctx *ctx, const char *what, const char *s)
+{
+	const char *why = bg_results__bad_name(s, strlen(s), 0);
+	char q[320];
+
+	if (!why)
+		return 0;
+	return bg_error_set(ctx, BG_EINPUT, "%s %s %s", what, bg_results__quote(q, sizeof(q), s),
+	                    why);
+}
+
 int bg_results_add(bg_ctx *ctx, bg_results *res, const char *benchmark, const char *metric,
                    const char *unit, double value)
 {
@@ -174,25 +252,34 @@ int bg_results_add(bg_ctx *ctx, bg_results *res, const char *benchmark, const ch
 	uint64_t h;
 	size_t pos;
 	series_slot *sl;
+	int rc;
 
 	if (!benchmark || !*benchmark || !metric || !*metric)
 		return bg_error_set(ctx, BG_EINPUT, "a sample needs a benchmark and a metric name");
+	h = key_hash(benchmark, metric);
+	sl = find(res, benchmark, metric, h, &pos);
+	/* Checked once per series: a million samples of it pay nothing more. */
+	if (!sl && ((rc = check_name(ctx, "benchmark name", benchmark)) < 0 ||
+	            (rc = check_name(ctx, "metric name", metric)) < 0))
+		return rc;
 	if (bg_unit_canonical(unit, &canon, &scale) < 0)
 		return bg_error_set(ctx, BG_EINPUT, "%s:%s: missing unit", benchmark, metric);
 	if (!isfinite(value))
 		return bg_error_set(ctx, BG_EINPUT, "%s:%s: value is not a finite number",
 		                    benchmark, metric);
 	value *= scale;
-	h = key_hash(benchmark, metric);
-	sl = find(res, benchmark, metric, h, &pos);
 	if (!sl) {
+		if ((rc = check_name(ctx, "unit", unit)) < 0)
+			return rc;
 		sl = create(res, benchmark, metric, canon, h);
 		if (!sl)
 			return bg_error_oom(ctx);
 	} else if (strcmp(sl->s.unit, canon) != 0) {
-		return bg_error_set(ctx, BG_EINPUT,
-		                    "%s:%s: unit \"%s\" differs from earlier \"%s\"", benchmark,
-		                    metric, unit, sl->s.unit);
+		char q[320];
+
+		return bg_error_set(ctx, BG_EINPUT, "%s:%s: unit %s differs from earlier \"%s\"",
+		                    benchmark, metric, bg_results__quote(q, sizeof(q), unit),
+		                    sl->s.unit);
 	}
 	if (sl->s.n == sl->cap) {
 		size_t cap = sl->cap ? sl->cap * 2 : 16;
@@ -233,7 +320,10 @@ int bg_results_set_outcome(bg_ctx *ctx, bg_results *res, const char *benchmark,
 {
 	bg_outcome *o = (bg_outcome *)bg_results_find_outcome(res, benchmark);
 	char *msg = NULL;
+	int rc;
 
+	if (!o && (rc = check_name(ctx, "benchmark name", benchmark)) < 0)
+		return rc;
 	if (message && !(msg = strdup(message)))
 		return bg_error_oom(ctx);
 	if (!o) {

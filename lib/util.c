@@ -78,9 +78,13 @@ int bg_ctx_cancelled(const bg_ctx *ctx)
 	return ctx && ctx->cancel && *ctx->cancel;
 }
 
+/* Through a copy: callers pass the message itself on ("%s", bg_ctx_error(ctx)). */
 static void set_msg(bg_ctx *ctx, const char *fmt, va_list ap)
 {
-	vsnprintf(ctx->msg, sizeof(ctx->msg), fmt, ap);
+	char msg[sizeof(ctx->msg)];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	memcpy(ctx->msg, msg, sizeof(msg));
 }
 
 int bg_error_set(bg_ctx *ctx, int code, const char *fmt, ...)
@@ -260,8 +264,19 @@ char *bg_strdup(const char *s)
 
 int bg_read_file(bg_ctx *ctx, const char *path, char **data, size_t *len)
 {
+	return bg_read_file_max(ctx, path, BG_READ_MAX, data, len);
+}
+
+/*
+ * A regular file larger than `max` is refused before a byte is read; a
+ * pipe or a device (an import from a FIFO, /dev/zero) is read only until
+ * it passes `max`, so no input can take more memory than that.
+ */
+int bg_read_file_max(bg_ctx *ctx, const char *path, size_t max, char **data, size_t *len)
+{
 	bg_buf b = BG_BUF_INIT;
 	char chunk[65536];
+	struct stat st;
 	size_t n;
 	FILE *f;
 
@@ -270,7 +285,11 @@ int bg_read_file(bg_ctx *ctx, const char *path, char **data, size_t *len)
 	f = fopen(path, "rb");
 	if (!f)
 		return bg_error_errno(ctx, BG_EIO, "%s", path);
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > max)
+		goto too_large;
 	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		if (b.len + n > max)
+			goto too_large;
 		if (bg_buf_put(&b, chunk, n) < 0) {
 			fclose(f);
 			bg_buf_clear(&b);
@@ -286,6 +305,15 @@ int bg_read_file(bg_ctx *ctx, const char *path, char **data, size_t *len)
 	*len = b.len;
 	*data = bg_buf_detach(&b);
 	return *data ? 0 : bg_error_oom(ctx);
+too_large:
+	fclose(f);
+	bg_buf_clear(&b);
+	if (max >= (1 << 20) && max % (1 << 20) == 0)
+		return bg_error_set(ctx, BG_EINPUT,
+		                    "%s: larger than %zu MiB, more than benchguard reads", path,
+		                    max >> 20);
+	return bg_error_set(ctx, BG_EINPUT, "%s: larger than %zu bytes, more than benchguard reads",
+	                    path, max);
 }
 
 int bg_line_of(const char *text, size_t len, size_t offset)

@@ -394,12 +394,94 @@ static void test_parse_errors(void **state)
 	bg_ctx_free(ctx);
 }
 
+/*
+ * What a baseline file may not bring in: strings that would be stored and
+ * printed with control characters (facts, names, units, subjects, tags),
+ * and JSON nested past 64 levels.  Each is an input error naming the path,
+ * and the message itself is printable.
+ */
+static void test_hostile_input(void **state)
+{
+#define SERIES(b, m, u)                                                                            \
+	"{" GOOD_UID ", " GOOD_COMMIT ", \"started_at\": 5, \"series\": [{\"benchmark\": " b       \
+	", \"metric\": " m ", \"unit\": " u ", \"direction\": \"lower\", \"samples\": [1]}]}"
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+		{ "{\"format\": \"benchguard-baseline\", \"version\": 1, \"machine\": \"m\", "
+		  "\"runs\": [], \"facts\": {\"cpu_model\": \"Intel\\nfake\"}}",
+		  "x.json: facts.cpu_model: \"Intel\\x0afake\" has a control character" },
+		{ "{\"format\": \"benchguard-baseline\", \"version\": 1, \"machine\": \"m\", "
+		  "\"runs\": [], \"facts\": {\"a=b\": \"c\"}}",
+		  "x.json: facts.a=b: a key must be non-empty and hold no '='" },
+		{ "{\"format\": \"benchguard-baseline\", \"version\": 1, \"machine\": \"m\", "
+		  "\"runs\": [], \"facts\": {\"k\\u001b\": \"c\"}}",
+		  "x.json: facts.k\\x1b: key \"k\\x1b\" has a control character" },
+		{ SERIES("\"b\\u0000x\"", "\"t\"", "\"s\""),
+		  "x.json: runs[0].series[0].benchmark: \"b\\x00x\" has a control character" },
+		{ SERIES("\"b\"", "\"t\\u009b\"", "\"s\""),
+		  "x.json: runs[0].series[0].metric: \"t\\u{009b}\" has a control character" },
+		{ SERIES("\"b\"", "\"t\"", "\"s\\u001b[31m\""),
+		  "x.json: runs[0].series[0].unit: \"s\\x1b[31m\" has a control character" },
+		{ "{" GOOD_UID
+		  ", \"commit\": {\"sha\": \"0123456789abcdef0123456789abcdef01234567\", "
+		  "\"subject\": \"fix \\u202e txt.exe\"}, \"started_at\": 5, \"series\": []}",
+		  "x.json: runs[0].commit.subject: \"fix \\u{202e} txt.exe\" has a control "
+		  "character" },
+		{ "{" GOOD_UID ", " GOOD_COMMIT ", \"branch\": \"main\\r\", \"started_at\": 5, "
+		  "\"series\": []}",
+		  "x.json: runs[0].branch: \"main\\x0d\" has a control character" },
+		{ "{" GOOD_UID ", " GOOD_COMMIT ", \"started_at\": 5, \"tags\": {\"k\": "
+		  "\"v\\n::error::x\"}, \"series\": []}",
+		  "x.json: runs[0].tags.k: \"v\\x0a::error::x\" has a control character" },
+		/* Quoted anywhere else, the file's text is escaped too. */
+		{ "{\"uid\": \"\\u001b]0;x\\u0007\", " GOOD_COMMIT ", \"started_at\": 5, "
+		  "\"series\": []}",
+		  "x.json: runs[0].uid: \"\\x1b]0;x\\x07\" is not 32 lowercase hex digits" },
+	};
+#undef SERIES
+	bg_ctx *ctx = NULL;
+	bg_baseline *b = NULL;
+	bg_buf deep = BG_BUF_INIT;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	for (i = 0; i < BG_ARRAY_SIZE(cases); i++) {
+		char *text = cases[i].text[0] == '{' && cases[i].text[1] == '"' &&
+		                             (cases[i].text[2] == 'u' || cases[i].text[2] == 'c')
+		                     ? file_with_run(cases[i].text)
+		                     : strdup(cases[i].text);
+		const unsigned char *m;
+		int rc = bg_baseline_parse(ctx, "x.json", text, strlen(text), &b);
+
+		if (rc != BG_EINPUT || strcmp(bg_ctx_error(ctx), cases[i].want) != 0)
+			fail_msg("case %zu: rc %d, message \"%s\", want \"%s\"", i, rc,
+			         bg_ctx_error(ctx), cases[i].want);
+		for (m = (const unsigned char *)bg_ctx_error(ctx); *m; m++)
+			assert_true(*m >= 0x20 && *m != 0x7f);
+		assert_null(b);
+		free(text);
+	}
+
+	/* 50,000 '[': json-c stops at 64 levels and says so, with the line. */
+	assert_int_equal(bg_buf_puts(&deep, "{\n\"runs\": "), 0);
+	for (i = 0; i < 50000; i++)
+		assert_int_equal(bg_buf_puts(&deep, "["), 0);
+	assert_int_equal(bg_baseline_parse(ctx, "x.json", deep.ptr, deep.len, &b), BG_EINPUT);
+	assert_string_equal(bg_ctx_error(ctx), "x.json:2: nesting deeper than 64 levels");
+	assert_null(b);
+	bg_buf_clear(&deep);
+	bg_ctx_free(ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip_exact),
 		cmocka_unit_test(test_other_machine_and_units),
 		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_hostile_input),
 	};
 	return cmocka_run_group_tests_name("baseline", tests, setup, teardown);
 }

@@ -508,6 +508,78 @@ static void test_syntax_errors(void **state)
 	bg_ctx_free(ctx);
 }
 
+/* before, `open` '[', `close` ']', after (caller frees). */
+static char *nested(const char *before, size_t open, size_t close, const char *after)
+{
+	bg_buf b = BG_BUF_INIT;
+
+	assert_int_equal(bg_buf_puts(&b, before), 0);
+	while (open--)
+		assert_int_equal(bg_buf_put(&b, "[", 1), 0);
+	while (close--)
+		assert_int_equal(bg_buf_put(&b, "]", 1), 0);
+	assert_int_equal(bg_buf_puts(&b, after), 0);
+	return bg_buf_detach(&b);
+}
+
+static void test_nesting_bounded(void **state)
+{
+	bg_ctx *ctx = NULL;
+	char *text;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	/* 50,000 '[' once overflowed the stack of the position scanner. */
+	text = nested("{\"project\": ", 50000, 0, "");
+	assert_string_equal(parse_error(ctx, text), "t.json:1: nesting deeper than 64 levels");
+	free(text);
+	/* Closed, on the third line: 65 levels (with the object's) are too many. */
+	text = nested("{\n\"project\": \"p\",\n\"x\": ", 64, 64, "}");
+	assert_string_equal(parse_error(ctx, text), "t.json:3: nesting deeper than 64 levels");
+	free(text);
+	/* 64 are read: what is wrong then is the key, not the depth. */
+	text = nested("{\"x\": ", 63, 63, "}");
+	assert_non_null(strstr(parse_error(ctx, text), "t.json:1: unknown key \"x\""));
+	assert_null(strstr(bg_ctx_error(ctx), "nesting"));
+	free(text);
+	/*
+	 * json-c failing early (a bad escape) sends the scanner over the whole
+	 * text to explain it: the deep part after it must not crash the scanner,
+	 * and json-c's message, about the first problem, stands.
+	 */
+	text = nested("{\"project\": \"\\x\", \"b\": ", 50000, 0, "");
+	assert_string_equal(parse_error(ctx, text),
+	                    "t.json:1: invalid JSON: invalid string sequence");
+	free(text);
+	bg_ctx_free(ctx);
+}
+
+static void test_hostile_names(void **state)
+{
+	static const struct {
+		const char *text, *msg;
+	} cases[] = {
+		{ "{\"benchmarks\": [{\"name\": \"a\\u001b[31m\", \"command\": \"x\"}]}",
+		  "t.json:1: benchmarks[0].name: must not contain whitespace or ':' (got "
+		  "\"a\\x1b[31m\")" },
+		/* Past the byte check: a bidi override and a C1 control. */
+		{ "{\"benchmarks\": [{\"name\": \"a\\u202ecod\", \"command\": \"x\"}]}",
+		  "t.json:1: benchmarks[0].name: \"a\\u{202e}cod\" has a control character" },
+		{ "{\"benchmarks\": [{\"name\": \"a\\u009b31m\", \"command\": \"x\"}]}",
+		  "t.json:1: benchmarks[0].name: \"a\\u{009b}31m\" has a control character" },
+		{ "{\n\"project\": \"p\\n::error::x\"}",
+		  "t.json:2: project: \"p\\x0a::error::x\" has a control character" },
+	};
+	bg_ctx *ctx = NULL;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	for (i = 0; i < BG_ARRAY_SIZE(cases); i++)
+		assert_string_equal(parse_error(ctx, cases[i].text), cases[i].msg);
+	bg_ctx_free(ctx);
+}
+
 static int warnings;
 
 static void count_warnings(bg_log_level level, const char *msg, void *data)
@@ -798,6 +870,8 @@ int main(void)
 		cmocka_unit_test(test_overrides_and_metrics),
 		cmocka_unit_test(test_value_errors),
 		cmocka_unit_test(test_syntax_errors),
+		cmocka_unit_test(test_nesting_bounded),
+		cmocka_unit_test(test_hostile_names),
 		cmocka_unit_test(test_alerts),
 		cmocka_unit_test(test_gitlab_alert),
 		cmocka_unit_test(test_expand),

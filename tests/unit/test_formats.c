@@ -9,6 +9,7 @@
  * read their expected values back from the files with json-c.
  */
 #include <math.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -459,8 +460,9 @@ static void test_lines_bad_lines(void **state)
 		const char *text, *message;
 	} cases[] = {
 		{ "BENCHGUARD a:b 1 s\n", "out.txt:1: series name \"a:b\" contains ':'" },
+		/* Quoted escaped: the message itself holds no control character. */
 		{ "BENCHGUARD a\x01 1 s\n",
-		  "out.txt:1: series name \"a\x01\" contains a control character" },
+		  "out.txt:1: series name \"a\\x01\" has a control character" },
 		{ "x\nBENCHGUARD a 1 s extra\n", "out.txt:2: expected \"BENCHGUARD <series> "
 		                                 "<value> <unit>\", found 4 fields after "
 		                                 "BENCHGUARD" },
@@ -819,6 +821,262 @@ static void test_nvbench_documents(void **state)
 	bg_ctx_free(ctx);
 }
 
+/* ------------------------------------------------------ hostile input */
+
+/*
+ * What no format may store: names and units with control characters (C0,
+ * DEL, C1, bidi overrides), invalid UTF-8, a NUL, or 1,025+ bytes.  Each is
+ * refused with the file, the place and the name quoted escaped, and the
+ * message itself holds no control character.
+ */
+static void test_hostile_names(void **state)
+{
+	static const struct {
+		bg_format format;
+		const char *text, *message;
+	} cases[] = {
+		{ BG_FORMAT_GBENCH,
+		  "{\"benchmarks\": [{\"name\": \"BM_x\\u001b[31m\", \"run_type\": \"iteration\", "
+		  "\"real_time\": 1, \"cpu_time\": 1}]}",
+		  "out.txt: benchmarks[0].name: \"BM_x\\x1b[31m\" has a control character" },
+		{ BG_FORMAT_GBENCH,
+		  "{\"benchmarks\": [{\"name\": \"BM_a\", \"run_name\": \"BM_a\\n::error title=x::"
+		  "forged\", \"run_type\": \"iteration\", \"real_time\": 1, \"cpu_time\": 1}]}",
+		  "out.txt: benchmarks[0].run_name: \"BM_a\\x0a::error title=x::forged\" has a "
+		  "control character" },
+		{ BG_FORMAT_GBENCH,
+		  "{\"benchmarks\": [{\"name\": \"BM_\xff\", \"run_type\": \"iteration\", "
+		  "\"real_time\": 1, \"cpu_time\": 1}]}",
+		  "out.txt: benchmarks[0].name: \"BM_\\xff\" is not valid UTF-8" },
+		{ BG_FORMAT_GBENCH,
+		  "{\"benchmarks\": [{\"name\": \"BM_a\\u0000b\", \"run_type\": \"iteration\", "
+		  "\"real_time\": 1, \"cpu_time\": 1}]}",
+		  "out.txt: benchmarks[0].name: \"BM_a\\x00b\" has a control character" },
+		/* Even a skipped entry's name is quoted by messages: refused first. */
+		{ BG_FORMAT_GBENCH,
+		  "{\"benchmarks\": [{\"name\": \"BM_\\u202e\", \"skipped\": true}]}",
+		  "out.txt: benchmarks[0].name: \"BM_\\u{202e}\" has a control character" },
+		{ BG_FORMAT_NVBENCH,
+		  "{\"benchmarks\": [{\"name\": \"copy\\u001b]0;t\\u0007\", \"states\": []}]}",
+		  "out.txt: benchmarks[0].name: \"copy\\x1b]0;t\\x07\" has a control character" },
+		{ BG_FORMAT_NVBENCH,
+		  "{\"benchmarks\": [{\"name\": \"copy\", \"states\": [{\"name\": \"D=0\\u009b\", "
+		  "\"is_skipped\": true}]}]}",
+		  "out.txt: benchmarks[0].states[0].name: \"D=0\\u{009b}\" has a control "
+		  "character" },
+		{ BG_FORMAT_NVBENCH,
+		  "{\"benchmarks\": [{\"name\": \"copy\", \"states\": [{\"name\": \"D=0\", "
+		  "\"is_skipped\": true, \"skip_reason\": \"no\\u001b[2J\"}]}]}",
+		  "out.txt: benchmarks[0].states[0].skip_reason: \"no\\x1b[2J\" has a control "
+		  "character" },
+		{ BG_FORMAT_HYPERFINE,
+		  "{\"results\": [{\"command\": \"sleep\\r1\", \"times\": [1]}]}",
+		  "out.txt: results[0].command: \"sleep\\x0d1\" has a control character" },
+		{ BG_FORMAT_HYPERFINE,
+		  "{\"results\": [{\"command\": \"sleep\", \"times\": [1], \"parameters\": "
+		  "{\"n\\u001b"
+		  "\": \"1\"}}]}",
+		  "out.txt: results[0] (\"sleep\").parameters: key \"n\\x1b\" has a control "
+		  "character" },
+		{ BG_FORMAT_HYPERFINE,
+		  "{\"results\": [{\"command\": \"sleep\", \"times\": [1], \"parameters\": {\"n\": "
+		  "\"1\\u2066\"}}]}",
+		  "out.txt: results[0] (\"sleep\").parameters.n: \"1\\u{2066}\" has a control "
+		  "character" },
+		{ BG_FORMAT_LINES, "BENCHGUARD t 1 m\x1b[0ms\n",
+		  "out.txt:1: unit \"m\\x1b[0ms\" has a control character" },
+		{ BG_FORMAT_LINES, "BENCHGUARD t\xc3 1 ms\n",
+		  "out.txt:1: series name \"t\\xc3\" is not valid UTF-8" },
+		{ BG_FORMAT_LINES, "BENCHGUARD t\xe2\x80\xae 1 ms\n",
+		  "out.txt:1: series name \"t\\u{202e}\" has a control character" },
+	};
+	bg_ctx *ctx = NULL;
+	bg_results *r = prefilled();
+	size_t i;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	for (i = 0; i < BG_ARRAY_SIZE(cases); i++) {
+		const unsigned char *m;
+		int rc = parse_str(ctx, cases[i].format,
+		                   cases[i].format == BG_FORMAT_LINES ? "b" : NULL, cases[i].text,
+		                   r);
+
+		if (rc != BG_EINPUT || strcmp(bg_ctx_error(ctx), cases[i].message) != 0)
+			fail_msg("case %zu: rc %d, \"%s\"; want \"%s\"", i, rc, bg_ctx_error(ctx),
+			         cases[i].message);
+		for (m = (const unsigned char *)bg_ctx_error(ctx); *m; m++)
+			assert_true(*m >= 0x20 && *m != 0x7f);
+		assert_untouched(r);
+	}
+	bg_results_free(r);
+	bg_ctx_free(ctx);
+}
+
+/* Long names: refused past 1024 bytes, quoted cut to 64 characters. */
+static void test_hostile_lengths(void **state)
+{
+	bg_buf text = BG_BUF_INIT, name = BG_BUF_INIT;
+	bg_results *r = prefilled();
+	bg_ctx *ctx = NULL;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	for (i = 0; i < 1024; i++)
+		assert_int_equal(bg_buf_puts(&name, "x"), 0);
+	/* 1024 bytes are a name (the lines format puts "b" in front of it as its benchmark). */
+	assert_int_equal(bg_buf_printf(&text, "BENCHGUARD %s 1 ms\n", name.ptr), 0);
+	assert_int_equal(parse_str(ctx, BG_FORMAT_LINES, "b", text.ptr, r), 0);
+	assert_int_equal(bg_results_series_count(r), 2);
+	bg_results_free(r);
+	r = prefilled();
+	assert_int_equal(bg_buf_puts(&name, "y"), 0);
+	text.len = 0;
+	assert_int_equal(bg_buf_printf(&text,
+	                               "{\"benchmarks\": [{\"name\": \"%s\", \"run_type\": "
+	                               "\"iteration\", \"real_time\": 1, \"cpu_time\": 1}]}",
+	                               name.ptr),
+	                 0);
+	assert_int_equal(parse_str(ctx, BG_FORMAT_GBENCH, NULL, text.ptr, r), BG_EINPUT);
+	assert_string_equal(bg_ctx_error(ctx),
+	                    "out.txt: benchmarks[0].name: "
+	                    "\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	                    "\xe2\x80\xa6\" is longer than 1024 bytes");
+	assert_untouched(r);
+	/* The library's own check, for callers that are not parsers. */
+	assert_int_equal(bg_results_add(ctx, r, name.ptr, "m", "s", 1), BG_EINPUT);
+	assert_non_null(strstr(bg_ctx_error(ctx), "benchmark name \"xxxx"));
+	assert_non_null(strstr(bg_ctx_error(ctx), "is longer than 1024 bytes"));
+	assert_int_equal(bg_results_add(ctx, r, "b", "m\x1b[31m", "s", 1), BG_EINPUT);
+	assert_string_equal(bg_ctx_error(ctx),
+	                    "metric name \"m\\x1b[31m\" has a control character");
+	assert_int_equal(bg_results_add(ctx, r, "b", "m", "s\xc0\xaf", 1), BG_EINPUT);
+	assert_string_equal(bg_ctx_error(ctx), "unit \"s\\xc0\\xaf\" is not valid UTF-8");
+	assert_int_equal(bg_results_set_outcome(ctx, r, "b\n::error::x", BG_BENCH_SKIPPED, "why"),
+	                 BG_EINPUT);
+	assert_untouched(r);
+	assert_int_equal(bg_results_outcome_count(r), 0);
+	bg_results_free(r);
+	bg_buf_clear(&text);
+	bg_buf_clear(&name);
+	bg_ctx_free(ctx);
+}
+
+/* JSON nested past 64 levels is refused by every JSON format, with the line. */
+static void test_hostile_depth(void **state)
+{
+	static const bg_format formats[] = { BG_FORMAT_GBENCH, BG_FORMAT_NVBENCH,
+		                             BG_FORMAT_HYPERFINE };
+	bg_buf deep = BG_BUF_INIT;
+	bg_results *r = prefilled();
+	bg_ctx *ctx = NULL;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_buf_puts(&deep, "{\n\"benchmarks\": "), 0);
+	for (i = 0; i < 50000; i++)
+		assert_int_equal(bg_buf_puts(&deep, "["), 0);
+	for (i = 0; i < BG_ARRAY_SIZE(formats); i++) {
+		assert_int_equal(parse_str(ctx, formats[i], NULL, deep.ptr, r), BG_EINPUT);
+		assert_string_equal(bg_ctx_error(ctx), "out.txt:2: nesting deeper than 64 levels");
+		assert_untouched(r);
+	}
+	bg_results_free(r);
+	bg_buf_clear(&deep);
+	bg_ctx_free(ctx);
+}
+
+/* An nvbench document whose sample-times summary names `file`, `size` samples. */
+static char *nv_side_doc(const char *file, const char *size)
+{
+	bg_buf b = BG_BUF_INIT;
+
+	assert_int_equal(
+	        bg_buf_printf(
+	                &b,
+	                "{\"benchmarks\": [{\"name\": \"copy\", \"states\": [{\"name\": \"D=0\", "
+	                "\"is_skipped\": false, \"summaries\": [{\"tag\": "
+	                "\"nv/cold/time/gpu/mean\", \"data\": [{\"name\": \"value\", \"type\": "
+	                "\"float64\", \"value\": \"1\"}]}, {\"tag\": "
+	                "\"nv/json/bin:nv/cold/sample_times\", \"data\": [{\"name\": "
+	                "\"filename\", \"type\": \"string\", \"value\": \"%s\"}, {\"name\": "
+	                "\"size\", \"type\": \"int64\", \"value\": \"%s\"}]}]}]}]}",
+	                file, size),
+	        0);
+	return bg_buf_detach(&b);
+}
+
+/*
+ * nvbench side files: only regular files inside the folder, found without
+ * following a link, sized before they are read; nothing about a file
+ * outside the folder is told.
+ */
+static void test_nvbench_side_files(void **state)
+{
+	static const struct {
+		const char *file, *size, *message;
+	} cases[] = {
+		{ "/dev/zero", "4", "sample times file \"/dev/zero\" is an absolute path" },
+		{ "../../etc/hostname", "4",
+		  "sample times file \"../../etc/hostname\" leads out of the folder of the "
+		  "results" },
+		{ "sub/../../x.bin", "4", "leads out of the folder of the results" },
+		{ "fifo", "4", "sample times file \"fifo\" is not a regular file" },
+		{ "sub", "4", "sample times file \"sub\" is not a regular file" },
+		{ "out.bin", "4",
+		  "sample times file \"out.bin\" is reached through a symbolic link" },
+		{ "up/ok.bin", "1",
+		  "sample times file \"up/ok.bin\" is reached through a symbolic "
+		  "link" },
+		{ "ok.bin", "2", "ok.bin holds 4 bytes, not the 2 4-byte samples" },
+		{ "ok.bin", "99999999999", "size 99999999999 is more than the 16777216 samples" },
+	};
+	char dir[] = "/tmp/bg-nvside-XXXXXX";
+	bg_results *r = prefilled();
+	bg_ctx *ctx = NULL;
+	size_t i;
+	char *doc;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	bg_test_sh(dir, "mkdir sub && mkfifo fifo && printf '\\000\\000\\200\\077' >ok.bin && "
+	                "ln -s /etc/hostname out.bin && ln -s . up");
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	for (i = 0; i < BG_ARRAY_SIZE(cases); i++) {
+		int rc;
+
+		doc = nv_side_doc(cases[i].file, cases[i].size);
+		rc = bg_format_parse_at(ctx, BG_FORMAT_NVBENCH, "nv.json", NULL, dir, doc,
+		                        strlen(doc), r);
+		if (rc != BG_EINPUT || !strstr(bg_ctx_error(ctx), cases[i].message))
+			fail_msg("case %zu: rc %d, \"%s\"; want \"%s\"", i, rc, bg_ctx_error(ctx),
+			         cases[i].message);
+		/* Nothing is told of a file outside the folder: no size. */
+		if (i < 7)
+			assert_null(strstr(bg_ctx_error(ctx), "bytes"));
+		assert_untouched(r);
+		free(doc);
+	}
+	/* The one good file: its one sample, 1.0 as little-endian float32. */
+	doc = nv_side_doc("./sub/../ok.bin", "1");
+	assert_int_equal(bg_format_parse_at(ctx, BG_FORMAT_NVBENCH, "nv.json", NULL, dir, doc,
+	                                    strlen(doc), r),
+	                 BG_EINPUT); /* ".." is refused even when it stays inside */
+	free(doc);
+	doc = nv_side_doc("./ok.bin", "1");
+	assert_int_equal(bg_format_parse_at(ctx, BG_FORMAT_NVBENCH, "nv.json", NULL, dir, doc,
+	                                    strlen(doc), r),
+	                 0);
+	assert_true(exactly(find(r, "copy/D=0", "gpu_time")->values[0], 1.0));
+	free(doc);
+	bg_test_sh(dir, "rm -rf sub fifo ok.bin out.bin up");
+	rmdir(dir);
+	bg_results_free(r);
+	bg_ctx_free(ctx);
+}
+
 /* ---------------------------------------------------------- hyperfine */
 
 /*
@@ -1031,6 +1289,10 @@ int main(void)
 		cmocka_unit_test(test_nvbench_sample_file),
 		cmocka_unit_test(test_nvbench_bad_files),
 		cmocka_unit_test(test_nvbench_documents),
+		cmocka_unit_test(test_hostile_names),
+		cmocka_unit_test(test_hostile_lengths),
+		cmocka_unit_test(test_hostile_depth),
+		cmocka_unit_test(test_nvbench_side_files),
 		cmocka_unit_test(test_hyperfine_real),
 		cmocka_unit_test(test_hyperfine_bad),
 		cmocka_unit_test(test_formats_names),
