@@ -142,6 +142,8 @@ int bg_text__escape(bg_buf *b, bg_esc where, const char *s)
 		return e ? BG_ENOMEM : 0;
 	}
 
+	if (where == BG_ESC_MD_CODE && !n)
+		return bg_buf_put(b, "", 0) ? BG_ENOMEM : 0;
 	if (where == BG_ESC_MD_CODE) {
 		/* A fence longer than any run inside; a space pads a backtick at either end. */
 		fence = longest_backticks((const char *)u) + 1;
@@ -211,26 +213,113 @@ char *bg_text__escaped(bg_esc where, const char *s)
 	return bg_buf_detach(&b);
 }
 
+/* Whether s[0..n) is well-formed UTF-8 (NUL and control characters are:
+ * JSON escapes those). */
+static int utf8_valid(const char *s, size_t n)
+{
+	size_t i = 0, len;
+	uint32_t c;
+
+	while (i < n) {
+		if (!(len = utf8_decode((const unsigned char *)s + i, n - i, &c)))
+			return 0;
+		i += len;
+	}
+	return 1;
+}
+
+/* s[0..n) with each stray byte replaced by U+FFFD. */
+static int utf8_repair(bg_buf *b, const char *s, size_t n)
+{
+	size_t i = 0, len;
+	uint32_t c;
+	int e = 0;
+
+	while (i < n && !e) {
+		if (!(len = utf8_decode((const unsigned char *)s + i, n - i, &c))) {
+			e |= bg_buf_puts(b, "\xEF\xBF\xBD");
+			i++;
+		} else {
+			e |= bg_buf_put(b, s + i, len);
+			i += len;
+		}
+	}
+	return e || bg_buf_put(b, "", 0) ? BG_ENOMEM : 0;
+}
+
+/* Deeper than any tree benchguard builds; a deeper one is refused. */
+#define JSON_TIDY_DEPTH 256
+
+static int json_tidy(json_object *o, int depth);
+
+/* A member or element as JSON may hold it: NULL for a non-finite number. */
+static int json_tidy_value(json_object *val, int depth, int *drop)
+{
+	*drop = json_object_is_type(val, json_type_double) && !isfinite(json_object_get_double(val));
+	return *drop ? 0 : json_tidy(val, depth + 1);
+}
+
+/* An object's keys as valid UTF-8: a key with stray bytes is re-added
+ * under its repaired name (after the loop: foreach must not see it). */
+static int json_tidy_keys(json_object *o)
+{
+	char **bad = NULL;
+	size_t n = 0, cap = 0, i;
+	int e = 0;
+
+	json_object_object_foreach(o, key, val)
+	{
+		(void)val;
+		if (!utf8_valid(key, strlen(key))) {
+			if (bg_grow((void **)&bad, &cap, n + 1, sizeof(*bad)) < 0 ||
+			    !(bad[n] = strdup(key))) {
+				e = 1;
+				break;
+			}
+			n++;
+		}
+	}
+	for (i = 0; i < n && !e; i++) {
+		json_object *v = json_object_get(json_object_object_get(o, bad[i]));
+		bg_buf fixed = BG_BUF_INIT;
+
+		json_object_object_del(o, bad[i]);
+		if (utf8_repair(&fixed, bad[i], strlen(bad[i])) < 0 ||
+		    json_object_object_add(o, fixed.ptr, v) < 0) {
+			json_object_put(v);
+			e = 1;
+		}
+		bg_buf_clear(&fixed);
+	}
+	for (i = 0; i < n; i++)
+		free(bad[i]);
+	free(bad);
+	return e ? BG_ENOMEM : 0;
+}
+
 /*
- * JSON out: strings as valid UTF-8 (a stray byte becomes U+FFFD), numbers
- * finite (null otherwise), whatever the tree was built from.
+ * JSON out: keys and strings as valid UTF-8 (a stray byte becomes U+FFFD),
+ * numbers finite (null otherwise), whatever the tree was built from.
  */
 static int json_tidy(json_object *o, int depth)
 {
-	if (depth > 64)
-		return 0;
+	int drop;
+
+	if (depth > JSON_TIDY_DEPTH)
+		return BG_EINPUT;
 	switch (json_object_get_type(o)) {
 	case json_type_object: {
+		if (json_tidy_keys(o) < 0)
+			return BG_ENOMEM;
 		json_object_object_foreach(o, key, val)
 		{
-			(void)key;
-			if (json_object_is_type(val, json_type_double) &&
-			    !isfinite(json_object_get_double(val))) {
-				if (json_object_object_add(o, key, NULL) < 0)
-					return BG_ENOMEM;
-			} else if (json_tidy(val, depth + 1) < 0) {
+			int e = json_tidy_value(val, depth, &drop);
+
+			if (e < 0)
+				return e;
+			/* Replacing a member's value in place leaves the table as is. */
+			if (drop && json_object_object_add(o, key, NULL) < 0)
 				return BG_ENOMEM;
-			}
 		}
 		return 0;
 	}
@@ -238,40 +327,28 @@ static int json_tidy(json_object *o, int depth)
 		size_t i, n = json_object_array_length(o);
 
 		for (i = 0; i < n; i++) {
-			json_object *val = json_object_array_get_idx(o, i);
+			int e = json_tidy_value(json_object_array_get_idx(o, i), depth, &drop);
 
-			if (json_object_is_type(val, json_type_double) &&
-			    !isfinite(json_object_get_double(val))) {
-				if (json_object_array_put_idx(o, i, NULL) < 0)
-					return BG_ENOMEM;
-			} else if (json_tidy(val, depth + 1) < 0) {
+			if (e < 0)
+				return e;
+			if (drop && json_object_array_put_idx(o, i, NULL) < 0)
 				return BG_ENOMEM;
-			}
 		}
 		return 0;
 	}
 	case json_type_string: {
 		const char *s = json_object_get_string(o);
-		size_t n = (size_t)json_object_get_string_len(o), i = 0, len;
+		size_t n = (size_t)json_object_get_string_len(o);
 		bg_buf b = BG_BUF_INIT;
-		uint32_t c;
-		int e = 0;
+		int e;
 
-		if (!bg_text__invalid(s, n, NULL) || memchr(s, 0, n))
+		if (utf8_valid(s, n))
 			return 0;
-		while (i < n) {
-			if (!(len = utf8_decode((const unsigned char *)s + i, n - i, &c))) {
-				e |= bg_buf_puts(&b, "\xEF\xBF\xBD");
-				i++;
-			} else {
-				e |= bg_buf_put(&b, s + i, len);
-				i += len;
-			}
-		}
-		if (!e && b.ptr)
-			e = json_object_set_string_len(o, b.ptr, (int)b.len) ? 0 : -1;
+		e = utf8_repair(&b, s, n);
+		if (!e && !json_object_set_string_len(o, b.ptr, (int)b.len))
+			e = BG_ENOMEM;
 		bg_buf_clear(&b);
-		return e ? BG_ENOMEM : 0;
+		return e;
 	}
 	default:
 		return 0;
