@@ -709,6 +709,7 @@ static int string_map(validator *v, json_object *obj, const char *prefix, int as
 	char **list = calloc(2 * n + 1, sizeof(char *)), q[320];
 	bg_buf b = BG_BUF_INIT;
 	const char *why;
+	int rc;
 
 	*out = NULL;
 	if (!list)
@@ -717,14 +718,13 @@ static int string_map(validator *v, json_object *obj, const char *prefix, int as
 	{
 		set_path(v, "%s.%s", prefix, key);
 		if (!val || !json_object_is_type(val, json_type_string)) {
-			bg_strv_free(list);
-			return invalid(v, "expected a string, got %s",
-			               val ? type_name(val) : "null");
+			rc = invalid(v, "expected a string, got %s", val ? type_name(val) : "null");
+			goto fail;
 		}
 		/* Both kinds of key hold no '=': "K=V" and the fingerprint's text split there. */
 		if (!*key || strchr(key, '=')) {
-			bg_strv_free(list);
-			return invalid(v, "a key must be non-empty and hold no '='");
+			rc = invalid(v, "a key must be non-empty and hold no '='");
+			goto fail;
 		}
 		if ((why = bg_results__bad_name(key, strlen(key), 0)) != NULL ||
 		    (why = bg_results__bad_name(json_object_get_string(val),
@@ -732,12 +732,11 @@ static int string_map(validator *v, json_object *obj, const char *prefix, int as
 		            NULL) {
 			int bad_key = bg_results__bad_name(key, strlen(key), 0) != NULL;
 
-			bg_strv_free(list);
-			return invalid(
-			        v, "%s%s %s", bad_key ? "key " : "",
-			        bg_results__quote(q, sizeof(q),
-			                          bad_key ? key : json_object_get_string(val)),
-			        why);
+			rc = invalid(v, "%s%s %s", bad_key ? "key " : "",
+			             bg_results__quote(q, sizeof(q),
+			                               bad_key ? key : json_object_get_string(val)),
+			             why);
+			goto fail;
 		}
 		if (as_tags) {
 			b.len = 0;
@@ -754,9 +753,11 @@ static int string_map(validator *v, json_object *obj, const char *prefix, int as
 	*out = list;
 	return 0;
 oom:
+	rc = bg_error_oom(v->ctx);
+fail:
 	bg_buf_clear(&b);
 	bg_strv_free(list);
-	return bg_error_oom(v->ctx);
+	return rc;
 }
 
 /* Holds a series to one unit over the whole file (the store would refuse a mix). */
