@@ -5,6 +5,7 @@
 #   make demo       build and run the example suite a few times, print history
 #   make bench      measure benchguard against its peers (see tests/bench)
 #   make SANITIZE=1 test   the same under ASan+UBSan (separate build dir)
+#   make fuzz       libFuzzer on the parsers, FUZZ_TIME seconds each (tests/fuzz)
 #   make V=1        show the full compiler commands
 
 PREFIX   ?= /usr/local
@@ -61,7 +62,8 @@ DEB_PKGS = make gcc g++ pkg-config git libgit2-dev libsqlite3-dev sqlite3 \
            libcmocka-dev libbenchmark-dev hyperfine procps python3 python3-scipy \
            chromium chromium-driver
 
-.PHONY: all test unit e2e demo deps bench install uninstall format examples clean help
+.PHONY: all test unit e2e demo deps bench install uninstall format examples clean help \
+        fuzz fuzz-bins
 
 all: $(BIN)
 
@@ -118,7 +120,43 @@ deps:
 	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
-unit: $(UNIT_BIN) $(FAKE_GPU) $(API_EXAMPLE)
+# The fuzz harnesses (tests/fuzz/README.md).  `make unit` links each with
+# tests/fuzz/replay.c into a test that feeds it every stored input once, so
+# `make test` and `make SANITIZE=1 test` replay the corpora and the crash
+# reproducers; `make fuzz` builds them with clang's libFuzzer into
+# $(FUZZ_BUILD) and runs each for FUZZ_TIME seconds.
+FUZZ_HARNESSES ?= config lines gbench nvbench hyperfine baseline text
+FUZZ_REPLAY = $(FUZZ_HARNESSES:%=$(BUILD)/tests/test_fuzz_%)
+FUZZ_BIN    = $(FUZZ_HARNESSES:%=$(BUILD)/fuzz/fuzz_%)
+FUZZ_DEPS   = tests/fuzz/fuzz.h tests/fuzz/format.h
+FUZZ_CC    ?= clang
+FUZZ_BUILD ?= build/libfuzzer
+FUZZ_TIME  ?= 600
+FUZZ_SAN    = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+# Only `make fuzz` needs these; `make test` does not.
+FUZZ_DEB_PKGS = clang libclang-rt-14-dev
+
+$(BUILD)/tests/test_fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(FUZZ_DEPS) $(LIBA)
+	@mkdir -p $(dir $@)
+	$(say) TEST $@
+	$(Q)$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(ALL_CFLAGS) -DFUZZ_NAME='"$*"' -o $@ \
+	  tests/fuzz/fuzz_$*.c tests/fuzz/replay.c $(LIBA) $(LIBS)
+
+# Built by the sub-make of `fuzz`, where CC is clang and the library's
+# objects carry -fsanitize=fuzzer-no-link.
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_DEPS) $(LIBA)
+	@mkdir -p $(dir $@)
+	$(say) FUZZ $@
+	$(Q)$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIBA) $(LIBS)
+fuzz-bins: $(FUZZ_BIN)
+
+fuzz:
+	@$(MAKE) --no-print-directory deps DEB_PKGS="$(FUZZ_DEB_PKGS)"
+	@$(MAKE) --no-print-directory CC=$(FUZZ_CC) BUILD=$(FUZZ_BUILD) \
+	  SANFLAGS="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" fuzz-bins
+	@tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_TIME) $(FUZZ_HARNESSES)
+
+unit: $(UNIT_BIN) $(FAKE_GPU) $(API_EXAMPLE) $(FUZZ_REPLAY)
 test: deps
 	@$(MAKE) --no-print-directory all unit examples
 	@tests/run.sh $(BUILD)
@@ -154,6 +192,6 @@ clean:
 	$(MAKE) -C examples/cuda clean
 
 help:
-	@sed -n '1,10p' Makefile
+	@sed -n '1,11p' Makefile
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)
