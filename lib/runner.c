@@ -1,27 +1,34 @@
 /*
  * runner.c -- runs benchmark commands and turns what they did into samples.
  *
- * bg_exec is one execution: posix_spawn (glibc's vfork-style fast path) of
- * the command in its own process group, a pidfd and poll() to wait for it
+ * bg_exec is one execution: vfork of a child that sets itself up (its own
+ * process group, /dev/null for stdin, default signals, death with
+ * benchguard) and execs the command, a pidfd and poll() to wait for it
  * while draining its output pipes, and a killpg of the whole group at the
- * timeout and after it exits, so that nothing a benchmark starts outlives
+ * timeout and after it exits.  What left the group (a daemon that called
+ * setsid) comes back to benchguard, a child subreaper while the command
+ * runs, and is killed and reaped too: nothing a benchmark starts outlives
  * it.  It must cost next to nothing beside the command itself: `make bench`
  * holds `benchguard run` on /bin/true to 1.05x a bare posix_spawn+wait4 loop
- * (tests/bench/spawnloop.c), which is why plain word lists skip the shell.
+ * (tests/bench/spawnloop.c), which is why plain word lists skip the shell
+ * and the search for leftovers reads /proc/self/task/<tid>/children, a
+ * few microseconds, rather than every /proc/<pid>/stat.
  *
  * bg_runner_run applies one benchmark's config: its `requires`, warm-up and
  * samples for `time`, a single execution and the output parser for the
  * formats that report their own samples, and the outcome of the benchmark.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -40,6 +47,10 @@
 /* The longest poll() while a command runs: a cancel flag set by a signal
  * that arrived just before poll() is seen within this many ms. */
 #define CANCEL_POLL_MS 100
+/* Each round of killing leftovers reaps at least one; a bound all the same. */
+#define MAX_REAP_ROUNDS 10000
+/* The variable that tells an execution's processes from the host's. */
+#define EXEC_ID_VAR "BENCHGUARD_EXEC_ID"
 
 /* ---------------------------------------------------------------- command */
 
@@ -103,27 +114,28 @@ static int split_words(const char *command, char **words, char ***argv)
 }
 
 /*
- * environ plus the extra entries; an extra "K=V" replaces the inherited K,
- * since getenv() would find the inherited one first.  NULL extra -> environ
- * itself, no copy.
+ * environ plus the extra entries and `id` (EXEC_ID_VAR=...), in a malloc'd
+ * array (*owned); an extra "K=V" replaces the inherited K, since getenv()
+ * would find the inherited one first.
  */
-static char **build_env(const char *const *extra, char ***owned)
+static char **build_env(const char *const *extra, char *id, char ***owned)
 {
 	size_t n = 0, m = 0, i, j, k = 0;
 	char **envp;
 
 	*owned = NULL;
-	if ((!extra || !extra[0]) && environ)
-		return environ;
 	while (environ && environ[n])
 		n++;
 	while (extra && extra[m])
 		m++;
-	envp = malloc((n + m + 1) * sizeof(char *));
+	envp = malloc((n + m + 2) * sizeof(char *));
 	if (!envp)
 		return NULL;
 	for (i = 0; i < n; i++) {
 		size_t klen = strcspn(environ[i], "=");
+
+		if (klen == strlen(EXEC_ID_VAR) && !strncmp(environ[i], EXEC_ID_VAR, klen))
+			continue;
 		for (j = 0; j < m; j++)
 			if (!strncmp(extra[j], environ[i], klen) && extra[j][klen] == '=')
 				break;
@@ -132,6 +144,7 @@ static char **build_env(const char *const *extra, char ***owned)
 	}
 	for (j = 0; j < m; j++)
 		envp[k++] = (char *)extra[j];
+	envp[k++] = id;
 	envp[k] = NULL;
 	*owned = envp;
 	return envp;
@@ -360,73 +373,494 @@ static int drain(bg_ctx *ctx, exec_io *io, struct pollfd *pfd)
 	return 0;
 }
 
-/* ------------------------------------------------------------------ exec */
+/* ----------------------------------------------------------------- spawn */
 
-static int spawn_setup(bg_ctx *ctx, const bg_exec_opts *opts, int out_fd, int err_fd,
-                       posix_spawn_file_actions_t *fa, posix_spawnattr_t *attr)
+/*
+ * What the child needs, all prepared before vfork(): the child shares our
+ * memory until it execs, so it only makes system calls, writes into
+ * path_buf and, when a step fails, sets err.
+ */
+typedef struct {
+	char **argv;    /* a plain word list run directly, or NULL */
+	char **sh_argv; /* sh -c command: a shell command, or argv not found */
+	char **envp;
+	const char *path; /* PATH to search for argv[0]; NULL: it has a '/' */
+	char *path_buf;   /* room for the longest PATH entry, '/' and argv[0] */
+	const char *log_path, *cwd;
+	int out_fd, err_fd; /* the pipes' write ends; -1: /dev/null */
+	pid_t parent;
+	volatile int err; /* errno of the step that failed in the child */
+} spawn_plan;
+
+/* Puts fd `from` at `to`, leaving it open across exec. */
+static int move_fd(int from, int to)
 {
-	sigset_t set;
-	int rc;
+	if (from == to)
+		return fcntl(to, F_SETFD, 0);
+	return dup2(from, to) < 0 ? -1 : 0;
+}
 
-	/* One open of /dev/null serves stdin and, when not captured, stdout. */
-	rc = posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDWR, 0);
-	if (!rc && opts->log_path)
-		rc = posix_spawn_file_actions_addopen(
-		        fa, 1, opts->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0666);
-	else if (!rc)
-		rc = posix_spawn_file_actions_adddup2(fa, out_fd >= 0 ? out_fd : 0, 1);
-	if (!rc)
-		rc = posix_spawn_file_actions_adddup2(fa, opts->log_path ? 1 : err_fd, 2);
-	if (!rc && opts->cwd)
-		rc = posix_spawn_file_actions_addchdir_np(fa, opts->cwd);
-	if (!rc)
-		rc = posix_spawnattr_setflags(attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-		                                            POSIX_SPAWN_SETSIGDEF);
-	if (!rc)
-		rc = posix_spawnattr_setpgroup(attr, 0);
-	sigemptyset(&set);
-	if (!rc)
-		rc = posix_spawnattr_setsigmask(attr, &set);
-	/* Dispositions the host ignores (SIGPIPE, SIGINT under nohup...) would
-	 * otherwise be inherited by the benchmark. */
-	sigfillset(&set);
-	sigdelset(&set, SIGKILL);
-	sigdelset(&set, SIGSTOP);
-	if (!rc)
-		rc = posix_spawnattr_setsigdefault(attr, &set);
-	if (rc) {
-		errno = rc;
-		return bg_error_errno(ctx, BG_ERROR, "cannot set up a child process");
-	}
+static int open_at(const char *path, int flags, int to)
+{
+	int fd = open(path, flags, 0666);
+
+	if (fd < 0 || fd == to)
+		return fd < 0 ? -1 : 0;
+	if (dup2(fd, to) < 0)
+		return -1;
+	close(fd);
 	return 0;
 }
 
-int bg_exec(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, bg_exec_result *out)
+/* posix_spawnp's search: an errno of exec when nothing ran. */
+static int exec_path(spawn_plan *sp)
+{
+	const char *p = sp->path, *end;
+	size_t flen = strlen(sp->argv[0]);
+	int eacces = 0;
+
+	for (;; p = end + 1) {
+		size_t len;
+
+		end = strchrnul(p, ':');
+		len = (size_t)(end - p);
+		if (len == 0) {
+			sp->path_buf[0] = '.';
+			len = 1;
+		} else {
+			memcpy(sp->path_buf, p, len);
+		}
+		sp->path_buf[len] = '/';
+		memcpy(sp->path_buf + len + 1, sp->argv[0], flen + 1);
+		execve(sp->path_buf, sp->argv, sp->envp);
+		if (errno == EACCES)
+			eacces = 1;
+		else if (errno != ENOENT && errno != ENOTDIR && errno != ESTALE &&
+		         errno != ENODEV && errno != ETIMEDOUT)
+			return errno;
+		if (!*end)
+			return eacces ? EACCES : ENOENT;
+	}
+}
+
+/*
+ * The child between vfork() and exec.  Dispositions go back to default
+ * first: a handler of the host must not run here, in the host's memory,
+ * once signals are unblocked, and what the host ignores (SIGPIPE, SIGINT
+ * under nohup) must not reach the benchmark.
+ */
+static _Noreturn void spawn_child(spawn_plan *sp)
+{
+	struct sigaction sa;
+	sigset_t none;
+	int sig, e;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	for (sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			sigaction(sig, &sa, NULL); /* glibc's own two refuse: fine */
+	if (setpgid(0, 0) < 0 || open_at("/dev/null", O_RDWR, 0) < 0)
+		goto fail;
+	if (sp->log_path) {
+		if (open_at(sp->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 1) < 0 ||
+		    move_fd(1, 2) < 0)
+			goto fail;
+	} else if (move_fd(sp->out_fd >= 0 ? sp->out_fd : 0, 1) < 0 || move_fd(sp->err_fd, 2) < 0) {
+		goto fail;
+	}
+	if (sp->cwd && chdir(sp->cwd) < 0)
+		goto fail;
+	/*
+	 * Killed when benchguard dies, even by SIGKILL.  The kernel sends this
+	 * when the *thread* that forked exits, not the process: bg_exec's
+	 * thread waits for the child, so for as long as the child lives that
+	 * thread does.  If benchguard died before the prctl, nothing would
+	 * send it: getppid() tells (we are an orphan then).  Only the command
+	 * itself has it: exec of a set-user-ID program, and fork, drop it.
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		goto fail;
+	if (getppid() != sp->parent)
+		_exit(127);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (sp->argv) {
+		if (sp->path) {
+			e = exec_path(sp);
+		} else {
+			execve(sp->argv[0], sp->argv, sp->envp);
+			e = errno;
+		}
+		/* Not found or not executable: the shell says so, with its 127/126. */
+		if (e != ENOENT && e != EACCES && e != ENOEXEC) {
+			errno = e;
+			goto fail;
+		}
+	}
+	execve("/bin/sh", sp->sh_argv, sp->envp);
+fail:
+	sp->err = errno ? errno : EINVAL;
+	_exit(127);
+}
+
+/*
+ * Starts the child (vfork: no copy of our memory, the cost of posix_spawn)
+ * with every signal blocked until it has reset its dispositions.  The
+ * pid, or -1 with errno when the child could not get to exec.
+ */
+static pid_t spawn(spawn_plan *sp)
+{
+	sigset_t all, old;
+	pid_t pid;
+	int e;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	sp->err = 0;
+	pid = vfork();
+	if (pid == 0)
+		spawn_child(sp);
+	e = pid < 0 ? errno : sp->err;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (pid > 0 && e) {
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		pid = -1;
+	}
+	errno = e;
+	return pid;
+}
+
+/* ------------------------------------------------------------- leftovers */
+
+/*
+ * What a command leaves running outside its process group (a daemon that
+ * called setsid) is found through the child subreaper attribute: while a
+ * command runs, benchguard is one, so such processes, once orphaned, become
+ * its children rather than init's (or an outer subreaper's).  The library
+ * may live inside a host with children and threads of its own, so:
+ *  - the attribute is set only while a command runs (counted across
+ *    threads) and then put back as it was;
+ *  - a new child is taken for the command's only when the process had no
+ *    other child and one thread as the command started (then all it can
+ *    gain descends from the command), or when it is in the command's
+ *    group, in a group of another such process, or carries this
+ *    execution's EXEC_ID_VAR in its environment (as it was at its exec);
+ *  - anything else is the host's: never signalled, never waited for; and
+ *    what is ours is reaped by pid, so no status of the host's is taken.
+ * The exceptions: a signal handler of a lone-threaded host that forks
+ * while a command runs would have its child taken for the command's; and a
+ * host that reaps children it does not know (waitpid(-1) in another thread,
+ * SIGCHLD ignored) lets a pid be reused under us, as it already does with
+ * the command's own.
+ */
+static pthread_mutex_t reaper_lock = PTHREAD_MUTEX_INITIALIZER;
+static int reaper_users, reaper_was;
+static unsigned long exec_serial;
+
+typedef struct {
+	pid_t *v;
+	size_t n, cap;
+} pid_list;
+
+/* Becomes a subreaper for one execution; returns its serial number. */
+static unsigned long reaper_enter(void)
+{
+	unsigned long serial;
+	int was = 0;
+
+	pthread_mutex_lock(&reaper_lock);
+	if (reaper_users++ == 0) {
+		/* Unknown (a kernel before 3.4): leave it alone. */
+		if (prctl(PR_GET_CHILD_SUBREAPER, (unsigned long)&was) < 0)
+			was = -1;
+		reaper_was = was;
+		if (!was)
+			prctl(PR_SET_CHILD_SUBREAPER, 1UL);
+	}
+	serial = ++exec_serial;
+	pthread_mutex_unlock(&reaper_lock);
+	return serial;
+}
+
+static void reaper_leave(void)
+{
+	pthread_mutex_lock(&reaper_lock);
+	if (--reaper_users == 0 && !reaper_was)
+		prctl(PR_SET_CHILD_SUBREAPER, 0UL);
+	pthread_mutex_unlock(&reaper_lock);
+}
+
+static int pids_add(pid_list *l, pid_t pid)
+{
+	if (bg_grow((void **)&l->v, &l->cap, l->n, sizeof(pid_t)) < 0)
+		return BG_ENOMEM;
+	l->v[l->n++] = pid;
+	return 0;
+}
+
+static int pids_has(const pid_list *l, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->v[i] == pid)
+			return 1;
+	return 0;
+}
+
+/* Adds the numbers of a /proc "children" file; 1 when it cannot be opened. */
+static int read_pids(const char *path, pid_list *l)
+{
+	char buf[4096];
+	long v = -1;
+	ssize_t n, i;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+
+	if (fd < 0)
+		return 1;
+	while (rc == 0 && (n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		for (i = 0; i < n && rc == 0; i++) {
+			if (buf[i] >= '0' && buf[i] <= '9' && v < 100000000)
+				v = (v < 0 ? 0 : v * 10) + (buf[i] - '0');
+			else if (v >= 0) {
+				rc = pids_add(l, (pid_t)v);
+				v = -1;
+			}
+		}
+	}
+	if (rc == 0 && v >= 0)
+		rc = pids_add(l, (pid_t)v);
+	close(fd);
+	return rc;
+}
+
+/* State, parent and process group of pid from /proc/<pid>/stat; -1: gone. */
+static int proc_stat(pid_t pid, char *state, pid_t *ppid, pid_t *pgrp)
+{
+	char path[64], buf[1024], *p;
+	int fd, pp, pg;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* After the command name, which may hold anything, ')' included. */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %c %d %d", state, &pp, &pg) != 3)
+		return -1;
+	*ppid = (pid_t)pp;
+	*pgrp = (pid_t)pg;
+	return 0;
+}
+
+/* Without CONFIG_PROC_CHILDREN: every process whose parent we are. */
+static int scan_children(pid_list *l)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t self = getpid(), ppid, pgrp;
+	char state;
+	int rc = 0;
+
+	if (!d)
+		return BG_ERROR;
+	while (rc == 0 && (e = readdir(d)) != NULL) {
+		pid_t pid = (pid_t)atoi(e->d_name);
+
+		if (pid > 0 && proc_stat(pid, &state, &ppid, &pgrp) == 0 && ppid == self)
+			rc = pids_add(l, pid);
+	}
+	closedir(d);
+	return rc;
+}
+
+/*
+ * This process's children, from /proc/self/task/<tid>/children (a child
+ * is listed under the thread that forked it, an orphan under the one that
+ * took it), and how many threads it has.  0; BG_ENOMEM; BG_ERROR when /proc
+ * cannot tell.
+ */
+static int list_children(pid_list *l, int *threads)
+{
+	char path[64];
+	struct dirent *e;
+	DIR *d = opendir("/proc/self/task");
+	pid_t self = gettid();
+	int rc = 0, nt = 0, scan = 0;
+
+	l->n = 0;
+	if (!d)
+		return BG_ERROR;
+	while (rc == 0 && (e = readdir(d)) != NULL) {
+		pid_t tid = (pid_t)atoi(e->d_name);
+
+		if (tid <= 0)
+			continue;
+		nt++;
+		if (scan)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)tid);
+		/* Missing for another thread: it just ended.  For ours: no such file. */
+		if ((rc = read_pids(path, l)) == 1) {
+			scan = tid == self;
+			rc = 0;
+		}
+	}
+	closedir(d);
+	if (rc == 0 && scan) {
+		l->n = 0;
+		rc = scan_children(l);
+	}
+	if (threads)
+		*threads = nt;
+	return rc;
+}
+
+/* Does pid's environment, as it was at its exec, hold the entry `id`? */
+static int has_id(pid_t pid, const char *id)
+{
+	char path[64], buf[4096];
+	size_t len = strlen(id);
+	long at = 0; /* bytes of id matched in this entry; -1: not this one */
+	ssize_t n, i;
+	int fd, found = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	while (!found && (n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		for (i = 0; i < n && !found; i++) {
+			if (buf[i] == '\0') {
+				found = at == (long)len;
+				at = 0;
+			} else if (at >= 0 && (size_t)at < len && buf[i] == id[at]) {
+				at++;
+			} else {
+				at = -1;
+			}
+		}
+	}
+	close(fd);
+	return found || at == (long)len;
+}
+
+/*
+ * Kills what the command `child` left that came back to us and reaps it:
+ * the group a leftover leads first (a daemon leads its own), then the
+ * process.  A killed process hands its children to us as it exits, so this
+ * goes on until a round finds nothing of ours.  `child` must be a zombie
+ * not yet reaped: its children are ours by then, and its pid keeps its
+ * group id from being reused.  *killed counts the live processes outside
+ * its group (the group is killed anyway, as the README says).
+ */
+static int reap_leftovers(bg_ctx *ctx, pid_t child, const pid_list *before, int exclusive,
+                          const char *id, int *killed)
+{
+	pid_list now = { 0 }, ours = { 0 }, groups = { 0 };
+	pid_t self = getpid(), own_group = getpgrp();
+	int error = 0, round;
+	size_t i;
+
+	for (round = 0; round < MAX_REAP_ROUNDS && error == 0; round++) {
+		if (list_children(&now, NULL) < 0)
+			break;
+		ours.n = 0;
+		for (i = 0; i < now.n && error == 0; i++) {
+			pid_t pid = now.v[i], ppid, pgrp;
+			char state;
+
+			if (pid == child || pids_has(before, pid) ||
+			    proc_stat(pid, &state, &ppid, &pgrp) < 0 || ppid != self)
+				continue;
+			if (!exclusive && pgrp != child && !pids_has(&groups, pgrp) &&
+			    (state == 'Z' || !has_id(pid, id)))
+				continue;
+			error = pids_add(&ours, pid);
+			if (!error && pgrp != child && pgrp != own_group &&
+			    !pids_has(&groups, pgrp))
+				error = pids_add(&groups, pgrp);
+			if (state == 'Z')
+				continue;
+			if (pgrp == pid)
+				killpg(pid, SIGKILL);
+			kill(pid, SIGKILL);
+			if (pgrp != child)
+				++*killed;
+		}
+		for (i = 0; i < ours.n; i++)
+			while (waitpid(ours.v[i], NULL, 0) < 0 && errno == EINTR)
+				;
+		if (ours.n == 0)
+			break;
+	}
+	free(now.v);
+	free(ours.v);
+	free(groups.v);
+	return error < 0 ? bg_error_oom(ctx) : 0;
+}
+
+/* ------------------------------------------------------------------ exec */
+
+/* Waits until the child has exited, leaving it a zombie. */
+static void wait_exited(pid_t pid)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
+		;
+}
+
+/* bg_exec, saying how many processes left outside the group were killed. */
+static int exec_run(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, bg_exec_result *out,
+                    int *killed)
 {
 	static const bg_exec_opts no_opts = { NULL, 0.0, 0, 0, NULL, NULL };
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	int fa_ok = 0, attr_ok = 0, outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, status = 0, rc,
-	    error = 0;
-	char *words = NULL, **argv = NULL, **env_owned = NULL, **envp;
+	spawn_plan sp;
+	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, status = 0, rc, error = 0, reaping = 0,
+	    threads = 0, exclusive = 0, proc_ok = 0;
+	char *words = NULL, **argv = NULL, **env_owned = NULL, *path_buf = NULL;
 	char *sh_argv[] = { "sh", "-c", (char *)command, NULL };
+	char id[64];
 	struct pollfd pfd[3];
 	struct rusage ru;
 	exec_io *io = NULL;
+	pid_list before = { 0 };
 	double start, deadline;
 	pid_t pid = -1;
 	int cancelled;
 
 	memset(out, 0, sizeof(*out));
+	memset(&sp, 0, sizeof(sp));
+	*killed = 0;
 	if (!opts)
 		opts = &no_opts;
 	if (bg_ctx_cancelled(ctx))
 		return bg_error_set(ctx, BG_ERROR, "interrupted");
 	io = calloc(1, sizeof(*io));
-	envp = build_env(opts->env, &env_owned);
-	if (!io || !envp || (is_plain(command) && split_words(command, &words, &argv) < 0)) {
-		error = bg_error_oom(ctx);
-		goto cleanup;
+	if (!io || (is_plain(command) && split_words(command, &words, &argv) < 0))
+		goto oom;
+	if (argv && !strchr(argv[0], '/')) {
+		sp.path = getenv("PATH");
+		if (!sp.path)
+			sp.path = "/bin:/usr/bin"; /* glibc's default */
+		if (!(path_buf = malloc(strlen(sp.path) + strlen(argv[0]) + 3)))
+			goto oom;
 	}
 	io->out_limit = opts->out_limit ? opts->out_limit : DEFAULT_OUT_LIMIT;
 	if (pipe2(errp, O_CLOEXEC) < 0 ||
@@ -435,29 +869,30 @@ int bg_exec(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, bg_exec_
 		                       command);
 		goto cleanup;
 	}
-	if ((rc = posix_spawn_file_actions_init(&fa)) == 0)
-		fa_ok = 1;
-	if (!rc && (rc = posix_spawnattr_init(&attr)) == 0)
-		attr_ok = 1;
-	if (rc) {
-		error = bg_error_oom(ctx);
-		goto cleanup;
-	}
-	if ((error = spawn_setup(ctx, opts, outp[1], errp[1], &fa, &attr)) < 0)
-		goto cleanup;
 
+	/* Fixed width, so that the environment's size (which moves the
+	 * benchmark's stack) is the same at every execution. */
+	snprintf(id, sizeof(id), EXEC_ID_VAR "=%08x%016lx", (unsigned)getpid(), reaper_enter());
+	reaping = 1;
+	if (!build_env(opts->env, id, &env_owned))
+		goto oom;
+	rc = list_children(&before, &threads);
+	if (rc == BG_ENOMEM)
+		goto oom;
+	proc_ok = rc == 0;
+	exclusive = proc_ok && before.n == 0 && threads == 1;
+
+	sp.argv = argv;
+	sp.sh_argv = sh_argv;
+	sp.envp = env_owned;
+	sp.path_buf = path_buf;
+	sp.log_path = opts->log_path;
+	sp.cwd = opts->cwd;
+	sp.out_fd = outp[1];
+	sp.err_fd = errp[1];
+	sp.parent = getpid();
 	start = now_mono();
-	rc = ENOENT;
-	if (argv)
-		rc = posix_spawnp(&pid, argv[0], &fa, &attr, argv, envp);
-	/* Not found or not executable: let the shell say so, with its 127/126. */
-	if (rc == ENOENT || rc == EACCES || rc == ENOEXEC) {
-		start = now_mono();
-		rc = posix_spawn(&pid, "/bin/sh", &fa, &attr, sh_argv, envp);
-	}
-	if (rc) {
-		pid = -1;
-		errno = rc;
+	if ((pid = spawn(&sp)) < 0) {
 		error = bg_error_errno(ctx, BG_ERROR, "cannot run \"%s\"%s%s", command,
 		                       opts->cwd ? " in " : "", opts->cwd ? opts->cwd : "");
 		goto cleanup;
@@ -480,10 +915,15 @@ int bg_exec(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, bg_exec_
 	/* The child is a zombie still holding its pid, so the group id cannot
 	 * have been reused: kill whatever it left running. */
 	killpg(pid, SIGKILL);
+	wait_exited(pid);
+	if (proc_ok)
+		error = reap_leftovers(ctx, pid, &before, exclusive, id, killed);
+	reaper_leave();
+	reaping = 0;
 	memset(&ru, 0, sizeof(ru));
 	while ((rc = (int)wait4(pid, &status, 0, &ru)) < 0 && errno == EINTR)
 		;
-	if (rc < 0) /* ECHILD: the host ignores SIGCHLD, so nothing is known */
+	if (rc < 0 && !error) /* ECHILD: the host ignores SIGCHLD, so nothing is known */
 		error = bg_error_errno(ctx, BG_ERROR, "cannot wait for \"%s\"", command);
 	if (out->timed_out)
 		out->wall = now_mono();
@@ -510,8 +950,8 @@ int bg_exec(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, bg_exec_
 	out->user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6;
 	out->sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
 	/* Linux keeps the high-water mark of the address space left at exec,
-	 * and the vfork-style child leaves ours: this is max(our RSS at spawn,
-	 * the command's peak).  Exact for commands bigger than benchguard. */
+	 * and the vfork child leaves ours: this is max(our RSS at spawn, the
+	 * command's peak).  Exact for commands bigger than benchguard. */
 	out->maxrss_kib = ru.ru_maxrss;
 	out->out_truncated = io->out_truncated;
 
@@ -519,25 +959,19 @@ int bg_exec(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, bg_exec_
 		error = bg_error_set(ctx, BG_ERROR, "interrupted");
 	if (error < 0)
 		goto cleanup;
-	if (io->oom) {
-		error = bg_error_oom(ctx);
-		goto cleanup;
-	}
+	if (io->oom)
+		goto oom;
 	if (opts->capture_stdout && !opts->log_path) {
-		if (!io->out && out_reserve(io) < 0) {
-			error = bg_error_oom(ctx);
-			goto cleanup;
-		}
+		if (!io->out && out_reserve(io) < 0)
+			goto oom;
 		io->out[io->out_len] = '\0';
 		out->out = io->out;
 		out->out_len = io->out_len;
 		io->out = NULL;
 	}
 	out->err_tail = malloc(io->ring_len + 1);
-	if (!out->err_tail) {
-		error = bg_error_oom(ctx);
-		goto cleanup;
-	}
+	if (!out->err_tail)
+		goto oom;
 	if (io->ring_len < BG_ERR_TAIL) {
 		memcpy(out->err_tail, io->ring, io->ring_len);
 	} else {
@@ -546,14 +980,15 @@ int bg_exec(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, bg_exec_
 	}
 	out->err_len = io->ring_len;
 	out->err_tail[out->err_len] = '\0';
+	goto cleanup;
 
+oom:
+	error = bg_error_oom(ctx);
 cleanup:
+	if (reaping)
+		reaper_leave();
 	if (error < 0)
 		bg_exec_result_clear(out);
-	if (fa_ok)
-		posix_spawn_file_actions_destroy(&fa);
-	if (attr_ok)
-		posix_spawnattr_destroy(&attr);
 	if (outp[0] >= 0)
 		close(outp[0]);
 	if (outp[1] >= 0)
@@ -565,10 +1000,22 @@ cleanup:
 	if (io)
 		free(io->out);
 	free(io);
+	free(before.v);
 	free(env_owned);
+	free(path_buf);
 	free(argv);
 	free(words);
 	return error;
+}
+
+int bg_exec(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, bg_exec_result *out)
+{
+	int killed = 0, rc = exec_run(ctx, command, opts, out, &killed);
+
+	if (killed)
+		bg_log(ctx, BG_LOG_WARN, "\"%s\": killed %d process%s it left running (a daemon?)",
+		       command, killed, killed == 1 ? "" : "es");
+	return rc;
 }
 
 void bg_exec_result_clear(bg_exec_result *res)
@@ -850,7 +1297,7 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 	bg_buf name = BG_BUF_INIT;
 	bg_exec_result r = { 0 };
 	long *rss = NULL, floor_kib = 0;
-	int samples, warmup, total, done, error = 0, nrss = 0;
+	int samples, warmup, total, done, error = 0, nrss = 0, killed, left = 0;
 	size_t i, first;
 	double timeout;
 
@@ -899,7 +1346,9 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 	}
 
 	for (done = 0; done < total; done++) {
-		if ((error = bg_exec(ctx, bench->command, &eo, &r)) < 0)
+		error = exec_run(ctx, bench->command, &eo, &r, &killed);
+		left += killed;
+		if (error < 0)
 			goto fail;
 		if (opts->progress)
 			opts->progress(bench->name, done + 1, total, opts->progress_data);
@@ -944,6 +1393,11 @@ fail:
 	/* benchguard itself failed: no outcome, but no half series either. */
 	bg_results_drop_benchmark(into, bench->name);
 cleanup:
+	/* Once per benchmark, not per sample: the same daemon each time. */
+	if (left)
+		bg_log(ctx, BG_LOG_WARN,
+		       "bench \"%s\": killed %d process%s it left running (a daemon?)", bench->name,
+		       left, left == 1 ? "" : "es");
 	bg_exec_result_clear(&r);
 	free(rss);
 	free(env_name);

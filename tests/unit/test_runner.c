@@ -1,7 +1,8 @@
 /*
  * test_runner.c -- running commands (bg_exec) and benchmarks (bg_runner_run):
  * exit statuses, the direct and shell paths, cwd and environment, timeouts
- * that kill the whole process group, leftovers killed after a normal exit,
+ * that kill the whole process group, leftovers killed after a normal exit
+ * (daemons that left the group too, the host's own children left alone),
  * bounded stdout and stderr, and the outcomes and series of a benchmark.
  *
  * The test process makes itself a child subreaper, so processes orphaned by
@@ -291,49 +292,166 @@ static void test_exec_kills_leftovers(void **state)
 	bg_exec_result_clear(&r);
 }
 
+typedef struct {
+	int held;   /* "a process that left its group still holds its output" */
+	int killed; /* "killed N process(es) it left running" */
+} warnings;
+
 static void count_warnings(bg_log_level level, const char *msg, void *data)
 {
+	warnings *w = data;
+
 	if (level == BG_LOG_WARN && strstr(msg, "left its group"))
-		++*(int *)data;
+		w->held++;
+	if (level == BG_LOG_WARN && strstr(msg, ": killed 1 process it left running (a daemon?)"))
+		w->killed++;
 }
+
+/* The pid in dir/escaped.pid, which is then removed. */
+static long take_pid(bg_ctx *ctx, const char *dir)
+{
+	char path[128], *text = NULL;
+	size_t len;
+	long pid;
+
+	snprintf(path, sizeof(path), "%s/escaped.pid", dir);
+	assert_int_equal(bg_read_file(ctx, path, &text, &len), 0);
+	pid = strtol(text, NULL, 10);
+	free(text);
+	assert_int_equal(unlink(path), 0);
+	assert_true(pid > 1);
+	return pid;
+}
+
+/* A child of the host's own, which the library must leave alone. */
+static pid_t host_child(void)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	return pid;
+}
+
+/* setsid takes the sleep out of the group, still holding the pipes; the
+ * shell waits until it is out (it wrote its pid after setsid). */
+#define HOLDER(env)                                                                                \
+	env "setsid sh -c 'echo $$ > escaped.tmp; mv escaped.tmp escaped.pid; exec sleep 1000' & " \
+	    "while ! test -s escaped.pid; do sleep 0.01; done"
 
 static void test_exec_escaped_holder(void **state)
 {
 	bg_ctx *ctx = *state;
 	bg_exec_opts o = { NULL, 0, 1, 0, NULL, NULL };
-	const char *const files[] = { "escaped.pid", NULL };
 	bg_exec_result r;
-	char dir[64], path[96], *text = NULL;
+	warnings w = { 0, 0 };
+	char dir[64];
 	double t0, elapsed;
-	int warned = 0;
-	size_t len;
+	int was = -1;
+	pid_t host;
 	long pid;
 
-	/* setsid takes the sleep out of the group, still holding the pipes;
-	 * the shell waits until it is out (it wrote its pid after setsid).
-	 * Reading the pipes then gives up at the drain bound (1 s), warning. */
 	make_tmpdir(dir);
 	o.cwd = dir;
-	bg_ctx_set_log(ctx, count_warnings, &warned);
+	bg_ctx_set_log(ctx, count_warnings, &w);
+
+	/* The daemon is killed and reaped as the command ends, with a warning;
+	 * the subreaper attribute the library set goes back to what it was. */
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
 	t0 = now();
-	exec_ok(ctx,
-	        "setsid sh -c 'echo $$ > escaped.pid; exec sleep 1000' & "
-	        "while ! test -s escaped.pid; do sleep 0.01; done",
-	        &o, &r);
+	exec_ok(ctx, HOLDER(""), &o, &r);
 	elapsed = now() - t0;
-	bg_ctx_set_log(ctx, NULL, NULL);
+	assert_int_equal(prctl(PR_GET_CHILD_SUBREAPER, &was), 0);
+	assert_int_equal(was, 0);
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	assert_true(r.exited && r.exit_status == 0);
+	assert_true(elapsed < 0.9); /* nothing waited for its pipes */
+	assert_int_equal(w.killed, 1);
+	assert_int_equal(w.held, 0);
+	pid = take_pid(ctx, dir);
+	assert_int_equal(kill((pid_t)pid, 0), -1);
+	assert_int_equal(waitpid((pid_t)pid, NULL, WNOHANG), -1); /* reaped too */
+	bg_exec_result_clear(&r);
+
+	/* The host has a child of its own: the daemon is still told from it by
+	 * its environment, and the host's child is neither killed nor reaped. */
+	host = host_child();
+	w.killed = w.held = 0;
+	exec_ok(ctx, HOLDER(""), &o, &r);
+	assert_int_equal(w.killed, 1);
+	pid = take_pid(ctx, dir);
+	assert_int_equal(kill((pid_t)pid, 0), -1);
+	assert_int_equal(kill(host, 0), 0);
+	assert_int_equal(waitpid(host, NULL, WNOHANG), 0);
+	bg_exec_result_clear(&r);
+
+	/* ... but one that dropped its environment cannot be told from the
+	 * host's: left alone, and reading the pipes gives up at the drain
+	 * bound (1 s), warning. */
+	w.killed = w.held = 0;
+	t0 = now();
+	exec_ok(ctx, HOLDER("env -i "), &o, &r);
+	elapsed = now() - t0;
 	assert_true(r.exited && r.exit_status == 0);
 	assert_true(elapsed > 0.9 && elapsed < 3.0);
-	assert_int_equal(warned, 1);
-	snprintf(path, sizeof(path), "%s/escaped.pid", dir);
-	assert_int_equal(bg_read_file(ctx, path, &text, &len), 0);
-	pid = strtol(text, NULL, 10);
-	free(text);
-	assert_true(pid > 1);
+	assert_int_equal(w.held, 1);
+	assert_int_equal(w.killed, 0);
+	pid = take_pid(ctx, dir);
 	assert_int_equal(kill((pid_t)pid, SIGKILL), 0);
 	assert_int_equal(waitpid((pid_t)pid, NULL, 0), pid); /* orphaned to us */
+	assert_int_equal(kill(host, SIGKILL), 0);
+	assert_int_equal(waitpid(host, NULL, 0), host);
+	bg_ctx_set_log(ctx, NULL, NULL);
 	bg_exec_result_clear(&r);
-	remove_tmpdir(dir, files);
+	remove_tmpdir(dir, NULL);
+}
+
+/* The host's own children, direct or orphaned to it while a command runs,
+ * are not the command's leftovers: neither killed nor reaped. */
+static void test_exec_leaves_host_alone(void **state)
+{
+	bg_ctx *ctx = *state;
+	bg_exec_result r;
+	warnings w = { 0, 0 };
+	int fds[2];
+	pid_t direct, parent, orphan = 0;
+
+	direct = host_child();
+	assert_int_equal(pipe(fds), 0);
+	parent = fork();
+	assert_true(parent >= 0);
+	if (parent == 0) {
+		/* Once the command runs: a child, handed to us as this exits. */
+		pid_t pid;
+
+		usleep(200000);
+		pid = fork();
+		if (pid == 0) {
+			pause();
+			_exit(0);
+		}
+		_exit(write(fds[1], &pid, sizeof(pid)) == sizeof(pid) ? 0 : 1);
+	}
+	close(fds[1]);
+	bg_ctx_set_log(ctx, count_warnings, &w);
+	exec_ok(ctx, "sleep 0.6", NULL, &r);
+	bg_ctx_set_log(ctx, NULL, NULL);
+	bg_exec_result_clear(&r);
+	assert_int_equal(read(fds[0], &orphan, sizeof(orphan)), sizeof(orphan));
+	close(fds[0]);
+	assert_true(orphan > 1);
+	assert_int_equal(w.killed, 0);
+	/* The orphan is our child now (we are a subreaper), alive and unreaped. */
+	assert_int_equal(waitpid(orphan, NULL, WNOHANG), 0);
+	assert_int_equal(waitpid(parent, NULL, 0), parent);
+	assert_int_equal(waitpid(direct, NULL, WNOHANG), 0);
+	assert_int_equal(kill(orphan, SIGKILL), 0);
+	assert_int_equal(waitpid(orphan, NULL, 0), orphan);
+	assert_int_equal(kill(direct, SIGKILL), 0);
+	assert_int_equal(waitpid(direct, NULL, 0), direct);
 }
 
 static volatile sig_atomic_t cancel_flag;
@@ -972,6 +1090,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_exec_timeout_kills_group),
 		cmocka_unit_test(test_exec_kills_leftovers),
 		cmocka_unit_test(test_exec_escaped_holder),
+		cmocka_unit_test(test_exec_leaves_host_alone),
 		cmocka_unit_test(test_exec_cancel),
 		cmocka_unit_test(test_exec_crash_and_describe),
 		cmocka_unit_test(test_exec_stdout_bounded),
