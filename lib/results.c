@@ -268,6 +268,10 @@ int bg_results_add(bg_ctx *ctx, bg_results *res, const char *benchmark, const ch
 		return bg_error_set(ctx, BG_EINPUT, "%s:%s: value is not a finite number",
 		                    benchmark, metric);
 	value *= scale;
+	/* 1e307 min is finite; in seconds it is not. */
+	if (!isfinite(value))
+		return bg_error_set(ctx, BG_EINPUT, "%s:%s: value is too large in %s", benchmark,
+		                    metric, canon);
 	if (!sl) {
 		if ((rc = check_name(ctx, "unit", unit)) < 0)
 			return rc;

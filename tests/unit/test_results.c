@@ -38,6 +38,9 @@ static void test_rejects_bad_samples(void **state)
 	assert_int_equal(bg_ctx_new(&ctx), 0);
 	assert_int_equal(bg_results_new(&r), 0);
 	assert_int_equal(bg_results_add(ctx, r, "b", "m", "s", NAN), BG_EINPUT);
+	/* Finite as given, infinite once converted to seconds. */
+	assert_int_equal(bg_results_add(ctx, r, "b", "big", "min", 1e307), BG_EINPUT);
+	assert_non_null(strstr(bg_ctx_error(ctx), "too large"));
 	assert_int_equal(bg_results_add(ctx, r, "b", "m", "s", INFINITY), BG_EINPUT);
 	assert_int_equal(bg_results_add(ctx, r, "b", "m", "", 1.0), BG_EINPUT);
 	assert_int_equal(bg_results_add(ctx, r, "b", "m", "s", 1.0), 0);
