@@ -172,7 +172,8 @@ int bg_text__escape(bg_buf *b, bg_esc where, const char *s)
 		}
 		if (is_control(c)) {
 			e |= put_visible(b, c, 0);
-		} else if (where == BG_ESC_HTML && strchr("&<>\"'", (int)c) && c) {
+		} else if (where == BG_ESC_HTML && c && c < 0x80 && strchr("&<>\"'", (int)c)) {
+			/* c < 0x80: strchr compares one byte, and U+2626 is not '&'. */
 			static const char *const ent[] = { "&amp;", "&lt;", "&gt;", "&quot;", "&#39;" };
 			e |= bg_buf_puts(b, ent[strchr("&<>\"'", (int)c) - "&<>\"'"]);
 		} else if (where == BG_ESC_MD && (c == '<' || c == '>' || c == '&')) {

@@ -63,6 +63,8 @@ static void test_html(void **state)
 	assert_esc(BG_ESC_HTML, "esc\x1b[2Jbidi\xE2\x80\xAE bad\xFF",
 	           "esc\\x1b[2Jbidi\\u{202e} bad\\xff");
 	assert_esc(BG_ESC_HTML, "µs", "µs");
+	/* Code points whose low byte is '&' or NUL are themselves. */
+	assert_esc(BG_ESC_HTML, "\xE2\x98\xA6 \xE2\x98\x80", "\xE2\x98\xA6 \xE2\x98\x80");
 	assert_esc(BG_ESC_HTML, NULL, "");
 }
 
