@@ -154,8 +154,8 @@ int bg_text__escape(bg_buf *b, bg_esc where, const char *s)
 	}
 	while (i < n && !e) {
 		/* A CI log line that data starts must not read as a workflow command. */
-		if ((where == BG_ESC_TERM || where == BG_ESC_LOG) && u[i] == ':' && u[i + 1] == ':' &&
-		    (i == 0 || (where == BG_ESC_LOG && u[i - 1] == '\n'))) {
+		if ((where == BG_ESC_TERM || where == BG_ESC_LOG) && u[i] == ':' &&
+		    u[i + 1] == ':' && (i == 0 || (where == BG_ESC_LOG && u[i - 1] == '\n'))) {
 			e |= bg_buf_puts(b, "\\x3a");
 			i++;
 			continue;
@@ -174,7 +174,8 @@ int bg_text__escape(bg_buf *b, bg_esc where, const char *s)
 			e |= put_visible(b, c, 0);
 		} else if (where == BG_ESC_HTML && c && c < 0x80 && strchr("&<>\"'", (int)c)) {
 			/* c < 0x80: strchr compares one byte, and U+2626 is not '&'. */
-			static const char *const ent[] = { "&amp;", "&lt;", "&gt;", "&quot;", "&#39;" };
+			static const char *const ent[] = { "&amp;", "&lt;", "&gt;", "&quot;",
+				                           "&#39;" };
 			e |= bg_buf_puts(b, ent[strchr("&<>\"'", (int)c) - "&<>\"'"]);
 		} else if (where == BG_ESC_MD && (c == '<' || c == '>' || c == '&')) {
 			e |= bg_buf_puts(b, c == '<' ? "&lt;" : c == '>' ? "&gt;" : "&amp;");
@@ -256,7 +257,8 @@ static int json_tidy(json_object *o, int depth);
 /* A member or element as JSON may hold it: NULL for a non-finite number. */
 static int json_tidy_value(json_object *val, int depth, int *drop)
 {
-	*drop = json_object_is_type(val, json_type_double) && !isfinite(json_object_get_double(val));
+	*drop = json_object_is_type(val, json_type_double) &&
+	        !isfinite(json_object_get_double(val));
 	return *drop ? 0 : json_tidy(val, depth + 1);
 }
 

@@ -17,11 +17,11 @@ static char *esc(bg_esc where, const char *s)
 	return out;
 }
 
-#define assert_esc(where, in, want)                                                               \
-	do {                                                                                      \
-		char *got_ = esc(where, in);                                                      \
-		assert_string_equal(got_, want);                                                  \
-		free(got_);                                                                       \
+#define assert_esc(where, in, want)                                                                \
+	do {                                                                                       \
+		char *got_ = esc(where, in);                                                       \
+		assert_string_equal(got_, want);                                                   \
+		free(got_);                                                                        \
 	} while (0)
 
 static void test_invalid(void **state)
@@ -84,8 +84,9 @@ static void test_markdown(void **state)
 	assert_esc(BG_ESC_MD_CODE, "p|q", "`p\\|q`");
 	/* '<' outranks a code span in CommonMark: <code> and entities instead. */
 	assert_esc(BG_ESC_MD_CODE, "x<!--", "<code>x&lt;!--</code>");
-	assert_esc(BG_ESC_MD_CODE, "@a<b>", "<code>@\xE2\x81\xA0"
-	                                    "a&lt;b&gt;</code>");
+	assert_esc(BG_ESC_MD_CODE, "@a<b>",
+	           "<code>@\xE2\x81\xA0"
+	           "a&lt;b&gt;</code>");
 }
 
 static void test_terminal(void **state)
@@ -96,8 +97,9 @@ static void test_terminal(void **state)
 	/* Data that starts a line never reads as a workflow command. */
 	assert_esc(BG_ESC_TERM, "::error title=x::forged", "\\x3a:error title=x::forged");
 	assert_esc(BG_ESC_TERM, "std::sort", "std::sort");
-	assert_esc(BG_ESC_TERM, "\xC2\x9B"
-	                        "2J\xFF",
+	assert_esc(BG_ESC_TERM,
+	           "\xC2\x9B"
+	           "2J\xFF",
 	           "\\u{009b}2J\\xff");
 	/* Messages keep their lines; none of them starts with "::". */
 	assert_esc(BG_ESC_LOG, "one\n::error::x\r\ntwo", "one\n\\x3a:error::x\\x0d\ntwo");
