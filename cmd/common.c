@@ -282,11 +282,20 @@ int cli_read_input(cli_state *st, const char *path, char **data, size_t *len)
 
 	if (strcmp(path, "-") != 0)
 		return bg_read_file(st->ctx, path, data, len);
-	while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0)
+	while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0) {
+		/* The same bound as a file read whole (bg_read_file). */
+		if (b.len + n > BG_READ_MAX) {
+			bg_buf_clear(&b);
+			return bg_error_set(st->ctx, BG_EINPUT,
+			                    "standard input: larger than %zu MiB, more than benchguard "
+			                    "reads",
+			                    BG_READ_MAX >> 20);
+		}
 		if (bg_buf_put(&b, chunk, n) < 0) {
 			bg_buf_clear(&b);
 			return bg_error_oom(st->ctx);
 		}
+	}
 	*len = b.len;
 	*data = bg_buf_detach(&b);
 	return *data ? 0 : bg_error_oom(st->ctx);
@@ -390,12 +399,28 @@ static int make_parents(cli_state *st, const char *path)
 	return rc;
 }
 
+/* What is not a regular file (/dev/stdout, a FIFO, /dev/null) is written
+ * in place: renaming a file over it would replace the device itself. */
+static int write_in_place(cli_state *st, const char *path, const char *text, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return bg_error_errno(st->ctx, BG_EIO, "%s", path);
+	if (fwrite(text, 1, len, f) != len || fclose(f) != 0)
+		return bg_error_errno(st->ctx, BG_EIO, "%s", path);
+	return 0;
+}
+
 int cli_write_file(cli_state *st, const char *path, const char *text, size_t len)
 {
 	bg_buf tmp = BG_BUF_INIT;
+	struct stat sb;
 	FILE *f;
 	int rc;
 
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+		return write_in_place(st, path, text, len);
 	if ((rc = make_parents(st, path)) < 0)
 		return rc;
 	if (bg_buf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)

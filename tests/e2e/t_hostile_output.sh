@@ -186,6 +186,14 @@ for f in fail:
     print("# " + f)
 sys.exit(1 if fail else 0)
 P
+# -o to something that is not a regular file writes into it, never over it
+# (as root, renaming over /dev/null would replace the device).
+mkfifo "$T/fifo"
+timeout 20 cat "$T/fifo" >"$T/from-fifo" &
+"$BG" report --machine e2e -o "$T/fifo" >/dev/null 2>&1
+wait
+check "report -o a FIFO writes through it and leaves it a FIFO" \
+	bash -c "test -p '$T/fifo' && grep -q '</html>' '$T/from-fifo'"
 check "the HTML report: no element or event handler from data" $PY "$T/html_tags.py" "$T/report.html"
 check "... the unit is there as text" grep -qF '&lt;img/src=&quot;http://127.0.0.1:9/x.png&quot;' "$T/report.html"
 if [ ! -x "${BG_CHROMIUM:-/usr/bin/chromium}" ] || [ ! -x "${BG_CHROMEDRIVER:-/usr/bin/chromedriver}" ]; then
