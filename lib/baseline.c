@@ -608,7 +608,7 @@ static int get_text(validator *v, json_object *obj, const char *prefix, const ch
 	why = bg_results__bad_name(*out, (size_t)json_object_get_string_len(m), text);
 	if (why)
 		return invalid(v, "%s %s",
-		               bg_results__quote_n(q, sizeof(q), *out,
+		               bg_text__quote_n(q, sizeof(q), *out,
 		                                   (size_t)json_object_get_string_len(m)),
 		               why);
 	return 0;
@@ -733,7 +733,7 @@ static int string_map(validator *v, json_object *obj, const char *prefix, int as
 			int bad_key = bg_results__bad_name(key, strlen(key), 0) != NULL;
 
 			rc = invalid(v, "%s%s %s", bad_key ? "key " : "",
-			             bg_results__quote(q, sizeof(q),
+			             bg_text__quote(q, sizeof(q),
 			                               bad_key ? key : json_object_get_string(val)),
 			             why);
 			goto fail;

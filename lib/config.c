@@ -1314,7 +1314,7 @@ static int load_benchmark(struct loader *ld, const struct pos *p, json_object *o
 	/* It names series: what a series name may not hold (a bidi override...). */
 	if ((why = bg_results__bad_name(b->name, strlen(b->name), 0)) != NULL)
 		return failp(ld, kp->line, kpath, "%s %s",
-		             bg_results__quote(qn, sizeof(qn), b->name), why);
+		             bg_text__quote(qn, sizeof(qn), b->name), why);
 	*name_line = kp->line;
 
 	if (!member(p, o, "command", path, &kp, &v, kpath, sizeof(kpath)))
@@ -1653,7 +1653,7 @@ static int load_root(struct loader *ld, const struct pos *root, json_object *obj
 	if (ld->cfg->project &&
 	    (why = bg_results__bad_name(ld->cfg->project, strlen(ld->cfg->project), 0)) != NULL)
 		return failp(ld, kp->line, kpath, "%s %s",
-		             bg_results__quote(q, sizeof(q), ld->cfg->project), why);
+		             bg_text__quote(q, sizeof(q), ld->cfg->project), why);
 	if (member(root, obj, "build", "", &kp, &v, kpath, sizeof(kpath)) &&
 	    (err = read_string(ld, kp, kpath, v, &ld->cfg->build)) < 0)
 		return err;

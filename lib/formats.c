@@ -138,10 +138,10 @@ static int lines_one(bg_ctx *ctx, const char *source, size_t line, const char *b
 		                    source, line, nfields, nfields == 1 ? "" : "s");
 	if ((why = bad_field(field[0], flen[0], 0)) != NULL)
 		return bg_error_set(ctx, BG_EINPUT, "%s:%zu: series name %s %s", source, line,
-		                    bg_results__quote_n(q, sizeof(q), field[0], flen[0]), why);
+		                    bg_text__quote_n(q, sizeof(q), field[0], flen[0]), why);
 	if ((why = bad_field(field[2], flen[2], 1)) != NULL)
 		return bg_error_set(ctx, BG_EINPUT, "%s:%zu: unit %s %s", source, line,
-		                    bg_results__quote_n(q, sizeof(q), field[2], flen[2]), why);
+		                    bg_text__quote_n(q, sizeof(q), field[2], flen[2]), why);
 
 	/*
 	 * strtod_l() may run over the field only into the blank that separates
@@ -335,7 +335,7 @@ static int gbench_error(gbench_state *st, const char *name, const char *fmt, ...
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	return bg_error_set(st->ctx, BG_EINPUT, "%s: benchmark %s: %s", st->source,
-	                    bg_results__quote(q, sizeof(q), name), what);
+	                    bg_text__quote(q, sizeof(q), name), what);
 }
 
 /* benchmarks[idx].<key>, a name that will name a series, may be one. */
@@ -353,7 +353,7 @@ static int gbench_check_name(gbench_state *st, size_t idx, const char *key, json
 		return 0;
 	return bg_error_set(st->ctx, BG_EINPUT, "%s: benchmarks[%zu].%s: %s %s", st->source, idx,
 	                    key,
-	                    bg_results__quote_n(q, sizeof(q), json_object_get_string(v),
+	                    bg_text__quote_n(q, sizeof(q), json_object_get_string(v),
 	                                        (size_t)json_object_get_string_len(v)),
 	                    why);
 }
@@ -696,7 +696,7 @@ static int json_name(bg_ctx *ctx, const char *source, const char *path, const ch
 	if (!why)
 		return 0;
 	return at_error(ctx, source, NULL, "%s.%s: %s %s", path, key,
-	                bg_results__quote_n(q, sizeof(q), json_object_get_string(v),
+	                bg_text__quote_n(q, sizeof(q), json_object_get_string(v),
 	                                    (size_t)json_object_get_string_len(v)),
 	                why);
 }
@@ -828,7 +828,7 @@ static int nv_open_side(nvbench_state *st, const char *path, const char *name, i
 	struct stat sb;
 
 	*fd = -1;
-	bg_results__quote(q, sizeof(q), name);
+	bg_text__quote(q, sizeof(q), name);
 	if (name[0] == '/')
 		return at_error(st->ctx, st->source, path,
 		                "sample times file %s is an absolute path; side files are read "
@@ -946,7 +946,7 @@ static int nv_sample_times(nvbench_state *st, json_object *summ, const char *pat
 	/* The name is printed (the warning below): it must print as what it is. */
 	if ((why = bg_results__bad_name(name, strlen(name), 0)) != NULL)
 		return at_error(st->ctx, st->source, path, "\"filename\" %s %s",
-		                bg_results__quote(q, sizeof(q), name), why);
+		                bg_text__quote(q, sizeof(q), name), why);
 	if ((rc = nv_datum(st, summ, path, "size", 1, &type, &value)) < 0)
 		return rc;
 	errno = 0;
@@ -1271,7 +1271,7 @@ static int hf_parameters(bg_ctx *ctx, const char *source, const char *path, json
 		/* Keys and values become series names: "<name>/k=v". */
 		if (why)
 			return at_error(ctx, source, ppath, "key %s %s",
-			                bg_results__quote(q, sizeof(q), key), why);
+			                bg_text__quote(q, sizeof(q), key), why);
 		if (!json_object_is_type(val, json_type_string))
 			return at_error(ctx, source, ppath, "\"%s\" is not a string", key);
 		if ((rc = json_name(ctx, source, ppath, key, val, 0)) < 0)
@@ -1451,7 +1451,7 @@ static int parse_hyperfine(bg_ctx *ctx, const char *source, const char *benchmar
 			goto cleanup;
 		commands[i] = json_object_get_string(v);
 		snprintf(path, sizeof(path), "results[%zu] (%s)", i,
-		         bg_results__quote(q, sizeof(q), commands[i]));
+		         bg_text__quote(q, sizeof(q), commands[i]));
 		if ((rc = json_member(ctx, source, path, r, "times", json_type_array, 1, &times)) <
 		            0 ||
 		    (rc = hf_check_runs(ctx, source, i, path, r, times)) < 0)

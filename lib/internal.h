@@ -75,9 +75,13 @@ typedef enum {
 	BG_ESC_LOG      /* the same, keeping line breaks (messages) */
 } bg_esc;
 const char *bg_text__invalid(const char *s, size_t n, size_t *at);
-int bg_text__ok(const char *s);
+int bg_text__ok(const char *s); /* s is not NULL and bg_text__invalid() finds nothing */
 int bg_text__escape(bg_buf *b, bg_esc where, const char *s);
 char *bg_text__escaped(bg_esc where, const char *s);
+/* s (bg_text__quote_n: s[0..n), a NUL shown as "\x00") for a message: in
+ * quotes, escaped for a terminal, cut short.  Returns buf. */
+const char *bg_text__quote(char *buf, size_t size, const char *s);
+const char *bg_text__quote_n(char *buf, size_t size, const char *s, size_t n);
 struct json_object;
 const char *bg_text__json(struct json_object *o, int flags);
 
@@ -88,17 +92,13 @@ const char *bg_text__json(struct json_object *o, int flags);
  * and of a file read whole (bg_read_file; bg_read_file_max for another).
  * bg_results__bad_name() says what makes s[0..n) unfit to be stored as a
  * name ("has a control character", "is not valid UTF-8", "is longer than
- * 1024 bytes"; `text`: free text, BG_TEXT_MAX), or NULL; bg_results__quote()
- * writes s for a message: in quotes, escaped for a terminal, cut short
- * (bg_results__quote_n: s[0..n), a NUL byte shown as "\x00").
+ * 1024 bytes"; `text`: free text, BG_TEXT_MAX), or NULL.
  */
 #define BG_JSON_DEPTH 64
 #define BG_NAME_MAX 1024
 #define BG_TEXT_MAX 65536
 #define BG_READ_MAX ((size_t)256 << 20)
 const char *bg_results__bad_name(const char *s, size_t n, int text);
-const char *bg_results__quote(char *buf, size_t size, const char *s);
-const char *bg_results__quote_n(char *buf, size_t size, const char *s, size_t n);
 int bg_read_file_max(bg_ctx *ctx, const char *path, size_t max, char **data, size_t *len);
 
 /* Makes room in an array of `size`-byte elements for element n (its

@@ -183,55 +183,6 @@ const char *bg_results__bad_name(const char *s, size_t n, int text)
 	return strcmp(why, "invalid UTF-8") ? "has a control character" : "is not valid UTF-8";
 }
 
-/* Bytes of s escaped at most, and characters of the escaped form shown. */
-#define QUOTE_IN 256
-#define QUOTE_OUT 64
-
-const char *bg_results__quote(char *buf, size_t size, const char *s)
-{
-	return bg_results__quote_n(buf, size, s, strlen(s));
-}
-
-const char *bg_results__quote_n(char *buf, size_t size, const char *s, size_t n)
-{
-	char in[QUOTE_IN + 1];
-	bg_buf b = BG_BUF_INIT;
-	size_t cut, chars = 0, i, k;
-	int more = 0, e = 0;
-
-	/* A prefix, cut where a character starts, is all a message shows. */
-	if (n > QUOTE_IN) {
-		n = QUOTE_IN;
-		while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-			n--;
-		more = 1;
-	}
-	memcpy(in, s, n);
-	in[n] = '\0';
-	/* NUL bytes (a JSON "\u0000") end the pieces bg_text__escape sees. */
-	for (k = 0; k <= n && !e; k += strlen(in + k) + 1) {
-		if (k)
-			e |= bg_buf_puts(&b, "\\x00");
-		e |= bg_text__escape(&b, BG_ESC_TERM, in + k);
-	}
-	if (e || !b.ptr) {
-		bg_buf_clear(&b);
-		snprintf(buf, size, "\"...\"");
-		return buf;
-	}
-	/* The escaped text is valid UTF-8: count characters, not bytes. */
-	for (i = 0; i < b.len; i++) {
-		if (((unsigned char)b.ptr[i] & 0xC0) != 0x80 && chars++ == QUOTE_OUT)
-			break;
-	}
-	cut = i;
-	if (cut < b.len)
-		more = 1;
-	snprintf(buf, size, "\"%.*s%s\"", (int)cut, b.ptr, more ? "\u2026" : "");
-	bg_buf_clear(&b);
-	return buf;
-}
-
 /* A name or unit that may be stored: BG_EINPUT naming it otherwise. */
 static int check_name(bg_ctx *ctx, const char *what, const char *s)
 {
@@ -240,7 +191,7 @@ static int check_name(bg_ctx *ctx, const char *what, const char *s)
 
 	if (!why)
 		return 0;
-	return bg_error_set(ctx, BG_EINPUT, "%s %s %s", what, bg_results__quote(q, sizeof(q), s),
+	return bg_error_set(ctx, BG_EINPUT, "%s %s %s", what, bg_text__quote(q, sizeof(q), s),
 	                    why);
 }
 
@@ -282,7 +233,7 @@ int bg_results_add(bg_ctx *ctx, bg_results *res, const char *benchmark, const ch
 		char q[320];
 
 		return bg_error_set(ctx, BG_EINPUT, "%s:%s: unit %s differs from earlier \"%s\"",
-		                    benchmark, metric, bg_results__quote(q, sizeof(q), unit),
+		                    benchmark, metric, bg_text__quote(q, sizeof(q), unit),
 		                    sl->s.unit);
 	}
 	if (sl->s.n == sl->cap) {

@@ -215,6 +215,55 @@ char *bg_text__escaped(bg_esc where, const char *s)
 	return bg_buf_detach(&b);
 }
 
+/* Bytes of s escaped at most, and characters of the escaped form shown. */
+#define QUOTE_IN 256
+#define QUOTE_OUT 64
+
+const char *bg_text__quote(char *buf, size_t size, const char *s)
+{
+	return bg_text__quote_n(buf, size, s, strlen(s));
+}
+
+const char *bg_text__quote_n(char *buf, size_t size, const char *s, size_t n)
+{
+	char in[QUOTE_IN + 1];
+	bg_buf b = BG_BUF_INIT;
+	size_t cut, chars = 0, i, k;
+	int more = 0, e = 0;
+
+	/* A prefix, cut where a character starts, is all a message shows. */
+	if (n > QUOTE_IN) {
+		n = QUOTE_IN;
+		while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+			n--;
+		more = 1;
+	}
+	memcpy(in, s, n);
+	in[n] = '\0';
+	/* NUL bytes (a JSON "\u0000") end the pieces bg_text__escape sees. */
+	for (k = 0; k <= n && !e; k += strlen(in + k) + 1) {
+		if (k)
+			e |= bg_buf_puts(&b, "\\x00");
+		e |= bg_text__escape(&b, BG_ESC_TERM, in + k);
+	}
+	if (e || !b.ptr) {
+		bg_buf_clear(&b);
+		snprintf(buf, size, "\"...\"");
+		return buf;
+	}
+	/* The escaped text is valid UTF-8: count characters, not bytes. */
+	for (i = 0; i < b.len; i++) {
+		if (((unsigned char)b.ptr[i] & 0xC0) != 0x80 && chars++ == QUOTE_OUT)
+			break;
+	}
+	cut = i;
+	if (cut < b.len)
+		more = 1;
+	snprintf(buf, size, "\"%.*s%s\"", (int)cut, b.ptr, more ? "\u2026" : "");
+	bg_buf_clear(&b);
+	return buf;
+}
+
 /* Whether s[0..n) is well-formed UTF-8 (NUL and control characters are:
  * JSON escapes those). */
 static int utf8_valid(const char *s, size_t n)
