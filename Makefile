@@ -57,7 +57,7 @@ LIBA     = $(BUILD)/libbenchguard.a
 BIN      = $(BUILD)/benchguard
 
 # Debian packages the build, the tests, the examples and `make bench` need.
-DEB_PKGS = make gcc g++ pkg-config git libgit2-dev libsqlite3-dev sqlite3 \
+DEB_PKGS = make gcc g++ pkg-config git libgit2-dev libsqlite3-dev sqlite3 valgrind \
            libgsl-dev libcurl4-openssl-dev libjson-c-dev libssl-dev \
            libcmocka-dev libbenchmark-dev hyperfine procps python3 python3-scipy \
            chromium chromium-driver
@@ -107,6 +107,7 @@ examples:
 	$(Q)$(MAKE) -s -C examples/c
 	$(Q)$(MAKE) -s -C examples/gbench
 	$(Q)$(MAKE) -s -C examples/cuda
+	$(Q)$(MAKE) -s -C examples/instructions
 
 # Idempotent: one dpkg-query when everything is present, apt-get otherwise.
 deps:
@@ -174,22 +175,26 @@ install: all
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/benchguard
 	install -m 644 lib/benchguard.h $(DESTDIR)$(PREFIX)/include/benchguard.h
 	install -m 644 lib/benchguard_harness.h $(DESTDIR)$(PREFIX)/include/benchguard_harness.h
+	install -m 644 lib/benchguard_region.h $(DESTDIR)$(PREFIX)/include/benchguard_region.h
 	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/libbenchguard.a
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/benchguard $(DESTDIR)$(PREFIX)/include/benchguard.h \
 	      $(DESTDIR)$(PREFIX)/include/benchguard_harness.h \
+	      $(DESTDIR)$(PREFIX)/include/benchguard_region.h \
 	      $(DESTDIR)$(PREFIX)/lib/libbenchguard.a
 
 format:
 	clang-format -i lib/*.c lib/*.h cmd/*.c cmd/*.h tests/unit/*.c tests/unit/*.h \
-	  examples/c/*.c examples/gbench/*.cc tests/bench/*.c examples/cuda/*.cu
+	  examples/c/*.c examples/gbench/*.cc tests/bench/*.c examples/cuda/*.cu \
+	  examples/instructions/*.c
 
 clean:
 	rm -rf build
 	$(MAKE) -C examples/c clean
 	$(MAKE) -C examples/gbench clean
 	$(MAKE) -C examples/cuda clean
+	$(MAKE) -C examples/instructions clean
 
 help:
 	@sed -n '1,11p' Makefile

@@ -4,7 +4,9 @@
  * smallest change the configured baseline can detect, and where measuring
  * time is best spent: more samples per run, or more runs in the window.
  * The runs are stored (tagged calibrate=1) like any other; the numbers come
- * from lib/calibrate.c.
+ * from lib/calibrate.c.  Each series also says which of the verdict's rules
+ * it gets (bg_judge_rule): the t-test, or, for a near-deterministic one (a
+ * simulated instruction count), its threshold alone, and why.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -29,6 +31,8 @@ typedef struct {
 	bg_summary *runs;       /* one summary per run that measured it */
 	size_t nruns;
 	bg_calibration cal;
+	int has_rule; /* rule is known (2 runs or more, finite values) */
+	bg_rule rule;
 } cal_series;
 
 static int cmp_series(const void *a, const void *b)
@@ -99,6 +103,28 @@ oom:
 	return bg_error_oom(st->ctx);
 }
 
+/* Which rule the verdict applies to a series, from its run means as the
+ * verdict reads them (robust means), its own min_change and its
+ * instrument's resolution. */
+static int series_rule(cli_state *st, const bg_thresholds *th, cal_series *s)
+{
+	const bg_series *f = s->first;
+	double *v = malloc(s->nruns * sizeof(double));
+	size_t k;
+	int rc;
+
+	if (!v)
+		return bg_error_oom(st->ctx);
+	for (k = 0; k < s->nruns; k++)
+		v[k] = s->runs[k].robust_mean;
+	rc = bg_judge_rule(st->ctx, v, s->nruns,
+	                   bg_thresholds_min_change(th, f->benchmark, f->metric, f->instrument),
+	                   bg_instrument__resolution(f->instrument, f->metric), &s->rule);
+	free(v);
+	s->has_rule = rc == 0;
+	return rc;
+}
+
 static json_object *num(double v)
 {
 	/* JSON has no NaN: an unknown number is null. */
@@ -149,6 +175,16 @@ static int print_json(cli_state *st, const cli_env *env, const bg_commit *head,
 		json_object_object_add(o, "runs_needed",
 		                       c->runs_needed > 0 ? json_object_new_int(c->runs_needed)
 		                                          : NULL);
+		json_object_object_add(
+		        o, "rule",
+		        s[i].has_rule
+		                ? json_object_new_string(
+		                          s[i].rule.deterministic ? "near-deterministic" : "t-test")
+		                : NULL);
+		json_object_object_add(o, "noise_floor",
+		                       s[i].has_rule ? num(s[i].rule.noise_floor) : NULL);
+		json_object_object_add(o, "min_change",
+		                       s[i].has_rule ? num(s[i].rule.min_change) : NULL);
 		json_object_array_add(arr, o);
 	}
 	json_object_object_add(top, "series", arr);
@@ -167,18 +203,19 @@ static int print_table(cli_state *st, const cal_series *s, size_t n, double alph
                        double change)
 {
 	char head_runs[48];
-	const char *head[7] = { "series", "runs",        "run-to-run cv", "within-run cv",
-		                "mde",    "samples/run", head_runs };
+	const char *head[8] = { "series", "runs",        "run-to-run cv", "within-run cv",
+		                "mde",    "samples/run", head_runs,       "rule" };
 	bg_table *t;
 	size_t i;
 
 	snprintf(head_runs, sizeof(head_runs), "runs for %g%%", 100.0 * change);
-	if (!(t = bg_table_new(7, head, "lrrrrrr")))
+	if (!(t = bg_table_new(8, head, "lrrrrrrl")))
 		return bg_error_oom(st->ctx);
 	for (i = 0; i < n; i++) {
 		const bg_calibration *c = &s[i].cal;
-		char name[512], runs[24], rcv[24], wcv[24], mde[24], samples[48], need[24];
-		const char *cells[7];
+		char name[512], runs[24], rcv[24], wcv[24], mde[24], samples[48], need[24],
+		        rule[160];
+		const char *cells[8];
 		double now = c->samples;
 
 		snprintf(name, sizeof(name), "%s:%s", s[i].first->benchmark, s[i].first->metric);
@@ -203,6 +240,11 @@ static int print_table(cli_state *st, const cal_series *s, size_t n, double alph
 		cells[4] = mde;
 		cells[5] = samples;
 		cells[6] = need;
+		if (s[i].has_rule)
+			bg_rule_text(rule, sizeof(rule), &s[i].rule);
+		else
+			snprintf(rule, sizeof(rule), "-");
+		cells[7] = rule;
 		if (bg_table_add(t, cells) < 0) {
 			bg_table_free(t);
 			return bg_error_oom(st->ctx);
@@ -217,7 +259,11 @@ static int print_table(cli_state *st, const cal_series *s, size_t n, double alph
 	       "samples/run: now -> worth spending (past it, within-run noise is under a fifth "
 	       "of a run mean's variance).\n"
 	       "runs for %g%%: the window that detects a %g%% change at the suggested samples "
-	       "per run.\n",
+	       "per run.\n"
+	       "rule: how a verdict judges the series.  Near-deterministic when its noise floor "
+	       "(the range of these runs, or the instrument's resolution, over the mean) is at "
+	       "most a quarter of its min_change: the change against min_change alone, no "
+	       "t-test.\n",
 	       window, alpha, 100.0 * change, 100.0 * change);
 	return 0;
 }
@@ -303,7 +349,8 @@ int cmd_calibrate(cli_state *st, int argc, char **argv)
 			continue;
 		}
 		if ((rc = bg_calibrate(st->ctx, series[i].runs, series[i].nruns, th->alpha, window,
-		                       change, &series[i].cal)) < 0)
+		                       change, &series[i].cal)) < 0 ||
+		    (rc = series_rule(st, th, &series[i])) < 0)
 			goto cleanup;
 	}
 	rc = st->format == CLI_JSON

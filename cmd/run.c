@@ -32,15 +32,27 @@ static void report_benchmark(cli_state *st, const bg_benchmark *b, const bg_resu
 		cli_info(st, "%s: skipped: %s", b->name, o->message ? o->message : "");
 		return;
 	}
+	/* An instrument this machine does not have: "<name>:counters". */
+	for (i = 0; i < bg_results_outcome_count(res); i++) {
+		const bg_outcome *io = bg_results_outcome(res, i);
+		size_t n = strlen(b->name);
+
+		if (io->status == BG_BENCH_SKIPPED && !strncmp(io->benchmark, b->name, n) &&
+		    io->benchmark[n] == ':')
+			cli_info(st, "%s: skipped: %s", io->benchmark,
+			         io->message ? io->message : "");
+	}
 	for (i = 0; i < bg_results_series_count(res); i++) {
 		const bg_series *s = bg_results_series(res, i);
+		const bg_series *prev = i ? bg_results_series(res, i - 1) : NULL;
 		bg_summary sum;
 		char v[64];
 
 		if (bg_stats_summarize(NULL, s->values, s->n, &sum) < 0)
 			continue;
 		bg_unit_format(v, sizeof(v), sum.mean, s->unit);
-		if (st->verbose || i == 0)
+		/* The first series of each instrument: the clock's, the simulation's. */
+		if (st->verbose || i == 0 || !bg_streq_null(prev->instrument, s->instrument))
 			cli_info(st, "%s:%s  %s  (n=%zu, cv %.1f%%)", s->benchmark, s->metric, v,
 			         sum.n, cli_cv_percent(&sum));
 	}

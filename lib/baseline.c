@@ -120,7 +120,7 @@ static int consider(export_walk *w, int64_t run_id)
 	size_t n = 0, i;
 	int error, needed = 0;
 
-	if ((error = bg_store_run_means(w->ctx, w->store, run_id, &ids, &means, &n)) < 0)
+	if ((error = bg_store_run_means(w->ctx, w->store, run_id, &ids, &means, NULL, &n)) < 0)
 		return error;
 	for (i = 0; i < n; i++) {
 		series_count *c;

@@ -105,6 +105,48 @@ int bg_direction_from_name(const char *name, bg_direction *out);
  */
 int bg_unit_canonical(const char *unit, const char **canon, double *scale);
 
+/* ------------------------------------------------------------- instruments */
+
+/*
+ * What measures a benchmark (lib/instrument.c): the clock (with the
+ * program's own output for the self-reporting formats), hardware counters
+ * through perf_event_open, or a simulated CPU (Valgrind's callgrind).
+ */
+typedef enum { BG_INSTR_TIME = 0, BG_INSTR_COUNTERS, BG_INSTR_SIMULATE } bg_instrument;
+#define BG_INSTR_COUNT 3
+
+const char *bg_instrument_name(bg_instrument instrument);
+/* "time", "counters", "simulate" -> instrument; else BG_EINPUT. */
+int bg_instrument_from_name(const char *name, bg_instrument *out);
+
+/* One entry of a benchmark's `measure`: alternatives, the first this
+ * machine has is used ("time" alone, or ["counters", "simulate"]). */
+typedef struct {
+	bg_instrument alt[BG_INSTR_COUNT];
+	size_t nalt;
+} bg_measure;
+
+/* Whether this machine has an instrument: `detail` says what it has
+ * ("valgrind-3.19.0", the counters it can open) or why not. */
+typedef struct {
+	int available;
+	char detail[256];
+} bg_instrument_status;
+
+/*
+ * Probes every instrument on this machine: runs `valgrind --version`,
+ * opens (and closes) the default counters.  out[BG_INSTR_TIME] is always
+ * available.  `events`/`nevents`: the counters to try (NULL: the default
+ * set), `kernel`: count kernel space too.
+ */
+int bg_instruments_probe(bg_ctx *ctx, const char *const *events, size_t nevents, int kernel,
+                         bg_instrument_status out[BG_INSTR_COUNT]);
+
+/* The counter events benchguard knows ("instructions", "cycles", ...),
+ * NULL-terminated, and the ones `counters` measures by default. */
+const char *const *bg_counter_events(void);
+const char *const *bg_counter_default_events(void);
+
 /* ------------------------------------------------------------------ config */
 
 typedef struct bg_config bg_config;
@@ -126,6 +168,14 @@ typedef struct {
 	const bg_metric_override *metrics; /* direction overrides */
 	size_t nmetrics;
 	int line; /* where the benchmark starts in the config file */
+	/* `measure`: the instruments, in order (nmeasure 0: time alone). */
+	const bg_measure *measure;
+	size_t nmeasure;
+	/* `counters`: the events (NULL: the default set) and whether kernel
+	 * space is counted too. */
+	const char *const *events;
+	size_t nevents;
+	int kernel;
 } bg_benchmark;
 
 typedef struct {
@@ -134,12 +184,36 @@ typedef struct {
 	int min_runs;       /* default 5 */
 } bg_baseline_cfg;
 
+/*
+ * A metric's own min_change: `thresholds.metrics` (benchmark NULL: every
+ * benchmark's series of that metric) or a benchmark's `metrics` entry.
+ * A count of instructions repeats to parts per million where a time moves
+ * by percents: one suite-wide threshold fits neither.
+ */
+typedef struct {
+	const char *benchmark; /* NULL: suite-wide */
+	const char *metric;
+	double min_change; /* 0 < min_change < 1 */
+} bg_metric_threshold;
+
 typedef struct {
 	double alpha;      /* default 0.01 */
 	int fdr;           /* default 1 */
 	double min_change; /* default 0.02 */
 	double min_effect; /* default 0.8 */
+	/* Per-metric min_change (bg_thresholds_min_change); NULL: none. */
+	const bg_metric_threshold *metrics;
+	size_t nmetrics;
 } bg_thresholds;
+
+/*
+ * The min_change of one series: the benchmark's own `metrics` entry, else
+ * `thresholds.metrics`, else the instrument's default for the metric
+ * (0.001 for simulated or counted instructions; `instrument` is the
+ * series' instrument string, NULL for the clock), else th->min_change.
+ */
+double bg_thresholds_min_change(const bg_thresholds *th, const char *benchmark, const char *metric,
+                                const char *instrument);
 
 /* ci's confirmation: interleaved pairs at the first look (0: none), and the cap. */
 typedef struct {
@@ -328,6 +402,11 @@ typedef struct {
 	bg_direction direction;
 	double *values;
 	size_t n;
+	/* What measured it when not the clock or the program's own output:
+	 * "simulate callgrind valgrind-3.19.0", "counters user"; NULL
+	 * otherwise.  Runs measured by another instrument (a new Valgrind)
+	 * are not compared with each other. */
+	char *instrument;
 } bg_series;
 
 typedef enum {
@@ -360,6 +439,9 @@ const bg_outcome *bg_results_outcome(const bg_results *res, size_t i);
  */
 int bg_results_add(bg_ctx *ctx, bg_results *res, const char *benchmark, const char *metric,
                    const char *unit, double value);
+/* Records what measured a series (see bg_series.instrument). */
+int bg_results_set_instrument(bg_ctx *ctx, bg_results *res, const char *benchmark,
+                              const char *metric, const char *instrument);
 /* Forces a series' direction (config override). */
 int bg_results_set_direction(bg_results *res, const char *benchmark, const char *metric,
                              bg_direction dir);
@@ -448,11 +530,14 @@ typedef struct {
 	size_t out_limit; /* 0: 64 MiB */
 	bg_progress_cb progress;
 	void *progress_data;
+	/* What this machine has (bg_instruments_probe with the benchmark's
+	 * events); NULL: probed when a benchmark needs it. */
+	const bg_instrument_status *instruments;
 } bg_run_opts;
 
 #define BG_RUN_OPTS_INIT                                                                           \
 	{                                                                                          \
-		NULL, -1, -1, 0.0, 0, NULL, NULL                                                   \
+		NULL, -1, -1, 0.0, 0, NULL, NULL, NULL                                             \
 	}
 
 /*
@@ -755,15 +840,22 @@ typedef struct {
 	char *benchmark, *metric, *unit;
 	bg_direction direction;
 	bg_summary summary;
+	char *instrument; /* NULL: the clock or the program's own output */
 } bg_run_series;
 
 /* Every series of a run, ordered by series id. */
 int bg_store_run_series(bg_ctx *ctx, bg_store *store, int64_t run_id, bg_run_series **rows,
                         size_t *n);
 void bg_run_series_free(bg_run_series *rows, size_t n);
-/* The run summaries the verdict uses (robust_mean) of a run's series, by series id. */
+/*
+ * The run summaries the verdict uses (robust_mean) of a run's series, by
+ * series id; with `instruments`, what measured each (NULL entries for the
+ * clock), freed with bg_strings_free(*instruments, *n).
+ */
 int bg_store_run_means(bg_ctx *ctx, bg_store *store, int64_t run_id, int64_t **series_ids,
-                       double **means, size_t *n);
+                       double **means, char ***instruments, size_t *n);
+/* Frees n strings (NULL entries allowed) and the array; NULL is a no-op. */
+void bg_strings_free(char **v, size_t n);
 /* The failed and skipped benchmarks of a run. */
 int bg_store_run_outcomes(bg_ctx *ctx, bg_store *store, int64_t run_id, bg_outcome **out,
                           size_t *n);
@@ -953,6 +1045,13 @@ int bg_worktree_gc_each(bg_ctx *ctx, const char *cache_dir, int64_t max_age, uin
  * level AND change >= min_change AND effect >= min_effect; improvement the
  * mirror image; otherwise unchanged.  `level` is alpha for a single look,
  * or a sequential look's share of it.
+ *
+ * Near-deterministic series (a simulated instruction count) are judged by
+ * the threshold alone: when the noise floor f (the larger of the
+ * resolution and the observed spread, relative to the baseline mean) is at
+ * most min_change / 4, regression = change >= min_change, improvement =
+ * change <= -min_change, with no t-test and outside the BH family
+ * (lib/verdict.c says why).
  */
 typedef enum { BG_DESIGN_ROLLING = 0, BG_DESIGN_PAIRED = 1 } bg_design;
 
@@ -966,6 +1065,12 @@ typedef struct {
 	size_t n_base;
 	const double *cur;
 	size_t n_cur;
+	/* The series' own min_change (bg_thresholds_min_change); NAN or 0 (a
+	 * zeroed input): th->min_change. */
+	double min_change;
+	/* The smallest step the instrument shows, in the series' unit
+	 * (bg_instrument__resolution: 1 for a count); 0: none. */
+	double resolution;
 } bg_judge_input;
 
 /* How sure the screen and the futility bound are: one-sided 90%. */
@@ -993,11 +1098,40 @@ typedef struct {
 	/* Skipped: the series' values could not be judged (a value that is not
 	 * finite, say, from an older file); why, as a sentence.  "" otherwise. */
 	char reason[160];
+	/* The min_change this series was judged by (the input's, else the
+	 * thresholds'); NAN when untested. */
+	double min_change;
+	/* Judged near-deterministic: by the threshold alone, lo/hi = change -/+
+	 * noise_floor, p-values NAN, outside the BH family. */
+	int deterministic;
+	/* The relative noise floor: max(resolution / |baseline mean|, observed
+	 * spread); NAN when untested or undefined (a zero mean). */
+	double noise_floor;
 } bg_judgement;
 
 /* Judges n inputs as one family (out[i] for in[i]). */
 int bg_judge(bg_ctx *ctx, const bg_judge_input *in, size_t n, const bg_thresholds *th, double level,
              bg_judgement *out);
+
+/* Which of bg_judge's rules a series gets, and why (what `calibrate` shows). */
+typedef struct {
+	int deterministic;  /* judged by the threshold alone */
+	double noise_floor; /* relative; NAN when undefined (a zero mean) */
+	double min_change;
+} bg_rule;
+
+/*
+ * The rule for a series whose run means (robust means, as the verdict
+ * reads them) at one commit are v[0..n), n >= 2: its noise floor as a
+ * rolling judgement sees it (the range of v, or the resolution, relative
+ * to their mean) against min_change / 4.  n < 2 or a value not finite ->
+ * BG_EINPUT.
+ */
+int bg_judge_rule(bg_ctx *ctx, const double *v, size_t n, double min_change, double resolution,
+                  bg_rule *out);
+/* The rule in words: "near-deterministic: noise floor 0.0004%, min_change
+ * 0.1%", or "t-test: noise floor 1.2% > min_change 2% / 4". */
+void bg_rule_text(char *buf, size_t len, const bg_rule *rule);
 
 /*
  * The relative change, labelled: `d` is a relative movement of the value
@@ -1028,8 +1162,11 @@ size_t bg_looks(size_t first, size_t max, size_t *sizes);
  * and *status set: FOUND when flagged either way, CLEARED when its bounds
  * lie within min_change in the open directions, UNDECIDED at the last look
  * or when the change left is smaller than the cap could show), 0 to
- * measure more.  Pure: what bg_pairs_run applies, and what the unit tests
- * simulate to show the false-alarm rate of repeated looks.
+ * measure more.  min_change is the judgement's own (j->min_change, else
+ * th->min_change).  A near-deterministic judgement is decided at once:
+ * more pairs cannot narrow its noise floor, only widen it.  Pure: what
+ * bg_pairs_run applies, and what the unit tests simulate to show the
+ * false-alarm rate of repeated looks.
  */
 int bg_sequential_decide(const bg_judgement *j, size_t look, size_t looks, size_t max,
                          const bg_thresholds *th, double level, int *worse, int *better,
@@ -1064,6 +1201,10 @@ typedef struct {
 	size_t outlier_samples;   /* far-out samples of the candidate runs, flagged */
 	char *message;            /* why failed, skipped or no-baseline; what the pairs showed */
 	bg_confirmation confirm;  /* status BG_CONFIRM_NONE unless measured again */
+	/* The rule of the judgement (bg_judgement's): near-deterministic, its
+	 * noise floor, and the series' min_change (NAN when untested). */
+	int deterministic;
+	double noise_floor, min_change;
 } bg_verdict_row;
 
 typedef struct {

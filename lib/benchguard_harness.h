@@ -16,8 +16,18 @@
  *
  * How many: BENCHGUARD_WARMUP (samples run first and not printed) and
  * BENCHGUARD_SAMPLES, which `benchguard run` sets from the config
- * ("warmup", "samples"), else 1 and 10.
+ * ("warmup", "samples"), else 1 and 10.  Under the `simulate` instrument
+ * benchguard asks for one sample and at most one warm-up.
  * BENCHGUARD_FLUSH_L2=1 turns on the L2 flush of CUDA timings.
+ *
+ * Counted, not timed: under the `simulate` (Valgrind) and `counters`
+ * (perf) instruments, bgh_run makes the calls of its timed samples the
+ * region of interest (benchguard_region.h, which this header includes):
+ * the counts are those of the samples' o->iters calls each, not of the
+ * program's start-up, its setup before bgh_run, the warm-up or the
+ * printing.  The clock is read outside the region: its readings are not
+ * counted, and marking the region costs nothing when neither instrument
+ * is on (under `counters`, two ioctls per sample inside the timed span).
  *
  * C (any C99/C11 compiler; include this header before any system header so
  * that CLOCK_MONOTONIC is declared):
@@ -55,6 +65,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "benchguard_region.h"
 
 #if defined(__CUDACC__) && !defined(BGH_CUDA)
 #define BGH_CUDA 1
@@ -143,8 +155,11 @@ static inline int bgh_run(const bgh_opts *o, void (*fn)(void *), void *arg)
 		fn(arg);
 	for (i = 0; i < o->samples; i++) {
 		t0 = bgh_now();
+		/* Inside the clock readings: only the calls are counted. */
+		bg_region_begin();
 		for (k = 0; k < iters; k++)
 			fn(arg);
+		bg_region_end();
 		bgh_report(o, (bgh_now() - t0) / iters);
 	}
 	return fflush(stdout) == 0 ? 0 : -1;

@@ -97,10 +97,11 @@ static int take_run(walk_state *w, int64_t run_id)
 {
 	int64_t *ids = NULL;
 	double *means = NULL;
+	char **inst = NULL;
 	size_t n = 0, i = 0, j = 0;
 	int error;
 
-	if ((error = bg_store_run_means(w->ctx, w->store, run_id, &ids, &means, &n)) < 0)
+	if ((error = bg_store_run_means(w->ctx, w->store, run_id, &ids, &means, &inst, &n)) < 0)
 		return error;
 	/* Both sides are sorted by series id: a merge. */
 	while (i < n && j < w->nseries) {
@@ -111,7 +112,10 @@ static int take_run(walk_state *w, int64_t run_id)
 		} else if (ids[i] > cs->series_id) {
 			j++;
 		} else {
-			if (cs->nbase < w->window && isfinite(means[i])) {
+			/* Measured by another instrument (another Valgrind, counters
+			 * where it now simulates): not comparable, not a baseline. */
+			if (cs->nbase < w->window && isfinite(means[i]) &&
+			    bg_streq_null(inst[i], cs->info->instrument)) {
 				cs->base[cs->nbase++] = means[i];
 				if (cs->nbase == w->window)
 					w->full++;
@@ -122,6 +126,7 @@ static int take_run(walk_state *w, int64_t run_id)
 	}
 	free(ids);
 	free(means);
+	bg_strings_free(inst, n);
 	return 0;
 }
 
@@ -596,6 +601,11 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 			goto cleanup;
 		}
 		in[i].direction = info->direction;
+		/* The series' own threshold and its instrument's resolution: a
+		 * simulated count is judged to 0.1%, not the suite's 2%. */
+		in[i].min_change = bg_thresholds_min_change(&opts->thresholds, info->benchmark,
+		                                            info->metric, info->instrument);
+		in[i].resolution = bg_instrument__resolution(info->instrument, info->metric);
 		if (can_pair(opts, &cs[i])) {
 			r->baseline_runs = cs[i].nbase;
 			in[i].design = BG_DESIGN_PAIRED;
@@ -653,6 +663,9 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 		r->p_better_adjusted = jd[i].p_better_adjusted;
 		r->undecided = jd[i].undecided;
 		r->undecided_better = jd[i].undecided_better;
+		r->deterministic = jd[i].deterministic;
+		r->noise_floor = jd[i].noise_floor;
+		r->min_change = jd[i].min_change;
 	}
 	if ((error = add_outcome_rows(ctx, store, opts, res, &cap)) < 0)
 		goto cleanup;

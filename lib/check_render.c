@@ -98,6 +98,13 @@ int bg_check_json(bg_ctx *ctx, const bg_check_result *res, char **out)
 		json_object_object_add(o, "effect_size", t ? num(r->test.effect) : NULL);
 		json_object_object_add(o, "mde", t ? num(r->test.mde) : NULL);
 		json_object_object_add(o, "undecided", json_object_new_boolean(r->undecided));
+		/* Which rule judged it (lib/verdict.c): the t-test, or the
+		 * threshold alone for a near-deterministic series. */
+		json_object_object_add(o, "rule",
+		                       t ? str(r->deterministic ? "near-deterministic" : "t-test")
+		                         : NULL);
+		json_object_object_add(o, "noise_floor", t ? num(r->noise_floor) : NULL);
+		json_object_object_add(o, "min_change", t ? num(r->min_change) : NULL);
 		json_object_object_add(o, "baseline_runs",
 		                       json_object_new_int64((int64_t)r->baseline_runs));
 		json_object_object_add(o, "outlier_samples",
@@ -133,9 +140,8 @@ int bg_check_json(bg_ctx *ctx, const bg_check_result *res, char **out)
 		                       json_object_new_int64((int64_t)res->confirm_max));
 		json_object_object_add(top, "confirmation", c);
 	}
-	text = bg_text__json(top, JSON_C_TO_STRING_PRETTY |
-	                                                   JSON_C_TO_STRING_SPACED |
-	                                                   JSON_C_TO_STRING_NOSLASHESCAPE);
+	text = bg_text__json(top, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+	                                  JSON_C_TO_STRING_NOSLASHESCAPE);
 	*out = text ? bg_printf("%s\n", text) : NULL;
 	json_object_put(top);
 	return *out ? 0 : bg_error_oom(ctx);
@@ -191,8 +197,12 @@ int bg_check__row_cells(const bg_verdict_row *r, int md, char cells[9][192])
 		bg_unit_format(cells[3], 192, r->test.cur_mean, r->unit);
 		/* The mean's own movement; the verdict says whether that is good. */
 		bg_check__pct(cells[4], 192, r->test.delta);
-		bg_check__p(cells[5], 192,
-		            r->test.change < 0 ? r->p_better_adjusted : r->p_adjusted);
+		if (r->deterministic)
+			/* No p: the threshold judged it, against this floor. */
+			snprintf(cells[5], 192, "floor %.2g%%", 100.0 * r->noise_floor);
+		else
+			bg_check__p(cells[5], 192,
+			            r->test.change < 0 ? r->p_better_adjusted : r->p_adjusted);
 		if (isfinite(r->test.effect))
 			snprintf(cells[6], 192, "%.2f", r->test.effect);
 		else

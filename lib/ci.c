@@ -16,6 +16,7 @@
  * that reports, history and comments show what ci decided.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -83,6 +84,18 @@ static int set_message(bg_ctx *ctx, bg_verdict_row *r, char *msg)
 	return 0;
 }
 
+/* What backs a verdict of the pairs, for a message: its p, or for a
+ * near-deterministic series (no p) the noise floor it beat. */
+static const char *evidence(char *buf, size_t len, const bg_verdict_row *q, double p)
+{
+	if (q->deterministic)
+		snprintf(buf, len, "near-deterministic, noise floor %.2g%%",
+		         100.0 * q->noise_floor);
+	else
+		snprintf(buf, len, "p %.2g", p);
+	return buf;
+}
+
 /* Folds what the pairs decided into the first check's rows. */
 static int merge(bg_ctx *ctx, bg_check_result *res, const bg_check_result *pairs,
                  const bg_pairs_series *open, size_t nopen)
@@ -95,6 +108,7 @@ static int merge(bg_ctx *ctx, bg_check_result *res, const bg_check_result *pairs
 		bg_verdict_row *r = name ? find_row(res, name) : NULL;
 		const bg_verdict_row *q = name ? find_row((bg_check_result *)pairs, name) : NULL;
 		bg_verdict first;
+		char ev[64];
 
 		free(name);
 		if (!r)
@@ -123,11 +137,12 @@ static int merge(bg_ctx *ctx, bg_check_result *res, const bg_check_result *pairs
 			r->confirm.status = BG_CONFIRM_FOUND;
 		switch (r->confirm.status) {
 		case BG_CONFIRM_CONFIRMED:
-			error = set_message(ctx, r,
-			                    bg_printf("confirmed: %+.1f%% against %.12s in %zu "
-			                              "interleaved pairs (p %.2g)",
-			                              100 * q->test.delta, pairs->reference,
-			                              q->confirm.pairs, r->confirm.p_adjusted));
+			error = set_message(
+			        ctx, r,
+			        bg_printf("confirmed: %+.1f%% against %.12s in %zu "
+			                  "interleaved pairs (%s)",
+			                  100 * q->test.delta, pairs->reference, q->confirm.pairs,
+			                  evidence(ev, sizeof(ev), q, r->confirm.p_adjusted)));
 			break;
 		case BG_CONFIRM_NOT_CONFIRMED:
 			error = set_message(
@@ -141,10 +156,10 @@ static int merge(bg_ctx *ctx, bg_check_result *res, const bg_check_result *pairs
 			error = set_message(
 			        ctx, r,
 			        bg_printf("%s found by the pairs: %+.1f%% against %.12s "
-			                  "in %zu interleaved pairs (p %.2g)",
+			                  "in %zu interleaved pairs (%s)",
 			                  bg_verdict_name(q->verdict), 100 * q->test.delta,
 			                  pairs->reference, q->confirm.pairs,
-			                  r->confirm.p_adjusted));
+			                  evidence(ev, sizeof(ev), q, r->confirm.p_adjusted)));
 			break;
 		default:
 			error = set_message(

@@ -136,6 +136,11 @@ struct loader {
 struct run_defaults {
 	int warmup, samples;
 	double timeout;
+	const bg_measure *measure; /* NULL: time alone */
+	size_t nmeasure;
+	const char *const *events; /* NULL: the default counters */
+	size_t nevents;
+	int kernel;
 };
 
 /* --------------------------------------------------------- message pieces */
@@ -978,11 +983,16 @@ static const char *const root_keys[] = { "project", "build",    "baseline",   "t
 	                                 "confirm", "defaults", "benchmarks", "alerts" };
 static const char *const confirm_keys[] = { "pairs", "max_pairs" };
 static const char *const baseline_keys[] = { "branch", "window", "min_runs" };
-static const char *const threshold_keys[] = { "alpha", "fdr", "min_change", "min_effect" };
-static const char *const defaults_keys[] = { "warmup", "samples", "timeout" };
-static const char *const bench_keys[] = { "name",   "command", "format",  "requires",
-	                                  "warmup", "samples", "timeout", "metrics" };
-static const char *const metric_keys[] = { "direction" };
+static const char *const threshold_keys[] = { "alpha", "fdr", "min_change", "min_effect",
+	                                      "metrics" };
+/* An entry of thresholds.metrics. */
+static const char *const threshold_metric_keys[] = { "min_change" };
+static const char *const defaults_keys[] = { "warmup", "samples", "timeout", "measure",
+	                                     "counters" };
+static const char *const bench_keys[] = { "name",    "command", "format",  "requires", "warmup",
+	                                  "samples", "timeout", "metrics", "measure",  "counters" };
+static const char *const counters_keys[] = { "events", "kernel" };
+static const char *const metric_keys[] = { "direction", "min_change" };
 static const char *const alert_keys[] = { "kind", "url",     "secret",  "repo", "token",
 	                                  "pr",   "api_url", "timeout", "on" };
 
@@ -1106,6 +1116,53 @@ static int load_confirm(struct loader *ld, const struct pos *root, json_object *
 	return 0;
 }
 
+/*
+ * A metric's min_change: a relative change above 0 and below 1.  0 is
+ * refused: a series whose threshold is 0 would flag any change at all,
+ * and 0 is what leaves a judgement to thresholds.min_change.
+ */
+static int read_metric_min_change(struct loader *ld, const struct pos *p, const char *path,
+                                  json_object *v, double *out)
+{
+	int err;
+
+	if ((err = read_number(ld, p, path, v, out)) < 0)
+		return err;
+	if (!(*out > 0.0 && *out < 1.0))
+		return failp(ld, p->line, path,
+		             "must be a relative change above 0 and below 1, e.g. 0.001 for "
+		             "0.1%% (got %.*s)",
+		             RAW(ld, p));
+	return 0;
+}
+
+/*
+ * Appends to thresholds.metrics.  The array lives in the arena, which does
+ * not reallocate: it is copied into one twice as large when the count
+ * passes a power of two, so the copies stay linear in the entries.
+ */
+static int add_metric_threshold(struct loader *ld, const char *benchmark, const char *metric,
+                                double min_change)
+{
+	bg_thresholds *t = &ld->cfg->thresholds;
+	size_t n = t->nmetrics;
+	bg_metric_threshold *m = (bg_metric_threshold *)t->metrics;
+
+	if (n == 0 || (n & (n - 1)) == 0) {
+		/* n is 0 or a power of two: the array is full. */
+		if (!(m = arena_array(&ld->cfg->mem, n ? 2 * n : 4, sizeof(*m))))
+			return oom(ld);
+		if (n)
+			memcpy(m, t->metrics, n * sizeof(*m));
+	}
+	m[n].benchmark = benchmark;
+	m[n].metric = metric;
+	m[n].min_change = min_change;
+	t->metrics = m;
+	t->nmetrics = n + 1;
+	return 0;
+}
+
 static int load_thresholds(struct loader *ld, const struct pos *root, json_object *obj)
 {
 	bg_thresholds *t = &ld->cfg->thresholds;
@@ -1142,6 +1199,40 @@ static int load_thresholds(struct loader *ld, const struct pos *root, json_objec
 			return failp(ld, kp->line, kpath, "must be at least 0 (got %.*s)",
 			             RAW(ld, kp));
 	}
+	/* "metrics": { "instructions": { "min_change": 0.001 } }: per metric,
+	 * every benchmark's. */
+	if (member(p, o, "metrics", path, &kp, &v, kpath, sizeof(kpath))) {
+		const struct pos *mp, *cp;
+		json_object *mo, *cv;
+		char mpath[PATH_SIZE], cpath[PATH_SIZE];
+		const char *name;
+		double mc;
+		size_t i;
+
+		if (want(ld, kp, kpath, v, json_type_object, "an object") < 0)
+			return BG_EINPUT;
+		for (i = 0; i < kp->nkids; i++) {
+			mp = &kp->kids[i];
+			mo = NULL;
+			if (!*mp->key)
+				return failp(ld, mp->line, kpath, "metric name must not be empty");
+			json_object_object_get_ex(v, mp->key, &mo);
+			path_key(mpath, sizeof(mpath), kpath, mp->key);
+			if (want(ld, mp, mpath, mo, json_type_object, "an object") < 0 ||
+			    check_keys(ld, mp, mpath, threshold_metric_keys,
+			               BG_ARRAY_SIZE(threshold_metric_keys)) < 0)
+				return BG_EINPUT;
+			if (!member(mp, mo, "min_change", mpath, &cp, &cv, cpath, sizeof(cpath)))
+				return failp(ld, mp->line, mpath,
+				             "missing required key \"min_change\"");
+			if ((err = read_metric_min_change(ld, cp, cpath, cv, &mc)) < 0)
+				return err;
+			if (!(name = arena_strdup(&ld->cfg->mem, mp->key)))
+				return oom(ld);
+			if ((err = add_metric_threshold(ld, NULL, name, mc)) < 0)
+				return err;
+		}
+	}
 	return 0;
 }
 
@@ -1160,7 +1251,160 @@ static int read_timeout(struct loader *ld, const struct pos *p, const char *path
 	return 0;
 }
 
-/* warmup, samples and timeout: in "defaults" and in each benchmark. */
+/* "time, counters or simulate" */
+static void instrument_list(char *buf, size_t n)
+{
+	snprintf(buf, n, "\"%s\", \"%s\" or \"%s\"", bg_instrument_name(BG_INSTR_TIME),
+	         bg_instrument_name(BG_INSTR_COUNTERS), bg_instrument_name(BG_INSTR_SIMULATE));
+}
+
+static int read_instrument(struct loader *ld, const struct pos *p, const char *path,
+                           json_object *v, bg_instrument *out)
+{
+	char q[96], names[96];
+	const char *s;
+	int err;
+
+	if ((err = read_string(ld, p, path, v, &s)) < 0)
+		return err;
+	if (bg_instrument_from_name(s, out) < 0) {
+		instrument_list(names, sizeof(names));
+		return failp(ld, p->line, path, "unknown instrument %s (expected %s)",
+		             quote(q, sizeof(q), s), names);
+	}
+	return 0;
+}
+
+/*
+ * "measure": ["time", ["counters", "simulate"]]: each entry an instrument,
+ * or a list of alternatives of which the first this machine has is used.
+ * An instrument is named once; counters and simulate both count
+ * instructions (the same series), so they may only be alternatives.
+ */
+static int load_measure(struct loader *ld, const struct pos *p, json_object *a, const char *path,
+                        struct run_defaults *d)
+{
+	bg_measure *m;
+	size_t n, i, k;
+	int seen[BG_INSTR_COUNT] = { 0 }, seen_entry[BG_INSTR_COUNT], err;
+
+	if (want(ld, p, path, a, json_type_array, "an array") < 0)
+		return BG_EINPUT;
+	n = json_object_array_length(a);
+	if (n == 0)
+		return failp(ld, p->line, path, "must not be empty");
+	if (!(m = arena_array(&ld->cfg->mem, n, sizeof(*m))))
+		return oom(ld);
+	for (i = 0; i < n; i++) {
+		const struct pos *ep = element(p, i);
+		json_object *e = json_object_array_get_idx(a, i);
+		char epath[PATH_SIZE], apath[PATH_SIZE];
+
+		path_index(epath, sizeof(epath), path, i);
+		memset(seen_entry, 0, sizeof(seen_entry));
+		if (json_object_is_type(e, json_type_array)) {
+			size_t na = json_object_array_length(e);
+
+			if (na == 0 || na > BG_INSTR_COUNT)
+				return failp(ld, ep->line, epath,
+				             "a list of alternatives holds 1 to %d instruments",
+				             BG_INSTR_COUNT);
+			for (k = 0; k < na; k++) {
+				path_index(apath, sizeof(apath), epath, k);
+				if ((err = read_instrument(ld, element(ep, k), apath,
+				                           json_object_array_get_idx(e, k),
+				                           &m[i].alt[k])) < 0)
+					return err;
+				if (seen_entry[m[i].alt[k]]++)
+					return failp(ld, element(ep, k)->line, apath,
+					             "\"%s\" is listed twice",
+					             bg_instrument_name(m[i].alt[k]));
+			}
+			m[i].nalt = na;
+		} else {
+			if ((err = read_instrument(ld, ep, epath, e, &m[i].alt[0])) < 0)
+				return err;
+			m[i].nalt = 1;
+			seen_entry[m[i].alt[0]] = 1;
+		}
+		for (k = 0; k < BG_INSTR_COUNT; k++) {
+			if (!seen_entry[k])
+				continue;
+			if (seen[k])
+				return failp(ld, ep->line, epath, "\"%s\" is measured twice",
+				             bg_instrument_name((bg_instrument)k));
+		}
+		for (k = 0; k < BG_INSTR_COUNT; k++)
+			seen[k] |= seen_entry[k];
+		if (seen[BG_INSTR_COUNTERS] && seen[BG_INSTR_SIMULATE] &&
+		    !(seen_entry[BG_INSTR_COUNTERS] && seen_entry[BG_INSTR_SIMULATE]))
+			return failp(ld, ep->line, epath,
+			             "\"counters\" and \"simulate\" both give the series "
+			             "\"instructions\": list them as alternatives, "
+			             "[\"counters\", \"simulate\"]");
+	}
+	d->measure = m;
+	d->nmeasure = n;
+	return 0;
+}
+
+/* "counters": { "events": ["instructions", ...], "kernel": false } */
+static int load_counters(struct loader *ld, const struct pos *p, json_object *o, const char *path,
+                         struct run_defaults *d)
+{
+	const struct pos *kp;
+	json_object *v;
+	char kpath[PATH_SIZE], q[96], known[512];
+	const char *const *names = bg_counter_events();
+	const char **ev;
+	size_t n, i, k, len = 0;
+	int err;
+
+	if (want(ld, p, path, o, json_type_object, "an object") < 0)
+		return BG_EINPUT;
+	if ((err = check_keys(ld, p, path, counters_keys, BG_ARRAY_SIZE(counters_keys))) < 0)
+		return err;
+	if (member(p, o, "kernel", path, &kp, &v, kpath, sizeof(kpath)) &&
+	    (err = read_bool(ld, kp, kpath, v, &d->kernel)) < 0)
+		return err;
+	if (!member(p, o, "events", path, &kp, &v, kpath, sizeof(kpath)))
+		return 0;
+	if (want(ld, kp, kpath, v, json_type_array, "an array") < 0)
+		return BG_EINPUT;
+	n = json_object_array_length(v);
+	if (n == 0)
+		return failp(ld, kp->line, kpath, "must not be empty");
+	if (!(ev = arena_array(&ld->cfg->mem, n, sizeof(*ev))))
+		return oom(ld);
+	for (i = 0; i < n; i++) {
+		char epath[PATH_SIZE];
+		const struct pos *ep = element(kp, i);
+
+		path_index(epath, sizeof(epath), kpath, i);
+		if ((err = read_string(ld, ep, epath, json_object_array_get_idx(v, i), &ev[i])) < 0)
+			return err;
+		for (k = 0; names[k] && strcmp(names[k], ev[i]); k++)
+			;
+		if (!names[k]) {
+			known[0] = '\0';
+			for (k = 0; names[k] && len + 32 < sizeof(known); k++)
+				len += (size_t)snprintf(known + len, sizeof(known) - len, "%s%s",
+				                        k ? ", " : "", names[k]);
+			return failp(ld, ep->line, epath, "unknown counter %s (known: %s)",
+			             quote(q, sizeof(q), ev[i]), known);
+		}
+		for (k = 0; k < i; k++)
+			if (!strcmp(ev[k], ev[i]))
+				return failp(ld, ep->line, epath, "%s is listed twice",
+				             quote(q, sizeof(q), ev[i]));
+	}
+	d->events = ev;
+	d->nevents = n;
+	return 0;
+}
+
+/* warmup, samples, timeout, measure and counters: in "defaults" and in
+ * each benchmark. */
 static int read_run_settings(struct loader *ld, const struct pos *p, json_object *o,
                              const char *path, struct run_defaults *d)
 {
@@ -1168,6 +1412,13 @@ static int read_run_settings(struct loader *ld, const struct pos *p, json_object
 	json_object *v;
 	char kpath[PATH_SIZE];
 	int err;
+
+	if (member(p, o, "measure", path, &kp, &v, kpath, sizeof(kpath)) &&
+	    (err = load_measure(ld, kp, v, kpath, d)) < 0)
+		return err;
+	if (member(p, o, "counters", path, &kp, &v, kpath, sizeof(kpath)) &&
+	    (err = load_counters(ld, kp, v, kpath, d)) < 0)
+		return err;
 
 	if (member(p, o, "warmup", path, &kp, &v, kpath, sizeof(kpath)) &&
 	    (err = read_int(ld, kp, kpath, v, 0, MAX_COUNT, &d->warmup)) < 0)
@@ -1215,11 +1466,17 @@ static void format_list(char *buf, size_t n)
 		                      names[i]);
 }
 
+/*
+ * A benchmark's "metrics": per metric, a direction (bg_benchmark.metrics,
+ * only the metrics that have one) and a min_change (into
+ * thresholds.metrics under the benchmark's name); at least one of them.
+ */
 static int load_metrics(struct loader *ld, const struct pos *p, json_object *o, const char *path,
                         bg_benchmark *b)
 {
 	bg_metric_override *m;
-	size_t i;
+	size_t i, n = 0;
+	int err;
 
 	if (want(ld, p, path, o, json_type_object, "an object") < 0)
 		return BG_EINPUT;
@@ -1227,10 +1484,12 @@ static int load_metrics(struct loader *ld, const struct pos *p, json_object *o, 
 	if (!m)
 		return oom(ld);
 	for (i = 0; i < p->nkids; i++) {
-		const struct pos *mp = &p->kids[i], *dp;
-		json_object *mo = NULL, *dv;
-		char mpath[PATH_SIZE], dpath[PATH_SIZE], q[96];
-		const char *dir;
+		const struct pos *mp = &p->kids[i], *dp, *cp;
+		json_object *mo = NULL, *dv, *cv;
+		char mpath[PATH_SIZE], dpath[PATH_SIZE], cpath[PATH_SIZE], q[96];
+		const char *dir, *name;
+		int has_dir, has_change;
+		double mc;
 
 		if (!*mp->key)
 			return failp(ld, mp->line, path, "metric name must not be empty");
@@ -1240,21 +1499,32 @@ static int load_metrics(struct loader *ld, const struct pos *p, json_object *o, 
 			return BG_EINPUT;
 		if (check_keys(ld, mp, mpath, metric_keys, BG_ARRAY_SIZE(metric_keys)) < 0)
 			return BG_EINPUT;
-		if (!member(mp, mo, "direction", mpath, &dp, &dv, dpath, sizeof(dpath)))
-			return failp(ld, mp->line, mpath, "missing required key \"direction\"");
-		if (want(ld, dp, dpath, dv, json_type_string, "a string") < 0)
-			return BG_EINPUT;
-		dir = json_object_get_string(dv);
-		if (bg_direction_from_name(dir, &m[i].direction) < 0)
-			return failp(ld, dp->line, dpath,
-			             "expected \"lower\" or \"higher\", got %s",
-			             quote(q, sizeof(q), dir));
-		m[i].metric = arena_strdup(&ld->cfg->mem, mp->key);
-		if (!m[i].metric)
+		has_dir = member(mp, mo, "direction", mpath, &dp, &dv, dpath, sizeof(dpath));
+		has_change = member(mp, mo, "min_change", mpath, &cp, &cv, cpath, sizeof(cpath));
+		if (!has_dir && !has_change)
+			return failp(ld, mp->line, mpath,
+			             "missing required key \"direction\" (or \"min_change\")");
+		if (!(name = arena_strdup(&ld->cfg->mem, mp->key)))
 			return oom(ld);
+		if (has_dir) {
+			if (want(ld, dp, dpath, dv, json_type_string, "a string") < 0)
+				return BG_EINPUT;
+			dir = json_object_get_string(dv);
+			if (bg_direction_from_name(dir, &m[n].direction) < 0)
+				return failp(ld, dp->line, dpath,
+				             "expected \"lower\" or \"higher\", got %s",
+				             quote(q, sizeof(q), dir));
+			/* Only metrics with a direction: the runner overrides those. */
+			m[n++].metric = name;
+		}
+		if (has_change) {
+			if ((err = read_metric_min_change(ld, cp, cpath, cv, &mc)) < 0 ||
+			    (err = add_metric_threshold(ld, b->name, name, mc)) < 0)
+				return err;
+		}
 	}
 	b->metrics = m;
-	b->nmetrics = p->nkids;
+	b->nmetrics = n;
 	return 0;
 }
 
@@ -1339,6 +1609,11 @@ static int load_benchmark(struct loader *ld, const struct pos *p, json_object *o
 	b->warmup = own.warmup;
 	b->samples = own.samples;
 	b->timeout = own.timeout;
+	b->measure = own.measure;
+	b->nmeasure = own.nmeasure;
+	b->events = own.events;
+	b->nevents = own.nevents;
+	b->kernel = own.kernel;
 	if (member(p, o, "metrics", path, &kp, &v, kpath, sizeof(kpath)) &&
 	    (err = load_metrics(ld, kp, v, kpath, b)) < 0)
 		return err;
@@ -1634,7 +1909,7 @@ static int load_alerts(struct loader *ld, const struct pos *root, json_object *o
 
 static int load_root(struct loader *ld, const struct pos *root, json_object *obj)
 {
-	struct run_defaults d = { 2, 15, 60.0 };
+	struct run_defaults d = { 2, 15, 60.0, NULL, 0, NULL, 0, 0 };
 	const struct pos *kp;
 	json_object *v;
 	char kpath[PATH_SIZE], q[320];

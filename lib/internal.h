@@ -104,6 +104,63 @@ int bg_read_file_max(bg_ctx *ctx, const char *path, size_t max, char **data, siz
 /* Makes room in an array of `size`-byte elements for element n (its
  * capacity doubles); 0 or BG_ENOMEM, the array unchanged on failure. */
 int bg_grow(void **arr, size_t *cap, size_t n, size_t size);
+/* Two strings equal, or both NULL. */
+int bg_streq_null(const char *a, const char *b);
+
+/*
+ * lib/instrument.c: the defaults of the series an instrument measures.
+ * `instrument` is a series' instrument string (bg_series.instrument; NULL
+ * for the clock).  min_change: the relative change worth an alarm for that
+ * metric (0.001 for simulated instructions), NAN when the thresholds'
+ * own applies.  resolution: the smallest step the instrument can show, in
+ * the series' unit (1 for a count), 0 when unknown.
+ */
+double bg_instrument__min_change(const char *instrument, const char *metric);
+double bg_instrument__resolution(const char *instrument, const char *metric);
+
+/*
+ * lib/counters.c: the `counters` instrument.  new: the events (NULL: the
+ * default set) opened once on benchguard to see they can be; a required
+ * one that cannot -> BG_ENOTFOUND with why.  Per execution: prepare()
+ * before the child starts (env() then names the region fd), child() in
+ * the child before exec, receive() once it has exec'd, read() after it
+ * is gone (values[count()]), done() to close what is left.
+ */
+typedef struct bg_counters bg_counters;
+int bg_counters__new(bg_ctx *ctx, const char *const *names, size_t nnames, int kernel,
+                     bg_counters **out);
+void bg_counters__free(bg_counters *c);
+size_t bg_counters__count(const bg_counters *c);
+const char *bg_counters__metric(const bg_counters *c, size_t i);
+const char *bg_counters__unit(const bg_counters *c, size_t i);
+const char *bg_counters__instrument(const bg_counters *c);
+int bg_counters__prepare(bg_ctx *ctx, bg_counters *c);
+const char *bg_counters__env(const bg_counters *c);
+int bg_counters__child(bg_counters *c);
+int bg_counters__receive(bg_ctx *ctx, bg_counters *c);
+int bg_counters__read(bg_ctx *ctx, bg_counters *c, double *values);
+void bg_counters__done(bg_counters *c);
+/*
+ * lib/simulate.c: the `simulate` instrument's Valgrind side.  probe: "valgrind-3.19.0"
+ * into version, or BG_ENOTFOUND with why.  argv: the words to run before
+ * the command (valgrind ... --callgrind-out-file=<dir>/cg.%p), NULL-
+ * terminated, freed by argv_free.  collect: the counts of the callgrind
+ * files in dir once the command is gone: of its region alone when any
+ * process marked one (benchguard_region.h; region = 1), else of every
+ * process; BG_EINPUT with a sentence when a file is garbage or Valgrind
+ * failed.  est_cycles: L1 hits + 5 x LL hits + 35 x RAM accesses.
+ */
+typedef struct {
+	double ir, dr, dw, i1mr, d1mr, d1mw, ilmr, dlmr, dlmw;
+	int region;       /* only the region of interest was counted */
+	size_t processes; /* processes whose counts are in */
+} bg_sim_counts;
+int bg_simulate__probe(bg_ctx *ctx, char *version, size_t n);
+int bg_simulate__argv(bg_ctx *ctx, const char *dir, char ***argv);
+void bg_simulate__argv_free(char **argv);
+int bg_simulate__collect(bg_ctx *ctx, const char *dir, bg_sim_counts *out);
+double bg_simulate__est_cycles(const bg_sim_counts *c);
+
 /* Seconds on the monotonic clock: for timing and deadlines, not dates. */
 double bg_now(void);
 

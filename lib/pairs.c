@@ -36,6 +36,8 @@ typedef struct {
 	bg_verdict verdict;
 	bg_confirm_status status; /* FOUND, CLEARED or UNDECIDED once decided */
 	bg_judgement j;           /* at the deciding look (or the last one) */
+	double min_change;        /* its own (bg_thresholds_min_change) */
+	double resolution;        /* its instrument's smallest step */
 	size_t pairs, look;
 	double *cur, *ref; /* this look's pairs (scratch) */
 	size_t n;
@@ -78,7 +80,7 @@ static int value_of(pstate *p, int64_t run, int64_t id, double *v)
 		m = &p->rm[p->nrm];
 		memset(m, 0, sizeof(*m));
 		m->run = run;
-		if ((error = bg_store_run_means(p->ctx, p->store, run, &m->ids, &m->means, &m->n)) <
+		if ((error = bg_store_run_means(p->ctx, p->store, run, &m->ids, &m->means, NULL, &m->n)) <
 		    0)
 			return error;
 		p->nrm++;
@@ -316,6 +318,10 @@ static int add_series(pstate *p, const bg_run_series *rs, int worse, int better)
 	x->benchmark = bg_strdup(rs->benchmark);
 	x->metric = bg_strdup(rs->metric);
 	x->unit = bg_strdup(rs->unit);
+	/* The candidate's first run says what measured the series. */
+	x->min_change = bg_thresholds_min_change(&p->o->thresholds, rs->benchmark, rs->metric,
+	                                         rs->instrument);
+	x->resolution = bg_instrument__resolution(rs->instrument, rs->metric);
 	p->ns++;
 	if (!x->benchmark || !x->metric || !x->unit)
 		return bg_error_oom(p->ctx);
@@ -404,6 +410,8 @@ static int look_at(pstate *p, size_t pairs, size_t look, size_t looks, double le
 		in[nin].base = x->ref;
 		in[nin].cur = x->cur;
 		in[nin].n_base = in[nin].n_cur = x->n >= 2 ? x->n : 0;
+		in[nin].min_change = x->min_change;
+		in[nin].resolution = x->resolution;
 		nin++;
 	}
 	if (!nin)
@@ -472,6 +480,9 @@ static int make_result(pstate *p, size_t nlooks, double level, double seconds, s
 		r->test = x->j.test;
 		r->p_adjusted = x->j.p_adjusted;
 		r->p_better_adjusted = x->j.p_better_adjusted;
+		r->deterministic = x->j.deterministic;
+		r->noise_floor = x->j.noise_floor;
+		r->min_change = x->j.min_change;
 		r->baseline_runs = r->current_runs = x->pairs;
 		r->confirm.status = x->status;
 		r->confirm.first = BG_VERDICT_UNCHANGED;

@@ -632,6 +632,11 @@ static int judge_commits(bg_ctx *ctx, bg_report *r)
 			in[n].n_base = nb >= (size_t)r->min_runs ? nb : 0;
 			in[n].cur = s->rmean + first;
 			in[n].n_cur = s->nruns[g->from];
+			/* The stored results a report reads do not say what measured
+			 * them (bg_result_row): the configured thresholds apply,
+			 * not an instrument's defaults. */
+			in[n].min_change =
+			        bg_thresholds_min_change(&r->th, s->benchmark, s->metric, NULL);
 			gs[n++] = g;
 		}
 		if (!n)

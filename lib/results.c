@@ -59,6 +59,7 @@ static void series_clear(bg_series *s)
 	free(s->metric);
 	free(s->unit);
 	free(s->values);
+	free(s->instrument);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -257,6 +258,25 @@ int bg_results_set_direction(bg_results *res, const char *benchmark, const char 
 	if (!sl)
 		return BG_ENOTFOUND;
 	sl->s.direction = dir;
+	return 0;
+}
+
+int bg_results_set_instrument(bg_ctx *ctx, bg_results *res, const char *benchmark,
+                              const char *metric, const char *instrument)
+{
+	size_t pos;
+	series_slot *sl = find(res, benchmark, metric, key_hash(benchmark, metric), &pos);
+	char *copy = NULL;
+	int rc;
+
+	if (!sl)
+		return bg_error_set(ctx, BG_ENOTFOUND, "%s:%s: no such series", benchmark, metric);
+	if (instrument && (rc = check_name(ctx, "instrument", instrument)) < 0)
+		return rc;
+	if (instrument && !(copy = strdup(instrument)))
+		return bg_error_oom(ctx);
+	free(sl->s.instrument);
+	sl->s.instrument = copy;
 	return 0;
 }
 

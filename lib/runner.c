@@ -389,7 +389,10 @@ typedef struct {
 	const char *log_path, *cwd;
 	int out_fd, err_fd; /* the pipes' write ends; -1: /dev/null */
 	pid_t parent;
-	volatile int err; /* errno of the step that failed in the child */
+	bg_counters *counters; /* opened by the child on itself, or NULL */
+	int no_shell;          /* wrapped (valgrind ...): never run the command bare */
+	volatile int err;      /* errno of the step that failed in the child */
+	const char *volatile failed; /* what failed, when it is not the exec */
 } spawn_plan;
 
 /* Puts fd `from` at `to`, leaving it open across exec. */
@@ -483,6 +486,13 @@ static _Noreturn void spawn_child(spawn_plan *sp)
 		goto fail;
 	if (getppid() != sp->parent)
 		_exit(127);
+	/* Last before exec: counting starts at the exec, of what the command
+	 * runs, not of this setup. */
+	if (sp->counters && (e = bg_counters__child(sp->counters)) != 0) {
+		sp->failed = "cannot open the counters";
+		sp->err = e;
+		_exit(127);
+	}
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (sp->argv) {
@@ -493,7 +503,7 @@ static _Noreturn void spawn_child(spawn_plan *sp)
 			e = errno;
 		}
 		/* Not found or not executable: the shell says so, with its 127/126. */
-		if (e != ENOENT && e != EACCES && e != ENOEXEC) {
+		if (sp->no_shell || (e != ENOENT && e != EACCES && e != ENOEXEC)) {
 			errno = e;
 			goto fail;
 		}
@@ -518,6 +528,7 @@ static pid_t spawn(spawn_plan *sp)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	sp->err = 0;
+	sp->failed = NULL;
 	pid = vfork();
 	if (pid == 0)
 		spawn_child(sp);
@@ -827,15 +838,23 @@ static void wait_exited(pid_t pid)
 }
 
 /* bg_exec, saying how many processes left outside the group were killed. */
-static int exec_run(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, bg_exec_result *out,
-                    int *killed)
+/* What an instrument adds to an execution (bg_runner_run's; bg_exec has none). */
+typedef struct {
+	const char *const *wrap; /* words run before the command: valgrind ... */
+	bg_counters *counters;   /* opened on the command, read once it is gone */
+	double *values;          /* the counters' values, bg_counters__count() of them */
+} exec_extra;
+
+static int exec_run(bg_ctx *ctx, const char *command, const bg_exec_opts *opts,
+                    const exec_extra *x, bg_exec_result *out, int *killed)
 {
 	static const bg_exec_opts no_opts = { NULL, 0.0, 0, 0, NULL, NULL };
 	spawn_plan sp;
 	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, status = 0, rc, error = 0, reaping = 0,
 	    threads = 0, exclusive = 0, proc_ok = 0;
-	char *words = NULL, **argv = NULL, **env_owned = NULL, *path_buf = NULL;
+	char *words = NULL, **argv = NULL, **env_owned = NULL, *path_buf = NULL, **wrapped = NULL;
 	char *sh_argv[] = { "sh", "-c", (char *)command, NULL };
+	char *bin_sh[] = { "/bin/sh", "-c", (char *)command, NULL };
 	char id[64];
 	struct pollfd pfd[3];
 	struct rusage ru;
@@ -855,6 +874,24 @@ static int exec_run(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, 
 	io = calloc(1, sizeof(*io));
 	if (!io || (is_plain(command) && split_words(command, &words, &argv) < 0))
 		goto oom;
+	if (x && x->wrap) {
+		/* wrap + the command's words, or wrap + /bin/sh -c command. */
+		char **tail = argv ? argv : bin_sh;
+		size_t nw = 0, nt = 0;
+
+		while (x->wrap[nw])
+			nw++;
+		while (tail[nt])
+			nt++;
+		if (!(wrapped = malloc((nw + nt + 1) * sizeof(char *))))
+			goto oom;
+		memcpy(wrapped, x->wrap, nw * sizeof(char *));
+		memcpy(wrapped + nw, tail, (nt + 1) * sizeof(char *));
+		free(argv);
+		argv = wrapped;
+		wrapped = NULL;
+		sp.no_shell = 1;
+	}
 	if (argv && !strchr(argv[0], '/')) {
 		sp.path = getenv("PATH");
 		if (!sp.path)
@@ -872,6 +909,9 @@ static int exec_run(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, 
 
 	/* Fixed width, so that the environment's size (which moves the
 	 * benchmark's stack) is the same at every execution. */
+	/* Before the environment: it names the fd the counters' leader takes. */
+	if (x && x->counters && (error = bg_counters__prepare(ctx, x->counters)) < 0)
+		goto cleanup;
 	snprintf(id, sizeof(id), EXEC_ID_VAR "=%08x%016lx", (unsigned)getpid(), reaper_enter());
 	reaping = 1;
 	if (!build_env(opts->env, id, &env_owned))
@@ -891,10 +931,23 @@ static int exec_run(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, 
 	sp.out_fd = outp[1];
 	sp.err_fd = errp[1];
 	sp.parent = getpid();
+	sp.counters = x ? x->counters : NULL;
 	start = now_mono();
 	if ((pid = spawn(&sp)) < 0) {
-		error = bg_error_errno(ctx, BG_ERROR, "cannot run \"%s\"%s%s", command,
-		                       opts->cwd ? " in " : "", opts->cwd ? opts->cwd : "");
+		if (sp.failed)
+			error = bg_error_errno(ctx, BG_ERROR, "\"%s\": %s", command, sp.failed);
+		else
+			error = bg_error_errno(ctx, BG_ERROR, "cannot run \"%s\"%s%s", command,
+			                       opts->cwd ? " in " : "", opts->cwd ? opts->cwd : "");
+		goto cleanup;
+	}
+	if (x && x->counters && (error = bg_counters__receive(ctx, x->counters)) < 0) {
+		kill_child(pid);
+		wait_exited(pid);
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		reaper_leave();
+		reaping = 0;
 		goto cleanup;
 	}
 	close(errp[1]);
@@ -954,6 +1007,9 @@ static int exec_run(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, 
 	 * command's peak).  Exact for commands bigger than benchguard. */
 	out->maxrss_kib = ru.ru_maxrss;
 	out->out_truncated = io->out_truncated;
+	/* Every process of the tree is gone: the kernel has summed them. */
+	if (x && x->counters && !error && (error = bg_counters__read(ctx, x->counters, x->values)) < 0)
+		goto cleanup;
 
 	if (cancelled)
 		error = bg_error_set(ctx, BG_ERROR, "interrupted");
@@ -987,6 +1043,8 @@ oom:
 cleanup:
 	if (reaping)
 		reaper_leave();
+	if (x && x->counters)
+		bg_counters__done(x->counters);
 	if (error < 0)
 		bg_exec_result_clear(out);
 	if (outp[0] >= 0)
@@ -1004,13 +1062,14 @@ cleanup:
 	free(env_owned);
 	free(path_buf);
 	free(argv);
+	free(wrapped);
 	free(words);
 	return error;
 }
 
 int bg_exec(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, bg_exec_result *out)
 {
-	int killed = 0, rc = exec_run(ctx, command, opts, out, &killed);
+	int killed = 0, rc = exec_run(ctx, command, opts, NULL, out, &killed);
 
 	if (killed)
 		bg_log(ctx, BG_LOG_WARN, "\"%s\": killed %d process%s it left running (a daemon?)",
@@ -1288,19 +1347,208 @@ static int add_peak_rss(bg_ctx *ctx, const bg_benchmark *bench, bg_results *into
 	return 0;
 }
 
+/* What one benchmark is measured with on this machine (bg_runner_run). */
+typedef struct {
+	int time;              /* the clock, or the program's own output */
+	bg_counters *counters; /* NULL: not counted */
+	int simulate;
+	char sim_version[256]; /* "valgrind-3.19.0" */
+} chosen_instruments;
+
+/*
+ * The first available alternative of each `measure` entry.  An entry none
+ * of whose alternatives this machine has is a skipped "<bench>:<first
+ * alternative>" outcome with each one's reason: the benchmark's other
+ * instruments still measure, and check shows the skip like any other.
+ */
+static int choose_instruments(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opts,
+                              bg_results *into, chosen_instruments *ch)
+{
+	static const bg_measure time_only = { { BG_INSTR_TIME }, 1 };
+	const bg_measure *m = bench->nmeasure ? bench->measure : &time_only;
+	size_t n = bench->nmeasure ? bench->nmeasure : 1, i, k;
+	bg_buf why = BG_BUF_INIT, name = BG_BUF_INIT;
+	int error = 0, got;
+
+	memset(ch, 0, sizeof(*ch));
+	for (i = 0; i < n; i++) {
+		bg_buf_clear(&why);
+		for (k = 0, got = 0; k < m[i].nalt && !got; k++) {
+			switch (m[i].alt[k]) {
+			case BG_INSTR_TIME:
+				ch->time = got = 1;
+				break;
+			case BG_INSTR_COUNTERS:
+				error = bg_counters__new(ctx, bench->events, bench->nevents,
+				                         bench->kernel, &ch->counters);
+				if (error == 0) {
+					got = 1;
+				} else if (error == BG_ENOTFOUND) {
+					error = bg_buf_printf(&why, "%scounters: %s", why.len ? "; " : "",
+					                      bg_ctx_error(ctx));
+					bg_ctx_clear_error(ctx);
+				}
+				break;
+			case BG_INSTR_SIMULATE:
+				if (opts->instruments && opts->instruments[BG_INSTR_SIMULATE].available) {
+					snprintf(ch->sim_version, sizeof(ch->sim_version), "%s",
+					         opts->instruments[BG_INSTR_SIMULATE].detail);
+					got = ch->simulate = 1;
+				} else if (opts->instruments) {
+					error = bg_buf_printf(&why, "%ssimulate: %s", why.len ? "; " : "",
+					                      opts->instruments[BG_INSTR_SIMULATE].detail);
+				} else if ((error = bg_simulate__probe(ctx, ch->sim_version,
+				                                       sizeof(ch->sim_version))) == 0) {
+					got = ch->simulate = 1;
+				} else if (error == BG_ENOTFOUND) {
+					error = bg_buf_printf(&why, "%ssimulate: %s", why.len ? "; " : "",
+					                      bg_ctx_error(ctx));
+					bg_ctx_clear_error(ctx);
+				}
+				break;
+			}
+			if (error < 0)
+				goto cleanup;
+		}
+		if (got)
+			continue;
+		bg_buf_clear(&name);
+		if ((error = bg_buf_printf(&name, "%s:%s", bench->name,
+		                           bg_instrument_name(m[i].alt[0]))) < 0 ||
+		    (error = bg_results_set_outcome(ctx, into, name.ptr, BG_BENCH_SKIPPED,
+		                                    why.ptr ? why.ptr : "not available")) < 0)
+			goto cleanup;
+	}
+cleanup:
+	bg_buf_clear(&why);
+	bg_buf_clear(&name);
+	return error;
+}
+
+/* How long a simulated execution may take: Valgrind runs a program 20 to
+ * 100 times slower than the CPU does. */
+#define SIMULATE_SLOWDOWN 100.0
+
+/*
+ * One execution under callgrind: the instructions, cache misses and the
+ * cycles estimated from them, of the whole command, or of its region when
+ * it marks one (benchguard_region.h).  The program's own output is not
+ * read: its times are Valgrind's.
+ */
+static int simulate_pass(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opts,
+                         const chosen_instruments *ch, const char *const *env,
+                         bg_results *into, int *left, char **failure)
+{
+	char dir[] = "/tmp/benchguard-simulate.XXXXXX", inst[300];
+	const char *tmp = getenv("TMPDIR");
+	char *dirp = NULL, **wrap = NULL;
+	bg_exec_opts eo = { NULL, 0.0, 0, 0, env, NULL };
+	bg_exec_result r = { 0 };
+	exec_extra x = { NULL, NULL, NULL };
+	bg_sim_counts c;
+	bg_buf b = BG_BUF_INIT;
+	int error, killed = 0;
+	double timeout = (opts->timeout > 0 ? opts->timeout : bench->timeout) * SIMULATE_SLOWDOWN;
+
+	if (tmp && *tmp && bg_buf_printf(&b, "%s/benchguard-simulate.XXXXXX", tmp) == 0)
+		dirp = bg_buf_detach(&b);
+	if (!mkdtemp(dirp ? dirp : dir)) {
+		error = bg_error_errno(ctx, BG_ERROR, "cannot create a folder for Valgrind's output");
+		goto cleanup;
+	}
+	if ((error = bg_simulate__argv(ctx, dirp ? dirp : dir, &wrap)) < 0)
+		goto cleanup;
+	x.wrap = (const char *const *)wrap;
+	eo.cwd = opts->cwd;
+	eo.timeout = timeout;
+	eo.out_limit = opts->out_limit;
+	if ((error = exec_run(ctx, bench->command, &eo, &x, &r, &killed)) < 0)
+		goto cleanup;
+	*left += killed;
+	if (exec_failed(&r)) {
+		*failure = failure_message(&r, timeout);
+		if (!*failure)
+			error = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	if ((error = bg_simulate__collect(ctx, dirp ? dirp : dir, &c)) < 0) {
+		if (error == BG_EINPUT) {
+			*failure = bg_strdup(bg_ctx_error(ctx));
+			error = *failure ? 0 : bg_error_oom(ctx);
+		}
+		goto cleanup;
+	}
+	snprintf(inst, sizeof(inst), "simulate callgrind %s", ch->sim_version);
+	{
+		const struct {
+			const char *metric, *unit;
+			double value;
+		} v[] = {
+			{ "instructions", "instr", c.ir },
+			{ "l1_misses", "misses", c.i1mr + c.d1mr + c.d1mw },
+			{ "ll_misses", "misses", c.ilmr + c.dlmr + c.dlmw },
+			{ "est_cycles", "cycles", bg_simulate__est_cycles(&c) },
+		};
+		size_t i;
+
+		for (i = 0; i < BG_ARRAY_SIZE(v); i++)
+			if ((error = bg_results_add(ctx, into, bench->name, v[i].metric, v[i].unit,
+			                            v[i].value)) < 0 ||
+			    (error = bg_results_set_instrument(ctx, into, bench->name, v[i].metric,
+			                                       inst)) < 0)
+				goto cleanup;
+	}
+cleanup:
+	bg_exec_result_clear(&r);
+	bg_simulate__argv_free(wrap);
+	bg_rmtree(NULL, dirp ? dirp : dir);
+	free(dirp);
+	return error;
+}
+
+/* The counters of one execution, as samples. */
+static int add_counters(bg_ctx *ctx, const bg_benchmark *bench, bg_counters *c,
+                        const double *values, bg_results *into)
+{
+	size_t i;
+	int error;
+
+	for (i = 0; i < bg_counters__count(c); i++) {
+		if (isnan(values[i]))
+			return bg_error_set(ctx, BG_EINPUT,
+			                    "counter %s was never scheduled (the PMU is busy: "
+			                    "another perf session?)",
+			                    bg_counters__metric(c, i));
+		if ((error = bg_results_add(ctx, into, bench->name, bg_counters__metric(c, i),
+		                            bg_counters__unit(c, i), values[i])) < 0 ||
+		    (error = bg_results_set_instrument(ctx, into, bench->name,
+		                                       bg_counters__metric(c, i),
+		                                       bg_counters__instrument(c))) < 0)
+			return error;
+	}
+	return 0;
+}
+
 int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opts, bg_results *into)
 {
 	static const bg_run_opts no_opts = BG_RUN_OPTS_INIT;
-	char env_samples[64], env_warmup[64], *env_name = NULL, *why = NULL, *msg = NULL;
-	const char *env[4] = { NULL, env_samples, env_warmup, NULL };
+	char env_samples[64], env_warmup[64], env_sim_samples[64], env_sim_warmup[64];
+	char *env_name = NULL, *why = NULL, *msg = NULL;
+	const char *env[6] = { NULL, env_samples, env_warmup, "BENCHGUARD_INSTRUMENT=time", NULL,
+		               NULL };
+	const char *sim_env[5] = { NULL, env_sim_samples, env_sim_warmup,
+		                   "BENCHGUARD_INSTRUMENT=simulate", NULL };
 	bg_exec_opts eo = { NULL, 0.0, 0, 0, env, NULL };
 	bg_buf name = BG_BUF_INIT;
 	bg_exec_result r = { 0 };
+	chosen_instruments ch;
+	exec_extra x = { NULL, NULL, NULL };
 	long *rss = NULL, floor_kib = 0;
-	int samples, warmup, total, done, error = 0, nrss = 0, killed, left = 0;
+	int samples, warmup, total, done, error = 0, nrss = 0, killed, left = 0, clock;
 	size_t i, first;
-	double timeout;
+	double timeout, values[16];
 
+	memset(&ch, 0, sizeof(ch));
 	if (!opts)
 		opts = &no_opts;
 	samples = opts->samples >= 0 ? opts->samples : bench->samples;
@@ -1320,44 +1568,74 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 		free(why);
 		return error;
 	}
+	first = bg_results_series_count(into);
+	if ((error = choose_instruments(ctx, bench, opts, into, &ch)) < 0)
+		goto fail;
 
 	if (bg_buf_printf(&name, "BENCHGUARD_BENCHMARK=%s", bench->name) < 0 ||
 	    !(env_name = bg_buf_detach(&name))) {
 		bg_buf_clear(&name);
-		return bg_error_oom(ctx);
+		error = bg_error_oom(ctx);
+		goto fail;
 	}
-	env[0] = env_name;
+	env[0] = sim_env[0] = env_name;
 	snprintf(env_samples, sizeof(env_samples), "BENCHGUARD_SAMPLES=%d", samples);
 	snprintf(env_warmup, sizeof(env_warmup), "BENCHGUARD_WARMUP=%d", warmup);
+	/* A simulated count is the same every time: one sample says it all. */
+	snprintf(env_sim_samples, sizeof(env_sim_samples), "BENCHGUARD_SAMPLES=1");
+	snprintf(env_sim_warmup, sizeof(env_sim_warmup), "BENCHGUARD_WARMUP=%d", warmup ? 1 : 0);
+	if (ch.counters) {
+		x.counters = ch.counters;
+		x.values = values;
+		if (bg_counters__count(ch.counters) > BG_ARRAY_SIZE(values)) {
+			error = bg_error_set(ctx, BG_EINPUT, "too many counters");
+			goto fail;
+		}
+	}
 	eo.cwd = opts->cwd;
 	eo.timeout = timeout;
 	eo.out_limit = opts->out_limit;
-	eo.capture_stdout = bench->format != BG_FORMAT_TIME;
+	eo.capture_stdout = bench->format != BG_FORMAT_TIME && ch.time;
+	/* The executions the clock and the counters share. */
+	clock = ch.time || ch.counters;
 	/* The self-reporting formats warm up and repeat inside the program. */
-	total = bench->format == BG_FORMAT_TIME ? warmup + samples : 1;
-	first = bg_results_series_count(into);
-	if (bench->format == BG_FORMAT_TIME) {
+	total = !clock ? 0 : bench->format == BG_FORMAT_TIME ? warmup + samples : 1;
+	if (bench->format == BG_FORMAT_TIME && ch.time) {
 		if (!(rss = malloc(((size_t)samples + 1) * sizeof(long)))) {
-			free(env_name);
-			return bg_error_oom(ctx);
+			error = bg_error_oom(ctx);
+			goto fail;
 		}
 		reset_own_peak();
 		floor_kib = own_peak_kib();
 	}
 
 	for (done = 0; done < total; done++) {
-		error = exec_run(ctx, bench->command, &eo, &r, &killed);
+		if (ch.counters)
+			env[4] = bg_counters__env(ch.counters);
+		error = exec_run(ctx, bench->command, &eo, &x, &r, &killed);
 		left += killed;
 		if (error < 0)
 			goto fail;
 		if (opts->progress)
-			opts->progress(bench->name, done + 1, total, opts->progress_data);
+			opts->progress(bench->name, done + 1, total + ch.simulate,
+			               opts->progress_data);
 		if (exec_failed(&r)) {
 			msg = failure_message(&r, timeout);
 			error = record_failure(ctx, bench, into, msg);
 			goto cleanup;
 		}
-		if (bench->format == BG_FORMAT_TIME) {
+		if (ch.counters && (bench->format != BG_FORMAT_TIME || done >= warmup)) {
+			if ((error = add_counters(ctx, bench, ch.counters, values, into)) == BG_EINPUT) {
+				msg = bg_strdup(bg_ctx_error(ctx));
+				error = record_failure(ctx, bench, into, msg);
+				goto cleanup;
+			}
+			if (error < 0)
+				goto fail;
+		}
+		if (!ch.time) {
+			/* counted only */
+		} else if (bench->format == BG_FORMAT_TIME) {
 			if (done >= warmup) {
 				if ((error = add_time_samples(ctx, bench, into, &r)) < 0)
 					goto fail;
@@ -1383,6 +1661,19 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 		}
 		bg_exec_result_clear(&r);
 	}
+	if (ch.simulate) {
+		if ((error = simulate_pass(ctx, bench, opts, &ch, sim_env, into, &left, &msg)) < 0)
+			goto fail;
+		if (opts->progress)
+			opts->progress(bench->name, total + 1, total + 1, opts->progress_data);
+		if (msg) {
+			char *full = bg_printf("under valgrind: %s", msg);
+
+			error = record_failure(ctx, bench, into, full ? full : msg);
+			free(full);
+			goto cleanup;
+		}
+	}
 	if (nrss && (error = add_peak_rss(ctx, bench, into, rss, nrss, floor_kib)) < 0)
 		goto fail;
 	apply_overrides(bench, into, first);
@@ -1399,6 +1690,7 @@ cleanup:
 		       "bench \"%s\": killed %d process%s it left running (a daemon?)", bench->name,
 		       left, left == 1 ? "" : "es");
 	bg_exec_result_clear(&r);
+	bg_counters__free(ch.counters);
 	free(rss);
 	free(env_name);
 	free(msg);

@@ -180,6 +180,11 @@ static const char *const migrations[] = {
 	"  first TEXT NOT NULL,"
 	"  confirmation TEXT NOT NULL,"
 	"  PRIMARY KEY (check_id, series)) WITHOUT ROWID;",
+	/* 7: what measured a result when not the clock or the program itself
+	 * (bg_series.instrument): a baseline only holds runs measured by the
+	 * same instrument, so a new Valgrind starts a new baseline rather
+	 * than raising an alarm. */
+	"ALTER TABLE results ADD COLUMN instrument TEXT;",
 };
 /* clang-format on */
 
@@ -257,8 +262,8 @@ static const char *const stmt_sql[ST_COUNT] = {
 			     " VALUES (?1, ?2, ?3, ?4)",
 	[ST_SERIES_DIRECTION] = "UPDATE series SET direction = ?2 WHERE id = ?1",
 	[ST_RESULT_INSERT] = "INSERT INTO results(run_id, series_id, n, mean, median, stddev,"
-			     " min, max, robust_mean, outliers)"
-			     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+			     " min, max, robust_mean, outliers, instrument)"
+			     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
 	[ST_SAMPLE_INSERT] = "INSERT INTO samples(result_id, idx, value) VALUES (?1, ?2, ?3)",
 	[ST_OUTCOME_INSERT] = "INSERT OR REPLACE INTO outcomes(run_id, benchmark, status, message)"
 			      " VALUES (?1, ?2, ?3, ?4)",
@@ -316,10 +321,10 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_RUN_SERIES] =
 		"SELECT s.id, s.benchmark, s.metric, s.unit, s.direction,"
 		"       x.n, x.mean, x.median, x.stddev, x.min, x.max,"
-		"       coalesce(x.robust_mean, x.mean), x.outliers"
+		"       coalesce(x.robust_mean, x.mean), x.outliers, x.instrument"
 		"  FROM results x JOIN series s ON s.id = x.series_id"
 		" WHERE x.run_id = ?1 ORDER BY s.id",
-	[ST_RUN_MEANS] = "SELECT series_id, coalesce(robust_mean, mean) FROM results"
+	[ST_RUN_MEANS] = "SELECT series_id, coalesce(robust_mean, mean), instrument FROM results"
 			 " WHERE run_id = ?1 ORDER BY series_id",
 	[ST_RUN_OUTCOMES] =
 		"SELECT benchmark, status, message FROM outcomes"
@@ -1221,7 +1226,9 @@ static int store__series_samples(bg_ctx *ctx, bg_store *st, int64_t run_id, cons
 	    sqlite3_bind_double(s, 7, sum.min) != SQLITE_OK ||
 	    sqlite3_bind_double(s, 8, sum.max) != SQLITE_OK ||
 	    sqlite3_bind_double(s, 9, sum.robust_mean) != SQLITE_OK ||
-	    sqlite3_bind_int64(s, 10, (int64_t)sum.outliers) != SQLITE_OK)
+	    sqlite3_bind_int64(s, 10, (int64_t)sum.outliers) != SQLITE_OK ||
+	    (ser->instrument ? sqlite3_bind_text(s, 11, ser->instrument, -1, SQLITE_STATIC)
+	                     : sqlite3_bind_null(s, 11)) != SQLITE_OK)
 		return store__bind_fail(ctx, st, s);
 	rc = sqlite3_step(s);
 	if (rc != SQLITE_DONE) {
@@ -1888,7 +1895,9 @@ int bg_store_run_series(bg_ctx *ctx, bg_store *store, int64_t run_id, bg_run_ser
 		if (!dir || bg_direction_from_name((const char *)dir, &x->direction) < 0)
 			x->direction = BG_DIR_LOWER;
 		store__summary(s, 5, &x->summary);
-		if (!x->benchmark || !x->metric || !x->unit) {
+		x->instrument = store__col_dup(s, 13);
+		if (!x->benchmark || !x->metric || !x->unit ||
+		    (!x->instrument && sqlite3_column_type(s, 13) != SQLITE_NULL)) {
 			error = bg_error_oom(ctx);
 			goto cleanup;
 		}
@@ -1917,21 +1926,25 @@ void bg_run_series_free(bg_run_series *rows, size_t n)
 		free(rows[i].benchmark);
 		free(rows[i].metric);
 		free(rows[i].unit);
+		free(rows[i].instrument);
 	}
 	free(rows);
 }
 
 int bg_store_run_means(bg_ctx *ctx, bg_store *store, int64_t run_id, int64_t **series_ids,
-                       double **means, size_t *n)
+                       double **means, char ***instruments, size_t *n)
 {
 	int64_t *ids = NULL;
 	double *m = NULL;
-	size_t len = 0, cap = 0, mcap = 0;
+	char **inst = NULL;
+	size_t len = 0, cap = 0, mcap = 0, icap = 0;
 	sqlite3_stmt *s;
 	int error = 0, rc;
 
 	*series_ids = NULL;
 	*means = NULL;
+	if (instruments)
+		*instruments = NULL;
 	*n = 0;
 	if ((error = store__stmt(ctx, store, ST_RUN_MEANS, &s)) < 0)
 		return error;
@@ -1939,12 +1952,21 @@ int bg_store_run_means(bg_ctx *ctx, bg_store *store, int64_t run_id, int64_t **s
 		return store__bind_fail(ctx, store, s);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		if (bg_grow((void **)&ids, &cap, len, sizeof(*ids)) < 0 ||
-		    bg_grow((void **)&m, &mcap, len, sizeof(*m)) < 0) {
+		    bg_grow((void **)&m, &mcap, len, sizeof(*m)) < 0 ||
+		    (instruments && bg_grow((void **)&inst, &icap, len, sizeof(*inst)) < 0)) {
 			error = bg_error_oom(ctx);
 			goto cleanup;
 		}
 		ids[len] = sqlite3_column_int64(s, 0);
-		m[len++] = sqlite3_column_double(s, 1);
+		m[len] = sqlite3_column_double(s, 1);
+		if (instruments) {
+			inst[len] = store__col_dup(s, 2);
+			if (!inst[len] && sqlite3_column_type(s, 2) != SQLITE_NULL) {
+				error = bg_error_oom(ctx);
+				goto cleanup;
+			}
+		}
+		len++;
 	}
 	if (rc != SQLITE_DONE) {
 		error = store__fail(ctx, store, "reading run means");
@@ -1952,13 +1974,17 @@ int bg_store_run_means(bg_ctx *ctx, bg_store *store, int64_t run_id, int64_t **s
 	}
 	*series_ids = ids;
 	*means = m;
+	if (instruments)
+		*instruments = inst;
 	*n = len;
 	ids = NULL;
 	m = NULL;
+	inst = NULL;
 cleanup:
 	sqlite3_reset(s);
 	free(ids);
 	free(m);
+	bg_strings_free(inst, len);
 	return error;
 }
 

@@ -183,6 +183,10 @@ static int merge(bg_ctx *ctx, bg_results *into, const bg_results *from)
 			                            s->values[j])) < 0)
 				return error;
 		bg_results_set_direction(into, s->benchmark, s->metric, s->direction);
+		if (s->instrument && s->n &&
+		    (error = bg_results_set_instrument(ctx, into, s->benchmark, s->metric,
+		                                       s->instrument)) < 0)
+			return error;
 	}
 	for (i = 0; i < bg_results_outcome_count(from); i++) {
 		const bg_outcome *o = bg_results_outcome(from, i);
@@ -244,9 +248,10 @@ static void emit(const bg_suite_opts *o, bg_suite_event *ev, bg_suite_event_kind
 int bg_suite_run(bg_ctx *ctx, bg_store *store, const bg_suite_opts *opts, bg_suite_output *out)
 {
 	const bg_config *cfg = opts->config;
+	bg_instrument_status inst[BG_INSTR_COUNT];
 	selection sel;
 	size_t i, total = 0;
-	int k, idx, error;
+	int k, idx, error, simulated = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (!cfg || !opts->commit || !opts->machine || opts->runs < 1)
@@ -255,8 +260,20 @@ int bg_suite_run(bg_ctx *ctx, bg_store *store, const bg_suite_opts *opts, bg_sui
 		                    "runs >= 1");
 	if ((error = select_init(ctx, opts, &sel)) < 0)
 		return error;
-	for (i = 0; i < bg_config_benchmark_count(cfg); i++)
-		total += selected(&sel, bg_config_benchmark(cfg, i)->name);
+	for (i = 0; i < bg_config_benchmark_count(cfg); i++) {
+		const bg_benchmark *b = bg_config_benchmark(cfg, i);
+		size_t m, a;
+
+		if (!selected(&sel, b->name))
+			continue;
+		total++;
+		for (m = 0; m < b->nmeasure; m++)
+			for (a = 0; a < b->measure[m].nalt; a++)
+				simulated |= b->measure[m].alt[a] == BG_INSTR_SIMULATE;
+	}
+	/* Once for the suite, not per benchmark: it runs `valgrind --version`. */
+	if (simulated && (error = bg_instruments_probe(ctx, NULL, 0, 0, inst)) < 0)
+		goto cleanup;
 	if (!total) {
 		error = opts->filter
 		                ? bg_error_set(ctx, BG_EINPUT,
@@ -290,6 +307,7 @@ int bg_suite_run(bg_ctx *ctx, bg_store *store, const bg_suite_opts *opts, bg_sui
 		ro.samples = opts->samples;
 		ro.warmup = opts->warmup;
 		ro.timeout = opts->timeout;
+		ro.instruments = simulated ? inst : NULL;
 		if (opts->event) {
 			ro.progress = on_progress;
 			ro.progress_data = &ps;

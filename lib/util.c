@@ -464,3 +464,19 @@ void bg_walk_bound_clear(bg_walk_bound *b)
 	free(b->met);
 	memset(b, 0, sizeof(*b));
 }
+
+void bg_strings_free(char **v, size_t n)
+{
+	size_t i;
+
+	if (!v)
+		return;
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+int bg_streq_null(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}

@@ -13,6 +13,33 @@
  * bound reaches it), the better way when it moved by min_change.  The looks
  * of a sequential measurement, and the share of alpha each one gets, are
  * here too, so that ci, compare and bisect look at the same points.
+ *
+ * Near-deterministic series.  A simulated instruction count repeats to a
+ * few parts per million: the t-test has (almost) no variance to work with,
+ * and calls any systematic shift of a few instructions certain, while a
+ * suite-wide min_change of 2% is far too coarse for it.  So each series
+ * has its own min_change (bg_thresholds_min_change: 0.1% for instructions)
+ * and a noise floor f, relative to the baseline mean:
+ *
+ *   f = max(resolution / |baseline mean|, observed spread)
+ *
+ * where the spread is, rolling, the larger range (max - min) of the
+ * baseline's and the candidate's run means over |baseline mean|, and,
+ * paired, the range of the pairs' log ratios; the resolution is the
+ * instrument's smallest step (1 for a count).  A range, not an SD: it is
+ * the whole of what was seen, and no distribution is assumed for what is
+ * mostly rounding.  When f <= min_change / 4 (every zero-variance series
+ * among them) the series is near-deterministic and the threshold alone
+ * decides: regression iff the oriented change (mean against mean, or the
+ * geometric mean ratio of the pairs) is >= min_change, improvement iff it
+ * is <= -min_change (and moved at all, for a min_change of 0), else
+ * unchanged; its bounds are change -/+ f, so it is undecided only when
+ * change + f reaches min_change above a change that does not.  A change
+ * of min_change is then at least four noise floors: no A/A run can reach
+ * it, and min_effect (a change over an SD that is at most the range) is
+ * met by construction.  Such a series has no p-values (NAN) and is left
+ * out of the Benjamini-Hochberg family, so the others' adjusted p are as
+ * if it were absent.  Every other series takes the t-test, as before.
  */
 #include <math.h>
 #include <stdio.h>
@@ -119,6 +146,150 @@ static int test_one(bg_ctx *ctx, const bg_judge_input *in, const bg_thresholds *
 	return 0;
 }
 
+double bg_thresholds_min_change(const bg_thresholds *th, const char *benchmark, const char *metric,
+                                const char *instrument)
+{
+	double suite = NAN, d;
+	size_t i;
+
+	for (i = 0; metric && i < th->nmetrics; i++) {
+		const bg_metric_threshold *m = &th->metrics[i];
+
+		if (strcmp(m->metric, metric) != 0)
+			continue;
+		if (!m->benchmark)
+			suite = m->min_change;
+		else if (benchmark && !strcmp(m->benchmark, benchmark))
+			return m->min_change; /* the benchmark's own entry comes first */
+	}
+	if (!isnan(suite))
+		return suite;
+	d = bg_instrument__min_change(instrument, metric);
+	return isnan(d) ? th->min_change : d;
+}
+
+/* The threshold of one input: its own, else the thresholds'. */
+static double input_min_change(const bg_judge_input *in, const bg_thresholds *th)
+{
+	return in->min_change > 0 ? in->min_change : th->min_change;
+}
+
+/*
+ * The relative noise floor from an observed relative spread: at least the
+ * resolution over |mean|; NAN when the mean is 0 or the spread unknown.
+ */
+static double noise_floor(double spread, double resolution, double mean)
+{
+	double r;
+
+	if (!(fabs(mean) > 0) || isnan(spread))
+		return NAN;
+	r = resolution / fabs(mean);
+	return spread > r ? spread : r;
+}
+
+/* max - min of v[0..n), n >= 1 (inf when it overflows). */
+static double range_of(const double *v, size_t n)
+{
+	double lo = v[0], hi = v[0];
+	size_t i;
+
+	for (i = 1; i < n; i++) {
+		if (v[i] < lo)
+			lo = v[i];
+		if (v[i] > hi)
+			hi = v[i];
+	}
+	return hi - lo;
+}
+
+/* The range of the pairs' log ratios (values positive, as the test needs). */
+static double log_ratio_range(const double *cur, const double *ref, size_t n)
+{
+	double lo = INFINITY, hi = -INFINITY;
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		double r = cur[k] / ref[k];
+		/* As the paired test takes it: past the doubles' range, logs apart. */
+		double l = isfinite(r) && r > 0 ? log(r) : log(cur[k]) - log(ref[k]);
+
+		if (l < lo)
+			lo = l;
+		if (l > hi)
+			hi = l;
+	}
+	return hi - lo;
+}
+
+/* The noise floor of a tested input (j->test filled by test_one). */
+static double input_floor(const bg_judge_input *in, const bg_judgement *j)
+{
+	double mean = j->test.base_mean, spread;
+
+	if (!(fabs(mean) > 0))
+		return NAN;
+	if (in->design == BG_DESIGN_PAIRED) {
+		spread = log_ratio_range(in->cur, in->base, in->n_cur);
+	} else {
+		double rb = range_of(in->base, in->n_base), rc = range_of(in->cur, in->n_cur);
+
+		spread = (rb > rc ? rb : rc) / fabs(mean);
+	}
+	return noise_floor(spread, in->resolution, mean);
+}
+
+int bg_judge_rule(bg_ctx *ctx, const double *v, size_t n, double min_change, double resolution,
+                  bg_rule *out)
+{
+	double mean = 0.0;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	out->noise_floor = NAN;
+	out->min_change = min_change;
+	if (n < 2)
+		return bg_error_set(ctx, BG_EINPUT, "the rule needs at least 2 runs (got %zu)", n);
+	if (!(min_change >= 0) || !(resolution >= 0) || !isfinite(resolution))
+		return bg_error_set(ctx, BG_EINPUT,
+		                    "min_change and resolution must be >= 0 (got %g, %g)",
+		                    min_change, resolution);
+	for (i = 0; i < n; i++) {
+		if (!isfinite(v[i]))
+			return bg_error_set(ctx, BG_EINPUT, "run %zu's value is not finite (%g)", i,
+			                    v[i]);
+		/* Each share apart: values near DBL_MAX would overflow the sum. */
+		mean += v[i] / (double)n;
+	}
+	out->noise_floor =
+	        noise_floor(fabs(mean) > 0 ? range_of(v, n) / fabs(mean) : NAN, resolution, mean);
+	out->deterministic = out->noise_floor <= min_change / 4;
+	return 0;
+}
+
+/* A relative figure as a short percentage: 4e-6 -> "0.0004%". */
+static void short_pct(char *buf, size_t len, double v)
+{
+	if (isfinite(v))
+		snprintf(buf, len, "%.2g%%", 100.0 * v);
+	else
+		snprintf(buf, len, "-");
+}
+
+void bg_rule_text(char *buf, size_t len, const bg_rule *rule)
+{
+	char f[32], m[32];
+
+	short_pct(f, sizeof(f), rule->noise_floor);
+	short_pct(m, sizeof(m), rule->min_change);
+	if (rule->deterministic)
+		snprintf(buf, len, "near-deterministic: noise floor %s, min_change %s", f, m);
+	else if (isnan(rule->noise_floor))
+		snprintf(buf, len, "t-test: no noise floor (a zero mean), min_change %s", m);
+	else
+		snprintf(buf, len, "t-test: noise floor %s > min_change %s / 4", f, m);
+}
+
 int bg_judge(bg_ctx *ctx, const bg_judge_input *in, size_t n, const bg_thresholds *th, double level,
              bg_judgement *out)
 {
@@ -145,7 +316,16 @@ int bg_judge(bg_ctx *ctx, const bg_judge_input *in, size_t n, const bg_threshold
 			memset(j, 0, sizeof(*j));
 			j->verdict = BG_VERDICT_NO_BASELINE;
 			j->p_adjusted = j->p_better_adjusted = j->lo = j->hi = j->sd_one = NAN;
+			j->min_change = j->noise_floor = NAN;
 			pw[i] = pb[i] = NAN;
+			if (!(isnan(in[i].min_change) || in[i].min_change >= 0) ||
+			    !(in[i].resolution >= 0) || !isfinite(in[i].resolution)) {
+				error = bg_error_set(ctx, BG_EINPUT,
+				                     "input %zu: min_change and resolution must be "
+				                     ">= 0 (got %g, %g)",
+				                     i, in[i].min_change, in[i].resolution);
+				goto cleanup;
+			}
 			if (!in[i].n_base)
 				continue;
 			if (in[i].design == BG_DESIGN_PAIRED && in[i].n_cur != in[i].n_base) {
@@ -171,6 +351,17 @@ int bg_judge(bg_ctx *ctx, const bg_judge_input *in, size_t n, const bg_threshold
 				continue;
 			}
 			j->verdict = BG_VERDICT_UNCHANGED;
+			j->min_change = input_min_change(&in[i], th);
+			j->noise_floor = input_floor(&in[i], j);
+			if (j->noise_floor <= j->min_change / 4) {
+				/* Near-deterministic: the threshold decides, outside
+				 * the family (pw, pb stay NAN). */
+				j->deterministic = 1;
+				j->test.p_worse = j->test.p_better = NAN;
+				j->lo = j->test.change - j->noise_floor;
+				j->hi = j->test.change + j->noise_floor;
+				continue;
+			}
 			pw[i] = j->test.p_worse;
 			pb[i] = j->test.p_better;
 		}
@@ -188,21 +379,32 @@ int bg_judge(bg_ctx *ctx, const bg_judge_input *in, size_t n, const bg_threshold
 		for (i = 0; i < n; i++) {
 			bg_judgement *j = &out[i];
 			const bg_test *t = &j->test;
+			double mc = j->min_change;
 
 			if (j->verdict != BG_VERDICT_UNCHANGED)
 				continue;
+			if (j->deterministic) {
+				/* "Moved at all" matters only for a min_change of 0. */
+				if (t->change >= mc && t->change > 0)
+					j->verdict = BG_VERDICT_REGRESSION;
+				else if (t->change <= -mc && t->change < 0)
+					j->verdict = BG_VERDICT_IMPROVEMENT;
+				else {
+					j->undecided = j->hi >= mc;
+					j->undecided_better = j->lo <= -mc;
+				}
+				continue;
+			}
 			j->p_adjusted = aw[i];
 			j->p_better_adjusted = ab[i];
 			/* A NAN change (a zero baseline mean) fails every comparison. */
-			if (aw[i] < level && t->change >= th->min_change &&
-			    t->effect >= th->min_effect)
+			if (aw[i] < level && t->change >= mc && t->effect >= th->min_effect)
 				j->verdict = BG_VERDICT_REGRESSION;
-			else if (ab[i] < level && t->change <= -th->min_change &&
-			         t->effect <= -th->min_effect)
+			else if (ab[i] < level && t->change <= -mc && t->effect <= -th->min_effect)
 				j->verdict = BG_VERDICT_IMPROVEMENT;
 			else {
-				j->undecided = j->hi >= th->min_change;
-				j->undecided_better = t->change <= -th->min_change;
+				j->undecided = j->hi >= mc;
+				j->undecided_better = t->change <= -mc;
 			}
 		}
 	}
@@ -215,7 +417,7 @@ int bg_sequential_decide(const bg_judgement *j, size_t look, size_t looks, size_
                          const bg_thresholds *th, double level, int *worse, int *better,
                          bg_verdict *verdict, bg_confirm_status *status)
 {
-	double floor_change = th->min_change, q, reach;
+	double floor_change = j->min_change > 0 ? j->min_change : th->min_change, q, reach;
 
 	if (j->verdict == BG_VERDICT_NO_BASELINE || j->verdict == BG_VERDICT_SKIPPED) {
 		/* Fewer than two pairs have the series, or its values cannot be
@@ -236,7 +438,9 @@ int bg_sequential_decide(const bg_judgement *j, size_t look, size_t looks, size_
 		return 1;
 	}
 	*status = BG_CONFIRM_UNDECIDED;
-	if (look >= looks)
+	/* A near-deterministic series' bounds are its noise floor, a range:
+	 * more pairs only widen it.  Undecided now is undecided at the cap. */
+	if (look >= looks || j->deterministic)
 		return 1;
 	/* A change the cap could not show is not worth pursuing: before the
 	 * last look the bound is held to the larger of min_change and what

@@ -1,6 +1,7 @@
 /*
  * test_calibrate.c -- the numbers `calibrate` prints: variance components,
- * MDE, samples per run and runs worth spending, on hand-checked summaries.
+ * MDE, samples per run and runs worth spending, on hand-checked summaries;
+ * and which of the verdict's rules a series gets (bg_judge_rule), in words.
  * t quantiles quoted below are scipy.stats.t.ppf (Debian python3-scipy
  * 1.10.1), an implementation independent of the GSL one under test.
  */
@@ -204,12 +205,104 @@ static void test_zero_mean_and_errors(void **state)
 	bg_ctx_free(ctx);
 }
 
+/*
+ * The rule `calibrate` reports: a simulated count repeating to 4 parts in a
+ * million is near-deterministic against its 0.1% (noise floor 0.0004%), a
+ * time with a 10% range takes the t-test; the floor is at least the
+ * resolution; and the rule agrees with bg_judge's on the same runs.
+ */
+static void test_rule(void **state)
+{
+	const double count[] = { 1000000000.0, 1000004000.0, 1000002000.0, 1000001000.0 };
+	const double times[] = { 0.010, 0.011, 0.0105, 0.0102 };
+	const double flat[] = { 1000.0, 1000.0, 1000.0 };
+	const double zero[] = { -1.0, 1.0 };
+	const double bad[] = { 1.0, NAN };
+	bg_ctx *ctx = NULL;
+	bg_rule r;
+	char text[160];
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_judge_rule(ctx, count, 4, 0.001, 1.0, &r), 0);
+	assert_true(r.deterministic);
+	assert_close(r.noise_floor, 4000.0 / 1000001750.0, 1e-12);
+	assert_close(r.min_change, 0.001, 0);
+	bg_rule_text(text, sizeof(text), &r);
+	assert_string_equal(text, "near-deterministic: noise floor 0.0004%, min_change 0.1%");
+
+	/* The same runs against a min_change of 0.001% are noise: the t-test. */
+	assert_int_equal(bg_judge_rule(ctx, count, 4, 0.00001, 1.0, &r), 0);
+	assert_false(r.deterministic);
+	bg_rule_text(text, sizeof(text), &r);
+	assert_string_equal(text, "t-test: noise floor 0.0004% > min_change 0.001% / 4");
+
+	assert_int_equal(bg_judge_rule(ctx, times, 4, 0.02, 0.0, &r), 0);
+	assert_false(r.deterministic);
+	assert_close(r.noise_floor, 0.001 / 0.010425, 1e-12);
+	bg_rule_text(text, sizeof(text), &r);
+	assert_string_equal(text, "t-test: noise floor 9.6% > min_change 2% / 4");
+
+	/* No spread at all: the resolution is the floor (1 in 1000 = 0.1%). */
+	assert_int_equal(bg_judge_rule(ctx, flat, 3, 0.02, 1.0, &r), 0);
+	assert_true(r.deterministic);
+	assert_close(r.noise_floor, 0.001, 1e-15);
+	assert_int_equal(bg_judge_rule(ctx, flat, 3, 0.002, 1.0, &r), 0);
+	assert_false(r.deterministic);
+	assert_int_equal(bg_judge_rule(ctx, flat, 3, 0.02, 0.0, &r), 0);
+	assert_true(r.deterministic);
+	assert_close(r.noise_floor + 1.0, 1.0, 0);
+
+	/* A zero mean has no relative floor. */
+	assert_int_equal(bg_judge_rule(ctx, zero, 2, 0.02, 0.0, &r), 0);
+	assert_false(r.deterministic);
+	assert_true(isnan(r.noise_floor));
+	bg_rule_text(text, sizeof(text), &r);
+	assert_string_equal(text, "t-test: no noise floor (a zero mean), min_change 2%");
+
+	assert_int_equal(bg_judge_rule(ctx, count, 1, 0.001, 1.0, &r), BG_EINPUT);
+	assert_int_equal(bg_judge_rule(ctx, bad, 2, 0.001, 1.0, &r), BG_EINPUT);
+	assert_int_equal(bg_judge_rule(ctx, count, 4, -1.0, 1.0, &r), BG_EINPUT);
+	assert_int_equal(bg_judge_rule(ctx, count, 4, 0.001, -1.0, &r), BG_EINPUT);
+
+	/* What bg_judge decides for the same runs as baseline, one of them
+	 * again as the candidate: the same rule and floor. */
+	{
+		static const bg_thresholds th = { 0.01, 1, 0.02, 0.8, NULL, 0 };
+		bg_judge_input in;
+		bg_judgement j;
+		const double *sets[2] = { count, times };
+		const double mcs[2] = { 0.001, 0.02 };
+		size_t k;
+
+		for (k = 0; k < 2; k++) {
+			memset(&in, 0, sizeof(in));
+			in.design = BG_DESIGN_ROLLING;
+			in.base = sets[k];
+			in.n_base = 4;
+			in.cur = sets[k];
+			in.n_cur = 1;
+			in.min_change = mcs[k];
+			in.resolution = 1.0;
+			assert_int_equal(bg_judge(ctx, &in, 1, &th, th.alpha, &j), 0);
+			assert_int_equal(bg_judge_rule(ctx, sets[k], 4, mcs[k], 1.0, &r), 0);
+			assert_int_equal(j.deterministic, r.deterministic);
+			assert_close(j.noise_floor, r.noise_floor, 1e-12);
+		}
+	}
+	bg_ctx_free(ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_components),      cmocka_unit_test(test_runs_needed),
-		cmocka_unit_test(test_unequal_samples), cmocka_unit_test(test_samples_boundaries),
-		cmocka_unit_test(test_single_samples),  cmocka_unit_test(test_zero_mean_and_errors),
+		cmocka_unit_test(test_components),
+		cmocka_unit_test(test_runs_needed),
+		cmocka_unit_test(test_unequal_samples),
+		cmocka_unit_test(test_samples_boundaries),
+		cmocka_unit_test(test_single_samples),
+		cmocka_unit_test(test_zero_mean_and_errors),
+		cmocka_unit_test(test_rule),
 	};
 	return cmocka_run_group_tests_name("calibrate", tests, NULL, NULL);
 }

@@ -374,11 +374,144 @@ static void test_overrides_and_metrics(void **state)
 	assert_string_equal(
 	        parse_error(ctx, "{\"benchmarks\": [{\"name\": \"a\", \"command\": \"x\",\n"
 	                         "  \"metrics\": {\"t\": {}}}]}"),
-	        "t.json:2: benchmarks[0].metrics.t: missing required key \"direction\"");
+	        "t.json:2: benchmarks[0].metrics.t: missing required key \"direction\" (or "
+	        "\"min_change\")");
 	bg_ctx_free(ctx);
 }
 
 /* Values, types and ranges, each error with its path and line. */
+/*
+ * Per-metric min_change: suite-wide in thresholds.metrics, per benchmark in
+ * its metrics object (where direction becomes optional), and what
+ * bg_thresholds_min_change resolves: the benchmark's own, then the
+ * suite's metric, then the instrument's default, then thresholds.min_change.
+ */
+static void test_metric_thresholds(void **state)
+{
+	static const struct {
+		const char *text, *msg;
+	} bad[] = {
+		{ "{\"thresholds\": {\"metrics\": {\"instructions\": {\"min_change\": 0}}},\n"
+		  " \"benchmarks\": [{\"name\": \"a\", \"command\": \"x\"}]}",
+		  "t.json:1: thresholds.metrics.instructions.min_change: must be a relative change "
+		  "above 0 and below 1, e.g. 0.001 for 0.1% (got 0)" },
+		{ "{\"thresholds\": {\"metrics\": {\"instructions\": {\"min_change\": 1}}},\n"
+		  " \"benchmarks\": [{\"name\": \"a\", \"command\": \"x\"}]}",
+		  "t.json:1: thresholds.metrics.instructions.min_change: must be a relative change "
+		  "above 0 and below 1, e.g. 0.001 for 0.1% (got 1)" },
+		{ "{\"thresholds\": {\"metrics\": {\"x\": {\"min_change\": -0.5}}}}",
+		  "t.json:1: thresholds.metrics.x.min_change: must be a relative change above 0 "
+		  "and below 1, e.g. 0.001 for 0.1% (got -0.5)" },
+		{ "{\"thresholds\": {\"metrics\": {\"x\": {\"min_change\": \"0.1\"}}}}",
+		  "t.json:1: thresholds.metrics.x.min_change: expected a number, got string" },
+		{ "{\"thresholds\": {\n\"metrics\": {\"x\": {}}}}",
+		  "t.json:2: thresholds.metrics.x: missing required key \"min_change\"" },
+		{ "{\"thresholds\": {\"metrics\": {\"x\": {\"direction\": \"lower\"}}}}",
+		  "t.json:1: thresholds.metrics.x: unknown key \"direction\"" },
+		{ "{\"thresholds\": {\"metrics\": {\"x\": {\"min_chang\": 0.1}}}}",
+		  "t.json:1: thresholds.metrics.x: unknown key \"min_chang\" (did you mean "
+		  "\"min_change\"?)" },
+		{ "{\"thresholds\": {\"metrics\": [1]}}",
+		  "t.json:1: thresholds.metrics: expected an object, got array" },
+		{ "{\"thresholds\": {\"metrics\": {\"\": {\"min_change\": 0.1}}}}",
+		  "t.json:1: thresholds.metrics: metric name must not be empty" },
+		{ "{\"benchmarks\": [{\"name\": \"a\", \"command\": \"x\",\n"
+		  "  \"metrics\": {\"t\": {\"min_change\": 1.5}}}]}",
+		  "t.json:2: benchmarks[0].metrics.t.min_change: must be a relative change above 0 "
+		  "and below 1, e.g. 0.001 for 0.1% (got 1.5)" },
+		{ "{\"benchmarks\": [{\"name\": \"a\", \"command\": \"x\",\n"
+		  "  \"metrics\": {\"t\": {\"min_change\": null}}}]}",
+		  "t.json:2: benchmarks[0].metrics.t.min_change: expected a number, got null" },
+	};
+	const char *sim = "simulate callgrind valgrind-3.19.0";
+	const bg_thresholds *th;
+	const bg_benchmark *b;
+	bg_ctx *ctx = NULL;
+	bg_config *cfg;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	cfg = parse_ok(ctx, "{\n"
+	                    "  \"thresholds\": {\"min_change\": 0.03, \"metrics\": {\n"
+	                    "    \"cycles\": {\"min_change\": 0.01},\n"
+	                    "    \"instructions\": {\"min_change\": 0.002}}},\n"
+	                    "  \"benchmarks\": [\n"
+	                    "    {\"name\": \"a\", \"command\": \"x\", \"metrics\": {\n"
+	                    "       \"instructions\": {\"min_change\": 0.0005},\n"
+	                    "       \"GB/s\": {\"direction\": \"lower\", \"min_change\": 0.05},\n"
+	                    "       \"wall_time\": {\"direction\": \"higher\"}}},\n"
+	                    "    {\"name\": \"b\", \"command\": \"y\"}\n"
+	                    "  ]\n"
+	                    "}\n");
+	th = bg_config_thresholds(cfg);
+	/* The direction overrides are only the metrics that have one. */
+	b = bg_config_benchmark(cfg, 0);
+	assert_int_equal(b->nmetrics, 2);
+	assert_string_equal(b->metrics[0].metric, "GB/s");
+	assert_int_equal(b->metrics[0].direction, BG_DIR_LOWER);
+	assert_string_equal(b->metrics[1].metric, "wall_time");
+	assert_int_equal(b->metrics[1].direction, BG_DIR_HIGHER);
+	assert_int_equal(th->nmetrics, 4);
+	/* The benchmark's own entry first, even over an instrument's default. */
+	assert_true(near(bg_thresholds_min_change(th, "a", "instructions", sim), 0.0005));
+	assert_true(near(bg_thresholds_min_change(th, "a", "GB/s", NULL), 0.05));
+	/* Then the suite's per-metric entry, over the instrument's default. */
+	assert_true(near(bg_thresholds_min_change(th, "b", "instructions", sim), 0.002));
+	assert_true(near(bg_thresholds_min_change(th, "b", "cycles", "counters user"), 0.01));
+	assert_true(near(bg_thresholds_min_change(th, NULL, "instructions", NULL), 0.002));
+	/* Then the instrument's default; then thresholds.min_change. */
+	assert_true(near(bg_thresholds_min_change(th, "b", "est_cycles", sim), 0.001));
+	assert_true(near(bg_thresholds_min_change(th, "a", "wall_time", NULL), 0.03));
+	assert_true(near(bg_thresholds_min_change(th, "b", "GB/s", NULL), 0.03));
+	/* A counted cycle moves like time: no default of its own. */
+	assert_true(
+	        near(bg_thresholds_min_change(th, "b", "branch_misses", "counters user"), 0.03));
+	bg_config_free(cfg);
+
+	/* Without any entry: the instrument's default, else the suite's. */
+	cfg = parse_ok(ctx, "{\"benchmarks\": [{\"name\": \"a\", \"command\": \"x\"}]}");
+	th = bg_config_thresholds(cfg);
+	assert_null(th->metrics);
+	assert_int_equal(th->nmetrics, 0);
+	assert_true(near(bg_instrument__min_change(sim, "instructions"), 0.001));
+	assert_true(near(bg_thresholds_min_change(th, "a", "instructions", sim), 0.001));
+	assert_true(near(bg_thresholds_min_change(th, "a", "instructions", NULL), 0.02));
+	assert_true(near(bg_thresholds_min_change(th, "a", "wall_time", NULL), 0.02));
+	bg_config_free(cfg);
+
+	/* Many benchmarks with entries: each resolves to its own. */
+	{
+		bg_buf t = BG_BUF_INIT;
+		char name[16];
+
+		assert_int_equal(bg_buf_puts(&t, "{\"benchmarks\": ["), 0);
+		for (i = 0; i < 40; i++)
+			assert_int_equal(
+			        bg_buf_printf(&t,
+			                      "%s{\"name\": \"b%zu\", \"command\": \"x\", "
+			                      "\"metrics\": {\"m\": {\"min_change\": %g}}}",
+			                      i ? "," : "", i, 0.001 * (double)(i + 1)),
+			        0);
+		assert_int_equal(bg_buf_puts(&t, "]}"), 0);
+		cfg = parse_ok(ctx, t.ptr);
+		th = bg_config_thresholds(cfg);
+		assert_int_equal(th->nmetrics, 40);
+		for (i = 0; i < 40; i++) {
+			snprintf(name, sizeof(name), "b%zu", i);
+			assert_true(near(bg_thresholds_min_change(th, name, "m", NULL),
+			                 0.001 * (double)(i + 1)));
+			assert_int_equal(bg_config_benchmark(cfg, i)->nmetrics, 0);
+		}
+		bg_config_free(cfg);
+		bg_buf_clear(&t);
+	}
+
+	for (i = 0; i < BG_ARRAY_SIZE(bad); i++)
+		assert_string_equal(parse_error(ctx, bad[i].text), bad[i].msg);
+	bg_ctx_free(ctx);
+}
+
 static void test_value_errors(void **state)
 {
 	static const struct {
@@ -868,6 +1001,7 @@ int main(void)
 		cmocka_unit_test(test_lines_through_tricky_text),
 		cmocka_unit_test(test_defaults_applied),
 		cmocka_unit_test(test_overrides_and_metrics),
+		cmocka_unit_test(test_metric_thresholds),
 		cmocka_unit_test(test_value_errors),
 		cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_nesting_bounded),

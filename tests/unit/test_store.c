@@ -1202,10 +1202,12 @@ static void test_migrate_to_builds(void **state)
 	st = NULL;
 
 	/* Back to the schema of version 3: migration 4 only added `builds`, 5
-	 * the alert outbox, 6 the runs' role and the recorded verdicts. */
+	 * the alert outbox, 6 the runs' role and the recorded verdicts, 7 the
+	 * results' instrument. */
 	assert_int_equal(sql_exec(path, "DROP TABLE builds; DROP TABLE outbox;"
 	                                " DROP TABLE verdicts; DROP TABLE checks;"
 	                                " ALTER TABLE runs DROP COLUMN role;"
+	                                " ALTER TABLE results DROP COLUMN instrument;"
 	                                " PRAGMA user_version = 3"),
 	                 SQLITE_OK);
 	assert_int_equal(sql_int(path, "SELECT count(*) FROM sqlite_master WHERE name = 'builds'"),
@@ -1362,9 +1364,10 @@ static void test_roles_and_recorded_verdicts(void **state)
 	}
 	bg_store_free(st);
 	st = NULL;
-	/* As version 5 left it: no role, no recorded verdicts. */
+	/* As version 5 left it: no role, no recorded verdicts (nor what 7 added). */
 	assert_int_equal(sql_exec(path, "DROP TABLE verdicts; DROP TABLE checks;"
 	                                " ALTER TABLE runs DROP COLUMN role;"
+	                                " ALTER TABLE results DROP COLUMN instrument;"
 	                                " PRAGMA user_version = 5"),
 	                 SQLITE_OK);
 	assert_int_equal(bg_store_open(ctx, path, &st), 0);
