@@ -32,6 +32,16 @@ static int html_esc(bg_buf *b, const char *text)
 
 /* The first n characters of a commit id, escaped: a baseline file may
  * have held anything where a hexadecimal id belongs. */
+/* A verdict's adjusted p, or a dash for a near-deterministic series,
+ * which its threshold judges without one. */
+static const char *p_text(char *buf, size_t n, double p)
+{
+	if (isnan(p))
+		return "—";
+	snprintf(buf, n, "%.2g", p);
+	return buf;
+}
+
 static int html_sha(bg_buf *b, const char *sha, int n)
 {
 	char s[41];
@@ -275,7 +285,8 @@ static int chart_axes(const rep_series *s, const bg_report *r, const chart_geo *
 	/* Commits along the bottom: the first, the last and a few between. */
 	for (i = 0; i < nt; i++) {
 		size_t k = nt > 1 ? i * (s->n - 1) / (nt - 1) : 0;
-		e |= bg_buf_printf(b, "<text class=\"mono\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">",
+		e |= bg_buf_printf(b,
+		                   "<text class=\"mono\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">",
 		                   cx(g, (double)k), CH_H - CH_B + 16,
 		                   nt > 1 && i == 0        ? "start"
 		                   : nt > 1 && i + 1 == nt ? "end"
@@ -553,7 +564,7 @@ static const char html_step_head[] =
 static int html_summary(const bg_report *r, bg_buf *b)
 {
 	const rep_series *top5[5];
-	char from[32], to[32];
+	char from[32], to[32], pbuf[32];
 	step_ref *steps;
 	size_t i, k, n;
 	int e = 0;
@@ -640,8 +651,9 @@ static int html_summary(const bg_report *r, bg_buf *b)
 				e |= bg_buf_printf(
 				        b,
 				        "<td class=\"num %s\">%+.1f%%</td><td "
-				        "class=\"num\">%.2g</td><td class=\"num\">%zu</td>",
-				        v, 100.0 * g->test.delta, g->p_adjusted, g->test.n_base);
+				        "class=\"num\">%s</td><td class=\"num\">%zu</td>",
+				        v, 100.0 * g->test.delta,
+				        p_text(pbuf, sizeof(pbuf), g->p_adjusted), g->test.n_base);
 			else
 				e |= bg_buf_puts(b,
 				                 "<td class=\"num\">-</td><td class=\"num\">-</td>"
@@ -671,10 +683,11 @@ static int html_summary(const bg_report *r, bg_buf *b)
 				e |= html_esc(b, x->name);
 				e |= bg_buf_puts(b, "</code></a></td><td><code>");
 				e |= html_sha(b, run->row.sha, 7);
-				e |= bg_buf_printf(b,
-				                   "</code></td><td class=\"unconfirmed\">%s</td><td>%s</td>"
-				                   "<td>",
-				                   bg_verdict_name(g->first), bg_verdict_name(g->verdict));
+				e |= bg_buf_printf(
+				        b,
+				        "</code></td><td class=\"unconfirmed\">%s</td><td>%s</td>"
+				        "<td>",
+				        bg_verdict_name(g->first), bg_verdict_name(g->verdict));
 				e |= html_esc(b, run->row.subject);
 				e |= bg_buf_puts(b, "</td></tr>\n");
 			}
@@ -705,6 +718,7 @@ static int html_series(const bg_report *r, size_t idx, bg_buf *b)
 	const rep_series *s = &r->series[idx];
 	const rep_group *g = bg_report__latest_group(s);
 	bg_verdict v = bg_report__latest_verdict(s);
+	char pbuf[32];
 	size_t i;
 	int e = 0;
 
@@ -716,8 +730,9 @@ static int html_series(const bg_report *r, size_t idx, bg_buf *b)
 	e |= html_esc(b, bg_report__display_unit(s).unit);
 	e |= bg_buf_printf(b, ", %s is better</span><span class=\"badge %s\">%s</span></h3>\n",
 	                   bg_direction_name(s->direction), bg_verdict_name(v), bg_verdict_name(v));
-	e |= bg_buf_printf(b, "<p class=\"meta\">%zu commits, %zu runs · noise (CV between commits) "
-	                      "%.2f%% · ",
+	e |= bg_buf_printf(b,
+	                   "<p class=\"meta\">%zu commits, %zu runs · noise (CV between commits) "
+	                   "%.2f%% · ",
 	                   s->n, s->nr, 100.0 * s->cv);
 	if (s->cps.noutliers)
 		e |= bg_buf_printf(b, "%zu outlier commit%s · ", s->cps.noutliers,
@@ -725,8 +740,9 @@ static int html_series(const bg_report *r, size_t idx, bg_buf *b)
 	if (g && v != BG_VERDICT_NO_BASELINE) {
 		e |= bg_buf_puts(b, "newest commit <code>");
 		e |= html_sha(b, bg_report__point_run(r, s, g->from)->row.sha, 7);
-		e |= bg_buf_printf(b, "</code>: %+.1f%% against a baseline of %zu runs (p %.2g)",
-		                   100.0 * g->test.change, g->test.n_base, g->p_adjusted);
+		e |= bg_buf_printf(b, "</code>: %+.1f%% against a baseline of %zu runs (p %s)",
+		                   100.0 * g->test.change, g->test.n_base,
+		                   p_text(pbuf, sizeof(pbuf), g->p_adjusted));
 	} else
 		e |= bg_buf_printf(b, "newest commit: fewer than %d baseline runs", r->min_runs);
 	if (r->nmachines > 1) {
@@ -749,7 +765,8 @@ static int html_series(const bg_report *r, size_t idx, bg_buf *b)
 
 static const char html_legend[] =
         "<div class=\"legend\"><span><i style=\"background:#1f2328\"></i>a commit's mean "
-        "(whisker: 95% CI of its runs, or of the samples of its one run)</span><span><i style=\"background:#54aeff;opacity:.4\"></i>"
+        "(whisker: 95% CI of its runs, or of the samples of its one run)</span><span><i "
+        "style=\"background:#54aeff;opacity:.4\"></i>"
         "level between steps, ±95% of commits</span><span><i style=\"background:#ddf4ff\"></i>"
         "baseline of the newest commit</span><span><i style=\"background:#cf222e\"></i>"
         "step or commit flagged worse</span><span><i style=\"background:#1a7f37\"></i>"
@@ -826,7 +843,8 @@ int bg_report__render_html(bg_ctx *ctx, const bg_report *r, bg_buf *b)
 	e |= html_summary(r, b);
 	e |= bg_buf_printf(b,
 	                   "<h2>Series</h2>\n<p class=\"muted\">A point is a commit, its runs "
-	                   "pooled; hover a chart for its commit, subject and value. Steps need %zu runs on each side and p &lt; %.2g after "
+	                   "pooled; hover a chart for its commit, subject and value. Steps need "
+	                   "%zu runs on each side and p &lt; %.2g after "
 	                   "adjustment; a flagged run is one the rolling-baseline check "
 	                   "(window %d) judges a regression or improvement.</p>\n",
 	                   r->min_segment, r->th.alpha, r->window);

@@ -7,6 +7,7 @@
  * the noisiest series come first, since a comment is read from the top and
  * seldom to the end.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -96,7 +97,8 @@ static int md_flagged_row(const bg_report *r, const rep_series *x, const rep_gro
 
 	if (g->replayed != BG_VERDICT_NO_BASELINE) {
 		snprintf(pct, sizeof(pct), "%+.1f%%", 100.0 * g->test.delta);
-		snprintf(p, sizeof(p), "%.2g", g->p_adjusted);
+		/* No p-value: a near-deterministic series is judged by its threshold. */
+		snprintf(p, sizeof(p), isnan(g->p_adjusted) ? "—" : "%.2g", g->p_adjusted);
 		snprintf(n, sizeof(n), "%zu", g->test.n_base);
 	}
 	e |= bg_buf_puts(b, "| ");
@@ -209,8 +211,9 @@ int bg_report__render_markdown(bg_ctx *ctx, const bg_report *r, bg_buf *b)
 	}
 	n = bg_report__noisiest(r, top5, BG_ARRAY_SIZE(top5));
 	if (n) {
-		e |= bg_buf_puts(b, "### Noisiest series\n\n| series | noise (CV between commits) |\n"
-		                    "|---|---:|\n");
+		e |= bg_buf_puts(b,
+		                 "### Noisiest series\n\n| series | noise (CV between commits) |\n"
+		                 "|---|---:|\n");
 		for (i = 0; i < n; i++) {
 			e |= bg_buf_puts(b, "| ");
 			e |= md_code(b, top5[i]->name);
