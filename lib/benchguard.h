@@ -893,6 +893,7 @@ typedef struct {
 	const char *benchmark, *metric, *unit;
 	bg_direction direction;
 	bg_summary summary;
+	const char *instrument; /* what measured it; NULL: the clock */
 } bg_result_row;
 
 /* Return 0 to go on, < 0 (an error code, message set) to stop. */

@@ -55,6 +55,7 @@ static void series_clear(rep_series *s)
 	free(s->metric);
 	free(s->unit);
 	free(s->machine);
+	free(s->instrument);
 	free(s->run);
 	free(s->mean);
 	free(s->ci);
@@ -310,7 +311,8 @@ static rep_series *series_for(gather *g, const bg_result_row *row, const char *m
 	bg_buf b = BG_BUF_INIT;
 
 	for (i = g->cur_first; i < r->nseries; i++)
-		if (!strcmp(r->series[i].machine, machine))
+		if (!strcmp(r->series[i].machine, machine) &&
+		    bg_streq_null(r->series[i].instrument, row->instrument))
 			return &r->series[i];
 	if (bg_grow((void **)&r->series, &g->cap, r->nseries, sizeof(*r->series)) < 0)
 		return NULL;
@@ -325,8 +327,12 @@ static rep_series *series_for(gather *g, const bg_result_row *row, const char *m
 	s->metric = bg_strdup(row->metric);
 	s->unit = bg_strdup(row->unit);
 	s->machine = bg_strdup(machine);
-	if (!s->name || !s->benchmark || !s->metric || !s->unit || !s->machine)
+	s->instrument = row->instrument ? bg_strdup(row->instrument) : NULL;
+	if (!s->name || !s->benchmark || !s->metric || !s->unit || !s->machine ||
+	    (row->instrument && !s->instrument))
 		return NULL;
+	s->min_change = bg_thresholds_min_change(&g->r->th, s->benchmark, s->metric, s->instrument);
+	s->resolution = bg_instrument__resolution(s->instrument, s->metric);
 	return s;
 }
 
@@ -632,11 +638,8 @@ static int judge_commits(bg_ctx *ctx, bg_report *r)
 			in[n].n_base = nb >= (size_t)r->min_runs ? nb : 0;
 			in[n].cur = s->rmean + first;
 			in[n].n_cur = s->nruns[g->from];
-			/* The stored results a report reads do not say what measured
-			 * them (bg_result_row): the configured thresholds apply,
-			 * not an instrument's defaults. */
-			in[n].min_change =
-			        bg_thresholds_min_change(&r->th, s->benchmark, s->metric, NULL);
+			in[n].min_change = s->min_change;
+			in[n].resolution = s->resolution;
 			gs[n++] = g;
 		}
 		if (!n)
@@ -958,7 +961,8 @@ int bg_report_build(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_report
 
 	for (i = 0; i < r->nseries; i++) {
 		rep_series *s = &r->series[i];
-		bg_changepoint_opts co = { r->min_segment, r->th.alpha, r->th.min_change };
+		/* A step of an instruction count is worth 0.1%, not the clock's 2%. */
+		bg_changepoint_opts co = { r->min_segment, r->th.alpha, s->min_change };
 
 		if (sort_points(s) < 0 || pool_commits(r, s, qc) < 0) {
 			error = bg_error_oom(ctx);

@@ -71,6 +71,8 @@ static json_object *json_series(const bg_report *r, const rep_series *s)
 	json_object_object_add(o, "unit", j_str(s->unit));
 	json_object_object_add(o, "direction", j_str(bg_direction_name(s->direction)));
 	json_object_object_add(o, "machine", j_str(s->machine));
+	if (s->instrument)
+		json_object_object_add(o, "instrument", j_str(s->instrument));
 	json_object_object_add(o, "cv", j_num(s->cv));
 	json_object_object_add(o, "verdict", j_str(bg_verdict_name(bg_report__latest_verdict(s))));
 	if (g) {

@@ -364,7 +364,7 @@ static const char *const stmt_sql[ST_COUNT] = {
 		 * carried in every row, they tripled what the sort moves. */
 		"SELECT x.run_id, x.series_id,"
 		"       x.n, x.mean, x.median, x.stddev, x.min, x.max,"
-		"       coalesce(x.robust_mean, x.mean), x.outliers"
+		"       coalesce(x.robust_mean, x.mean), x.outliers, x.instrument"
 		"  FROM results x"
 		"  JOIN runs r ON r.id = x.run_id JOIN machines m ON m.id = r.machine_id"
 		" WHERE r.status = 'complete' AND r.dirty = 0 AND (?3 OR r.role = 'primary')"
@@ -2444,6 +2444,7 @@ int bg_store_each_result(bg_ctx *ctx, bg_store *store, const bg_period *period, 
 		}
 		row.run_id = sqlite3_column_int64(s, 0);
 		store__summary(s, 2, &row.summary);
+		row.instrument = (const char *)sqlite3_column_text(s, 10);
 		if ((error = cb(&row, data)) < 0)
 			goto cleanup;
 	}

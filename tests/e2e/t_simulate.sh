@@ -10,6 +10,8 @@
 #   power:     20 pull-request branches that make the work 0.5% larger,
 #              judged by ci beside the neighbour: all 20 flagged, on
 #              spin:instructions.
+#   a step:    a commit on main with 0.5% more work is flagged by ci,
+#              found by bisect and shown as a change point by report.
 #   identity:  a run under another Valgrind is not compared with the
 #              baseline (no-baseline, not a regression).
 #
@@ -33,15 +35,16 @@ MORE=$((ROUNDS * 1005 / 1000)) # 0.5% more work
 cc -O2 -o "$T/spin" "$FIX/bench/spin.c" || { not_ok "building spin"; finish; exit 1; }
 new_repo "$T/r" >/dev/null && cd "$T/r" || exit 1
 echo '.benchguard/' >.gitignore
-suite() {
-	cat >benchguard.json <<J
+# The work is in the repository (rounds.txt), as code would be: compare and
+# bisect measure each commit's checkout with the current suite.
+cat >benchguard.json <<J
 { "baseline": { "branch": "main", "window": $HIST, "min_runs": $HIST },
   "defaults": { "measure": ["simulate"], "timeout": 60 },
-  "benchmarks": [ { "name": "spin", "command": "$T/spin $1" } ] }
+  "benchmarks": [ { "name": "spin", "command": "sh -c 'read n <rounds.txt; exec $T/spin \$n'" } ] }
 J
-}
+suite() { echo "$1" >rounds.txt; }
 suite "$ROUNDS"
-git add .gitignore benchguard.json && git commit -qm "suite"
+git add .gitignore benchguard.json rounds.txt && git commit -qm "suite"
 export BENCHGUARD_DB="$T/sim.db"
 
 # Stability: 20 runs of one commit.
@@ -103,6 +106,47 @@ for r in d["results"]:
         print(r.get("verdict"), r.get("rule", ""), r.get("change"))
 P
 echo "# spin:instructions on branch 1: $(cat "$T/rule")"
+
+# A real step on main, between two commits of no change: bisect finds it
+# and the trend report shows it, as for any series.
+git checkout -q main
+good=$(git rev-parse HEAD)
+echo a >notes.txt && git commit -qam "before the step"
+ci_timed main 1
+suite "$MORE" && git commit -qam "the step: spin does 0.5% more work"
+step=$(git rev-parse HEAD)
+ci_timed main 2
+for k in 3 4 5 6 7; do
+	echo "a$k" >notes.txt && git commit -qam "after the step $k"
+	ci_timed main "$k"
+done
+bad=$(git rev-parse HEAD)
+check "ci flagged the step on main (exit 1)" bash -c "grep -q '^main 2 1 ' $T/ci.txt"
+expect_rc 0 "$BG" bisect --good "$good" --bad "$bad" --json
+cp "$T/out" "$T/bisect.json"
+check "bisect names the step's commit on spin:instructions" python3 - "$T/bisect.json" "$step" <<'P'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print("# bisect:", d.get("first_bad", "")[:12], d.get("verdict"), d.get("change"), d.get("series"))
+assert d["first_bad"] == sys.argv[2], d["first_bad"]
+P
+"$BG" report --format json -o "$T/rep.json" 2>"$T/rep.err"
+"$BG" report --format markdown -o "$T/rep.md" 2>>"$T/rep.err"
+"$BG" report -o "$T/rep.html" 2>>"$T/rep.err"
+check "the trend report has the step in spin:instructions, with its instrument" \
+	python3 - "$T/rep.json" "$step" <<'P'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = [x for x in d["series"] if x["series"] == "spin:instructions"]
+assert len(s) == 1, [x["series"] for x in d["series"]]
+s = s[0]
+assert s["instrument"].startswith("simulate callgrind valgrind-"), s["instrument"]
+cps = [(c["first_after"], round(c["change"], 4), c["verdict"]) for c in s["change_points"]]
+print("# report change points:", [(a[:12], b, c) for a, b, c in cps])
+assert [c for c in cps if c[0] == sys.argv[2] and c[2] == "regression"], cps
+P
+check "... and no \"nan\" where a near-deterministic verdict has no p" \
+	bash -c "! grep -qiw nan $T/rep.md && ! grep -qiw nan $T/rep.html"
 
 # Another Valgrind is another instrument: the baseline does not carry over.
 sqlite3 "$BENCHGUARD_DB" "UPDATE results SET instrument = 'simulate callgrind valgrind-0.0.1' WHERE instrument LIKE 'simulate %'"
