@@ -868,7 +868,8 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 	/* The ends, judged like `compare`: sequential pairs up to end_cap. */
 	if ((rc = measure_ends(&b, &o, end_runs, end_cap, &res, &gids, &bids, &e)) < 0)
 		goto cleanup;
-	/* The surest change, either way: the smallest p of its direction. */
+	/* The surest change, either way: the smallest p of its direction; a
+	 * near-deterministic one (an instruction count, no p) is surest. */
 	for (i = 0; i < res->nrows; i++) {
 		const bg_verdict_row *r = &res->rows[i];
 		double p, tp;
@@ -877,8 +878,11 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 			continue;
 		if (series_arg && strcmp(r->series, series_arg) != 0)
 			continue;
-		p = r->verdict == BG_VERDICT_REGRESSION ? r->p_adjusted : r->p_better_adjusted;
+		p = r->deterministic                      ? 0
+		    : r->verdict == BG_VERDICT_REGRESSION ? r->p_adjusted
+		                                          : r->p_better_adjusted;
 		tp = !target                                    ? 1
+		     : target->deterministic                    ? 0
 		     : target->verdict == BG_VERDICT_REGRESSION ? target->p_adjusted
 		                                                : target->p_better_adjusted;
 		if (!target || p < tp ||
@@ -898,13 +902,21 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 	b.metric = target->metric;
 	b.only[0] = target->benchmark;
 	b.improvement = target->verdict == BG_VERDICT_IMPROVEMENT;
-	cli_info(st,
-	         "bisect: %s is %+.1f%% at the %s end (p %.2g), %s: searching for the first "
-	         "commit where it got %s",
-	         target->series, 100 * target->test.delta, b.improvement ? "new" : "bad",
-	         b.improvement ? target->p_better_adjusted : target->p_adjusted,
-	         b.improvement ? "an improvement" : "a regression",
-	         b.improvement ? "better" : "worse");
+	{
+		double tp = b.improvement ? target->p_better_adjusted : target->p_adjusted;
+		char how[64];
+
+		if (target->deterministic)
+			snprintf(how, sizeof(how), "near-deterministic");
+		else
+			snprintf(how, sizeof(how), "p %.2g", tp);
+		cli_info(st,
+		         "bisect: %s is %+.1f%% at the %s end (%s), %s: searching for the first "
+		         "commit where it got %s",
+		         target->series, 100 * target->test.delta, b.improvement ? "new" : "bad",
+		         how, b.improvement ? "an improvement" : "a regression",
+		         b.improvement ? "better" : "worse");
+	}
 
 	/* The ends' pairs of the series: good[k] beside bad[k]. */
 	if (!(gv = malloc(e.npairs * sizeof(double) + 1)) ||
