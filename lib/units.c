@@ -88,6 +88,19 @@ const char *bg_format_name(bg_format format)
 	return (size_t)format < BG_ARRAY_SIZE(format_names) ? format_names[format] : "?";
 }
 
+/* The units of the counters and the simulation (lib/counters.c, runner.c). */
+static int is_count(const char *unit)
+{
+	static const char *const counts[] = { "instr", "cycles", "misses",   "branches",
+		                              "refs",  "faults", "switches", "migrations" };
+	size_t i;
+
+	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+		if (!strcmp(unit, counts[i]))
+			return 1;
+	return 0;
+}
+
 void bg_unit_format(char *buf, size_t len, double v, const char *unit)
 {
 	static const char *const tu[] = { "s", "ms", "\xc2\xb5s", "ns" };
@@ -123,6 +136,15 @@ void bg_unit_format(char *buf, size_t len, double v, const char *unit)
 			snprintf(buf, len, "%.4g %sB/s", v, si[i]);
 		else
 			snprintf(buf, len, "%.4g %s items/s", v, si[i]);
+	} else if (is_count(unit)) {
+		/* An instrument's counts: 26.135M instr, with the digits a 0.1%
+		 * change needs. */
+		while (i < 4 && a >= 1000) {
+			a /= 1000;
+			v /= 1000;
+			i++;
+		}
+		snprintf(buf, len, i ? "%.5g%s %s" : "%.4g%s %s", v, si[i], unit);
 	} else {
 		snprintf(buf, len, "%.4g %s", v, unit);
 	}

@@ -157,6 +157,21 @@ static void test_names_and_defaults(void **state)
 			e++;
 		assert_non_null(*e);
 	}
+	/* Counts are printed with SI prefixes and the digits a 0.1% change needs. */
+	{
+		char buf[64];
+
+		bg_unit_format(buf, sizeof(buf), 26135030, "instr");
+		assert_string_equal(buf, "26.135M instr");
+		bg_unit_format(buf, sizeof(buf), 26161165, "instr");
+		assert_string_equal(buf, "26.161M instr");
+		bg_unit_format(buf, sizeof(buf), 2604, "misses");
+		assert_string_equal(buf, "2.604k misses");
+		bg_unit_format(buf, sizeof(buf), 0.5, "misses");
+		assert_string_equal(buf, "0.5 misses");
+		bg_unit_format(buf, sizeof(buf), 4.2e9, "cycles");
+		assert_string_equal(buf, "4.2G cycles");
+	}
 	/* Thresholds and resolution of an instrument's series. */
 	assert_true(fabs(bg_instrument__min_change("simulate callgrind valgrind-3.19.0",
 	                                           "instructions") -
