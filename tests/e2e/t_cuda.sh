@@ -24,7 +24,7 @@ new_repo "$T/r" >/dev/null
 mkdir -p "$T/r/examples/cuda" "$T/r/lib"
 cp "$ROOT"/examples/cuda/*.cu "$ROOT"/examples/cuda/Makefile "$ROOT"/examples/cuda/benchguard.json \
 	"$T/r/examples/cuda/"
-cp "$ROOT/lib/benchguard_harness.h" "$T/r/lib/"
+cp "$ROOT/lib/benchguard_harness.h" "$ROOT/lib/benchguard_region.h" "$T/r/lib/"
 printf 'examples/cuda/saxpy\nexamples/cuda/reduce\nexamples/cuda/sgemm\n.benchguard/\n' >"$T/r/.gitignore"
 git -C "$T/r" add -A && git -C "$T/r" commit -qm "CUDA examples"
 cd "$T/r" || exit 1
