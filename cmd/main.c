@@ -61,7 +61,8 @@ const cli_command cli_commands[] = {
 	  "  --baseline-branch B, --window N, --min-runs N\n"
 	  "                   override the config's \"baseline\"\n"
 	  "  --alpha A, --min-change X, --min-effect G, --no-fdr / --fdr\n"
-	  "                   override the config's \"thresholds\"\n" },
+	  "                   override the config's \"thresholds\" (--min-change is\n"
+	  "                   the fallback: a metric's own min_change still applies)\n" },
 	{ "ci", cmd_ci, "run the suite, judge it, write the CI summary, in one step",
 	  "usage: benchguard ci [run options] [check options] [--confirm N] [--max-pairs M]\n"
 	  "\n"
