@@ -32,7 +32,7 @@ SANFLAGS  =
 endif
 
 # Each library is used by one module only; pkg-config finds them all.
-PKGS      = libgit2 sqlite3 gsl json-c libcrypto libcurl
+PKGS      = libgit2 sqlite3 libpq gsl json-c libcrypto libcurl
 WARN      = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
             -Wmissing-prototypes -Wfloat-equal
 ifeq ($(WERROR),1)
@@ -59,8 +59,8 @@ BIN      = $(BUILD)/benchguard
 # Debian packages the build, the tests, the examples and `make bench` need.
 DEB_PKGS = make gcc g++ pkg-config git libgit2-dev libsqlite3-dev sqlite3 valgrind \
            libgsl-dev libcurl4-openssl-dev libjson-c-dev libssl-dev \
-           libcmocka-dev libbenchmark-dev hyperfine procps python3 python3-scipy \
-           chromium chromium-driver
+           libcmocka-dev libbenchmark-dev hyperfine procps python3 python3-scipy python3-yaml \
+           chromium chromium-driver postgresql libpq-dev
 
 .PHONY: all test unit e2e demo deps bench install uninstall format examples clean help \
         fuzz fuzz-bins

@@ -362,8 +362,29 @@ int cli_open_store(cli_state *st, cli_env *env)
 	bg_buf b = BG_BUF_INIT;
 	int rc;
 
+	/* --db, then $BENCHGUARD_DB (both in st->db_path), then the config's
+	 * "database", then the file in the repository.  A command that reads
+	 * no config otherwise (history, report) reads it for that key. */
+	if (!st->db_path && !env->config && env->repo) {
+		char *path = cli_config_path(st, env);
+
+		if (!path)
+			return bg_error_oom(st->ctx);
+		rc = access(path, F_OK) == 0 ? cli_load_config(st, env) : 0;
+		free(path);
+		if (rc < 0)
+			return rc;
+	}
 	if (st->db_path) {
 		env->db_path = strdup(st->db_path);
+	} else if (env->config && bg_config_database(env->config)) {
+		const char *db = bg_config_database(env->config);
+
+		/* A relative file is the repository's, wherever benchguard runs. */
+		if (db[0] != '/' && !bg_store_is_url(db) && env->repo)
+			env->db_path = bg_printf("%s/%s", bg_repo_workdir(env->repo), db);
+		else
+			env->db_path = strdup(db);
 	} else {
 		if (bg_buf_printf(&b, "%s/.benchguard", bg_repo_workdir(env->repo)) < 0)
 			return bg_error_oom(st->ctx);

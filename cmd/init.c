@@ -70,7 +70,7 @@ int cmd_init(cli_state *st, int argc, char **argv)
 	if ((rc = cli_open_store(st, &env)) < 0 || (rc = bg_store_writable(st->ctx, env.store)) < 0)
 		goto cleanup;
 	printf("wrote %s\ncreated %s\nnext: edit the benchmarks, then `benchguard run`\n", path,
-	       env.db_path);
+	       bg_store_name(env.store));
 cleanup:
 	free(path);
 	cli_env_clear(&env);

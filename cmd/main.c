@@ -196,6 +196,21 @@ const cli_command cli_commands[] = {
 	  "  --max-age DAYS   e.g. 14d (default), 12h; 0d removes every worktree\n"
 	  "  --max-size SIZE  e.g. 20G (default), 512M, 100K\n"
 	  "  --dry-run        only say what would be removed\n" },
+	{ "db", cmd_db, "copy a whole results store between databases; name the one in use",
+	  "usage: benchguard db copy SRC DST\n"
+	  "       benchguard db info\n"
+	  "\n"
+	  "copy copies every complete run of the database SRC (machine, commit, facts,\n"
+	  "tags, results with every sample, outcomes and the verdicts ci recorded),\n"
+	  "its remembered builds and its alert outbox into DST.  Each is a SQLite file\n"
+	  "or a PostgreSQL database (postgresql://... URI or libpq key=value string).\n"
+	  "Runs are matched by their uid: copying again adds nothing, and an\n"
+	  "interrupted copy is finished by the next one.  Moves a cached SQLite file\n"
+	  "into a fleet's shared database, or a shared history into a file.\n"
+	  "\n"
+	  "info prints the database a command run here would use (--db,\n"
+	  "$BENCHGUARD_DB, the config's \"database\", else .benchguard/results.db),\n"
+	  "its backend and its schema version.\n" },
 	{ "alert", cmd_alert, "send a sample alert to each target, or deliver the outbox",
 	  "usage: benchguard alert test\n"
 	  "       benchguard alert flush\n"
@@ -258,8 +273,10 @@ void cli_print_usage(FILE *f)
 		fprintf(f, "  %-12s %s\n", c->name, c->summary);
 	fprintf(f,
 	        "\nglobal options:\n"
-	        "  --db PATH        results database (default $BENCHGUARD_DB, else\n"
-	        "                   .benchguard/results.db at the repository root)\n"
+	        "  --db PATH        results database: a SQLite file, or a PostgreSQL\n"
+	        "                   postgresql://... URI (default $BENCHGUARD_DB, else the\n"
+	        "                   config's \"database\", else .benchguard/results.db at\n"
+	        "                   the repository root)\n"
 	        "  --config PATH    suite configuration (default benchguard.json at the root)\n"
 	        "  --format F       table, json or markdown (default table)\n"
 	        "  --json           same as --format json\n"

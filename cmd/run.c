@@ -344,7 +344,7 @@ void cli_say_stored(cli_state *st, cli_env *env, const bg_commit *head, size_t n
 	cli_progress_done(st);
 	cli_info(st, "stored %zu run%s at %.12s%s on machine %s in %s", nruns, nruns > 1 ? "s" : "",
 	         head->sha, head->dirty ? " (dirty)" : "", bg_machine_fingerprint(env->machine),
-	         env->db_path);
+	         bg_store_name(env->store));
 }
 
 int cli_run_worktree(cli_state *st, cli_env *env, const cli_run_flags *f, bg_commit *head,

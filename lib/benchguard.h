@@ -257,6 +257,9 @@ void bg_config_free(bg_config *cfg);
 
 const char *bg_config_path(const bg_config *cfg);
 const char *bg_config_project(const bg_config *cfg); /* NULL when absent */
+/* The "database" key as written (a path or a PostgreSQL URI with ${VAR}s
+ * unexpanded); NULL when absent. */
+const char *bg_config_database(const bg_config *cfg);
 const char *bg_config_build(const bg_config *cfg);   /* NULL when absent */
 const bg_baseline_cfg *bg_config_baseline(const bg_config *cfg);
 const bg_thresholds *bg_config_thresholds(const bg_config *cfg);
@@ -720,12 +723,16 @@ const char *bg_confirm_status_name(bg_confirm_status s);
 typedef struct bg_store bg_store;
 
 /*
- * Opens (creating the file and its directory if needed) and migrates the
- * results database.  WAL; writers from other processes are waited for.  A
+ * Opens and migrates the results database `spec` names: a SQLite file
+ * (created with its directory if needed; WAL), or a PostgreSQL database
+ * given as a postgresql:// (or postgres://) URI or a libpq key=value string
+ * that starts with a libpq keyword ("host=... dbname=...").  ${VAR} in a
+ * PostgreSQL string is expanded from the environment; its password is never
+ * kept in a message.  Writers from other processes are waited for.  A
  * schema version this build does not know (newer, or negative) is refused
  * with BG_EINPUT before anything is written.
  */
-int bg_store_open(bg_ctx *ctx, const char *path, bg_store **out);
+int bg_store_open(bg_ctx *ctx, const char *spec, bg_store **out);
 /*
  * An existing file this process may not write (the file or its folder) is
  * opened read-only: reading works, and a write fails with BG_EIO, "the
@@ -734,8 +741,32 @@ int bg_store_open(bg_ctx *ctx, const char *path, bg_store **out);
  */
 int bg_store_writable(bg_ctx *ctx, bg_store *store);
 void bg_store_free(bg_store *store);
-/* Schema version after migration (PRAGMA user_version). */
+/* Schema version after migration. */
 int bg_store_schema_version(bg_store *store);
+/* The database's name for messages: a path, or a PostgreSQL URI without
+ * its password ("postgresql://user@host:port/dbname"). */
+const char *bg_store_name(const bg_store *store);
+/* "sqlite" or "postgresql". */
+const char *bg_store_backend(const bg_store *store);
+/* What bg_store_copy did. */
+typedef struct {
+	size_t runs_copied;  /* complete runs the destination did not have */
+	size_t runs_present; /* runs it had already (by uid): left alone */
+	size_t builds;       /* remembered builds added */
+	size_t alerts;       /* alert outbox entries added */
+} bg_copy_stats;
+
+/*
+ * Copies every complete run of `src` (with its machine, commit, facts, tags,
+ * results, samples, outcomes and recorded verdicts), its builds and its
+ * alert outbox into `dst`, between any two backends.  Runs are matched by
+ * uid, so copying again adds nothing; each run is one transaction of `dst`.
+ * A series whose unit differs between the two stops the copy (BG_EINPUT).
+ */
+int bg_store_copy(bg_ctx *ctx, bg_store *src, bg_store *dst, bg_copy_stats *stats);
+/* Whether `spec` names a PostgreSQL database (a URI or key=value string)
+ * rather than a SQLite file. */
+int bg_store_is_url(const char *spec);
 
 typedef struct {
 	const bg_commit *commit;

@@ -94,6 +94,7 @@ static void arena_free(struct chunk *c)
 struct bg_config {
 	const char *path;
 	const char *project, *build;
+	const char *database; /* as written: ${VAR} is expanded when opened */
 	bg_baseline_cfg baseline;
 	bg_thresholds thresholds;
 	bg_confirm_cfg confirm;
@@ -979,8 +980,9 @@ int bg_config_expand(bg_ctx *ctx, const char *in, char **out)
 
 /* ---------------------------------------------------------------- checks */
 
-static const char *const root_keys[] = { "project", "build",    "baseline",   "thresholds",
-	                                 "confirm", "defaults", "benchmarks", "alerts" };
+static const char *const root_keys[] = { "project",  "database",   "build",
+	                                 "baseline", "thresholds", "confirm",
+	                                 "defaults", "benchmarks", "alerts" };
 static const char *const confirm_keys[] = { "pairs", "max_pairs" };
 static const char *const baseline_keys[] = { "branch", "window", "min_runs" };
 static const char *const threshold_keys[] = { "alpha", "fdr", "min_change", "min_effect",
@@ -1929,6 +1931,11 @@ static int load_root(struct loader *ld, const struct pos *root, json_object *obj
 	    (why = bg_results__bad_name(ld->cfg->project, strlen(ld->cfg->project), 0)) != NULL)
 		return failp(ld, kp->line, kpath, "%s %s",
 		             bg_text__quote(q, sizeof(q), ld->cfg->project), why);
+	if (member(root, obj, "database", "", &kp, &v, kpath, sizeof(kpath)) &&
+	    (err = read_string(ld, kp, kpath, v, &ld->cfg->database)) < 0)
+		return err;
+	if (ld->cfg->database && !*ld->cfg->database)
+		return failp(ld, kp->line, kpath, "is empty (a file path or a postgresql:// URI)");
 	if (member(root, obj, "build", "", &kp, &v, kpath, sizeof(kpath)) &&
 	    (err = read_string(ld, kp, kpath, v, &ld->cfg->build)) < 0)
 		return err;
@@ -2057,6 +2064,11 @@ const char *bg_config_path(const bg_config *cfg)
 const char *bg_config_project(const bg_config *cfg)
 {
 	return cfg->project;
+}
+
+const char *bg_config_database(const bg_config *cfg)
+{
+	return cfg->database;
 }
 
 const char *bg_config_build(const bg_config *cfg)

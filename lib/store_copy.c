@@ -1,0 +1,563 @@
+/*
+ * store_copy.c -- `benchguard db copy`: a whole store into another, between
+ * any two backends (a cached SQLite file into a fleet's PostgreSQL
+ * database, and back).
+ *
+ * Runs are matched by uid, as baseline imports match them, so a copy is
+ * idempotent: a run the destination has is left alone, and a second copy
+ * adds nothing.  Each run travels whole in one write transaction of the
+ * destination (its machine and commit, facts, tags, results with every
+ * sample, outcomes, and the verdicts `ci` recorded for it), so an
+ * interrupted copy leaves complete runs only and the next copy finishes
+ * the job.  Timestamps, roles and ids' order are kept; ids themselves are
+ * the destination's.  Incomplete runs (a job that died) are not copied.
+ * Builds and the alert outbox follow, keyed as they are in the schema.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db.h"
+
+enum {
+	/* read from the source */
+	CP_RUNS,
+	CP_RUN,
+	CP_MACHINE_FACTS,
+	CP_RUN_FACTS,
+	CP_RUN_TAGS,
+	CP_RESULTS,
+	CP_SAMPLES,
+	CP_OUTCOMES,
+	CP_CHECKS,
+	CP_VERDICTS,
+	CP_BUILDS,
+	CP_OUTBOX,
+	CP_SRC_COUNT,
+	/* written to the destination */
+	CP_D_RUN_BY_UID = CP_SRC_COUNT,
+	CP_D_MACHINE,
+	CP_D_MACHINE_ID,
+	CP_D_MACHINE_FACT,
+	CP_D_COMMIT,
+	CP_D_COMMIT_ID,
+	CP_D_RUN,
+	CP_D_RUN_FACT,
+	CP_D_RUN_TAG,
+	CP_D_SERIES_FIND,
+	CP_D_SERIES_ADD,
+	CP_D_RESULT,
+	CP_D_OUTCOME,
+	CP_D_CHECK,
+	CP_D_VERDICT,
+	CP_D_BUILD,
+	CP_D_OUTBOX,
+	CP_COUNT
+};
+
+/* clang-format off */
+static const char *const copy_sql[CP_COUNT] = {
+	[CP_RUNS] = "SELECT id, uid FROM runs WHERE status = 'complete' ORDER BY id",
+	[CP_RUN] = "SELECT r.branch, r.dirty, r.source, r.started_at, r.finished_at, r.role,"
+		   " c.sha, c.author_time, c.author, c.subject, m.fingerprint, m.first_seen, m.id"
+		   " FROM runs r JOIN commits c ON c.id = r.commit_id"
+		   " JOIN machines m ON m.id = r.machine_id WHERE r.id = ?1",
+	[CP_MACHINE_FACTS] = "SELECT key, value FROM machine_facts WHERE machine_id = ?1",
+	[CP_RUN_FACTS] = "SELECT key, value FROM run_facts WHERE run_id = ?1",
+	[CP_RUN_TAGS] = "SELECT key, value FROM run_tags WHERE run_id = ?1",
+	[CP_RESULTS] = "SELECT x.id, s.benchmark, s.metric, s.unit, s.direction, x.n, x.mean,"
+		       " x.median, x.stddev, x.min, x.max, x.robust_mean, x.outliers, x.instrument"
+		       " FROM results x JOIN series s ON s.id = x.series_id"
+		       " WHERE x.run_id = ?1 ORDER BY x.id",
+	[CP_SAMPLES] = "SELECT value FROM samples WHERE result_id = ?1 ORDER BY idx",
+	[CP_OUTCOMES] = "SELECT benchmark, status, message FROM outcomes WHERE run_id = ?1",
+	[CP_CHECKS] = "SELECT id, source, created_at, pairs, seconds, json FROM checks"
+		      " WHERE run_id = ?1 ORDER BY id",
+	[CP_VERDICTS] = "SELECT series, benchmark, metric, verdict, first, confirmation"
+			" FROM verdicts WHERE check_id = ?1",
+	[CP_BUILDS] = "SELECT sha, machine, command_hash, ok, log_tail, seconds, finished_at"
+		      " FROM builds",
+	[CP_OUTBOX] = "SELECT o.uid, o.kind, o.target, o.label, o.pr, o.mode, o.body, r.uid,"
+		      " o.state, o.created_at, o.attempts, o.last_status, o.last_error,"
+		      " o.delivered_at FROM outbox o LEFT JOIN runs r ON r.id = o.run_id"
+		      " ORDER BY o.id",
+	[CP_D_RUN_BY_UID] = "SELECT id FROM runs WHERE uid = ?1",
+	[CP_D_MACHINE] = "INSERT INTO machines(fingerprint, first_seen) VALUES (?1, ?2)"
+			 " ON CONFLICT DO NOTHING",
+	[CP_D_MACHINE_ID] = "SELECT id FROM machines WHERE fingerprint = ?1",
+	[CP_D_MACHINE_FACT] = "INSERT INTO machine_facts(machine_id, key, value)"
+			      " VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
+	[CP_D_COMMIT] = "INSERT INTO commits(sha, author_time, author, subject)"
+			" VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
+	[CP_D_COMMIT_ID] = "SELECT id FROM commits WHERE sha = ?1",
+	[CP_D_RUN] = "INSERT INTO runs(commit_id, machine_id, branch, dirty, status, source,"
+		     " started_at, finished_at, uid, role)"
+		     " VALUES (?1, ?2, ?3, ?4, 'complete', ?5, ?6, ?7, ?8, ?9) RETURNING id",
+	[CP_D_RUN_FACT] = "INSERT INTO run_facts(run_id, key, value) VALUES (?1, ?2, ?3)"
+			  " ON CONFLICT DO NOTHING",
+	[CP_D_RUN_TAG] = "INSERT INTO run_tags(run_id, key, value) VALUES (?1, ?2, ?3)"
+			 " ON CONFLICT DO NOTHING",
+	[CP_D_SERIES_FIND] = "SELECT id, unit FROM series WHERE benchmark = ?1 AND metric = ?2",
+	[CP_D_SERIES_ADD] = "INSERT INTO series(benchmark, metric, unit, direction)"
+			    " VALUES (?1, ?2, ?3, ?4) RETURNING id",
+	[CP_D_RESULT] = "INSERT INTO results(run_id, series_id, n, mean, median, stddev, min, max,"
+			" robust_mean, outliers, instrument)"
+			" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) RETURNING id",
+	[CP_D_OUTCOME] = "INSERT INTO outcomes(run_id, benchmark, status, message)"
+			 " VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
+	[CP_D_CHECK] = "INSERT INTO checks(run_id, source, created_at, pairs, seconds, json)"
+		       " VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id",
+	[CP_D_VERDICT] = "INSERT INTO verdicts(check_id, series, benchmark, metric, verdict,"
+			 " first, confirmation) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+			 " ON CONFLICT DO NOTHING",
+	[CP_D_BUILD] = "INSERT INTO builds(sha, machine, command_hash, ok, log_tail, seconds,"
+		       " finished_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT DO NOTHING",
+	[CP_D_OUTBOX] = "INSERT INTO outbox(uid, kind, target, label, pr, mode, body, run_id,"
+			" state, created_at, attempts, last_status, last_error, delivered_at)"
+			" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
+			" (SELECT id FROM runs WHERE uid = CAST(?8 AS TEXT)),"
+			" ?9, ?10, ?11, ?12, ?13, ?14) ON CONFLICT DO NOTHING",
+};
+/* clang-format on */
+
+typedef struct {
+	bg_ctx *ctx;
+	bg_db *src, *dst;
+	bg_db_stmt *s[CP_COUNT];
+	double *values;
+	size_t cap;
+} copier;
+
+static int cp__fail(copier *c, int i, const char *what)
+{
+	bg_db *db = i < CP_SRC_COUNT ? c->src : c->dst;
+
+	return db->drv->fail(db, c->ctx, what);
+}
+
+/* Copies column `col` of source statement `from` into parameter `to`. */
+static int cp__text(bg_db_stmt *d, int to, bg_db_stmt *from, int col)
+{
+	return bg_db_column_is_null(from, col)
+	               ? bg_db_bind_null(d, to)
+	               : bg_db_bind_text(d, to, bg_db_column_text(from, col), -1);
+}
+
+static int cp__int(bg_db_stmt *d, int to, bg_db_stmt *from, int col)
+{
+	return bg_db_column_is_null(from, col)
+	               ? bg_db_bind_null(d, to)
+	               : bg_db_bind_int64(d, to, bg_db_column_int64(from, col));
+}
+
+static int cp__real(bg_db_stmt *d, int to, bg_db_stmt *from, int col)
+{
+	return bg_db_column_is_null(from, col)
+	               ? bg_db_bind_null(d, to)
+	               : bg_db_bind_double(d, to, bg_db_column_double(from, col));
+}
+
+/* Steps a destination statement that writes; RETURNING's id into *id. */
+static int cp__write(copier *c, int i, const char *what, int64_t *id)
+{
+	int rc = bg_db_step(c->s[i]), error = 0;
+
+	if (rc < 0)
+		error = cp__fail(c, i, what);
+	else if (id)
+		*id = rc == BG_DB_ROW ? bg_db_column_int64(c->s[i], 0) : 0;
+	bg_db_reset(c->s[i]);
+	return error;
+}
+
+/* Pairs of (key, value) rows of source query q for owner `id`, into d. */
+static int cp__pairs(copier *c, int q, int64_t src_id, int d, int64_t dst_id, const char *what)
+{
+	bg_db_stmt *s = c->s[q];
+	int error = 0, rc;
+
+	if (bg_db_bind_int64(s, 1, src_id) < 0)
+		return cp__fail(c, q, what);
+	while ((rc = bg_db_step(s)) == BG_DB_ROW) {
+		if (bg_db_bind_int64(c->s[d], 1, dst_id) < 0 || cp__text(c->s[d], 2, s, 0) < 0 ||
+		    cp__text(c->s[d], 3, s, 1) < 0) {
+			error = cp__fail(c, d, what);
+			break;
+		}
+		if ((error = cp__write(c, d, what, NULL)) < 0)
+			break;
+	}
+	if (!error && rc != BG_DB_DONE)
+		error = cp__fail(c, q, what);
+	bg_db_reset(s);
+	return error;
+}
+
+/* The destination's id for a row inserted if absent, then looked up. */
+static int cp__id(copier *c, int find, const char *key, const char *what, int64_t *id)
+{
+	int rc, error = 0;
+
+	*id = 0;
+	if (bg_db_bind_text(c->s[find], 1, key, -1) < 0)
+		return cp__fail(c, find, what);
+	rc = bg_db_step(c->s[find]);
+	if (rc == BG_DB_ROW)
+		*id = bg_db_column_int64(c->s[find], 0);
+	else
+		error = rc < 0 ? cp__fail(c, find, what)
+		               : bg_error_set(c->ctx, BG_ERROR, "database %s: %s: vanished",
+		                              c->dst->name, what);
+	bg_db_reset(c->s[find]);
+	return error;
+}
+
+/* The destination's series for a source result row, created if absent;
+ * a unit that differs refuses the copy (one history, one unit). */
+static int cp__series(copier *c, bg_db_stmt *r, int64_t *id)
+{
+	bg_db_stmt *f = c->s[CP_D_SERIES_FIND], *a = c->s[CP_D_SERIES_ADD];
+	int rc, error = 0;
+
+	if (cp__text(f, 1, r, 1) < 0 || cp__text(f, 2, r, 2) < 0)
+		return cp__fail(c, CP_D_SERIES_FIND, "finding a series");
+	rc = bg_db_step(f);
+	if (rc == BG_DB_ROW) {
+		*id = bg_db_column_int64(f, 0);
+		if (strcmp(bg_db_column_text(f, 1), bg_db_column_text(r, 3)) != 0)
+			error = bg_error_set(
+			        c->ctx, BG_EINPUT,
+			        "series \"%s:%s\" is in unit \"%s\" in %s but \"%s\" in "
+			        "%s; nothing more copied",
+			        bg_db_column_text(r, 1), bg_db_column_text(r, 2),
+			        bg_db_column_text(f, 1), c->dst->name, bg_db_column_text(r, 3),
+			        c->src->name);
+		bg_db_reset(f);
+		return error;
+	}
+	bg_db_reset(f);
+	if (rc < 0)
+		return cp__fail(c, CP_D_SERIES_FIND, "finding a series");
+	if (cp__text(a, 1, r, 1) < 0 || cp__text(a, 2, r, 2) < 0 || cp__text(a, 3, r, 3) < 0 ||
+	    cp__text(a, 4, r, 4) < 0)
+		return cp__fail(c, CP_D_SERIES_ADD, "storing a series");
+	return cp__write(c, CP_D_SERIES_ADD, "storing a series", id);
+}
+
+/* One result of the source run with all its samples. */
+static int cp__result(copier *c, bg_db_stmt *r, int64_t run_id)
+{
+	bg_db_stmt *d = c->s[CP_D_RESULT], *v = c->s[CP_SAMPLES];
+	int64_t series_id = 0, result_id = 0;
+	size_t n = 0;
+	int error, rc, i;
+
+	if ((error = cp__series(c, r, &series_id)) < 0)
+		return error;
+	if (bg_db_bind_int64(d, 1, run_id) < 0 || bg_db_bind_int64(d, 2, series_id) < 0)
+		return cp__fail(c, CP_D_RESULT, "storing a run summary");
+	for (i = 0; i < 9; i++) {
+		int col = 5 + i, param = 3 + i;
+
+		if ((col == 5 || col == 12 ? cp__int(d, param, r, col)
+		     : col == 13           ? cp__text(d, param, r, col)
+		                           : cp__real(d, param, r, col)) < 0)
+			return cp__fail(c, CP_D_RESULT, "storing a run summary");
+	}
+	if ((error = cp__write(c, CP_D_RESULT, "storing a run summary", &result_id)) < 0)
+		return error;
+	if (bg_db_bind_int64(v, 1, bg_db_column_int64(r, 0)) < 0)
+		return cp__fail(c, CP_SAMPLES, "reading samples");
+	while ((rc = bg_db_step(v)) == BG_DB_ROW) {
+		if (bg_grow((void **)&c->values, &c->cap, n, sizeof(*c->values)) < 0) {
+			bg_db_reset(v);
+			return bg_error_oom(c->ctx);
+		}
+		c->values[n++] = bg_db_column_double(v, 0);
+	}
+	error = rc != BG_DB_DONE ? cp__fail(c, CP_SAMPLES, "reading samples") : 0;
+	bg_db_reset(v);
+	if (error < 0)
+		return error;
+	if (c->dst->drv->samples(c->dst, result_id, c->values, n) < 0)
+		return cp__fail(c, CP_D_RESULT, "storing samples");
+	return 0;
+}
+
+/* The checks `ci` recorded for the source run, with their verdicts. */
+static int cp__checks(copier *c, int64_t src_run, int64_t dst_run)
+{
+	bg_db_stmt *k = c->s[CP_CHECKS], *d = c->s[CP_D_CHECK], *v = c->s[CP_VERDICTS];
+	int error = 0, rc, rv, i;
+
+	if (bg_db_bind_int64(k, 1, src_run) < 0)
+		return cp__fail(c, CP_CHECKS, "reading checks");
+	while ((rc = bg_db_step(k)) == BG_DB_ROW) {
+		int64_t check_id = 0;
+
+		if (bg_db_bind_int64(d, 1, dst_run) < 0 || cp__text(d, 2, k, 1) < 0 ||
+		    cp__int(d, 3, k, 2) < 0 || cp__int(d, 4, k, 3) < 0 ||
+		    cp__real(d, 5, k, 4) < 0 || cp__text(d, 6, k, 5) < 0) {
+			error = cp__fail(c, CP_D_CHECK, "storing a check");
+			break;
+		}
+		if ((error = cp__write(c, CP_D_CHECK, "storing a check", &check_id)) < 0)
+			break;
+		if (bg_db_bind_int64(v, 1, bg_db_column_int64(k, 0)) < 0) {
+			error = cp__fail(c, CP_VERDICTS, "reading verdicts");
+			break;
+		}
+		while ((rv = bg_db_step(v)) == BG_DB_ROW) {
+			bg_db_stmt *w = c->s[CP_D_VERDICT];
+
+			if (bg_db_bind_int64(w, 1, check_id) < 0) {
+				error = cp__fail(c, CP_D_VERDICT, "storing a verdict");
+				break;
+			}
+			for (i = 0; i < 6 && !error; i++)
+				if (cp__text(w, 2 + i, v, i) < 0)
+					error = cp__fail(c, CP_D_VERDICT, "storing a verdict");
+			if (error ||
+			    (error = cp__write(c, CP_D_VERDICT, "storing a verdict", NULL)) < 0)
+				break;
+		}
+		if (!error && rv != BG_DB_DONE)
+			error = cp__fail(c, CP_VERDICTS, "reading verdicts");
+		bg_db_reset(v);
+		if (error)
+			break;
+	}
+	if (!error && rc != BG_DB_DONE)
+		error = cp__fail(c, CP_CHECKS, "reading checks");
+	bg_db_reset(k);
+	return error;
+}
+
+/* Everything of one source run, inside the destination's open transaction. */
+static int cp__run_body(copier *c, int64_t src_run, const char *uid)
+{
+	bg_db_stmt *r = c->s[CP_RUN], *d;
+	int64_t machine_id = 0, commit_id = 0, run_id = 0, src_machine;
+	int error = 0, rc;
+
+	if (bg_db_bind_int64(r, 1, src_run) < 0)
+		return cp__fail(c, CP_RUN, "reading a run");
+	if ((rc = bg_db_step(r)) != BG_DB_ROW) {
+		error = rc < 0 ? cp__fail(c, CP_RUN, "reading a run")
+		               : bg_error_set(c->ctx, BG_ERROR, "database %s: run %lld vanished",
+		                              c->src->name, (long long)src_run);
+		goto cleanup;
+	}
+	src_machine = bg_db_column_int64(r, 12);
+	d = c->s[CP_D_MACHINE];
+	if (cp__text(d, 1, r, 10) < 0 || cp__int(d, 2, r, 11) < 0) {
+		error = cp__fail(c, CP_D_MACHINE, "storing the machine");
+		goto cleanup;
+	}
+	if ((error = cp__write(c, CP_D_MACHINE, "storing the machine", NULL)) < 0 ||
+	    (error = cp__id(c, CP_D_MACHINE_ID, bg_db_column_text(r, 10), "finding the machine",
+	                    &machine_id)) < 0 ||
+	    (error = cp__pairs(c, CP_MACHINE_FACTS, src_machine, CP_D_MACHINE_FACT, machine_id,
+	                       "copying the machine's facts")) < 0)
+		goto cleanup;
+	d = c->s[CP_D_COMMIT];
+	if (cp__text(d, 1, r, 6) < 0 || cp__int(d, 2, r, 7) < 0 || cp__text(d, 3, r, 8) < 0 ||
+	    cp__text(d, 4, r, 9) < 0) {
+		error = cp__fail(c, CP_D_COMMIT, "storing the commit");
+		goto cleanup;
+	}
+	if ((error = cp__write(c, CP_D_COMMIT, "storing the commit", NULL)) < 0 ||
+	    (error = cp__id(c, CP_D_COMMIT_ID, bg_db_column_text(r, 6), "finding the commit",
+	                    &commit_id)) < 0)
+		goto cleanup;
+	d = c->s[CP_D_RUN];
+	if (bg_db_bind_int64(d, 1, commit_id) < 0 || bg_db_bind_int64(d, 2, machine_id) < 0 ||
+	    cp__text(d, 3, r, 0) < 0 || cp__int(d, 4, r, 1) < 0 || cp__text(d, 5, r, 2) < 0 ||
+	    cp__int(d, 6, r, 3) < 0 || cp__int(d, 7, r, 4) < 0 ||
+	    bg_db_bind_text(d, 8, uid, -1) < 0 || cp__text(d, 9, r, 5) < 0) {
+		error = cp__fail(c, CP_D_RUN, "storing the run");
+		goto cleanup;
+	}
+	if ((error = cp__write(c, CP_D_RUN, "storing the run", &run_id)) < 0 ||
+	    (error = cp__pairs(c, CP_RUN_FACTS, src_run, CP_D_RUN_FACT, run_id,
+	                       "copying the run's facts")) < 0 ||
+	    (error = cp__pairs(c, CP_RUN_TAGS, src_run, CP_D_RUN_TAG, run_id,
+	                       "copying the run's tags")) < 0)
+		goto cleanup;
+
+	r = c->s[CP_RESULTS];
+	bg_db_reset(c->s[CP_RUN]);
+	if (bg_db_bind_int64(r, 1, src_run) < 0) {
+		error = cp__fail(c, CP_RESULTS, "reading results");
+		goto cleanup;
+	}
+	while ((rc = bg_db_step(r)) == BG_DB_ROW)
+		if ((error = cp__result(c, r, run_id)) < 0)
+			goto cleanup;
+	if (rc != BG_DB_DONE) {
+		error = cp__fail(c, CP_RESULTS, "reading results");
+		goto cleanup;
+	}
+	bg_db_reset(r);
+
+	r = c->s[CP_OUTCOMES];
+	if (bg_db_bind_int64(r, 1, src_run) < 0) {
+		error = cp__fail(c, CP_OUTCOMES, "reading outcomes");
+		goto cleanup;
+	}
+	while ((rc = bg_db_step(r)) == BG_DB_ROW) {
+		d = c->s[CP_D_OUTCOME];
+		if (bg_db_bind_int64(d, 1, run_id) < 0 || cp__text(d, 2, r, 0) < 0 ||
+		    cp__text(d, 3, r, 1) < 0 || cp__text(d, 4, r, 2) < 0) {
+			error = cp__fail(c, CP_D_OUTCOME, "storing outcomes");
+			goto cleanup;
+		}
+		if ((error = cp__write(c, CP_D_OUTCOME, "storing outcomes", NULL)) < 0)
+			goto cleanup;
+	}
+	if (rc != BG_DB_DONE) {
+		error = cp__fail(c, CP_OUTCOMES, "reading outcomes");
+		goto cleanup;
+	}
+	error = cp__checks(c, src_run, run_id);
+
+cleanup:
+	bg_db_reset(c->s[CP_RUN]);
+	bg_db_reset(c->s[CP_RESULTS]);
+	bg_db_reset(c->s[CP_OUTCOMES]);
+	return error;
+}
+
+/* One source run, unless the destination has its uid; *copied says so. */
+static int cp__run(copier *c, int64_t src_run, const char *uid, int *copied)
+{
+	int error, found, rc;
+
+	*copied = 0;
+	if (bg_db_bind_text(c->s[CP_D_RUN_BY_UID], 1, uid, -1) < 0)
+		return cp__fail(c, CP_D_RUN_BY_UID, "finding a run");
+	if (c->dst->drv->begin(c->dst, 1) < 0)
+		return cp__fail(c, CP_D_RUN, "starting a write transaction");
+	/* Looked up inside the transaction: a concurrent copy cannot slip in. */
+	rc = bg_db_step(c->s[CP_D_RUN_BY_UID]);
+	found = rc == BG_DB_ROW;
+	bg_db_reset(c->s[CP_D_RUN_BY_UID]);
+	if (rc < 0) {
+		error = cp__fail(c, CP_D_RUN_BY_UID, "finding a run");
+		goto cleanup;
+	}
+	if (found) {
+		c->dst->drv->rollback(c->dst);
+		return 0;
+	}
+	if ((error = cp__run_body(c, src_run, uid)) < 0)
+		goto cleanup;
+	if (c->dst->drv->commit(c->dst) < 0) {
+		error = cp__fail(c, CP_D_RUN, "committing");
+		goto cleanup;
+	}
+	*copied = 1;
+	return 0;
+
+cleanup:
+	c->dst->drv->rollback(c->dst);
+	return error;
+}
+
+/* Builds, then the alert outbox: rows the destination lacks.  `types`
+ * has a letter per column: t(ext), i(nteger), r(eal). */
+static int cp__rows(copier *c, int q, int d, const char *types, const char *what, size_t *added)
+{
+	bg_db_stmt *s = c->s[q], *w = c->s[d];
+	int error = 0, rc, i;
+
+	while ((rc = bg_db_step(s)) == BG_DB_ROW) {
+		for (i = 0; types[i] && !error; i++) {
+			int bad = types[i] == 'i'   ? cp__int(w, i + 1, s, i)
+			          : types[i] == 'r' ? cp__real(w, i + 1, s, i)
+			                            : cp__text(w, i + 1, s, i);
+
+			if (bad < 0)
+				error = cp__fail(c, d, what);
+		}
+		if (error || (error = cp__write(c, d, what, NULL)) < 0)
+			break;
+		*added += (size_t)c->dst->drv->changes(c->dst);
+	}
+	if (!error && rc != BG_DB_DONE)
+		error = cp__fail(c, q, what);
+	bg_db_reset(s);
+	return error;
+}
+
+int bg_store_copy(bg_ctx *ctx, bg_store *src, bg_store *dst, bg_copy_stats *stats)
+{
+	copier c;
+	bg_db_stmt *runs;
+	int64_t *ids = NULL;
+	char **uids = NULL;
+	size_t n = 0, cap = 0, ucap = 0, i;
+	int error = 0, rc, copied, k;
+
+	memset(stats, 0, sizeof(*stats));
+	memset(&c, 0, sizeof(c));
+	c.ctx = ctx;
+	c.src = bg_store__db(src);
+	c.dst = bg_store__db(dst);
+	if ((error = bg_store_writable(ctx, dst)) < 0)
+		return error;
+	if (!strcmp(c.src->name, c.dst->name) && !strcmp(c.src->drv->name, c.dst->drv->name))
+		return bg_error_set(ctx, BG_EINPUT, "%s is both the source and the destination",
+		                    c.src->name);
+	for (k = 0; k < CP_COUNT; k++) {
+		bg_db *db = k < CP_SRC_COUNT ? c.src : c.dst;
+
+		if (db->drv->prepare(db, copy_sql[k], &c.s[k]) < 0) {
+			error = db->drv->fail(db, ctx, "preparing a statement");
+			goto cleanup;
+		}
+	}
+	/* The source's runs first, whole: each run is then read while the
+	 * destination writes. */
+	runs = c.s[CP_RUNS];
+	while ((rc = bg_db_step(runs)) == BG_DB_ROW) {
+		if (bg_grow((void **)&ids, &cap, n, sizeof(*ids)) < 0 ||
+		    bg_grow((void **)&uids, &ucap, n, sizeof(*uids)) < 0) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+		ids[n] = bg_db_column_int64(runs, 0);
+		if (!(uids[n] = bg_strdup(bg_db_column_text(runs, 1) ? bg_db_column_text(runs, 1)
+		                                                     : ""))) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+		n++;
+	}
+	bg_db_reset(runs);
+	if (rc != BG_DB_DONE) {
+		error = cp__fail(&c, CP_RUNS, "listing runs");
+		goto cleanup;
+	}
+	for (i = 0; i < n; i++) {
+		if ((error = cp__run(&c, ids[i], uids[i], &copied)) < 0)
+			goto cleanup;
+		if (copied)
+			stats->runs_copied++;
+		else
+			stats->runs_present++;
+	}
+	if ((error = cp__rows(&c, CP_BUILDS, CP_D_BUILD, "tttitri", "copying builds",
+	                      &stats->builds)) < 0 ||
+	    (error = cp__rows(&c, CP_OUTBOX, CP_D_OUTBOX, "tttttttttiiiti",
+	                      "copying the alert outbox", &stats->alerts)) < 0)
+		goto cleanup;
+
+cleanup:
+	for (k = 0; k < CP_COUNT; k++)
+		bg_db_finalize(c.s[k]);
+	bg_strings_free(uids, n);
+	free(ids);
+	free(c.values);
+	return error;
+}

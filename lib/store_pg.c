@@ -1,0 +1,715 @@
+/*
+ * store_pg.c -- the store's PostgreSQL backend, for fleets of runners that
+ * share one history; the only module that uses libpq (lib/db.h).
+ *
+ * A connection string is a postgresql:// URI or libpq's key=value form, with
+ * ${VAR} expanded from the environment; the password comes from libpq's
+ * usual places (PGPASSWORD, ~/.pgpass, the string itself) and is never kept
+ * in a message: the database is named by its user, host, port and name
+ * alone, and every message libpq or the server writes is scrubbed of the
+ * password before it is shown.
+ *
+ * Writers are serialised as SQLite's BEGIN IMMEDIATE serialises them: a
+ * write transaction first takes a transaction-scoped advisory lock, so two
+ * jobs that store a run at once queue instead of racing on the same
+ * machine, commit or series rows, and the migration steps run once under
+ * that lock when several jobs start together.  Readers never wait.  The
+ * schema version lives in a one-row table, benchguard_schema.
+ *
+ * Statements are prepared on the server once per connection; parameters
+ * go as text (numbers in their shortest exact form) and the server infers
+ * their types.  Results are read whole, then stepped row by row.  Samples,
+ * the bulk of an import, are sent with one COPY per transaction.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libpq-fe.h>
+
+#include "db.h"
+
+/* The advisory lock every write transaction takes ("bench" in ASCII). */
+#define PG_WRITE_LOCK "427869726572"
+/* Samples are sent when this much is waiting, else at commit. */
+#define PG_COPY_FLUSH (8u << 20)
+
+typedef struct {
+	bg_db base;
+	PGconn *conn;
+	char *password;   /* the one in the connection string, for scrubbing */
+	char *errmsg;     /* the last failure, already scrubbed */
+	char sqlstate[6]; /* its SQLSTATE, "" when none */
+	int64_t changes;
+	int next_stmt; /* names of prepared statements: bg1, bg2... */
+	bg_buf copy;   /* samples waiting for COPY */
+} pg_db;
+
+typedef struct {
+	bg_db_stmt base;
+	char name[16];
+	int nparams;
+	char **values; /* malloc'd text of each parameter, NULL for NULL */
+	PGresult *res;
+	int row, nrows; /* the current row is row - 1 */
+} pg_stmt;
+
+#define PDB(d) ((pg_db *)(d))
+#define PST(s) ((pg_stmt *)(s))
+
+/* ---------------------------------------------------------------- errors */
+
+/* Replaces every occurrence of `secret` in *msg by "***". */
+static void pg__scrub_one(char **msg, const char *secret)
+{
+	bg_buf b = BG_BUF_INIT;
+	const char *p, *hit;
+	size_t n;
+
+	if (!*msg || !secret || !*secret || !strstr(*msg, secret))
+		return;
+	n = strlen(secret);
+	for (p = *msg; (hit = strstr(p, secret)) != NULL; p = hit + n) {
+		bg_buf_put(&b, p, (size_t)(hit - p));
+		bg_buf_puts(&b, "***");
+	}
+	bg_buf_puts(&b, p);
+	if (b.ptr) {
+		free(*msg);
+		*msg = bg_buf_detach(&b);
+	}
+}
+
+/* Keeps `text` (trimmed, on one line, without any password) as the last
+ * failure. */
+static void pg__set_error(pg_db *db, const char *text, const char *sqlstate)
+{
+	char *msg = bg_strdup(text ? text : "unknown error"), *p;
+	size_t n;
+
+	free(db->errmsg);
+	db->errmsg = NULL;
+	snprintf(db->sqlstate, sizeof(db->sqlstate), "%s", sqlstate ? sqlstate : "");
+	if (!msg)
+		return;
+	/* One line: libpq ends lines with newlines, and indents with tabs. */
+	for (p = msg, n = 0; *p; p++) {
+		char c = *p == '\n' || *p == '\r' || *p == '\t' ? ' ' : *p;
+
+		if (c != ' ' || (n && msg[n - 1] != ' '))
+			msg[n++] = c;
+	}
+	msg[n] = '\0';
+	while (n && msg[n - 1] == ' ')
+		msg[--n] = '\0';
+	pg__scrub_one(&msg, db->password);
+	pg__scrub_one(&msg, getenv("PGPASSWORD"));
+	db->errmsg = msg;
+}
+
+/* Keeps the failure a result reports (or the connection's). */
+static void pg__result_error(pg_db *db, const PGresult *res)
+{
+	const char *primary = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+
+	pg__set_error(db, primary ? primary : PQerrorMessage(db->conn), state);
+}
+
+static int pg__fail(bg_db *d, bg_ctx *ctx, const char *what)
+{
+	pg_db *db = PDB(d);
+	/* A lost connection (class 08, or no SQLSTATE at all) is an I/O error. */
+	int code = !db->sqlstate[0] || !strncmp(db->sqlstate, "08", 2) ? BG_EIO : BG_ERROR;
+
+	if (!strcmp(db->sqlstate, "25006"))
+		return bg_error_set(ctx, BG_EIO, "database %s: the database is read-only: %s",
+		                    d->name, what);
+	return bg_error_set(ctx, code, "database %s: %s: %s", d->name, what,
+	                    db->errmsg ? db->errmsg : "unknown error");
+}
+
+/* A result that says the command worked; else the failure is kept. */
+static int pg__ok(pg_db *db, PGresult *res)
+{
+	ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+
+	if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
+		const char *n = PQcmdTuples(res);
+
+		db->changes = n && *n ? strtoll(n, NULL, 10) : 0;
+		return 0;
+	}
+	pg__result_error(db, res);
+	return -1;
+}
+
+/* ------------------------------------------------------------------ SQL */
+
+static int pg__exec(bg_db *d, const char *sql)
+{
+	PGresult *res = PQexec(PDB(d)->conn, sql);
+	int rc = pg__ok(PDB(d), res);
+
+	PQclear(res);
+	return rc;
+}
+
+/* The first column of the first row of `sql` into buf ("" if none). */
+static int pg__query(pg_db *db, const char *sql, char *buf, size_t size)
+{
+	PGresult *res = PQexec(db->conn, sql);
+	int rc = pg__ok(db, res);
+
+	buf[0] = '\0';
+	if (!rc && PQntuples(res) > 0 && PQnfields(res) > 0 && !PQgetisnull(res, 0, 0))
+		snprintf(buf, size, "%s", PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return rc;
+}
+
+/* Whether `word` (all capitals) starts at p as a whole word. */
+static int pg__word(const char *sql, const char *p, const char *word)
+{
+	size_t n = strlen(word);
+
+	return !strncmp(p, word, n) &&
+	       (p == sql || !(p[-1] == '_' || (p[-1] >= 'A' && p[-1] <= 'Z'))) &&
+	       !(p[n] == '_' || (p[n] >= 'A' && p[n] <= 'Z'));
+}
+
+/*
+ * A migration step in PostgreSQL's words.  The steps are written for
+ * SQLite with type names in capitals; here integers are 64-bit, a rowid
+ * key is an identity column, text compares byte by byte as SQLite's does
+ * (so every ORDER BY gives the same order on both backends), and the
+ * random run uid comes from md5().
+ */
+static char *pg__ddl(const char *sql)
+{
+	static const struct {
+		const char *from, *to;
+	} words[] = {
+		{ "INTEGER PRIMARY KEY", "BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY" },
+		{ "INTEGER", "BIGINT" },
+		{ "REAL", "DOUBLE PRECISION" },
+		{ "TEXT", "TEXT COLLATE \"C\"" },
+		{ " WITHOUT ROWID", "" },
+		{ "lower(hex(randomblob(16)))",
+		  "md5(random()::text || clock_timestamp()::text || id::text)" },
+	};
+	bg_buf b = BG_BUF_INIT;
+	const char *p = sql;
+	int quoted = 0, oom = 0;
+	size_t i;
+
+	while (*p) {
+		if (*p == '\'')
+			quoted = !quoted;
+		if (!quoted) {
+			for (i = 0; i < BG_ARRAY_SIZE(words); i++) {
+				const char *w = words[i].from;
+				int is_word = w[0] >= 'A' && w[0] <= 'Z';
+
+				if (is_word ? pg__word(sql, p, w) : !strncmp(p, w, strlen(w)))
+					break;
+			}
+			if (i < BG_ARRAY_SIZE(words)) {
+				oom |= bg_buf_puts(&b, words[i].to) < 0;
+				p += strlen(words[i].from);
+				continue;
+			}
+		}
+		oom |= bg_buf_put(&b, p++, 1) < 0;
+	}
+	if (oom) {
+		bg_buf_clear(&b);
+		return NULL;
+	}
+	return bg_buf_detach(&b);
+}
+
+static int pg__version(bg_db *d, long *version, int *has_tables)
+{
+	pg_db *db = PDB(d);
+	char buf[64], *end;
+	long ours, all;
+
+	*version = 0;
+	*has_tables = 0;
+	if (pg__query(db,
+	              "SELECT count(*) FROM information_schema.tables"
+	              " WHERE table_schema = current_schema() AND table_name = 'benchguard_schema'",
+	              buf, sizeof(buf)) < 0)
+		return -1;
+	ours = atol(buf);
+	if (pg__query(db,
+	              "SELECT count(*) FROM information_schema.tables"
+	              " WHERE table_schema = current_schema()",
+	              buf, sizeof(buf)) < 0)
+		return -1;
+	all = atol(buf);
+	if (!ours) {
+		*has_tables = all > 0;
+		return 0;
+	}
+	if (pg__query(db, "SELECT max(version) FROM benchguard_schema", buf, sizeof(buf)) < 0)
+		return -1;
+	if (!buf[0])
+		return 0;
+	errno = 0;
+	*version = strtol(buf, &end, 10);
+	if (end == buf || *end || errno)
+		return 1;
+	return 0;
+}
+
+static int pg__set_version(bg_db *d, int version)
+{
+	char sql[256];
+
+	snprintf(sql, sizeof(sql),
+	         "CREATE TABLE IF NOT EXISTS benchguard_schema (version BIGINT NOT NULL);"
+	         " DELETE FROM benchguard_schema;"
+	         " INSERT INTO benchguard_schema(version) VALUES (%d)",
+	         version);
+	return pg__exec(d, sql);
+}
+
+static int pg__setup(bg_db *d, bg_ctx *ctx, int version, int latest)
+{
+	(void)d;
+	(void)ctx;
+	(void)version;
+	(void)latest;
+	return 0;
+}
+
+/* Sends the samples waiting in db->copy with one COPY. */
+static int pg__flush(pg_db *db)
+{
+	PGresult *res;
+	int rc = 0;
+
+	if (!db->copy.len)
+		return 0;
+	res = PQexec(db->conn, "COPY samples(result_id, idx, value) FROM STDIN");
+	if (PQresultStatus(res) != PGRES_COPY_IN) {
+		rc = pg__ok(db, res);
+		PQclear(res);
+		if (!rc) /* cannot happen: COPY FROM STDIN always asks for data */
+			pg__set_error(db, "COPY did not ask for data", NULL);
+		goto cleanup;
+	}
+	PQclear(res);
+	if (PQputCopyData(db->conn, db->copy.ptr, (int)db->copy.len) != 1 ||
+	    PQputCopyEnd(db->conn, NULL) != 1) {
+		pg__set_error(db, PQerrorMessage(db->conn), NULL);
+		rc = -1;
+	}
+	/* The COPY's own result, then NULL. */
+	while ((res = PQgetResult(db->conn)) != NULL) {
+		if (!rc && pg__ok(db, res) < 0)
+			rc = -1;
+		PQclear(res);
+	}
+cleanup:
+	db->copy.len = 0;
+	if (db->copy.ptr)
+		db->copy.ptr[0] = '\0';
+	return rc < 0 ? -1 : 0;
+}
+
+static int pg__begin(bg_db *d, int write)
+{
+	return pg__exec(d,
+	                write ? "BEGIN; SELECT pg_advisory_xact_lock(" PG_WRITE_LOCK ")" : "BEGIN");
+}
+
+static int pg__commit(bg_db *d)
+{
+	if (pg__flush(PDB(d)) < 0)
+		return -1;
+	return pg__exec(d, "COMMIT");
+}
+
+static void pg__rollback(bg_db *d)
+{
+	pg_db *db = PDB(d);
+	PGresult *res;
+
+	db->copy.len = 0;
+	if (PQtransactionStatus(db->conn) != PQTRANS_IDLE) {
+		res = PQexec(db->conn, "ROLLBACK");
+		PQclear(res);
+	}
+}
+
+/* ------------------------------------------------------------ statements */
+
+/* SQLite's ?N parameters as PostgreSQL's $N, outside quoted strings. */
+static char *pg__params(const char *sql, int *nparams)
+{
+	bg_buf b = BG_BUF_INIT;
+	const char *p;
+	int quoted = 0, oom = 0;
+
+	*nparams = 0;
+	for (p = sql; *p; p++) {
+		if (*p == '\'')
+			quoted = !quoted;
+		if (*p == '?' && !quoted && p[1] >= '0' && p[1] <= '9') {
+			char *end;
+			long n = strtol(p + 1, &end, 10);
+
+			if (n > *nparams)
+				*nparams = (int)n;
+			oom |= bg_buf_printf(&b, "$%ld", n) < 0;
+			p = end - 1;
+			continue;
+		}
+		oom |= bg_buf_put(&b, p, 1) < 0;
+	}
+	if (oom || !b.ptr) {
+		bg_buf_clear(&b);
+		return NULL;
+	}
+	return bg_buf_detach(&b);
+}
+
+static int pg__prepare(bg_db *d, const char *sql, bg_db_stmt **out)
+{
+	pg_db *db = PDB(d);
+	pg_stmt *s = NULL;
+	char *text = NULL;
+	PGresult *res;
+	int rc = -1;
+
+	*out = NULL;
+	if (!(s = calloc(1, sizeof(*s))) || !(text = pg__params(sql, &s->nparams)) ||
+	    (s->nparams && !(s->values = calloc((size_t)s->nparams, sizeof(*s->values))))) {
+		pg__set_error(db, "out of memory", NULL);
+		goto cleanup;
+	}
+	s->base.db = d;
+	snprintf(s->name, sizeof(s->name), "bg%d", ++db->next_stmt);
+	res = PQprepare(db->conn, s->name, text, s->nparams, NULL);
+	rc = pg__ok(db, res);
+	PQclear(res);
+	if (rc < 0)
+		goto cleanup;
+	*out = &s->base;
+	s = NULL;
+cleanup:
+	free(text);
+	if (s) {
+		free(s->values);
+		free(s);
+	}
+	return rc;
+}
+
+static int pg__bind(bg_db_stmt *st, int i, char *text)
+{
+	pg_stmt *s = PST(st);
+
+	if (i < 1 || i > s->nparams) {
+		free(text);
+		pg__set_error(PDB(st->db), "parameter index out of range", NULL);
+		return -1;
+	}
+	free(s->values[i - 1]);
+	s->values[i - 1] = text;
+	return 0;
+}
+
+static int pg__bind_int64(bg_db_stmt *s, int i, int64_t v)
+{
+	char *t = bg_printf("%lld", (long long)v);
+
+	return t ? pg__bind(s, i, t) : -1;
+}
+
+static int pg__bind_double(bg_db_stmt *s, int i, double v)
+{
+	/* 17 significant digits read back to the same double. */
+	char *t = bg_printf("%.17g", v);
+
+	return t ? pg__bind(s, i, t) : -1;
+}
+
+static int pg__bind_text(bg_db_stmt *s, int i, const char *v, int len)
+{
+	char *t = len < 0 ? bg_strdup(v) : strndup(v, (size_t)len);
+
+	return t ? pg__bind(s, i, t) : -1;
+}
+
+static int pg__bind_null(bg_db_stmt *s, int i)
+{
+	return pg__bind(s, i, NULL);
+}
+
+static int pg__step(bg_db_stmt *st)
+{
+	pg_stmt *s = PST(st);
+	pg_db *db = PDB(st->db);
+
+	if (!s->res) {
+		s->res = PQexecPrepared(db->conn, s->name, s->nparams,
+		                        (const char *const *)s->values, NULL, NULL, 0);
+		if (pg__ok(db, s->res) < 0) {
+			PQclear(s->res);
+			s->res = NULL;
+			return -1;
+		}
+		s->row = 0;
+		s->nrows = PQresultStatus(s->res) == PGRES_TUPLES_OK ? PQntuples(s->res) : 0;
+	}
+	if (s->row < s->nrows) {
+		s->row++;
+		return BG_DB_ROW;
+	}
+	return BG_DB_DONE;
+}
+
+static const char *pg__column_text(bg_db_stmt *st, int i)
+{
+	pg_stmt *s = PST(st);
+
+	if (!s->res || s->row < 1 || i >= PQnfields(s->res) || PQgetisnull(s->res, s->row - 1, i))
+		return NULL;
+	return PQgetvalue(s->res, s->row - 1, i);
+}
+
+static int64_t pg__column_int64(bg_db_stmt *s, int i)
+{
+	const char *t = pg__column_text(s, i);
+
+	if (!t)
+		return 0;
+	/* A comparison in a SELECT list is a boolean here, an integer in SQLite. */
+	if (!strcmp(t, "t"))
+		return 1;
+	if (!strcmp(t, "f"))
+		return 0;
+	return strtoll(t, NULL, 10);
+}
+
+static double pg__column_double(bg_db_stmt *s, int i)
+{
+	const char *t = pg__column_text(s, i);
+
+	return t ? strtod(t, NULL) : 0.0;
+}
+
+static int pg__column_is_null(bg_db_stmt *st, int i)
+{
+	pg_stmt *s = PST(st);
+
+	return !s->res || s->row < 1 || i >= PQnfields(s->res) ||
+	       PQgetisnull(s->res, s->row - 1, i);
+}
+
+static void pg__reset(bg_db_stmt *st)
+{
+	pg_stmt *s = PST(st);
+
+	PQclear(s->res);
+	s->res = NULL;
+	s->row = s->nrows = 0;
+}
+
+static void pg__finalize(bg_db_stmt *st)
+{
+	pg_stmt *s = PST(st);
+	int i;
+
+	PQclear(s->res);
+	for (i = 0; i < s->nparams; i++)
+		free(s->values[i]);
+	free(s->values);
+	free(s);
+}
+
+static int64_t pg__changes(bg_db *d)
+{
+	return PDB(d)->changes;
+}
+
+static int pg__unique_violation(bg_db *d)
+{
+	return !strcmp(PDB(d)->sqlstate, "23505");
+}
+
+static int pg__samples(bg_db *d, int64_t result_id, const double *values, size_t n)
+{
+	pg_db *db = PDB(d);
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (bg_buf_printf(&db->copy, "%lld\t%zu\t%.17g\n", (long long)result_id, i,
+		                  values[i]) < 0) {
+			pg__set_error(db, "out of memory", NULL);
+			return -1;
+		}
+	/* Outside a transaction, or a large import: send them now. */
+	if (PQtransactionStatus(db->conn) == PQTRANS_IDLE || db->copy.len >= PG_COPY_FLUSH)
+		return pg__flush(db);
+	return 0;
+}
+
+static void pg__close(bg_db *d)
+{
+	pg_db *db = PDB(d);
+
+	PQfinish(db->conn);
+	bg_buf_clear(&db->copy);
+	free(db->password);
+	free(db->errmsg);
+	free(d->name);
+	free(db);
+}
+
+static const bg_db_driver pg_driver = {
+	.name = "postgresql",
+	.close = pg__close,
+	.fail = pg__fail,
+	.exec = pg__exec,
+	.ddl = pg__ddl,
+	.version = pg__version,
+	.set_version = pg__set_version,
+	.setup = pg__setup,
+	.begin = pg__begin,
+	.commit = pg__commit,
+	.rollback = pg__rollback,
+	.prepare = pg__prepare,
+	.bind_int64 = pg__bind_int64,
+	.bind_double = pg__bind_double,
+	.bind_text = pg__bind_text,
+	.bind_null = pg__bind_null,
+	.step = pg__step,
+	.column_int64 = pg__column_int64,
+	.column_double = pg__column_double,
+	.column_text = pg__column_text,
+	.column_is_null = pg__column_is_null,
+	.reset = pg__reset,
+	.finalize = pg__finalize,
+	.changes = pg__changes,
+	.unique_violation = pg__unique_violation,
+	.samples = pg__samples,
+};
+
+/* ------------------------------------------------------------ connecting */
+
+static void pg__notice(void *arg, const char *message)
+{
+	/* The library never prints: NOTICEs (CREATE ... IF NOT EXISTS) go. */
+	(void)arg;
+	(void)message;
+}
+
+/* The value of `keyword` in parsed options, or NULL. */
+static const char *pg__opt(PQconninfoOption *opts, const char *keyword)
+{
+	PQconninfoOption *o;
+
+	for (o = opts; o && o->keyword; o++)
+		if (!strcmp(o->keyword, keyword))
+			return o->val && *o->val ? o->val : NULL;
+	return NULL;
+}
+
+/*
+ * How messages name the database: postgresql://user@host:port/dbname from
+ * the string as written (a ${VAR} stays a name), never its password.
+ */
+static char *pg__display(const char *spec)
+{
+	PQconninfoOption *opts = PQconninfoParse(spec, NULL);
+	const char *user, *host, *port, *dbname;
+	char *out;
+
+	if (!opts)
+		return bg_strdup("(an unreadable PostgreSQL connection string)");
+	user = pg__opt(opts, "user");
+	host = pg__opt(opts, "host");
+	port = pg__opt(opts, "port");
+	dbname = pg__opt(opts, "dbname");
+	out = bg_printf("postgresql://%s%s%s%s%s/%s%s%s", user ? user : "", user ? "@" : "",
+	                host && host[0] != '/' ? host : "", port ? ":" : "", port ? port : "",
+	                dbname ? dbname : "", host && host[0] == '/' ? "?host=" : "",
+	                host && host[0] == '/' ? host : "");
+	PQconninfoFree(opts);
+	return out;
+}
+
+int bg_db_pg_open(bg_ctx *ctx, const char *spec, bg_db **out)
+{
+	PQconninfoOption *opts = NULL;
+	pg_db *db = NULL;
+	char *conninfo = NULL, *perr = NULL;
+	int error = 0;
+
+	*out = NULL;
+	if (!(db = calloc(1, sizeof(*db))) || !(db->base.name = pg__display(spec))) {
+		error = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	db->base.drv = &pg_driver;
+	if ((error = bg_config_expand(ctx, spec, &conninfo)) < 0) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "%s", bg_ctx_error(ctx));
+		error = bg_error_set(ctx, BG_EINPUT, "database %s: %s", db->base.name, why);
+		goto cleanup;
+	}
+	if (!(opts = PQconninfoParse(conninfo, &perr))) {
+		/* Not libpq's words: they may quote the string, password and all. */
+		error = bg_error_set(ctx, BG_EINPUT,
+		                     "database %s: libpq cannot read it as a URI or key=value "
+		                     "string",
+		                     db->base.name);
+		goto cleanup;
+	}
+	if (pg__opt(opts, "password") && !(db->password = bg_strdup(pg__opt(opts, "password")))) {
+		error = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	db->conn = PQconnectdb(conninfo);
+	if (!db->conn) {
+		error = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	if (PQstatus(db->conn) != CONNECTION_OK) {
+		pg__set_error(db, PQerrorMessage(db->conn), NULL);
+		error = bg_error_set(ctx, BG_EIO, "database %s: cannot connect: %s", db->base.name,
+		                     db->errmsg ? db->errmsg : "unknown error");
+		goto cleanup;
+	}
+	PQsetNoticeProcessor(db->conn, pg__notice, NULL);
+	if (PQserverVersion(db->conn) < 100000) {
+		error = bg_error_set(
+		        ctx, BG_ERROR,
+		        "database %s: PostgreSQL %d.%d is too old (10 or later needed)",
+		        db->base.name, PQserverVersion(db->conn) / 10000,
+		        PQserverVersion(db->conn) / 100 % 100);
+		goto cleanup;
+	}
+	*out = &db->base;
+	db = NULL;
+
+cleanup:
+	if (perr)
+		PQfreemem(perr);
+	PQconninfoFree(opts);
+	if (conninfo) {
+		/* It may hold the password. */
+		memset(conninfo, 0, strlen(conninfo));
+		free(conninfo);
+	}
+	if (db)
+		pg__close(&db->base);
+	return error;
+}
