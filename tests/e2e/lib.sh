@@ -8,11 +8,19 @@ BG=${BG_BIN:?run through tests/run.sh or set BG_BIN}
 FIX=${BG_FIXTURES:?}
 T=$(mktemp -d "${TMPDIR:-/tmp}/bg-e2e.XXXXXX")
 _noise_pid=
+PG_DIR=
 _cleanup() {
 	noise_stop
+	pg_stop
 	[ -n "${BG_KEEP_TMP:-}" ] || rm -rf "$T" # BG_KEEP_TMP=1 keeps it for a post-mortem
 }
 trap _cleanup EXIT
+# _cleanup runs however the script ends but SIGKILL: bash runs the EXIT
+# trap when SIGTERM or SIGHUP kills it, at once, even while a command runs
+# (trapping them would wait for that command); SIGINT alone would not end
+# a script whose running command survives it, so it ends through exit.  A
+# script that replaces the EXIT trap must call _cleanup from its own.
+trap 'exit 130' INT
 export GIT_AUTHOR_NAME="Test Author" GIT_AUTHOR_EMAIL=author@example.com
 export GIT_COMMITTER_NAME="Test Author" GIT_COMMITTER_EMAIL=author@example.com
 export GIT_CONFIG_NOSYSTEM=1 HOME="$T/home" NO_COLOR=1
@@ -53,6 +61,42 @@ noise_stop() {
 		kill "$_noise_pid" 2>/dev/null
 		wait "$_noise_pid" 2>/dev/null
 		_noise_pid=
+	fi
+}
+
+# A PostgreSQL server of this script's own (tests/pg.sh), on a Unix socket
+# in a short folder under /tmp ($PG_DIR; $T may be too long for a socket's
+# path and, when run as root, closed to the server's user nobody).
+# pg_start: starts it; _cleanup stops it and removes $PG_DIR whatever way
+# the script ends (but SIGKILL).  Returns 1 with the reason in
+# $PG_SKIP_REASON when there are no server binaries (skip the tests), 2 when
+# the server would not start (a failure: the log's end is on stderr).
+#   pg_start || { skip "the PostgreSQL tests" "$PG_SKIP_REASON"; finish; exit; }
+pg_start() {
+	[ -z "$PG_DIR" ] || return 0 # one server a script
+	PG_SKIP_REASON=$("${BG_ROOT:?}/tests/pg.sh" available) || return 1
+	PG_DIR=$(mktemp -d /tmp/bgpg.XXXXXX) || return 2
+	"$BG_ROOT/tests/pg.sh" start "$PG_DIR" || return 2
+}
+# pg_db NAME [OWNER]: creates database NAME (owner bgtest, or OWNER, e.g.
+# bgpass, whose password is `tests/pg.sh password "$PG_DIR"` or
+# $BG_PG_TEST_PASSWORD if set before pg_start) and prints its URI.
+pg_db() { "$BG_ROOT/tests/pg.sh" createdb "${PG_DIR:?pg_start first}" "$@"; }
+pg_stop() {
+	[ -n "$PG_DIR" ] || return 0
+	"$BG_ROOT/tests/pg.sh" stop "$PG_DIR"
+	[ -n "${BG_KEEP_TMP:-}" ] || rm -rf "$PG_DIR"
+	PG_DIR=
+}
+# db_sql DB SQL: runs SQL on DB, a SQLite file or a PostgreSQL connection
+# string (postgresql://, postgres:// or libpq key=value), printing rows as
+# the sqlite3 shell does: columns joined by '|', one row a line, NULL empty.
+# (PostgreSQL prints booleans t/f where SQLite has 1/0.)
+db_sql() {
+	if [[ $1 =~ ^(postgresql|postgres):// || $1 =~ ^[[:space:]]*(host|hostaddr|port|dbname|user|service)[[:space:]]*= ]]; then
+		psql -X -A -t -q -w -v ON_ERROR_STOP=1 -d "$1" -f - <<<"$2"
+	else
+		sqlite3 "$1" "$2"
 	fi
 }
 

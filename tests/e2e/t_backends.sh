@@ -1,0 +1,190 @@
+# t_backends.sh -- the same history, the same answers, on both backends.
+#
+# One scenario is played twice, step by step, into a SQLite file and into a
+# PostgreSQL database on a real server this script starts (tests/pg.sh):
+# runs of a deterministic benchmark on six commits, a seventh that makes
+# one series 30% slower, then every command that touches the store:
+# run/import (store), check, ci with its confirmation pairs and a webhook
+# alert through the outbox, history, baseline export and import, report,
+# bisect, alert flush and db copy.  Each command's JSON (and the alert the
+# receiver got) must be the same from both, once the fields that say when
+# or how long (timestamps, durations, uids, the database's name) are set
+# aside; the exit codes must match too.  The benchmark prints fixed
+# values kept in the repository, so each commit measures the same on
+# both backends.
+. "$(dirname "$0")/lib.sh"
+
+pg_start
+case $? in
+0) ;;
+1)
+	skip "both backends" "$PG_SKIP_REASON"
+	finish
+	exit
+	;;
+*)
+	not_ok "the PostgreSQL server starts"
+	finish
+	exit 1
+	;;
+esac
+ok "a PostgreSQL server of this test's own is up"
+PG=$(pg_db backends) || {
+	not_ok "creating the database"
+	finish
+	exit 1
+}
+LITE="$T/backends.db"
+PY=/usr/bin/python3
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
+
+# A webhook receiver for each backend, stopped on exit with the rest.
+_recv_pids=()
+trap 'kill "${_recv_pids[@]}" 2>/dev/null; _cleanup' EXIT
+recv() { # NAME: not in $(...), which would wait for the receiver to end
+	rm -f "$T/$1.port" && : >"$T/$1.log"
+	"$PY" "$FIX/http/receiver.py" script:200 "$T/$1.port" "$T/$1.log" >/dev/null 2>&1 &
+	_recv_pids+=($!)
+	for _ in $(seq 100); do [ -s "$T/$1.port" ] && break; sleep 0.1; done
+}
+recv lite
+recv pg
+PORT_LITE=$(cat "$T/lite.port")
+PORT_PG=$(cat "$T/pg.port")
+
+new_repo "$T/r" >/dev/null
+cd "$T/r" || exit 1
+# data.txt: 12 samples of two series, fixed by the commit's number; the
+# seventh commit is 30% slower in calc/x.
+data() { # N SCALE
+	awk -v n="$1" -v k="$2" 'BEGIN { srand(n); for (i = 0; i < 12; i++) {
+		printf "BENCHGUARD calc/x %.6f ms\n", k * (10 + n * 0.01 + rand() * 0.2);
+		printf "BENCHGUARD calc/y %.6f B\n", 4096 + int(rand() * 8) } }'
+}
+cfg() { # NAME PORT
+	cat >"$T/$1.json" <<J
+{ "project": "backends",
+  "baseline": { "branch": "main", "window": 20, "min_runs": 5 },
+  "defaults": { "warmup": 0, "samples": 1 },
+  "benchmarks": [ { "name": "calc", "command": "cat data.txt", "format": "lines" } ],
+  "alerts": [ { "kind": "webhook", "url": "http://127.0.0.1:$2/hook" } ] }
+J
+}
+cfg lite "$PORT_LITE"
+cfg pg "$PORT_PG"
+# both NAME ARGS...: the command on each backend; JSON (stdout) in
+# $T/NAME.lite and $T/NAME.pg, exit codes in $T/NAME.rc.
+both() {
+	local name=$1 rc1 rc2
+	shift
+	"$BG" --db "$LITE" --config "$T/lite.json" "$@" >"$T/$name.lite" 2>"$T/$name.lite.err"
+	rc1=$?
+	"$BG" --db "$PG" --config "$T/pg.json" "$@" >"$T/$name.pg" 2>"$T/$name.pg.err"
+	rc2=$?
+	echo "$rc1 $rc2" >"$T/$name.rc"
+}
+# same NAME: the two outputs agree once volatile fields are set aside.
+same() {
+	"$PY" - "$T/$1.lite" "$T/$1.pg" "$LITE" "$PG" <<'P'
+import json, re, sys
+VOLATILE = {"started_at", "finished_at", "generated_at", "since", "created_at", "date",
+            "seconds", "uid", "alert_id", "database", "delivered_at", "elapsed",
+            "time", "duration"}
+def norm(v):
+    if isinstance(v, dict):
+        return {k: (None if k in VOLATILE else norm(x)) for k, x in v.items()}
+    if isinstance(v, list):
+        return [norm(x) for x in v]
+    if isinstance(v, str):
+        v = v.replace(sys.argv[3], "DB").replace(sys.argv[4], "DB")
+        # Dates and times written into text (report titles, alert bodies).
+        v = re.sub(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d)?Z?", "DATE", v)
+    return v
+def load(path):
+    text = open(path).read()
+    try:
+        return norm(json.loads(text))
+    except ValueError:
+        return norm(text)
+a, b = load(sys.argv[1]), load(sys.argv[2])
+if a != b:
+    sa = json.dumps(a, indent=1, sort_keys=True).splitlines()
+    sb = json.dumps(b, indent=1, sort_keys=True).splitlines()
+    import difflib
+    for line in list(difflib.unified_diff(sa, sb, "sqlite", "postgresql", lineterm=""))[:40]:
+        print("# " + line)
+    sys.exit(1)
+P
+}
+rc_is() { [ "$(cat "$T/$1.rc")" = "$2 $2" ] || { echo "# exit codes (sqlite pg): $(cat "$T/$1.rc")"; cat "$T/$1.lite.err" "$T/$1.pg.err" | sed 's/^/# /' | head -10; return 1; }; }
+# compare NAME RC ARGS...: run on both; same exit code RC and same JSON.
+compare() {
+	local name=$1 rc=$2
+	shift 2
+	both "$name" "$@"
+	check "$name: exit $rc on both backends" rc_is "$name" "$rc"
+	check "$name: the same JSON from SQLite and PostgreSQL" same "$name"
+}
+
+# Six commits with runs (store), two runs each.
+for n in 1 2 3 4 5 6; do
+	data "$n" 1 >data.txt && git add data.txt && git commit -qm "commit $n"
+	for k in 1 2; do
+		both "run$n$k" --json run
+		rc_is "run$n$k" 0 || not_ok "run at commit $n"
+	done
+done
+ok "twelve runs stored on each backend"
+compare check-clean 0 --json check
+compare history 0 --json history calc --limit 0
+compare export 0 baseline export
+
+# import: an outside result file as one more run of the sixth commit.
+data 60 1 >"$T/outside.txt"
+compare import 0 --json import "$T/outside.txt" --format lines --name outside --tag src=ext
+
+# The regression: ci runs, judges against the rolling baseline, confirms in
+# pairs, records its verdict and alerts through the outbox.
+data 7 1.3 >data.txt && git commit -qam "calc 30% slower"
+compare ci 1 --json ci
+check "ci found the regression" grep -q '"verdict": "regression"' "$T/ci.lite"
+for b in lite pg; do
+	[ "$(wc -l <"$T/$b.log")" -eq 1 ] || not_ok "one alert reached the $b receiver ($(wc -l <"$T/$b.log"))"
+	"$PY" -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["body"])' \
+		"$T/$b.log" >"$T/alert.$b"
+done
+check "the alert each backend sent is the same" same alert
+compare flush 0 alert flush
+compare check-regressed 1 --json check
+compare history-after 0 --json history calc:calc/x --limit 0
+compare report 0 --json report --since 30d
+compare report-md 0 --format markdown report --since 30d
+compare bisect 0 --json bisect --good HEAD~6 --bad HEAD --series calc:calc/x --runs 3
+check "bisect names the slow commit on both" grep -q "$(git rev-parse HEAD)" "$T/bisect.pg"
+
+# Baselines across backends: the SQLite export into fresh databases of
+# both kinds judges the same.
+PG2=$(pg_db imported)
+LITE2="$T/imported.db"
+m=$("$BG" --db "$LITE" --json fingerprint | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["fingerprint"])')
+"$BG" --db "$LITE2" baseline import "$T/export.lite" --machine "$m" >/dev/null 2>"$T/e1" &&
+	"$BG" --db "$PG2" baseline import "$T/export.lite" --machine "$m" >/dev/null 2>"$T/e2"
+check "baseline import into both backends" test $? -eq 0
+"$BG" --db "$LITE2" --config "$T/lite.json" --json check >"$T/imp.lite" 2>/dev/null
+"$BG" --db "$PG2" --config "$T/pg.json" --json check >"$T/imp.pg" 2>/dev/null
+check "check against the imported baseline: the same on both" same imp
+
+# db copy: PostgreSQL into a new SQLite file and back into a new database
+# answers as the original does; a second copy adds nothing.
+PG3=$(pg_db copied)
+"$BG" db copy "$PG" "$T/copy.db" >/dev/null 2>"$T/c1" && "$BG" db copy "$T/copy.db" "$PG3" >/dev/null 2>>"$T/c1"
+check "db copy PostgreSQL -> SQLite -> PostgreSQL" test $? -eq 0
+for d in "$T/copy.db" "$PG3"; do
+	"$BG" --db "$d" --config "$T/pg.json" --json check >"$T/cp.out" 2>/dev/null
+	cp "$T/check-regressed.pg" "$T/cpa.lite" && cp "$T/cp.out" "$T/cpa.pg"
+	check "check --json after db copy into $(case $d in postgresql*) echo PostgreSQL ;; *) echo SQLite ;; esac)" same cpa
+done
+"$BG" --json db copy "$PG" "$T/copy.db" >"$T/again.json" 2>&1
+check "a second db copy adds nothing" grep -q '"runs_copied": 0' "$T/again.json"
+check "db info names the backend" bash -c "'$BG' --db '$PG' db info | grep -q 'backend *postgresql'"
+finish
