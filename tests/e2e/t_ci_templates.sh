@@ -1,0 +1,88 @@
+# t_ci_templates.sh -- the CI templates under ci/ say what benchguard does:
+#   - each file is YAML (where python3 has its yaml module);
+#   - every option a template gives a benchguard command (in its steps or
+#     its comments) is one that command accepts, so a renamed option cannot
+#     leave a template behind;
+#   - no template writes a password into a database URI or key=value
+#     string: passwords come from PGPASSWORD, ~/.pgpass or a ${VAR};
+#   - the PostgreSQL templates never save the database in a CI cache (a
+#     cache is last-writer-wins and loses runs; restoring an old one once,
+#     to copy it into the server, is fine) and name the runner class with
+#     --machine in every `benchguard ci`.
+. "$(dirname "$0")/lib.sh"
+
+CI_DIR="${BG_ROOT:?}/ci"
+cd "$T" || exit 1
+export BENCHGUARD_DB="$T/t.db" # nothing may touch a real database
+
+shopt -s nullglob
+files=("$CI_DIR"/*.yml)
+check "ci/ has its templates" test "${#files[@]}" -ge 6
+for f in "$CI_DIR"/github-actions-postgres.yml "$CI_DIR"/gitlab-ci-postgres.yml; do
+	check "$(basename "$f") exists" test -s "$f"
+done
+
+yaml_ok() { # FILE: parses, or the parser's last words as TAP comments
+	python3 -c 'import sys, yaml; yaml.safe_load(open(sys.argv[1]))' "$1" 2>"$T/yaml.err" ||
+		{ tail -n 3 "$T/yaml.err" | sed 's/^/# /'; return 1; }
+}
+if python3 -c 'import yaml' 2>/dev/null; then
+	for f in "${files[@]}"; do
+		check "$(basename "$f") is YAML" yaml_ok "$f"
+	done
+else
+	skip "ci/*.yml are YAML" "python3 has no yaml module"
+fi
+
+# The commands benchguard has, from its own help.
+"$BG" help >"$T/help" 2>&1
+cmds=$(awk '/^commands:/ { on = 1; next } /^$/ { on = 0 } on && NF { print $1 }' "$T/help")
+check "benchguard help lists the commands" test "$(echo "$cmds" | wc -w)" -ge 10
+
+# Every "benchguard CMD ... --opt" in the templates, one "CMD --opt" a line:
+# the words after CMD up to the end of the command (;, &&, ||, |, a backtick,
+# a closing quote or the line's end).
+python3 - "${files[@]}" >"$T/uses" <<'P'
+import re, sys
+for path in sys.argv[1:]:
+    for line in open(path):
+        for m in re.finditer(r"\bbenchguard((?:\s+--?[a-z][a-z-]*(?:[= ]\S+)?)*)\s+([a-z]+)\b([^;|&`'\"\n]*)", line):
+            for opt in re.findall(r"(?<![\w-])(--?[a-z][a-z0-9-]*)", m.group(3)):
+                print(m.group(2), opt)
+P
+check "the templates give benchguard options" test -s "$T/uses"
+check "... among them ci --machine" grep -qx -- 'ci --machine' "$T/uses"
+bad=
+while read -r c o; do
+	echo "$cmds" | grep -qx -- "$c" || continue # a word after "benchguard" that is no command
+	"$BG" "$c" "$o=x" --help >"$T/acc.out" 2>"$T/acc.err" </dev/null
+	grep -q "unknown option\|unrecognized option" "$T/acc.err" && bad="$bad $c:$o"
+done < <(sort -u "$T/uses")
+check "every option the templates give is accepted${bad:+ (not:$bad)}" test -z "$bad"
+
+# No password in a URI (user:password@) or a key=value string (password=).
+leaks=$(grep -nE 'postgres(ql)?://[^/@[:space:]]*:[^/@[:space:]]*@|(^|[[:space:]"'\''])password=' "${files[@]}")
+check "no template writes a password into a database string${leaks:+ ($leaks)}" test -z "$leaks"
+
+gh="$CI_DIR/github-actions-postgres.yml" gl="$CI_DIR/gitlab-ci-postgres.yml"
+code() { grep -vE '^[[:space:]]*#' "$1"; } # the lines that are not comments
+check "github-actions-postgres.yml saves no actions/cache (restore only)" \
+	bash -c "! grep -E 'uses:[[:space:]]*actions/cache(/save)?@' <(grep -vE '^[[:space:]]*#' '$gh')"
+check "github-actions-postgres.yml takes the password from a secret into PGPASSWORD" \
+	grep -qE 'PGPASSWORD:[[:space:]]*\$\{\{[[:space:]]*secrets\.' "$gh"
+check "github-actions-postgres.yml has a postgres service container" grep -qE '^[[:space:]]+services:' "$gh"
+ncache=$(code "$gl" | grep -cE '^[[:space:]]+cache:')
+npull=$(code "$gl" | grep -cE '^[[:space:]]+policy:[[:space:]]*pull([[:space:]]|$)')
+check "gitlab-ci-postgres.yml: every cache: only pulls ($ncache cache:, $npull pull)" test "$ncache" -eq "$npull"
+check "gitlab-ci-postgres.yml has the postgres service and points BENCHGUARD_DB at it" \
+	bash -c "grep -qE '^[[:space:]]+- postgres:[0-9]+' '$gl' && grep -qE 'BENCHGUARD_DB:[[:space:]]*\"?postgresql://[^@]*@postgres/' '$gl'"
+for f in "$gh" "$gl"; do
+	n=$(code "$f" | grep -cE '\bbenchguard ci\b')
+	m=$(code "$f" | grep -E '\bbenchguard ci\b' | grep -c -- '--machine')
+	check "$(basename "$f"): every benchguard ci names the machine ($m of $n)" \
+		test "$n" -ge 1 -a "$n" -eq "$m"
+	check "$(basename "$f"): copies a cached SQLite file with db copy" \
+		grep -qE 'benchguard db copy \.benchguard/results\.db "\$BENCHGUARD_DB"' "$f"
+done
+
+finish
