@@ -637,10 +637,14 @@ static char *pg__display(const char *spec)
 	host = pg__opt(opts, "host");
 	port = pg__opt(opts, "port");
 	dbname = pg__opt(opts, "dbname");
-	out = bg_printf("postgresql://%s%s%s%s%s/%s%s%s", user ? user : "", user ? "@" : "",
-	                host && host[0] != '/' ? host : "", port ? ":" : "", port ? port : "",
-	                dbname ? dbname : "", host && host[0] == '/' ? "?host=" : "",
-	                host && host[0] == '/' ? host : "");
+	if (host && host[0] == '/') /* a socket folder: as libpq's URIs write it */
+		out = bg_printf("postgresql://%s%s/%s?host=%s%s%s", user ? user : "",
+		                user ? "@" : "", dbname ? dbname : "", host, port ? "&port=" : "",
+		                port ? port : "");
+	else
+		out = bg_printf("postgresql://%s%s%s%s%s/%s", user ? user : "", user ? "@" : "",
+		                host ? host : "", port ? ":" : "", port ? port : "",
+		                dbname ? dbname : "");
 	PQconninfoFree(opts);
 	return out;
 }

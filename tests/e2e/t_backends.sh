@@ -187,4 +187,34 @@ done
 "$BG" --json db copy "$PG" "$T/copy.db" >"$T/again.json" 2>&1
 check "a second db copy adds nothing" grep -q '"runs_copied": 0' "$T/again.json"
 check "db info names the backend" bash -c "'$BG' --db '$PG' db info | grep -q 'backend *postgresql'"
+
+# Credentials: a role that must give its password, from PGPASSWORD, from a
+# ${VAR} in the URI, and written in the URI itself.  The password is in no
+# output, no message and nothing stored.
+PW=$("$BG_ROOT/tests/pg.sh" password "$PG_DIR")
+SECRET=$(pg_db secret bgpass)
+withpw() { # URI ARGS...
+	local uri=$1
+	shift
+	"$BG" --db "$uri" --config "$T/pg.json" "$@"
+}
+: >"$T/pw.out"
+PGPASSWORD=$PW withpw "$SECRET" run >>"$T/pw.out" 2>&1
+r1=$?
+BG_T_DBPW=$PW withpw "${SECRET/bgpass@/bgpass:\$\{BG_T_DBPW\}@}" --json check >>"$T/pw.out" 2>&1
+r2=$?
+withpw "${SECRET/bgpass@/bgpass:$PW@}" --json history calc >>"$T/pw.out" 2>&1
+r3=$?
+check "the password role works from PGPASSWORD, a \${VAR} and the URI" test "$r1 $r2 $r3" = "0 0 0"
+withpw "${SECRET/bgpass@/bgpass:wrong-$PW@}" history calc >>"$T/pw.out" 2>&1
+check "a wrong password: exit 3" test $? -eq 3
+check "a wrong password says why" grep -q "password authentication failed" "$T/pw.out"
+check "the password is in no output or message" bash -c "! grep -qF -- '$PW' '$T/pw.out'"
+check "the database's name in messages has no password" grep -q "postgresql://bgpass@/secret?host=" "$T/pw.out"
+db_sql "$PG" "SELECT 1" >/dev/null # the server still answers
+PGPASSWORD=$PW psql -X -A -t -q -d "$SECRET" -c "COPY (SELECT * FROM runs) TO STDOUT" >"$T/dump" 2>&1
+for t in run_facts run_tags machine_facts outcomes outbox builds checks commits; do
+	PGPASSWORD=$PW psql -X -A -t -q -d "$SECRET" -c "COPY $t TO STDOUT" >>"$T/dump" 2>&1
+done
+check "nothing stored holds the password" bash -c "[ -s '$T/dump' ] && ! grep -qF -- '$PW' '$T/dump'"
 finish
