@@ -22,15 +22,36 @@
 #     pull-request branch off it, against the same runs in a repository of
 #     200 commits.  Goal: <= 1.5x (the cost follows the runs, not the age).
 #
+#  6. pg-ingest: section 2's import into a fresh PostgreSQL database vs
+#     psql's `\copy` of the same CSV into a plain table of a fresh database.
+#     Goal: <= 2x.
+#
+#  7. pg-check: section 3's check on PostgreSQL (the same database, copied
+#     there with `benchguard db copy`) vs psql's SELECT of the same rows.
+#     Goal: <= 2x and < 150 ms.
+#
+#     Sections 6 and 7 share one throwaway server (tests/pg.sh, a folder
+#     under /tmp, stopped on exit); without PostgreSQL's server programs they
+#     print "pg sections skipped: WHY" and the bench goes on.
+#
 # Each contender runs REPS times, interleaved; the median is reported.
-# BENCH_ONLY=runner,ingest,check,report,history picks sections (default: all).
+# BENCH_ONLY=runner,ingest,check,report,history,pg-ingest,pg-check picks
+# sections (default: all).
 set -eu
 build=${1:-build/release}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bg="$root/$build/benchguard"
 reps=${BENCH_REPS:-5}
 T=$(mktemp -d "${TMPDIR:-/tmp}/bg-bench.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+pgdir='' # the PostgreSQL server's folder, once started
+cleanup() {
+	if [ -n "$pgdir" ]; then
+		bash "$root/tests/pg.sh" stop "$pgdir" || true
+		rm -rf "$pgdir"
+	fi
+	rm -rf "$T"
+}
+trap cleanup EXIT
 
 cc -O2 -std=c11 -D_GNU_SOURCE -o "$T/spawnloop" "$root/tests/bench/spawnloop.c"
 
@@ -84,12 +105,26 @@ printf '  hyperfine -N --runs 1000 true %8.3f s   benchguard/hyperfine = %s  (go
 fi
 
 # ---------------------------------------------------------------- 2. ingest
+# ingest_data: $T/lines.txt, 1,000 series x 1,000 samples for `import`, and
+# $T/rows.csv, the same rows for the peers (once for sections 2 and 6).
+ingest_data() {
+	[ -f "$T/rows.csv" ] && return
+	(cd "$T" && awk 'BEGIN { for (s = 0; s < 1000; s++) for (i = 0; i < 1000; i++) {
+		v = 1 + ((s * 7919 + i * 104729) % 100000) / 1e6
+		printf "BENCHGUARD series_%04d %.9f ms\n", s, v > "lines.txt"
+		printf "series_%04d,%d,%.9f\n", s, i, v > "rows.csv" } }')
+}
+# import_repo: $T/repo, the repository `import` runs in (section 1 makes it
+# when it runs).
+import_repo() {
+	[ -d "$T/repo/.git" ] && return
+	mkdir -p "$T/repo"
+	(cd "$T/repo" && git init -q -b main && git -c user.name=b -c user.email=b@b commit -q --allow-empty -m bench)
+}
 if want ingest; then
+ingest_data
+import_repo
 cd "$T"
-awk 'BEGIN { for (s = 0; s < 1000; s++) for (i = 0; i < 1000; i++) {
-	v = 1 + ((s * 7919 + i * 104729) % 100000) / 1e6
-	printf "BENCHGUARD series_%04d %.9f ms\n", s, v > "lines.txt"
-	printf "series_%04d,%d,%.9f\n", s, i, v > "rows.csv" } }'
 : >"$T/imp" >"$T/sq"
 for i in $(seq 1 "$reps"); do
 	rm -f "$T/imp.db"* "$T/sq.db"*
@@ -105,22 +140,33 @@ printf '  benchguard import (%s stored) %8.3f s   %sx sqlite3  (goal <= 2)\n' "$
 fi
 
 # ------------------------------------------------------------------ 3. check
+# big_data: $T/big, a repository of 201 commits, and $T/big.db, 200 runs of
+# 1,000 series x 20 samples on its first 200 and the candidate on the last
+# (once for sections 3 and 7); $T/big.json, the config `check` reads.
+big_data() {
+	local sha k=0
+	[ -f "$T/big.json" ] && return
+	mkdir -p "$T/big"
+	(
+		cd "$T/big"
+		git init -q -b main
+		for i in $(seq 1 201); do git -c user.name=b -c user.email=b@b commit -q --allow-empty -m "c$i"; done
+		for sha in $(git rev-list --reverse HEAD); do
+			k=$((k + 1))
+			gen "$k" | "$bg" -q --db "$T/big.db" import - --format lines --name b --commit "$sha" --machine bench >/dev/null
+		done
+	)
+	echo '{ "benchmarks": [ { "name": "b", "command": "true" } ] }' >"$T/big.json"
+}
 if want check; then
 # One run of 1,000 series judged against 20-run baselines, in a database of
 # 200 runs of each (4,000,000 samples), next to a bare SELECT of the same
 # baseline rows with the sqlite3 tool.  Goal: < 100 ms and < 50 MB.
-mkdir -p "$T/big" && cd "$T/big"
-git init -q -b main
-for i in $(seq 1 201); do git -c user.name=b -c user.email=b@b commit -q --allow-empty -m "c$i"; done
-k=0
-for sha in $(git rev-list --reverse HEAD); do
-	k=$((k + 1))
-	gen "$k" | "$bg" -q --db "$T/big.db" import - --format lines --name b --commit "$sha" --machine bench >/dev/null
-done
+big_data
+cd "$T/big"
 cand=$(sqlite3 "$T/big.db" 'SELECT max(id) FROM runs')
 samples=$(sqlite3 "$T/big.db" 'SELECT count(*) FROM samples')
 cfg="$T/big.json"
-echo '{ "benchmarks": [ { "name": "b", "command": "true" } ] }' >"$cfg"
 rss() { # CMD...: peak RSS of CMD in KiB
 	python3 -c 'import resource, subprocess, sys
 subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
@@ -244,4 +290,88 @@ printf '  in a repository of 100,000 commits  %8.3f s   %sx  (%s series, %s base
 	"$big" "$(ratio "$big" "$small")" "${judged% *}" "${judged#* }"
 awk -v a="$big" -v b="$small" 'BEGIN { exit !(a <= 1.5 * b) }' ||
 	{ echo "bench: check in 100,000 commits took $(ratio "$big" "$small")x its time in 200 (goal <= 1.5x)" >&2; exit 1; }
+fi
+
+# ------------------------------------------------------------- PostgreSQL
+# One throwaway server for sections 6 and 7 (tests/pg.sh: Unix socket only,
+# fsync off), in a short folder under /tmp (the socket path's limit).  The
+# peer is the real psql binary of that server, not Debian's Perl wrapper
+# in /usr/bin, whose start-up alone (~20 ms) would flatter benchguard.
+if want pg-ingest || want pg-check; then
+	if ! why=$(bash "$root/tests/pg.sh" available); then
+		echo "pg sections skipped: $why"
+	else
+		# shellcheck disable=SC2046 # the caller's PGHOST, PGOPTIONS... must not steer it
+		unset $(compgen -e | grep '^PG') 2>/dev/null || true
+		pgbin=${BG_PG_BINDIR:-$(pg_config --bindir 2>/dev/null || true)}
+		[ -x "$pgbin/psql" ] || pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r | head -n 1)
+		psql="$pgbin/psql"
+		[ -x "$psql" ] || psql=$(command -v psql)
+		pgdir=$(mktemp -d /tmp/bg-bench-pg.XXXXXX)
+		if ! bash "$root/tests/pg.sh" start "$pgdir"; then
+			echo "pg sections skipped: the server did not start (above)"
+			bash "$root/tests/pg.sh" stop "$pgdir" || true
+			rm -rf "$pgdir"
+			pgdir=''
+		fi
+	fi
+fi
+# pgq URI SQL: the single value SQL returns.
+pgq() { "$psql" -X -A -t -q -v ON_ERROR_STOP=1 -c "$2" "$1"; }
+# pgdb NAME: a fresh database NAME (dropped first if there), its URI.
+pgdb() {
+	"$psql" -X -q -v ON_ERROR_STOP=1 -c 'SET client_min_messages = warning' \
+		-c "DROP DATABASE IF EXISTS \"$1\"" "$(bash "$root/tests/pg.sh" url "$pgdir" postgres)"
+	bash "$root/tests/pg.sh" createdb "$pgdir" "$1"
+}
+
+# ------------------------------------------------------------- 6. pg-ingest
+if want pg-ingest && [ -n "$pgdir" ]; then
+ingest_data
+import_repo
+: >"$T/pgimp" >"$T/pgcp"
+for i in $(seq 1 "$reps"); do
+	# Fresh databases each time, made (and the last ones dropped) untimed.
+	u=$(pgdb bgimp)
+	(cd "$T/repo" && timeit "$bg" -q --db "$u" import "$T/lines.txt" --format lines --name ingest) >>"$T/pgimp"
+	c=$(pgdb bgcopy)
+	timeit "$psql" -X -q -v ON_ERROR_STOP=1 -c 'CREATE TABLE t (series text, idx int, value double precision)' \
+		-c "\\copy t FROM '$T/rows.csv' CSV" "$c" >>"$T/pgcp"
+done
+stored=$(pgq "$u" 'SELECT count(*) FROM samples')
+copied=$(pgq "$c" 'SELECT count(*) FROM t')
+imp=$(median <"$T/pgimp") cp=$(median <"$T/pgcp")
+echo "pg-ingest: 1,000 series x 1,000 samples, lines format, into PostgreSQL $("$psql" -X -A -t -c 'SHOW server_version' "$u" | cut -d' ' -f1) (median of $reps)"
+printf '  psql \\copy of the CSV (%s rows)       %8.3f s\n' "$copied" "$cp"
+printf '  benchguard import (%s stored) %8.3f s   %sx psql  (goal <= 2: %s)\n' "$stored" "$imp" "$(ratio "$imp" "$cp")" \
+	"$(awk -v a="$imp" -v b="$cp" 'BEGIN { print (a <= 2 * b) ? "PASS" : "FAIL" }')"
+fi
+
+# -------------------------------------------------------------- 7. pg-check
+if want pg-check && [ -n "$pgdir" ]; then
+# Section 3's database, copied whole into PostgreSQL, and the same check
+# and the same SELECT there.
+big_data
+pgu=$(pgdb bgcheck)
+"$bg" -q db copy "$T/big.db" "$pgu" >/dev/null
+# The planner statistics a live database has from autovacuum, for both.
+pgq "$pgu" 'VACUUM ANALYZE' >/dev/null
+cd "$T/big"
+cfg="$T/big.json"
+cand=$(pgq "$pgu" 'SELECT max(id) FROM runs')
+samples=$(pgq "$pgu" 'SELECT count(*) FROM samples')
+: >"$T/pgchk" >"$T/pgsel"
+for i in $(seq 1 "$reps"); do
+	timeit_verdict "$bg" --db "$pgu" --config "$cfg" check --run "$cand" --machine bench --json >>"$T/pgchk"
+	timeit "$psql" -X -A -t -q -o /dev/null -c "SELECT series_id, mean FROM results WHERE run_id IN
+		(SELECT id FROM runs WHERE id < $cand ORDER BY id DESC LIMIT 20)" "$pgu" >>"$T/pgsel"
+done
+chk=$(median <"$T/pgchk") sel=$(median <"$T/pgsel")
+rows=$("$bg" --db "$pgu" --config "$cfg" check --run "$cand" --machine bench --json |
+	python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d["results"]), d["results"][0]["baseline_runs"])')
+echo "pg-check: 1 run x 1,000 series against 20-run baselines, PostgreSQL database of $samples samples (median of $reps)"
+printf '  psql SELECT of the baseline rows %8.3f s\n' "$sel"
+printf '  benchguard check (%s series, %s baseline runs) %8.3f s   %sx psql  (goal <= 2x, < 0.150 s: %s)\n' \
+	"${rows% *}" "${rows#* }" "$chk" "$(ratio "$chk" "$sel")" \
+	"$(awk -v a="$chk" -v b="$sel" 'BEGIN { print (a <= 2 * b && a < 0.150) ? "PASS" : "FAIL" }')"
 fi
