@@ -184,10 +184,39 @@ static const char *const migrations[] = {
 	 * same instrument, so a new Valgrind starts a new baseline rather
 	 * than raising an alarm. */
 	"ALTER TABLE results ADD COLUMN instrument TEXT;",
+	/* 8: PostgreSQL keeps a result's samples in one array (migrations_pg
+	 * below); SQLite's table, stored in key order without a separate
+	 * index, stays as it is. */
+	"",
+};
+
+/*
+ * Steps whose PostgreSQL form is not the SQLite text rewritten by the
+ * backend (db.h's `ddl`): NULL where it is.
+ *
+ * 8: a result's samples are written once, together, and read together.
+ * As a million rows of a table with a primary key and a foreign key,
+ * PostgreSQL checks and indexes each one, several times what storing
+ * them costs; as one array per result it stores a thousand rows.  The
+ * view `samples` shows them as the rows every query reads, in order.
+ */
+static const char *const migrations_pg[] = {
+	NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+	"CREATE TABLE sample_arrays ("
+	"  result_id BIGINT PRIMARY KEY REFERENCES results(id) ON DELETE CASCADE,"
+	"  vals DOUBLE PRECISION[] NOT NULL);"
+	"INSERT INTO sample_arrays(result_id, vals)"
+	"  SELECT result_id, array_agg(value ORDER BY idx) FROM samples GROUP BY result_id;"
+	"DROP TABLE samples;"
+	"CREATE VIEW samples(result_id, idx, value) AS"
+	"  SELECT a.result_id, s.i - 1, a.vals[s.i]"
+	"  FROM sample_arrays a, generate_subscripts(a.vals, 1) AS s(i);",
 };
 /* clang-format on */
 
 #define STORE_SCHEMA_VERSION ((int)BG_ARRAY_SIZE(migrations))
+_Static_assert(BG_ARRAY_SIZE(migrations_pg) == BG_ARRAY_SIZE(migrations),
+               "a PostgreSQL form (or NULL) for every migration step");
 
 /* Statements prepared once per connection and reused for every row. */
 enum store_stmt {
@@ -553,11 +582,16 @@ static int store__migrate(bg_ctx *ctx, bg_store *st)
 		goto cleanup;
 	for (i = version; i < STORE_SCHEMA_VERSION; i++) {
 		snprintf(buf, sizeof(buf), "migrating the schema to version %d", i + 1);
-		if (!(sql = st->db->drv->ddl(migrations[i]))) {
+		if (!strcmp(st->db->drv->name, "postgresql") && migrations_pg[i])
+			sql = bg_strdup(migrations_pg[i]);
+		else
+			sql = st->db->drv->ddl(migrations[i]);
+		if (!sql) {
 			error = bg_error_oom(ctx);
 			goto cleanup;
 		}
-		if ((error = store__exec(ctx, st, sql, buf)) < 0)
+		/* A step may be one backend's alone: nothing to run on the other. */
+		if (*sql && (error = store__exec(ctx, st, sql, buf)) < 0)
 			goto cleanup;
 		free(sql);
 		sql = NULL;
