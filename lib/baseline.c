@@ -463,9 +463,8 @@ int bg_baseline_export(bg_ctx *ctx, bg_store *store, bg_repo *repo,
 	j_add(&bad, top, "runs", runs);
 	runs = NULL;
 	text = bad ? NULL
-	           : bg_text__json(top, JSON_C_TO_STRING_PRETTY |
-	                                                         JSON_C_TO_STRING_SPACED |
-	                                                         JSON_C_TO_STRING_NOSLASHESCAPE);
+	           : bg_text__json(top, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+	                                        JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (!text) {
 		error = bg_error_oom(ctx);
 		goto cleanup;
@@ -607,10 +606,10 @@ static int get_text(validator *v, json_object *obj, const char *prefix, const ch
 	json_object_object_get_ex(obj, key, &m);
 	why = bg_results__bad_name(*out, (size_t)json_object_get_string_len(m), text);
 	if (why)
-		return invalid(v, "%s %s",
-		               bg_text__quote_n(q, sizeof(q), *out,
-		                                   (size_t)json_object_get_string_len(m)),
-		               why);
+		return invalid(
+		        v, "%s %s",
+		        bg_text__quote_n(q, sizeof(q), *out, (size_t)json_object_get_string_len(m)),
+		        why);
 	return 0;
 }
 
@@ -734,7 +733,7 @@ static int string_map(validator *v, json_object *obj, const char *prefix, int as
 
 			rc = invalid(v, "%s%s %s", bad_key ? "key " : "",
 			             bg_text__quote(q, sizeof(q),
-			                               bad_key ? key : json_object_get_string(val)),
+			                            bad_key ? key : json_object_get_string(val)),
 			             why);
 			goto fail;
 		}
@@ -1165,8 +1164,13 @@ int bg_baseline_import(bg_ctx *ctx, bg_store *store, const bg_baseline *b, const
 		info.tags = (const char *const *)r->tags;
 		info.uid = r->uid;
 		info.started_at = r->started_at;
-		if ((error = bg_store_run_begin(ctx, store, &info, &id)) < 0 ||
-		    (error = bg_store_run_add(ctx, store, id, r->res)) < 0 ||
+		if ((error = bg_store_run_begin_new(ctx, store, &info, &id)) < 0)
+			goto cleanup;
+		if (!id) { /* another import stored it since we looked */
+			(*present)++;
+			continue;
+		}
+		if ((error = bg_store_run_add(ctx, store, id, r->res)) < 0 ||
 		    (error = bg_store_run_finish(ctx, store, id)) < 0)
 			goto cleanup;
 		(*imported)++;

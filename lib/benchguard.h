@@ -780,6 +780,12 @@ typedef struct {
 
 /* Starts a run: stored at once, marked incomplete until bg_store_run_finish. */
 int bg_store_run_begin(bg_ctx *ctx, bg_store *store, const bg_run_info *info, int64_t *run_id);
+/* bg_store_run_begin for a run that may be stored already (a baseline
+ * file's): when a run with info->uid exists, *run_id is 0 and nothing is
+ * written.  The lookup and the insert are one write transaction, so of two
+ * processes importing the same run at once exactly one stores it. */
+int bg_store_run_begin_new(bg_ctx *ctx, bg_store *store, const bg_run_info *info,
+                           int64_t *run_id);
 /* Stores series (samples + summary) and outcomes, in one transaction. */
 int bg_store_run_add(bg_ctx *ctx, bg_store *store, int64_t run_id, const bg_results *res);
 /* Marks the run complete. */

@@ -487,8 +487,8 @@ static int store__run(bg_ctx *ctx, bg_store *st, bg_db_stmt *stmt, const char *w
 }
 
 /* Steps a statement that yields one integer; *found says whether it did. */
-static int store__int(bg_ctx *ctx, bg_store *st, bg_db_stmt *stmt, const char *what,
-                      int64_t *value, int *found)
+static int store__int(bg_ctx *ctx, bg_store *st, bg_db_stmt *stmt, const char *what, int64_t *value,
+                      int *found)
 {
 	int rc = bg_db_step(stmt), error = 0;
 
@@ -525,8 +525,8 @@ static int store__version(bg_ctx *ctx, bg_store *st, int *version)
 	if ((rc = st->db->drv->version(st->db, &v, &has_tables)) < 0)
 		return store__fail(ctx, st, "reading the schema version");
 	if (rc > 0)
-		return bg_error_set(ctx, BG_EINPUT, "database %s: the schema version is not a number",
-		                    name);
+		return bg_error_set(ctx, BG_EINPUT,
+		                    "database %s: the schema version is not a number", name);
 	if (v > STORE_SCHEMA_VERSION)
 		return bg_error_set(ctx, BG_EINPUT,
 		                    "database %s: database schema version %ld is newer than this "
@@ -633,9 +633,17 @@ static int store__setup(bg_ctx *ctx, bg_store *st)
 int bg_db_is_postgres(const char *spec)
 {
 	/* libpq's keywords that a key=value string may start with. */
-	static const char *const keywords[] = { "host",    "hostaddr", "port",     "dbname",
-		                                "user",    "service",  "sslmode",  "options",
-		                                "passfile", "connect_timeout", "application_name" };
+	static const char *const keywords[] = { "host",
+		                                "hostaddr",
+		                                "port",
+		                                "dbname",
+		                                "user",
+		                                "service",
+		                                "sslmode",
+		                                "options",
+		                                "passfile",
+		                                "connect_timeout",
+		                                "application_name" };
 	size_t i, n;
 
 	if (!strncmp(spec, "postgresql://", 13) || !strncmp(spec, "postgres://", 11))
@@ -737,8 +745,7 @@ static int store__machine(bg_ctx *ctx, bg_store *st, bg_machine *m, int64_t now,
 		return bg_error_set(ctx, BG_ERROR, "the machine has no fingerprint");
 	if ((error = store__stmt(ctx, st, ST_MACHINE_INSERT, &s)) < 0)
 		return error;
-	if (bg_db_bind_text(s, 1, fp, -1) != 0 ||
-	    bg_db_bind_int64(s, 2, now) != 0)
+	if (bg_db_bind_text(s, 1, fp, -1) != 0 || bg_db_bind_int64(s, 2, now) != 0)
 		return store__bind_fail(ctx, st, s);
 	if ((error = store__run(ctx, st, s, "storing the machine")) < 0)
 		return error;
@@ -760,8 +767,7 @@ static int store__machine(bg_ctx *ctx, bg_store *st, bg_machine *m, int64_t now,
 
 		if (bg_machine_fact(m, i, &key, &value, &is_volatile) < 0 || is_volatile)
 			continue;
-		if (bg_db_bind_int64(s, 1, *id) != 0 ||
-		    bg_db_bind_text(s, 2, key, -1) != 0 ||
+		if (bg_db_bind_int64(s, 1, *id) != 0 || bg_db_bind_text(s, 2, key, -1) != 0 ||
 		    bg_db_bind_text(s, 3, value ? value : "", -1) != 0)
 			return store__bind_fail(ctx, st, s);
 		if ((error = store__run(ctx, st, s, "storing the machine's facts")) < 0)
@@ -777,10 +783,8 @@ static int store__commit_row(bg_ctx *ctx, bg_store *st, const bg_commit *c, int6
 
 	if ((error = store__stmt(ctx, st, ST_COMMIT_INSERT, &s)) < 0)
 		return error;
-	if (bg_db_bind_text(s, 1, c->sha, -1) != 0 ||
-	    bg_db_bind_int64(s, 2, c->author_time) != 0 ||
-	    bg_db_bind_text(s, 3, c->author, -1) != 0 ||
-	    bg_db_bind_text(s, 4, c->subject, -1) != 0)
+	if (bg_db_bind_text(s, 1, c->sha, -1) != 0 || bg_db_bind_int64(s, 2, c->author_time) != 0 ||
+	    bg_db_bind_text(s, 3, c->author, -1) != 0 || bg_db_bind_text(s, 4, c->subject, -1) != 0)
 		return store__bind_fail(ctx, st, s);
 	if ((error = store__run(ctx, st, s, "storing the commit")) < 0)
 		return error;
@@ -852,8 +856,7 @@ static int store__run_facts(bg_ctx *ctx, bg_store *st, const bg_machine *m, int6
 
 		if (bg_machine_fact(m, i, &key, &value, &is_volatile) < 0 || !is_volatile)
 			continue;
-		if (bg_db_bind_int64(s, 1, id) != 0 ||
-		    bg_db_bind_text(s, 2, key, -1) != 0 ||
+		if (bg_db_bind_int64(s, 1, id) != 0 || bg_db_bind_text(s, 2, key, -1) != 0 ||
 		    bg_db_bind_text(s, 3, value ? value : "", -1) != 0)
 			return store__bind_fail(ctx, st, s);
 		if ((error = store__run(ctx, st, s, "storing the run's machine facts")) < 0)
@@ -885,7 +888,8 @@ static int store__run_details(bg_ctx *ctx, bg_store *st, const bg_run_info *info
 	return 0;
 }
 
-int bg_store_run_begin(bg_ctx *ctx, bg_store *store, const bg_run_info *info, int64_t *run_id)
+static int store__run_begin(bg_ctx *ctx, bg_store *store, const bg_run_info *info, int64_t *run_id,
+                            int if_new)
 {
 	int64_t now = (int64_t)time(NULL), machine_id = 0, commit_id = 0;
 	char uid[33];
@@ -904,12 +908,29 @@ int bg_store_run_begin(bg_ctx *ctx, bg_store *store, const bg_run_info *info, in
 		return error;
 	if ((error = store__begin(ctx, store)) < 0)
 		return error;
+	/* Looked up inside the write transaction: of two processes storing
+	 * the same run at once, the second finds the first's. */
+	if (if_new && info->uid) {
+		int64_t have = 0;
+
+		if ((error = store__stmt(ctx, store, ST_RUN_BY_UID, &s)) < 0)
+			goto cleanup;
+		if (bg_db_bind_text(s, 1, info->uid, -1) < 0) {
+			error = store__bind_fail(ctx, store, s);
+			goto cleanup;
+		}
+		if ((error = store__int(ctx, store, s, "finding a run", &have, &found)) < 0)
+			goto cleanup;
+		if (found) {
+			store__rollback(store);
+			return 0;
+		}
+	}
 	if ((error = store__machine(ctx, store, info->machine, now, &machine_id)) < 0 ||
 	    (error = store__commit_row(ctx, store, info->commit, &commit_id)) < 0 ||
 	    (error = store__stmt(ctx, store, ST_RUN_INSERT, &s)) < 0)
 		goto cleanup;
-	if (bg_db_bind_int64(s, 1, commit_id) != 0 ||
-	    bg_db_bind_int64(s, 2, machine_id) != 0 ||
+	if (bg_db_bind_int64(s, 1, commit_id) != 0 || bg_db_bind_int64(s, 2, machine_id) != 0 ||
 	    bg_db_bind_text(s, 3, info->commit->branch, -1) != 0 ||
 	    bg_db_bind_int64(s, 4, info->commit->dirty ? 1 : 0) != 0 ||
 	    bg_db_bind_text(s, 5, info->source ? info->source : "run", -1) != 0 ||
@@ -931,6 +952,16 @@ cleanup:
 		*run_id = 0;
 	}
 	return error;
+}
+
+int bg_store_run_begin(bg_ctx *ctx, bg_store *store, const bg_run_info *info, int64_t *run_id)
+{
+	return store__run_begin(ctx, store, info, run_id, 0);
+}
+
+int bg_store_run_begin_new(bg_ctx *ctx, bg_store *store, const bg_run_info *info, int64_t *run_id)
+{
+	return store__run_begin(ctx, store, info, run_id, 1);
 }
 
 /* The run must exist and still be open for samples. */
@@ -1002,8 +1033,7 @@ static int store__series(bg_ctx *ctx, bg_store *st, const bg_series *ser, int64_
 			return 0;
 		if ((error = store__stmt(ctx, st, ST_SERIES_DIRECTION, &s)) < 0)
 			return error;
-		if (bg_db_bind_int64(s, 1, *id) != 0 ||
-		    bg_db_bind_text(s, 2, dir, -1) != 0)
+		if (bg_db_bind_int64(s, 1, *id) != 0 || bg_db_bind_text(s, 2, dir, -1) != 0)
 			return store__bind_fail(ctx, st, s);
 		return store__run(ctx, st, s, "updating the series' direction");
 	}
@@ -1011,8 +1041,7 @@ static int store__series(bg_ctx *ctx, bg_store *st, const bg_series *ser, int64_
 		return error;
 	if (bg_db_bind_text(s, 1, ser->benchmark, -1) != 0 ||
 	    bg_db_bind_text(s, 2, ser->metric, -1) != 0 ||
-	    bg_db_bind_text(s, 3, ser->unit, -1) != 0 ||
-	    bg_db_bind_text(s, 4, dir, -1) != 0)
+	    bg_db_bind_text(s, 3, ser->unit, -1) != 0 || bg_db_bind_text(s, 4, dir, -1) != 0)
 		return store__bind_fail(ctx, st, s);
 	return store__int(ctx, st, s, "storing the series", id, &found);
 }
@@ -1031,14 +1060,10 @@ static int store__series_samples(bg_ctx *ctx, bg_store *st, int64_t run_id, cons
 		return error;
 	if ((error = store__stmt(ctx, st, ST_RESULT_INSERT, &s)) < 0)
 		return error;
-	if (bg_db_bind_int64(s, 1, run_id) != 0 ||
-	    bg_db_bind_int64(s, 2, series_id) != 0 ||
-	    bg_db_bind_int64(s, 3, (int64_t)sum.n) != 0 ||
-	    bg_db_bind_double(s, 4, sum.mean) != 0 ||
-	    bg_db_bind_double(s, 5, sum.median) != 0 ||
-	    bg_db_bind_double(s, 6, sum.stddev) != 0 ||
-	    bg_db_bind_double(s, 7, sum.min) != 0 ||
-	    bg_db_bind_double(s, 8, sum.max) != 0 ||
+	if (bg_db_bind_int64(s, 1, run_id) != 0 || bg_db_bind_int64(s, 2, series_id) != 0 ||
+	    bg_db_bind_int64(s, 3, (int64_t)sum.n) != 0 || bg_db_bind_double(s, 4, sum.mean) != 0 ||
+	    bg_db_bind_double(s, 5, sum.median) != 0 || bg_db_bind_double(s, 6, sum.stddev) != 0 ||
+	    bg_db_bind_double(s, 7, sum.min) != 0 || bg_db_bind_double(s, 8, sum.max) != 0 ||
 	    bg_db_bind_double(s, 9, sum.robust_mean) != 0 ||
 	    bg_db_bind_int64(s, 10, (int64_t)sum.outliers) != 0 ||
 	    (ser->instrument ? bg_db_bind_text(s, 11, ser->instrument, -1)
@@ -1215,8 +1240,7 @@ static int store__series_count(bg_ctx *ctx, bg_store *st, const char *benchmark,
 
 	if ((error = store__stmt(ctx, st, ST_SERIES_COUNT, &s)) < 0)
 		return error;
-	if (bg_db_bind_text(s, 1, benchmark, -1) != 0 ||
-	    bg_db_bind_text(s, 2, metric, -1) != 0)
+	if (bg_db_bind_text(s, 1, benchmark, -1) != 0 || bg_db_bind_text(s, 2, metric, -1) != 0)
 		return store__bind_fail(ctx, st, s);
 	return store__int(ctx, st, s, "finding the series", count, &found);
 }
@@ -1276,8 +1300,8 @@ static int store__history_row(bg_db_stmt *s, bg_history_row *row)
 	row->recorded = !bg_db_column_is_null(s, 20) &&
 	                store__verdict_cols(s, 20, &row->verdict, &row->first, &row->confirm) == 0;
 	if ((!bg_db_column_is_null(s, 2) && !row->branch) ||
-	    (!bg_db_column_is_null(s, 7) && !row->subject) || !row->machine ||
-	    !row->benchmark || !row->metric || !row->unit)
+	    (!bg_db_column_is_null(s, 7) && !row->subject) || !row->machine || !row->benchmark ||
+	    !row->metric || !row->unit)
 		return BG_ENOMEM;
 	return 0;
 }
@@ -1323,8 +1347,7 @@ int bg_store_history(bg_ctx *ctx, bg_store *store, const char *series, size_t li
 
 	if ((error = store__stmt(ctx, store, ST_HISTORY, &s)) < 0)
 		goto cleanup;
-	if (bg_db_bind_text(s, 1, benchmark, -1) != 0 ||
-	    bg_db_bind_text(s, 2, metric, -1) != 0 ||
+	if (bg_db_bind_text(s, 1, benchmark, -1) != 0 || bg_db_bind_text(s, 2, metric, -1) != 0 ||
 	    bg_db_bind_int64(s, 3, limit ? (int64_t)limit : INT64_MAX) != 0) {
 		error = store__bind_fail(ctx, store, s);
 		s = NULL;
@@ -1391,8 +1414,7 @@ int bg_store_run_mean(bg_ctx *ctx, bg_store *store, int64_t run_id, const char *
 	*mean = NAN;
 	if ((error = store__stmt(ctx, store, ST_RESULT_FIND, &s)) < 0)
 		return error;
-	if (bg_db_bind_int64(s, 1, run_id) != 0 ||
-	    bg_db_bind_text(s, 2, benchmark, -1) != 0 ||
+	if (bg_db_bind_int64(s, 1, run_id) != 0 || bg_db_bind_text(s, 2, benchmark, -1) != 0 ||
 	    bg_db_bind_text(s, 3, metric, -1) != 0)
 		return store__bind_fail(ctx, store, s);
 	rc = bg_db_step(s);
@@ -1417,8 +1439,7 @@ int bg_store_samples(bg_ctx *ctx, bg_store *store, int64_t run_id, const char *b
 	*n = 0;
 	if ((error = store__stmt(ctx, store, ST_RESULT_FIND, &s)) < 0)
 		return error;
-	if (bg_db_bind_int64(s, 1, run_id) != 0 ||
-	    bg_db_bind_text(s, 2, benchmark, -1) != 0 ||
+	if (bg_db_bind_int64(s, 1, run_id) != 0 || bg_db_bind_text(s, 2, benchmark, -1) != 0 ||
 	    bg_db_bind_text(s, 3, metric, -1) != 0)
 		return store__bind_fail(ctx, store, s);
 	rc = bg_db_step(s);
@@ -1586,8 +1607,7 @@ int bg_store_runs_tagged(bg_ctx *ctx, bg_store *store, const char *sha, const ch
 	*n = 0;
 	if ((error = store__stmt(ctx, store, ST_RUNS_AT, &s)) < 0)
 		return error;
-	if (bg_db_bind_text(s, 1, sha, -1) != 0 ||
-	    bg_db_bind_text(s, 2, machine, -1) != 0 ||
+	if (bg_db_bind_text(s, 1, sha, -1) != 0 || bg_db_bind_text(s, 2, machine, -1) != 0 ||
 	    bg_db_bind_int64(s, 3, dirty) != 0 ||
 	    (tag ? bg_db_bind_text(s, 4, tag, -1) : bg_db_bind_null(s, 4)) != 0)
 		return store__bind_fail(ctx, store, s);
@@ -1897,8 +1917,7 @@ void bg_strv_free(char **v)
 static int store__bind_build_key(bg_db_stmt *s, const char *sha, const char *machine,
                                  const char *command_hash)
 {
-	return bg_db_bind_text(s, 1, sha, -1) != 0 ||
-	       bg_db_bind_text(s, 2, machine, -1) != 0 ||
+	return bg_db_bind_text(s, 1, sha, -1) != 0 || bg_db_bind_text(s, 2, machine, -1) != 0 ||
 	       bg_db_bind_text(s, 3, command_hash, -1) != 0;
 }
 
@@ -1922,8 +1941,7 @@ int bg_store_build_get(bg_ctx *ctx, bg_store *store, const char *sha, const char
 		out->ok = bg_db_column_int(s, 0);
 		out->seconds = bg_db_column_double(s, 2);
 		out->finished_at = bg_db_column_int64(s, 3);
-		if (!bg_db_column_is_null(s, 1) &&
-		    !(out->log_tail = store__col_dup(s, 1)))
+		if (!bg_db_column_is_null(s, 1) && !(out->log_tail = store__col_dup(s, 1)))
 			error = bg_error_oom(ctx);
 	} else if (rc != BG_DB_DONE) {
 		error = store__fail(ctx, store, "reading a build");
@@ -1946,8 +1964,7 @@ int bg_store_build_put(bg_ctx *ctx, bg_store *store, const char *sha, const char
 	if ((error = store__stmt(ctx, store, ST_BUILD_PUT, &s)) < 0)
 		return error;
 	if (store__bind_build_key(s, sha, machine, command_hash) ||
-	    bg_db_bind_int64(s, 4, ok ? 1 : 0) != 0 ||
-	    bg_db_bind_text(s, 5, log_tail, -1) != 0 ||
+	    bg_db_bind_int64(s, 4, ok ? 1 : 0) != 0 || bg_db_bind_text(s, 5, log_tail, -1) != 0 ||
 	    bg_db_bind_double(s, 6, seconds) != 0 ||
 	    bg_db_bind_int64(s, 7, (int64_t)time(NULL)) != 0)
 		return store__bind_fail(ctx, store, s);
@@ -1976,11 +1993,9 @@ int bg_store_outbox_add(bg_ctx *ctx, bg_store *store, const bg_outbox_row *row, 
 		return bg_error_set(ctx, BG_EINPUT, "an outbox entry needs its target and body");
 	if ((error = store__stmt(ctx, store, ST_OUTBOX_ADD, &s)) < 0)
 		return error;
-	if (bg_db_bind_text(s, 1, row->uid, -1) != 0 ||
-	    bg_db_bind_text(s, 2, row->kind, -1) != 0 ||
+	if (bg_db_bind_text(s, 1, row->uid, -1) != 0 || bg_db_bind_text(s, 2, row->kind, -1) != 0 ||
 	    bg_db_bind_text(s, 3, row->target, -1) != 0 ||
-	    bg_db_bind_text(s, 4, row->label, -1) != 0 ||
-	    bg_db_bind_text(s, 5, row->pr, -1) != 0 ||
+	    bg_db_bind_text(s, 4, row->label, -1) != 0 || bg_db_bind_text(s, 5, row->pr, -1) != 0 ||
 	    bg_db_bind_text(s, 6, row->mode, -1) != 0 ||
 	    bg_db_bind_text(s, 7, row->body, -1) != 0 ||
 	    (row->run_id > 0 ? bg_db_bind_int64(s, 8, row->run_id) : bg_db_bind_null(s, 8)) != 0 ||
@@ -2089,8 +2104,7 @@ int bg_store_outbox_claim(bg_ctx *ctx, bg_store *store, int64_t id, int64_t unti
 	*claimed = 0;
 	if ((error = store__stmt(ctx, store, ST_OUTBOX_CLAIM, &s)) < 0)
 		return error;
-	if (bg_db_bind_int64(s, 1, id) != 0 ||
-	    bg_db_bind_int64(s, 2, until) != 0 ||
+	if (bg_db_bind_int64(s, 1, id) != 0 || bg_db_bind_int64(s, 2, until) != 0 ||
 	    bg_db_bind_int64(s, 3, (int64_t)time(NULL)) != 0)
 		return store__bind_fail(ctx, store, s);
 	/* The test and the claim are one UPDATE: of two processes, one wins. */
@@ -2111,8 +2125,7 @@ int bg_store_outbox_settle(bg_ctx *ctx, bg_store *store, int64_t id, const char 
 		return bg_error_set(ctx, BG_EINPUT, "unknown outbox state \"%s\"", state);
 	if ((error = store__stmt(ctx, store, ST_OUTBOX_SETTLE, &s)) < 0)
 		return error;
-	if (bg_db_bind_int64(s, 1, id) != 0 ||
-	    bg_db_bind_text(s, 2, state, -1) != 0 ||
+	if (bg_db_bind_int64(s, 1, id) != 0 || bg_db_bind_text(s, 2, state, -1) != 0 ||
 	    bg_db_bind_int64(s, 3, attempts) != 0 ||
 	    (last_status > 0 ? bg_db_bind_int64(s, 4, last_status) : bg_db_bind_null(s, 4)) != 0 ||
 	    bg_db_bind_text(s, 5, last_error, -1) != 0 ||
@@ -2137,8 +2150,7 @@ int bg_store_outbox_prune(bg_ctx *ctx, bg_store *store, int64_t before)
 
 static int store__bind_period(bg_ctx *ctx, bg_store *st, bg_db_stmt *s, const bg_period *p)
 {
-	if (bg_db_bind_int64(s, 1, p->since) != 0 ||
-	    bg_db_bind_text(s, 2, p->machine, -1) != 0 ||
+	if (bg_db_bind_int64(s, 1, p->since) != 0 || bg_db_bind_text(s, 2, p->machine, -1) != 0 ||
 	    bg_db_bind_int64(s, 3, p->include_paired != 0) != 0)
 		return store__bind_fail(ctx, st, s);
 	return 0;
@@ -2281,8 +2293,7 @@ int bg_store_check_record(bg_ctx *ctx, bg_store *store, const bg_check_record *r
 
 		if ((error = store__stmt(ctx, store, ST_VERDICT_INSERT, &s)) < 0)
 			goto cleanup;
-		if (bg_db_bind_int64(s, 1, id) != 0 ||
-		    bg_db_bind_text(s, 2, v->series, -1) != 0 ||
+		if (bg_db_bind_int64(s, 1, id) != 0 || bg_db_bind_text(s, 2, v->series, -1) != 0 ||
 		    bg_db_bind_text(s, 3, v->benchmark, -1) != 0 ||
 		    bg_db_bind_text(s, 4, v->metric, -1) != 0 ||
 		    bg_db_bind_text(s, 5, bg_verdict_name(v->verdict), -1) != 0 ||

@@ -331,10 +331,13 @@ cleanup:
 	return rc < 0 ? -1 : 0;
 }
 
+/* A read transaction sees one snapshot, as SQLite's does: READ COMMITTED
+ * would let its second statement see what another job committed after its
+ * first (a migration's tables without the version yet). */
 static int pg__begin(bg_db *d, int write)
 {
-	return pg__exec(d,
-	                write ? "BEGIN; SELECT pg_advisory_xact_lock(" PG_WRITE_LOCK ")" : "BEGIN");
+	return pg__exec(d, write ? "BEGIN; SELECT pg_advisory_xact_lock(" PG_WRITE_LOCK ")"
+	                         : "BEGIN ISOLATION LEVEL REPEATABLE READ");
 }
 
 static int pg__commit(bg_db *d)
