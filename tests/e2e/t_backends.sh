@@ -206,6 +206,11 @@ r2=$?
 withpw "${SECRET/bgpass@/bgpass:$PW@}" --json history calc >>"$T/pw.out" 2>&1
 r3=$?
 check "the password role works from PGPASSWORD, a \${VAR} and the URI" test "$r1 $r2 $r3" = "0 0 0"
+# ~/.pgpass, libpq's file (lib.sh's $HOME is the scratch one).
+printf '*:*:*:bgpass:%s\n' "$PW" >"$HOME/.pgpass" && chmod 600 "$HOME/.pgpass"
+withpw "$SECRET" --json history calc >>"$T/pw.out" 2>&1
+check "the password role works from ~/.pgpass" test $? -eq 0
+rm -f "$HOME/.pgpass"
 withpw "${SECRET/bgpass@/bgpass:wrong-$PW@}" history calc >>"$T/pw.out" 2>&1
 check "a wrong password: exit 3" test $? -eq 3
 check "a wrong password says why" grep -q "password authentication failed" "$T/pw.out"
