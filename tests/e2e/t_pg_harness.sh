@@ -131,7 +131,11 @@ child() {
 	# With job control the child is its own process group and does not
 	# ignore SIGINT, as a plain background job of a script would.
 	set -m
-	BG_PG_TEST_PASSWORD="pw-$mode" bash "$T/child.sh" "$ready" "$mode" >"$T/child.$mode.log" 2>&1 &
+	# A signal ignored when a shell starts cannot be trapped, and a script
+	# run in the background (by `&` here, or under nohup) starts with INT
+	# or HUP ignored: env gives the child the defaults a terminal's would.
+	BG_PG_TEST_PASSWORD="pw-$mode" env --default-signal=INT,HUP,TERM \
+		bash "$T/child.sh" "$ready" "$mode" >"$T/child.$mode.log" 2>&1 &
 	cpid=$!
 	set +m
 	for ((i = 0; i < 300; i++)); do
