@@ -1,8 +1,8 @@
 /*
- * baseline.c -- baseline files (SPEC "Files: baselines/"): a machine's
- * baseline runs written as JSON to be committed with the project, and read
- * back into another database, so a CI job whose database starts empty still
- * judges against history.
+ * baseline.c -- baseline files (`baseline export` and `baseline import`):
+ * a machine's baseline runs written as JSON to be committed with the
+ * project under baselines/, and read back into another database, so a CI
+ * job whose database starts empty still judges against history.
  *
  * Export picks runs the way the verdict does (lib/check.c): walking the
  * first-parent history from the baseline branch tip, a run is kept while one

@@ -1,6 +1,7 @@
 /*
  * changepoint.c -- steps in a series' history: where the level of run means
- * moved, by how much, and how surely (SPEC "Reports").
+ * moved, by how much, and how surely, for the trend report (the method
+ * and its reasons: docs/statistics.md, "Change points in the trend report").
  *
  * The method is binary segmentation with Student's t-test as the split
  * criterion, the significance test Hunter (Apache Otava) applies to its

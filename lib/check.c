@@ -1,7 +1,7 @@
 /*
  * check.c -- the rolling check: candidate runs judged against the baseline
- * of earlier runs (SPEC "Statistics"), or against an explicit baseline
- * (compare and bisect's ends, in pairs).
+ * of earlier runs (docs/statistics.md, "The rolling baseline"), or against
+ * an explicit baseline (compare and bisect's ends, in pairs).
  *
  * The baseline of a series is the last `window` complete, clean runs on the
  * candidate's machine whose commits lie on the first-parent history of

@@ -1,7 +1,8 @@
 /*
  * check_render.c -- a verdict as documents: the JSON of `check --json` and
- * `ci --json` (SPEC's shape, with the confirmation of each series measured
- * again), and the Markdown table that goes to $GITHUB_STEP_SUMMARY and the
+ * `ci --json` (the run, its baseline, one result per series and the count
+ * of each verdict; ci's results add the confirmation of each series
+ * measured again), and the Markdown table that goes to $GITHUB_STEP_SUMMARY and the
  * pull-request comment.  In the library so that a program using it prints
  * what `benchguard ci` prints, and the alerts carry the same text.
  */

@@ -18,15 +18,6 @@
 #define BG_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define BG_PRINTF(f, a)
-/*
- * lib/gpu.c with the libraries named: nvml_lib (NULL: not tried) first,
- * then cuda_lib (NULL: not tried) when NVML is absent or fails.  stable: add
- * the GPUs themselves too, not only their volatile facts.  Tests pass names
- * that do not exist, or a fake library.
- */
-int bg_gpu__probe(bg_machine *m, const char *nvml_lib, const char *cuda_lib, int stable);
-int bg_gpu__cuda_usable(const char *cuda_lib, char **why);
-
 #endif
 
 #define BG_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -1,6 +1,6 @@
 /*
- * report.c -- `benchguard report`: the nightly trend view (SPEC "Reports"),
- * its model.
+ * report.c -- `benchguard report`: the nightly trend view of a period's
+ * runs, its model.
  *
  * bg_report_build gathers the clean runs of a period in two queries (the
  * runs, then every result of them series by series), puts them in commit
