@@ -71,14 +71,8 @@ static int gather(cli_state *st, const bg_suite_output *out, cal_series **list, 
 				    !strcmp(s[j].first->metric, ser->metric))
 					c = &s[j];
 			if (!c) {
-				if (ns == cap) {
-					size_t ncap = cap ? cap * 2 : 16;
-					cal_series *p = realloc(s, ncap * sizeof(*p));
-					if (!p)
-						goto oom;
-					s = p;
-					cap = ncap;
-				}
+				if (bg_grow((void **)&s, &cap, ns, sizeof(*s)) < 0)
+					goto oom;
 				c = &s[ns++];
 				memset(c, 0, sizeof(*c));
 				c->first = ser;

@@ -81,15 +81,8 @@ static series_count *count_slot(export_walk *w, int64_t id)
 	}
 	if (lo < w->ncounts && w->counts[lo].series_id == id)
 		return &w->counts[lo];
-	if (w->ncounts == w->capcounts) {
-		size_t cap = w->capcounts ? w->capcounts * 2 : 32;
-		series_count *p = realloc(w->counts, cap * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		w->counts = p;
-		w->capcounts = cap;
-	}
+	if (bg_grow((void **)&w->counts, &w->capcounts, w->ncounts, sizeof(*w->counts)) < 0)
+		return NULL;
 	memmove(&w->counts[lo + 1], &w->counts[lo], (w->ncounts - lo) * sizeof(*w->counts));
 	w->ncounts++;
 	w->counts[lo].series_id = id;
@@ -99,15 +92,8 @@ static series_count *count_slot(export_walk *w, int64_t id)
 
 static int choose(export_walk *w, int64_t run_id)
 {
-	if (w->nchosen == w->capchosen) {
-		size_t cap = w->capchosen ? w->capchosen * 2 : 32;
-		int64_t *p = realloc(w->chosen, cap * sizeof(*p));
-
-		if (!p)
-			return bg_error_oom(w->ctx);
-		w->chosen = p;
-		w->capchosen = cap;
-	}
+	if (bg_grow((void **)&w->chosen, &w->capchosen, w->nchosen, sizeof(*w->chosen)) < 0)
+		return bg_error_oom(w->ctx);
 	w->chosen[w->nchosen++] = run_id;
 	return 0;
 }
@@ -774,15 +760,9 @@ static int note_unit(validator *v, bg_baseline *b, size_t *cap, const char *benc
 			               unit, benchmark, metric, b->units[i + 2]);
 		return 0;
 	}
-	if (b->nunits + 4 > *cap) {
-		size_t ncap = *cap ? *cap * 2 : 64;
-		char **p = realloc(b->units, ncap * sizeof(*p));
-
-		if (!p)
-			return bg_error_oom(v->ctx);
-		b->units = p;
-		*cap = ncap;
-	}
+	/* Three strings and the NULL after them. */
+	if (bg_grow((void **)&b->units, cap, b->nunits + 3, sizeof(*b->units)) < 0)
+		return bg_error_oom(v->ctx);
 	for (i = 0; i < 3; i++) {
 		if (!(b->units[b->nunits] = bg_strdup(i == 0 ? benchmark : i == 1 ? metric : unit)))
 			return bg_error_oom(v->ctx);

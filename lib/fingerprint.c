@@ -430,14 +430,8 @@ static int cpuinfo_end_block(cpuinfo *ci)
 	size_t i;
 
 	if (ci->core >= 0) {
-		if (ci->nids == ci->capids) {
-			size_t cap = ci->capids ? ci->capids * 2 : 64;
-			core_id *ids = realloc(ci->ids, cap * sizeof(core_id));
-			if (!ids)
-				return BG_ENOMEM;
-			ci->ids = ids;
-			ci->capids = cap;
-		}
+		if (bg_grow((void **)&ci->ids, &ci->capids, ci->nids, sizeof(*ci->ids)) < 0)
+			return BG_ENOMEM;
 		ci->ids[ci->nids].phys = ci->phys < 0 ? 0 : ci->phys;
 		ci->ids[ci->nids].core = ci->core;
 		ci->nids++;
