@@ -255,11 +255,6 @@ int bg_gpu__cuda_usable(const char *cuda_lib, char **why);
  * "group/sub/name" or numeric project id. */
 int bg_config__valid_repo(const char *repo, int deep);
 
-/* A JSON number in the shortest form that reads back exactly (lib/baseline.c;
- * json-c's own writes 17 digits); NULL when out of memory. */
-struct json_object;
-struct json_object *bg_baseline__json_number(double v);
-
 /* lib/alert.c's pure parts, for its unit tests. */
 enum { BG_ALERT__OK = 0, BG_ALERT__RETRY = 1, BG_ALERT__REFUSED = 2 };
 /* What an HTTP status means: 2xx OK; 408, 429 and 5xx RETRY; else REFUSED. */
