@@ -13,6 +13,10 @@
 #include <stdint.h>
 
 #include "benchguard.h"
+/* The store's rows and the git plumbing: the library's and the CLI's, not
+ * installed and not exported by libbenchguard.so. */
+#include "git.h"
+#include "store.h"
 
 #if defined(__GNUC__)
 #define BG_PRINTF(f, a) __attribute__((format(printf, f, a)))
