@@ -2,8 +2,9 @@
 #
 #   make            build the library and the CLI into $(BUILD)
 #   make test       install missing packages, build, run every test
-#   make demo       build and run the example suite a few times, print history
+#   make demo       a scratch repository: ci catches a slow commit, bisect names it
 #   make bench      measure benchguard against its peers (see tests/bench)
+#   make install    the binary, libbenchguard.so/.a, benchguard.pc, headers, man page, completions
 #   make SANITIZE=1 test   the same under ASan+UBSan (separate build dir)
 #   make fuzz       libFuzzer on the parsers, FUZZ_TIME seconds each (tests/fuzz)
 #   make V=1        show the full compiler commands
@@ -55,27 +56,66 @@ CMD_OBJ  = $(CMD_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 LIBA     = $(BUILD)/libbenchguard.a
 BIN      = $(BUILD)/benchguard
+# The shared library: libbenchguard.so.VERSION (BG_VERSION in lib/benchguard.h)
+# with soname libbenchguard.so.MAJOR, exporting only what benchguard.h declares.
+LIBVERSION := $(shell sed -n 's/^.define BG_VERSION "\(.*\)"/\1/p' lib/benchguard.h)
+SONAME   = libbenchguard.so.$(firstword $(subst ., ,$(LIBVERSION)))
+LIBSO    = $(BUILD)/libbenchguard.so.$(LIBVERSION)
+LIBSO_LINKS = $(BUILD)/$(SONAME) $(BUILD)/libbenchguard.so
+LIBMAP   = $(BUILD)/libbenchguard.map
+# Where `make install` puts the libraries and benchguard.pc, and the headers.
+LIBDIR     = $(PREFIX)/lib
+INCLUDEDIR = $(PREFIX)/include
 
 # Debian packages the build, the tests, the examples and `make bench` need.
 DEB_PKGS = make gcc g++ pkg-config git libgit2-dev libsqlite3-dev sqlite3 valgrind \
            libgsl-dev libcurl4-openssl-dev libjson-c-dev libssl-dev \
            libcmocka-dev libbenchmark-dev hyperfine procps python3 python3-scipy python3-yaml \
-           chromium chromium-driver postgresql libpq-dev
+           chromium chromium-driver postgresql libpq-dev zsh
 
 .PHONY: all test unit e2e demo deps bench install uninstall format examples clean help \
         fuzz fuzz-bins
 
-all: $(BIN)
+all: $(BIN) $(LIBSO_LINKS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(say) CC $<
-	$(Q)$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(ALL_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(ALL_CFLAGS) $(PIC) -c $< -o $@
+
+# The library's objects go into both the archive and the shared library:
+# position-independent.  The stamp, newer than objects built before they
+# were, has those rebuilt once.
+PIC_STAMP = $(BUILD)/lib/.pic
+$(LIB_OBJ): PIC = -fPIC
+$(LIB_OBJ): $(PIC_STAMP)
+$(PIC_STAMP):
+	@mkdir -p $(dir $@)
+	@touch $@
 
 $(LIBA): $(LIB_OBJ)
 	@rm -f $@
 	$(say) AR $@
 	$(Q)ar rcs $@ $^
+
+# The linker's version script: the functions benchguard.h declares (a name
+# before "(" in the preprocessor's output, so comments do not count) are
+# exported, everything else is local; bg_x__y names are internal.
+$(LIBMAP): lib/benchguard.h
+	@mkdir -p $(dir $@)
+	$(say) MAP $@
+	$(Q){ echo '{ global:'; $(CC) -E -P lib/benchguard.h | grep -oE '\<bg_[a-z0-9_]+[[:space:]]*\(' | \
+	  tr -d ' \t(' | grep -v '__' | sort -u | sed 's/.*/  &;/'; echo '  local: *; };'; } >$@.tmp
+	$(Q)mv $@.tmp $@
+
+# It names the libraries it needs itself, so a program links -lbenchguard alone.
+$(LIBSO): $(LIB_OBJ) $(LIBMAP)
+	$(say) SO $@
+	$(Q)$(CC) -shared $(SANFLAGS) $(LDFLAGS) -Wl,-soname,$(SONAME) -Wl,--version-script=$(LIBMAP) \
+	  -Wl,--no-undefined -o $@ $(LIB_OBJ) $(LIBS)
+
+$(LIBSO_LINKS): $(LIBSO)
+	$(Q)ln -sf $(notdir $(LIBSO)) $@
 
 $(BIN): $(CMD_OBJ) $(LIBA)
 	$(say) LINK $@
@@ -162,27 +202,54 @@ test: deps
 	@$(MAKE) --no-print-directory all unit examples
 	@tests/run.sh $(BUILD)
 
+# A scratch repository with its own database: a baseline, a slow commit that
+# ci fails and bisect names, the HTML report in build/demo/report.html.  It
+# builds its own copy of examples/c, so the examples need no build here.
 demo: deps
-	@$(MAKE) --no-print-directory all examples
+	@$(MAKE) --no-print-directory all
 	@tests/demo.sh $(BIN)
 
 bench: deps
 	@$(MAKE) --no-print-directory all examples
 	@tests/bench/run.sh $(BUILD)
 
+# The shared library with its soname links, the archive, pkgconfig/
+# benchguard.pc and the public headers go to LIBDIR and INCLUDEDIR
+# (tests/e2e/t_install.sh builds programs against them there).
+# The man page and the shell completions go where man, bash-completion and
+# zsh look under PREFIX (tests/e2e/t_manpage.sh installs into a scratch one).
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
+	  $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	  $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/benchguard
-	install -m 644 lib/benchguard.h $(DESTDIR)$(PREFIX)/include/benchguard.h
-	install -m 644 lib/benchguard_harness.h $(DESTDIR)$(PREFIX)/include/benchguard_harness.h
-	install -m 644 lib/benchguard_region.h $(DESTDIR)$(PREFIX)/include/benchguard_region.h
-	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/libbenchguard.a
+	install -m 644 lib/benchguard.h $(DESTDIR)$(INCLUDEDIR)/benchguard.h
+	install -m 644 lib/benchguard_harness.h $(DESTDIR)$(INCLUDEDIR)/benchguard_harness.h
+	install -m 644 lib/benchguard_region.h $(DESTDIR)$(INCLUDEDIR)/benchguard_region.h
+	install -m 644 $(LIBA) $(DESTDIR)$(LIBDIR)/libbenchguard.a
+	install -m 755 $(LIBSO) $(DESTDIR)$(LIBDIR)/$(notdir $(LIBSO))
+	ln -sf $(notdir $(LIBSO)) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libbenchguard.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' \
+	  -e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|' \
+	  -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|' \
+	  -e 's|@VERSION@|$(LIBVERSION)|' -e 's|@LIBS_PRIVATE@|$(strip $(LIBS))|' \
+	  lib/benchguard.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/benchguard.pc
+	install -m 644 docs/benchguard.1 $(DESTDIR)$(PREFIX)/share/man/man1/benchguard.1
+	install -m 644 docs/completions/benchguard.bash \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/benchguard
+	install -m 644 docs/completions/_benchguard $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_benchguard
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/benchguard $(DESTDIR)$(PREFIX)/include/benchguard.h \
-	      $(DESTDIR)$(PREFIX)/include/benchguard_harness.h \
-	      $(DESTDIR)$(PREFIX)/include/benchguard_region.h \
-	      $(DESTDIR)$(PREFIX)/lib/libbenchguard.a
+	rm -f $(DESTDIR)$(PREFIX)/bin/benchguard $(DESTDIR)$(INCLUDEDIR)/benchguard.h \
+	      $(DESTDIR)$(INCLUDEDIR)/benchguard_harness.h \
+	      $(DESTDIR)$(INCLUDEDIR)/benchguard_region.h \
+	      $(DESTDIR)$(LIBDIR)/libbenchguard.a $(DESTDIR)$(LIBDIR)/$(notdir $(LIBSO)) \
+	      $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libbenchguard.so \
+	      $(DESTDIR)$(LIBDIR)/pkgconfig/benchguard.pc \
+	      $(DESTDIR)$(PREFIX)/share/man/man1/benchguard.1 \
+	      $(DESTDIR)$(PREFIX)/share/bash-completion/completions/benchguard \
+	      $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_benchguard
 
 format:
 	clang-format -i lib/*.c lib/*.h cmd/*.c cmd/*.h tests/unit/*.c tests/unit/*.h \

@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "internal.h"
+#include "jsonx.h"
 
 enum { OPT_CHANGE = CLI_OPT_BASE + 300 };
 
@@ -71,14 +72,8 @@ static int gather(cli_state *st, const bg_suite_output *out, cal_series **list, 
 				    !strcmp(s[j].first->metric, ser->metric))
 					c = &s[j];
 			if (!c) {
-				if (ns == cap) {
-					size_t ncap = cap ? cap * 2 : 16;
-					cal_series *p = realloc(s, ncap * sizeof(*p));
-					if (!p)
-						goto oom;
-					s = p;
-					cap = ncap;
-				}
+				if (bg_grow((void **)&s, &cap, ns, sizeof(*s)) < 0)
+					goto oom;
 				c = &s[ns++];
 				memset(c, 0, sizeof(*c));
 				c->first = ser;
@@ -125,12 +120,6 @@ static int series_rule(cli_state *st, const bg_thresholds *th, cal_series *s)
 	return rc;
 }
 
-static json_object *num(double v)
-{
-	/* JSON has no NaN: an unknown number is null. */
-	return isfinite(v) ? json_object_new_double(v) : NULL;
-}
-
 static int print_json(cli_state *st, const cli_env *env, const bg_commit *head,
                       const bg_suite_output *out, const cal_series *s, size_t n, double alpha,
                       int window, double change)
@@ -161,13 +150,13 @@ static int print_json(cli_state *st, const cli_env *env, const bg_commit *head,
 		json_object_object_add(o, "metric", json_object_new_string(s[i].first->metric));
 		json_object_object_add(o, "unit", json_object_new_string(s[i].first->unit));
 		json_object_object_add(o, "runs", json_object_new_int64((int64_t)c->runs));
-		json_object_object_add(o, "mean", num(c->mean));
-		json_object_object_add(o, "run_cv", num(c->run_cv));
-		json_object_object_add(o, "within_cv", num(c->within_cv));
-		json_object_object_add(o, "s2_between", num(c->s2_between));
-		json_object_object_add(o, "s2_within", num(c->s2_within));
-		json_object_object_add(o, "mde", num(c->mde));
-		json_object_object_add(o, "samples_per_run", num(c->samples));
+		json_object_object_add(o, "mean", bg_json__double(NULL, c->mean));
+		json_object_object_add(o, "run_cv", bg_json__double(NULL, c->run_cv));
+		json_object_object_add(o, "within_cv", bg_json__double(NULL, c->within_cv));
+		json_object_object_add(o, "s2_between", bg_json__double(NULL, c->s2_between));
+		json_object_object_add(o, "s2_within", bg_json__double(NULL, c->s2_within));
+		json_object_object_add(o, "mde", bg_json__double(NULL, c->mde));
+		json_object_object_add(o, "samples_per_run", bg_json__double(NULL, c->samples));
 		json_object_object_add(o, "samples_suggested",
 		                       c->samples_suggested > 0
 		                               ? json_object_new_int(c->samples_suggested)
@@ -182,9 +171,11 @@ static int print_json(cli_state *st, const cli_env *env, const bg_commit *head,
 		                          s[i].rule.deterministic ? "near-deterministic" : "t-test")
 		                : NULL);
 		json_object_object_add(o, "noise_floor",
-		                       s[i].has_rule ? num(s[i].rule.noise_floor) : NULL);
+		                       s[i].has_rule ? bg_json__double(NULL, s[i].rule.noise_floor)
+		                                     : NULL);
 		json_object_object_add(o, "min_change",
-		                       s[i].has_rule ? num(s[i].rule.min_change) : NULL);
+		                       s[i].has_rule ? bg_json__double(NULL, s[i].rule.min_change)
+		                                     : NULL);
 		json_object_array_add(arr, o);
 	}
 	json_object_object_add(top, "series", arr);

@@ -1,6 +1,6 @@
 /*
  * check.c -- `benchguard check`: judge stored runs against their rolling
- * baseline and print the verdict table (table, Markdown or SPEC's JSON).
+ * baseline and print the verdict table (table, Markdown or the verdict's JSON).
  * The flags, the choice of candidate runs and the printers are shared with
  * `ci`, which runs the suite first.
  */

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "internal.h"
+#include "jsonx.h"
 
 enum { OPT_LIMIT = CLI_OPT_BASE };
 
@@ -52,10 +53,8 @@ static int print_json(cli_state *st, const bg_history_row *rows, size_t n)
 		json_object_object_add(o, "run", json_object_new_int64(r->run_id));
 		json_object_object_add(o, "series", json_object_new_string(name));
 		json_object_object_add(o, "commit", json_object_new_string(r->sha));
-		json_object_object_add(o, "branch",
-		                       r->branch ? json_object_new_string(r->branch) : NULL);
-		json_object_object_add(o, "subject",
-		                       r->subject ? json_object_new_string(r->subject) : NULL);
+		json_object_object_add(o, "branch", bg_json__str(NULL, r->branch));
+		json_object_object_add(o, "subject", bg_json__str(NULL, r->subject));
 		json_object_object_add(o, "machine", json_object_new_string(r->machine));
 		json_object_object_add(o, "dirty", json_object_new_boolean(r->dirty));
 		json_object_object_add(o, "complete", json_object_new_boolean(r->complete));

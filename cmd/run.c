@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "internal.h"
+#include "jsonx.h"
 
 /* One line on stderr per benchmark as it finishes. */
 static void report_benchmark(cli_state *st, const bg_benchmark *b, const bg_results *res)
@@ -120,8 +121,7 @@ static int print_json(cli_state *st, cli_env *env, const bg_commit *c, const bg_
 		            *outs = json_object_new_array();
 		json_object_object_add(r, "id", json_object_new_int64(out->ids[k]));
 		json_object_object_add(r, "commit", json_object_new_string(c->sha));
-		json_object_object_add(r, "branch",
-		                       c->branch ? json_object_new_string(c->branch) : NULL);
+		json_object_object_add(r, "branch", bg_json__str(NULL, c->branch));
 		json_object_object_add(r, "dirty", json_object_new_boolean(c->dirty));
 		json_object_object_add(
 		        r, "machine", json_object_new_string(bg_machine_fingerprint(env->machine)));

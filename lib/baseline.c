@@ -1,8 +1,8 @@
 /*
- * baseline.c -- baseline files (SPEC "Files: baselines/"): a machine's
- * baseline runs written as JSON to be committed with the project, and read
- * back into another database, so a CI job whose database starts empty still
- * judges against history.
+ * baseline.c -- baseline files (`baseline export` and `baseline import`):
+ * a machine's baseline runs written as JSON to be committed with the
+ * project under baselines/, and read back into another database, so a CI
+ * job whose database starts empty still judges against history.
  *
  * Export picks runs the way the verdict does (lib/check.c): walking the
  * first-parent history from the baseline branch tip, a run is kept while one
@@ -30,6 +30,7 @@
 #include <json-c/json.h>
 
 #include "internal.h"
+#include "jsonx.h"
 
 #define BASELINE_FORMAT "benchguard-baseline"
 #define BASELINE_VERSION 1
@@ -81,15 +82,8 @@ static series_count *count_slot(export_walk *w, int64_t id)
 	}
 	if (lo < w->ncounts && w->counts[lo].series_id == id)
 		return &w->counts[lo];
-	if (w->ncounts == w->capcounts) {
-		size_t cap = w->capcounts ? w->capcounts * 2 : 32;
-		series_count *p = realloc(w->counts, cap * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		w->counts = p;
-		w->capcounts = cap;
-	}
+	if (bg_grow((void **)&w->counts, &w->capcounts, w->ncounts, sizeof(*w->counts)) < 0)
+		return NULL;
 	memmove(&w->counts[lo + 1], &w->counts[lo], (w->ncounts - lo) * sizeof(*w->counts));
 	w->ncounts++;
 	w->counts[lo].series_id = id;
@@ -99,15 +93,8 @@ static series_count *count_slot(export_walk *w, int64_t id)
 
 static int choose(export_walk *w, int64_t run_id)
 {
-	if (w->nchosen == w->capchosen) {
-		size_t cap = w->capchosen ? w->capchosen * 2 : 32;
-		int64_t *p = realloc(w->chosen, cap * sizeof(*p));
-
-		if (!p)
-			return bg_error_oom(w->ctx);
-		w->chosen = p;
-		w->capchosen = cap;
-	}
+	if (bg_grow((void **)&w->chosen, &w->capchosen, w->nchosen, sizeof(*w->chosen)) < 0)
+		return bg_error_oom(w->ctx);
 	w->chosen[w->nchosen++] = run_id;
 	return 0;
 }
@@ -178,71 +165,6 @@ static int on_commit(const char *sha, int64_t time, void *data)
 	return w->placed == w->nrefs || bg_walk_bound_done(&w->bound, time);
 }
 
-/* JSON building: a NULL from json-c means out of memory, remembered in *bad. */
-static json_object *j_check(int *bad, json_object *o)
-{
-	if (!o)
-		*bad = 1;
-	return o;
-}
-
-static json_object *j_str(int *bad, const char *s)
-{
-	return s ? j_check(bad, json_object_new_string(s)) : NULL; /* NULL: JSON null */
-}
-
-static json_object *j_int(int *bad, int64_t v)
-{
-	return j_check(bad, json_object_new_int64(v));
-}
-
-/*
- * The shortest of %.15g, %.16g, %.17g that reads back as the same double:
- * exact, and "0.0015" rather than json-c's "0.0015000000000000000".  The
- * report's JSON uses it too.  NULL when out of memory.
- */
-json_object *bg_baseline__json_number(double v)
-{
-	char buf[40];
-	int prec;
-
-	for (prec = 15; prec < 17; prec++) {
-		double back;
-
-		snprintf(buf, sizeof(buf), "%.*g", prec, v);
-		back = strtod(buf, NULL);
-		if (!(back < v) && !(back > v))
-			break;
-	}
-	if (prec == 17)
-		snprintf(buf, sizeof(buf), "%.17g", v);
-	/* "-0" would read back as the integer 0, losing the sign. */
-	if (!strcmp(buf, "-0"))
-		snprintf(buf, sizeof(buf), "-0.0");
-	return json_object_new_double_s(v, buf);
-}
-
-static json_object *j_num(int *bad, double v)
-{
-	return j_check(bad, bg_baseline__json_number(v));
-}
-
-static void j_add(int *bad, json_object *obj, const char *key, json_object *val)
-{
-	if (json_object_object_add(obj, key, val) < 0) {
-		json_object_put(val);
-		*bad = 1;
-	}
-}
-
-static void j_push(int *bad, json_object *arr, json_object *val)
-{
-	if (json_object_array_add(arr, val) < 0) {
-		json_object_put(val);
-		*bad = 1;
-	}
-}
-
 static int cmp_series_name(const void *a, const void *b)
 {
 	const bg_run_series *x = *(const bg_run_series *const *)a;
@@ -265,16 +187,17 @@ static int series_json(bg_ctx *ctx, bg_store *store, int64_t run_id, const bg_ru
 	if ((error = bg_store_samples(ctx, store, run_id, s->benchmark, s->metric, &values, &n)) <
 	    0)
 		return error;
-	o = j_check(&bad, json_object_new_object());
-	arr = j_check(&bad, json_object_new_array());
+	o = bg_json__check(&bad, json_object_new_object());
+	arr = bg_json__check(&bad, json_object_new_array());
 	if (!bad) {
-		j_add(&bad, o, "benchmark", j_str(&bad, s->benchmark));
-		j_add(&bad, o, "metric", j_str(&bad, s->metric));
-		j_add(&bad, o, "unit", j_str(&bad, s->unit));
-		j_add(&bad, o, "direction", j_str(&bad, bg_direction_name(s->direction)));
+		bg_json__add(&bad, o, "benchmark", bg_json__str(&bad, s->benchmark));
+		bg_json__add(&bad, o, "metric", bg_json__str(&bad, s->metric));
+		bg_json__add(&bad, o, "unit", bg_json__str(&bad, s->unit));
+		bg_json__add(&bad, o, "direction",
+		             bg_json__str(&bad, bg_direction_name(s->direction)));
 		for (i = 0; i < n; i++)
-			j_push(&bad, arr, j_num(&bad, values[i]));
-		j_add(&bad, o, "samples", arr);
+			bg_json__push(&bad, arr, bg_json__number(&bad, values[i]));
+		bg_json__add(&bad, o, "samples", arr);
 		arr = NULL;
 	}
 	free(values);
@@ -312,18 +235,18 @@ static int run_json(bg_ctx *ctx, bg_store *store, int64_t run_id, json_object **
 		sorted[i] = &rows[i];
 	qsort(sorted, n, sizeof(*sorted), cmp_series_name);
 
-	o = j_check(&bad, json_object_new_object());
-	commit = j_check(&bad, json_object_new_object());
-	tobj = j_check(&bad, json_object_new_object());
-	sarr = j_check(&bad, json_object_new_array());
+	o = bg_json__check(&bad, json_object_new_object());
+	commit = bg_json__check(&bad, json_object_new_object());
+	tobj = bg_json__check(&bad, json_object_new_object());
+	sarr = bg_json__check(&bad, json_object_new_array());
 	if (bad) {
 		error = bg_error_oom(ctx);
 		goto cleanup;
 	}
-	j_add(&bad, commit, "sha", j_str(&bad, row.sha));
-	j_add(&bad, commit, "author_time", j_int(&bad, row.author_time));
-	j_add(&bad, commit, "author", j_str(&bad, row.author));
-	j_add(&bad, commit, "subject", j_str(&bad, row.subject));
+	bg_json__add(&bad, commit, "sha", bg_json__str(&bad, row.sha));
+	bg_json__add(&bad, commit, "author_time", bg_json__int(&bad, row.author_time));
+	bg_json__add(&bad, commit, "author", bg_json__str(&bad, row.author));
+	bg_json__add(&bad, commit, "subject", bg_json__str(&bad, row.subject));
 	/* The store gives tags sorted by key, as "K=V". */
 	for (t = tags; t && *t; t++) {
 		char *eq = strchr(*t, '=');
@@ -331,22 +254,22 @@ static int run_json(bg_ctx *ctx, bg_store *store, int64_t run_id, json_object **
 		if (!eq)
 			continue;
 		*eq = '\0';
-		j_add(&bad, tobj, *t, j_str(&bad, eq + 1));
+		bg_json__add(&bad, tobj, *t, bg_json__str(&bad, eq + 1));
 	}
 	for (i = 0; i < n; i++) {
 		if ((error = series_json(ctx, store, run_id, sorted[i], &so)) < 0)
 			goto cleanup;
-		j_push(&bad, sarr, so);
+		bg_json__push(&bad, sarr, so);
 	}
-	j_add(&bad, o, "uid", j_str(&bad, row.uid));
-	j_add(&bad, o, "commit", commit);
+	bg_json__add(&bad, o, "uid", bg_json__str(&bad, row.uid));
+	bg_json__add(&bad, o, "commit", commit);
 	commit = NULL;
-	j_add(&bad, o, "branch", j_str(&bad, row.branch));
-	j_add(&bad, o, "started_at", j_int(&bad, row.started_at));
-	j_add(&bad, o, "source", j_str(&bad, row.source));
-	j_add(&bad, o, "tags", tobj);
+	bg_json__add(&bad, o, "branch", bg_json__str(&bad, row.branch));
+	bg_json__add(&bad, o, "started_at", bg_json__int(&bad, row.started_at));
+	bg_json__add(&bad, o, "source", bg_json__str(&bad, row.source));
+	bg_json__add(&bad, o, "tags", tobj);
 	tobj = NULL;
-	j_add(&bad, o, "series", sarr);
+	bg_json__add(&bad, o, "series", sarr);
 	sarr = NULL;
 	if (bad) {
 		error = bg_error_oom(ctx);
@@ -370,7 +293,7 @@ cleanup:
 /* The machine's stable facts, sorted by key (the order bg_machine_fact gives). */
 static json_object *facts_json(int *bad, const bg_machine *m)
 {
-	json_object *o = j_check(bad, json_object_new_object());
+	json_object *o = bg_json__check(bad, json_object_new_object());
 	size_t i, n = bg_machine_fact_count(m);
 
 	if (!o)
@@ -381,7 +304,7 @@ static json_object *facts_json(int *bad, const bg_machine *m)
 
 		if (bg_machine_fact(m, i, &key, &value, &is_volatile) < 0 || is_volatile)
 			continue;
-		j_add(bad, o, key, j_str(bad, value ? value : ""));
+		bg_json__add(bad, o, key, bg_json__str(bad, value ? value : ""));
 	}
 	return o;
 }
@@ -441,8 +364,8 @@ int bg_baseline_export(bg_ctx *ctx, bg_store *store, bg_repo *repo,
 			goto cleanup;
 	}
 
-	top = j_check(&bad, json_object_new_object());
-	runs = j_check(&bad, json_object_new_array());
+	top = bg_json__check(&bad, json_object_new_object());
+	runs = bg_json__check(&bad, json_object_new_array());
 	if (bad) {
 		error = bg_error_oom(ctx);
 		goto cleanup;
@@ -451,16 +374,16 @@ int bg_baseline_export(bg_ctx *ctx, bg_store *store, bg_repo *repo,
 	for (i = w.nchosen; i-- > 0;) {
 		if ((error = run_json(ctx, store, w.chosen[i], &r)) < 0)
 			goto cleanup;
-		j_push(&bad, runs, r);
+		bg_json__push(&bad, runs, r);
 	}
-	j_add(&bad, top, "format", j_str(&bad, BASELINE_FORMAT));
-	j_add(&bad, top, "version", j_int(&bad, BASELINE_VERSION));
-	j_add(&bad, top, "machine", j_str(&bad, opts->machine));
+	bg_json__add(&bad, top, "format", bg_json__str(&bad, BASELINE_FORMAT));
+	bg_json__add(&bad, top, "version", bg_json__int(&bad, BASELINE_VERSION));
+	bg_json__add(&bad, top, "machine", bg_json__str(&bad, opts->machine));
 	if (opts->facts)
-		j_add(&bad, top, "facts", facts_json(&bad, opts->facts));
-	j_add(&bad, top, "branch", j_str(&bad, opts->branch));
-	j_add(&bad, top, "window", j_int(&bad, opts->window));
-	j_add(&bad, top, "runs", runs);
+		bg_json__add(&bad, top, "facts", facts_json(&bad, opts->facts));
+	bg_json__add(&bad, top, "branch", bg_json__str(&bad, opts->branch));
+	bg_json__add(&bad, top, "window", bg_json__int(&bad, opts->window));
+	bg_json__add(&bad, top, "runs", runs);
 	runs = NULL;
 	text = bad ? NULL
 	           : bg_text__json(top, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
@@ -774,15 +697,9 @@ static int note_unit(validator *v, bg_baseline *b, size_t *cap, const char *benc
 			               unit, benchmark, metric, b->units[i + 2]);
 		return 0;
 	}
-	if (b->nunits + 4 > *cap) {
-		size_t ncap = *cap ? *cap * 2 : 64;
-		char **p = realloc(b->units, ncap * sizeof(*p));
-
-		if (!p)
-			return bg_error_oom(v->ctx);
-		b->units = p;
-		*cap = ncap;
-	}
+	/* Three strings and the NULL after them. */
+	if (bg_grow((void **)&b->units, cap, b->nunits + 3, sizeof(*b->units)) < 0)
+		return bg_error_oom(v->ctx);
 	for (i = 0; i < 3; i++) {
 		if (!(b->units[b->nunits] = bg_strdup(i == 0 ? benchmark : i == 1 ? metric : unit)))
 			return bg_error_oom(v->ctx);

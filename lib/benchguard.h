@@ -1,5 +1,7 @@
 /*
- * benchguard.h -- the one public header of libbenchguard.
+ * benchguard.h -- the public header of libbenchguard: what `make install`
+ * puts in PREFIX/include, and the only functions libbenchguard.so exports
+ * (the build makes the linker's version script from this file).
  *
  * libbenchguard measures a project's benchmarks at a git commit, keeps every
  * sample in SQLite keyed by commit and machine fingerprint, judges runs with
@@ -24,6 +26,11 @@
  *    object they came from.  Strings passed in are copied when kept.
  *
  *  - Threads.  Objects are not shared between threads; a bg_ctx is per thread.
+ *
+ * The library's modules and the CLI see more through lib/internal.h: the
+ * store's rows (lib/store.h) and the git plumbing behind the entry points
+ * (lib/git.h).  Those are neither installed nor exported, so they can
+ * change without breaking a program built against this header.
  */
 #ifndef BENCHGUARD_H
 #define BENCHGUARD_H
@@ -260,7 +267,7 @@ const char *bg_config_project(const bg_config *cfg); /* NULL when absent */
 /* The "database" key as written (a path or a PostgreSQL URI with ${VAR}s
  * unexpanded); NULL when absent. */
 const char *bg_config_database(const bg_config *cfg);
-const char *bg_config_build(const bg_config *cfg);   /* NULL when absent */
+const char *bg_config_build(const bg_config *cfg); /* NULL when absent */
 const bg_baseline_cfg *bg_config_baseline(const bg_config *cfg);
 const bg_thresholds *bg_config_thresholds(const bg_config *cfg);
 const bg_confirm_cfg *bg_config_confirm(const bg_config *cfg);
@@ -607,7 +614,7 @@ int bg_gpu_refresh(bg_ctx *ctx, bg_machine *m);
 /* Can CUDA programs run here?  1 yes; 0 no, with *why (caller frees). */
 int bg_gpu_cuda_usable(char **why);
 /*
- * Do these facts (of this machine, or of a stored run: bg_store_run_facts)
+ * Do these facts (of this machine, or those a run was stored with)
  * show a GPU slowed by power or thermal limits?  1 with *why, e.g. "GPU 0
  * (NVIDIA H100 80GB HBM3): sw thermal slowdown" (caller frees; why may be
  * NULL); 0 no; BG_ENOMEM.  What `run`, `check` and reports warn with.
@@ -637,51 +644,6 @@ int bg_repo_head(bg_ctx *ctx, bg_repo *repo, bg_commit *out);
 /* Any revision (SHA, ref, HEAD~3...) -> commit; unknown -> BG_ENOTFOUND. */
 int bg_repo_lookup(bg_ctx *ctx, bg_repo *repo, const char *rev, bg_commit *out);
 void bg_commit_clear(bg_commit *c);
-/*
- * bg_repo_lookup for a commit that runs will be stored under: when `rev`
- * names no branch, ->branch is `branch` if the commit is on its
- * first-parent history (e.g. the baseline branch), so that a run pinned
- * by SHA says where it belongs.
- */
-int bg_repo_lookup_on(bg_ctx *ctx, bg_repo *repo, const char *rev, const char *branch,
-                      bg_commit *out);
-/*
- * The tip of branch `name`: refs/heads/<name>, else refs/remotes/origin/<name>
- * (CI checkouts often have only the remote one).  Unknown -> BG_EINPUT.
- */
-int bg_repo_branch_tip(bg_ctx *ctx, bg_repo *repo, const char *name, char sha[41]);
-/* The best common ancestor of two commits; none -> BG_EINPUT, unknown -> BG_ENOTFOUND. */
-int bg_repo_merge_base(bg_ctx *ctx, bg_repo *repo, const char *a, const char *b, char sha[41]);
-
-/* Called for each commit of a walk with its committer time (seconds since
- * the epoch); return 0 to go on, 1 to stop, < 0 to fail. */
-typedef int (*bg_walk_cb)(const char *sha, int64_t time, void *data);
-/* Walks the first-parent history from `sha` (itself first) back to the root,
- * reading one commit at a time: a walk that stops early costs what it read. */
-int bg_repo_walk_first_parent(bg_ctx *ctx, bg_repo *repo, const char *sha, bg_walk_cb cb,
-                              void *data);
-
-/*
- * Writes the tree of commit `sha` into directory `dir` (created; must not
- * exist or be empty), without touching the repository's index or HEAD;
- * submodules (gitlinks) are checked out recursively at their recorded
- * commits from the superproject's .git/modules/<name> (or, failing that,
- * cloned with libgit2 from the URL in that commit's .gitmodules, relative
- * URLs resolved against the superproject's remote "origin" or its own path).
- * A submodule that cannot be found -> error with a message naming it.
- * Unknown sha -> BG_ENOTFOUND; `dir` not empty -> BG_EINPUT.
- */
-int bg_repo_checkout(bg_ctx *ctx, bg_repo *repo, const char *sha, const char *dir);
-/* Is `ancestor` an ancestor of (or equal to) `descendant`?  1/0, < 0 on error. */
-int bg_repo_is_ancestor(bg_ctx *ctx, bg_repo *repo, const char *ancestor, const char *descendant);
-/*
- * The first-parent chain from `bad` back to (not including) `good`, oldest
- * first (*shas: array of 41-byte strings, caller frees with free(); empty
- * when good == bad).  `good` not a first-parent ancestor of `bad` ->
- * BG_EINPUT with a clear message.
- */
-int bg_repo_first_parent_range(bg_ctx *ctx, bg_repo *repo, const char *good, const char *bad,
-                               char (**shas)[41], size_t *n);
 
 /* ---------------------------------------------------------------- verdicts */
 
@@ -741,260 +703,11 @@ int bg_store_open(bg_ctx *ctx, const char *spec, bg_store **out);
  */
 int bg_store_writable(bg_ctx *ctx, bg_store *store);
 void bg_store_free(bg_store *store);
-/* Schema version after migration. */
-int bg_store_schema_version(bg_store *store);
 /* The database's name for messages: a path, or a PostgreSQL URI without
  * its password ("postgresql://user@host:port/dbname"). */
 const char *bg_store_name(const bg_store *store);
 /* "sqlite" or "postgresql". */
 const char *bg_store_backend(const bg_store *store);
-/* What bg_store_copy did. */
-typedef struct {
-	size_t runs_copied;  /* complete runs the destination did not have */
-	size_t runs_present; /* runs it had already (by uid): left alone */
-	size_t builds;       /* remembered builds added */
-	size_t alerts;       /* alert outbox entries added */
-} bg_copy_stats;
-
-/*
- * Copies every complete run of `src` (with its machine, commit, facts, tags,
- * results, samples, outcomes and recorded verdicts), its builds and its
- * alert outbox into `dst`, between any two backends.  Runs are matched by
- * uid, so copying again adds nothing; each run is one transaction of `dst`.
- * A series whose unit differs between the two stops the copy (BG_EINPUT).
- */
-int bg_store_copy(bg_ctx *ctx, bg_store *src, bg_store *dst, bg_copy_stats *stats);
-/* Whether `spec` names a PostgreSQL database (a URI or key=value string)
- * rather than a SQLite file. */
-int bg_store_is_url(const char *spec);
-
-typedef struct {
-	const bg_commit *commit;
-	bg_machine *machine;     /* fingerprint and facts are stored */
-	const char *source;      /* "run", "import" or "baseline" */
-	const char *const *tags; /* "K=V" strings, NULL-terminated, or NULL */
-	const char *uid;         /* the run's identity (32 hex); NULL: a new random one */
-	int64_t started_at;      /* seconds since the epoch; 0: now */
-	int paired;              /* one side of an interleaved measurement (bg_suite_opts) */
-} bg_run_info;
-
-/* Starts a run: stored at once, marked incomplete until bg_store_run_finish. */
-int bg_store_run_begin(bg_ctx *ctx, bg_store *store, const bg_run_info *info, int64_t *run_id);
-/* bg_store_run_begin for a run that may be stored already (a baseline
- * file's): when a run with info->uid exists, *run_id is 0 and nothing is
- * written.  The lookup and the insert are one write transaction, so of two
- * processes importing the same run at once exactly one stores it. */
-int bg_store_run_begin_new(bg_ctx *ctx, bg_store *store, const bg_run_info *info,
-                           int64_t *run_id);
-/* Stores series (samples + summary) and outcomes, in one transaction. */
-int bg_store_run_add(bg_ctx *ctx, bg_store *store, int64_t run_id, const bg_results *res);
-/* Marks the run complete. */
-int bg_store_run_finish(bg_ctx *ctx, bg_store *store, int64_t run_id);
-/* Stores m's volatile facts again for the run (GPU state read after it ran). */
-int bg_store_run_set_facts(bg_ctx *ctx, bg_store *store, int64_t run_id, const bg_machine *m);
-/*
- * The facts a run was stored with: its machine's stable facts and the run's
- * volatile ones, as a machine (caller frees) for bg_machine_get and
- * bg_gpu_throttling.  No such run: an empty machine.
- */
-int bg_store_run_facts(bg_ctx *ctx, bg_store *store, int64_t run_id, bg_machine **out);
-
-typedef struct {
-	int64_t run_id;
-	char sha[41];
-	char *branch;
-	int dirty;
-	int complete;
-	int64_t started_at; /* seconds since the epoch */
-	int64_t author_time;
-	char *subject;
-	char *machine; /* fingerprint */
-	char *benchmark, *metric, *unit;
-	bg_direction direction;
-	bg_summary summary;
-	int paired; /* one side of an interleaved measurement */
-	/* What `ci` decided for this series of this run (recorded: 0 when no ci
-	 * judged it): the final verdict, the first one, and the confirmation. */
-	int recorded;
-	bg_verdict verdict, first;
-	bg_confirm_status confirm;
-} bg_history_row;
-
-/*
- * Run summaries of a series, newest run first.  `series` is
- * "benchmark:metric", or a benchmark name for all its metrics.  limit 0: all.
- * Unknown series -> BG_ENOTFOUND.
- */
-int bg_store_history(bg_ctx *ctx, bg_store *store, const char *series, size_t limit,
-                     bg_history_row **rows, size_t *nrows);
-void bg_history_free(bg_history_row *rows, size_t nrows);
-
-/* A stored run. */
-typedef struct {
-	int64_t id;
-	char sha[41];
-	char uid[33]; /* stable across databases (baseline export/import) */
-	char *branch;
-	char *machine; /* fingerprint */
-	char *source;
-	int dirty;
-	int complete;
-	int64_t started_at;
-	int64_t author_time;
-	char *author, *subject;
-} bg_run_row;
-
-/* A run by id; unknown -> BG_ENOTFOUND. */
-int bg_store_run_get(bg_ctx *ctx, bg_store *store, int64_t run_id, bg_run_row *out);
-void bg_run_row_clear(bg_run_row *row);
-/* The run with this uid: *run_id, or 0 when there is none. */
-int bg_store_run_by_uid(bg_ctx *ctx, bg_store *store, const char *uid, int64_t *run_id);
-/* The newest complete run (of `machine` when not NULL); none -> BG_ENOTFOUND. */
-int bg_store_latest_run(bg_ctx *ctx, bg_store *store, const char *machine, int64_t *run_id);
-/*
- * Complete runs of commit `sha` on `machine`, oldest first; dirty: 0 clean
- * only, 1 dirty only, -1 both.  None is not an error (*n = 0).
- */
-int bg_store_runs_at(bg_ctx *ctx, bg_store *store, const char *sha, const char *machine, int dirty,
-                     int64_t **run_ids, size_t *n);
-/* The same, only runs that carry tag `tag` ("K=V"; NULL: any). */
-int bg_store_runs_tagged(bg_ctx *ctx, bg_store *store, const char *sha, const char *machine,
-                         int dirty, const char *tag, int64_t **run_ids, size_t *n);
-
-typedef struct {
-	int64_t id;
-	char sha[41];
-	int64_t author_time; /* of its commit: how far back a walk may have to look */
-} bg_run_ref;
-
-/* Every complete, clean run on `machine`, newest first: what baselines draw from. */
-int bg_store_baseline_runs(bg_ctx *ctx, bg_store *store, const char *machine, bg_run_ref **refs,
-                           size_t *n);
-
-/* One series of one run: its identity and run summary. */
-typedef struct {
-	int64_t series_id;
-	char *benchmark, *metric, *unit;
-	bg_direction direction;
-	bg_summary summary;
-	char *instrument; /* NULL: the clock or the program's own output */
-} bg_run_series;
-
-/* Every series of a run, ordered by series id. */
-int bg_store_run_series(bg_ctx *ctx, bg_store *store, int64_t run_id, bg_run_series **rows,
-                        size_t *n);
-void bg_run_series_free(bg_run_series *rows, size_t n);
-/*
- * The run summaries the verdict uses (robust_mean) of a run's series, by
- * series id; with `instruments`, what measured each (NULL entries for the
- * clock), freed with bg_strings_free(*instruments, *n).
- */
-int bg_store_run_means(bg_ctx *ctx, bg_store *store, int64_t run_id, int64_t **series_ids,
-                       double **means, char ***instruments, size_t *n);
-/* Frees n strings (NULL entries allowed) and the array; NULL is a no-op. */
-void bg_strings_free(char **v, size_t n);
-/* The failed and skipped benchmarks of a run. */
-int bg_store_run_outcomes(bg_ctx *ctx, bg_store *store, int64_t run_id, bg_outcome **out,
-                          size_t *n);
-void bg_outcomes_free(bg_outcome *o, size_t n);
-/* A run's tags as "K=V" strings (NULL-terminated array; free with bg_strv_free). */
-int bg_store_run_tags(bg_ctx *ctx, bg_store *store, int64_t run_id, char ***tags);
-void bg_strv_free(char **v);
-
-/* The run summary the verdict uses (robust_mean) of one series in one run; NAN if the run lacks it.
- */
-int bg_store_run_mean(bg_ctx *ctx, bg_store *store, int64_t run_id, const char *benchmark,
-                      const char *metric, double *mean);
-/* The raw samples of one series in one run, in measured order. */
-int bg_store_samples(bg_ctx *ctx, bg_store *store, int64_t run_id, const char *benchmark,
-                     const char *metric, double **values, size_t *n);
-
-/* The runs a report reads: complete, clean, started at or after `since`
- * (seconds since the epoch), on `machine` (NULL: every machine), runs of
- * their own only unless `include_paired`. */
-typedef struct {
-	int64_t since;
-	const char *machine;
-	int include_paired;
-} bg_period;
-
-/* Every run of the period, oldest id first. */
-int bg_store_runs_since(bg_ctx *ctx, bg_store *store, const bg_period *period, bg_run_row **rows,
-                        size_t *n);
-void bg_run_rows_free(bg_run_row *rows, size_t n);
-
-/* One series of one run, as bg_store_each_result hands it over: the strings
- * are borrowed for the duration of the callback. */
-typedef struct {
-	int64_t run_id, series_id;
-	const char *benchmark, *metric, *unit;
-	bg_direction direction;
-	bg_summary summary;
-	const char *instrument; /* what measured it; NULL: the clock */
-} bg_result_row;
-
-/* Return 0 to go on, < 0 (an error code, message set) to stop. */
-typedef int (*bg_result_cb)(const bg_result_row *row, void *data);
-/*
- * The results of the runs bg_store_runs_since lists, in one query, series
- * by series (by series id), each series' runs by id.
- */
-int bg_store_each_result(bg_ctx *ctx, bg_store *store, const bg_period *period,
-                         bg_result_cb cb, void *data);
-
-/* What `ci` decided for one series (or failed/skipped benchmark). */
-typedef struct {
-	const char *series, *benchmark, *metric; /* metric NULL for failed/skipped */
-	bg_verdict verdict, first;
-	bg_confirm_status confirm;
-} bg_verdict_record;
-
-typedef struct {
-	int64_t run_id;     /* the candidate's first run */
-	const char *source; /* "ci" */
-	const char *json;   /* the verdict as printed (bg_check_json) */
-	size_t pairs;       /* pairs measured to confirm */
-	double seconds;     /* what deciding took */
-	const bg_verdict_record *rows;
-	size_t nrows;
-} bg_check_record;
-
-/* Stores a decided verdict, in one transaction (*check_id may be NULL). */
-int bg_store_check_record(bg_ctx *ctx, bg_store *store, const bg_check_record *rec,
-                          int64_t *check_id);
-
-/* One recorded verdict, as bg_store_each_recorded hands it over (strings
- * borrowed for the callback). */
-typedef struct {
-	int64_t check_id, run_id;
-	const char *series;
-	bg_verdict verdict, first;
-	bg_confirm_status confirm;
-} bg_recorded_row;
-
-typedef int (*bg_recorded_cb)(const bg_recorded_row *row, void *data);
-/* The verdicts of the newest recorded check of every run bg_store_runs_since lists. */
-int bg_store_each_recorded(bg_ctx *ctx, bg_store *store, const bg_period *period,
-                           bg_recorded_cb cb, void *data);
-/* The JSON of the newest recorded check of a run; *json NULL when there is none. */
-int bg_store_recorded_json(bg_ctx *ctx, bg_store *store, int64_t run_id, char **json);
-
-/* The remembered outcome of building one commit with one build command on one machine. */
-typedef struct {
-	int found; /* 0: never built (the rest is zero) */
-	int ok;
-	char *log_tail; /* the end of the build's output (failed builds); may be NULL */
-	double seconds;
-	int64_t finished_at; /* seconds since the epoch */
-} bg_build_row;
-
-/* The build of `sha` keyed by machine and command hash; none -> found = 0, not an error. */
-int bg_store_build_get(bg_ctx *ctx, bg_store *store, const char *sha, const char *machine,
-                       const char *command_hash, bg_build_row *out);
-/* Records (or replaces) a build's outcome, finished now. */
-int bg_store_build_put(bg_ctx *ctx, bg_store *store, const char *sha, const char *machine,
-                       const char *command_hash, int ok, const char *log_tail, double seconds);
-void bg_build_row_clear(bg_build_row *row);
 
 /* --------------------------------------------------------------- worktrees */
 
@@ -1477,7 +1190,7 @@ int bg_pairs_make(bg_ctx *ctx, bg_store *store, const bg_pairs_opts *opts, size_
  * only when the pairs show it, and one the first run could not tell is
  * found.  Without a reference that builds, the candidate is measured again
  * alone and judged against the rolling baseline at the same looks.  The
- * final verdict is recorded in the store (bg_store_check_record).
+ * final verdict is recorded in the store (`benchguard history` shows it).
  */
 typedef struct {
 	bg_repo *repo;
@@ -1533,16 +1246,16 @@ const char *bg_probe_verdict_name(bg_probe_verdict v);
 const char *bg_probe_verdict_term(bg_probe_verdict v, int improvement);
 
 typedef struct {
-	size_t index; /* into c[0..n] */
+	size_t index;             /* into c[0..n] */
 	bg_probe_verdict verdict; /* GOOD: at the old end's level; BAD: at the new end's */
-	size_t runs;         /* pairs in its figures (after the culprit's confirmation) */
-	size_t decided_runs; /* pairs the decision used */
-	int reused;          /* every one of them was already stored */
-	int by_distance;     /* still ambiguous at max_runs: nearer end taken */
-	double change; /* against the good end, labelled (positive is worse; NAN when
-	                  skipped); the bad end is at `step` */
-	double p_good; /* p that it moved from the good end, the way the bad end did */
-	double p_bad;  /* p that it falls short of the bad end */
+	size_t runs;              /* pairs in its figures (after the culprit's confirmation) */
+	size_t decided_runs;      /* pairs the decision used */
+	int reused;               /* every one of them was already stored */
+	int by_distance;          /* still ambiguous at max_runs: nearer end taken */
+	double change;            /* against the good end, labelled (positive is worse; NAN when
+	                             skipped); the bad end is at `step` */
+	double p_good;            /* p that it moved from the good end, the way the bad end did */
+	double p_bad;             /* p that it falls short of the bad end */
 } bg_bisect_step;
 
 /*
@@ -1565,8 +1278,7 @@ typedef void (*bg_bisect_progress_cb)(const bg_bisect_step *step, size_t k, size
  * many pairs as the ends (`pairs`), for the change reported: `more` pairs
  * in all beyond those that decided (the measure callback knows which of
  * them are stored already). */
-typedef void (*bg_bisect_confirm_cb)(size_t lo, size_t hi, size_t pairs, size_t more,
-                                     void *data);
+typedef void (*bg_bisect_confirm_cb)(size_t lo, size_t hi, size_t pairs, size_t more, void *data);
 
 /* Which way the search looks: the way the ends moved, or one named. */
 typedef enum { BG_BISECT_AUTO = 0, BG_BISECT_WORSE, BG_BISECT_BETTER } bg_bisect_want;
@@ -1699,40 +1411,6 @@ int bg_calibrate(bg_ctx *ctx, const bg_summary *runs, size_t nruns, double alpha
  * secret, the expanded URLs) are never stored, logged or put in a message.
  * Strings handed in are borrowed for the call.
  */
-
-/* One outbox entry (bg_store_outbox_*); strings belong to the row. */
-typedef struct {
-	int64_t id;
-	char uid[33]; /* the alert's identity, sent as X-Benchguard-Delivery */
-	char *kind;   /* "webhook", "slack", "github" */
-	char *target; /* the configured target's identity (no secret) */
-	char *label;  /* the target for messages (no secret) */
-	char *pr;     /* github: the pull request; else NULL */
-	char *mode;   /* "send"; github "update": edit the comment if there is one */
-	char *body;   /* exactly what is sent (JSON) */
-	int64_t run_id;
-	char *state; /* "pending", "delivered", "failed" (refused for good), "superseded" */
-	int64_t created_at, delivered_at;
-	int attempts;    /* HTTP requests made for it so far */
-	int last_status; /* the last HTTP status, 0 if none */
-	char *last_error;
-} bg_outbox_row;
-
-/* Stores a new pending entry (uid, kind, target, label, mode, body needed). */
-int bg_store_outbox_add(bg_ctx *ctx, bg_store *store, const bg_outbox_row *row, int64_t *id);
-/* Entries in `state` (NULL: all), oldest first. */
-int bg_store_outbox_list(bg_ctx *ctx, bg_store *store, const char *state, bg_outbox_row **rows,
-                         size_t *n);
-void bg_outbox_row_clear(bg_outbox_row *row);
-void bg_outbox_rows_free(bg_outbox_row *rows, size_t n);
-/* Takes a pending entry for delivery until `until` (epoch seconds); *claimed
- * 0 when it is no longer pending or another process holds it. */
-int bg_store_outbox_claim(bg_ctx *ctx, bg_store *store, int64_t id, int64_t until, int *claimed);
-/* Records a delivery's end: the new state, requests made, and why (may be NULL). */
-int bg_store_outbox_settle(bg_ctx *ctx, bg_store *store, int64_t id, const char *state,
-                           int attempts, int last_status, const char *last_error);
-/* Forgets delivered and superseded entries created before `before`. */
-int bg_store_outbox_prune(bg_ctx *ctx, bg_store *store, int64_t before);
 
 /* What an alert is about: one check. */
 typedef struct {

@@ -127,14 +127,8 @@ static int add_step(search *s, const bg_bisect_step *st)
 {
 	bg_bisect_result *r = s->res;
 
-	if (r->nsteps == s->cap) {
-		size_t ncap = s->cap * 2 + 8;
-		bg_bisect_step *p = realloc(r->steps, ncap * sizeof(*p));
-		if (!p)
-			return bg_error_oom(s->ctx);
-		r->steps = p;
-		s->cap = ncap;
-	}
+	if (bg_grow((void **)&r->steps, &s->cap, r->nsteps, sizeof(*r->steps)) < 0)
+		return bg_error_oom(s->ctx);
 	r->steps[r->nsteps++] = *st;
 	return 0;
 }

@@ -1,6 +1,7 @@
 /*
  * changepoint.c -- steps in a series' history: where the level of run means
- * moved, by how much, and how surely (SPEC "Reports").
+ * moved, by how much, and how surely, for the trend report (the method
+ * and its reasons: docs/statistics.md, "Change points in the trend report").
  *
  * The method is binary segmentation with Student's t-test as the split
  * criterion, the significance test Hunter (Apache Otava) applies to its
@@ -97,16 +98,9 @@ static int hampel(const double *x, size_t n, size_t half, double *clean, size_t 
 		if (!(fabs(x[i] - med) > BG_CP_OUTLIER_SIGMAS * sd))
 			continue;
 		clean[i] = med;
-		if (*nout == cap) {
-			size_t ncap = cap ? 2 * cap : 8;
-			size_t *p = realloc(*outliers, ncap * sizeof(size_t));
-
-			if (!p) {
-				free(tmp);
-				return BG_ENOMEM;
-			}
-			*outliers = p;
-			cap = ncap;
+		if (bg_grow((void **)outliers, &cap, *nout, sizeof(**outliers)) < 0) {
+			free(tmp);
+			return BG_ENOMEM;
 		}
 		(*outliers)[(*nout)++] = i;
 	}
@@ -258,16 +252,9 @@ static int seed_intervals(const sums *ps, size_t n, seeded **out, size_t *nout, 
 
 			if (a + w > n)
 				a = n - w;
-			if (len == cap) {
-				size_t ncap = cap ? 2 * cap : 64;
-				seeded *p = realloc(iv, ncap * sizeof(*p));
-
-				if (!p) {
-					free(iv);
-					return BG_ENOMEM;
-				}
-				iv = p;
-				cap = ncap;
+			if (bg_grow((void **)&iv, &cap, len, sizeof(*iv)) < 0) {
+				free(iv);
+				return BG_ENOMEM;
 			}
 			iv[len].a = a;
 			iv[len].b = a + w;

@@ -1,7 +1,7 @@
 /*
  * check.c -- the rolling check: candidate runs judged against the baseline
- * of earlier runs (SPEC "Statistics"), or against an explicit baseline
- * (compare and bisect's ends, in pairs).
+ * of earlier runs (docs/statistics.md, "The rolling baseline"), or against
+ * an explicit baseline (compare and bisect's ends, in pairs).
  *
  * The baseline of a series is the last `window` complete, clean runs on the
  * candidate's machine whose commits lie on the first-parent history of
@@ -469,15 +469,9 @@ static int add_outcome_rows(bg_ctx *ctx, bg_store *store, const bg_check_opts *o
 				r->current_runs++;
 				continue;
 			}
-			if (res->nrows == *cap) {
-				size_t ncap = *cap * 2 + 8;
-				bg_verdict_row *p = realloc(res->rows, ncap * sizeof(*p));
-				if (!p) {
-					bg_outcomes_free(out, n);
-					return bg_error_oom(ctx);
-				}
-				res->rows = p;
-				*cap = ncap;
+			if (bg_grow((void **)&res->rows, cap, res->nrows, sizeof(*res->rows)) < 0) {
+				bg_outcomes_free(out, n);
+				return bg_error_oom(ctx);
 			}
 			r = &res->rows[res->nrows++];
 			memset(r, 0, sizeof(*r));

@@ -1,7 +1,8 @@
 /*
  * check_render.c -- a verdict as documents: the JSON of `check --json` and
- * `ci --json` (SPEC's shape, with the confirmation of each series measured
- * again), and the Markdown table that goes to $GITHUB_STEP_SUMMARY and the
+ * `ci --json` (the run, its baseline, one result per series and the count
+ * of each verdict; ci's results add the confirmation of each series
+ * measured again), and the Markdown table that goes to $GITHUB_STEP_SUMMARY and the
  * pull-request comment.  In the library so that a program using it prints
  * what `benchguard ci` prints, and the alerts carry the same text.
  */
@@ -13,17 +14,7 @@
 #include <json-c/json.h>
 
 #include "internal.h"
-
-static json_object *num(double v)
-{
-	/* JSON has no NaN or infinity: an undefined number is null. */
-	return isfinite(v) ? json_object_new_double(v) : NULL;
-}
-
-static json_object *str(const char *s)
-{
-	return s ? json_object_new_string(s) : NULL;
-}
+#include "jsonx.h"
 
 static int tested(const bg_verdict_row *r)
 {
@@ -36,22 +27,25 @@ static json_object *confirm_json(const bg_verdict_row *r)
 	const bg_confirmation *c = &r->confirm;
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "status", str(bg_confirm_status_name(c->status)));
-	json_object_object_add(o, "first_verdict", str(bg_verdict_name(c->first)));
-	json_object_object_add(o, "design",
-	                       str(c->design == BG_DESIGN_PAIRED ? "paired" : "rolling"));
-	json_object_object_add(o, "reference", c->reference[0] ? str(c->reference) : NULL);
+	json_object_object_add(o, "status", bg_json__str(NULL, bg_confirm_status_name(c->status)));
+	json_object_object_add(o, "first_verdict", bg_json__str(NULL, bg_verdict_name(c->first)));
+	json_object_object_add(
+	        o, "design",
+	        bg_json__str(NULL, c->design == BG_DESIGN_PAIRED ? "paired" : "rolling"));
+	json_object_object_add(o, "reference",
+	                       c->reference[0] ? bg_json__str(NULL, c->reference) : NULL);
 	json_object_object_add(o, "pairs", json_object_new_int64((int64_t)c->pairs));
 	json_object_object_add(o, "look", json_object_new_int64((int64_t)c->look));
 	json_object_object_add(o, "looks", json_object_new_int64((int64_t)c->looks));
-	json_object_object_add(o, "level", num(c->level));
-	json_object_object_add(o, "change", num(c->test.change));
-	json_object_object_add(o, "delta", num(c->test.delta));
-	json_object_object_add(
-	        o, "p_value",
-	        num(r->verdict == BG_VERDICT_IMPROVEMENT ? c->test.p_better : c->test.p_worse));
-	json_object_object_add(o, "p_adjusted", num(c->p_adjusted));
-	json_object_object_add(o, "effect_size", num(c->test.effect));
+	json_object_object_add(o, "level", bg_json__double(NULL, c->level));
+	json_object_object_add(o, "change", bg_json__double(NULL, c->test.change));
+	json_object_object_add(o, "delta", bg_json__double(NULL, c->test.delta));
+	json_object_object_add(o, "p_value",
+	                       bg_json__double(NULL, r->verdict == BG_VERDICT_IMPROVEMENT
+	                                                     ? c->test.p_better
+	                                                     : c->test.p_worse));
+	json_object_object_add(o, "p_adjusted", bg_json__double(NULL, c->p_adjusted));
+	json_object_object_add(o, "effect_size", bg_json__double(NULL, c->test.effect));
 	return o;
 }
 
@@ -67,10 +61,10 @@ int bg_check_json(bg_ctx *ctx, const bg_check_result *res, char **out)
 	*out = NULL;
 	json_object_object_add(run, "id", json_object_new_int64(res->run_id));
 	json_object_object_add(run, "commit", json_object_new_string(res->sha));
-	json_object_object_add(run, "branch", str(res->branch));
-	json_object_object_add(run, "machine", str(res->machine));
+	json_object_object_add(run, "branch", bg_json__str(NULL, res->branch));
+	json_object_object_add(run, "machine", bg_json__str(NULL, res->machine));
 	json_object_object_add(run, "dirty", json_object_new_boolean(res->dirty));
-	json_object_object_add(base, "branch", str(res->baseline_branch));
+	json_object_object_add(base, "branch", bg_json__str(NULL, res->baseline_branch));
 	json_object_object_add(base, "window", json_object_new_int(res->window));
 	json_object_object_add(base, "from", json_object_new_string(res->baseline_from));
 	for (i = 0; i < res->nrows; i++) {
@@ -78,50 +72,64 @@ int bg_check_json(bg_ctx *ctx, const bg_check_result *res, char **out)
 		json_object *o = json_object_new_object();
 		int t = tested(r);
 
-		json_object_object_add(o, "series", str(r->series));
-		json_object_object_add(o, "benchmark", str(r->benchmark));
-		json_object_object_add(o, "metric", str(r->metric));
-		json_object_object_add(o, "unit", str(r->unit));
-		json_object_object_add(o, "direction",
-		                       r->metric ? str(bg_direction_name(r->direction)) : NULL);
-		json_object_object_add(o, "verdict", str(bg_verdict_name(r->verdict)));
-		json_object_object_add(o, "baseline_mean", t ? num(r->test.base_mean) : NULL);
-		json_object_object_add(o, "baseline_ci", t ? num(r->test.base_ci) : NULL);
-		json_object_object_add(o, "current_mean", t ? num(r->test.cur_mean) : NULL);
-		json_object_object_add(o, "change", t ? num(r->test.change) : NULL);
-		json_object_object_add(o, "delta", t ? num(r->test.delta) : NULL);
-		json_object_object_add(o, "p_value", t ? num(r->test.p_worse) : NULL);
-		json_object_object_add(o, "p_adjusted", t ? num(r->p_adjusted) : NULL);
-		json_object_object_add(o, "p_improvement", t ? num(r->test.p_better) : NULL);
+		json_object_object_add(o, "series", bg_json__str(NULL, r->series));
+		json_object_object_add(o, "benchmark", bg_json__str(NULL, r->benchmark));
+		json_object_object_add(o, "metric", bg_json__str(NULL, r->metric));
+		json_object_object_add(o, "unit", bg_json__str(NULL, r->unit));
+		json_object_object_add(
+		        o, "direction",
+		        r->metric ? bg_json__str(NULL, bg_direction_name(r->direction)) : NULL);
+		json_object_object_add(o, "verdict",
+		                       bg_json__str(NULL, bg_verdict_name(r->verdict)));
+		json_object_object_add(o, "baseline_mean",
+		                       t ? bg_json__double(NULL, r->test.base_mean) : NULL);
+		json_object_object_add(o, "baseline_ci",
+		                       t ? bg_json__double(NULL, r->test.base_ci) : NULL);
+		json_object_object_add(o, "current_mean",
+		                       t ? bg_json__double(NULL, r->test.cur_mean) : NULL);
+		json_object_object_add(o, "change",
+		                       t ? bg_json__double(NULL, r->test.change) : NULL);
+		json_object_object_add(o, "delta", t ? bg_json__double(NULL, r->test.delta) : NULL);
+		json_object_object_add(o, "p_value",
+		                       t ? bg_json__double(NULL, r->test.p_worse) : NULL);
+		json_object_object_add(o, "p_adjusted",
+		                       t ? bg_json__double(NULL, r->p_adjusted) : NULL);
+		json_object_object_add(o, "p_improvement",
+		                       t ? bg_json__double(NULL, r->test.p_better) : NULL);
 		json_object_object_add(o, "p_improvement_adjusted",
-		                       t ? num(r->p_better_adjusted) : NULL);
-		json_object_object_add(o, "effect_size", t ? num(r->test.effect) : NULL);
-		json_object_object_add(o, "mde", t ? num(r->test.mde) : NULL);
+		                       t ? bg_json__double(NULL, r->p_better_adjusted) : NULL);
+		json_object_object_add(o, "effect_size",
+		                       t ? bg_json__double(NULL, r->test.effect) : NULL);
+		json_object_object_add(o, "mde", t ? bg_json__double(NULL, r->test.mde) : NULL);
 		json_object_object_add(o, "undecided", json_object_new_boolean(r->undecided));
 		/* Which rule judged it (lib/verdict.c): the t-test, or the
 		 * threshold alone for a near-deterministic series. */
-		json_object_object_add(o, "rule",
-		                       t ? str(r->deterministic ? "near-deterministic" : "t-test")
-		                         : NULL);
-		json_object_object_add(o, "noise_floor", t ? num(r->noise_floor) : NULL);
-		json_object_object_add(o, "min_change", t ? num(r->min_change) : NULL);
+		json_object_object_add(
+		        o, "rule",
+		        t ? bg_json__str(NULL, r->deterministic ? "near-deterministic" : "t-test")
+		          : NULL);
+		json_object_object_add(o, "noise_floor",
+		                       t ? bg_json__double(NULL, r->noise_floor) : NULL);
+		json_object_object_add(o, "min_change",
+		                       t ? bg_json__double(NULL, r->min_change) : NULL);
 		json_object_object_add(o, "baseline_runs",
 		                       json_object_new_int64((int64_t)r->baseline_runs));
 		json_object_object_add(o, "outlier_samples",
 		                       json_object_new_int64((int64_t)r->outlier_samples));
 		json_object_object_add(o, "baseline_outliers",
 		                       json_object_new_int64((int64_t)r->baseline_outliers));
-		json_object_object_add(o, "baseline_cv",
-		                       t && fabs(r->test.base_mean) > 0
-		                               ? num(r->test.base_sd / fabs(r->test.base_mean))
-		                               : NULL);
+		json_object_object_add(
+		        o, "baseline_cv",
+		        t && fabs(r->test.base_mean) > 0
+		                ? bg_json__double(NULL, r->test.base_sd / fabs(r->test.base_mean))
+		                : NULL);
 		json_object_object_add(o, "current_runs",
 		                       json_object_new_int64((int64_t)r->current_runs));
 		json_object_object_add(o, "samples", json_object_new_int64((int64_t)r->samples));
 		if (r->confirm.status != BG_CONFIRM_NONE)
 			json_object_object_add(o, "confirmation", confirm_json(r));
 		if (r->message)
-			json_object_object_add(o, "message", str(r->message));
+			json_object_object_add(o, "message", bg_json__str(NULL, r->message));
 		json_object_array_add(results, o);
 	}
 	for (v = 0; v < BG_VERDICT_COUNT; v++)

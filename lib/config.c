@@ -300,15 +300,8 @@ static void pos_free(struct pos *p)
 
 static struct pos *pos_add(struct pos *p)
 {
-	if (p->nkids == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 8;
-		struct pos *k = realloc(p->kids, cap * sizeof(*k));
-
-		if (!k)
-			return NULL;
-		p->kids = k;
-		p->cap = cap;
-	}
+	if (bg_grow((void **)&p->kids, &p->cap, p->nkids, sizeof(*p->kids)) < 0)
+		return NULL;
 	memset(&p->kids[p->nkids], 0, sizeof(p->kids[0]));
 	return &p->kids[p->nkids++];
 }

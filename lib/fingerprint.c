@@ -1,6 +1,8 @@
 /*
- * fingerprint.c -- the machine a run was measured on: its facts, and the
- * short hash of the stable ones that keys every stored run.
+ * fingerprint.c -- the machine a run was measured on: its system's facts,
+ * and the short hash of the stable ones that keys every stored run.  The
+ * list they go into is lib/machine.c's; the GPUs' facts are lib/gpu.c's,
+ * and lib/host.c puts both together (bg_machine_detect).
  *
  * Stable facts are what decides speed and does not move between boots: CPU
  * model, cores, threads, caches, memory, architecture and each GPU.  They
@@ -32,9 +34,10 @@
  *                is how fixture trees describe it.  kernel and hostname
  *                follow the same rule (osrelease, hostname).
  *
- * GPUs (host only) come from lib/gpu.c: gpu<N>_name, gpu<N>_memory and
- * gpu<N>_cc are stable, gpu_driver and each GPU's clocks, temperature,
- * power and throttle reasons volatile.
+ * GPUs (host only) are added beside these by lib/gpu.c: gpu<N>_name,
+ * gpu<N>_memory and gpu<N>_cc are stable, gpu_driver and each GPU's clocks,
+ * temperature, power and throttle reasons volatile; they are hashed like
+ * any other stable fact.
  *
  * Volatile: kernel, hostname, cpu_governor (cpu0 scaling_governor),
  * load_avg (the first three fields of /proc/loadavg), cpu_mhz (the first
@@ -53,165 +56,12 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "internal.h"
+#include "machine.h"
 
-typedef struct {
-	char *key;
-	char *value;
-	int is_volatile;
-} fact;
+/* ----------------------------------------------------------- the hash */
 
-struct bg_machine {
-	fact *facts; /* stable first, then volatile; each group sorted by key */
-	size_t n, cap;
-	int ngpus;
-	char *name;    /* --machine NAME, or NULL */
-	int hash_ok;   /* hash is up to date with the stable facts */
-	char hash[17]; /* 16 hex digits + NUL */
-};
-
-/* ------------------------------------------------------------ fact table */
-
-static int fact_cmp(int vol_a, const char *key_a, int vol_b, const char *key_b)
-{
-	if (vol_a != vol_b)
-		return vol_a ? 1 : -1;
-	return strcmp(key_a, key_b);
-}
-
-int bg_machine_new(bg_machine **out)
-{
-	*out = calloc(1, sizeof(bg_machine));
-	return *out ? 0 : BG_ENOMEM;
-}
-
-void bg_machine_free(bg_machine *m)
-{
-	size_t i;
-
-	if (!m)
-		return;
-	for (i = 0; i < m->n; i++) {
-		free(m->facts[i].key);
-		free(m->facts[i].value);
-	}
-	free(m->facts);
-	free(m->name);
-	free(m);
-}
-
-static void remove_at(bg_machine *m, size_t i)
-{
-	if (!m->facts[i].is_volatile)
-		m->hash_ok = 0;
-	free(m->facts[i].key);
-	free(m->facts[i].value);
-	memmove(&m->facts[i], &m->facts[i + 1], (m->n - i - 1) * sizeof(fact));
-	m->n--;
-}
-
-int bg_machine_set_fact(bg_machine *m, const char *key, const char *value, int is_volatile)
-{
-	char *k = NULL, *v = NULL;
-	size_t i, pos;
-
-	is_volatile = is_volatile ? 1 : 0;
-	/* '=' and newlines would make the canonical text ambiguous. */
-	if (!m || !key || !value || !*key || strpbrk(key, "=\n") || strchr(value, '\n'))
-		return BG_EINPUT;
-	for (i = 0; i < m->n; i++) {
-		if (strcmp(m->facts[i].key, key) != 0)
-			continue;
-		if (m->facts[i].is_volatile == is_volatile) {
-			if (strcmp(m->facts[i].value, value) == 0)
-				return 0;
-			if (!(v = strdup(value)))
-				return BG_ENOMEM;
-			free(m->facts[i].value);
-			m->facts[i].value = v;
-			if (!is_volatile)
-				m->hash_ok = 0;
-			return 0;
-		}
-		remove_at(m, i);
-		break;
-	}
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 16;
-		fact *f = realloc(m->facts, cap * sizeof(fact));
-		if (!f)
-			return BG_ENOMEM;
-		m->facts = f;
-		m->cap = cap;
-	}
-	k = strdup(key);
-	v = strdup(value);
-	if (!k || !v) {
-		free(k);
-		free(v);
-		return BG_ENOMEM;
-	}
-	for (pos = 0; pos < m->n; pos++)
-		if (fact_cmp(m->facts[pos].is_volatile, m->facts[pos].key, is_volatile, key) > 0)
-			break;
-	memmove(&m->facts[pos + 1], &m->facts[pos], (m->n - pos) * sizeof(fact));
-	m->facts[pos].key = k;
-	m->facts[pos].value = v;
-	m->facts[pos].is_volatile = is_volatile;
-	m->n++;
-	if (!is_volatile)
-		m->hash_ok = 0;
-	return 0;
-}
-
-int bg_machine_add_gpu(bg_machine *m, const bg_gpu *gpu)
-{
-	char key[32], val[64];
-	int n, err;
-
-	if (!m || !gpu || !gpu->name || !*gpu->name)
-		return BG_EINPUT;
-	n = m->ngpus;
-	snprintf(key, sizeof(key), "gpu%d_name", n);
-	if ((err = bg_machine_set_fact(m, key, gpu->name, 0)) < 0)
-		return err;
-	snprintf(key, sizeof(key), "gpu%d_memory", n);
-	snprintf(val, sizeof(val), "%llu", (unsigned long long)gpu->memory_bytes);
-	if ((err = bg_machine_set_fact(m, key, val, 0)) < 0)
-		return err;
-	snprintf(key, sizeof(key), "gpu%d_cc", n);
-	snprintf(val, sizeof(val), "%d.%d", gpu->cc_major, gpu->cc_minor);
-	if ((err = bg_machine_set_fact(m, key, val, 0)) < 0)
-		return err;
-	m->ngpus++;
-	return 0;
-}
-
-int bg_machine_set_name(bg_machine *m, const char *name)
-{
-	const char *p;
-	char *copy;
-
-	if (!m)
-		return BG_EINPUT;
-	if (!name) {
-		free(m->name);
-		m->name = NULL;
-		return 0;
-	}
-	/* The name is printed, stored and passed on command lines: one word. */
-	if (!*name)
-		return BG_EINPUT;
-	for (p = name; *p; p++)
-		if (!isgraph((unsigned char)*p))
-			return BG_EINPUT;
-	if (!(copy = strdup(name)))
-		return BG_ENOMEM;
-	free(m->name);
-	m->name = copy;
-	return 0;
-}
-
+/* The stable facts lead the list, sorted by key (lib/machine.c): hashed as
+ * they stand, and cached until one of them changes. */
 const char *bg_machine_fingerprint(bg_machine *m)
 {
 	bg_buf text = BG_BUF_INIT;
@@ -236,37 +86,6 @@ const char *bg_machine_fingerprint(bg_machine *m)
 	m->hash[16] = '\0';
 	m->hash_ok = 1;
 	return m->hash;
-}
-
-size_t bg_machine_fact_count(const bg_machine *m)
-{
-	return m ? m->n : 0;
-}
-
-int bg_machine_fact(const bg_machine *m, size_t i, const char **key, const char **value,
-                    int *is_volatile)
-{
-	if (!m || i >= m->n)
-		return BG_ENOTFOUND;
-	if (key)
-		*key = m->facts[i].key;
-	if (value)
-		*value = m->facts[i].value;
-	if (is_volatile)
-		*is_volatile = m->facts[i].is_volatile;
-	return 0;
-}
-
-const char *bg_machine_get(const bg_machine *m, const char *key)
-{
-	size_t i;
-
-	if (!m || !key)
-		return NULL;
-	for (i = 0; i < m->n; i++)
-		if (strcmp(m->facts[i].key, key) == 0)
-			return m->facts[i].value;
-	return NULL;
 }
 
 /* ------------------------------------------------------------- detection */
@@ -430,14 +249,8 @@ static int cpuinfo_end_block(cpuinfo *ci)
 	size_t i;
 
 	if (ci->core >= 0) {
-		if (ci->nids == ci->capids) {
-			size_t cap = ci->capids ? ci->capids * 2 : 64;
-			core_id *ids = realloc(ci->ids, cap * sizeof(core_id));
-			if (!ids)
-				return BG_ENOMEM;
-			ci->ids = ids;
-			ci->capids = cap;
-		}
+		if (bg_grow((void **)&ci->ids, &ci->capids, ci->nids, sizeof(*ci->ids)) < 0)
+			return BG_ENOMEM;
 		ci->ids[ci->nids].phys = ci->phys < 0 ? 0 : ci->phys;
 		ci->ids[ci->nids].core = ci->core;
 		ci->nids++;
@@ -815,14 +628,13 @@ static int detect_uname(probe *p)
 	return 0;
 }
 
-int bg_machine_detect(bg_ctx *ctx, const char *root, bg_machine **out)
+int bg_fingerprint__system(bg_ctx *ctx, bg_machine *m, const char *root, int *is_host)
 {
-	bg_machine *m = NULL;
 	probe p;
 	size_t len;
 	int err;
 
-	*out = NULL;
+	*is_host = 0;
 	if (!root || !*root)
 		root = "/";
 	len = strlen(root);
@@ -835,23 +647,13 @@ int bg_machine_detect(bg_ctx *ctx, const char *root, bg_machine **out)
 	if (!p.is_host)
 		memcpy(p.root, root, len);
 	p.root[p.is_host ? 0 : len] = '\0';
-
-	if ((err = bg_machine_new(&m)) < 0)
-		return bg_error_oom(ctx);
 	p.m = m;
 	if ((err = detect_cpu(&p)) < 0 || (err = detect_caches(&p)) < 0 ||
 	    (err = detect_memory(&p)) < 0 || (err = detect_uname(&p)) < 0 ||
 	    (err = detect_volatile(&p)) < 0)
-		goto cleanup;
-
-	/* GPUs belong to the host only: a fixture tree describes no GPU. */
-	if (p.is_host && (err = bg_gpu_detect(ctx, m)) < 0)
-		goto cleanup;
-
-	*out = m;
+		return err == BG_ENOMEM
+		               ? bg_error_oom(ctx)
+		               : bg_error_set(ctx, err, "cannot record the machine's facts");
+	*is_host = p.is_host;
 	return 0;
-cleanup:
-	bg_machine_free(m);
-	return err == BG_ENOMEM ? bg_error_oom(ctx)
-	                        : bg_error_set(ctx, err, "cannot record the machine's facts");
 }

@@ -560,14 +560,9 @@ int bg_repo_first_parent_range(bg_ctx *ctx, bg_repo *repo, const char *good, con
 	/* Following first parents only: a bisect along the branch's own line
 	 * steps over a merge as one commit instead of into what it merged. */
 	while (!git_oid_equal(git_commit_id(c), &g)) {
-		if (len == cap) {
-			char(*p)[41];
-			cap = cap ? cap * 2 : 64;
-			if (!(p = realloc(list, cap * sizeof(*list)))) {
-				err = bg_error_oom(ctx);
-				goto cleanup;
-			}
-			list = p;
+		if (bg_grow((void **)&list, &cap, len, sizeof(*list)) < 0) {
+			err = bg_error_oom(ctx);
+			goto cleanup;
 		}
 		git_oid_tostr(list[len++], 41, git_commit_id(c));
 		if (git_commit_parentcount(c) == 0) {

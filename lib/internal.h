@@ -13,20 +13,15 @@
 #include <stdint.h>
 
 #include "benchguard.h"
+/* The store's rows and the git plumbing: the library's and the CLI's, not
+ * installed and not exported by libbenchguard.so. */
+#include "git.h"
+#include "store.h"
 
 #if defined(__GNUC__)
 #define BG_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define BG_PRINTF(f, a)
-/*
- * lib/gpu.c with the libraries named: nvml_lib (NULL: not tried) first,
- * then cuda_lib (NULL: not tried) when NVML is absent or fails.  stable: add
- * the GPUs themselves too, not only their volatile facts.  Tests pass names
- * that do not exist, or a fake library.
- */
-int bg_gpu__probe(bg_machine *m, const char *nvml_lib, const char *cuda_lib, int stable);
-int bg_gpu__cuda_usable(const char *cuda_lib, char **why);
-
 #endif
 
 #define BG_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -263,11 +258,6 @@ int bg_gpu__cuda_usable(const char *cuda_lib, char **why);
 /* lib/config.c: a forge's repo, "owner/name"; when deep, also GitLab's
  * "group/sub/name" or numeric project id. */
 int bg_config__valid_repo(const char *repo, int deep);
-
-/* A JSON number in the shortest form that reads back exactly (lib/baseline.c;
- * json-c's own writes 17 digits); NULL when out of memory. */
-struct json_object;
-struct json_object *bg_baseline__json_number(double v);
 
 /* lib/alert.c's pure parts, for its unit tests. */
 enum { BG_ALERT__OK = 0, BG_ALERT__RETRY = 1, BG_ALERT__REFUSED = 2 };

@@ -249,18 +249,17 @@ static int measure(pstate *p, size_t want, size_t goal)
 		return bg_error_oom(p->ctx);
 	while (p->npairs < want && (all || only[0])) {
 		size_t k = p->npairs;
-		int64_t rid = 0, cid = 0, *c;
+		int64_t rid = 0, cid = 0;
+		/* One capacity for both arrays: each grows from it, and it moves
+		 * once both have. */
+		size_t rcap = p->cap, ccap = p->cap;
 
-		if (bg_grow((void **)&p->ref_ids, &p->cap, k, sizeof(int64_t)) < 0) {
+		if (bg_grow((void **)&p->ref_ids, &rcap, k, sizeof(*p->ref_ids)) < 0 ||
+		    bg_grow((void **)&p->cand_ids, &ccap, k, sizeof(*p->cand_ids)) < 0) {
 			error = bg_error_oom(p->ctx);
 			break;
 		}
-		/* The cap grows for both arrays together. */
-		if (!(c = realloc(p->cand_ids, p->cap * sizeof(int64_t)))) {
-			error = bg_error_oom(p->ctx);
-			break;
-		}
-		p->cand_ids = c;
+		p->cap = rcap;
 		if (p->o->pair)
 			p->o->pair(k + 1, goal, k % 2 == 0, p->o->look_data);
 		if (k % 2 == 0) {

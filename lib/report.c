@@ -1,6 +1,6 @@
 /*
- * report.c -- `benchguard report`: the nightly trend view (SPEC "Reports"),
- * its model.
+ * report.c -- `benchguard report`: the nightly trend view of a period's
+ * runs, its model.
  *
  * bg_report_build gathers the clean runs of a period in two queries (the
  * runs, then every result of them series by series), puts them in commit
@@ -370,22 +370,16 @@ static int on_result(const bg_result_row *row, void *data)
 	if (!(s = series_for(g, row, r->runs[at].row.machine)))
 		return bg_error_oom(g->ctx);
 	if (s->n == s->cap) {
-		size_t ncap = s->cap ? 2 * s->cap : 32;
-		size_t *run = realloc(s->run, ncap * sizeof(size_t));
-		double *mean = run ? realloc(s->mean, ncap * sizeof(double)) : NULL;
-		double *ci = mean ? realloc(s->ci, ncap * sizeof(double)) : NULL;
-		size_t *count = ci ? realloc(s->count, ncap * sizeof(size_t)) : NULL;
+		/* Four arrays, one capacity: each grows from it, and it moves
+		 * once all four have. */
+		size_t c[4] = { s->cap, s->cap, s->cap, s->cap };
 
-		if (run)
-			s->run = run;
-		if (mean)
-			s->mean = mean;
-		if (ci)
-			s->ci = ci;
-		if (!count)
+		if (bg_grow((void **)&s->run, &c[0], s->n, sizeof(*s->run)) < 0 ||
+		    bg_grow((void **)&s->mean, &c[1], s->n, sizeof(*s->mean)) < 0 ||
+		    bg_grow((void **)&s->ci, &c[2], s->n, sizeof(*s->ci)) < 0 ||
+		    bg_grow((void **)&s->count, &c[3], s->n, sizeof(*s->count)) < 0)
 			return bg_error_oom(g->ctx);
-		s->count = count;
-		s->cap = ncap;
+		s->cap = c[0];
 	}
 	s->run[s->n] = at;
 	s->mean[s->n] = row->summary.robust_mean;

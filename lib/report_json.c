@@ -12,17 +12,8 @@
 
 #include <json-c/json.h>
 
+#include "jsonx.h"
 #include "report_model.h"
-
-static json_object *j_num(double v)
-{
-	return isfinite(v) ? bg_baseline__json_number(v) : NULL;
-}
-
-static json_object *j_str(const char *s)
-{
-	return s ? json_object_new_string(s) : NULL;
-}
 
 static json_object *json_step(const bg_report *r, const rep_series *s, const bg_changepoint *c)
 {
@@ -31,16 +22,17 @@ static json_object *json_step(const bg_report *r, const rep_series *s, const bg_
 	              *after = bg_report__point_run(r, s, c->index);
 
 	json_object_object_add(o, "index", json_object_new_int64((int64_t)c->index));
-	json_object_object_add(o, "last_before", j_str(before->row.sha));
-	json_object_object_add(o, "first_after", j_str(after->row.sha));
-	json_object_object_add(o, "first_after_subject", j_str(after->row.subject));
+	json_object_object_add(o, "last_before", bg_json__str(NULL, before->row.sha));
+	json_object_object_add(o, "first_after", bg_json__str(NULL, after->row.sha));
+	json_object_object_add(o, "first_after_subject", bg_json__str(NULL, after->row.subject));
 	json_object_object_add(o, "run_before", json_object_new_int64(before->row.id));
 	json_object_object_add(o, "run_after", json_object_new_int64(after->row.id));
-	json_object_object_add(o, "mean_before", j_num(c->before));
-	json_object_object_add(o, "mean_after", j_num(c->after));
-	json_object_object_add(o, "change", j_num(c->change));
-	json_object_object_add(o, "p_value", j_num(c->p));
-	json_object_object_add(o, "verdict", j_str(bg_verdict_name(bg_report__step_verdict(s, c))));
+	json_object_object_add(o, "mean_before", bg_json__number(NULL, c->before));
+	json_object_object_add(o, "mean_after", bg_json__number(NULL, c->after));
+	json_object_object_add(o, "change", bg_json__number(NULL, c->change));
+	json_object_object_add(o, "p_value", bg_json__number(NULL, c->p));
+	json_object_object_add(o, "verdict",
+	                       bg_json__str(NULL, bg_verdict_name(bg_report__step_verdict(s, c))));
 	return o;
 }
 
@@ -48,12 +40,13 @@ static json_object *json_step(const bg_report *r, const rep_series *s, const bg_
  * the replayed check's. */
 static void json_group_verdict(json_object *o, const rep_group *g)
 {
-	json_object_object_add(o, "verdict", j_str(bg_verdict_name(g->verdict)));
-	json_object_object_add(o, "source", j_str(g->recorded ? "ci" : "replayed"));
+	json_object_object_add(o, "verdict", bg_json__str(NULL, bg_verdict_name(g->verdict)));
+	json_object_object_add(o, "source", bg_json__str(NULL, g->recorded ? "ci" : "replayed"));
 	if (g->recorded) {
-		json_object_object_add(o, "first_verdict", j_str(bg_verdict_name(g->first)));
+		json_object_object_add(o, "first_verdict",
+		                       bg_json__str(NULL, bg_verdict_name(g->first)));
 		json_object_object_add(o, "confirmation",
-		                       j_str(bg_confirm_status_name(g->confirm)));
+		                       bg_json__str(NULL, bg_confirm_status_name(g->confirm)));
 	}
 	if (bg_report__unconfirmed(g))
 		json_object_object_add(o, "flagged_not_confirmed", json_object_new_boolean(1));
@@ -65,21 +58,23 @@ static json_object *json_series(const bg_report *r, const rep_series *s)
 	const rep_group *g = bg_report__latest_group(s);
 	size_t i;
 
-	json_object_object_add(o, "series", j_str(s->name));
-	json_object_object_add(o, "benchmark", j_str(s->benchmark));
-	json_object_object_add(o, "metric", j_str(s->metric));
-	json_object_object_add(o, "unit", j_str(s->unit));
-	json_object_object_add(o, "direction", j_str(bg_direction_name(s->direction)));
-	json_object_object_add(o, "machine", j_str(s->machine));
+	json_object_object_add(o, "series", bg_json__str(NULL, s->name));
+	json_object_object_add(o, "benchmark", bg_json__str(NULL, s->benchmark));
+	json_object_object_add(o, "metric", bg_json__str(NULL, s->metric));
+	json_object_object_add(o, "unit", bg_json__str(NULL, s->unit));
+	json_object_object_add(o, "direction", bg_json__str(NULL, bg_direction_name(s->direction)));
+	json_object_object_add(o, "machine", bg_json__str(NULL, s->machine));
 	if (s->instrument)
-		json_object_object_add(o, "instrument", j_str(s->instrument));
-	json_object_object_add(o, "cv", j_num(s->cv));
-	json_object_object_add(o, "verdict", j_str(bg_verdict_name(bg_report__latest_verdict(s))));
+		json_object_object_add(o, "instrument", bg_json__str(NULL, s->instrument));
+	json_object_object_add(o, "cv", bg_json__number(NULL, s->cv));
+	json_object_object_add(o, "verdict",
+	                       bg_json__str(NULL, bg_verdict_name(bg_report__latest_verdict(s))));
 	if (g) {
 		json_object *l = json_object_new_object();
 
-		json_object_object_add(l, "commit",
-		                       j_str(bg_report__point_run(r, s, g->from)->row.sha));
+		json_object_object_add(
+		        l, "commit",
+		        bg_json__str(NULL, bg_report__point_run(r, s, g->from)->row.sha));
 		json_object_object_add(l, "runs",
 		                       json_object_new_int64((int64_t)(g->to - g->from)));
 		json_object_object_add(l, "baseline_runs",
@@ -90,12 +85,16 @@ static json_object *json_series(const bg_report *r, const rep_series *s)
 		                       json_object_new_int64((int64_t)g->from - 1));
 		json_group_verdict(l, g);
 		if (g->replayed != BG_VERDICT_NO_BASELINE) {
-			json_object_object_add(l, "baseline_mean", j_num(g->test.base_mean));
-			json_object_object_add(l, "current_mean", j_num(g->test.cur_mean));
-			json_object_object_add(l, "change", j_num(g->test.change));
-			json_object_object_add(l, "delta", j_num(g->test.delta));
-			json_object_object_add(l, "p_adjusted", j_num(g->p_adjusted));
-			json_object_object_add(l, "effect_size", j_num(g->test.effect));
+			json_object_object_add(l, "baseline_mean",
+			                       bg_json__number(NULL, g->test.base_mean));
+			json_object_object_add(l, "current_mean",
+			                       bg_json__number(NULL, g->test.cur_mean));
+			json_object_object_add(l, "change", bg_json__number(NULL, g->test.change));
+			json_object_object_add(l, "delta", bg_json__number(NULL, g->test.delta));
+			json_object_object_add(l, "p_adjusted",
+			                       bg_json__number(NULL, g->p_adjusted));
+			json_object_object_add(l, "effect_size",
+			                       bg_json__number(NULL, g->test.effect));
 		}
 		json_object_object_add(o, "latest", l);
 	}
@@ -105,8 +104,9 @@ static json_object *json_series(const bg_report *r, const rep_series *s)
 		const rep_group *x = &s->groups[i];
 		json_object *c = json_object_new_object();
 
-		json_object_object_add(c, "commit",
-		                       j_str(bg_report__point_run(r, s, x->from)->row.sha));
+		json_object_object_add(
+		        c, "commit",
+		        bg_json__str(NULL, bg_report__point_run(r, s, x->from)->row.sha));
 		json_object_object_add(c, "first_index", json_object_new_int64((int64_t)x->from));
 		json_object_object_add(c, "last_index", json_object_new_int64((int64_t)x->to - 1));
 		json_group_verdict(c, x);
@@ -125,9 +125,9 @@ static json_object *json_series(const bg_report *r, const rep_series *s)
 		                       json_object_new_int64((int64_t)s->levels[i].from));
 		json_object_object_add(l, "last_index",
 		                       json_object_new_int64((int64_t)s->levels[i].to - 1));
-		json_object_object_add(l, "mean", j_num(s->levels[i].mean));
-		json_object_object_add(l, "sd", j_num(s->levels[i].sd));
-		json_object_object_add(l, "band", j_num(s->levels[i].band));
+		json_object_object_add(l, "mean", bg_json__number(NULL, s->levels[i].mean));
+		json_object_object_add(l, "sd", bg_json__number(NULL, s->levels[i].sd));
+		json_object_object_add(l, "band", bg_json__number(NULL, s->levels[i].band));
 		json_object_array_add(a, l);
 	}
 	json_object_object_add(o, "levels", a);
@@ -138,15 +138,16 @@ static json_object *json_series(const bg_report *r, const rep_series *s)
 		size_t k;
 
 		/* One point per commit: the mean of its runs, and which they are. */
-		json_object_object_add(p, "commit", j_str(run->row.sha));
+		json_object_object_add(p, "commit", bg_json__str(NULL, run->row.sha));
 		for (k = s->rfirst[i]; k < s->rfirst[i + 1]; k++)
 			json_object_array_add(ids, json_object_new_int64(r->runs[s->rrun[k]].row.id));
 		json_object_object_add(p, "runs", json_object_new_int64((int64_t)s->nruns[i]));
 		json_object_object_add(p, "run_ids", ids);
-		json_object_object_add(p, "mean", j_num(s->mean[i]));
-		json_object_object_add(p, "ci", j_num(s->ci[i]));
+		json_object_object_add(p, "mean", bg_json__number(NULL, s->mean[i]));
+		json_object_object_add(p, "ci", bg_json__number(NULL, s->ci[i]));
 		json_object_object_add(p, "samples", json_object_new_int64((int64_t)s->count[i]));
-		json_object_object_add(p, "verdict", j_str(bg_verdict_name(s->flag[i])));
+		json_object_object_add(p, "verdict",
+		                       bg_json__str(NULL, bg_verdict_name(s->flag[i])));
 		if (bg_report__unconfirmed(bg_report__point_group(s, i)))
 			json_object_object_add(p, "flagged_not_confirmed",
 			                       json_object_new_boolean(1));
@@ -165,16 +166,16 @@ static json_object *json_report(const bg_report *r)
 	size_t i, n;
 	step_ref *steps;
 
-	json_object_object_add(top, "project", j_str(r->project));
+	json_object_object_add(top, "project", bg_json__str(NULL, r->project));
 	json_object_object_add(top, "generated_at", json_object_new_int64(r->now));
 	json_object_object_add(top, "since", json_object_new_int64(r->since));
-	json_object_object_add(top, "branch", j_str(r->branch));
-	json_object_object_add(top, "order", j_str(bg_report__order_name(r)));
+	json_object_object_add(top, "branch", bg_json__str(NULL, r->branch));
+	json_object_object_add(top, "order", bg_json__str(NULL, bg_report__order_name(r)));
 	o = json_object_new_object();
-	json_object_object_add(o, "alpha", j_num(r->th.alpha));
+	json_object_object_add(o, "alpha", bg_json__number(NULL, r->th.alpha));
 	json_object_object_add(o, "fdr", json_object_new_boolean(r->th.fdr));
-	json_object_object_add(o, "min_change", j_num(r->th.min_change));
-	json_object_object_add(o, "min_effect", j_num(r->th.min_effect));
+	json_object_object_add(o, "min_change", bg_json__number(NULL, r->th.min_change));
+	json_object_object_add(o, "min_effect", bg_json__number(NULL, r->th.min_effect));
 	json_object_object_add(o, "window", json_object_new_int(r->window));
 	json_object_object_add(o, "min_runs", json_object_new_int(r->min_runs));
 	json_object_object_add(o, "min_segment", json_object_new_int64((int64_t)r->min_segment));
@@ -182,8 +183,8 @@ static json_object *json_report(const bg_report *r)
 	a = json_object_new_array();
 	for (i = 0; i < r->nmachines; i++) {
 		o = json_object_new_object();
-		json_object_object_add(o, "fingerprint", j_str(r->machines[i]));
-		json_object_object_add(o, "cpu_model", j_str(r->cpus[i]));
+		json_object_object_add(o, "fingerprint", bg_json__str(NULL, r->machines[i]));
+		json_object_object_add(o, "cpu_model", bg_json__str(NULL, r->cpus[i]));
 		json_object_array_add(a, o);
 	}
 	json_object_object_add(top, "machines", a);
@@ -213,9 +214,9 @@ static json_object *json_report(const bg_report *r)
 	n = bg_report__noisiest(r, top5, BG_ARRAY_SIZE(top5));
 	for (i = 0; i < n; i++) {
 		json_object *x = json_object_new_object();
-		json_object_object_add(x, "series", j_str(top5[i]->name));
-		json_object_object_add(x, "machine", j_str(top5[i]->machine));
-		json_object_object_add(x, "cv", j_num(top5[i]->cv));
+		json_object_object_add(x, "series", bg_json__str(NULL, top5[i]->name));
+		json_object_object_add(x, "machine", bg_json__str(NULL, top5[i]->machine));
+		json_object_object_add(x, "cv", bg_json__number(NULL, top5[i]->cv));
 		json_object_array_add(a, x);
 	}
 	json_object_object_add(o, "noisiest", a);
@@ -223,8 +224,9 @@ static json_object *json_report(const bg_report *r)
 	if ((steps = bg_report__all_steps(r, &n)) != NULL) {
 		for (i = 0; i < n; i++) {
 			json_object *x = json_step(r, steps[i].s, steps[i].c);
-			json_object_object_add(x, "series", j_str(steps[i].s->name));
-			json_object_object_add(x, "machine", j_str(steps[i].s->machine));
+			json_object_object_add(x, "series", bg_json__str(NULL, steps[i].s->name));
+			json_object_object_add(x, "machine",
+			                       bg_json__str(NULL, steps[i].s->machine));
 			json_object_array_add(a, x);
 		}
 		free(steps);
@@ -237,10 +239,10 @@ static json_object *json_report(const bg_report *r)
 		const rep_run *run = &r->runs[i];
 		o = json_object_new_object();
 		json_object_object_add(o, "id", json_object_new_int64(run->row.id));
-		json_object_object_add(o, "commit", j_str(run->row.sha));
-		json_object_object_add(o, "subject", j_str(run->row.subject));
+		json_object_object_add(o, "commit", bg_json__str(NULL, run->row.sha));
+		json_object_object_add(o, "subject", bg_json__str(NULL, run->row.subject));
 		json_object_object_add(o, "started_at", json_object_new_int64(run->row.started_at));
-		json_object_object_add(o, "machine", j_str(run->row.machine));
+		json_object_object_add(o, "machine", bg_json__str(NULL, run->row.machine));
 		json_object_array_add(a, o);
 	}
 	json_object_object_add(top, "runs", a);

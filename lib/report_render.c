@@ -11,40 +11,20 @@
 #include <string.h>
 
 #include "report_model.h"
+#include "units.h"
 
-/* Seconds, bytes and bytes per second scaled to the series' typical value:
- * 123 µs reads at a glance where 0.000123 s does not.  Other units as stored. */
+/* Seconds, bytes and bytes per second scaled to the series' typical value
+ * (lib/units.c's steps): 123 µs reads at a glance where 0.000123 s does
+ * not.  Other units as stored. */
 disp_unit bg_report__display_unit(const rep_series *s)
 {
-	static const char *const tu[] = { "s", "ms", "µs", "ns" };
-	static const char *const bu[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	static const char *const ru[] = { "B/s", "kB/s", "MB/s", "GB/s", "TB/s" };
-	disp_unit d = { 1.0, s->unit };
+	disp_unit d;
 	double typical = 0.0;
-	size_t i = 0;
+	size_t i;
 
 	for (i = 0; i < s->n; i++)
 		typical += fabs(s->mean[i]) / (double)s->n;
-	i = 0;
-	if (!strcmp(s->unit, "s")) {
-		while (i < 3 && typical > 0 && typical * d.scale < 1.0) {
-			d.scale *= 1000.0;
-			i++;
-		}
-		d.unit = tu[i];
-	} else if (!strcmp(s->unit, "B")) {
-		while (i < 4 && typical / d.scale >= 1024.0) {
-			d.scale /= 1024.0;
-			i++;
-		}
-		d.unit = bu[i];
-	} else if (!strcmp(s->unit, "B/s")) {
-		while (i < 4 && typical / d.scale >= 1000.0) {
-			d.scale /= 1000.0;
-			i++;
-		}
-		d.unit = ru[i];
-	}
+	d.unit = bg_unit__display(s->unit, typical, &d.scale);
 	return d;
 }
 

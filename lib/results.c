@@ -146,14 +146,8 @@ static series_slot *create(bg_results *res, const char *benchmark, const char *m
 	series_slot *sl;
 	size_t pos;
 
-	if (res->nseries == res->capseries) {
-		size_t cap = res->capseries ? res->capseries * 2 : 16;
-		series_slot *p = realloc(res->series, cap * sizeof(*p));
-		if (!p)
-			return NULL;
-		res->series = p;
-		res->capseries = cap;
-	}
+	if (bg_grow((void **)&res->series, &res->capseries, res->nseries, sizeof(*res->series)) < 0)
+		return NULL;
 	if ((res->nseries + 1) * 2 > res->tablecap &&
 	    table_rebuild(res, res->tablecap ? res->tablecap * 2 : 64) < 0)
 		return NULL;
@@ -237,14 +231,8 @@ int bg_results_add(bg_ctx *ctx, bg_results *res, const char *benchmark, const ch
 		                    benchmark, metric, bg_text__quote(q, sizeof(q), unit),
 		                    sl->s.unit);
 	}
-	if (sl->s.n == sl->cap) {
-		size_t cap = sl->cap ? sl->cap * 2 : 16;
-		double *v = realloc(sl->s.values, cap * sizeof(double));
-		if (!v)
-			return bg_error_oom(ctx);
-		sl->s.values = v;
-		sl->cap = cap;
-	}
+	if (bg_grow((void **)&sl->s.values, &sl->cap, sl->s.n, sizeof(*sl->s.values)) < 0)
+		return bg_error_oom(ctx);
 	sl->s.values[sl->s.n++] = value;
 	return 0;
 }
@@ -302,15 +290,10 @@ int bg_results_set_outcome(bg_ctx *ctx, bg_results *res, const char *benchmark,
 	if (message && !(msg = strdup(message)))
 		return bg_error_oom(ctx);
 	if (!o) {
-		if (res->noutcomes == res->capoutcomes) {
-			size_t cap = res->capoutcomes ? res->capoutcomes * 2 : 8;
-			bg_outcome *p = realloc(res->outcomes, cap * sizeof(*p));
-			if (!p) {
-				free(msg);
-				return bg_error_oom(ctx);
-			}
-			res->outcomes = p;
-			res->capoutcomes = cap;
+		if (bg_grow((void **)&res->outcomes, &res->capoutcomes, res->noutcomes,
+		            sizeof(*res->outcomes)) < 0) {
+			free(msg);
+			return bg_error_oom(ctx);
 		}
 		o = &res->outcomes[res->noutcomes];
 		o->benchmark = strdup(benchmark);

@@ -1354,16 +1354,9 @@ int bg_store_history(bg_ctx *ctx, bg_store *store, const char *series, size_t li
 		goto cleanup;
 	}
 	while ((rc = bg_db_step(s)) == BG_DB_ROW) {
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 16;
-			bg_history_row *p = realloc(out, ncap * sizeof(*p));
-
-			if (!p) {
-				error = bg_error_oom(ctx);
-				goto cleanup;
-			}
-			out = p;
-			cap = ncap;
+		if (bg_grow((void **)&out, &cap, n, sizeof(*out)) < 0) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
 		}
 		/* Counted at once, so a half-filled row is freed with the rest. */
 		if (store__history_row(s, &out[n++]) < 0) {
@@ -1466,15 +1459,9 @@ int bg_store_samples(bg_ctx *ctx, bg_store *store, int64_t run_id, const char *b
 		goto cleanup;
 	}
 	while ((rc = bg_db_step(s)) == BG_DB_ROW) {
-		if (len == cap) {
-			double *p = realloc(v, cap * 2 * sizeof(*v));
-
-			if (!p) {
-				error = bg_error_oom(ctx);
-				goto cleanup;
-			}
-			v = p;
-			cap *= 2;
+		if (bg_grow((void **)&v, &cap, len, sizeof(*v)) < 0) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
 		}
 		v[len++] = bg_db_column_double(s, 0);
 	}

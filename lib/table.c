@@ -63,15 +63,10 @@ int bg_table_add(bg_table *t, const char *const *cells)
 {
 	size_t i, base;
 
-	if (t->nrows == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 16;
-		char **p = realloc(t->cells, cap * t->ncols * sizeof(char *));
-
-		if (!p)
-			return BG_ENOMEM;
-		t->cells = p;
-		t->cap = cap;
-	}
+	/* An element is a row of ncols cells. */
+	if (t->ncols > SIZE_MAX / sizeof(char *) ||
+	    bg_grow((void **)&t->cells, &t->cap, t->nrows, t->ncols * sizeof(char *)) < 0)
+		return BG_ENOMEM;
 	base = t->nrows * t->ncols;
 	for (i = 0; i < t->ncols; i++)
 		if (!(t->cells[base + i] = strdup(cells[i] ? cells[i] : ""))) {

@@ -1,5 +1,6 @@
 /*
- * units.c -- units, directions and format names.
+ * units.c -- units, directions and format names, and how a value is shown
+ * in a unit's readable step (1.23 ms, 4.5 GiB, 12.3 GB/s).
  *
  * All time units are stored in seconds so that a series keeps one unit
  * whatever unit each tool printed (Google Benchmark's time_unit, a harness
@@ -12,6 +13,16 @@
 #include <strings.h>
 
 #include "internal.h"
+#include "units.h"
+
+/* The steps a value is shown in, the only copy (bg_unit_format for one
+ * value, bg_unit__display for a report's series), each from the stored
+ * unit on: time down to ns, bytes up in powers of 1024, rates (and counts,
+ * with si) up in SI powers of 1000, as bandwidths are usually quoted. */
+static const char *const time_steps[] = { "s", "ms", "\xc2\xb5s", "ns" };
+static const char *const byte_steps[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+static const char *const rate_steps[] = { "B/s", "kB/s", "MB/s", "GB/s", "TB/s" };
+static const char *const si[] = { "", "k", "M", "G", "T" };
 
 static const struct {
 	const char *name;
@@ -103,10 +114,6 @@ static int is_count(const char *unit)
 
 void bg_unit_format(char *buf, size_t len, double v, const char *unit)
 {
-	static const char *const tu[] = { "s", "ms", "\xc2\xb5s", "ns" };
-	static const char *const bu[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	/* Rates in SI steps, as bandwidths are usually quoted. */
-	static const char *const si[] = { "", "k", "M", "G", "T" };
 	double a = fabs(v);
 	size_t i = 0;
 
@@ -118,14 +125,14 @@ void bg_unit_format(char *buf, size_t len, double v, const char *unit)
 			v *= 1000;
 			i++;
 		}
-		snprintf(buf, len, "%.4g %s", v, tu[i]);
+		snprintf(buf, len, "%.4g %s", v, time_steps[i]);
 	} else if (!strcmp(unit, "B")) {
 		while (i < 4 && a >= 1024) {
 			a /= 1024;
 			v /= 1024;
 			i++;
 		}
-		snprintf(buf, len, i ? "%.4g %s" : "%.0f %s", v, bu[i]);
+		snprintf(buf, len, i ? "%.4g %s" : "%.0f %s", v, byte_steps[i]);
 	} else if (!strcmp(unit, "B/s") || !strcmp(unit, "items/s")) {
 		while (i < 4 && a >= 1000) {
 			a /= 1000;
@@ -133,7 +140,7 @@ void bg_unit_format(char *buf, size_t len, double v, const char *unit)
 			i++;
 		}
 		if (unit[0] == 'B')
-			snprintf(buf, len, "%.4g %sB/s", v, si[i]);
+			snprintf(buf, len, "%.4g %s", v, rate_steps[i]);
 		else
 			snprintf(buf, len, "%.4g %s items/s", v, si[i]);
 	} else if (is_count(unit)) {
@@ -148,4 +155,36 @@ void bg_unit_format(char *buf, size_t len, double v, const char *unit)
 	} else {
 		snprintf(buf, len, "%.4g %s", v, unit);
 	}
+}
+
+/* The same steps as bg_unit_format, chosen once for a magnitude; the scale
+ * is built up step by step (and compared as typical * scale) so that a
+ * series reads exactly as the report always showed it. */
+const char *bg_unit__display(const char *unit, double typical, double *scale)
+{
+	size_t i = 0;
+
+	*scale = 1.0;
+	if (!strcmp(unit, "s")) {
+		while (i < 3 && typical > 0 && typical * *scale < 1.0) {
+			*scale *= 1000.0;
+			i++;
+		}
+		return time_steps[i];
+	}
+	if (!strcmp(unit, "B")) {
+		while (i < 4 && typical / *scale >= 1024.0) {
+			*scale /= 1024.0;
+			i++;
+		}
+		return byte_steps[i];
+	}
+	if (!strcmp(unit, "B/s")) {
+		while (i < 4 && typical / *scale >= 1000.0) {
+			*scale /= 1000.0;
+			i++;
+		}
+		return rate_steps[i];
+	}
+	return unit;
 }

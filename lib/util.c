@@ -135,16 +135,17 @@ void bg_log(bg_ctx *ctx, bg_log_level level, const char *fmt, ...)
 
 int bg_buf_grow(bg_buf *b, size_t extra)
 {
-	size_t need = b->len + extra + 1, cap;
+	size_t need, cap;
 	char *p;
 
-	if (need < b->len)
+	if (extra > SIZE_MAX - 1 - b->len)
 		return BG_ENOMEM;
+	need = b->len + extra + 1;
 	if (need <= b->cap)
 		return 0;
 	cap = b->cap ? b->cap : 64;
 	while (cap < need)
-		cap *= 2;
+		cap = cap > SIZE_MAX / 2 ? need : cap * 2;
 	p = realloc(b->ptr, cap);
 	if (!p)
 		return BG_ENOMEM;
@@ -237,12 +238,18 @@ char *bg_printf(const char *fmt, ...)
 int bg_grow(void **arr, size_t *cap, size_t n, size_t size)
 {
 	void *p;
-	size_t ncap;
+	size_t ncap = *cap ? *cap : 16;
 
 	if (n < *cap)
 		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	if (ncap < *cap || ncap > SIZE_MAX / size || !(p = realloc(*arr, ncap * size)))
+	/* Doubled until element n fits: a caller that makes room for a few
+	 * elements at once may ask for one past twice the capacity. */
+	while (ncap <= n) {
+		if (ncap > SIZE_MAX / 2)
+			return BG_ENOMEM;
+		ncap *= 2;
+	}
+	if (!size || ncap > SIZE_MAX / size || !(p = realloc(*arr, ncap * size)))
 		return BG_ENOMEM;
 	*arr = p;
 	*cap = ncap;

@@ -553,14 +553,9 @@ int bg_worktree_gc_each(bg_ctx *ctx, const char *cache_dir, int64_t max_age, uin
 			continue;
 		if (fstatat(dirfd(d), name, &sb, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
-		if (n == cap) {
-			gc_entry *p;
-			cap = cap ? cap * 2 : 32;
-			if (!(p = realloc(list, cap * sizeof(*list)))) {
-				err = bg_error_oom(ctx);
-				goto cleanup;
-			}
-			list = p;
+		if (bg_grow((void **)&list, &cap, n, sizeof(*list)) < 0) {
+			err = bg_error_oom(ctx);
+			goto cleanup;
 		}
 		memset(&list[n], 0, sizeof(list[n]));
 		memcpy(list[n].sha, name, 41);

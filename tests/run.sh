@@ -44,12 +44,10 @@ run_one() { # name, command...
 }
 
 for t in "$build"/tests/test_*; do
-	[ -z "${BG_E2E_DIR:-}" ] || break # calibration runs its scripts only
 	[ -x "$t" ] || continue
 	run_one "unit/$(basename "$t")" "$t"
 done
-# BG_E2E_DIR picks another folder of scripts (make calibration: tests/calibration).
-for t in "${BG_E2E_DIR:-tests/e2e}"/t_*.sh; do
+for t in tests/e2e/t_*.sh; do
 	[ -f "$t" ] || continue
 	run_one "e2e/$(basename "$t" .sh)" bash "$t"
 done

@@ -2,7 +2,8 @@
 # run values chosen exactly (stored with `import --commit`): no history ->
 # no-baseline (exit 0); dirty runs and other machines' runs never enter a
 # baseline; a feature branch is judged against the merge-base's first-parent
-# history of main; an unknown baseline branch is exit 2; SPEC's JSON shape.
+# history of main; an unknown baseline branch is exit 2; the keys of the
+# verdict's JSON.
 . "$(dirname "$0")/lib.sh"
 
 new_repo "$T/r" >/dev/null
@@ -61,7 +62,7 @@ slow=$(store 1.20 1.20 1.20)
 check "a 20% slower candidate -> regression, exit 1" bash -c "[ \"\$(verdict $slow)\" = regression ] && [ \"\$(cat $T/v.rc)\" = 1 ]"
 check "... its own commit's other run is not in the baseline" test "$(field baseline_runs)" = 9
 check "... change is +20%" python3 -c "import json; r=json.load(open('$T/v.json'))['results'][0]; assert abs(r['change'] - 0.2) < 1e-9, r"
-check "JSON has SPEC's keys" python3 - "$T/v.json" <<'P'
+check "the verdict's JSON has its keys" python3 - "$T/v.json" <<'P'
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert set(d) >= {"run", "baseline", "results", "summary"}, d.keys()

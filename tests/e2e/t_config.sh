@@ -22,8 +22,8 @@ done
 check "at least 10 malformed configs were tried" test "$n" -ge 10
 check "nothing was stored by a bad config" bash -c "[ ! -e .benchguard/results.db ]"
 
-# The SPEC example parses: with --filter matching nothing run stops after
-# loading it, with the filter's error (not a config error).
-check "the SPEC example config loads" bash -c "
+# The full example (every section used) parses: with --filter matching
+# nothing run stops after loading it, with the filter's error (not a config error).
+check "the full example config loads" bash -c "
 	\"$BG\" --config \"$FIX/config/spec-example.json\" run --filter '^nothing$' 2>$T/e; [ \$? -eq 2 ] && grep -q 'matches no benchmark' $T/e"
 finish

@@ -1,17 +1,26 @@
-# t_docs.sh -- `--help` and the README say the same thing, for every
-# command `benchguard help` lists:
+# t_docs.sh -- `--help` and the docs say the same thing, for every
+# command `benchguard help` lists.  The command reference is
+# docs/commands.md; the README shows a summary and usage examples.
 #   - `benchguard CMD --help` exits 0 and starts with its usage line;
 #   - every option the help names (outside `...`, which quotes other
-#     commands) is one the command accepts, and the README names it too;
-#   - every option of the command's usage lines in the README (the lines
-#     that start `benchguard CMD`) is in the help, and is accepted;
-#   - the global options of `benchguard help` are in the README.
-# An option the command takes but neither text names cannot be found from
-# outside; what either text promises, and what the two say, is tested here.
+#     commands) is one the command accepts, and docs/commands.md names it;
+#   - docs/commands.md has the command's usage line, and every option of
+#     the command's usage lines in README.md and docs/*.md (the lines that
+#     start `benchguard CMD`) is in the help, and is accepted;
+#   - the global options of `benchguard help` are in docs/commands.md, and
+#     every option the README names is one some help names.
+# An option the command takes but no text names cannot be found from
+# outside; what each text promises, and what they say, is tested here.
 . "$(dirname "$0")/lib.sh"
 
 README="${BG_ROOT:?}/README.md"
+REF="$BG_ROOT/docs/commands.md"
+DOCS=("$README" "$BG_ROOT"/docs/*.md)
+check "the command reference is there" test -s "$REF"
 cd "$T" || exit 1
+# Where an option must be named: the reference's text, links' targets left
+# out (an anchor such as #bisect---good-a---bad-b names no option).
+sed 's/](\([^)]*\))/]/g' "$REF" >"$T/ref.txt"
 export BENCHGUARD_DB="$T/docs.db" # nothing may touch a real database
 
 "$BG" help >"$T/help" 2>&1
@@ -33,18 +42,20 @@ for c in $cmds; do
 		bash -c "[ $rc -eq 0 ] && head -1 '$T/h.$c' | grep -q '^usage: benchguard $c'"
 	# Options inside `...` belong to another command the help points to.
 	helpopts=$(sed 's/`[^`]*`//g' "$T/h.$c" | grep -o -- '--[a-z][a-z0-9-]*' | sort -u)
-	missing_readme= missing_cmd=
+	missing_ref= missing_cmd=
 	for o in $helpopts; do
-		grep -q -- "$o\b" "$README" || missing_readme="$missing_readme $o"
+		grep -q -- "$o\b" "$T/ref.txt" || missing_ref="$missing_ref $o"
 		accepted "$c" "$o" || missing_cmd="$missing_cmd $o"
 	done
-	check "$c: every option its help names is in the README${missing_readme:+ (missing:$missing_readme)}" \
-		test -z "$missing_readme"
+	check "$c: every option its help names is in docs/commands.md${missing_ref:+ (missing:$missing_ref)}" \
+		test -z "$missing_ref"
 	check "$c: every option its help names is accepted${missing_cmd:+ (not:$missing_cmd)}" \
 		test -z "$missing_cmd"
-	# The README's usage lines of the command (in code spans or blocks).
-	grep -E "^(\`|\\\$ )?benchguard $c( |\`|\$)" "$README" >"$T/u.$c"
-	check "$c: the README has its usage line" test -s "$T/u.$c"
+	# The usage lines of the command (in code spans or blocks): the
+	# reference must have one; those of every doc are checked.
+	usage_re="^(\`|\\\$ )?benchguard $c( |\`|\$)"
+	check "$c: docs/commands.md has its usage line" grep -qE "$usage_re" "$REF"
+	grep -hE "$usage_re" "${DOCS[@]}" >"$T/u.$c"
 	readmeopts=$(grep -o -- '--[a-z][a-z0-9-]*' "$T/u.$c" | sort -u)
 	not_in_help= not_taken=
 	for o in $readmeopts; do
@@ -53,17 +64,17 @@ for c in $cmds; do
 		grep -q -- "$o\b" "$T/h.$c" || not_in_help="$not_in_help $o"
 		accepted "$c" "$o" || not_taken="$not_taken $o"
 	done
-	check "$c: every option of its README usage is in its help${not_in_help:+ (missing:$not_in_help)}" \
+	check "$c: every option of its usage lines in the docs is in its help${not_in_help:+ (missing:$not_in_help)}" \
 		test -z "$not_in_help"
 	check "$c: ... and accepted${not_taken:+ (not:$not_taken)}" test -z "$not_taken"
 done
 
 # What each command claims about its method, in words both texts use: a
-# help that said "Welch" where the README says paired would fail here.
-claims() { # CMD PHRASE...: both the help and the README say every PHRASE (case aside)
+# help that said "Welch" where the reference says paired would fail here.
+claims() { # CMD PHRASE...: both the help and docs/commands.md say every PHRASE (case aside)
 	local c=$1 p; shift
 	for p in "$@"; do
-		grep -qi -- "$p" "$T/h.$c" && grep -qi -- "$p" "$README" || return 1
+		grep -qi -- "$p" "$T/h.$c" && grep -qi -- "$p" "$REF" || return 1
 	done
 }
 check "compare: both say it is a paired t-test on log ratios" claims compare "paired" "t-test" "log ratios"
@@ -79,8 +90,21 @@ done
 
 global_missing=
 for o in $(grep -o -- '--[a-z][a-z0-9-]*' "$T/help" | sort -u); do
-	grep -q -- "$o\b" "$README" || global_missing="$global_missing $o"
+	grep -q -- "$o\b" "$T/ref.txt" || global_missing="$global_missing $o"
 done
-check "the global options are in the README${global_missing:+ (missing:$global_missing)}" \
+check "the global options are in docs/commands.md${global_missing:+ (missing:$global_missing)}" \
 	test -z "$global_missing"
+
+# The README names only options that exist: each is in the global help or
+# in some command's help, or is --help, which every command took above
+# (links' targets left out, as in the reference).
+{ cat "$T/help" "$T"/h.*; echo "--help"; } >"$T/allhelp"
+readme_unknown=
+for o in $(sed 's/](\([^)]*\))/]/g' "$README" | grep -o -- '--[a-z][a-z0-9-]*' | sort -u); do
+	grep -q -- "$o\b" "$T/allhelp" || readme_unknown="$readme_unknown $o"
+done
+check "every option the README names is in some help${readme_unknown:+ (not:$readme_unknown)}" \
+	test -z "$readme_unknown"
+check "... and it names some (the global ones at least)" \
+	bash -c "grep -q -- '--db' '$README' && grep -q -- '--config' '$README'"
 finish

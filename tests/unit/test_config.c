@@ -1,5 +1,6 @@
 /*
- * test_config.c -- benchguard.json: the SPEC example, every malformed
+ * test_config.c -- benchguard.json: the full example (every section used,
+ * tests/fixtures/config/spec-example.json), every malformed
  * fixture in tests/fixtures/config/bad (each names its expected message on
  * its first line), line numbers through tricky text, defaults and
  * overrides, alerts, ${VAR} expansion and the `init` starter.
@@ -92,7 +93,7 @@ static void test_spec_example(void **state)
 	assert_true(near(bg_config_thresholds(cfg)->min_change, 0.02));
 	assert_true(near(bg_config_thresholds(cfg)->min_effect, 0.8));
 
-	/* Lines: the fixture is SPEC.md's example verbatim, "{" on line 1. */
+	/* Lines: the fixture's "{" is on line 1. */
 	assert_int_equal(bg_config_benchmark_count(cfg), 3);
 	b = bg_config_benchmark(cfg, 0);
 	assert_string_equal(b->name, "sort/1M");
@@ -281,7 +282,7 @@ static void test_defaults_applied(void **state)
 	assert_string_equal(bg_config_path(cfg), "t.json");
 	assert_null(bg_config_project(cfg));
 	assert_null(bg_config_build(cfg));
-	/* Defaults from SPEC.md's example and the brief: main/20/5, 0.01/fdr/0.02/0.8, 2/15/60. */
+	/* The defaults: main/20/5, 0.01/fdr/0.02/0.8, 2/15/60. */
 	assert_string_equal(bg_config_baseline(cfg)->branch, "main");
 	assert_int_equal(bg_config_baseline(cfg)->window, 20);
 	assert_int_equal(bg_config_baseline(cfg)->min_runs, 5);

@@ -1,0 +1,67 @@
+/*
+ * git.h -- the library's git plumbing (lib/git.c), beyond what a program
+ * linked against libbenchguard needs.
+ *
+ * benchguard.h keeps opening a repository and reading a commit (HEAD, any
+ * revision): what a caller hands to the entry points.  Branch tips, merge
+ * bases, first-parent walks and ranges, and checkouts of a commit into a
+ * folder are how check, ci, bisect, report and the worktree cache do their
+ * work; they are shared by lib/ and cmd/ through internal.h, are not
+ * installed, and libbenchguard.so does not export them, so they can change
+ * without breaking a program built against the library.
+ */
+#ifndef BG_GIT_H
+#define BG_GIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "benchguard.h"
+
+/*
+ * bg_repo_lookup for a commit that runs will be stored under: when `rev`
+ * names no branch, ->branch is `branch` if the commit is on its
+ * first-parent history (e.g. the baseline branch), so that a run pinned
+ * by SHA says where it belongs.
+ */
+int bg_repo_lookup_on(bg_ctx *ctx, bg_repo *repo, const char *rev, const char *branch,
+                      bg_commit *out);
+/*
+ * The tip of branch `name`: refs/heads/<name>, else refs/remotes/origin/<name>
+ * (CI checkouts often have only the remote one).  Unknown -> BG_EINPUT.
+ */
+int bg_repo_branch_tip(bg_ctx *ctx, bg_repo *repo, const char *name, char sha[41]);
+/* The best common ancestor of two commits; none -> BG_EINPUT, unknown -> BG_ENOTFOUND. */
+int bg_repo_merge_base(bg_ctx *ctx, bg_repo *repo, const char *a, const char *b, char sha[41]);
+
+/* Called for each commit of a walk with its committer time (seconds since
+ * the epoch); return 0 to go on, 1 to stop, < 0 to fail. */
+typedef int (*bg_walk_cb)(const char *sha, int64_t time, void *data);
+/* Walks the first-parent history from `sha` (itself first) back to the root,
+ * reading one commit at a time: a walk that stops early costs what it read. */
+int bg_repo_walk_first_parent(bg_ctx *ctx, bg_repo *repo, const char *sha, bg_walk_cb cb,
+                              void *data);
+
+/*
+ * Writes the tree of commit `sha` into directory `dir` (created; must not
+ * exist or be empty), without touching the repository's index or HEAD;
+ * submodules (gitlinks) are checked out recursively at their recorded
+ * commits from the superproject's .git/modules/<name> (or, failing that,
+ * cloned with libgit2 from the URL in that commit's .gitmodules, relative
+ * URLs resolved against the superproject's remote "origin" or its own path).
+ * A submodule that cannot be found -> error with a message naming it.
+ * Unknown sha -> BG_ENOTFOUND; `dir` not empty -> BG_EINPUT.
+ */
+int bg_repo_checkout(bg_ctx *ctx, bg_repo *repo, const char *sha, const char *dir);
+/* Is `ancestor` an ancestor of (or equal to) `descendant`?  1/0, < 0 on error. */
+int bg_repo_is_ancestor(bg_ctx *ctx, bg_repo *repo, const char *ancestor, const char *descendant);
+/*
+ * The first-parent chain from `bad` back to (not including) `good`, oldest
+ * first (*shas: array of 41-byte strings, caller frees with free(); empty
+ * when good == bad).  `good` not a first-parent ancestor of `bad` ->
+ * BG_EINPUT with a clear message.
+ */
+int bg_repo_first_parent_range(bg_ctx *ctx, bg_repo *repo, const char *good, const char *bad,
+                               char (**shas)[41], size_t *n);
+
+#endif
