@@ -97,10 +97,11 @@ check "the global options are in docs/commands.md${global_missing:+ (missing:$gl
 
 # The README names only options that exist: each is in the global help or
 # in some command's help, or is --help, which every command took above
-# (links' targets left out, as in the reference).
+# (links' targets left out, as in the reference, and pkg-config's own
+# options in `$(pkg-config ...)`).
 { cat "$T/help" "$T"/h.*; echo "--help"; } >"$T/allhelp"
 readme_unknown=
-for o in $(sed 's/](\([^)]*\))/]/g' "$README" | grep -o -- '--[a-z][a-z0-9-]*' | sort -u); do
+for o in $(sed -e 's/](\([^)]*\))/]/g' -e 's/\$(pkg-config [^)]*)//g' "$README" | grep -o -- '--[a-z][a-z0-9-]*' | sort -u); do
 	grep -q -- "$o\b" "$T/allhelp" || readme_unknown="$readme_unknown $o"
 done
 check "every option the README names is in some help${readme_unknown:+ (not:$readme_unknown)}" \
