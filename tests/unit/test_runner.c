@@ -232,6 +232,38 @@ static void test_exec_env(void **state)
 	unsetenv("BG_TEST_INH");
 }
 
+static void on_usr2(int sig)
+{
+	(void)sig;
+}
+
+/* What the host ignores or handles reaches the command as the default, and
+ * nothing stays blocked: the child reads which dispositions to reset from
+ * /proc/self/stat, so a signal below 32 and a real-time one above it. */
+static void test_exec_signal_dispositions(void **state)
+{
+	bg_ctx *ctx = *state;
+	bg_exec_opts o = { NULL, 0, 1, 0, NULL, NULL };
+	struct sigaction ign, handler, old[4];
+	const int sigs[4] = { SIGPIPE, SIGUSR1, SIGRTMIN + 5, SIGUSR2 };
+	bg_exec_result r;
+	int i;
+
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	memset(&handler, 0, sizeof(handler));
+	handler.sa_handler = on_usr2;
+	for (i = 0; i < 4; i++)
+		assert_int_equal(sigaction(sigs[i], i == 3 ? &handler : &ign, &old[i]), 0);
+	exec_ok(ctx, "grep -E '^Sig(Ign|Blk):' /proc/self/status", &o, &r);
+	for (i = 0; i < 4; i++)
+		sigaction(sigs[i], &old[i], NULL);
+	assert_non_null(r.out);
+	assert_non_null(strstr(r.out, "SigBlk:\t0000000000000000\n"));
+	assert_non_null(strstr(r.out, "SigIgn:\t0000000000000000\n"));
+	bg_exec_result_clear(&r);
+}
+
 /* "<$$> <its process group> <$!>", as the commands below print them. */
 static void parse_ids(const char *out, long ids[3])
 {
@@ -1087,6 +1119,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_exec_direct_path),
 		cmocka_unit_test(test_exec_cwd),
 		cmocka_unit_test(test_exec_env),
+		cmocka_unit_test(test_exec_signal_dispositions),
 		cmocka_unit_test(test_exec_timeout_kills_group),
 		cmocka_unit_test(test_exec_kills_leftovers),
 		cmocka_unit_test(test_exec_escaped_holder),
