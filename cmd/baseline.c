@@ -78,58 +78,106 @@ cleanup:
 	return rc;
 }
 
-static int do_import(cli_state *st, const baseline_flags *fl, const char *file)
+/*
+ * Imports FILE... : every file is read and checked before the database is
+ * opened.  A file exported on another machine is refused when it is the
+ * only one; among several (a baselines/ folder with a file per kind of
+ * runner) it is skipped with a note, as long as one is this machine's.
+ */
+static int do_import(cli_state *st, const baseline_flags *fl, char **files, int nfiles)
 {
-	bg_baseline *b = NULL;
+	bg_baseline **b = NULL;
 	char *data = NULL;
-	size_t len = 0, imported = 0, present = 0;
+	size_t len = 0, imported, present;
 	const char *fp;
+	json_object *arr = NULL;
 	cli_env env;
-	int rc;
+	int rc, i, mine = 0;
 
 	memset(&env, 0, sizeof(env));
-	/* The file is read and checked whole before the database is opened. */
-	if ((rc = cli_read_input(st, file, &data, &len)) < 0) {
-		rc = bg_error_set(st->ctx, BG_EINPUT, "%s", bg_ctx_error(st->ctx));
+	if (!(b = calloc((size_t)nfiles, sizeof(*b)))) {
+		rc = bg_error_oom(st->ctx);
 		goto cleanup;
 	}
-	if ((rc = bg_baseline_parse(st->ctx, file, data, len, &b)) < 0)
-		goto cleanup;
+	for (i = 0; i < nfiles; i++) {
+		if ((rc = cli_read_input(st, files[i], &data, &len)) < 0) {
+			rc = bg_error_set(st->ctx, BG_EINPUT, "%s", bg_ctx_error(st->ctx));
+			goto cleanup;
+		}
+		if ((rc = bg_baseline_parse(st->ctx, files[i], data, len, &b[i])) < 0)
+			goto cleanup;
+		free(data);
+		data = NULL;
+	}
 	/* The repository only places the default database; git history is not needed. */
 	if ((!st->db_path && (rc = cli_open_repo(st, &env)) < 0) ||
 	    (rc = cli_detect_machine(st, &env, fl->machine)) < 0)
 		goto cleanup;
 	fp = bg_machine_fingerprint(env.machine);
-	if (strcmp(fp, bg_baseline_machine(b)) && !fl->force) {
-		rc = bg_error_set(st->ctx, BG_EINPUT,
-		                  "%s was exported on machine %s, but this machine is %s "
-		                  "(pass --machine %s to store it under that name, or --force to "
-		                  "import it as %s)",
-		                  file, bg_baseline_machine(b), fp, bg_baseline_machine(b), fp);
+	for (i = 0; i < nfiles; i++)
+		mine += !strcmp(fp, bg_baseline_machine(b[i]));
+	if (!mine && !fl->force) {
+		if (nfiles == 1)
+			rc = bg_error_set(st->ctx, BG_EINPUT,
+			                  "%s was exported on machine %s, but this machine is %s "
+			                  "(pass --machine %s to store it under that name, or --force "
+			                  "to import it as %s)",
+			                  files[0], bg_baseline_machine(b[0]), fp,
+			                  bg_baseline_machine(b[0]), fp);
+		else
+			rc = bg_error_set(st->ctx, BG_EINPUT,
+			                  "none of the %d files was exported on this machine, %s "
+			                  "(%s: %s, ...; pass --machine NAME to import one under "
+			                  "its name, or --force to import them as %s)",
+			                  nfiles, fp, files[0], bg_baseline_machine(b[0]), fp);
 		goto cleanup;
 	}
-	if ((rc = cli_open_store(st, &env)) < 0 ||
-	    (rc = bg_baseline_import(st->ctx, env.store, b, fp, fl->force, &imported, &present)) <
-	            0)
+	if ((rc = cli_open_store(st, &env)) < 0)
 		goto cleanup;
-	if (strcmp(fp, bg_baseline_machine(b)))
-		cli_warn(st, "runs of machine %s were imported as machine %s (--force)",
-		         bg_baseline_machine(b), fp);
-	if (st->format == CLI_JSON) {
-		json_object *o = json_object_new_object();
+	if (st->format == CLI_JSON && nfiles > 1 && !(arr = json_object_new_array())) {
+		rc = bg_error_oom(st->ctx);
+		goto cleanup;
+	}
+	for (i = 0; i < nfiles; i++) {
+		const char *theirs = bg_baseline_machine(b[i]);
+		int skip = strcmp(fp, theirs) && !fl->force;
 
-		json_object_object_add(o, "file", json_object_new_string(file));
-		json_object_object_add(o, "machine", json_object_new_string(fp));
-		json_object_object_add(o, "imported", json_object_new_int64((int64_t)imported));
-		json_object_object_add(o, "present", json_object_new_int64((int64_t)present));
-		rc = cli_print_json(st, o);
-	} else {
-		printf("imported %zu run%s (%zu already present) from %s\n", imported,
-		       imported == 1 ? "" : "s", present, file);
+		imported = present = 0;
+		if (skip)
+			cli_info(st, "skipped %s: exported on machine %s, not this one (%s)", files[i],
+			         theirs, fp);
+		else if ((rc = bg_baseline_import(st->ctx, env.store, b[i], fp, fl->force, &imported,
+		                                  &present)) < 0)
+			goto cleanup;
+		if (!skip && strcmp(fp, theirs))
+			cli_warn(st, "runs of machine %s were imported as machine %s (--force)",
+			         theirs, fp);
+		if (st->format == CLI_JSON) {
+			json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "file", json_object_new_string(files[i]));
+			json_object_object_add(o, "machine", json_object_new_string(skip ? theirs : fp));
+			json_object_object_add(o, "imported", json_object_new_int64((int64_t)imported));
+			json_object_object_add(o, "present", json_object_new_int64((int64_t)present));
+			json_object_object_add(o, "skipped", json_object_new_boolean(skip));
+			if (!arr) {
+				rc = cli_print_json(st, o);
+				goto cleanup;
+			}
+			json_object_array_add(arr, o);
+		} else if (!skip) {
+			printf("imported %zu run%s (%zu already present) from %s\n", imported,
+			       imported == 1 ? "" : "s", present, files[i]);
+		}
 	}
+	rc = arr ? cli_print_json(st, arr) : 0;
+	arr = NULL;
 
 cleanup:
-	bg_baseline_free(b);
+	json_object_put(arr);
+	for (i = 0; b && i < nfiles; i++)
+		bg_baseline_free(b[i]);
+	free(b);
 	free(data);
 	cli_env_clear(&env);
 	return rc;
@@ -191,11 +239,9 @@ int cmd_baseline(cli_state *st, int argc, char **argv)
 			return cli_usage_error(st,
 			                       "-o, --baseline-branch and --window are options of "
 			                       "baseline export");
-		if (optind + 2 != argc)
-			return cli_usage_error(st, optind + 1 >= argc
-			                                   ? "baseline import needs a FILE"
-			                                   : "baseline import takes one FILE");
-		return do_import(st, &fl, argv[optind + 1]);
+		if (optind + 1 >= argc)
+			return cli_usage_error(st, "baseline import needs a FILE");
+		return do_import(st, &fl, argv + optind + 1, argc - optind - 1);
 	}
 	return cli_usage_error(st, "baseline: unknown action \"%s\" (expected export or import)",
 	                       action);

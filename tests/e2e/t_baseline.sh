@@ -1,8 +1,9 @@
 # t_baseline.sh -- `baseline export` / `baseline import` end to end: the runs
 # a check would use are exported as stable JSON; imported into an empty
-# database they give the same verdicts and p-values for the same candidate
-# (acceptance 6); a second import stores nothing; files of other machines,
-# and broken files, are refused with exit 2 and store nothing.
+# database they give the same verdicts and p-values for the same candidate;
+# a second import stores nothing; files of other machines, and broken
+# files, are refused with exit 2 and store nothing; among several files
+# (baselines/*.json), other machines' are skipped.
 . "$(dirname "$0")/lib.sh"
 
 new_repo "$T/r" >/dev/null
@@ -159,6 +160,32 @@ check "--machine NAME imports it under that name" bash -c "
 	\"$BG\" --db $T/d.db -q baseline import --machine other-box $T/other.json >/dev/null &&
 	[ \"\$(sqlite3 $T/d.db \"SELECT count(*) FROM runs r JOIN machines m ON m.id = r.machine_id WHERE m.fingerprint = 'other-box'\")\" = 11 ]"
 
+# Several files, a file per kind of runner: this machine's is imported,
+# the others are skipped with a note; none of ours, or a broken one among
+# them, is exit 2 with nothing stored.
+M=$T/m.db
+check "several files: this machine's imported, another's skipped (exit 0)" bash -c "
+	\"$BG\" --db $M baseline import baselines/x.json $T/other.json >$T/m.out 2>$T/m.err &&
+	grep -q 'imported 11 runs (0 already present) from baselines/x.json' $T/m.out &&
+	grep -q 'skipped $T/other.json: exported on machine other-box' $T/m.err &&
+	[ \"\$(sqlite3 $M \"SELECT count(*) FROM runs r JOIN machines m ON m.id = r.machine_id WHERE m.fingerprint = '$fp'\")\" = 11 ] &&
+	[ \"\$(sqlite3 $M 'SELECT count(*) FROM runs')\" = 11 ]"
+check "... --json: one object per file, the other one skipped" bash -c "
+	\"$BG\" --db $M --json baseline import $T/other.json baselines/x.json | python3 -c 'import json,sys
+d = json.load(sys.stdin)
+assert [(o[\"skipped\"], o[\"imported\"], o[\"present\"]) for o in d] == [(True, 0, 0), (False, 0, 11)], d'"
+python3 - "$T/other.json" "$T/other2.json" <<'P'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["machine"] = "other-box-2"
+json.dump(d, open(sys.argv[2], "w"), indent=2)
+P
+rm -f "$T/n.db"
+check "several files, none of this machine: exit 2" expect_rc 2 "$BG" --db "$T/n.db" baseline import "$T/other.json" "$T/other2.json"
+check "... saying so, and nothing is stored" bash -c "
+	grep -q 'none of the 2 files was exported on this machine' $T/err &&
+	{ [ ! -f $T/n.db ] || [ \"\$(sqlite3 $T/n.db 'SELECT count(*) FROM runs')\" = 0 ]; }"
+
 # Broken files: exit 2, a message naming the place, nothing stored.
 broken() { # NAME PYTHON-EDIT EXPECTED-MESSAGE
 	python3 - baselines/x.json "$T/$1.json" "$2" <<'P'
@@ -184,6 +211,9 @@ broken not-baseline 'd["format"] = "something-else"' "is not a benchguard baseli
 sed 's/"version": 1,/"version": 1,,/' baselines/x.json >"$T/syntax.json"
 check "a JSON syntax error: exit 2 with the line" expect_rc 2 "$BG" --db "$T/e.db" baseline import "$T/syntax.json"
 check "... naming file and line" grep -q "syntax.json:3: not valid JSON" "$T/err"
+rm -f "$T/e.db"
+check "a broken file after a good one: exit 2" expect_rc 2 "$BG" --db "$T/e.db" baseline import baselines/x.json "$T/syntax.json"
+check "... and the good one is not stored either" bash -c "[ ! -f $T/e.db ] || [ \"\$(sqlite3 $T/e.db 'SELECT count(*) FROM runs')\" = 0 ]"
 check "an infinite sample (1e999) is refused" bash -c "
 	sed '0,/\"samples\": \[/{s/\"samples\": \[/\"samples\": [ 1e999,/}' baselines/x.json >$T/inf.json &&
 	! \"$BG\" --db $T/e.db baseline import $T/inf.json 2>$T/inf.err && grep -q 'samples\[0\]: not a finite number' $T/inf.err"
