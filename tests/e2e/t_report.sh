@@ -1,4 +1,4 @@
-# t_report.sh -- `benchguard report` end to end (issue 7): a generated
+# t_report.sh -- `benchguard report` end to end: a generated
 # history with known steps is imported run by run at the commits of a real
 # repository; the report finds the steps at the right commits, leaves a
 # single far run alone, and HTML, Markdown and JSON carry the same change

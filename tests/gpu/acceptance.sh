@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/gpu/acceptance.sh -- issue 5's GPU acceptance in one go, on a machine
+# tests/gpu/acceptance.sh -- the GPU claims of docs/gpu.md in one go, on a machine
 # with an NVIDIA GPU.  From the repository root:
 #
 #     tests/gpu/acceptance.sh            (outputs in a temp dir, or in $OUT if set)

@@ -1,8 +1,8 @@
 /*
  * test_changepoint.c -- change-point detection on generated histories with
- * known steps (issue 7, acceptance 1 and 2): steps are found within one run
- * of the truth, flat histories give on average far fewer than one false step
- * per ten series, and one far run is never a step.  The histories come from
+ * known steps: steps are found within one run of the truth, flat histories
+ * give on average far fewer than one false step per ten series, and one far
+ * run is never a step.  The histories come from
  * a small seeded generator (splitmix64 and Box-Muller), so every run of the
  * test sees the same numbers.
  */
@@ -74,7 +74,7 @@ static void find(const double *x, size_t n, bg_changepoints *cp)
 }
 
 /*
- * Acceptance 1: +5% at run 40, -3% at run 90, CV 1%: in every one of 200
+ * Steps: +5% at run 40, -3% at run 90, CV 1%: in every one of 200
  * histories both steps and no third, each within one run of the truth in at
  * least 97% of them and never farther than 3.  (No estimator does better:
  * for a 3-sigma step, two neighbouring runs' noise outweighs the step about
@@ -116,7 +116,7 @@ static void test_known_steps(void **state)
 	assert_true(exact >= 150);
 }
 
-/* Acceptance 1: flat histories of 200 runs, CV 1%: on average fewer than one
+/* Flat histories of 200 runs, CV 1%: on average fewer than one
  * false step per ten series (measured over 500). */
 static void test_flat_histories(void **state)
 {
@@ -148,7 +148,7 @@ static void test_flat_histories(void **state)
 	assert_true(sig * 10 < 500);
 }
 
-/* Acceptance 2: one run far out (2% to 100% away, either way, anywhere) is
+/* Outliers: one run far out (2% to 100% away, either way, anywhere) is
  * not a step; the filter names it. */
 static void test_single_outlier(void **state)
 {
