@@ -244,7 +244,7 @@ enum {
 
 /* Alert targets as written: ${VAR} is expanded at use (bg_config_expand). */
 typedef struct {
-	const char *kind;                             /* "webhook", "slack", "github" */
+	const char *kind;                             /* "webhook", "slack", "github", "gitlab" */
 	const char *url, *secret, *repo, *token, *pr; /* NULL when absent */
 	unsigned on;                                  /* BG_ALERT_ON_* mask; default regression */
 	int line;
@@ -1339,10 +1339,11 @@ typedef struct {
 } bg_baseline_export_opts;
 
 /*
- * A machine's baseline runs (SPEC "Files: baselines/") as JSON: the complete,
- * clean runs of `machine` along the first-parent history of the branch tip,
- * newest first, until every series has `window` of them; the tip's own runs
- * are kept besides and do not count, so the tip itself can be judged too.
+ * A machine's baseline runs as JSON, to be committed under baselines/: the
+ * complete, clean runs of `machine` along the first-parent history of the
+ * branch tip, newest first, until every series has `window` of them; the
+ * tip's own runs are kept besides and do not count, so the tip itself can be
+ * judged too.
  * Runs come with their commit, uid, tags and raw samples.  The text (*json,
  * caller frees) is stable: keys in a fixed order, runs oldest first, series
  * by name, numbers in the shortest form that reads back exactly.
@@ -1402,7 +1403,7 @@ int bg_calibrate(bg_ctx *ctx, const bg_summary *runs, size_t nruns, double alpha
 /* ------------------------------------------------------------------ alerts */
 
 /*
- * Alerts (SPEC "Alerts"), sent over HTTP by lib/alert.c: a signed JSON
+ * Alerts, sent over HTTP by lib/alert.c: a signed JSON
  * webhook, a Slack incoming-webhook message, a pull-request comment found
  * again by a hidden marker and edited in place.  An alert is written to the
  * database's outbox first and delivered from there: one that cannot be

@@ -283,11 +283,11 @@ void bg_build_row_clear(bg_build_row *row);
 typedef struct {
 	int64_t id;
 	char uid[33]; /* the alert's identity, sent as X-Benchguard-Delivery */
-	char *kind;   /* "webhook", "slack", "github" */
+	char *kind;   /* "webhook", "slack", "github", "gitlab" */
 	char *target; /* the configured target's identity (no secret) */
 	char *label;  /* the target for messages (no secret) */
-	char *pr;     /* github: the pull request; else NULL */
-	char *mode;   /* "send"; github "update": edit the comment if there is one */
+	char *pr;     /* github, gitlab: the pull or merge request; else NULL */
+	char *mode;   /* "send"; github, gitlab "update": edit the comment if there is one */
 	char *body;   /* exactly what is sent (JSON) */
 	int64_t run_id;
 	char *state; /* "pending", "delivered", "failed" (refused for good), "superseded" */
