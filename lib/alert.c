@@ -22,6 +22,11 @@
  * A pull request is shared with other people, who can write benchguard's
  * marker too: only a comment by the identity the token posts as, that
  * starts with the marker, is benchguard's to edit (alert__ours).
+ *
+ * libcurl is not linked: each call that needs it (bg_alert_queue,
+ * bg_alert_flush with something to send, bg_alert_test) loads it, and
+ * closes it when done (lib/dl.c says why); its functions are called
+ * through that call's table, which the targets point to (t->cu).
  */
 #include <ctype.h>
 #include <limits.h>
@@ -30,6 +35,11 @@
 #include <string.h>
 #include <time.h>
 
+/* curl.h's type-checking curl_easy_setopt and curl_easy_getinfo are macros
+ * that expand to statement expressions, which cannot follow `cu->`; without
+ * them they expand to the plain call (through a pointer, nothing is checked
+ * either way). */
+#define CURL_DISABLE_TYPECHECK
 #include <curl/curl.h>
 #include <json-c/json.h>
 
@@ -45,6 +55,88 @@
 #define ALERT_KEEP_SECONDS (30 * 24 * 3600) /* delivered entries kept this long */
 #define ALERT_USER_AGENT "benchguard/" BG_VERSION
 
+/* ---------------------------------------------------------------- libcurl */
+
+/*
+ * The library by its soname, the name of its ABI, which a runtime package
+ * installs (Debian's libcurl4): the bare libcurl.so is only there with the
+ * development package.  The 4 is the ABI's version since curl 7.16, curl 8
+ * included, not curl's own; tests/e2e/t_lazy_libs.sh checks that the
+ * libcurl.so these headers came with has it.
+ */
+#define ALERT_CURL_SONAME "libcurl.so.4"
+#define ALERT_CURL_LIBRARY "the HTTP client library alerts are sent with"
+
+/* The libcurl functions used here; their types are the headers'. */
+#define ALERT_CURL_FUNCTIONS(X)                                                                    \
+	X(curl_easy_cleanup)                                                                       \
+	X(curl_easy_escape)                                                                        \
+	X(curl_easy_getinfo)                                                                       \
+	X(curl_easy_init)                                                                          \
+	X(curl_easy_perform)                                                                       \
+	X(curl_easy_reset)                                                                         \
+	X(curl_easy_setopt)                                                                        \
+	X(curl_easy_strerror)                                                                      \
+	X(curl_easy_unescape)                                                                      \
+	X(curl_free)                                                                               \
+	X(curl_getdate)                                                                            \
+	X(curl_global_cleanup)                                                                     \
+	X(curl_global_init)                                                                        \
+	X(curl_slist_append)                                                                       \
+	X(curl_slist_free_all)                                                                     \
+	X(curl_url)                                                                                \
+	X(curl_url_cleanup)                                                                        \
+	X(curl_url_get)                                                                            \
+	X(curl_url_set)
+
+/* libcurl as one call loaded it. */
+typedef struct {
+	void *dl;    /* NULL: not loaded */
+	int started; /* curl_global_init succeeded */
+#define ALERT_CURL_POINTER(f) __typeof__(&f) f;
+	ALERT_CURL_FUNCTIONS(ALERT_CURL_POINTER)
+#undef ALERT_CURL_POINTER
+} alert_curl;
+
+/*
+ * Loads libcurl and sets it up, or an error that names it (and how the
+ * loader failed).  curl_global_init and curl_global_cleanup are
+ * process-wide, but libcurl counts them (and makes them thread-safe since
+ * 7.84), so each call has its own pair around its use, as it had when
+ * libcurl was linked, and needs no process-wide once of its own.
+ */
+static int alert__curl_start(bg_ctx *ctx, alert_curl *cu)
+{
+#define ALERT_CURL_NAME(f) #f,
+#define ALERT_CURL_SLOT(f) &cu->f,
+	static const char *const names[] = { ALERT_CURL_FUNCTIONS(ALERT_CURL_NAME) };
+	void *const slots[] = { ALERT_CURL_FUNCTIONS(ALERT_CURL_SLOT) };
+#undef ALERT_CURL_NAME
+#undef ALERT_CURL_SLOT
+	int err;
+
+	memset(cu, 0, sizeof(*cu));
+	if ((err = bg_dl__load(ctx, ALERT_CURL_SONAME, ALERT_CURL_LIBRARY, names, slots,
+	                       BG_ARRAY_SIZE(names), &cu->dl)) < 0)
+		return err;
+	if (cu->curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		bg_dl__close(cu->dl);
+		memset(cu, 0, sizeof(*cu));
+		return bg_error_set(ctx, BG_ERROR, "cannot start libcurl");
+	}
+	cu->started = 1;
+	return 0;
+}
+
+/* Takes one that alert__curl_start failed on, or never saw, if zeroed. */
+static void alert__curl_end(alert_curl *cu)
+{
+	if (cu->started)
+		cu->curl_global_cleanup();
+	bg_dl__close(cu->dl);
+	memset(cu, 0, sizeof(*cu));
+}
+
 /* ------------------------------------------------------------ pure parts */
 
 int bg_alert__classify(long status)
@@ -56,7 +148,7 @@ int bg_alert__classify(long status)
 	return BG_ALERT__REFUSED;
 }
 
-double bg_alert__retry_after(const char *value, int64_t now)
+static double alert__retry_after(const alert_curl *cu, const char *value, int64_t now)
 {
 	const char *p;
 	time_t t;
@@ -74,10 +166,23 @@ double bg_alert__retry_after(const char *value, int64_t now)
 		return s > 1e7 ? 1e7 : s;
 	}
 	/* An HTTP-date; curl_getdate() reads the three forms RFC 9110 allows. */
-	t = curl_getdate(value, NULL);
+	t = cu->curl_getdate(value, NULL);
 	if (t == (time_t)-1)
 		return -1;
 	return (int64_t)t > now ? (double)((int64_t)t - now) : 0.0;
+}
+
+/* For the unit tests (internal.h): libcurl is loaded for the call. */
+double bg_alert__retry_after(const char *value, int64_t now)
+{
+	alert_curl cu;
+	double s;
+
+	if (alert__curl_start(NULL, &cu) < 0)
+		return -1;
+	s = alert__retry_after(&cu, value, now);
+	alert__curl_end(&cu);
+	return s;
 }
 
 double bg_alert__backoff(int attempt)
@@ -89,18 +194,18 @@ double bg_alert__backoff(int attempt)
 	return w < ALERT_BACKOFF_CAP ? w : ALERT_BACKOFF_CAP;
 }
 
-char *bg_alert__redact(const char *url, int hide_path)
+static char *alert__redact(const alert_curl *cu, const char *url, int hide_path)
 {
-	CURLU *u = curl_url();
+	CURLU *u = cu->curl_url();
 	char *scheme = NULL, *host = NULL, *port = NULL, *path = NULL, *out = NULL;
 	bg_buf b = BG_BUF_INIT;
 
-	if (!u || !url || curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK)
+	if (!u || !url || cu->curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
+	    cu->curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+	    cu->curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK)
 		goto cleanup;
-	curl_url_get(u, CURLUPART_PORT, &port, 0); /* only when written out */
-	curl_url_get(u, CURLUPART_PATH, &path, 0);
+	cu->curl_url_get(u, CURLUPART_PORT, &port, 0); /* only when written out */
+	cu->curl_url_get(u, CURLUPART_PATH, &path, 0);
 	if (bg_buf_printf(&b, "%s://%s%s%s", scheme, host, port ? ":" : "", port ? port : "") < 0)
 		goto cleanup;
 	if (path && strcmp(path, "/") && *path && bg_buf_puts(&b, hide_path ? "/***" : path) < 0)
@@ -108,11 +213,24 @@ char *bg_alert__redact(const char *url, int hide_path)
 	out = bg_buf_detach(&b);
 cleanup:
 	bg_buf_clear(&b);
-	curl_free(scheme);
-	curl_free(host);
-	curl_free(port);
-	curl_free(path);
-	curl_url_cleanup(u);
+	cu->curl_free(scheme);
+	cu->curl_free(host);
+	cu->curl_free(port);
+	cu->curl_free(path);
+	cu->curl_url_cleanup(u);
+	return out;
+}
+
+/* For the unit tests (internal.h): libcurl is loaded for the call. */
+char *bg_alert__redact(const char *url, int hide_path)
+{
+	alert_curl cu;
+	char *out;
+
+	if (alert__curl_start(NULL, &cu) < 0)
+		return NULL;
+	out = alert__redact(&cu, url, hide_path);
+	alert__curl_end(&cu);
 	return out;
 }
 
@@ -358,6 +476,7 @@ static const alert_forge *alert__forge(const char *kind)
 
 /* A configured target with its strings expanded: secrets live only here. */
 typedef struct {
+	const alert_curl *cu; /* the call's libcurl */
 	const bg_alert_cfg *cfg;
 	const alert_forge *forge; /* NULL: a webhook or Slack */
 	int enabled;
@@ -479,16 +598,16 @@ static int alert__secret_forms(alert_target *t, const char *s, size_t min)
 		return 0;
 	if ((err = alert__secret_add(t, s, strlen(s), min)) < 0)
 		return err;
-	dec = curl_easy_unescape(NULL, s, (int)strlen(s), &len);
-	enc = curl_easy_escape(NULL, s, (int)strlen(s));
+	dec = t->cu->curl_easy_unescape(NULL, s, (int)strlen(s), &len);
+	enc = t->cu->curl_easy_escape(NULL, s, (int)strlen(s));
 	if (!dec || !enc)
 		err = BG_ENOMEM;
 	if (!err)
 		err = alert__secret_add(t, dec, (size_t)len, min);
 	if (!err)
 		err = alert__secret_add(t, enc, strlen(enc), min);
-	curl_free(dec);
-	curl_free(enc);
+	t->cu->curl_free(dec);
+	t->cu->curl_free(enc);
 	return err;
 }
 
@@ -527,29 +646,30 @@ static int alert__secret_url(alert_target *t, const char *url, int path)
 {
 	static const CURLUPart parts[] = { CURLUPART_USER, CURLUPART_PASSWORD, CURLUPART_QUERY,
 		                           CURLUPART_PATH };
+	const alert_curl *cu = t->cu;
 	char *got[BG_ARRAY_SIZE(parts)] = { NULL };
-	CURLU *u = curl_url();
+	CURLU *u = cu->curl_url();
 	size_t i;
 	int err = 0;
 
 	if (!u)
 		return BG_ENOMEM;
-	if (!url || curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK)
+	if (!url || cu->curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK)
 		goto cleanup; /* nothing is sent to it either */
 	for (i = 0; i < BG_ARRAY_SIZE(parts); i++)
-		curl_url_get(u, parts[i], &got[i], 0);
+		cu->curl_url_get(u, parts[i], &got[i], 0);
 	err |= alert__secret_forms(t, got[1], ALERT_SECRET_MIN);
 	if (got[1])
 		err |= alert__secret_add(t, got[0], got[0] ? strlen(got[0]) : 0, ALERT_SECRET_MIN);
 	err |= alert__secret_forms(t, got[2], ALERT_SECRET_MIN);
 	if (got[1]) {
 		char *user = NULL, *password = NULL;
-		curl_url_get(u, CURLUPART_USER, &user, CURLU_URLDECODE);
-		curl_url_get(u, CURLUPART_PASSWORD, &password, CURLU_URLDECODE);
+		cu->curl_url_get(u, CURLUPART_USER, &user, CURLU_URLDECODE);
+		cu->curl_url_get(u, CURLUPART_PASSWORD, &password, CURLU_URLDECODE);
 		if (password)
 			err |= alert__secret_basic(t, user, password);
-		curl_free(user);
-		curl_free(password);
+		cu->curl_free(user);
+		cu->curl_free(password);
 	}
 	if (path && got[3] && strcmp(got[3], "/")) {
 		const char *p = got[3], *seg;
@@ -564,8 +684,8 @@ static int alert__secret_url(alert_target *t, const char *url, int path)
 	}
 cleanup:
 	for (i = 0; i < BG_ARRAY_SIZE(parts); i++)
-		curl_free(got[i]);
-	curl_url_cleanup(u);
+		cu->curl_free(got[i]);
+	cu->curl_url_cleanup(u);
 	return err ? BG_ENOMEM : 0;
 }
 
@@ -659,13 +779,15 @@ static char *alert__scrub(const alert_target *t, const char *s)
 	return bg_buf_detach(&b);
 }
 
-static int alert__target_init(bg_ctx *ctx, const bg_alert_cfg *cfg, alert_target *t)
+static int alert__target_init(bg_ctx *ctx, const alert_curl *cu, const bg_alert_cfg *cfg,
+                              alert_target *t)
 {
 	char hash[65];
 	bg_buf id = BG_BUF_INIT;
 	int err;
 
 	memset(t, 0, sizeof(*t));
+	t->cu = cu;
 	t->cfg = cfg;
 	t->forge = alert__forge(cfg->kind);
 	t->enabled = 1;
@@ -712,16 +834,16 @@ static int alert__target_init(bg_ctx *ctx, const bg_alert_cfg *cfg, alert_target
 		t->enabled = 0;
 	}
 	if (t->forge) {
-		char *api = t->api ? bg_alert__redact(t->api, 0) : NULL;
+		char *api = t->api ? alert__redact(cu, t->api, 0) : NULL;
 		int other = api && strcmp(t->api, t->forge->api);
 		bg_buf b = BG_BUF_INIT;
 		char *path = NULL;
 
 		/* GitLab's project id is the path with its slashes encoded. */
 		if (t->repo && t->forge->deep_repo)
-			path = curl_easy_escape(NULL, t->repo, 0);
+			path = cu->curl_easy_escape(NULL, t->repo, 0);
 		t->path = path ? strdup(path) : t->repo ? strdup(t->repo) : NULL;
-		curl_free(path);
+		cu->curl_free(path);
 		err = bg_buf_printf(&b, "%s%s%s%s%s", t->repo ? t->repo : "?",
 		                    t->pr ? t->forge->sep : "", t->pr ? t->pr : "",
 		                    other ? " at " : "", other ? api : "");
@@ -734,7 +856,7 @@ static int alert__target_init(bg_ctx *ctx, const bg_alert_cfg *cfg, alert_target
 	} else {
 		/* Slack's path is its key, and so is many another webhook's: a
 		 * host names the target well enough. */
-		t->label = t->url ? bg_alert__redact(t->url, 1) : NULL;
+		t->label = t->url ? alert__redact(cu, t->url, 1) : NULL;
 		if (t->url && !t->label) {
 			if (t->enabled)
 				snprintf(t->why, sizeof(t->why), "the url does not parse");
@@ -762,8 +884,9 @@ typedef struct {
 typedef struct {
 	long status;
 	bg_buf body;
-	double retry_after; /* seconds; -1: not given */
-	char *link;         /* the Link header, or NULL */
+	double retry_after;   /* seconds; -1: not given */
+	char *link;           /* the Link header, or NULL */
+	const alert_curl *cu; /* for reading Retry-After's dates */
 } alert_resp;
 
 /* What one delivery (one or more requests) came to. */
@@ -812,7 +935,7 @@ static size_t alert__on_header(char *p, size_t size, size_t n, void *data)
 		return 0;
 	value[strcspn(value, "\r\n")] = '\0';
 	if (k == 11 && !strncasecmp(p, "retry-after", 11)) {
-		r->retry_after = bg_alert__retry_after(value, (int64_t)time(NULL));
+		r->retry_after = alert__retry_after(r->cu, value, (int64_t)time(NULL));
 	} else if (k == 4 && !strncasecmp(p, "link", 4)) {
 		free(r->link);
 		r->link = value;
@@ -822,10 +945,11 @@ static size_t alert__on_header(char *p, size_t size, size_t n, void *data)
 	return len;
 }
 
-static struct curl_slist *alert__add(struct curl_slist *h, int *err, const char *fmt, ...)
-        BG_PRINTF(3, 4);
+static struct curl_slist *alert__add(const alert_curl *cu, struct curl_slist *h, int *err,
+                                     const char *fmt, ...) BG_PRINTF(4, 5);
 
-static struct curl_slist *alert__add(struct curl_slist *h, int *err, const char *fmt, ...)
+static struct curl_slist *alert__add(const alert_curl *cu, struct curl_slist *h, int *err,
+                                     const char *fmt, ...)
 {
 	struct curl_slist *n;
 	char line[1024];
@@ -836,7 +960,7 @@ static struct curl_slist *alert__add(struct curl_slist *h, int *err, const char 
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	if (!(n = curl_slist_append(h, line)))
+	if (!(n = cu->curl_slist_append(h, line)))
 		*err = 1;
 	return n ? n : h;
 }
@@ -848,19 +972,19 @@ static struct curl_slist *alert__headers(const alert_target *t, const alert_req 
 	struct curl_slist *h = NULL;
 	int err = 0;
 
-	h = alert__add(h, &err, "User-Agent: %s", ALERT_USER_AGENT);
-	h = alert__add(h, &err, "Expect:"); /* no 100-continue round trip */
+	h = alert__add(t->cu, h, &err, "User-Agent: %s", ALERT_USER_AGENT);
+	h = alert__add(t->cu, h, &err, "Expect:"); /* no 100-continue round trip */
 	if (req->body)
-		h = alert__add(h, &err, "Content-Type: application/json");
+		h = alert__add(t->cu, h, &err, "Content-Type: application/json");
 	if (t->forge) {
 		size_t i;
 		for (i = 0; i < BG_ARRAY_SIZE(t->forge->accept) && t->forge->accept[i]; i++)
-			h = alert__add(h, &err, "%s", t->forge->accept[i]);
+			h = alert__add(t->cu, h, &err, "%s", t->forge->accept[i]);
 		if (t->token)
-			h = alert__add(h, &err, "%s%s", t->forge->auth, t->token);
+			h = alert__add(t->cu, h, &err, "%s%s", t->forge->auth, t->token);
 	}
 	if (req->uid)
-		h = alert__add(h, &err, "X-Benchguard-Delivery: %s", req->uid);
+		h = alert__add(t->cu, h, &err, "X-Benchguard-Delivery: %s", req->uid);
 	if (req->sign && t->secret && req->body) {
 		char sig[65], ts[32];
 		bg_buf signed_text = BG_BUF_INIT;
@@ -869,8 +993,8 @@ static struct curl_slist *alert__headers(const alert_target *t, const alert_req 
 		if (bg_hmac_sha256_hex(t->secret, strlen(t->secret), req->body, strlen(req->body),
 		                       sig) < 0)
 			err = 1;
-		h = alert__add(h, &err, "X-Benchguard-Signature: sha256=%s", sig);
-		h = alert__add(h, &err, "X-Benchguard-Timestamp: %s", ts);
+		h = alert__add(t->cu, h, &err, "X-Benchguard-Signature: sha256=%s", sig);
+		h = alert__add(t->cu, h, &err, "X-Benchguard-Timestamp: %s", ts);
 		/* The same over "<timestamp>.<body>": a receiver that checks it and
 		 * the timestamp's age refuses a replayed request. */
 		if (bg_buf_printf(&signed_text, "%s.%s", ts, req->body) < 0 ||
@@ -878,10 +1002,10 @@ static struct curl_slist *alert__headers(const alert_target *t, const alert_req 
 		                       signed_text.len, sig) < 0)
 			err = 1;
 		bg_buf_clear(&signed_text);
-		h = alert__add(h, &err, "X-Benchguard-Timestamp-Signature: sha256=%s", sig);
+		h = alert__add(t->cu, h, &err, "X-Benchguard-Timestamp-Signature: sha256=%s", sig);
 	}
 	if (err) {
-		curl_slist_free_all(h);
+		t->cu->curl_slist_free_all(h);
 		return NULL;
 	}
 	return h;
@@ -902,6 +1026,7 @@ static int alert__on_progress(void *data, curl_off_t dltotal, curl_off_t dlnow, 
 static CURLcode alert__attempt(bg_ctx *ctx, CURL *curl, const alert_target *t, const alert_req *req,
                                alert_resp *resp, double left)
 {
+	const alert_curl *cu = t->cu;
 	struct curl_slist *h = alert__headers(t, req);
 	long total = (long)(left * 1000.0), connect;
 	CURLcode rc;
@@ -913,33 +1038,34 @@ static CURLcode alert__attempt(bg_ctx *ctx, CURL *curl, const alert_target *t, c
 	if (total < 1)
 		total = 1;
 	connect = total < ALERT_CONNECT_MS ? total : ALERT_CONNECT_MS;
-	curl_easy_reset(curl); /* keeps the connection cache */
-	curl_easy_setopt(curl, CURLOPT_URL, req->url);
-	curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, connect);
-	curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, total);
-	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, h);
-	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, alert__on_body);
-	curl_easy_setopt(curl, CURLOPT_WRITEDATA, resp);
-	curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, alert__on_header);
-	curl_easy_setopt(curl, CURLOPT_HEADERDATA, resp);
-	curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, alert__on_progress);
-	curl_easy_setopt(curl, CURLOPT_XFERINFODATA, ctx);
-	curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+	cu->curl_easy_reset(curl); /* keeps the connection cache */
+	cu->curl_easy_setopt(curl, CURLOPT_URL, req->url);
+	cu->curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+	cu->curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+	cu->curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, connect);
+	cu->curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, total);
+	cu->curl_easy_setopt(curl, CURLOPT_HTTPHEADER, h);
+	cu->curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, alert__on_body);
+	cu->curl_easy_setopt(curl, CURLOPT_WRITEDATA, resp);
+	cu->curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, alert__on_header);
+	cu->curl_easy_setopt(curl, CURLOPT_HEADERDATA, resp);
+	cu->curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, alert__on_progress);
+	cu->curl_easy_setopt(curl, CURLOPT_XFERINFODATA, ctx);
+	cu->curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
 	/* A redirect would turn a POST into a GET, or carry the token away. */
-	curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
+	cu->curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
 	if (req->body) {
-		curl_easy_setopt(curl, CURLOPT_POSTFIELDS, req->body);
-		curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(req->body));
+		cu->curl_easy_setopt(curl, CURLOPT_POSTFIELDS, req->body);
+		cu->curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
+		                     (curl_off_t)strlen(req->body));
 	}
 	if (strcmp(req->method, "GET") && strcmp(req->method, "POST"))
-		curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, req->method);
-	rc = curl_easy_perform(curl);
+		cu->curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, req->method);
+	rc = cu->curl_easy_perform(curl);
 	if (rc == CURLE_OK)
-		curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &resp->status);
-	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, NULL);
-	curl_slist_free_all(h);
+		cu->curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &resp->status);
+	cu->curl_easy_setopt(curl, CURLOPT_HTTPHEADER, NULL);
+	cu->curl_slist_free_all(h);
 	return rc;
 }
 
@@ -1099,7 +1225,7 @@ static int alert__request(bg_ctx *ctx, CURL *curl, const alert_target *t, const 
 		} else {
 			cls = alert__classify_curl(rc);
 			/* curl's generic text: its error buffer may quote the URL. */
-			snprintf(what, sizeof(what), "%s", curl_easy_strerror(rc));
+			snprintf(what, sizeof(what), "%s", t->cu->curl_easy_strerror(rc));
 		}
 		if (cls == BG_ALERT__OK) {
 			bg_log(ctx, BG_LOG_DEBUG, "alert %s: %s: try %d: %s", t->cfg->kind,
@@ -1138,7 +1264,7 @@ static int alert__request(bg_ctx *ctx, CURL *curl, const alert_target *t, const 
 static int alert__post(bg_ctx *ctx, CURL *curl, const alert_target *t, const bg_outbox_row *row,
                        alert_tally *tally)
 {
-	alert_resp resp = { 0, BG_BUF_INIT, -1, NULL };
+	alert_resp resp = { 0, BG_BUF_INIT, -1, NULL, t->cu };
 	char what[600];
 	alert_req req;
 	int rc;
@@ -1160,7 +1286,7 @@ static int alert__post(bg_ctx *ctx, CURL *curl, const alert_target *t, const bg_
  */
 static int alert__forge_self(bg_ctx *ctx, CURL *curl, alert_target *t, alert_tally *tally)
 {
-	alert_resp resp = { 0, BG_BUF_INIT, -1, NULL };
+	alert_resp resp = { 0, BG_BUF_INIT, -1, NULL, t->cu };
 	const alert_forge *f = t->forge;
 	char *api = NULL, what[600];
 	json_object *o = NULL, *v;
@@ -1169,7 +1295,8 @@ static int alert__forge_self(bg_ctx *ctx, CURL *curl, alert_target *t, alert_tal
 
 	if (t->self_asked)
 		return BG_ALERT__OK;
-	if (!(api = bg_alert__redact(t->api, 0)) || bg_buf_printf(&url, "%s/user", t->api) < 0) {
+	if (!(api = alert__redact(t->cu, t->api, 0)) ||
+	    bg_buf_printf(&url, "%s/user", t->api) < 0) {
 		rc = api ? bg_error_oom(ctx) : BG_ALERT__REFUSED;
 		if (!api)
 			snprintf(tally->why, sizeof(tally->why), "api_url does not parse");
@@ -1293,9 +1420,9 @@ static char *alert__body_marker(const char *body)
 static int alert__forge_comment(bg_ctx *ctx, CURL *curl, alert_target *t, const bg_outbox_row *row,
                                 alert_tally *tally)
 {
-	alert_resp resp = { 0, BG_BUF_INIT, -1, NULL };
+	alert_resp resp = { 0, BG_BUF_INIT, -1, NULL, t->cu };
 	char *marker = NULL, *url = NULL, *next = NULL, *shown = NULL;
-	char *api = bg_alert__redact(t->api, 0);
+	char *api = alert__redact(t->cu, t->api, 0);
 	char what[600];
 	int64_t id = 0, found;
 	alert_req req;
@@ -1498,25 +1625,18 @@ static int alert__body(bg_ctx *ctx, const alert_target *t, const bg_alert_event 
 
 /* ------------------------------------------------------------- public API */
 
-/* libcurl for one call: one handle, so connections are reused between tries. */
-static int alert__curl_start(bg_ctx *ctx, CURL **curl)
+/* One handle for a flush or a test, so connections are reused between tries. */
+static int alert__easy_start(bg_ctx *ctx, const alert_curl *cu, CURL **curl)
 {
-	*curl = NULL;
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+	if (!(*curl = cu->curl_easy_init()))
 		return bg_error_set(ctx, BG_ERROR, "cannot start libcurl");
-	if (!(*curl = curl_easy_init())) {
-		curl_global_cleanup();
-		return bg_error_set(ctx, BG_ERROR, "cannot start libcurl");
-	}
 	return 0;
 }
 
-static void alert__curl_end(CURL *curl)
+static void alert__easy_end(const alert_curl *cu, CURL *curl)
 {
-	if (!curl)
-		return;
-	curl_easy_cleanup(curl);
-	curl_global_cleanup();
+	if (curl)
+		cu->curl_easy_cleanup(curl);
 }
 
 static void alert__warn_disabled(bg_ctx *ctx, const bg_config *cfg, const alert_target *t,
@@ -1535,7 +1655,8 @@ static void alert__targets_free(alert_target *t, size_t n)
 	free(t);
 }
 
-static int alert__targets(bg_ctx *ctx, const bg_config *cfg, alert_target **out, size_t *n)
+static int alert__targets(bg_ctx *ctx, const alert_curl *cu, const bg_config *cfg,
+                          alert_target **out, size_t *n)
 {
 	size_t i, count = bg_config_alert_count(cfg);
 	alert_target *t;
@@ -1548,7 +1669,7 @@ static int alert__targets(bg_ctx *ctx, const bg_config *cfg, alert_target **out,
 	if (!(t = calloc(count, sizeof(*t))))
 		return bg_error_oom(ctx);
 	for (i = 0; i < count; i++) {
-		if ((err = alert__target_init(ctx, bg_config_alert(cfg, i), &t[i])) < 0) {
+		if ((err = alert__target_init(ctx, cu, bg_config_alert(cfg, i), &t[i])) < 0) {
 			alert__targets_free(t, count);
 			return err;
 		}
@@ -1562,13 +1683,18 @@ int bg_alert_queue(bg_ctx *ctx, bg_store *store, const bg_config *cfg, const bg_
                    bg_alert_stats *stats)
 {
 	alert_target *targets = NULL;
+	alert_curl cu = { .dl = NULL };
 	size_t n = 0, i;
 	int err;
 
 	if (!ev || !ev->result || !ev->check_json)
 		return bg_error_set(ctx, BG_EINPUT, "an alert needs a check result");
-	if ((err = alert__targets(ctx, cfg, &targets, &n)) < 0)
-		return err;
+	if (!bg_config_alert_count(cfg))
+		return 0;
+	/* The targets' URLs are read (labels, secrets) with libcurl's parser. */
+	if ((err = alert__curl_start(ctx, &cu)) < 0 ||
+	    (err = alert__targets(ctx, &cu, cfg, &targets, &n)) < 0)
+		goto cleanup;
 	for (i = 0; i < n && err == 0; i++) {
 		alert_target *t = &targets[i];
 		int want = ev->sample || alert__wanted(t->cfg->on, ev->result);
@@ -1609,7 +1735,9 @@ int bg_alert_queue(bg_ctx *ctx, bg_store *store, const bg_config *cfg, const bg_
 		if (err == 0)
 			stats->queued++;
 	}
+cleanup:
 	alert__targets_free(targets, n);
+	alert__curl_end(&cu);
 	return err;
 }
 
@@ -1689,6 +1817,7 @@ int bg_alert_flush(bg_ctx *ctx, bg_store *store, const bg_config *cfg, bg_alert_
 	alert_target *targets = NULL;
 	bg_outbox_row *rows = NULL;
 	size_t nt = 0, nrows = 0, i, k;
+	alert_curl cu = { .dl = NULL };
 	CURL *curl = NULL;
 	int err;
 
@@ -1698,9 +1827,9 @@ int bg_alert_flush(bg_ctx *ctx, bg_store *store, const bg_config *cfg, bg_alert_
 		return err;
 	if (!nrows)
 		goto cleanup;
-	if ((err = alert__targets(ctx, cfg, &targets, &nt)) < 0)
-		goto cleanup;
-	if ((err = alert__curl_start(ctx, &curl)) < 0)
+	if ((err = alert__curl_start(ctx, &cu)) < 0 ||
+	    (err = alert__targets(ctx, &cu, cfg, &targets, &nt)) < 0 ||
+	    (err = alert__easy_start(ctx, &cu, &curl)) < 0)
 		goto cleanup;
 	for (i = 0; i < nrows && err == 0; i++) {
 		const bg_outbox_row *row = &rows[i];
@@ -1738,8 +1867,9 @@ int bg_alert_flush(bg_ctx *ctx, bg_store *store, const bg_config *cfg, bg_alert_
 		err = alert__flush_one(ctx, store, curl, t, row, cb, data, stats);
 	}
 cleanup:
-	alert__curl_end(curl);
+	alert__easy_end(&cu, curl);
 	alert__targets_free(targets, nt);
+	alert__curl_end(&cu);
 	bg_outbox_rows_free(rows, nrows);
 	return err;
 }
@@ -1748,19 +1878,20 @@ int bg_alert_test(bg_ctx *ctx, const bg_config *cfg, const bg_alert_event *ev,
                   bg_alert_report_cb cb, void *data, bg_alert_stats *stats)
 {
 	alert_target *targets = NULL;
+	alert_curl cu = { .dl = NULL };
 	size_t n = 0, i;
 	CURL *curl = NULL;
 	int err;
 
 	if (!ev || !ev->result || !ev->check_json)
 		return bg_error_set(ctx, BG_EINPUT, "an alert needs a check result");
-	if ((err = alert__targets(ctx, cfg, &targets, &n)) < 0)
-		return err;
-	if ((err = alert__curl_start(ctx, &curl)) < 0)
+	if ((err = alert__curl_start(ctx, &cu)) < 0 ||
+	    (err = alert__targets(ctx, &cu, cfg, &targets, &n)) < 0 ||
+	    (err = alert__easy_start(ctx, &cu, &curl)) < 0)
 		goto cleanup;
 	for (i = 0; i < n && err == 0; i++) {
 		alert_target *t = &targets[i];
-		alert_resp resp = { 0, BG_BUF_INIT, -1, NULL };
+		alert_resp resp = { 0, BG_BUF_INIT, -1, NULL, t->cu };
 		alert_tally tally;
 		bg_outbox_row row;
 		char what[600], *url = NULL, *api = NULL, *why;
@@ -1781,7 +1912,7 @@ int bg_alert_test(bg_ctx *ctx, const bg_config *cfg, const bg_alert_event *ev,
 		if (t->forge) {
 			char *shown = NULL;
 			/* Reading is the test: a sample comment would replace the verdict. */
-			api = bg_alert__redact(t->api, 0);
+			api = alert__redact(t->cu, t->api, 0);
 			url = api ? alert__forge_url(t, t->api, t->pr, 0,
 			                             t->pr ? "?per_page=1" : NULL)
 			          : NULL;
@@ -1828,7 +1959,8 @@ int bg_alert_test(bg_ctx *ctx, const bg_config *cfg, const bg_alert_event *ev,
 		alert__report(cb, data, &row, t->label, outcome, &tally);
 	}
 cleanup:
-	alert__curl_end(curl);
+	alert__easy_end(&cu, curl);
 	alert__targets_free(targets, n);
+	alert__curl_end(&cu);
 	return err;
 }

@@ -259,17 +259,27 @@ int bg_gpu__cuda_usable(const char *cuda_lib, char **why);
  * "group/sub/name" or numeric project id. */
 int bg_config__valid_repo(const char *repo, int deep);
 
+/* lib/dl.c: loads `soname` (what it is, `what`, for messages) and stores
+ * the address of names[i] at slots[i], each the address of a function
+ * pointer; 0 with *handle, or BG_ERROR with a sentence naming the library
+ * and the loader's words, nothing left open.  bg_dl__close takes NULL. */
+int bg_dl__load(bg_ctx *ctx, const char *soname, const char *what, const char *const *names,
+                void *const *slots, size_t n, void **handle);
+void bg_dl__close(void *handle);
+
 /* lib/alert.c's pure parts, for its unit tests. */
 enum { BG_ALERT__OK = 0, BG_ALERT__RETRY = 1, BG_ALERT__REFUSED = 2 };
 /* What an HTTP status means: 2xx OK; 408, 429 and 5xx RETRY; else REFUSED. */
 int bg_alert__classify(long status);
 /* Seconds a Retry-After value asks to wait (delta-seconds, or an HTTP-date
- * against `now`, epoch seconds); -1 when it is neither. */
+ * against `now`, epoch seconds); -1 when it is neither, or when libcurl
+ * (which parses the date) cannot be loaded. */
 double bg_alert__retry_after(const char *value, int64_t now);
 /* The wait before try `attempt` + 1 (attempt >= 1): 0.5 s doubling, at most 8 s. */
 double bg_alert__backoff(int attempt);
 /* scheme://host[:port]/path of a URL, without userinfo, query or fragment;
- * the path becomes three stars when hide_path.  NULL when it does not parse. */
+ * the path becomes three stars when hide_path.  NULL when it does not parse
+ * or libcurl (which parses it) cannot be loaded. */
 char *bg_alert__redact(const char *url, int hide_path);
 /* The URL marked rel="next" in a Link header, if it lies under `base`. */
 char *bg_alert__next_link(const char *link, const char *base);

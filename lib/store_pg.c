@@ -20,6 +20,10 @@
  * go as text (numbers in their shortest exact form) and the server infers
  * their types.  Results are read whole, then stepped row by row.  Samples,
  * the bulk of an import, are sent with one COPY per transaction.
+ *
+ * libpq is not linked: it is loaded when a database is opened, and closed
+ * with it (lib/dl.c says why), its functions called through the table in
+ * the handle, db->pq.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -35,8 +39,53 @@
 /* Samples are sent when this much is waiting, else at commit. */
 #define PG_COPY_FLUSH (8u << 20)
 
+/*
+ * The library by its soname, the name of its ABI, which a runtime package
+ * installs (Debian's libpq5): the bare libpq.so is only there with the
+ * development package.  The 5 is libpq's own major version, the same for
+ * every PostgreSQL release since 8.2, not the server's; tests/e2e/
+ * t_lazy_libs.sh checks that the libpq.so these headers came with has it.
+ */
+#define PG_SONAME "libpq.so.5"
+#define PG_LIBRARY "PostgreSQL's client library"
+
+/* The libpq functions used here; their types are the headers'. */
+#define PG_FUNCTIONS(X)                                                                            \
+	X(PQclear)                                                                                 \
+	X(PQcmdTuples)                                                                             \
+	X(PQconnectdb)                                                                             \
+	X(PQconninfoFree)                                                                          \
+	X(PQconninfoParse)                                                                         \
+	X(PQerrorMessage)                                                                          \
+	X(PQexec)                                                                                  \
+	X(PQexecPrepared)                                                                          \
+	X(PQfinish)                                                                                \
+	X(PQfreemem)                                                                               \
+	X(PQgetResult)                                                                             \
+	X(PQgetisnull)                                                                             \
+	X(PQgetvalue)                                                                              \
+	X(PQnfields)                                                                               \
+	X(PQntuples)                                                                               \
+	X(PQprepare)                                                                               \
+	X(PQputCopyData)                                                                           \
+	X(PQputCopyEnd)                                                                            \
+	X(PQresultErrorField)                                                                      \
+	X(PQresultStatus)                                                                          \
+	X(PQserverVersion)                                                                         \
+	X(PQsetNoticeProcessor)                                                                    \
+	X(PQstatus)                                                                                \
+	X(PQtransactionStatus)
+
+typedef struct {
+	void *dl; /* NULL: not loaded */
+#define PG_POINTER(f) __typeof__(&f) f;
+	PG_FUNCTIONS(PG_POINTER)
+#undef PG_POINTER
+} pg_lib;
+
 typedef struct {
 	bg_db base;
+	pg_lib pq; /* libpq, loaded for this handle */
 	PGconn *conn;
 	char *password;   /* the one in the connection string, for scrubbing */
 	char *errmsg;     /* the last failure, already scrubbed */
@@ -111,10 +160,10 @@ static void pg__set_error(pg_db *db, const char *text, const char *sqlstate)
 /* Keeps the failure a result reports (or the connection's). */
 static void pg__result_error(pg_db *db, const PGresult *res)
 {
-	const char *primary = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
-	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	const char *primary = res ? db->pq.PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+	const char *state = res ? db->pq.PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
 
-	pg__set_error(db, primary ? primary : PQerrorMessage(db->conn), state);
+	pg__set_error(db, primary ? primary : db->pq.PQerrorMessage(db->conn), state);
 }
 
 static int pg__fail(bg_db *d, bg_ctx *ctx, const char *what)
@@ -133,10 +182,10 @@ static int pg__fail(bg_db *d, bg_ctx *ctx, const char *what)
 /* A result that says the command worked; else the failure is kept. */
 static int pg__ok(pg_db *db, PGresult *res)
 {
-	ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+	ExecStatusType st = res ? db->pq.PQresultStatus(res) : PGRES_FATAL_ERROR;
 
 	if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
-		const char *n = PQcmdTuples(res);
+		const char *n = db->pq.PQcmdTuples(res);
 
 		db->changes = n && *n ? strtoll(n, NULL, 10) : 0;
 		return 0;
@@ -149,23 +198,25 @@ static int pg__ok(pg_db *db, PGresult *res)
 
 static int pg__exec(bg_db *d, const char *sql)
 {
-	PGresult *res = PQexec(PDB(d)->conn, sql);
-	int rc = pg__ok(PDB(d), res);
+	pg_db *db = PDB(d);
+	PGresult *res = db->pq.PQexec(db->conn, sql);
+	int rc = pg__ok(db, res);
 
-	PQclear(res);
+	db->pq.PQclear(res);
 	return rc;
 }
 
 /* The first column of the first row of `sql` into buf ("" if none). */
 static int pg__query(pg_db *db, const char *sql, char *buf, size_t size)
 {
-	PGresult *res = PQexec(db->conn, sql);
+	PGresult *res = db->pq.PQexec(db->conn, sql);
 	int rc = pg__ok(db, res);
 
 	buf[0] = '\0';
-	if (!rc && PQntuples(res) > 0 && PQnfields(res) > 0 && !PQgetisnull(res, 0, 0))
-		snprintf(buf, size, "%s", PQgetvalue(res, 0, 0));
-	PQclear(res);
+	if (!rc && db->pq.PQntuples(res) > 0 && db->pq.PQnfields(res) > 0 &&
+	    !db->pq.PQgetisnull(res, 0, 0))
+		snprintf(buf, size, "%s", db->pq.PQgetvalue(res, 0, 0));
+	db->pq.PQclear(res);
 	return rc;
 }
 
@@ -302,27 +353,28 @@ static int pg__flush(pg_db *db)
 
 	if (!db->copy.len)
 		return 0;
-	res = PQexec(db->conn, "COPY sample_arrays(result_id, vals) FROM STDIN (FORMAT binary)");
-	if (PQresultStatus(res) != PGRES_COPY_IN) {
+	res = db->pq.PQexec(db->conn,
+	                    "COPY sample_arrays(result_id, vals) FROM STDIN (FORMAT binary)");
+	if (db->pq.PQresultStatus(res) != PGRES_COPY_IN) {
 		rc = pg__ok(db, res);
-		PQclear(res);
+		db->pq.PQclear(res);
 		if (!rc) /* cannot happen: COPY FROM STDIN always asks for data */
 			pg__set_error(db, "COPY did not ask for data", NULL);
 		goto cleanup;
 	}
-	PQclear(res);
-	if (PQputCopyData(db->conn, header, (int)sizeof(header)) != 1 ||
-	    PQputCopyData(db->conn, db->copy.ptr, (int)db->copy.len) != 1 ||
-	    PQputCopyData(db->conn, trailer, (int)sizeof(trailer)) != 1 ||
-	    PQputCopyEnd(db->conn, NULL) != 1) {
-		pg__set_error(db, PQerrorMessage(db->conn), NULL);
+	db->pq.PQclear(res);
+	if (db->pq.PQputCopyData(db->conn, header, (int)sizeof(header)) != 1 ||
+	    db->pq.PQputCopyData(db->conn, db->copy.ptr, (int)db->copy.len) != 1 ||
+	    db->pq.PQputCopyData(db->conn, trailer, (int)sizeof(trailer)) != 1 ||
+	    db->pq.PQputCopyEnd(db->conn, NULL) != 1) {
+		pg__set_error(db, db->pq.PQerrorMessage(db->conn), NULL);
 		rc = -1;
 	}
 	/* The COPY's own result, then NULL. */
-	while ((res = PQgetResult(db->conn)) != NULL) {
+	while ((res = db->pq.PQgetResult(db->conn)) != NULL) {
 		if (!rc && pg__ok(db, res) < 0)
 			rc = -1;
-		PQclear(res);
+		db->pq.PQclear(res);
 	}
 cleanup:
 	db->copy.len = 0;
@@ -353,9 +405,9 @@ static void pg__rollback(bg_db *d)
 	PGresult *res;
 
 	db->copy.len = 0;
-	if (PQtransactionStatus(db->conn) != PQTRANS_IDLE) {
-		res = PQexec(db->conn, "ROLLBACK");
-		PQclear(res);
+	if (db->pq.PQtransactionStatus(db->conn) != PQTRANS_IDLE) {
+		res = db->pq.PQexec(db->conn, "ROLLBACK");
+		db->pq.PQclear(res);
 	}
 }
 
@@ -407,9 +459,9 @@ static int pg__prepare(bg_db *d, const char *sql, bg_db_stmt **out)
 	}
 	s->base.db = d;
 	snprintf(s->name, sizeof(s->name), "bg%d", ++db->next_stmt);
-	res = PQprepare(db->conn, s->name, text, s->nparams, NULL);
+	res = db->pq.PQprepare(db->conn, s->name, text, s->nparams, NULL);
 	rc = pg__ok(db, res);
-	PQclear(res);
+	db->pq.PQclear(res);
 	if (rc < 0)
 		goto cleanup;
 	*out = &s->base;
@@ -470,15 +522,17 @@ static int pg__step(bg_db_stmt *st)
 	pg_db *db = PDB(st->db);
 
 	if (!s->res) {
-		s->res = PQexecPrepared(db->conn, s->name, s->nparams,
-		                        (const char *const *)s->values, NULL, NULL, 0);
+		s->res = db->pq.PQexecPrepared(db->conn, s->name, s->nparams,
+		                               (const char *const *)s->values, NULL, NULL, 0);
 		if (pg__ok(db, s->res) < 0) {
-			PQclear(s->res);
+			db->pq.PQclear(s->res);
 			s->res = NULL;
 			return -1;
 		}
 		s->row = 0;
-		s->nrows = PQresultStatus(s->res) == PGRES_TUPLES_OK ? PQntuples(s->res) : 0;
+		s->nrows = db->pq.PQresultStatus(s->res) == PGRES_TUPLES_OK
+		                   ? db->pq.PQntuples(s->res)
+		                   : 0;
 	}
 	if (s->row < s->nrows) {
 		s->row++;
@@ -490,10 +544,12 @@ static int pg__step(bg_db_stmt *st)
 static const char *pg__column_text(bg_db_stmt *st, int i)
 {
 	pg_stmt *s = PST(st);
+	pg_db *db = PDB(st->db);
 
-	if (!s->res || s->row < 1 || i >= PQnfields(s->res) || PQgetisnull(s->res, s->row - 1, i))
+	if (!s->res || s->row < 1 || i >= db->pq.PQnfields(s->res) ||
+	    db->pq.PQgetisnull(s->res, s->row - 1, i))
 		return NULL;
-	return PQgetvalue(s->res, s->row - 1, i);
+	return db->pq.PQgetvalue(s->res, s->row - 1, i);
 }
 
 static int64_t pg__column_int64(bg_db_stmt *s, int i)
@@ -520,16 +576,18 @@ static double pg__column_double(bg_db_stmt *s, int i)
 static int pg__column_is_null(bg_db_stmt *st, int i)
 {
 	pg_stmt *s = PST(st);
+	pg_db *db = PDB(st->db);
 
-	return !s->res || s->row < 1 || i >= PQnfields(s->res) ||
-	       PQgetisnull(s->res, s->row - 1, i);
+	return !s->res || s->row < 1 || i >= db->pq.PQnfields(s->res) ||
+	       db->pq.PQgetisnull(s->res, s->row - 1, i);
 }
 
 static void pg__reset(bg_db_stmt *st)
 {
 	pg_stmt *s = PST(st);
+	pg_db *db = PDB(st->db);
 
-	PQclear(s->res);
+	db->pq.PQclear(s->res);
 	s->res = NULL;
 	s->row = s->nrows = 0;
 }
@@ -537,9 +595,10 @@ static void pg__reset(bg_db_stmt *st)
 static void pg__finalize(bg_db_stmt *st)
 {
 	pg_stmt *s = PST(st);
+	pg_db *db = PDB(st->db);
 	int i;
 
-	PQclear(s->res);
+	db->pq.PQclear(s->res);
 	for (i = 0; i < s->nparams; i++)
 		free(s->values[i]);
 	free(s->values);
@@ -602,7 +661,7 @@ static int pg__samples(bg_db *d, int64_t result_id, const double *values, size_t
 	}
 	db->copy.len += HEAD + n * ELEM;
 	/* Outside a transaction, or a large import: send them now. */
-	if (PQtransactionStatus(db->conn) == PQTRANS_IDLE || db->copy.len >= PG_COPY_FLUSH)
+	if (db->pq.PQtransactionStatus(db->conn) == PQTRANS_IDLE || db->copy.len >= PG_COPY_FLUSH)
 		return pg__flush(db);
 	return 0;
 }
@@ -611,7 +670,10 @@ static void pg__close(bg_db *d)
 {
 	pg_db *db = PDB(d);
 
-	PQfinish(db->conn);
+	if (db->conn)
+		db->pq.PQfinish(db->conn);
+	/* After PQfinish: the library goes when its last user does. */
+	bg_dl__close(db->pq.dl);
 	bg_buf_clear(&db->copy);
 	free(db->password);
 	free(db->errmsg);
@@ -672,9 +734,9 @@ static const char *pg__opt(PQconninfoOption *opts, const char *keyword)
  * How messages name the database: postgresql://user@host:port/dbname from
  * the string as written (a ${VAR} stays a name), never its password.
  */
-static char *pg__display(const char *spec)
+static char *pg__display(const pg_db *db, const char *spec)
 {
-	PQconninfoOption *opts = PQconninfoParse(spec, NULL);
+	PQconninfoOption *opts = db->pq.PQconninfoParse(spec, NULL);
 	const char *user, *host, *port, *dbname;
 	char *out;
 
@@ -692,8 +754,21 @@ static char *pg__display(const char *spec)
 		out = bg_printf("postgresql://%s%s%s%s%s/%s", user ? user : "", user ? "@" : "",
 		                host ? host : "", port ? ":" : "", port ? port : "",
 		                dbname ? dbname : "");
-	PQconninfoFree(opts);
+	db->pq.PQconninfoFree(opts);
 	return out;
+}
+
+/* libpq into pq, or an error that names it (and how the loader failed). */
+static int pg__load(bg_ctx *ctx, pg_lib *pq)
+{
+#define PG_NAME(f) #f,
+#define PG_SLOT(f) &pq->f,
+	static const char *const names[] = { PG_FUNCTIONS(PG_NAME) };
+	void *const slots[] = { PG_FUNCTIONS(PG_SLOT) };
+#undef PG_NAME
+#undef PG_SLOT
+
+	return bg_dl__load(ctx, PG_SONAME, PG_LIBRARY, names, slots, BG_ARRAY_SIZE(names), &pq->dl);
 }
 
 int bg_db_pg_open(bg_ctx *ctx, const char *spec, bg_db **out)
@@ -704,11 +779,17 @@ int bg_db_pg_open(bg_ctx *ctx, const char *spec, bg_db **out)
 	int error = 0;
 
 	*out = NULL;
-	if (!(db = calloc(1, sizeof(*db))) || !(db->base.name = pg__display(spec))) {
+	if (!(db = calloc(1, sizeof(*db)))) {
 		error = bg_error_oom(ctx);
 		goto cleanup;
 	}
 	db->base.drv = &pg_driver;
+	if ((error = pg__load(ctx, &db->pq)) < 0)
+		goto cleanup;
+	if (!(db->base.name = pg__display(db, spec))) {
+		error = bg_error_oom(ctx);
+		goto cleanup;
+	}
 	if ((error = bg_config_expand(ctx, spec, &conninfo)) < 0) {
 		char why[256];
 
@@ -716,7 +797,7 @@ int bg_db_pg_open(bg_ctx *ctx, const char *spec, bg_db **out)
 		error = bg_error_set(ctx, BG_EINPUT, "database %s: %s", db->base.name, why);
 		goto cleanup;
 	}
-	if (!(opts = PQconninfoParse(conninfo, &perr))) {
+	if (!(opts = db->pq.PQconninfoParse(conninfo, &perr))) {
 		/* Not libpq's words: they may quote the string, password and all. */
 		error = bg_error_set(ctx, BG_EINPUT,
 		                     "database %s: libpq cannot read it as a URI or key=value "
@@ -728,39 +809,40 @@ int bg_db_pg_open(bg_ctx *ctx, const char *spec, bg_db **out)
 		error = bg_error_oom(ctx);
 		goto cleanup;
 	}
-	db->conn = PQconnectdb(conninfo);
+	db->conn = db->pq.PQconnectdb(conninfo);
 	if (!db->conn) {
 		error = bg_error_oom(ctx);
 		goto cleanup;
 	}
-	if (PQstatus(db->conn) != CONNECTION_OK) {
-		pg__set_error(db, PQerrorMessage(db->conn), NULL);
+	if (db->pq.PQstatus(db->conn) != CONNECTION_OK) {
+		pg__set_error(db, db->pq.PQerrorMessage(db->conn), NULL);
 		error = bg_error_set(ctx, BG_EIO, "database %s: cannot connect: %s", db->base.name,
 		                     db->errmsg ? db->errmsg : "unknown error");
 		goto cleanup;
 	}
-	PQsetNoticeProcessor(db->conn, pg__notice, NULL);
-	if (PQserverVersion(db->conn) < 100000) {
+	db->pq.PQsetNoticeProcessor(db->conn, pg__notice, NULL);
+	if (db->pq.PQserverVersion(db->conn) < 100000) {
 		error = bg_error_set(
 		        ctx, BG_ERROR,
 		        "database %s: PostgreSQL %d.%d is too old (10 or later needed)",
-		        db->base.name, PQserverVersion(db->conn) / 10000,
-		        PQserverVersion(db->conn) / 100 % 100);
+		        db->base.name, db->pq.PQserverVersion(db->conn) / 10000,
+		        db->pq.PQserverVersion(db->conn) / 100 % 100);
 		goto cleanup;
 	}
 	*out = &db->base;
-	db = NULL;
 
 cleanup:
+	/* libpq frees what it made: the handle, and with it the library, last. */
 	if (perr)
-		PQfreemem(perr);
-	PQconninfoFree(opts);
+		db->pq.PQfreemem(perr);
+	if (opts)
+		db->pq.PQconninfoFree(opts);
 	if (conninfo) {
 		/* It may hold the password. */
 		memset(conninfo, 0, strlen(conninfo));
 		free(conninfo);
 	}
-	if (db)
+	if (db && !*out)
 		pg__close(&db->base);
 	return error;
 }

@@ -9,7 +9,8 @@
 #     declares: none of the store's rows or the git plumbing, though the
 #     archive has them;
 #   - benchguard.pc gives BG_VERSION, the flags for the shared library,
-#     and with --static every library libbenchguard uses;
+#     and with --static every library libbenchguard links (not libpq nor
+#     libcurl, which it loads when it needs them);
 #   - examples/api/ci_json.c, compiled against the installed header alone
 #     with pkg-config's flags, links against the installed libbenchguard.so.0
 #     (ldd), or with --static against libbenchguard.a (no libbenchguard.so
@@ -111,10 +112,13 @@ check "--libs: -L\$PREFIX/lib -lbenchguard and nothing the shared library brings
 check "--cflags: -I\$PREFIX/include" sh -c "echo ' $cflags ' | grep -qF -- ' -I$P/include '"
 slibs=$(pkg-config --static --libs benchguard)
 miss=
-for l in -lbenchguard -lgit2 -lsqlite3 -lpq -lgsl -ljson-c -lcrypto -lcurl -ldl -lm; do
+for l in -lbenchguard -lgit2 -lsqlite3 -lgsl -ljson-c -lcrypto -ldl -lm; do
 	[[ " $slibs " == *" $l "* ]] || miss="$miss $l"
 done
-check "--static --libs: libbenchguard and every library it uses${miss:+ (missing:$miss)}" test -z "$miss"
+check "--static --libs: libbenchguard and every library it links${miss:+ (missing:$miss)}" test -z "$miss"
+# libpq and libcurl are loaded when needed (dlopen), never linked.
+check "--static --libs: neither -lpq nor -lcurl (loaded at run time): $slibs" \
+	sh -c "! echo ' $slibs ' | grep -qE ' -l(pq|curl) '"
 
 # ---------------------------------------------- programs built against it
 api="$BG_ROOT/examples/api/ci_json.c"

@@ -1,0 +1,119 @@
+# t_lazy_libs.sh -- libpq and libcurl are loaded when they are needed, not
+# linked, so that a run that never opens a PostgreSQL database nor sends an
+# alert never maps them and the dozens of libraries they bring:
+#   - neither benchguard nor libbenchguard.so has them in its NEEDED list;
+#   - `--version`, `--help` and a SQLite store leave them unmapped (the
+#     loader's LD_DEBUG=files log), while a postgresql:// database maps
+#     libpq and `alert test` libcurl (so the log is read right);
+#   - a library that cannot be loaded (a bogus libpq.so.5 or libcurl.so.4
+#     first in LD_LIBRARY_PATH), or one without a function benchguard
+#     calls, is an error that names it, exit 3, never a crash;
+#   - the sonames in lib/store_pg.c and lib/alert.c are those of the
+#     libpq.so and libcurl.so the headers were installed with.
+. "$(dirname "$0")/lib.sh"
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
+
+build=${BG_BUILD:?}
+ver=$(sed -n 's/^#define BG_VERSION "\(.*\)"$/\1/p' "$BG_ROOT/lib/benchguard.h")
+so="$build/libbenchguard.so.$ver"
+PQ_SONAME=$(sed -n 's/^#define PG_SONAME "\(.*\)"$/\1/p' "$BG_ROOT/lib/store_pg.c")
+CURL_SONAME=$(sed -n 's/^#define ALERT_CURL_SONAME "\(.*\)"$/\1/p' "$BG_ROOT/lib/alert.c")
+check "the sources name the sonames (${PQ_SONAME:-none}, ${CURL_SONAME:-none})" \
+	test "$PQ_SONAME" = libpq.so.5 -a "$CURL_SONAME" = libcurl.so.4
+
+# ------------------------------------------------------------ not linked
+# needed FILE: the sonames FILE's dynamic section asks the loader for.
+needed() { readelf -d "$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\].*/\1/p'; }
+for f in "$BG" "$so"; do
+	n=$(needed "$f")
+	check "$(basename "$f") needs libgit2 and libsqlite3 (readelf -d reads it)" \
+		sh -c "echo '$n' | grep -q '^libgit2' && echo '$n' | grep -q '^libsqlite3'"
+	bad=$(echo "$n" | grep -E '^lib(pq|curl)' | xargs)
+	check "$(basename "$f") needs neither libpq nor libcurl${bad:+ (it needs $bad)}" test -z "$bad"
+done
+
+# ------------------------------------------- mapped only when needed
+new_repo "$T/r" >/dev/null
+cd "$T/r" || exit 1
+cat >"$T/cfg.json" <<J
+{ "benchmarks": [ { "name": "x", "command": "true" } ],
+  "alerts": [ { "kind": "webhook", "url": "http://127.0.0.1:1/hook", "timeout": 0.2 } ] }
+J
+PGURI='postgresql://nobody@127.0.0.1:1/none?connect_timeout=2'
+# maps NAME CMD...: runs CMD with the loader's log of what it maps; prints
+# the files it mapped whose name starts with NAME.  CMD's exit status is
+# left in $T/maps.rc, its output in $T/maps.out and $T/maps.err.
+maps() {
+	local name=$1
+	shift
+	LD_DEBUG=files LD_DEBUG_OUTPUT="$T/ld" "$@" >"$T/maps.out" 2>"$T/maps.err"
+	echo $? >"$T/maps.rc"
+	cat "$T"/ld.* 2>/dev/null | sed -n 's/.*file=\([^ ]*\).*/\1/p' | sort -u |
+		grep -E "(^|/)$name" | xargs
+	rm -f "$T"/ld.*
+}
+libs=$(LD_DEBUG=files LD_DEBUG_OUTPUT="$T/ld" "$BG" --version >/dev/null 2>&1 &&
+	cat "$T"/ld.* | sed -n 's/.*file=\([^ ]*\).*/\1/p' | sort -u | wc -l)
+rm -f "$T"/ld.*
+echo "# figure: benchguard --version maps $libs shared libraries"
+for args in "--version" "--help" "--db $T/lite.db db info"; do
+	# shellcheck disable=SC2086
+	m=$(maps 'lib(pq|curl)\.' "$BG" $args)
+	check "benchguard $args maps neither libpq nor libcurl${m:+ (it maps $m)}" test -z "$m"
+done
+# Nothing listens there: each fails as it would have with the library linked
+# (exit 3), not at the exit that follows (a sanitizer's scan, handlers).
+m=$(maps 'libpq\.' "$BG" --db "$PGURI" db info)
+check "a postgresql:// database maps libpq (${m:-nothing})" test -n "$m"
+check "... and no server there: exit 3 ($(cat "$T/maps.rc")), \"cannot connect\"" \
+	sh -c "test \"\$(cat '$T/maps.rc')\" = 3 && grep -q 'cannot connect' '$T/maps.err'"
+m=$(maps 'libcurl\.' "$BG" --config "$T/cfg.json" alert test)
+check "alert test maps libcurl (${m:-nothing})" test -n "$m"
+check "... and no receiver there: exit 3 ($(cat "$T/maps.rc")), \"Couldn't connect\"" \
+	sh -c "test \"\$(cat '$T/maps.rc')\" = 3 && grep -q \"Couldn't connect\" '$T/maps.err' '$T/maps.out' 2>/dev/null"
+
+# ------------------------------------ a library that cannot be used
+mkdir -p "$T/bogus" "$T/empty"
+echo 'not a shared library' >"$T/bogus/libpq.so.5"
+echo 'not a shared library' >"$T/bogus/libcurl.so.4"
+# Real shared libraries with the sonames, and none of the functions.
+for l in libpq.so.5 libcurl.so.4; do
+	echo 'int bg_lazy_libs_test;' | cc -shared -fPIC -Wl,-soname,$l -o "$T/empty/$l" -x c - ||
+		not_ok "building an empty $l"
+done
+
+LD_LIBRARY_PATH="$T/bogus" expect_rc 3 "$BG" --db "$PGURI" db info
+check "a bogus libpq.so.5: exit 3, \"cannot load libpq.so.5 (PostgreSQL's client library): <the loader's words>\"" \
+	grep -qF "cannot load libpq.so.5 (PostgreSQL's client library): $T/bogus/libpq.so.5: " "$T/err"
+LD_LIBRARY_PATH="$T/empty" expect_rc 3 "$BG" --db "$PGURI" db info
+check "a libpq.so.5 without PQclear: exit 3, says which function it lacks" \
+	grep -qE "cannot use libpq.so.5 \(PostgreSQL's client library\): .*undefined symbol: PQ" "$T/err"
+
+LD_LIBRARY_PATH="$T/bogus" expect_rc 3 "$BG" --config "$T/cfg.json" alert test
+check "a bogus libcurl.so.4: alert test exits 3, \"cannot load libcurl.so.4 (...): <the loader's words>\"" \
+	grep -qF "cannot load libcurl.so.4 (the HTTP client library alerts are sent with): $T/bogus/libcurl.so.4: " "$T/err"
+LD_LIBRARY_PATH="$T/empty" expect_rc 3 "$BG" --config "$T/cfg.json" alert test
+check "a libcurl.so.4 without curl_easy_cleanup: exit 3, says which function it lacks" \
+	grep -qE "cannot use libcurl.so.4 \(the HTTP client library alerts are sent with\): .*undefined symbol: curl_" "$T/err"
+# An outbox with nothing pending: nothing to send, no libcurl to load.
+if LD_LIBRARY_PATH="$T/bogus" expect_rc 0 "$BG" --db "$T/lite.db" --config "$T/cfg.json" \
+	alert flush && ! grep -q libcurl "$T/err"; then
+	ok "alert flush with nothing pending: exit 0, a bogus libcurl.so.4 never loaded"
+else
+	not_ok "alert flush with nothing pending: exit 0, a bogus libcurl.so.4 never loaded"
+fi
+
+# ------------------------------------ the sonames of the headers' libraries
+for p in "libpq $PQ_SONAME" "libcurl $CURL_SONAME"; do
+	read -r lib soname <<<"$p"
+	set -- "$lib" "$soname"
+	dir=$(pkg-config --variable=libdir "$1" 2>/dev/null)
+	if [ -z "$dir" ] || [ ! -e "$dir/$1.so" ]; then
+		skip "$1.so's soname" "no $1.so (pkg-config --variable=libdir $1: ${dir:-none})"
+		continue
+	fi
+	got=$(readelf -d "$dir/$1.so" | sed -n 's/.*(SONAME).*\[\(.*\)\].*/\1/p')
+	check "$dir/$1.so, the headers' library, has the soname benchguard loads ($got = $2)" \
+		test "$got" = "$2"
+done
+finish
