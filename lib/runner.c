@@ -24,6 +24,7 @@
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -39,6 +40,8 @@
 
 #include "internal.h"
 
+/* How long a child whose pipes closed is looked for before poll() again. */
+#define SPIN_US 50
 #define DEFAULT_OUT_LIMIT ((size_t)64 << 20)
 /* After the command is gone, how long to wait for pipe EOF: only something
  * that left the process group (setsid) can still hold a pipe by then. */
@@ -284,6 +287,19 @@ static int child_exited(pid_t pid)
 	return si.si_pid != 0;
 }
 
+/* 1 when the child has exited within about SPIN_US microseconds. */
+static int exit_soon(pid_t pid)
+{
+	double until = now_mono() + SPIN_US * 1e-6;
+
+	do {
+		if (child_exited(pid))
+			return 1;
+		sched_yield();
+	} while (now_mono() < until);
+	return 0;
+}
+
 static int open_pidfd(pid_t pid)
 {
 #ifdef SYS_pidfd_open
@@ -347,6 +363,11 @@ static int wait_child(bg_ctx *ctx, exec_io *io, pid_t pid, struct pollfd *pfd, d
 		pump(io, pfd);
 		if (pfd[0].fd >= 0 && pfd[0].revents)
 			break;
+		/* Its pipes closed: the child is exiting, most likely, and gone
+		 * within microseconds.  Looking for a while costs less than a
+		 * second sleep in poll() and its wake-up. */
+		if (pfd[1].fd < 0 && pfd[2].fd < 0 && exit_soon(pid))
+			break;
 	}
 	out->wall = now_mono();
 	return 0;
@@ -392,6 +413,8 @@ typedef struct {
 	pid_t parent;
 	bg_counters *counters; /* opened by the child on itself, or NULL */
 	int no_shell;          /* wrapped (valgrind ...): never run the command bare */
+	int one_thread;        /* this process has one thread: spawn reads the signals */
+	uint64_t reset;        /* the signals the child puts back to default (bit n-1) */
 	volatile int err;      /* errno of the step that failed in the child */
 	const char *volatile failed; /* what failed, when it is not the exec */
 } spawn_plan;
@@ -450,11 +473,13 @@ static int exec_path(spawn_plan *sp)
 /*
  * The signals whose disposition is not the default, from the SigIgn and
  * SigCgt lines of /proc/self/status (bit n-1: signal n; /proc/self/stat
- * has them too, but without the real-time signals): in the vfork child,
- * "self" is the child, whose handler table is its own copy.  One read
- * costs about 3 us where setting all 64 dispositions costs 12 on a VM, per
- * execution (`make bench`).  Only system calls and the stack, as the child
- * may.  0, or -1 when /proc cannot tell (then: all of them).
+ * has them too, but without the real-time signals).  Read by the parent
+ * with every signal blocked, and only when it has one thread: then nothing
+ * can change a disposition before the vfork child, which gets a copy of
+ * the table, resets those few.  That costs about 3 us per execution where
+ * resetting all 64 in the child costs 12 on a VM, and reading the file in
+ * the child 13 (a new pid's /proc entries are made on first use).
+ * 0, or -1 when /proc cannot tell (then: all of them).
  */
 static int hex_digit(char c)
 {
@@ -507,15 +532,12 @@ static _Noreturn void spawn_child(spawn_plan *sp)
 {
 	struct sigaction sa;
 	sigset_t none;
-	uint64_t mask = ~(uint64_t)0;
 	int sig, e;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_DFL;
-	if (nondefault_signals(&mask) < 0)
-		mask = ~(uint64_t)0;
-	for (sig = 1; sig < NSIG && sig <= 64; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP && (mask >> (sig - 1) & 1))
+	for (sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP && (sig > 64 || (sp->reset >> (sig - 1) & 1)))
 			sigaction(sig, &sa, NULL); /* glibc's own two refuse: fine */
 	if (setpgid(0, 0) < 0 || open_at("/dev/null", O_RDWR, 0) < 0)
 		goto fail;
@@ -581,6 +603,8 @@ static pid_t spawn(spawn_plan *sp)
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
+	if (!sp->one_thread || nondefault_signals(&sp->reset) < 0)
+		sp->reset = ~(uint64_t)0;
 	sp->err = 0;
 	sp->failed = NULL;
 	pid = vfork();
@@ -999,6 +1023,7 @@ static int exec_run(bg_ctx *ctx, const char *command, const bg_exec_opts *opts,
 	sp.err_fd = errp[1];
 	sp.parent = getpid();
 	sp.counters = x ? x->counters : NULL;
+	sp.one_thread = proc_ok && threads == 1;
 	start = now_mono();
 	if ((pid = spawn(&sp)) < 0) {
 		if (sp.failed)

@@ -12,6 +12,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -237,12 +238,44 @@ static void on_usr2(int sig)
 	(void)sig;
 }
 
-/* What the host ignores or handles reaches the command as the default, and
- * nothing stays blocked: the child reads which dispositions to reset from
- * /proc/self/stat, so a signal below 32 and a real-time one above it. */
-static void test_exec_signal_dispositions(void **state)
+/* A command that closes its output and goes on is waited for, to its
+ * exit or its timeout: closed pipes make benchguard look for the exit a
+ * moment before it sleeps again, and must not end the wait. */
+static void test_exec_closed_pipes(void **state)
 {
 	bg_ctx *ctx = *state;
+	bg_exec_opts o = { NULL, 0, 1, 0, NULL, NULL };
+	bg_exec_result r;
+
+	exec_ok(ctx, "exec >&- 2>&-; sleep 0.3; exit 3", &o, &r);
+	assert_true(r.exited);
+	assert_int_equal(r.exit_status, 3);
+	assert_true(r.wall >= 0.3);
+	bg_exec_result_clear(&r);
+	o.timeout = 0.3;
+	exec_ok(ctx, "exec >&- 2>&-; sleep 5", &o, &r);
+	assert_true(r.timed_out);
+	assert_true(r.wall >= 0.3 && r.wall < 4);
+	bg_exec_result_clear(&r);
+}
+
+static void *idle_thread(void *arg)
+{
+	int *fd = arg;
+	char c;
+
+	/* Until the test closes the pipe's other end. */
+	while (read(*fd, &c, 1) > 0)
+		;
+	return NULL;
+}
+
+/* What the host ignores or handles reaches the command as the default, and
+ * nothing stays blocked.  With one thread the parent reads which signals to
+ * reset from /proc/self/status (a signal below 32 and a real-time one above
+ * it are checked); with another thread alive every one is reset. */
+static void dispositions_reset(bg_ctx *ctx)
+{
 	bg_exec_opts o = { NULL, 0, 1, 0, NULL, NULL };
 	struct sigaction ign, handler, old[4];
 	const int sigs[4] = { SIGPIPE, SIGUSR1, SIGRTMIN + 5, SIGUSR2 };
@@ -262,6 +295,20 @@ static void test_exec_signal_dispositions(void **state)
 	assert_non_null(strstr(r.out, "SigBlk:\t0000000000000000\n"));
 	assert_non_null(strstr(r.out, "SigIgn:\t0000000000000000\n"));
 	bg_exec_result_clear(&r);
+}
+
+static void test_exec_signal_dispositions(void **state)
+{
+	pthread_t t;
+	int fds[2];
+
+	dispositions_reset(*state);
+	assert_int_equal(pipe(fds), 0);
+	assert_int_equal(pthread_create(&t, NULL, idle_thread, &fds[0]), 0);
+	dispositions_reset(*state);
+	close(fds[1]);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	close(fds[0]);
 }
 
 /* "<$$> <its process group> <$!>", as the commands below print them. */
@@ -1120,6 +1167,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_exec_cwd),
 		cmocka_unit_test(test_exec_env),
 		cmocka_unit_test(test_exec_signal_dispositions),
+		cmocka_unit_test(test_exec_closed_pipes),
 		cmocka_unit_test(test_exec_timeout_kills_group),
 		cmocka_unit_test(test_exec_kills_leftovers),
 		cmocka_unit_test(test_exec_escaped_holder),
