@@ -22,6 +22,11 @@ typedef struct {
 	bg_series s;
 	size_t cap;
 	uint64_t hash;
+	/* The unit the last sample was given in, when short, and its scale to
+	 * s.unit: a series' samples come in one unit, and a million of them
+	 * then pay a strcmp, not the unit table (make bench's ingest). */
+	char given[16];
+	double scale;
 } series_slot;
 
 struct bg_results {
@@ -208,8 +213,12 @@ int bg_results_add(bg_ctx *ctx, bg_results *res, const char *benchmark, const ch
 	if (!sl && ((rc = check_name(ctx, "benchmark name", benchmark)) < 0 ||
 	            (rc = check_name(ctx, "metric name", metric)) < 0))
 		return rc;
-	if (bg_unit_canonical(unit, &canon, &scale) < 0)
+	if (sl && sl->given[0] && unit && !strcmp(sl->given, unit)) {
+		canon = sl->s.unit;
+		scale = sl->scale;
+	} else if (bg_unit_canonical(unit, &canon, &scale) < 0) {
 		return bg_error_set(ctx, BG_EINPUT, "%s:%s: missing unit", benchmark, metric);
+	}
 	if (!isfinite(value))
 		return bg_error_set(ctx, BG_EINPUT, "%s:%s: value is not a finite number",
 		                    benchmark, metric);
@@ -234,6 +243,10 @@ int bg_results_add(bg_ctx *ctx, bg_results *res, const char *benchmark, const ch
 	if (bg_grow((void **)&sl->s.values, &sl->cap, sl->s.n, sizeof(*sl->s.values)) < 0)
 		return bg_error_oom(ctx);
 	sl->s.values[sl->s.n++] = value;
+	if (strlen(unit) < sizeof(sl->given)) {
+		strcpy(sl->given, unit);
+		sl->scale = scale;
+	}
 	return 0;
 }
 
