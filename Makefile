@@ -78,7 +78,7 @@ INCLUDEDIR = $(PREFIX)/include
 DEB_PKGS = make gcc g++ pkg-config git libgit2-dev libsqlite3-dev sqlite3 valgrind \
            libgsl-dev libcurl4-openssl-dev libjson-c-dev libssl-dev \
            libcmocka-dev libbenchmark-dev hyperfine procps python3 python3-scipy python3-yaml \
-           chromium chromium-driver postgresql libpq-dev zsh
+           chromium chromium-driver postgresql libpq-dev zsh groff-base man-db
 
 .PHONY: all test unit e2e demo deps bench install uninstall format examples clean help \
         fuzz fuzz-bins

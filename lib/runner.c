@@ -9,10 +9,11 @@
  * setsid) comes back to benchguard, a child subreaper while the command
  * runs, and is killed and reaped too: nothing a benchmark starts outlives
  * it.  It must cost next to nothing beside the command itself: `make bench`
- * holds `benchguard run` on /bin/true to 1.05x a bare posix_spawn+wait4 loop
- * (tests/bench/spawnloop.c), which is why plain word lists skip the shell
- * and the search for leftovers reads /proc/self/task/<tid>/children, a
- * few microseconds, rather than every /proc/<pid>/stat.
+ * holds `benchguard run` on /bin/true against a bare posix_spawn+wait4 loop
+ * (tests/bench/spawnloop.c; docs/development.md has the figures), which is
+ * why plain word lists skip the shell, the search for leftovers reads
+ * /proc/self/task/<tid>/children, a few microseconds, rather than every
+ * /proc/<pid>/stat, and the child resets only the signals that need it.
  *
  * bg_runner_run applies one benchmark's config: its `requires`, warm-up and
  * samples for `time`, a single execution and the output parser for the
