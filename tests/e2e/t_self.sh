@@ -12,6 +12,10 @@
 # with --force, which the figures say (its verdicts then compare two
 # machines).
 . "$(dirname "$0")/lib.sh"
+# The suite's build is a plain `make all`, as a user would run it; under
+# `make SANITIZE=1 test` the variables make exports would build the
+# sanitizer's folder instead.
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES SANITIZE BUILD
 
 git clone -q "${BG_ROOT:?}" "$T/clone" || { not_ok "git clone of the repository"; finish; }
 cd "$T/clone" || exit 1
