@@ -50,6 +50,37 @@ new_repo() {
 		git -C "$1" add README.md && git -C "$1" commit -qm "initial commit"
 }
 
+# level_suite DIR N: a repository in DIR (the working directory afterwards)
+# whose suite's values are set, not timed: three samples around the number
+# in its file `level` (100 at first) times a ~1% wobble from a counter in
+# $T/ctr, so that two runs from the same counter measure the same numbers;
+# while $T/spike exists, one run is 25% higher.  Then N commits, each
+# measured by `benchguard ci` into $BENCHGUARD_DB, exported as $T/db; the
+# baseline's window is N.
+level_suite() {
+	local dir=$1 n=$2 i
+	new_repo "$dir" >/dev/null && cd "$dir" || return 1
+	cat >bench.sh <<S
+n=\$(cat "$T/ctr" 2>/dev/null || echo 0); n=\$((n + 1)); echo \$n >"$T/ctr"
+k=1; if [ -f "$T/spike" ]; then rm -f "$T/spike"; k=1.25; fi
+awk -v n=\$n -v l=\$(cat level) -v k=\$k 'BEGIN { m = l * k * (1 + 0.01 * sin(2.3 * n))
+	for (d = -1; d <= 1; d++) printf "BENCHGUARD v %.6f ms\n", m * (1 + 0.001 * d) }'
+S
+	cat >benchguard.json <<J
+{ "baseline": { "window": $n, "min_runs": 5 },
+  "defaults": { "warmup": 0, "samples": 1 },
+  "benchmarks": [ { "name": "set", "format": "lines", "command": "sh bench.sh" } ] }
+J
+	printf '.benchguard/\n' >.gitignore
+	echo 100 >level
+	git add -A && git commit -qm "suite, level 100"
+	export BENCHGUARD_DB="$T/db"
+	for i in $(seq 1 "$n"); do
+		echo "$i" >notes.txt && git add notes.txt && git commit -qm "history $i"
+		"$BG" -q ci >/dev/null 2>&1
+	done
+}
+
 # noise_start [MAX_SECONDS]: the noisy neighbour (tests/noise.sh) busy
 # beside the rest of the script until noise_stop or the script's end.
 noise_start() {

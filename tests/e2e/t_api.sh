@@ -14,27 +14,7 @@
 
 API=${BG_BUILD:?}/examples/ci_json
 [ -x "$API" ] || { not_ok "the example is built ($API)"; finish; exit 1; }
-new_repo "$T/r" >/dev/null
-cd "$T/r" || exit 1
-cat >bench.sh <<S
-n=\$(cat "$T/ctr" 2>/dev/null || echo 0); n=\$((n + 1)); echo \$n >"$T/ctr"
-k=1; if [ -f "$T/spike" ]; then rm -f "$T/spike"; k=1.25; fi
-awk -v n=\$n -v l=\$(cat level) -v k=\$k 'BEGIN { m = l * k * (1 + 0.01 * sin(2.3 * n))
-	for (d = -1; d <= 1; d++) printf "BENCHGUARD v %.6f ms\n", m * (1 + 0.001 * d) }'
-S
-cat >benchguard.json <<'J'
-{ "baseline": { "window": 8, "min_runs": 5 },
-  "defaults": { "warmup": 0, "samples": 1 },
-  "benchmarks": [ { "name": "set", "format": "lines", "command": "sh bench.sh" } ] }
-J
-printf '.benchguard/\n' >.gitignore
-echo 100 >level
-git add -A && git commit -qm "suite, level 100"
-export BENCHGUARD_DB="$T/db"
-for i in $(seq 1 8); do
-	echo "$i" >notes.txt && git add notes.txt && git commit -qm "history $i"
-	"$BG" -q ci >/dev/null 2>&1
-done
+level_suite "$T/r" 8 || exit 1
 
 # both NAME: the commit at HEAD judged by ci and by the program, each on its
 # own copy of the database and cache, from the same counter.

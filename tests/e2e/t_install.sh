@@ -161,28 +161,9 @@ check "... and says what to do when PREFIX has no benchguard.pc" grep -q 'make i
 sed 's/^/# make: /' "$T/mk.out" | head -10
 
 # ------------------------------- the programs' verdict is benchguard ci's
-# t_api.sh's suite: values set, not timed, from a counter both sides start
-# alike, so each side measures the same numbers.
-new_repo "$T/r" >/dev/null
-cd "$T/r" || exit 1
-cat >bench.sh <<S
-n=\$(cat "$T/ctr" 2>/dev/null || echo 0); n=\$((n + 1)); echo \$n >"$T/ctr"
-awk -v n=\$n -v l=\$(cat level) 'BEGIN { m = l * (1 + 0.01 * sin(2.3 * n))
-	for (d = -1; d <= 1; d++) printf "BENCHGUARD v %.6f ms\n", m * (1 + 0.001 * d) }'
-S
-cat >benchguard.json <<'J'
-{ "baseline": { "window": 6, "min_runs": 5 },
-  "defaults": { "warmup": 0, "samples": 1 },
-  "benchmarks": [ { "name": "set", "format": "lines", "command": "sh bench.sh" } ] }
-J
-printf '.benchguard/\n' >.gitignore
-echo 100 >level
-git add -A && git commit -qm "suite, level 100"
-export BENCHGUARD_DB="$T/db"
-for i in $(seq 1 6); do
-	echo "$i" >notes.txt && git add notes.txt && git commit -qm "history $i"
-	"$BG" -q ci >/dev/null 2>&1
-done
+# The suite of lib.sh's level_suite: values set, not timed, from a counter
+# both sides start alike, so each side measures the same numbers.
+level_suite "$T/r" 6 || exit 1
 echo 110 >level && git add level && git commit -qm "10% slower"
 cp "$T/ctr" "$T/ctr.saved"
 # judged NAME CMD...: CMD on its own copy of the database and cache, from
