@@ -203,7 +203,7 @@ int bg_results_add(bg_ctx *ctx, bg_results *res, const char *benchmark, const ch
 	uint64_t h;
 	size_t pos;
 	series_slot *sl;
-	int rc;
+	int rc, memo;
 
 	if (!benchmark || !*benchmark || !metric || !*metric)
 		return bg_error_set(ctx, BG_EINPUT, "a sample needs a benchmark and a metric name");
@@ -213,7 +213,7 @@ int bg_results_add(bg_ctx *ctx, bg_results *res, const char *benchmark, const ch
 	if (!sl && ((rc = check_name(ctx, "benchmark name", benchmark)) < 0 ||
 	            (rc = check_name(ctx, "metric name", metric)) < 0))
 		return rc;
-	if (sl && sl->given[0] && unit && !strcmp(sl->given, unit)) {
+	if ((memo = sl && sl->given[0] && unit && !strcmp(sl->given, unit))) {
 		canon = sl->s.unit;
 		scale = sl->scale;
 	} else if (bg_unit_canonical(unit, &canon, &scale) < 0) {
@@ -243,7 +243,7 @@ int bg_results_add(bg_ctx *ctx, bg_results *res, const char *benchmark, const ch
 	if (bg_grow((void **)&sl->s.values, &sl->cap, sl->s.n, sizeof(*sl->s.values)) < 0)
 		return bg_error_oom(ctx);
 	sl->s.values[sl->s.n++] = value;
-	if (strlen(unit) < sizeof(sl->given)) {
+	if (!memo && strlen(unit) < sizeof(sl->given)) {
 		strcpy(sl->given, unit);
 		sl->scale = scale;
 	}

@@ -471,6 +471,11 @@ static int exec_path(spawn_plan *sp)
 	}
 }
 
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
 /*
  * The signals whose disposition is not the default, from the SigIgn and
  * SigCgt lines of /proc/self/status (bit n-1: signal n; /proc/self/stat
@@ -482,11 +487,6 @@ static int exec_path(spawn_plan *sp)
  * the child 13 (a new pid's /proc entries are made on first use).
  * 0, or -1 when /proc cannot tell (then: all of them).
  */
-static int hex_digit(char c)
-{
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 static int nondefault_signals(uint64_t *mask)
 {
 	static const char *const keys[2] = { "\nSigIgn:", "\nSigCgt:" };
