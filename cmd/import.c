@@ -1,7 +1,8 @@
 /*
  * import.c -- `benchguard import FILE --format F`: store results that were
- * produced elsewhere (a Google Benchmark, nvbench or hyperfine JSON file, a
- * log of BENCHGUARD lines) as one run, under a commit and a machine.  The
+ * produced elsewhere (a Google Benchmark, nvbench, hyperfine or
+ * pytest-benchmark JSON file, `go test -bench` output, a log of BENCHGUARD
+ * lines) as one run, under a commit and a machine.  The
  * file is parsed completely before anything is written, so bad input stores
  * nothing.
  */
@@ -106,13 +107,14 @@ int cmd_import(cli_state *st, int argc, char **argv)
 	}
 	file = argv[optind];
 	if (!format) {
-		rc = cli_usage_error(st, "import needs --format lines|gbench|nvbench|hyperfine");
+		rc = cli_usage_error(
+		        st, "import needs --format lines|gbench|nvbench|hyperfine|go|pytest");
 		goto cleanup;
 	}
 	if (bg_format_from_name(format, &fmt) < 0 || fmt == BG_FORMAT_TIME) {
 		rc = cli_usage_error(st,
 		                     "--format: unknown input format \"%s\" (expected lines, "
-		                     "gbench, nvbench or hyperfine)",
+		                     "gbench, nvbench, hyperfine, go or pytest)",
 		                     format);
 		goto cleanup;
 	}

@@ -86,11 +86,13 @@ int bg_ctx_cancelled(const bg_ctx *ctx);
 /* ------------------------------------------------------- units and formats */
 
 typedef enum {
-	BG_FORMAT_TIME = 0, /* benchguard times the process */
-	BG_FORMAT_LINES,    /* "BENCHGUARD <series> <value> <unit>" lines */
-	BG_FORMAT_GBENCH,   /* Google Benchmark --benchmark_format=json */
-	BG_FORMAT_NVBENCH,  /* NVIDIA nvbench --json */
-	BG_FORMAT_HYPERFINE /* hyperfine --export-json */
+	BG_FORMAT_TIME = 0,  /* benchguard times the process */
+	BG_FORMAT_LINES,     /* "BENCHGUARD <series> <value> <unit>" lines */
+	BG_FORMAT_GBENCH,    /* Google Benchmark --benchmark_format=json */
+	BG_FORMAT_NVBENCH,   /* NVIDIA nvbench --json */
+	BG_FORMAT_HYPERFINE, /* hyperfine --export-json */
+	BG_FORMAT_GO,        /* go test -bench text output */
+	BG_FORMAT_PYTEST     /* pytest-benchmark --benchmark-json */
 } bg_format;
 
 /* "time", "lines", ... -> format; unknown name -> BG_EINPUT. */

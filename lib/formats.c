@@ -1,7 +1,7 @@
 /*
  * formats.c -- parsers for what a benchmark command prints (`lines`,
- * Google Benchmark JSON, nvbench JSON, hyperfine --export-json), shared by
- * `run` and `import`.
+ * Google Benchmark JSON, nvbench JSON, hyperfine --export-json, `go test
+ * -bench` text, pytest-benchmark JSON), shared by `run` and `import`.
  *
  * Each parser fills a private bg_results; only when the whole input parsed
  * are its samples copied into the caller's set, so a half-read output never
@@ -43,6 +43,10 @@ static int parse_nvbench(bg_ctx *ctx, const char *source, const char *benchmark,
                          const char *data, size_t len, bg_results *out);
 static int parse_hyperfine(bg_ctx *ctx, const char *source, const char *benchmark, const char *dir,
                            const char *data, size_t len, bg_results *out);
+static int parse_go(bg_ctx *ctx, const char *source, const char *benchmark, const char *dir,
+                    const char *data, size_t len, bg_results *out);
+static int parse_pytest(bg_ctx *ctx, const char *source, const char *benchmark, const char *dir,
+                        const char *data, size_t len, bg_results *out);
 
 static const struct {
 	bg_format format;
@@ -52,6 +56,8 @@ static const struct {
 	{ BG_FORMAT_GBENCH, parse_gbench },
 	{ BG_FORMAT_NVBENCH, parse_nvbench },
 	{ BG_FORMAT_HYPERFINE, parse_hyperfine },
+	{ BG_FORMAT_GO, parse_go },
+	{ BG_FORMAT_PYTEST, parse_pytest },
 };
 
 /* Longest piece of user data quoted back in a message; keeps it one line. */
@@ -1517,6 +1523,497 @@ cleanup:
 	free(labels);
 	bg_buf_clear(&series);
 	bg_buf_clear(&pbuf);
+	json_object_put(root);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ go */
+
+/*
+ * `go test -bench` text, in the Go benchmark data format
+ * (golang.org/design/14313-benchmark-format): a result line is
+ * "Benchmark<Name>[-<GOMAXPROCS>] <iterations> <value> <unit>...", one
+ * sample per line (-count N prints N lines).  Every other line (goos:,
+ * pkg:, PASS, ok, the benchmarks' own output) is not a result.  ns/op is
+ * the "time" series, stored in seconds; every other unit (B/op, allocs/op,
+ * MB/s, b.ReportMetric's) is a series named after the unit.
+ */
+#define GO_TAG "Benchmark"
+#define GO_TAG_LEN (sizeof(GO_TAG) - 1)
+#define GO_FAIL "--- FAIL: "
+#define GO_SKIP "--- SKIP: "
+/* More digits than any GOMAXPROCS: then the "-N" is part of the name. */
+#define GO_PROCS_DIGITS 9
+
+/* The next blank-separated field of [*p, end), or 0 when none is left. */
+static int go_field(const char **p, const char *end, const char **f, size_t *n)
+{
+	while (*p < end && is_blank(**p))
+		(*p)++;
+	if (*p == end)
+		return 0;
+	*f = *p;
+	while (*p < end && !is_blank(**p))
+		(*p)++;
+	*n = (size_t)(*p - *f);
+	return 1;
+}
+
+/* A benchmark name: "Benchmark" then nothing, or not a lower-case letter
+ * (Go's own rule for what a benchmark function is). */
+static int go_is_name(const char *f, size_t n)
+{
+	return n >= GO_TAG_LEN && !memcmp(f, GO_TAG, GO_TAG_LEN) &&
+	       (n == GO_TAG_LEN || f[GO_TAG_LEN] < 'a' || f[GO_TAG_LEN] > 'z');
+}
+
+static int go_is_count(const char *f, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (f[i] < '0' || f[i] > '9')
+			return 0;
+	return n > 0;
+}
+
+/*
+ * Splits "BenchmarkSort-8" into its length without the suffix and the
+ * GOMAXPROCS it ran at; go test writes no suffix for 1.  Like benchstat,
+ * any final "-<digits>" is taken for the suffix.
+ */
+static size_t go_base(const char *f, size_t n, unsigned long *procs)
+{
+	size_t i = n, digits;
+
+	while (i > GO_TAG_LEN && f[i - 1] >= '0' && f[i - 1] <= '9')
+		i--;
+	digits = n - i;
+	*procs = 1;
+	if (!digits || digits > GO_PROCS_DIGITS || i <= GO_TAG_LEN || f[i - 1] != '-')
+		return n;
+	for (*procs = 0; i < n; i++)
+		*procs = *procs * 10 + (unsigned long)(f[i] - '0');
+	return n - digits - 1;
+}
+
+/*
+ * The GOMAXPROCS each benchmark name ran at, to tell whether one ran at
+ * several (go test -cpu 1,2,4): then each keeps its own series.  Open
+ * addressing on names that point into the input.
+ */
+typedef struct {
+	const char *name; /* NULL: a free slot */
+	size_t len;
+	unsigned long procs;
+	int mixed;
+	const char *pkg; /* the "pkg:" line's value it first ran under */
+	size_t pkg_len, line;
+} go_proc;
+
+typedef struct {
+	go_proc *slot;
+	size_t cap, n;
+} go_procs;
+
+static uint64_t go_hash(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (n--)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+static go_proc *go_procs_find(const go_procs *t, const char *name, size_t len)
+{
+	size_t i = (size_t)go_hash(name, len) & (t->cap - 1);
+
+	while (t->slot[i].name &&
+	       (t->slot[i].len != len || memcmp(t->slot[i].name, name, len) != 0))
+		i = (i + 1) & (t->cap - 1);
+	return &t->slot[i];
+}
+
+/*
+ * Notes that `name` ran at `procs` in package `pkg` (line `line`): 0, or
+ * BG_ENOMEM, or 1 with *first the entry of the same name in another
+ * package (go test ./... with one name in two packages).
+ */
+static int go_procs_note(go_procs *t, const char *name, size_t len, unsigned long procs,
+                         const char *pkg, size_t pkg_len, size_t line, const go_proc **first)
+{
+	go_proc *e;
+	size_t i;
+
+	if (2 * (t->n + 1) > t->cap) {
+		go_procs bigger = { NULL, t->cap ? 2 * t->cap : 64, 0 };
+
+		if (!(bigger.slot = calloc(bigger.cap, sizeof(*bigger.slot))))
+			return BG_ENOMEM;
+		for (i = 0; i < t->cap; i++)
+			if (t->slot[i].name)
+				*go_procs_find(&bigger, t->slot[i].name, t->slot[i].len) =
+				        t->slot[i];
+		bigger.n = t->n;
+		free(t->slot);
+		*t = bigger;
+	}
+	e = go_procs_find(t, name, len);
+	if (!e->name) {
+		e->name = name;
+		e->len = len;
+		e->procs = procs;
+		e->pkg = pkg;
+		e->pkg_len = pkg_len;
+		e->line = line;
+		t->n++;
+		return 0;
+	}
+	if (e->pkg_len != pkg_len || (pkg_len && memcmp(e->pkg, pkg, pkg_len) != 0)) {
+		*first = e;
+		return 1;
+	}
+	if (e->procs != procs)
+		e->mixed = 1;
+	return 0;
+}
+
+typedef struct {
+	bg_ctx *ctx;
+	const char *source;
+	const char *benchmark; /* the caller's prefix, or NULL */
+	bg_results *out;
+	locale_t c_locale;
+	go_procs procs;
+	bg_buf series, metric; /* reused from line to line */
+	size_t nsamples, nskipped;
+} go_state;
+
+/* "<benchmark>/<name>", and "/gomaxprocs=N" when the name ran at several. */
+static int go_series(go_state *st, size_t line, const char *f, size_t n)
+{
+	unsigned long procs;
+	size_t base = go_base(f, n, &procs);
+	const go_proc *e = st->procs.cap ? go_procs_find(&st->procs, f, base) : NULL;
+	const char *why;
+	char q[320];
+
+	if ((why = bad_field(f, base, 1)) != NULL)
+		return bg_error_set(st->ctx, BG_EINPUT, "%s:%zu: benchmark name %s %s", st->source,
+		                    line, bg_text__quote_n(q, sizeof(q), f, base), why);
+	st->series.len = 0;
+	if ((st->benchmark && bg_buf_printf(&st->series, "%s/", st->benchmark) < 0) ||
+	    bg_buf_put(&st->series, f, base) < 0 ||
+	    (e && e->name && e->mixed &&
+	     bg_buf_printf(&st->series, "/gomaxprocs=%lu", procs) < 0) ||
+	    bg_buf_put(&st->series, "", 1) < 0)
+		return bg_error_oom(st->ctx);
+	return 0;
+}
+
+/* One result line: the name and the iteration count are known good. */
+static int go_result(go_state *st, size_t line, const char *p, const char *end)
+{
+	const char *f, *v, *why;
+	size_t n, vn, pairs = 0;
+	char *vend, q[320];
+	double value;
+	int rc;
+
+	(void)go_field(&p, end, &f, &n);
+	if ((rc = go_series(st, line, f, n)) < 0)
+		return rc;
+	(void)go_field(&p, end, &v, &vn); /* the iteration count */
+	while (go_field(&p, end, &v, &vn)) {
+		if (!go_field(&p, end, &f, &n))
+			return bg_error_set(
+			        st->ctx, BG_EINPUT, "%s:%zu: value \"%.*s\" has no unit after it",
+			        st->source, line, (int)(vn < QUOTE_MAX ? vn : QUOTE_MAX), v);
+		/* The unit names a series, addressed as "benchmark:metric". */
+		if ((why = bad_field(f, n, 0)) != NULL)
+			return bg_error_set(st->ctx, BG_EINPUT, "%s:%zu: unit %s %s", st->source,
+			                    line, bg_text__quote_n(q, sizeof(q), f, n), why);
+		/* strtod_l() stops at the blank before the unit at the latest. */
+		value = strtod_l(v, &vend, st->c_locale);
+		if (vend != v + vn || !isfinite(value))
+			return bg_error_set(
+			        st->ctx, BG_EINPUT, "%s:%zu: value \"%.*s\" is not a finite number",
+			        st->source, line, (int)(vn < QUOTE_MAX ? vn : QUOTE_MAX), v);
+		st->metric.len = 0;
+		if (n == 5 && !memcmp(f, "ns/op", 5))
+			rc = bg_results_add(st->ctx, st->out, st->series.ptr, "time", "ns", value);
+		else if (bg_buf_put(&st->metric, f, n) < 0 || bg_buf_put(&st->metric, "", 1) < 0)
+			return bg_error_oom(st->ctx);
+		else
+			rc = bg_results_add(st->ctx, st->out, st->series.ptr, st->metric.ptr,
+			                    st->metric.ptr, value);
+		if (rc < 0)
+			return prefix_error(st->ctx, rc, st->source, line);
+		pairs++;
+	}
+	if (!pairs)
+		return bg_error_set(st->ctx, BG_EINPUT,
+		                    "%s:%zu: no \"<value> <unit>\" after the iteration count",
+		                    st->source, line);
+	st->nsamples++;
+	return 0;
+}
+
+/* "--- FAIL: BenchmarkX-2" fails the file; "--- SKIP: ..." is an outcome. */
+static int go_verdict(go_state *st, size_t line, const char *p, const char *end)
+{
+	int fail = !memcmp(p, GO_FAIL, sizeof(GO_FAIL) - 1);
+	const char *f;
+	size_t n;
+	int rc;
+
+	p += sizeof(GO_FAIL) - 1;
+	if (!go_field(&p, end, &f, &n) || !go_is_name(f, n))
+		return 0; /* a test's verdict, not a benchmark's */
+	if ((rc = go_series(st, line, f, n)) < 0)
+		return rc;
+	if (fail)
+		return bg_error_set(st->ctx, BG_EINPUT,
+		                    "%s:%zu: %s failed; benchguard stores no results of a run "
+		                    "with a failed benchmark",
+		                    st->source, line, st->series.ptr);
+	st->nskipped++;
+	return bg_results_set_outcome(st->ctx, st->out, st->series.ptr, BG_BENCH_SKIPPED,
+	                              "skipped by go test (b.Skip)");
+}
+
+/* What a line is: 0 other output, 1 a result, 2 a benchmark's verdict. */
+static int go_kind(const char *p, const char *end)
+{
+	const char *f;
+	size_t n;
+
+	if ((size_t)(end - p) > sizeof(GO_FAIL) - 1 &&
+	    (!memcmp(p, GO_FAIL, sizeof(GO_FAIL) - 1) || !memcmp(p, GO_SKIP, sizeof(GO_SKIP) - 1)))
+		return 2;
+	/* A name alone (go test -v echoes it) or followed by the benchmark's own
+	 * output is not a result: the iteration count makes one. */
+	if ((size_t)(end - p) < GO_TAG_LEN || memcmp(p, GO_TAG, GO_TAG_LEN) != 0 ||
+	    !go_field(&p, end, &f, &n) || !go_is_name(f, n) || !go_field(&p, end, &f, &n))
+		return 0;
+	return go_is_count(f, n);
+}
+
+/*
+ * Pass 0 on one line: a "pkg:" line sets the package of the results after
+ * it; a result line notes its name's GOMAXPROCS and package.
+ */
+static int go_note(go_state *st, size_t line, const char *p, const char *eol, int kind,
+                   const char **pkg, size_t *pkg_len)
+{
+	char qa[320], qb[160], qc[160];
+	const go_proc *first;
+	unsigned long procs;
+	const char *f;
+	size_t n;
+	int rc;
+
+	if ((size_t)(eol - p) > 5 && !memcmp(p, "pkg: ", 5)) {
+		(void)go_field(&p, eol, &f, &n);
+		if (!go_field(&p, eol, pkg, pkg_len))
+			*pkg_len = 0;
+		return 0;
+	}
+	if (kind != 1)
+		return 0;
+	(void)go_field(&p, eol, &f, &n);
+	n = go_base(f, n, &procs);
+	rc = go_procs_note(&st->procs, f, n, procs, *pkg, *pkg_len, line, &first);
+	if (rc < 0)
+		return bg_error_oom(st->ctx);
+	if (rc == 0)
+		return 0;
+	return bg_error_set(
+	        st->ctx, BG_EINPUT,
+	        "%s:%zu: %s ran in package %s and in %s (line %zu); benchguard "
+	        "keeps one series per name: benchmark one package at a time",
+	        st->source, line, bg_text__quote_n(qa, sizeof(qa), f, n),
+	        bg_text__quote_n(qb, sizeof(qb), *pkg_len ? *pkg : "", *pkg_len),
+	        bg_text__quote_n(qc, sizeof(qc), first->pkg_len ? first->pkg : "", first->pkg_len),
+	        first->line);
+}
+
+static int parse_go(bg_ctx *ctx, const char *source, const char *benchmark, const char *dir,
+                    const char *data, size_t len, bg_results *out)
+{
+	go_state st = { ctx,         source,      benchmark, out, (locale_t)0, { NULL, 0, 0 },
+		        BG_BUF_INIT, BG_BUF_INIT, 0,         0 };
+	const char *p, *end = data + len, *pkg = NULL;
+	size_t line, pkg_len = 0;
+	int pass, rc = 0;
+
+	(void)dir;
+	if (!(st.c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0)))
+		return bg_error_errno(ctx, BG_ERROR, "cannot create the C locale");
+	/* Pass 0 notes the GOMAXPROCS and package of every name; pass 1 stores. */
+	for (pass = 0; pass < 2; pass++) {
+		for (p = data, line = 1; p < end; line++) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			const char *eol = nl ? nl : end;
+			int kind = go_kind(p, eol);
+
+			if (pass == 0)
+				rc = go_note(&st, line, p, eol, kind, &pkg, &pkg_len);
+			else if (kind == 1)
+				rc = go_result(&st, line, p, eol);
+			else if (kind == 2)
+				rc = go_verdict(&st, line, p, eol);
+			if (rc < 0)
+				goto cleanup;
+			p = nl ? nl + 1 : end;
+		}
+	}
+	if (!st.nsamples && !st.nskipped)
+		rc = bg_error_set(ctx, BG_EINPUT,
+		                  "%s: no benchmark results in output (go test -bench)", source);
+
+cleanup:
+	free(st.procs.slot);
+	bg_buf_clear(&st.series);
+	bg_buf_clear(&st.metric);
+	freelocale(st.c_locale);
+	return rc;
+}
+
+/* -------------------------------------------------------------- pytest */
+
+/*
+ * pytest-benchmark JSON: {"benchmarks": [{name, fullname, stats: {data,
+ * mean, rounds, ...}}]}.  stats.data holds every round's time per
+ * iteration in seconds: --benchmark-json always writes it, the files of
+ * --benchmark-save and --benchmark-autosave only with --benchmark-save-data.
+ * Without it the mean is the run's one sample, as for nvbench.  A series is
+ * named after the test's node id, "::" written "/"
+ * ("tests/test_sort.py/test_sort[1000]").
+ */
+#define PY_PATH 64
+
+/* "<benchmark>/" + fullname with each "::" as "/". */
+static int py_series(bg_ctx *ctx, const char *benchmark, const char *fullname, bg_buf *out)
+{
+	const char *p, *sep;
+
+	out->len = 0;
+	if (benchmark && bg_buf_printf(out, "%s/", benchmark) < 0)
+		return bg_error_oom(ctx);
+	for (p = fullname; (sep = strstr(p, "::")) != NULL; p = sep + 2)
+		if (bg_buf_put(out, p, (size_t)(sep - p)) < 0 || bg_buf_put(out, "/", 1) < 0)
+			return bg_error_oom(ctx);
+	if (bg_buf_puts(out, p) < 0)
+		return bg_error_oom(ctx);
+	return 0;
+}
+
+/* A time that pytest-benchmark measured: a finite number, not negative. */
+static int py_time(bg_ctx *ctx, const char *source, const char *path, size_t k, json_object *v,
+                   double *t)
+{
+	*t = json_object_get_double(v);
+	if (isfinite(*t) && *t >= 0)
+		return 0;
+	if (k == (size_t)-1)
+		return at_error(ctx, source, NULL, "%s is %g, not a time", path, *t);
+	return at_error(ctx, source, NULL, "%s[%zu] is %g, not a time", path, k, *t);
+}
+
+static int py_benchmark(bg_ctx *ctx, const char *source, const char *benchmark, json_object *b,
+                        size_t i, bg_buf *series, int *summary_only, bg_results *out)
+{
+	char path[PY_PATH], spath[PY_PATH + 16];
+	json_object *v, *stats, *data;
+	size_t k, n;
+	double t;
+	int rc;
+
+	snprintf(path, sizeof(path), "benchmarks[%zu]", i);
+	/* pytest-benchmark < 3.0 has no fullname: the name stands in. */
+	if ((rc = json_member(ctx, source, path, b, "fullname", json_type_string, 0, &v)) < 0 ||
+	    (!v && (rc = json_member(ctx, source, path, b, "name", json_type_string, 1, &v)) < 0) ||
+	    (rc = json_name(ctx, source, path,
+	                    json_object_object_get(b, "fullname") ? "fullname" : "name", v, 0)) < 0)
+		return rc;
+	if (!json_object_get_string_len(v))
+		return at_error(ctx, source, path, "the test's name is empty");
+	if ((rc = py_series(ctx, benchmark, json_object_get_string(v), series)) < 0)
+		return rc;
+	if (find_series(out, series->ptr, "time"))
+		return at_error(ctx, source, path, "a second benchmark named %s",
+		                bg_text__quote(spath, sizeof(spath), json_object_get_string(v)));
+	if ((rc = json_member(ctx, source, path, b, "stats", json_type_object, 1, &stats)) < 0)
+		return rc;
+	snprintf(spath, sizeof(spath), "%s.stats", path);
+	if ((rc = json_member(ctx, source, spath, stats, "data", json_type_array, 0, &data)) < 0)
+		return rc;
+	if (!data) {
+		if ((rc = json_member(ctx, source, spath, stats, "mean", json_type_double, 1, &v)) <
+		    0)
+			return rc;
+		snprintf(spath, sizeof(spath), "%s.stats.mean", path);
+		if ((rc = py_time(ctx, source, spath, (size_t)-1, v, &t)) < 0)
+			return rc;
+		*summary_only = 1;
+		rc = bg_results_add(ctx, out, series->ptr, "time", "s", t);
+		return rc < 0 ? prefix_error(ctx, rc, source, 0) : 0;
+	}
+	snprintf(spath, sizeof(spath), "%s.stats.data", path);
+	if (!(n = json_object_array_length(data)))
+		return at_error(ctx, source, NULL, "%s is empty", spath);
+	for (k = 0; k < n; k++) {
+		if ((rc = json_element(ctx, source, spath, data, k, json_type_double, &v)) < 0 ||
+		    (rc = py_time(ctx, source, spath, k, v, &t)) < 0)
+			return rc;
+		if ((rc = bg_results_add(ctx, out, series->ptr, "time", "s", t)) < 0)
+			return prefix_error(ctx, rc, source, 0);
+	}
+	return 0;
+}
+
+static int parse_pytest(bg_ctx *ctx, const char *source, const char *benchmark, const char *dir,
+                        const char *data, size_t len, bg_results *out)
+{
+	json_object *root = NULL, *list, *b;
+	bg_buf series = BG_BUF_INIT;
+	size_t i, n;
+	int rc, summary_only = 0;
+
+	(void)dir;
+	if ((rc = json_document(ctx, source, data, len, &root)) < 0)
+		goto cleanup;
+	if (!json_object_is_type(root, json_type_object) ||
+	    !json_object_object_get_ex(root, "benchmarks", &list)) {
+		rc = bg_error_set(ctx, BG_EINPUT,
+		                  "%s: no \"benchmarks\" list: not pytest-benchmark JSON "
+		                  "(--benchmark-json)",
+		                  source);
+		goto cleanup;
+	}
+	if ((rc = json_member(ctx, source, NULL, root, "benchmarks", json_type_array, 1, &list)) <
+	    0)
+		goto cleanup;
+	if (!(n = json_object_array_length(list))) {
+		rc = bg_error_set(ctx, BG_EINPUT, "%s: no benchmarks in output", source);
+		goto cleanup;
+	}
+	for (i = 0; i < n; i++)
+		if ((rc = json_element(ctx, source, "benchmarks", list, i, json_type_object, &b)) <
+		            0 ||
+		    (rc = py_benchmark(ctx, source, benchmark, b, i, &series, &summary_only, out)) <
+		            0)
+			goto cleanup;
+	if (summary_only)
+		bg_log(ctx, BG_LOG_WARN,
+		       "%s: no per-round times (stats.data; --benchmark-save-data keeps them): "
+		       "storing each benchmark's mean as the run's one sample",
+		       source);
+
+cleanup:
+	bg_buf_clear(&series);
 	json_object_put(root);
 	return rc;
 }

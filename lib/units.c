@@ -33,7 +33,8 @@ static const struct {
 };
 
 /* In bg_format order. */
-static const char *const format_names[] = { "time", "lines", "gbench", "nvbench", "hyperfine" };
+static const char *const format_names[] = { "time",      "lines", "gbench", "nvbench",
+	                                    "hyperfine", "go",    "pytest" };
 
 int bg_unit_canonical(const char *unit, const char **canon, double *scale)
 {

@@ -147,6 +147,82 @@ done
 check "the message names the JSON path of the bad value" grep -qF \
 	'benchguard: '"$NV"'/bad-nan.json: benchmarks[0].states[0].summaries[3] ("nv/cold/time/gpu/mean"): value "nan" is not a finite number' \
 	<("$BG" import "$NV/bad-nan.json" --format nvbench 2>&1)
-check "an unknown --format lists the four" bash -c "
-	\"$BG\" import \"$NV/good.json\" --format csv 2>&1 | grep -q 'expected lines, gbench, nvbench or hyperfine'"
+check "an unknown --format lists the six" bash -c "
+	\"$BG\" import \"$NV/good.json\" --format csv 2>&1 | grep -q 'expected lines, gbench, nvbench, hyperfine, go or pytest'"
+
+# ----------------------------------------------------------------------- go
+GO="$FIX/formats/go"
+check "go test -bench output imports" expect_rc 0 "$BG" import "$GO/go-bench.txt" --format go --name go
+check "... 19 series, 3 samples each (-count 3)" \
+	grep -q '^imported run [0-9]*: 19 series, 57 samples' "$T/out"
+check "... ns/op as seconds, B/op, allocs/op, MB/s (higher is better), a ReportMetric unit" $PY - <<'P'
+import sqlite3
+db = sqlite3.connect(".benchguard/results.db")
+run = db.execute("SELECT max(id) FROM runs").fetchone()[0]
+got = {}
+for b, m, u, d, v in db.execute(
+        "SELECT s.benchmark, s.metric, s.unit, s.direction, x.value FROM samples x JOIN results r ON r.id = x.result_id "
+        "JOIN series s ON s.id = r.series_id WHERE r.run_id = ? ORDER BY r.id, x.idx", (run,)):
+    got.setdefault((b, m, u, d), []).append(v)
+def near(a, b):
+    return len(a) == len(b) and all(abs(x - y) <= 1e-12 * abs(y) for x, y in zip(a, b))
+assert near(got[("go/BenchmarkSort", "time", "s", "lower")], [38405e-9, 38816e-9, 39730e-9]), got
+assert got[("go/BenchmarkSort", "B/op", "B/op", "lower")] == [8216] * 3
+assert got[("go/BenchmarkSort", "allocs/op", "allocs/op", "lower")] == [2] * 3
+assert near(got[("go/BenchmarkHash", "MB/s", "MB/s", "higher")], [506.70, 506.26, 516.17])
+assert got[("go/BenchmarkHash", "blocks/op", "blocks/op", "lower")] == [2] * 3
+assert near(got[("go/BenchmarkHash_Sizes/size=1024", "time", "s", "lower")], [2095e-9, 2137e-9, 2116e-9])
+assert not [k for k in got if k[0].endswith("-2")], got
+P
+check "-cpu 1,2: one series per GOMAXPROCS" bash -c "
+	\"$BG\" import \"$GO/go-cpu.txt\" --format go >/dev/null &&
+	[ \"\$(sqlite3 .benchguard/results.db \"SELECT group_concat(s.benchmark || '=' || r.n, ',') FROM (SELECT * FROM results ORDER BY id) r JOIN series s ON s.id = r.series_id WHERE s.metric = 'time' AND r.run_id = (SELECT max(id) FROM runs)\")\" = 'BenchmarkSort/gomaxprocs=1=2,BenchmarkSort/gomaxprocs=2=2,BenchmarkHash/gomaxprocs=1=2,BenchmarkHash/gomaxprocs=2=2' ]"
+before=$(runs)
+check "a failed benchmark (--- FAIL) is exit 2, naming the line, and stores nothing" bash -c "
+	\"$BG\" import \"$GO/go-fail.txt\" --format go >\"$T/out\" 2>\"$T/err\"; [ \$? = 2 ] &&
+	[ \"\$(cat \"$T/err\")\" = 'benchguard: $GO/go-fail.txt:6: BenchmarkFail failed; benchguard stores no results of a run with a failed benchmark' ] &&
+	[ \"\$(sqlite3 .benchguard/results.db 'SELECT count(*) FROM runs')\" = $before ]"
+
+# --------------------------------------------------------------------- pytest
+PT="$FIX/formats/pytest"
+check "pytest-benchmark JSON imports" expect_rc 0 "$BG" import "$PT/rounds.json" --format pytest --name py
+check "... every round of stats.data is a sample of <name>/<node id>" $PY - "$PT/rounds.json" <<'P'
+import json, sqlite3, sys
+doc = json.load(open(sys.argv[1]))
+db = sqlite3.connect(".benchguard/results.db")
+for b in doc["benchmarks"]:
+    name = "py/" + b["fullname"].replace("::", "/")
+    got = [v for (v,) in db.execute(
+        "SELECT x.value FROM samples x JOIN results r ON r.id = x.result_id JOIN series s ON s.id = r.series_id "
+        "WHERE s.benchmark = ? AND s.metric = 'time' AND s.unit = 's' AND r.run_id = (SELECT max(id) FROM runs) "
+        "ORDER BY x.idx", (name,))]
+    assert got == b["stats"]["data"] and len(got) >= 5, (name, len(got))
+P
+check "a saved file without stats.data imports its means, with a warning" bash -c "
+	\"$BG\" import \"$PT/saved.json\" --format pytest >\"$T/out\" 2>\"$T/err\" &&
+	grep -q '^imported run [0-9]*: 4 series, 4 samples' \"$T/out\" &&
+	grep -q 'no per-round times' \"$T/err\""
+
+# The real tools as benchmarks, when they are installed.
+if ! command -v go >/dev/null; then
+	skip "a go benchmark runs" "go is not installed (apt-get install golang-go)"
+elif ! $PY -c 'import pytest_benchmark' 2>/dev/null; then
+	skip "a go and a pytest benchmark run" "pytest-benchmark is not installed (apt-get install python3-pytest-benchmark)"
+else
+	cp -r "$GO" "$T/gopkg" && cp -r "$PT" "$T/pypkg"
+	cat >benchguard.json <<J
+{
+  "defaults": { "warmup": 0, "samples": 2 },
+  "benchmarks": [
+    { "name": "gob", "format": "go",
+      "command": "cd '$T/gopkg' && GOCACHE='$T/gocache' GOPATH='$T/gopath' GOFLAGS=-mod=mod go test -run '^\$' -bench 'Sort|Hash\$' -benchmem -benchtime 100x -count \$BENCHGUARD_SAMPLES" },
+    { "name": "pyb", "format": "pytest",
+      "command": "cd '$T/pypkg' && $PY -m pytest -p no:terminal -p no:cacheprovider test_fixture.py -k sort --benchmark-json=/dev/stdout --benchmark-max-time=0.0001 --benchmark-min-rounds=3" }
+  ]
+}
+J
+	check "run measures a go and a pytest benchmark" expect_rc 0 "$BG" run --filter '^(gob|pyb)$'
+	check "... go: BENCHGUARD_SAMPLES lines, pytest: every round" bash -c "
+		[ \"\$(sqlite3 .benchguard/results.db \"SELECT group_concat(s.benchmark || ':' || s.metric || '=' || (r.n >= 3 OR s.benchmark LIKE 'gob/%' AND r.n = 2), ',') FROM (SELECT * FROM results ORDER BY id) r JOIN series s ON s.id = r.series_id WHERE s.metric = 'time' AND r.run_id = (SELECT max(id) FROM runs)\")\" = 'gob/BenchmarkSort:time=1,gob/BenchmarkHash:time=1,pyb/test_fixture.py/test_sort:time=1' ]"
+fi
 finish

@@ -1,6 +1,7 @@
 /*
  * test_formats.c -- the output parsers behind `run` and `import`: `lines`,
- * Google Benchmark, nvbench and hyperfine JSON, their error messages, and
+ * Google Benchmark, nvbench, hyperfine and pytest-benchmark JSON, `go test
+ * -bench` text, their error messages, and
  * the promise that a failed parse appends nothing.
  *
  * The gbench fixtures gbench-5reps.json, gbench-ms.json, gbench-error.json
@@ -1240,11 +1241,288 @@ static void test_hyperfine_bad(void **state)
 	bg_ctx_free(ctx);
 }
 
+/* ------------------------------------------------------------------ go */
+
+/*
+ * go/go-*.txt are real `go test -bench` output of go/fixture_test.go (see the
+ * README there); the values below are copied from them.  ns/op is stored
+ * in seconds, the same multiplication the parser does.
+ */
+static void test_go_real(void **state)
+{
+	static const double sort_time[] = { 38405 * 1e-9, 38816 * 1e-9, 39730 * 1e-9 };
+	static const double sort_bytes[] = { 8216, 8216, 8216 };
+	static const double sort_allocs[] = { 2, 2, 2 };
+	static const double hash_mbs[] = { 506.70, 506.26, 516.17 };
+	static const double hash_blocks[] = { 2.000, 2.000, 2.000 };
+	static const double small_time[] = { 267.5 * 1e-9, 267.1 * 1e-9, 268.1 * 1e-9 };
+	bg_results *r = NULL;
+
+	(void)state;
+	assert_int_equal(bg_results_new(&r), 0);
+	assert_int_equal(parse_fixture(NULL, BG_FORMAT_GO, "go/go-bench.txt", "go", r), 0);
+	/* Sort 3, Hash 5, two sizes 4 each, Fail 3: BenchmarkSkipped printed nothing. */
+	assert_int_equal(bg_results_series_count(r), 19);
+	assert_int_equal(bg_results_outcome_count(r), 0);
+	assert_series(r, "go/BenchmarkSort", "time", "s", BG_DIR_LOWER, sort_time, 3);
+	assert_series(r, "go/BenchmarkSort", "B/op", "B/op", BG_DIR_LOWER, sort_bytes, 3);
+	assert_series(r, "go/BenchmarkSort", "allocs/op", "allocs/op", BG_DIR_LOWER, sort_allocs,
+	              3);
+	assert_series(r, "go/BenchmarkHash", "MB/s", "MB/s", BG_DIR_HIGHER, hash_mbs, 3);
+	/* b.ReportMetric(..., "blocks/op"): a series of its own, lower is better. */
+	assert_series(r, "go/BenchmarkHash", "blocks/op", "blocks/op", BG_DIR_LOWER, hash_blocks,
+	              3);
+	assert_series(r, "go/BenchmarkHash_Sizes/size=64", "time", "s", BG_DIR_LOWER, small_time,
+	              3);
+	assert_int_equal(find(r, "go/BenchmarkHash_Sizes/size=1024", "MB/s")->n, 3);
+	/* The "-2" of GOMAXPROCS is gone from every name. */
+	assert_null(find(r, "go/BenchmarkSort-2", "time"));
+	bg_results_free(r);
+
+	/* Without --name the Go names are the series. */
+	assert_int_equal(bg_results_new(&r), 0);
+	assert_int_equal(parse_fixture(NULL, BG_FORMAT_GO, "go/go-bench.txt", NULL, r), 0);
+	assert_series(r, "BenchmarkSort", "time", "s", BG_DIR_LOWER, sort_time, 3);
+	bg_results_free(r);
+}
+
+static void test_go_cpu_and_verbose(void **state)
+{
+	static const double procs1[] = { 36125 * 1e-9, 35281 * 1e-9 };
+	static const double procs2[] = { 38224 * 1e-9, 38039 * 1e-9 };
+	static const double verbose[] = { 40671 * 1e-9, 40137 * 1e-9 };
+	bg_results *r = NULL;
+
+	(void)state;
+	/* -cpu 1,2: "BenchmarkSort" and "BenchmarkSort-2" stay apart. */
+	assert_int_equal(bg_results_new(&r), 0);
+	assert_int_equal(parse_fixture(NULL, BG_FORMAT_GO, "go/go-cpu.txt", NULL, r), 0);
+	assert_int_equal(bg_results_series_count(r), 16);
+	assert_series(r, "BenchmarkSort/gomaxprocs=1", "time", "s", BG_DIR_LOWER, procs1, 2);
+	assert_series(r, "BenchmarkSort/gomaxprocs=2", "time", "s", BG_DIR_LOWER, procs2, 2);
+	assert_int_equal(find(r, "BenchmarkHash/gomaxprocs=2", "MB/s")->n, 2);
+	bg_results_free(r);
+
+	/* -v: names echoed alone are not results; "--- SKIP:" is an outcome. */
+	assert_int_equal(bg_results_new(&r), 0);
+	assert_int_equal(parse_fixture(NULL, BG_FORMAT_GO, "go/go-verbose.txt", "go", r), 0);
+	assert_int_equal(bg_results_series_count(r), 1);
+	assert_series(r, "go/BenchmarkSort", "time", "s", BG_DIR_LOWER, verbose, 2);
+	assert_non_null(bg_results_find_outcome(r, "go/BenchmarkSkipped"));
+	assert_int_equal(bg_results_find_outcome(r, "go/BenchmarkSkipped")->status,
+	                 BG_BENCH_SKIPPED);
+	bg_results_free(r);
+
+	/* CRLF, tabs, and a line that only looks like a benchmark. */
+	assert_int_equal(bg_results_new(&r), 0);
+	assert_int_equal(parse_str(NULL, BG_FORMAT_GO, NULL,
+	                           "Benchmarking 10 5 ns/op\r\nBenchmarkX-16\t10\t5 ns/op\r\n", r),
+	                 0);
+	assert_int_equal(bg_results_series_count(r), 1);
+	assert_int_equal(find(r, "BenchmarkX", "time")->n, 1);
+	bg_results_free(r);
+}
+
+static void test_go_bad(void **state)
+{
+	static const struct {
+		const char *file, *text, *message;
+	} cases[] = {
+		{ "go/go-fail.txt", NULL,
+		  "go/go-fail.txt:6: go/BenchmarkFail failed; benchguard stores no results of a "
+		  "run with a failed benchmark" },
+		{ NULL, "", "out.txt: no benchmark results in output (go test -bench)" },
+		{ NULL, "goos: linux\nBenchmarking 10 5 ns/op\nPASS\n",
+		  "out.txt: no benchmark results in output (go test -bench)" },
+		{ NULL, "BenchmarkX-2 10 5\n", "out.txt:1: value \"5\" has no unit after it" },
+		{ NULL, "BenchmarkX-2 10\n",
+		  "out.txt:1: no \"<value> <unit>\" after the iteration count" },
+		{ NULL, "pkg: p\nBenchmarkX-2 10 abc ns/op\n",
+		  "out.txt:2: value \"abc\" is not a finite number" },
+		{ NULL, "BenchmarkX 10 NaN ns/op\n",
+		  "out.txt:1: value \"NaN\" is not a finite number" },
+		{ NULL, "BenchmarkX 10 5 ns:op\n", "out.txt:1: unit \"ns:op\" contains ':'" },
+		{ NULL, "BenchmarkX\x1b[31m 10 5 ns/op\n",
+		  "out.txt:1: benchmark name \"BenchmarkX\\x1b[31m\" has a control character" },
+		{ NULL, "pkg: a\nBenchmarkX-2 10 5 ns/op\npkg: b\nBenchmarkX-2 10 5 ns/op\n",
+		  "out.txt:4: \"BenchmarkX\" ran in package \"b\" and in \"a\" (line 2); "
+		  "benchguard keeps one series per name: benchmark one package at a time" },
+	};
+	bg_ctx *ctx = NULL;
+	bg_results *r = prefilled();
+	size_t i;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	for (i = 0; i < BG_ARRAY_SIZE(cases); i++) {
+		int rc = cases[i].file ? parse_fixture(ctx, BG_FORMAT_GO, cases[i].file, "go", r)
+		                       : parse_str(ctx, BG_FORMAT_GO, NULL, cases[i].text, r);
+
+		if (rc != BG_EINPUT || strcmp(bg_ctx_error(ctx), cases[i].message) != 0)
+			fail_msg("case %zu: rc %d, \"%s\"; want \"%s\"", i, rc, bg_ctx_error(ctx),
+			         cases[i].message);
+		assert_untouched(r);
+	}
+	bg_results_free(r);
+	bg_ctx_free(ctx);
+}
+
+/* -------------------------------------------------------------- pytest */
+
+/*
+ * pytest/rounds.json and pytest/saved.json are real pytest-benchmark 3.2.2
+ * output of pytest/test_fixture.py (see the README); the expected values
+ * are read back from the files with json-c.
+ */
+static json_object *pytest_fixture(const char *name)
+{
+	size_t len;
+	char *data = fixture(name, &len);
+	json_object *root = json_tokener_parse(data);
+
+	free(data);
+	assert_non_null(root);
+	return root;
+}
+
+static void test_pytest_rounds(void **state)
+{
+	json_object *root = pytest_fixture("pytest/rounds.json"), *list;
+	bg_results *r = NULL;
+	size_t i, k, n;
+
+	(void)state;
+	assert_int_equal(bg_results_new(&r), 0);
+	assert_int_equal(parse_fixture(NULL, BG_FORMAT_PYTEST, "pytest/rounds.json", "py", r), 0);
+	list = json_object_object_get(root, "benchmarks");
+	n = json_object_array_length(list);
+	assert_int_equal(n, 4);
+	assert_int_equal(bg_results_series_count(r), n);
+	for (i = 0; i < n; i++) {
+		json_object *b = json_object_array_get_idx(list, i);
+		json_object *data =
+		        json_object_object_get(json_object_object_get(b, "stats"), "data");
+		const bg_series *s;
+		char name[256], *sep;
+
+		/* "test_fixture.py::test_sum[10]" -> "py/test_fixture.py/test_sum[10]" */
+		snprintf(name, sizeof(name), "py/%s",
+		         json_object_get_string(json_object_object_get(b, "fullname")));
+		sep = strstr(name, "::");
+		assert_non_null(sep);
+		memmove(sep + 1, sep + 2, strlen(sep + 2) + 1);
+		*sep = '/';
+		s = find(r, name, "time");
+		if (!s)
+			fail_msg("no series %s:time", name);
+		assert_string_equal(s->unit, "s");
+		assert_int_equal(s->direction, BG_DIR_LOWER);
+		/* Every round, in order, bit for bit. */
+		assert_int_equal(s->n, json_object_array_length(data));
+		assert_true(s->n >= 5);
+		for (k = 0; k < s->n; k++)
+			assert_true(exactly(
+			        s->values[k],
+			        json_object_get_double(json_object_array_get_idx(data, k))));
+	}
+	assert_non_null(find(r, "py/test_fixture.py/test_sum[1000]", "time"));
+	bg_results_free(r);
+	json_object_put(root);
+}
+
+static void test_pytest_saved(void **state)
+{
+	json_object *root = pytest_fixture("pytest/saved.json"), *list;
+	bg_buf log = BG_BUF_INIT;
+	bg_results *r = NULL;
+	bg_ctx *ctx = NULL;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	bg_ctx_set_log(ctx, record_log, &log);
+	assert_int_equal(bg_results_new(&r), 0);
+	/* No stats.data (saved without --benchmark-save-data): the mean, once. */
+	assert_int_equal(parse_fixture(ctx, BG_FORMAT_PYTEST, "pytest/saved.json", NULL, r), 0);
+	list = json_object_object_get(root, "benchmarks");
+	assert_int_equal(bg_results_series_count(r), json_object_array_length(list));
+	for (i = 0; i < json_object_array_length(list); i++) {
+		json_object *stats =
+		        json_object_object_get(json_object_array_get_idx(list, i), "stats");
+		const bg_series *s = bg_results_series(r, i);
+
+		assert_int_equal(s->n, 1);
+		assert_true(exactly(s->values[0],
+		                    json_object_get_double(json_object_object_get(stats, "mean"))));
+	}
+	assert_non_null(find(r, "test_fixture.py/test_join", "time"));
+	assert_non_null(log.ptr);
+	assert_non_null(strstr(log.ptr, "pytest/saved.json: no per-round times"));
+	bg_results_free(r);
+	bg_buf_clear(&log);
+	bg_ctx_free(ctx);
+	json_object_put(root);
+}
+
+static void test_pytest_bad(void **state)
+{
+	static const struct {
+		const char *text, *message;
+	} cases[] = {
+		{ "", "out.txt: no JSON in output" },
+		{ "{\"benchmarks\": [", "out.txt:1: JSON ends too early" },
+		{ "{\"results\": []}",
+		  "out.txt: no \"benchmarks\" list: not pytest-benchmark JSON (--benchmark-json)" },
+		{ "{\"benchmarks\": {}}", "out.txt: \"benchmarks\" is not an array" },
+		{ "{\"benchmarks\": []}", "out.txt: no benchmarks in output" },
+		{ "{\"benchmarks\": [1]}", "out.txt: benchmarks[0] is not an object" },
+		{ "{\"benchmarks\": [{\"stats\": {}}]}",
+		  "out.txt: benchmarks[0]: missing \"name\"" },
+		{ "{\"benchmarks\": [{\"fullname\": \"\", \"stats\": {}}]}",
+		  "out.txt: benchmarks[0]: the test's name is empty" },
+		{ "{\"benchmarks\": [{\"fullname\": \"a\\u001b\", \"stats\": {}}]}",
+		  "out.txt: benchmarks[0].fullname: \"a\\x1b\" has a control character" },
+		{ "{\"benchmarks\": [{\"fullname\": \"a::b\"}]}",
+		  "out.txt: benchmarks[0]: missing \"stats\"" },
+		{ "{\"benchmarks\": [{\"fullname\": \"a::b\", "
+		  "\"stats\": {\"data\": [1e-3, \"x\"]}}]}",
+		  "out.txt: benchmarks[0].stats.data[1] is not a number" },
+		{ "{\"benchmarks\": [{\"fullname\": \"a::b\", \"stats\": {\"data\": [-1]}}]}",
+		  "out.txt: benchmarks[0].stats.data[0] is -1, not a time" },
+		{ "{\"benchmarks\": [{\"fullname\": \"a::b\", \"stats\": {\"data\": []}}]}",
+		  "out.txt: benchmarks[0].stats.data is empty" },
+		{ "{\"benchmarks\": [{\"fullname\": \"a::b\", \"stats\": {\"rounds\": 5}}]}",
+		  "out.txt: benchmarks[0].stats: missing \"mean\"" },
+		{ "{\"benchmarks\": [{\"fullname\": \"a::b\", \"stats\": {\"mean\": \"1\"}}]}",
+		  "out.txt: benchmarks[0].stats: \"mean\" is not a number" },
+		{ "{\"benchmarks\": [{\"fullname\": \"a::b\", \"stats\": {\"mean\": 1}},"
+		  " {\"fullname\": \"a::b\", \"stats\": {\"mean\": 2}}]}",
+		  "out.txt: benchmarks[1]: a second benchmark named \"a::b\"" },
+	};
+	bg_ctx *ctx = NULL;
+	bg_results *r = prefilled();
+	size_t i;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	for (i = 0; i < BG_ARRAY_SIZE(cases); i++) {
+		int rc = parse_str(ctx, BG_FORMAT_PYTEST, NULL, cases[i].text, r);
+
+		if (rc != BG_EINPUT || strcmp(bg_ctx_error(ctx), cases[i].message) != 0)
+			fail_msg("case %zu: rc %d, \"%s\"; want \"%s\"", i, rc, bg_ctx_error(ctx),
+			         cases[i].message);
+		assert_untouched(r);
+	}
+	bg_results_free(r);
+	bg_ctx_free(ctx);
+}
+
 /* ------------------------------------------------------------- others */
 
 static void test_formats_names(void **state)
 {
-	static const char *const names[] = { "time", "lines", "gbench", "nvbench", "hyperfine" };
+	static const char *const names[] = { "time",      "lines", "gbench", "nvbench",
+		                             "hyperfine", "go",    "pytest" };
 	bg_format f;
 	size_t i;
 
@@ -1295,6 +1573,12 @@ int main(void)
 		cmocka_unit_test(test_nvbench_side_files),
 		cmocka_unit_test(test_hyperfine_real),
 		cmocka_unit_test(test_hyperfine_bad),
+		cmocka_unit_test(test_go_real),
+		cmocka_unit_test(test_go_cpu_and_verbose),
+		cmocka_unit_test(test_go_bad),
+		cmocka_unit_test(test_pytest_rounds),
+		cmocka_unit_test(test_pytest_saved),
+		cmocka_unit_test(test_pytest_bad),
 		cmocka_unit_test(test_formats_names),
 		cmocka_unit_test(test_formats_without_parser),
 	};
