@@ -1712,11 +1712,15 @@ static int go_series(go_state *st, size_t line, const char *f, size_t n)
 	return 0;
 }
 
+/* Most "<value> <unit>" pairs on one line: go test writes ns/op, B/op,
+ * allocs/op, MB/s and what b.ReportMetric adds, a handful. */
+#define GO_PAIRS_MAX 64
+
 /* One result line: the name and the iteration count are known good. */
 static int go_result(go_state *st, size_t line, const char *p, const char *end)
 {
-	const char *f, *v, *why;
-	size_t n, vn, pairs = 0;
+	const char *f, *v, *why, *unit[GO_PAIRS_MAX];
+	size_t n, vn, k, pairs = 0, unit_len[GO_PAIRS_MAX];
 	char *vend, q[320];
 	double value;
 	int rc;
@@ -1734,6 +1738,17 @@ static int go_result(go_state *st, size_t line, const char *p, const char *end)
 		if ((why = bad_field(f, n, 0)) != NULL)
 			return bg_error_set(st->ctx, BG_EINPUT, "%s:%zu: unit %s %s", st->source,
 			                    line, bg_text__quote_n(q, sizeof(q), f, n), why);
+		/* A unit twice on one line would make one line two samples of it. */
+		if (pairs == GO_PAIRS_MAX)
+			return bg_error_set(st->ctx, BG_EINPUT,
+			                    "%s:%zu: more than %d \"<value> <unit>\" pairs on one line",
+			                    st->source, line, GO_PAIRS_MAX);
+		for (k = 0; k < pairs; k++)
+			if (unit_len[k] == n && !memcmp(unit[k], f, n))
+				return bg_error_set(st->ctx, BG_EINPUT, "%s:%zu: unit %s twice on one line",
+				                    st->source, line, bg_text__quote_n(q, sizeof(q), f, n));
+		unit[pairs] = f;
+		unit_len[pairs] = n;
 		/* strtod_l() stops at the blank before the unit at the latest. */
 		value = strtod_l(v, &vend, st->c_locale);
 		if (vend != v + vn || !isfinite(value))

@@ -1,7 +1,8 @@
 # t_hostile_input.sh -- input written to hurt, through the real binary:
 # a configuration nested 50,000 deep (`check`, `run`), names that carry
 # terminal escapes, CI workflow commands, bidi overrides or invalid UTF-8
-# (`import` of every format, `run`, `baseline import`), nvbench side files
+# (`import` of every format, `run`, `baseline import`), a go result line
+# that repeats its unit 200,000 times, nvbench side files
 # that name /dev/zero, a FIFO, a path out of the folder or a symlink out of
 # it, and a baseline whose machine facts hold a newline.  Each is refused
 # with exit 2 and one line naming the file and the place, stores nothing,
@@ -40,7 +41,7 @@ rm -f benchguard.json
 
 # Result files and baselines nested deep: the same bound, exit 2.
 $PY -c 'import sys; sys.stdout.write("{\"benchmarks\": " + "[" * 50000)' >"$T/deep.json"
-for fmt in gbench nvbench hyperfine; do
+for fmt in gbench nvbench hyperfine pytest; do
 	check "import --format $fmt of a 50,000-deep file: exit 2" refused "$BG" import "$T/deep.json" --format $fmt
 	check "... nesting deeper than 64 levels" err_has "deep.json:1: nesting deeper than 64 levels"
 done
@@ -111,6 +112,29 @@ check "... escaped in the message" err_has 'l2.txt:1: unit "m\x1b]0;x\x07s" has 
 printf 'BENCHGUARD lat\xc3 1 ms\n' >"$T/l3.txt"
 check "lines: invalid UTF-8 in a series name is exit 2" refused "$BG" import "$T/l3.txt" --format lines
 check "... said so" err_has 'series name "lat\xc3" is not valid UTF-8'
+printf 'goos: linux\nBenchmarkLat\033[31m-2   100   5 ns/op\n' >"$T/g1.txt"
+check "go: a benchmark name with ESC is exit 2" refused "$BG" import "$T/g1.txt" --format go
+check "... escaped, naming the line" err_has 'g1.txt:2: benchmark name "BenchmarkLat\x1b[31m" has a control character'
+check "... on one printable line" err_clean
+printf 'BenchmarkLat-2   100   5 m\033]0;x\007s\n' >"$T/g2.txt"
+check "go: a b.ReportMetric unit with an OSC sequence is exit 2" refused "$BG" import "$T/g2.txt" --format go
+check "... escaped in the message" err_has 'g2.txt:1: unit "m\x1b]0;x\x07s" has a control character'
+printf 'BenchmarkLat\xe2\x80\xae-2   100   5 ns/op\n' >"$T/g3.txt"
+check "go: a bidi override in a name is exit 2" refused "$BG" import "$T/g3.txt" --format go
+check "... shown as \\u{202e}" err_has '"BenchmarkLat\u{202e}" has a control character'
+printf 'BenchmarkLat\xc3   100   5 ns/op\n' >"$T/g4.txt"
+check "go: invalid UTF-8 in a name is exit 2" refused "$BG" import "$T/g4.txt" --format go
+check "... said so" err_has 'g4.txt:1: benchmark name "BenchmarkLat\xc3" is not valid UTF-8'
+$PY -c 'import sys; sys.stdout.write("BenchmarkX-2 100 " + "5 ns/op " * 200000 + "\n")' >"$T/g5.txt"
+check "go: one line repeating ns/op 200,000 times is exit 2, not 200,000 samples" refused "$BG" import "$T/g5.txt" --format go
+check "... said so" err_has 'g5.txt:1: unit "ns/op" twice on one line'
+printf '{"benchmarks": [{"fullname": "t.py::test_a\\n::error title=x::forged", "stats": {"data": [0.1]}}]}\n' >"$T/p1.json"
+check "pytest: a test id that forges a workflow command is exit 2" refused "$BG" import "$T/p1.json" --format pytest
+check "... shown as \\x0a, naming benchmarks[0].fullname" err_has 'p1.json: benchmarks[0].fullname: "t.py::test_a\x0a::error title=x::forged" has a control character'
+check "... on one printable line" err_clean
+printf '{"benchmarks": [{"name": "test_\\u001b]0;t\\u0007", "stats": {"mean": 0.1}}]}\n' >"$T/p2.json"
+check "pytest: a name with an OSC sequence is exit 2" refused "$BG" import "$T/p2.json" --format pytest
+check "... escaped, naming benchmarks[0].name" err_has 'p2.json: benchmarks[0].name: "test_\x1b]0;t\x07" has a control character'
 check "none of these stored a run" test "$(runs)" -eq 0
 
 # `run`: the benchmark printing such a name fails with the message, escaped.

@@ -1342,6 +1342,15 @@ static void test_go_bad(void **state)
 		{ NULL, "BenchmarkX 10 NaN ns/op\n",
 		  "out.txt:1: value \"NaN\" is not a finite number" },
 		{ NULL, "BenchmarkX 10 5 ns:op\n", "out.txt:1: unit \"ns:op\" contains ':'" },
+		{ NULL, "BenchmarkX-2 10 5 ns/op 6 B/op 7 ns/op\n",
+		  "out.txt:1: unit \"ns/op\" twice on one line" },
+		{ NULL,
+		  "BenchmarkX 1 1 a 2 b 3 c 4 d 5 e 6 f 7 g 8 h 9 i 10 j 11 k 12 l 13 m 14 n 15 o "
+		  "16 p 17 q 18 r 19 s 20 t 21 u 22 v 23 w 24 x 25 y 26 z 27 A 28 B 29 C 30 D 31 E "
+		  "32 F 33 G 34 H 35 I 36 J 37 K 38 L 39 M 40 N 41 O 42 P 43 Q 44 R 45 S 46 T 47 U "
+		  "48 V 49 W 50 X 51 Y 52 Z 53 aa 54 ab 55 ac 56 ad 57 ae 58 af 59 ag 60 ah 61 ai "
+		  "62 aj 63 ak 64 al 65 am\n",
+		  "out.txt:1: more than 64 \"<value> <unit>\" pairs on one line" },
 		{ NULL, "BenchmarkX\x1b[31m 10 5 ns/op\n",
 		  "out.txt:1: benchmark name \"BenchmarkX\\x1b[31m\" has a control character" },
 		{ NULL, "pkg: a\nBenchmarkX-2 10 5 ns/op\npkg: b\nBenchmarkX-2 10 5 ns/op\n",
