@@ -13,6 +13,11 @@
 #     vs the sqlite3 tool's `.import` of the same rows from CSV into a plain
 #     table.  Goal: <= 2x.
 #
+#  2b. formats: importing 100,000 results in each result format that
+#      `go test -bench` and pytest-benchmark write vs importing the same
+#      samples in the `lines` format (tests/bench/formats_gen.py makes both).
+#      Goal: <= 2x.
+#
 #  3. Check: one run of 1,000 series against 20-run baselines in a database
 #     of 200 runs each (4,000,000 samples) vs a bare SELECT of the same rows
 #     with the sqlite3 tool.  Goal: < 100 ms and < 50 MB.
@@ -42,7 +47,7 @@
 # The project's own suite (benchguard.json, tests/bench/self.sh) measures
 # sections 1 to 4 at a smaller size at every commit, judged by benchguard.
 #
-# BENCH_ONLY=runner,startup,ingest,check,report,history,pg-ingest,pg-check picks
+# BENCH_ONLY=runner,startup,ingest,check,report,history,pg-ingest,pg-check,formats picks
 # sections (default: all).
 set -eu
 build=${1:-build/release}
@@ -159,6 +164,34 @@ imp=$(median <"$T/imp") sq=$(median <"$T/sq")
 echo "ingest: 1,000 series x 1,000 samples, lines format (median of $reps)"
 printf '  sqlite3 .import of the CSV     %8.3f s\n' "$sq"
 printf '  benchguard import (%s stored) %8.3f s   %sx sqlite3  (goal <= 2)\n' "$stored" "$imp" "$(ratio "$imp" "$sq")"
+fi
+
+# --------------------------------------------------------------- 2b. formats
+# Each format's 100,000 results and the same samples as `lines`, imported
+# REPS times each, interleaved, into fresh databases.
+if want formats; then
+import_repo
+fail=0
+for fmt in go pytest; do
+	mkdir -p "$T/fmt-$fmt"
+	python3 "$root/tests/bench/formats_gen.py" "$fmt" "$T/fmt-$fmt"
+	: >"$T/fmt-$fmt/t.fmt" >"$T/fmt-$fmt/t.lines"
+	for i in $(seq 1 "$reps"); do
+		rm -f "$T/fmt.db"* "$T/lin.db"*
+		(cd "$T/repo" && timeit "$bg" -q --db "$T/fmt.db" import "$T/fmt-$fmt/in.$fmt" --format "$fmt" --name f) >>"$T/fmt-$fmt/t.fmt"
+		(cd "$T/repo" && timeit "$bg" -q --db "$T/lin.db" import "$T/fmt-$fmt/in.lines" --format lines --name f) >>"$T/fmt-$fmt/t.lines"
+	done
+	a=$(sqlite3 "$T/fmt.db" 'SELECT count(*) FROM samples') b=$(sqlite3 "$T/lin.db" 'SELECT count(*) FROM samples')
+	[ "$a" = "$b" ] || { echo "bench: $fmt stored $a samples, lines $b" >&2; exit 1; }
+	tf=$(median <"$T/fmt-$fmt/t.fmt") tl=$(median <"$T/fmt-$fmt/t.lines")
+	r=$(ratio "$tf" "$tl")
+	[ "$fmt" = go ] && echo "formats: importing 100,000 results vs the same samples as lines (median of $reps)"
+	printf '  %-8s %8.3f s  lines %8.3f s  (%s samples)  %sx  (goal <= 2: %s)\n' "$fmt" "$tf" "$tl" "$a" "$r" \
+		"$(awk -v r="$r" 'BEGIN { print (r <= 2) ? "PASS" : "FAIL" }')"
+	awk -v r="$r" 'BEGIN { exit !(r > 2) }' && fail=1
+	rm -rf "$T/fmt-$fmt"
+done
+[ "$fail" = 0 ] || { echo "bench: a format's import took more than 2x lines" >&2; exit 1; }
 fi
 
 # ------------------------------------------------------------------ 3. check

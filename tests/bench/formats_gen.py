@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""tests/bench/formats_gen.py FORMAT DIR -- the `formats` section of `make
+bench`: 100,000 results in FORMAT (DIR/in.FORMAT) and the very same samples
+in the `lines` format (DIR/in.lines), so that importing one is measured
+against importing the other.  The shapes follow the real fixtures under
+tests/fixtures/formats/; values are deterministic (no clock, no random seed
+that could change between runs).
+
+  go        1,000 benchmarks x -count 100: 100,000 result lines, each with
+            ns/op, B/op and allocs/op (300,000 samples, 3,000 series)
+  pytest    1,000 benchmarks x 100 rounds in stats.data (100,000 samples)
+"""
+import json
+import sys
+
+
+def value(s, i):
+    # ~1% spread around a per-series level, in a fixed order.
+    return (1.0 + s / 1000.0) * (1.0 + ((s * 7919 + i * 104729) % 1000) / 1e5)
+
+
+def go(out, lines):
+    out.write("goos: linux\ngoarch: amd64\npkg: example.com/bench\n")
+    for i in range(100):
+        for s in range(1000):
+            ns = 1000.0 * value(s, i)
+            out.write("BenchmarkS%04d-2   \t   20000\t%12.1f ns/op\t%8d B/op\t%6d allocs/op\n"
+                      % (s, ns, 512 + s, 3 + s % 7))
+            lines.write("BENCHGUARD S%04d_time %.1f ns\n" % (s, ns))
+            lines.write("BENCHGUARD S%04d_bytes %d B/op\n" % (s, 512 + s))
+            lines.write("BENCHGUARD S%04d_allocs %d allocs/op\n" % (s, 3 + s % 7))
+    out.write("PASS\nok  \texample.com/bench\t12.345s\n")
+
+
+def pytest(out, lines):
+    benchmarks = []
+    for s in range(1000):
+        data = [1e-6 * value(s, i) for i in range(100)]
+        mean = sum(data) / len(data)
+        benchmarks.append({
+            "group": None, "name": "test_s%04d" % s,
+            "fullname": "tests/test_bench.py::test_s%04d" % s,
+            "params": None, "param": None, "extra_info": {},
+            "options": {"disable_gc": False, "timer": "perf_counter", "min_rounds": 5,
+                        "max_time": 1.0, "min_time": 5e-06, "warmup": False},
+            "stats": {"min": min(data), "max": max(data), "mean": mean, "rounds": 100,
+                      "iterations": 1, "data": data},
+        })
+        for v in data:
+            lines.write("BENCHGUARD s%04d %r s\n" % (s, v))
+    json.dump({"machine_info": {"node": "bench"}, "commit_info": {},
+               "benchmarks": benchmarks, "datetime": "2026-11-24T00:00:00",
+               "version": "3.2.2"}, out)
+
+
+GEN = {"go": go, "pytest": pytest}
+
+if __name__ == "__main__":
+    fmt, d = sys.argv[1], sys.argv[2]
+    with open("%s/in.%s" % (d, fmt), "w") as out, open("%s/in.lines" % d, "w") as lines:
+        GEN[fmt](out, lines)
