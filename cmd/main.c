@@ -143,7 +143,7 @@ const cli_command cli_commands[] = {
 	  "\n"
 	  "  --format F       lines, gbench, nvbench, hyperfine, go (go test -bench\n"
 	  "                   output), pytest (pytest-benchmark JSON) or perfstat\n"
-	  "                   (perf stat -x, CSV) (required)\n"
+	  "                   (perf stat's CSV) (required)\n"
 	  "  --commit REV     the commit the results belong to (default HEAD)\n"
 	  "  --machine NAME   store under NAME instead of this machine's fingerprint\n"
 	  "  --name BENCH     benchmark name: for lines and perfstat, default the file\n"
