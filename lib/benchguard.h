@@ -468,8 +468,10 @@ void bg_results_drop_benchmark(bg_results *res, const char *benchmark);
 
 /*
  * Parses one program output (or file) in `format` and appends its samples
- * (and, for nvbench, a skipped outcome per skipped state).  `benchmark`
- * names the samples: for `lines` every series goes under it; for `gbench`
+ * (and, for nvbench, a skipped outcome per skipped state; for perfstat, one
+ * when no event was counted).  `benchmark` names the samples: for `lines`
+ * every series goes under it, and for `perfstat` every event is a metric
+ * of it (required for both); for `gbench`
  * each Google Benchmark name becomes "<benchmark>/<name>", for `nvbench`
  * each state "<benchmark>/<nvbench benchmark>/<state>" (without the prefix
  * when benchmark is NULL); for `hyperfine` see the README.  `source` names
