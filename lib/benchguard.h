@@ -92,7 +92,8 @@ typedef enum {
 	BG_FORMAT_NVBENCH,   /* NVIDIA nvbench --json */
 	BG_FORMAT_HYPERFINE, /* hyperfine --export-json */
 	BG_FORMAT_GO,        /* go test -bench text output */
-	BG_FORMAT_PYTEST     /* pytest-benchmark --benchmark-json */
+	BG_FORMAT_PYTEST,    /* pytest-benchmark --benchmark-json */
+	BG_FORMAT_PERFSTAT   /* perf stat -x, CSV */
 } bg_format;
 
 /* "time", "lines", ... -> format; unknown name -> BG_EINPUT. */
@@ -467,8 +468,10 @@ void bg_results_drop_benchmark(bg_results *res, const char *benchmark);
 
 /*
  * Parses one program output (or file) in `format` and appends its samples
- * (and, for nvbench, a skipped outcome per skipped state).  `benchmark`
- * names the samples: for `lines` every series goes under it; for `gbench`
+ * (and, for nvbench, a skipped outcome per skipped state; for perfstat, one
+ * when no event was counted).  `benchmark` names the samples: for `lines`
+ * every series goes under it, and for `perfstat` every event is a metric
+ * of it (required for both); for `gbench`
  * each Google Benchmark name becomes "<benchmark>/<name>", for `nvbench`
  * each state "<benchmark>/<nvbench benchmark>/<state>" (without the prefix
  * when benchmark is NULL); for `hyperfine` see the README.  `source` names

@@ -1,7 +1,8 @@
 /*
  * formats.c -- parsers for what a benchmark command prints (`lines`,
  * Google Benchmark JSON, nvbench JSON, hyperfine --export-json, `go test
- * -bench` text, pytest-benchmark JSON), shared by `run` and `import`.
+ * -bench` text, pytest-benchmark JSON, `perf stat -x,` CSV), shared by `run`
+ * and `import`.
  *
  * Each parser fills a private bg_results; only when the whole input parsed
  * are its samples copied into the caller's set, so a half-read output never
@@ -47,6 +48,8 @@ static int parse_go(bg_ctx *ctx, const char *source, const char *benchmark, cons
                     const char *data, size_t len, bg_results *out);
 static int parse_pytest(bg_ctx *ctx, const char *source, const char *benchmark, const char *dir,
                         const char *data, size_t len, bg_results *out);
+static int parse_perfstat(bg_ctx *ctx, const char *source, const char *benchmark, const char *dir,
+                          const char *data, size_t len, bg_results *out);
 
 static const struct {
 	bg_format format;
@@ -58,6 +61,7 @@ static const struct {
 	{ BG_FORMAT_HYPERFINE, parse_hyperfine },
 	{ BG_FORMAT_GO, parse_go },
 	{ BG_FORMAT_PYTEST, parse_pytest },
+	{ BG_FORMAT_PERFSTAT, parse_perfstat },
 };
 
 /* Longest piece of user data quoted back in a message; keeps it one line. */
@@ -2030,6 +2034,363 @@ static int parse_pytest(bg_ctx *ctx, const char *source, const char *benchmark, 
 cleanup:
 	bg_buf_clear(&series);
 	json_object_put(root);
+	return rc;
+}
+
+/* ------------------------------------------------------------ perfstat */
+
+/*
+ * `perf stat -x,` CSV (perf-stat(1), "CSV FORMAT"): per event a line
+ * "<value>,<unit>,<event>,[<variance>%,]<run time>,<enabled %>,<metric
+ * value>,<metric unit>", one sample of the series "<benchmark>:<event>",
+ * so the lines of N appended invocations (--append) are N samples.  With
+ * -r N the line (the one with a variance) is perf's mean over the N runs:
+ * one sample, with a warning.  Comment lines ("# started on ...") and blank
+ * lines are skipped, and so are the lines of further derived metrics, whose
+ * counter fields are empty.  The derived metric on a count's line ("insn
+ * per cycle", "CPUs utilized") is not stored: it is a ratio of counts and
+ * times, not a measurement of its own.
+ *
+ * perf does not quote fields, and an event may hold a ',' ("cpu/event=0x3c,
+ * umask=0/"): the event is everything between the unit and the last four
+ * (or five) fields.  Its ':' (modifiers, "cycles:u"; tracepoints,
+ * "sched:sched_switch") is written '/', since series are addressed as
+ * "benchmark:metric" ("cycles/u").  "msec" is a time, stored in seconds;
+ * a count without a unit takes lib/counters.c's unit for the same event
+ * ("instr", "cycles", "faults", ...) or "events".
+ *
+ * Output with an interval time stamp (-I) or a CPU, core, socket or thread
+ * column (-A, --per-core, --per-thread, ...) is refused: those are slices of
+ * one run, not samples of the command.  An event perf could not count
+ * ("<not supported>", "<not counted>") has no sample and gets a warning;
+ * when no event was counted at all the benchmark is a skipped outcome.
+ */
+#define PERF_LINE_MAX 4096 /* perf's longest lines are a few hundred bytes */
+#define PERF_FIELDS_MAX 64
+#define PERF_EVENTS_MAX 1024 /* distinct events in one file */
+#define PERF_NUMBER_MAX 64   /* longest field read as a number */
+#define PERF_NOT_SUPPORTED "<not supported>"
+#define PERF_NOT_COUNTED "<not counted>"
+
+/* The units lib/counters.c gives the same events, by perf's name without
+ * its modifiers; an event not here counts "events". */
+static const struct {
+	const char *event, *unit;
+} perf_count_units[] = {
+	{ "instructions", "instr" },
+	{ "cycles", "cycles" },
+	{ "cpu-cycles", "cycles" },
+	{ "ref-cycles", "cycles" },
+	{ "bus-cycles", "cycles" },
+	{ "stalled-cycles-frontend", "cycles" },
+	{ "stalled-cycles-backend", "cycles" },
+	{ "branches", "branches" },
+	{ "branch-instructions", "branches" },
+	{ "branch-misses", "misses" },
+	{ "cache-misses", "misses" },
+	{ "cache-references", "refs" },
+	{ "page-faults", "faults" },
+	{ "faults", "faults" },
+	{ "minor-faults", "faults" },
+	{ "major-faults", "faults" },
+	{ "context-switches", "switches" },
+	{ "cs", "switches" },
+	{ "cpu-migrations", "migrations" },
+	{ "migrations", "migrations" },
+};
+
+/* An event seen in the file: its metric name, and whether its being
+ * uncounted was said already (once per file is enough). */
+typedef struct {
+	char *event, *metric;
+	size_t len;
+	int warned;
+} perf_event;
+
+typedef struct {
+	bg_ctx *ctx;
+	const char *source;
+	const char *benchmark;
+	bg_results *out;
+	locale_t c_locale;
+	perf_event *ev;
+	size_t nev;
+	bg_buf metric;
+	size_t nsamples, nmeans, nuncounted;
+	size_t mean_line;
+} perf_state;
+
+static int perf_error(perf_state *st, size_t line, const char *fmt, ...) BG_PRINTF(3, 4);
+
+static int perf_error(perf_state *st, size_t line, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return bg_error_set(st->ctx, BG_EINPUT, "%s:%zu: %s", st->source, line, what);
+}
+
+/* A whole field as a finite number: 1, or 0 when it is none. */
+static int perf_number(perf_state *st, const char *f, size_t n, double *v)
+{
+	char buf[PERF_NUMBER_MAX];
+	char *end;
+
+	while (n && is_blank(*f)) {
+		f++;
+		n--;
+	}
+	if (!n || n >= sizeof(buf))
+		return 0;
+	/* A copy: the input has no NUL after its last field. */
+	memcpy(buf, f, n);
+	buf[n] = '\0';
+	*v = strtod_l(buf, &end, st->c_locale);
+	return end == buf + n && isfinite(*v);
+}
+
+static int perf_uncounted(const char *f, size_t n)
+{
+	return (n == sizeof(PERF_NOT_SUPPORTED) - 1 && !memcmp(f, PERF_NOT_SUPPORTED, n)) ||
+	       (n == sizeof(PERF_NOT_COUNTED) - 1 && !memcmp(f, PERF_NOT_COUNTED, n));
+}
+
+static const char *perf_count_unit(const char *event)
+{
+	size_t base = strcspn(event, ":"), i, n = strlen("-misses");
+
+	for (i = 0; i < BG_ARRAY_SIZE(perf_count_units); i++)
+		if (strlen(perf_count_units[i].event) == base &&
+		    !memcmp(event, perf_count_units[i].event, base))
+			return perf_count_units[i].unit;
+	/* The cache events: L1-dcache-load-misses, LLC-store-misses, ... */
+	if (base > n && !memcmp(event + base - n, "-misses", n))
+		return "misses";
+	return "events";
+}
+
+/*
+ * The entry of event [e, e + n), added on first sight with its metric
+ * name; two events whose names differ only in ':' against '/' would be one
+ * series, and are refused.
+ */
+static int perf_find_event(perf_state *st, size_t line, const char *e, size_t n, perf_event **found)
+{
+	char q[320], q2[320];
+	perf_event *grown;
+	size_t i;
+
+	for (i = 0; i < st->nev; i++)
+		if (st->ev[i].len == n && !memcmp(st->ev[i].event, e, n)) {
+			*found = &st->ev[i];
+			return 0;
+		}
+	st->metric.len = 0;
+	for (i = 0; i < n; i++)
+		if (bg_buf_put(&st->metric, e[i] == ':' ? "/" : e + i, 1) < 0)
+			return bg_error_oom(st->ctx);
+	if (bg_buf_put(&st->metric, "", 1) < 0)
+		return bg_error_oom(st->ctx);
+	for (i = 0; i < st->nev; i++)
+		if (!strcmp(st->ev[i].metric, st->metric.ptr))
+			return perf_error(st, line,
+			                  "events %s and %s would both be the series %s:%s "
+			                  "(':' is written '/'); measure them in separate files",
+			                  bg_text__quote_n(q, sizeof(q), e, n),
+			                  bg_text__quote(q2, sizeof(q2), st->ev[i].event),
+			                  st->benchmark, st->metric.ptr);
+	if (st->nev == PERF_EVENTS_MAX)
+		return perf_error(st, line, "more than %d different events", PERF_EVENTS_MAX);
+	if (!(grown = realloc(st->ev, (st->nev + 1) * sizeof(*st->ev))))
+		return bg_error_oom(st->ctx);
+	st->ev = grown;
+	grown += st->nev;
+	grown->event = strndup(e, n);
+	grown->metric = strdup(st->metric.ptr);
+	grown->len = n;
+	grown->warned = 0;
+	if (!grown->event || !grown->metric) {
+		free(grown->event);
+		free(grown->metric);
+		return bg_error_oom(st->ctx);
+	}
+	*found = grown;
+	st->nev++;
+	return 0;
+}
+
+/*
+ * What a line's first fields say about its layout, for a line that is not
+ * "<value>,<unit>,...": an interval time stamp, or an aggregation column.
+ */
+static int perf_layout_error(perf_state *st, size_t line, const char *const *f, const size_t *n)
+{
+	char q[320];
+	double v;
+
+	if (perf_number(st, f[0], n[0], &v))
+		return perf_error(st, line,
+		                  "interval output (perf stat -I): its counts are slices of one "
+		                  "run, not samples of the command; run perf stat without -I");
+	return perf_error(st, line,
+	                  "counts of %s alone (perf stat -A, --per-core, --per-socket, "
+	                  "--per-thread, ...); benchguard stores the whole command's counts: "
+	                  "run perf stat without them",
+	                  bg_text__quote_n(q, sizeof(q), f[0], n[0]));
+}
+
+static int perf_line(perf_state *st, size_t line, const char *p, const char *end)
+{
+	const char *f[PERF_FIELDS_MAX], *why, *unit;
+	size_t n[PERF_FIELDS_MAX], nf = 0, tail, i, elen;
+	perf_event *ev = NULL;
+	char q[320];
+	double v;
+	int rc, mean;
+
+	for (;;) {
+		const char *comma = memchr(p, ',', (size_t)(end - p));
+		const char *fend = comma ? comma : end;
+
+		if (nf == PERF_FIELDS_MAX)
+			return perf_error(st, line, "more than %d fields", PERF_FIELDS_MAX);
+		f[nf] = p;
+		n[nf++] = (size_t)(fend - p);
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	/* A further derived metric of the count above: nothing but its value
+	 * and unit. */
+	for (i = 0; i + 2 < nf && !n[i]; i++)
+		;
+	if (nf >= 3 && i + 2 == nf)
+		return 0;
+	if (nf < 7)
+		return perf_error(st, line,
+		                  "expected \"<value>,<unit>,<event>,<run time>,<enabled %%>,"
+		                  "<metric value>,<metric unit>\" (perf stat -x,), found %zu "
+		                  "field%s",
+		                  nf, nf == 1 ? "" : "s");
+	if (perf_number(st, f[1], n[1], &v) || perf_uncounted(f[1], n[1]))
+		return perf_layout_error(st, line, f, n);
+	/* -r N puts the variance, "0.10%", between the event and the run time. */
+	tail = 4;
+	mean = nf >= 8 && n[nf - 5] > 1 && f[nf - 5][n[nf - 5] - 1] == '%' &&
+	       perf_number(st, f[nf - 5], n[nf - 5] - 1, &v);
+	if (mean)
+		tail = 5;
+	if (!perf_number(st, f[nf - 4], n[nf - 4], &v) || v < 0 ||
+	    !perf_number(st, f[nf - 3], n[nf - 3], &v) || v < 0)
+		return perf_error(st, line,
+		                  "the run time and enabled percentage (fields %zu and %zu) are "
+		                  "not numbers: not perf stat -x, output",
+		                  nf - 3, nf - 2);
+	elen = (size_t)(f[nf - tail - 1] + n[nf - tail - 1] - f[2]);
+	if (!elen)
+		return perf_error(st, line, "no event name");
+	if ((why = bad_field(f[2], elen, 1)) != NULL)
+		return perf_error(st, line, "event %s %s",
+		                  bg_text__quote_n(q, sizeof(q), f[2], elen), why);
+	if ((rc = perf_find_event(st, line, f[2], elen, &ev)) < 0)
+		return rc;
+
+	if (perf_uncounted(f[0], n[0])) {
+		st->nuncounted++;
+		if (!ev->warned)
+			bg_log(st->ctx, BG_LOG_WARN,
+			       "%s:%zu: perf could not count %s (%.*s): no sample of %s:%s",
+			       st->source, line, bg_text__quote(q, sizeof(q), ev->event), (int)n[0],
+			       f[0], st->benchmark, ev->metric);
+		ev->warned = 1;
+		return 0;
+	}
+	if (!perf_number(st, f[0], n[0], &v)) {
+		if (!n[0])
+			return perf_error(st, line, "no value for %s", ev->metric);
+		return perf_error(
+		        st, line, "value %s is not a finite number",
+		        bg_text__quote_n(q, sizeof(q), f[0], n[0] < QUOTE_MAX ? n[0] : QUOTE_MAX));
+	}
+	if (v < 0)
+		return perf_error(st, line, "value %s of %s is negative",
+		                  bg_text__quote_n(q, sizeof(q), f[0], n[0]), ev->metric);
+	if (n[1] && (why = bad_field(f[1], n[1], 1)) != NULL)
+		return perf_error(st, line, "unit %s %s",
+		                  bg_text__quote_n(q, sizeof(q), f[1], n[1]), why);
+	/* bg_results_add() takes the unit as a string. */
+	st->metric.len = 0;
+	if (n[1] && (bg_buf_put(&st->metric, f[1], n[1]) < 0 || bg_buf_put(&st->metric, "", 1) < 0))
+		return bg_error_oom(st->ctx);
+	unit = n[1] ? st->metric.ptr : perf_count_unit(ev->event);
+	if ((rc = bg_results_add(st->ctx, st->out, st->benchmark, ev->metric, unit, v)) < 0)
+		return prefix_error(st->ctx, rc, st->source, line);
+	st->nsamples++;
+	if (mean && !st->nmeans++)
+		st->mean_line = line;
+	return 0;
+}
+
+static int parse_perfstat(bg_ctx *ctx, const char *source, const char *benchmark, const char *dir,
+                          const char *data, size_t len, bg_results *out)
+{
+	perf_state st = {
+		ctx, source, benchmark, out, (locale_t)0, NULL, 0, BG_BUF_INIT, 0, 0, 0, 0
+	};
+	const char *p = data, *end = data + len;
+	size_t line = 0, i;
+	int rc = 0;
+
+	(void)dir;
+	if (!benchmark || !*benchmark)
+		return bg_error_set(ctx, BG_EINPUT,
+		                    "%s: format perfstat needs a benchmark name for its samples",
+		                    source);
+	if (!(st.c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0)))
+		return bg_error_errno(ctx, BG_ERROR, "cannot create the C locale");
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl : end, *s = p;
+
+		line++;
+		if ((size_t)(eol - p) > PERF_LINE_MAX) {
+			rc = perf_error(&st, line, "line is longer than %d bytes", PERF_LINE_MAX);
+			goto cleanup;
+		}
+		if (eol > p && eol[-1] == '\r')
+			eol--;
+		while (s < eol && is_blank(*s))
+			s++;
+		if (s < eol && *s != '#' && (rc = perf_line(&st, line, p, eol)) < 0)
+			goto cleanup;
+		p = nl ? nl + 1 : end;
+	}
+	if (!st.nsamples && !st.nuncounted) {
+		rc = bg_error_set(ctx, BG_EINPUT, "%s: no event counts in output (perf stat -x,)",
+		                  source);
+		goto cleanup;
+	}
+	if (!st.nsamples)
+		rc = bg_results_set_outcome(ctx, out, benchmark, BG_BENCH_SKIPPED,
+		                            "perf stat could count none of its events "
+		                            "(<not supported> or <not counted>)");
+	if (st.nmeans)
+		bg_log(ctx, BG_LOG_WARN,
+		       "%s:%zu: perf stat -r: a line with a variance is perf's mean over its "
+		       "runs, stored as one sample",
+		       source, st.mean_line);
+
+cleanup:
+	for (i = 0; i < st.nev; i++) {
+		free(st.ev[i].event);
+		free(st.ev[i].metric);
+	}
+	free(st.ev);
+	bg_buf_clear(&st.metric);
+	freelocale(st.c_locale);
 	return rc;
 }
 

@@ -28,13 +28,14 @@ static const struct {
 	const char *name;
 	double scale;
 } time_units[] = {
-	{ "ns", 1e-9 }, { "us", 1e-6 }, { "\xc2\xb5s", 1e-6 }, { "ms", 1e-3 },
-	{ "s", 1.0 },   { "sec", 1.0 }, { "min", 60.0 },
+	{ "ns", 1e-9 }, { "us", 1e-6 },   { "\xc2\xb5s", 1e-6 },
+	{ "ms", 1e-3 }, { "msec", 1e-3 }, /* perf stat's task-clock and cpu-clock */
+	{ "s", 1.0 },   { "sec", 1.0 },   { "min", 60.0 },
 };
 
 /* In bg_format order. */
 static const char *const format_names[] = { "time",      "lines", "gbench", "nvbench",
-	                                    "hyperfine", "go",    "pytest" };
+	                                    "hyperfine", "go",    "pytest", "perfstat" };
 
 int bg_unit_canonical(const char *unit, const char **canon, double *scale)
 {
@@ -100,11 +101,13 @@ const char *bg_format_name(bg_format format)
 	return (size_t)format < BG_ARRAY_SIZE(format_names) ? format_names[format] : "?";
 }
 
-/* The units of the counters and the simulation (lib/counters.c, runner.c). */
+/* The units of the counters and the simulation (lib/counters.c, runner.c),
+ * and "events", perf stat's count of an event that has none of them. */
 static int is_count(const char *unit)
 {
-	static const char *const counts[] = { "instr", "cycles", "misses",   "branches",
-		                              "refs",  "faults", "switches", "migrations" };
+	static const char *const counts[] = { "instr",    "cycles",     "misses",
+		                              "branches", "refs",       "faults",
+		                              "switches", "migrations", "events" };
 	size_t i;
 
 	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)

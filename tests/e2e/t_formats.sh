@@ -1,9 +1,10 @@
-# t_formats.sh -- the hyperfine and nvbench formats end to end: a real
-# hyperfine run imports with every time as a sample; a benchmark whose
-# command runs hyperfine (--export-json /dev/stdout) and one that prints
-# nvbench JSON are measured by `run`; the nvbench fixtures import with their
-# series, side-file samples and skipped states; malformed files exit 2 with
-# one line and store nothing.
+# t_formats.sh -- the hyperfine, nvbench, go, pytest and perfstat formats end
+# to end: a real hyperfine run imports with every time as a sample; a
+# benchmark whose command runs hyperfine (--export-json /dev/stdout) and one
+# that prints nvbench JSON are measured by `run`; the nvbench fixtures import
+# with their series, side-file samples and skipped states; perf stat -x,
+# files import one series per event, and perf itself runs as a benchmark
+# where it may count; malformed files exit 2 with one line and store nothing.
 . "$(dirname "$0")/lib.sh"
 
 PY=/usr/bin/python3
@@ -147,8 +148,8 @@ done
 check "the message names the JSON path of the bad value" grep -qF \
 	'benchguard: '"$NV"'/bad-nan.json: benchmarks[0].states[0].summaries[3] ("nv/cold/time/gpu/mean"): value "nan" is not a finite number' \
 	<("$BG" import "$NV/bad-nan.json" --format nvbench 2>&1)
-check "an unknown --format lists the six" bash -c "
-	\"$BG\" import \"$NV/good.json\" --format csv 2>&1 | grep -q 'expected lines, gbench, nvbench, hyperfine, go or pytest'"
+check "an unknown --format lists the seven" bash -c "
+	\"$BG\" import \"$NV/good.json\" --format csv 2>&1 | grep -q 'expected lines, gbench, nvbench, hyperfine, go, pytest or perfstat'"
 
 # ----------------------------------------------------------------------- go
 GO="$FIX/formats/go"
@@ -224,5 +225,74 @@ J
 	check "run measures a go and a pytest benchmark" expect_rc 0 "$BG" run --filter '^(gob|pyb)$'
 	check "... go: BENCHGUARD_SAMPLES lines, pytest: every round" bash -c "
 		[ \"\$(sqlite3 .benchguard/results.db \"SELECT group_concat(s.benchmark || ':' || s.metric || '=' || (r.n >= 3 OR s.benchmark LIKE 'gob/%' AND r.n = 2), ',') FROM (SELECT * FROM results ORDER BY id) r JOIN series s ON s.id = r.series_id WHERE s.metric = 'time' AND r.run_id = (SELECT max(id) FROM runs)\")\" = 'gob/BenchmarkSort:time=1,gob/BenchmarkHash:time=1,pyb/test_fixture.py/test_sort:time=1' ]"
+fi
+# ------------------------------------------------------------------ perfstat
+PS="$FIX/formats/perfstat"
+check "perf stat -x, --append output imports" expect_rc 0 "$BG" import "$PS/append.csv" --format perfstat --name ps
+check "... one series per event, one sample per invocation" \
+	grep -q '^imported run [0-9]*: 2 series, 6 samples' "$T/out"
+check "... the uncounted event is a warning naming the line" \
+	grep -q "append.csv:5: perf could not count \"instructions\" (<not supported>): no sample of ps:instructions" "$T/err"
+check "... task-clock in seconds, page-faults as faults, lower is better" $PY - <<'P'
+import sqlite3
+db = sqlite3.connect(".benchguard/results.db")
+run = db.execute("SELECT max(id) FROM runs").fetchone()[0]
+got = {}
+for b, m, u, d, v in db.execute(
+        "SELECT s.benchmark, s.metric, s.unit, s.direction, x.value FROM samples x JOIN results r ON r.id = x.result_id "
+        "JOIN series s ON s.id = r.series_id WHERE r.run_id = ? ORDER BY r.id, x.idx", (run,)):
+    got.setdefault((b, m, u, d), []).append(v)
+def near(a, b):
+    return len(a) == len(b) and all(abs(x - y) <= 1e-12 * abs(y) for x, y in zip(a, b))
+assert near(got[("ps", "task-clock", "s", "lower")], [15.21e-3, 15.14e-3, 15.08e-3]), got
+assert got[("ps", "page-faults", "faults", "lower")] == [62, 64, 64], got
+assert len(got) == 2, got
+P
+check "history addresses an event as benchmark:event" bash -c "
+	\"$BG\" history ps:task-clock 2>&1 | grep -q '^ *[0-9]*  ps:task-clock '"
+check "without --name the file name is the benchmark; ':' of a modifier is '/'" bash -c "
+	\"$BG\" import \"$PS/modifiers.csv\" --format perfstat >/dev/null 2>&1 &&
+	\"$BG\" history 'modifiers:task-clock/u' 2>&1 | grep -q '^ *[0-9]*  modifiers:task-clock/u ' &&
+	\"$BG\" history 'modifiers:syscalls/sys_enter_read' 2>&1 | grep -q ' 1 events '"
+check "perf stat -r: the mean is one sample, with a warning" bash -c "
+	\"$BG\" import \"$PS/repeat.csv\" --format perfstat >\"$T/out\" 2>\"$T/err\" &&
+	grep -q '^imported run [0-9]*: 2 series, 2 samples' \"$T/out\" &&
+	grep -q 'repeat.csv:3: perf stat -r: a line with a variance is perf.s mean' \"$T/err\""
+printf '# started on today\n\n15.2,msec,task-clock,15200000,100.00,0.9,CPUs utilized\nabc,,page-faults,15200000,100.00,,\n' >"$T/bad.csv"
+printf '1,,cycles\x1b]0;x\x07,1,100.00,,\n' >"$T/hostile.csv"
+for f in "$PS/interval.csv" "$PS/per-core.csv" "$PS/per-cpu.csv" "$PS/metric-only.csv" "$T/bad.csv" "$T/hostile.csv"; do
+	before=$(runs)
+	check "perfstat $(basename "$f"): exit 2 with one line naming the file, nothing stored" bash -c "
+		\"$BG\" import \"$f\" --format perfstat >\"$T/out\" 2>\"$T/err\"; [ \$? = 2 ] &&
+		[ \"\$(wc -l <\"$T/err\")\" = 1 ] && grep -q '^benchguard: $f' \"$T/err\" && [ ! -s \"$T/out\" ] &&
+		[ \"\$(sqlite3 .benchguard/results.db 'SELECT count(*) FROM runs')\" = $before ]"
+done
+check "... a bad value names its line" grep -qxF "benchguard: $T/bad.csv:4: value \"abc\" is not a finite number" \
+	<("$BG" import "$T/bad.csv" --format perfstat 2>&1)
+check "... an interval file says why it is refused" grep -qF "interval.csv:3: interval output (perf stat -I)" \
+	<("$BG" import "$PS/interval.csv" --format perfstat 2>&1)
+check "... a control character in an event is escaped" bash -c "
+	\"$BG\" import \"$T/hostile.csv\" --format perfstat 2>&1 | grep -qF 'event \"cycles\\x1b]0;x\\x07\" has a control character'"
+
+# perf itself as a benchmark, where it is installed and may count.
+if ! command -v perf >/dev/null; then
+	skip "a perf stat benchmark runs" "perf is not installed (apt-get install linux-perf)"
+elif ! perf stat -x, -e task-clock -o /dev/null -- true >/dev/null 2>&1; then
+	skip "a perf stat benchmark runs" "perf stat may not count here (perf_event_paranoid, seccomp)"
+else
+	cat >benchguard.json <<'J'
+{
+  "defaults": { "warmup": 0, "samples": 3 },
+  "benchmarks": [
+    { "name": "pst", "format": "perfstat",
+      "command": "perf stat -x, -e task-clock -o /dev/stdout -- true" },
+    { "name": "psn", "format": "perfstat",
+      "command": "for i in $(seq $BENCHGUARD_SAMPLES); do perf stat -x, --log-fd 3 -e task-clock,page-faults -- sh -c 'echo own output' 3>&1 >/dev/null; done" }
+  ]
+}
+J
+	check "run measures perf stat benchmarks" expect_rc 0 "$BG" run --filter '^ps[tn]$'
+	check "... one task-clock sample per perf stat, page-faults as faults" bash -c "
+		[ \"\$(sqlite3 .benchguard/results.db \"SELECT group_concat(s.benchmark || ':' || s.metric || '=' || s.unit || '/' || r.n, ',') FROM (SELECT * FROM results ORDER BY id) r JOIN series s ON s.id = r.series_id WHERE r.run_id = (SELECT max(id) FROM runs) AND s.benchmark LIKE 'ps%'\")\" = 'pst:task-clock=s/1,psn:task-clock=s/3,psn:page-faults=faults/3' ]"
 fi
 finish

@@ -2,7 +2,8 @@
 # a configuration nested 50,000 deep (`check`, `run`), names that carry
 # terminal escapes, CI workflow commands, bidi overrides or invalid UTF-8
 # (`import` of every format, `run`, `baseline import`), a go result line
-# that repeats its unit 200,000 times, nvbench side files
+# that repeats its unit 200,000 times, perf stat lines and event counts
+# without end, nvbench side files
 # that name /dev/zero, a FIFO, a path out of the folder or a symlink out of
 # it, and a baseline whose machine facts hold a newline.  Each is refused
 # with exit 2 and one line naming the file and the place, stores nothing,
@@ -135,6 +136,25 @@ check "... on one printable line" err_clean
 printf '{"benchmarks": [{"name": "test_\\u001b]0;t\\u0007", "stats": {"mean": 0.1}}]}\n' >"$T/p2.json"
 check "pytest: a name with an OSC sequence is exit 2" refused "$BG" import "$T/p2.json" --format pytest
 check "... escaped, naming benchmarks[0].name" err_has 'p2.json: benchmarks[0].name: "test_\x1b]0;t\x07" has a control character'
+printf '1,,cycles\033[31m,1,100.00,,\n' >"$T/p1.csv"
+check "perfstat: an event with ESC is exit 2" refused "$BG" import "$T/p1.csv" --format perfstat
+check "... escaped in the message" err_has 'p1.csv:1: event "cycles\x1b[31m" has a control character'
+check "... on one printable line" err_clean
+printf '1,,cycles\r::warning::x,1,100.00,,\n' >"$T/p2.csv"
+check "perfstat: an event that forges a workflow command is exit 2" refused "$BG" import "$T/p2.csv" --format perfstat
+check "... escaped" err_has 'event "cycles\x0d::warning::x" has a control character'
+printf '1,m\033]0;x\007s,task-clock,1,100.00,,\n' >"$T/p3.csv"
+check "perfstat: a unit with an OSC sequence is exit 2" refused "$BG" import "$T/p3.csv" --format perfstat
+check "... escaped" err_has 'p3.csv:1: unit "m\x1b]0;x\x07s" has a control character'
+printf '1,,cyc\xc3,1,100.00,,\n' >"$T/p4.csv"
+check "perfstat: invalid UTF-8 in an event is exit 2" refused "$BG" import "$T/p4.csv" --format perfstat
+check "... said so" err_has 'event "cyc\xc3" is not valid UTF-8'
+$PY -c 'import sys; sys.stdout.write("1,,e,1,100.00,," + "x" * 10000000 + "\n")' >"$T/p5.csv"
+check "perfstat: a 10 MB line is exit 2" refused "$BG" import "$T/p5.csv" --format perfstat
+check "... said so" err_has 'p5.csv:1: line is longer than 4096 bytes'
+$PY -c 'import sys; sys.stdout.write("".join("1,,e%d,1,100.00,,\n" % i for i in range(100000)))' >"$T/p6.csv"
+check "perfstat: 100,000 different events are exit 2, at once" refused "$BG" import "$T/p6.csv" --format perfstat
+check "... said so" err_has 'p6.csv:1025: more than 1024 different events'
 check "none of these stored a run" test "$(runs)" -eq 0
 
 # `run`: the benchmark printing such a name fails with the message, escaped.

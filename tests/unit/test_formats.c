@@ -1,7 +1,7 @@
 /*
  * test_formats.c -- the output parsers behind `run` and `import`: `lines`,
  * Google Benchmark, nvbench, hyperfine and pytest-benchmark JSON, `go test
- * -bench` text, their error messages, and
+ * -bench` text, `perf stat -x,` CSV, their error messages, and
  * the promise that a failed parse appends nothing.
  *
  * The gbench fixtures gbench-5reps.json, gbench-ms.json, gbench-error.json
@@ -1526,12 +1526,278 @@ static void test_pytest_bad(void **state)
 	bg_ctx_free(ctx);
 }
 
+/* ------------------------------------------------------------ perfstat */
+
+/*
+ * The perfstat/ CSV files are real `perf stat -x,` output of perf 6.1 on a VM
+ * without hardware counters (see the README there); the values below are
+ * copied from them.  msec is stored in seconds, the same multiplication
+ * the parser does.
+ */
+static void test_perfstat_real(void **state)
+{
+	static const double clock1[] = { 15.20 * 1e-3 };
+	static const double switches1[] = { 3 };
+	static const double migrations1[] = { 0 };
+	static const double faults1[] = { 63 };
+	static const double clock3[] = { 15.21 * 1e-3, 15.14 * 1e-3, 15.08 * 1e-3 };
+	static const double faults3[] = { 62, 64, 64 };
+	bg_buf log = BG_BUF_INIT;
+	bg_results *r = NULL;
+	bg_ctx *ctx = NULL;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	bg_ctx_set_log(ctx, record_log, &log);
+
+	/* perf's default events: four counted, four <not supported> here. */
+	assert_int_equal(bg_results_new(&r), 0);
+	assert_int_equal(parse_fixture(ctx, BG_FORMAT_PERFSTAT, "perfstat/default.csv", "p", r), 0);
+	assert_int_equal(bg_results_series_count(r), 4);
+	assert_int_equal(bg_results_outcome_count(r), 0);
+	assert_series(r, "p", "task-clock", "s", BG_DIR_LOWER, clock1, 1);
+	assert_series(r, "p", "context-switches", "switches", BG_DIR_LOWER, switches1, 1);
+	assert_series(r, "p", "cpu-migrations", "migrations", BG_DIR_LOWER, migrations1, 1);
+	assert_series(r, "p", "page-faults", "faults", BG_DIR_LOWER, faults1, 1);
+	assert_null(find(r, "p", "cycles"));
+	/* An uncounted event does not vanish silently: one warning each. */
+	assert_non_null(log.ptr);
+	assert_non_null(strstr(log.ptr, "perfstat/default.csv:7: perf could not count \"cycles\" "
+	                                "(<not supported>): no sample of p:cycles\n"));
+	assert_non_null(strstr(log.ptr, ":10: perf could not count \"branch-misses\""));
+	bg_results_free(r);
+
+	/* --append three times: three samples of each event, one warning. */
+	log.len = 0;
+	assert_int_equal(bg_results_new(&r), 0);
+	assert_int_equal(parse_fixture(ctx, BG_FORMAT_PERFSTAT, "perfstat/append.csv", "p", r), 0);
+	assert_int_equal(bg_results_series_count(r), 2);
+	assert_series(r, "p", "task-clock", "s", BG_DIR_LOWER, clock3, 3);
+	assert_series(r, "p", "page-faults", "faults", BG_DIR_LOWER, faults3, 3);
+	assert_non_null(strstr(log.ptr, "append.csv:5: perf could not count \"instructions\""));
+	assert_null(strstr(log.ptr, "append.csv:9:"));
+	bg_results_free(r);
+	bg_buf_clear(&log);
+	bg_ctx_free(ctx);
+}
+
+static void test_perfstat_modes(void **state)
+{
+	static const double clock[] = { 15.10 * 1e-3 };
+	static const double faults[] = { 63 };
+	static const double uclock[] = { 15.21 * 1e-3 };
+	static const double kswitches[] = { 6 };
+	static const double reads[] = { 1 };
+	static const double pmu1[] = { 15142294 };
+	static const double pmu2[] = { 64 };
+	static const double gclock[] = { 15.16 * 1e-3 };
+	static const double duration[] = { 15584303 * 1e-9 };
+	bg_buf log = BG_BUF_INIT;
+	bg_results *r = NULL;
+	bg_ctx *ctx = NULL;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	bg_ctx_set_log(ctx, record_log, &log);
+
+	/* -r 5: the variance column marks perf's mean, stored once, with a warning. */
+	assert_int_equal(bg_results_new(&r), 0);
+	assert_int_equal(parse_fixture(ctx, BG_FORMAT_PERFSTAT, "perfstat/repeat.csv", "p", r), 0);
+	assert_int_equal(bg_results_series_count(r), 2);
+	assert_series(r, "p", "task-clock", "s", BG_DIR_LOWER, clock, 1);
+	assert_series(r, "p", "page-faults", "faults", BG_DIR_LOWER, faults, 1);
+	assert_non_null(strstr(log.ptr, "repeat.csv:3: perf stat -r: a line with a variance is "
+	                                "perf's mean over its runs, stored as one sample"));
+	bg_results_free(r);
+
+	/* Modifiers and tracepoints: ':' is written '/'. */
+	assert_int_equal(bg_results_new(&r), 0);
+	assert_int_equal(parse_fixture(ctx, BG_FORMAT_PERFSTAT, "perfstat/modifiers.csv", "m", r),
+	                 0);
+	assert_int_equal(bg_results_series_count(r), 4);
+	assert_series(r, "m", "task-clock/u", "s", BG_DIR_LOWER, uclock, 1);
+	assert_series(r, "m", "context-switches/k", "switches", BG_DIR_LOWER, kswitches, 1);
+	assert_series(r, "m", "syscalls/sys_enter_read", "events", BG_DIR_LOWER, reads, 1);
+	assert_int_equal(find(r, "m", "page-faults/u")->n, 1);
+	assert_null(find(r, "m", "instructions/u"));
+	bg_results_free(r);
+
+	/* A PMU event with a ',' in its name: perf does not quote it. */
+	assert_int_equal(bg_results_new(&r), 0);
+	assert_int_equal(parse_fixture(ctx, BG_FORMAT_PERFSTAT, "perfstat/pmu.csv", "m", r), 0);
+	assert_int_equal(bg_results_series_count(r), 2);
+	assert_series(r, "m", "software/config=1,period=1000/", "events", BG_DIR_LOWER, pmu1, 1);
+	assert_series(r, "m", "software/config=2/", "events", BG_DIR_LOWER, pmu2, 1);
+	bg_results_free(r);
+
+	/* <not counted> (a group that could not be scheduled) and ns. */
+	log.len = 0;
+	assert_int_equal(bg_results_new(&r), 0);
+	assert_int_equal(parse_fixture(ctx, BG_FORMAT_PERFSTAT, "perfstat/group.csv", "g", r), 0);
+	assert_int_equal(bg_results_series_count(r), 2);
+	assert_series(r, "g", "task-clock", "s", BG_DIR_LOWER, gclock, 1);
+	assert_series(r, "g", "duration_time", "s", BG_DIR_LOWER, duration, 1);
+	assert_non_null(strstr(log.ptr, "group.csv:3: perf could not count \"page-faults\" "
+	                                "(<not counted>): no sample of g:page-faults"));
+	bg_results_free(r);
+
+	/* --log-fd: no comment line; and import's default name. */
+	assert_int_equal(bg_results_new(&r), 0);
+	assert_int_equal(parse_fixture(ctx, BG_FORMAT_PERFSTAT, "perfstat/log-fd.csv", "l", r), 0);
+	assert_int_equal(bg_results_series_count(r), 2);
+	assert_int_equal(find(r, "l", "task-clock")->n, 1);
+	bg_results_free(r);
+	bg_buf_clear(&log);
+	bg_ctx_free(ctx);
+}
+
+static void test_perfstat_lines(void **state)
+{
+	static const double instr[] = { 1000, 2000 };
+	static const double misses[] = { 7 };
+	bg_results *r = NULL;
+	bg_ctx *ctx = NULL;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	/* A further derived metric's line (counter fields empty) is no sample;
+	 * CRLF is LF; known events take lib/counters.c's units. */
+	assert_int_equal(bg_results_new(&r), 0);
+	assert_int_equal(parse_str(ctx, BG_FORMAT_PERFSTAT, "b",
+	                           "# started on today\r\n\r\n"
+	                           "1000,,instructions,50,100.00,1.50,insn per cycle\r\n"
+	                           ",,,,,0.10,stalled cycles per insn\r\n"
+	                           "666,,cycles:u,50,100.00,,\n"
+	                           "7,,L1-dcache-load-misses,50,100.00,,\n"
+	                           "2000,,instructions,50,100.00,1.50,insn per cycle",
+	                           r),
+	                 0);
+	assert_int_equal(bg_results_series_count(r), 3);
+	assert_series(r, "b", "instructions", "instr", BG_DIR_LOWER, instr, 2);
+	assert_string_equal(find(r, "b", "cycles/u")->unit, "cycles");
+	assert_series(r, "b", "L1-dcache-load-misses", "misses", BG_DIR_LOWER, misses, 1);
+	bg_results_free(r);
+
+	/* Nothing counted at all: a skipped outcome, not an empty success. */
+	assert_int_equal(bg_results_new(&r), 0);
+	assert_int_equal(parse_str(ctx, BG_FORMAT_PERFSTAT, "b",
+	                           "<not supported>,,cycles,0,100.00,,\n"
+	                           "<not counted>,,instructions,0,100.00,,\n",
+	                           r),
+	                 0);
+	assert_int_equal(bg_results_series_count(r), 0);
+	assert_non_null(bg_results_find_outcome(r, "b"));
+	assert_int_equal(bg_results_find_outcome(r, "b")->status, BG_BENCH_SKIPPED);
+	bg_results_free(r);
+	bg_ctx_free(ctx);
+}
+
+static void test_perfstat_bad(void **state)
+{
+	static const struct {
+		const char *file, *text, *message;
+	} cases[] = {
+		{ "perfstat/interval.csv", NULL,
+		  "perfstat/interval.csv:3: interval output (perf stat -I): its counts are slices "
+		  "of one run, not samples of the command; run perf stat without -I" },
+		{ "perfstat/per-core.csv", NULL,
+		  "perfstat/per-core.csv:3: counts of \"S0-D0-C0\" alone (perf stat -A, "
+		  "--per-core, "
+		  "--per-socket, --per-thread, ...); benchguard stores the whole command's counts: "
+		  "run perf stat without them" },
+		{ "perfstat/per-cpu.csv", NULL,
+		  "perfstat/per-cpu.csv:3: counts of \"CPU0\" alone (perf stat -A, --per-core, "
+		  "--per-socket, --per-thread, ...); benchguard stores the whole command's counts: "
+		  "run perf stat without them" },
+		{ "perfstat/metric-only.csv", NULL,
+		  "perfstat/metric-only.csv: no event counts in output (perf stat -x,)" },
+		{ NULL, "", "out.txt: no event counts in output (perf stat -x,)" },
+		{ NULL, "# started on today\n\n",
+		  "out.txt: no event counts in output (perf stat -x,)" },
+		{ NULL, "# c\n15.2,msec,task-clock\n",
+		  "out.txt:2: expected \"<value>,<unit>,<event>,<run time>,<enabled %>,<metric "
+		  "value>,<metric unit>\" (perf stat -x,), found 3 fields" },
+		{ NULL, "15.2 msec task-clock\n",
+		  "out.txt:1: expected \"<value>,<unit>,<event>,<run time>,<enabled %>,<metric "
+		  "value>,<metric unit>\" (perf stat -x,), found 1 field" },
+		{ NULL, "abc,,cycles,1,100.00,,\n",
+		  "out.txt:1: value \"abc\" is not a finite number" },
+		{ NULL, "nan,,cycles,1,100.00,,\n",
+		  "out.txt:1: value \"nan\" is not a finite number" },
+		{ NULL, "1e400,,cycles,1,100.00,,\n",
+		  "out.txt:1: value \"1e400\" is not a finite number" },
+		{ NULL, "-inf,,cycles,1,100.00,,\n",
+		  "out.txt:1: value \"-inf\" is not a finite number" },
+		{ NULL, "-5,,cycles,1,100.00,,\n",
+		  "out.txt:1: value \"-5\" of cycles is negative" },
+		{ NULL, ",,cycles,1,100.00,,\n", "out.txt:1: no value for cycles" },
+		{ NULL, "5,,,1,100.00,,\n", "out.txt:1: no event name" },
+		{ NULL, "5,,cycles,x,100.00,,\n",
+		  "out.txt:1: the run time and enabled percentage (fields 4 and 5) are not "
+		  "numbers: "
+		  "not perf stat -x, output" },
+		{ NULL, "5,,cycles,1,-100,,\n",
+		  "out.txt:1: the run time and enabled percentage (fields 4 and 5) are not "
+		  "numbers: "
+		  "not perf stat -x, output" },
+		{ NULL, "5,,cyc\x1b[31mles,1,100.00,,\n",
+		  "out.txt:1: event \"cyc\\x1b[31mles\" has a control character" },
+		{ NULL, "5,m\x01s,task-clock,1,100.00,,\n",
+		  "out.txt:1: unit \"m\\x01s\" has a control character" },
+		{ NULL, "5,,cyc\xff,1,100.00,,\n",
+		  "out.txt:1: event \"cyc\\xff\" is not valid UTF-8" },
+		{ NULL, "1,,a:b,1,100.00,,\n1,,a/b,1,100.00,,\n",
+		  "out.txt:2: events \"a/b\" and \"a:b\" would both be the series perf:a/b (':' is "
+		  "written '/'); measure them in separate files" },
+		{ NULL, "1,msec,a,1,100.00,,\n1,,a,1,100.00,,\n",
+		  "out.txt:2: perf:a: unit \"events\" differs from earlier \"s\"" },
+		{ NULL, ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,\n",
+		  "out.txt:1: more than 64 fields" },
+	};
+	bg_ctx *ctx = NULL;
+	bg_results *r = prefilled();
+	size_t i;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	for (i = 0; i < BG_ARRAY_SIZE(cases); i++) {
+		int rc = cases[i].file
+		                 ? parse_fixture(ctx, BG_FORMAT_PERFSTAT, cases[i].file, "perf", r)
+		                 : parse_str(ctx, BG_FORMAT_PERFSTAT, "perf", cases[i].text, r);
+
+		if (rc != BG_EINPUT || strcmp(bg_ctx_error(ctx), cases[i].message) != 0)
+			fail_msg("case %zu: rc %d, \"%s\"; want \"%s\"", i, rc, bg_ctx_error(ctx),
+			         cases[i].message);
+		assert_untouched(r);
+	}
+
+	/* A line longer than any perf writes, and no benchmark name. */
+	{
+		size_t n = 5000;
+		char *big = malloc(n + 1);
+
+		assert_non_null(big);
+		memset(big, 'x', n);
+		big[n] = '\0';
+		assert_int_equal(parse_str(ctx, BG_FORMAT_PERFSTAT, "perf", big, r), BG_EINPUT);
+		assert_string_equal(bg_ctx_error(ctx), "out.txt:1: line is longer than 4096 bytes");
+		free(big);
+	}
+	assert_int_equal(parse_str(ctx, BG_FORMAT_PERFSTAT, NULL, "1,,a,1,100.00,,\n", r),
+	                 BG_EINPUT);
+	assert_string_equal(bg_ctx_error(ctx),
+	                    "out.txt: format perfstat needs a benchmark name for its samples");
+	assert_untouched(r);
+	bg_results_free(r);
+	bg_ctx_free(ctx);
+}
+
 /* ------------------------------------------------------------- others */
 
 static void test_formats_names(void **state)
 {
 	static const char *const names[] = { "time",      "lines", "gbench", "nvbench",
-		                             "hyperfine", "go",    "pytest" };
+		                             "hyperfine", "go",    "pytest", "perfstat" };
 	bg_format f;
 	size_t i;
 
@@ -1588,6 +1854,10 @@ int main(void)
 		cmocka_unit_test(test_pytest_rounds),
 		cmocka_unit_test(test_pytest_saved),
 		cmocka_unit_test(test_pytest_bad),
+		cmocka_unit_test(test_perfstat_real),
+		cmocka_unit_test(test_perfstat_modes),
+		cmocka_unit_test(test_perfstat_lines),
+		cmocka_unit_test(test_perfstat_bad),
 		cmocka_unit_test(test_formats_names),
 		cmocka_unit_test(test_formats_without_parser),
 	};
