@@ -1,6 +1,7 @@
 /*
  * check.c -- `benchguard check`: judge stored runs against their rolling
- * baseline and print the verdict table (table, Markdown or the verdict's JSON).
+ * baseline and print the verdict table (table, Markdown, the verdict's JSON
+ * or JUnit XML).
  * The flags, the choice of candidate runs and the printers are shared with
  * `ci`, which runs the suite first.
  */
@@ -146,8 +147,10 @@ int cli_check_print(cli_state *st, const bg_check_result *res)
 	size_t i;
 	int rc, confirmed = 0;
 
-	if (st->format == CLI_JSON) {
-		if ((rc = bg_check_json(st->ctx, res, &json)) < 0)
+	if (st->format == CLI_JSON || st->format == CLI_JUNIT) {
+		rc = st->format == CLI_JSON ? bg_check_json(st->ctx, res, &json)
+		                            : bg_check_junit(st->ctx, res, &json);
+		if (rc < 0)
 			return rc;
 		fputs(json, stdout);
 		free(json);

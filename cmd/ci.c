@@ -2,9 +2,10 @@
  * ci.c -- `benchguard ci`: the CI step.  The build, then the library's ci
  * (bg_ci_run: the suite's runs, the rolling check, the confirmation in
  * interleaved pairs, the verdict recorded); this file prints the verdict,
- * appends its Markdown to $GITHUB_STEP_SUMMARY and, under GitHub Actions,
- * prints workflow-command annotations so regressions show up on the pull
- * request, and sends the alerts.  A failure (exit 3) outranks a regression
+ * writes its JUnit XML (--junit FILE, for GitLab's and Jenkins' test
+ * reports), appends its Markdown to $GITHUB_STEP_SUMMARY and, under GitHub
+ * Actions, prints workflow-command annotations so regressions show up on
+ * the pull request, and sends the alerts.  A failure (exit 3) outranks a regression
  * (exit 1).
  */
 #include <math.h>
@@ -103,7 +104,20 @@ static void on_look(size_t look, size_t looks, size_t pairs, size_t open, double
 	         pairs, open, seconds);
 }
 
-enum { OPT_CONFIRM = CLI_OPT_BASE + 200, OPT_MAX_PAIRS };
+/* The final verdict as JUnit XML in `path`, whole or not at all (a temp
+ * file renamed).  Like the step summary, a file that cannot be written is
+ * a warning: the verdict and the exit code stay what the runs said. */
+static void write_junit(cli_state *st, const char *path, const bg_check_result *res)
+{
+	char *xml = NULL;
+
+	if (bg_check_junit(st->ctx, res, &xml) < 0 ||
+	    cli_write_file(st, path, xml, strlen(xml)) < 0)
+		cli_warn(st, "cannot write the JUnit report: %s", bg_ctx_error(st->ctx));
+	free(xml);
+}
+
+enum { OPT_CONFIRM = CLI_OPT_BASE + 200, OPT_MAX_PAIRS, OPT_JUNIT };
 
 int cmd_ci(cli_state *st, int argc, char **argv)
 {
@@ -112,6 +126,7 @@ int cmd_ci(cli_state *st, int argc, char **argv)
 		CLI_CHECK_LONG_OPTIONS,
 		{ "confirm", required_argument, NULL, OPT_CONFIRM },
 		{ "max-pairs", required_argument, NULL, OPT_MAX_PAIRS },
+		{ "junit", required_argument, NULL, OPT_JUNIT },
 		{ 0, 0, 0, 0 },
 	};
 	const cli_command *self = cli_find_command("ci");
@@ -124,6 +139,7 @@ int cmd_ci(cli_state *st, int argc, char **argv)
 	bg_commit head;
 	cli_env env;
 	char *cache = NULL;
+	const char *junit = NULL;
 	FILE *summary;
 	int opt, rc = 0, n, confirm = -1, max_pairs = -1;
 	size_t count;
@@ -139,6 +155,14 @@ int cmd_ci(cli_state *st, int argc, char **argv)
 		if (opt == '?') {
 			rc = BG_EINPUT;
 			goto cleanup;
+		}
+		if (opt == OPT_JUNIT) {
+			if (!*optarg) {
+				rc = cli_usage_error(st, "--junit needs a file name");
+				goto cleanup;
+			}
+			junit = optarg;
+			continue;
 		}
 		if (opt == OPT_CONFIRM || opt == OPT_MAX_PAIRS) {
 			int *v = opt == OPT_CONFIRM ? &confirm : &max_pairs;
@@ -240,6 +264,8 @@ int cmd_ci(cli_state *st, int argc, char **argv)
 		         out.result->confirm_max, out.result->confirm_seconds, out.seconds);
 	if ((rc = cli_check_print(st, out.result)) < 0)
 		goto cleanup;
+	if (junit)
+		write_junit(st, junit, out.result);
 	if ((summary = open_summary(st))) {
 		rc = cli_check_markdown(st, out.result, summary);
 		fclose(summary);

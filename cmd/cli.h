@@ -19,7 +19,8 @@
 
 struct json_object;
 
-typedef enum { CLI_TABLE = 0, CLI_JSON, CLI_MARKDOWN } cli_format;
+/* CLI_JUNIT: check alone prints it (cli_getopt refuses it elsewhere). */
+typedef enum { CLI_TABLE = 0, CLI_JSON, CLI_MARKDOWN, CLI_JUNIT } cli_format;
 
 typedef struct {
 	bg_ctx *ctx;

@@ -59,6 +59,8 @@ int cli_global_option(cli_state *st, int opt, const char *arg)
 			st->format = CLI_JSON;
 		else if (!strcmp(arg, "markdown") || !strcmp(arg, "md"))
 			st->format = CLI_MARKDOWN;
+		else if (!strcmp(arg, "junit"))
+			st->format = CLI_JUNIT;
 		else
 			return -1;
 		return 1;
@@ -104,6 +106,16 @@ int cli_getopt(cli_state *st, int argc, char **argv, const char *shortopts,
 		int longindex = -1;
 
 		opt = getopt_long(argc, argv, shorts, all, &longindex);
+		/* --format junit may come before the command or after it: known
+		 * once the command's options are all read. */
+		if (opt == -1 && cmd && st->format == CLI_JUNIT && cmd->fn != cmd_check) {
+			cli_usage_error(
+			        st, "%s cannot print JUnit XML: --format junit is for check%s",
+			        cmd->name,
+			        !strcmp(cmd->name, "ci") ? " (ci writes it with --junit FILE)"
+			                                 : "");
+			return '?';
+		}
 		if (opt == -1)
 			return -1;
 		if (opt == '?') {
@@ -138,8 +150,9 @@ int cli_getopt(cli_state *st, int argc, char **argv, const char *shortopts,
 			return 'V';
 		g = cli_global_option(st, opt, optarg);
 		if (g < 0) {
-			cli_usage_error(st, "--format must be table, json or markdown (got \"%s\")",
-			                optarg);
+			cli_usage_error(
+			        st, "--format must be table, json, markdown or junit (got \"%s\")",
+			        optarg);
 			return '?';
 		}
 		if (g == 0)

@@ -62,9 +62,12 @@ const cli_command cli_commands[] = {
 	  "                   override the config's \"baseline\"\n"
 	  "  --alpha A, --min-change X, --min-effect G, --no-fdr / --fdr\n"
 	  "                   override the config's \"thresholds\" (--min-change is\n"
-	  "                   the fallback: a metric's own min_change still applies)\n" },
+	  "                   the fallback: a metric's own min_change still applies)\n"
+	  "  --format junit   the verdict as JUnit XML for CI dashboards: a failure\n"
+	  "                   per regression, an error per failed benchmark\n" },
 	{ "ci", cmd_ci, "run the suite, judge it, write the CI summary, in one step",
 	  "usage: benchguard ci [run options] [check options] [--confirm N] [--max-pairs M]\n"
+	  "                     [--junit FILE]\n"
 	  "\n"
 	  "Runs the suite at the working tree and judges the runs against the rolling\n"
 	  "baseline.  Every series that run flags, or cannot clear (its 90% upper\n"
@@ -84,7 +87,9 @@ const cli_command cli_commands[] = {
 	  "                  --min-change X --min-effect G --no-fdr\n"
 	  "  --confirm N      pairs at the first look (default: the config's\n"
 	  "                   confirm.pairs, 4); 0 believes the first runs\n"
-	  "  --max-pairs M    the cap on pairs (default: confirm.max_pairs, 32)\n" },
+	  "  --max-pairs M    the cap on pairs (default: confirm.max_pairs, 32)\n"
+	  "  --junit FILE     write the final verdict as JUnit XML to FILE too (GitLab's\n"
+	  "                   junit report, Jenkins' junit step); the exit code is the same\n" },
 	{ "compare", cmd_compare, "run two commits interleaved and judge B against A",
 	  "usage: benchguard compare A B [--runs K] [--max-runs M] [run options]\n"
 	  "                              [check options]\n"
@@ -272,7 +277,7 @@ void cli_print_usage(FILE *f)
 {
 	const cli_command *c;
 
-	fprintf(f, "usage: benchguard [--db PATH] [--config PATH] [--format table|json|markdown]\n"
+	fprintf(f, "usage: benchguard [--db PATH] [--config PATH] [--format table|json|markdown|junit]\n"
 	           "                  [--json] [-q] [-v] [--no-color] COMMAND [ARGS]\n\n"
 	           "Keeps software from silently getting slower.\n\ncommands:\n");
 	for (c = cli_commands; c->name; c++)
@@ -284,7 +289,7 @@ void cli_print_usage(FILE *f)
 	        "                   config's \"database\", else .benchguard/results.db at\n"
 	        "                   the repository root)\n"
 	        "  --config PATH    suite configuration (default benchguard.json at the root)\n"
-	        "  --format F       table, json or markdown (default table)\n"
+	        "  --format F       table, json or markdown (default table); junit: check only\n"
 	        "  --json           same as --format json\n"
 	        "  -q, -v           quieter / more detail on stderr\n"
 	        "  --no-color       no colour (also NO_COLOR)\n"

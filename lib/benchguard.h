@@ -1019,11 +1019,16 @@ void bg_check_sort(bg_check_result *res);
 /*
  * The verdict as documents (lib/check_render.c): `check --json`'s JSON
  * (keys in a fixed order; a "confirmation" object on rows measured again),
- * and the Markdown table of the step summary and the pull-request comment.
- * *out is NUL-terminated and the caller's.
+ * the Markdown table of the step summary and the pull-request comment, and
+ * JUnit XML for CI dashboards (GitLab's junit report, Jenkins' junit step):
+ * a <testsuite> per benchmark, a <testcase> per series (name: the metric,
+ * classname: "benchguard.<benchmark>"); a regression is a <failure>, a
+ * failed benchmark an <error>, no-baseline and skipped are <skipped>,
+ * improvement and unchanged pass.  *out is NUL-terminated and the caller's.
  */
 int bg_check_json(bg_ctx *ctx, const bg_check_result *res, char **out);
 int bg_check_markdown(bg_ctx *ctx, const bg_check_result *res, char **out);
+int bg_check_junit(bg_ctx *ctx, const bg_check_result *res, char **out);
 /* A value in a readable unit: seconds as ns/µs/ms/s, bytes as KiB/MiB/GiB,
  * rates in SI steps ("12.5 GB/s"); anything else as written. */
 void bg_unit_format(char *buf, size_t len, double v, const char *unit);

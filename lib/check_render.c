@@ -2,9 +2,11 @@
  * check_render.c -- a verdict as documents: the JSON of `check --json` and
  * `ci --json` (the run, its baseline, one result per series and the count
  * of each verdict; ci's results add the confirmation of each series
- * measured again), and the Markdown table that goes to $GITHUB_STEP_SUMMARY and the
- * pull-request comment.  In the library so that a program using it prints
- * what `benchguard ci` prints, and the alerts carry the same text.
+ * measured again), the Markdown table that goes to $GITHUB_STEP_SUMMARY
+ * and the pull-request comment, and the JUnit XML that GitLab, Jenkins and
+ * Azure Pipelines show as test reports (written through lib/xml.h).  In
+ * the library so that a program using it prints what `benchguard ci`
+ * prints, and the alerts carry the same text.
  */
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +17,7 @@
 
 #include "internal.h"
 #include "jsonx.h"
+#include "xml.h"
 
 static int tested(const bg_verdict_row *r)
 {
@@ -330,4 +333,277 @@ int bg_check_markdown(bg_ctx *ctx, const bg_check_result *res, char **out)
 	}
 	*out = bg_buf_detach(&b);
 	return 0;
+}
+
+/* ------------------------------------------------------------------ JUnit */
+
+/* The baseline a row was judged against, in words: "100 ms over 20 runs of
+ * main" (rolling), "100 ms over 8 runs of commit 0123456789ab" (explicit). */
+static int junit_baseline(bg_buf *b, const bg_check_result *res, const bg_verdict_row *r)
+{
+	char mean[48];
+
+	bg_unit_format(mean, sizeof(mean), r->test.base_mean, r->unit);
+	if (res->baseline_branch)
+		return bg_buf_printf(b, "baseline %s over %zu run%s of %s", mean, r->baseline_runs,
+		                     r->baseline_runs == 1 ? "" : "s", res->baseline_branch);
+	return bg_buf_printf(b, "baseline %s over %zu run%s of commit %.12s", mean,
+	                     r->baseline_runs, r->baseline_runs == 1 ? "" : "s",
+	                     res->baseline_from);
+}
+
+/* The evidence of a tested row's first judgement: "p 0.0003 adjusted", or
+ * the noise floor a near-deterministic series was judged against. */
+static int junit_p(bg_buf *b, const bg_verdict_row *r, double p_adj)
+{
+	char p[24];
+
+	if (r->deterministic)
+		return bg_buf_printf(b, "near-deterministic, noise floor %.2g%%",
+		                     100.0 * r->noise_floor);
+	bg_check__p(p, sizeof(p), p_adj);
+	return bg_buf_printf(b, "p %s adjusted", p);
+}
+
+/*
+ * The one line a dashboard shows for a regression: the change, its p and
+ * what it was compared with.  Measured again, the pairs (or more runs)
+ * decided: theirs first, then the first run's against the baseline.
+ */
+static int junit_message(bg_buf *b, const bg_check_result *res, const bg_verdict_row *r)
+{
+	const bg_confirmation *c = &r->confirm;
+	char pct[32], p[24];
+	int e = 0;
+
+	e |= bg_buf_printf(b, "%s: ", bg_verdict_name(r->verdict));
+	if (c->status == BG_CONFIRM_CONFIRMED || c->status == BG_CONFIRM_FOUND) {
+		bg_check__pct(pct, sizeof(pct), c->test.delta);
+		bg_check__p(p, sizeof(p), c->p_adjusted);
+		if (c->design == BG_DESIGN_PAIRED)
+			e |= bg_buf_printf(b, "%s in %zu pair%s beside commit %.12s, p %s adjusted",
+			                   pct, c->pairs, c->pairs == 1 ? "" : "s", c->reference,
+			                   p);
+		else
+			e |= bg_buf_printf(b, "%s in %zu more run%s, p %s adjusted", pct, c->pairs,
+			                   c->pairs == 1 ? "" : "s", p);
+		bg_check__pct(pct, sizeof(pct), r->test.delta);
+		e |= bg_buf_printf(b, " (first run %s against the ", pct);
+		e |= junit_baseline(b, res, r);
+		e |= bg_buf_puts(b, ")");
+		return e ? BG_ENOMEM : 0;
+	}
+	bg_check__pct(pct, sizeof(pct), r->test.delta);
+	e |= bg_buf_printf(b, "%s, ", pct);
+	e |= junit_p(b, r, r->test.change < 0 ? r->p_better_adjusted : r->p_adjusted);
+	e |= bg_buf_puts(b, ", ");
+	e |= junit_baseline(b, res, r);
+	return e ? BG_ENOMEM : 0;
+}
+
+/* What a row's testcase says in full (a failure's text, a pass's system-out). */
+static int junit_details(bg_buf *b, const bg_check_result *res, const bg_verdict_row *r)
+{
+	char a[48], ci[48], cur[48], pct[32], p[24], conf[256];
+	int e = 0;
+
+	e |= bg_buf_printf(b, "series: %s\nverdict: %s\n", r->series, bg_verdict_name(r->verdict));
+	if (r->metric)
+		e |= bg_buf_printf(b, "unit: %s (%s is better)\n", r->unit ? r->unit : "",
+		                   bg_direction_name(r->direction));
+	if (tested(r)) {
+		bg_unit_format(a, sizeof(a), r->test.base_mean, r->unit);
+		bg_unit_format(ci, sizeof(ci), r->test.base_ci, r->unit);
+		bg_unit_format(cur, sizeof(cur), r->test.cur_mean, r->unit);
+		bg_check__pct(pct, sizeof(pct), r->test.delta);
+		e |= bg_buf_printf(b, "baseline: %s ± %s over %zu runs\n", a, ci, r->baseline_runs);
+		e |= bg_buf_printf(b, "current: %s over %zu run%s (%zu samples)\nchange: %s\n", cur,
+		                   r->current_runs, r->current_runs == 1 ? "" : "s", r->samples,
+		                   pct);
+		if (r->deterministic) {
+			e |= bg_buf_printf(b, "rule: near-deterministic, noise floor %.2g%%\n",
+			                   100.0 * r->noise_floor);
+		} else {
+			bg_check__p(p, sizeof(p),
+			            r->test.change < 0 ? r->p_better_adjusted : r->p_adjusted);
+			e |= bg_buf_printf(b, "p (adjusted): %s\n", p);
+			if (isfinite(r->test.effect))
+				e |= bg_buf_printf(b, "effect size g: %.2f\n", r->test.effect);
+		}
+	}
+	bg_check__confirm_text(r, conf, sizeof(conf));
+	if (*conf)
+		e |= bg_buf_printf(b, "confirmation: %s\n", conf);
+	if (r->message)
+		e |= bg_buf_printf(b, "%s\n", r->message);
+	e |= bg_buf_printf(b, "commit: %s%s%s%s on machine %s\n", res->sha, res->branch ? " (" : "",
+	                   res->branch ? res->branch : "", res->branch ? ")" : "",
+	                   res->machine ? res->machine : "");
+	if (res->baseline_branch)
+		e |= bg_buf_printf(b, "baseline: %s, window %d, from %.12s\n", res->baseline_branch,
+		                   res->window, res->baseline_from);
+	else
+		e |= bg_buf_printf(b, "baseline: commit %.12s\n", res->baseline_from);
+	return e ? BG_ENOMEM : 0;
+}
+
+static const char *bench_of(const bg_verdict_row *r)
+{
+	return r->benchmark ? r->benchmark : r->series ? r->series : "";
+}
+
+/* Rows by benchmark (one <testsuite> each, in name order), report order
+ * (regressions first) within one: qsort is not stable, the index is.
+ * qsort_r: no global, as a program may render from several threads. */
+static int by_benchmark(const void *a, const void *b, void *data)
+{
+	const bg_verdict_row *rows = data;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	int c = strcmp(bench_of(&rows[i]), bench_of(&rows[j]));
+
+	return c ? c : (i > j) - (i < j);
+}
+
+static void junit_property(bg_xml__writer *w, const char *name, const char *value)
+{
+	if (!value || !*value)
+		return;
+	bg_xml__start(w, "property");
+	bg_xml__attr(w, "name", name);
+	bg_xml__attr(w, "value", value);
+	bg_xml__end(w);
+}
+
+/* One <testcase>: what its outcome element says comes first, for the
+ * dashboards that show the first line. */
+static int junit_case(bg_xml__writer *w, const bg_check_result *res, const bg_verdict_row *r)
+{
+	bg_buf msg = BG_BUF_INIT, text = BG_BUF_INIT;
+	char *classname = bg_printf("benchguard.%s", bench_of(r));
+	int e = !classname;
+
+	e |= junit_details(&text, res, r) < 0;
+	bg_xml__start(w, "testcase");
+	bg_xml__attr(w, "name", r->metric ? r->metric : bench_of(r));
+	bg_xml__attr(w, "classname", classname);
+	bg_xml__attr(w, "time", "0");
+	switch (r->verdict) {
+	case BG_VERDICT_REGRESSION:
+		e |= junit_message(&msg, res, r) < 0;
+		bg_xml__start(w, "failure");
+		bg_xml__attr(w, "message", msg.ptr);
+		bg_xml__attr(w, "type", "regression");
+		bg_xml__text(w, text.ptr);
+		bg_xml__end(w);
+		break;
+	case BG_VERDICT_FAILED:
+		/* The benchmark did not run: an error, as exit 3 is not exit 1. */
+		e |= bg_buf_printf(&msg, "failed: %s", r->message ? r->message : "did not run") < 0;
+		bg_xml__start(w, "error");
+		bg_xml__attr(w, "message", msg.ptr);
+		bg_xml__attr(w, "type", "failed");
+		bg_xml__text(w, text.ptr);
+		bg_xml__end(w);
+		break;
+	case BG_VERDICT_NO_BASELINE:
+	case BG_VERDICT_SKIPPED:
+		e |= bg_buf_printf(&msg, "%s: %s", bg_verdict_name(r->verdict),
+		                   r->message ? r->message
+		                   : r->verdict == BG_VERDICT_SKIPPED
+		                           ? "not run on this machine"
+		                           : "too few baseline runs") < 0;
+		bg_xml__start(w, "skipped");
+		bg_xml__attr(w, "message", msg.ptr);
+		bg_xml__end(w);
+		bg_xml__start(w, "system-out");
+		bg_xml__text(w, text.ptr);
+		bg_xml__end(w);
+		break;
+	default: /* improvement, unchanged: passed */
+		bg_xml__start(w, "system-out");
+		bg_xml__text(w, text.ptr);
+		bg_xml__end(w);
+	}
+	bg_xml__end(w);
+	bg_buf_clear(&msg);
+	bg_buf_clear(&text);
+	free(classname);
+	return e ? BG_ENOMEM : 0;
+}
+
+typedef struct {
+	size_t tests, failures, errors, skipped;
+} junit_counts;
+
+static void junit_count(junit_counts *n, const bg_verdict_row *r)
+{
+	n->tests++;
+	n->failures += r->verdict == BG_VERDICT_REGRESSION;
+	n->errors += r->verdict == BG_VERDICT_FAILED;
+	n->skipped += r->verdict == BG_VERDICT_NO_BASELINE || r->verdict == BG_VERDICT_SKIPPED;
+}
+
+static void junit_counts_attrs(bg_xml__writer *w, const junit_counts *n)
+{
+	bg_xml__attrf(w, "tests", "%zu", n->tests);
+	bg_xml__attrf(w, "failures", "%zu", n->failures);
+	bg_xml__attrf(w, "errors", "%zu", n->errors);
+	bg_xml__attrf(w, "skipped", "%zu", n->skipped);
+	/* No series has a duration of its own: the runs are the benchmarks'. */
+	bg_xml__attr(w, "time", "0");
+}
+
+int bg_check_junit(bg_ctx *ctx, const bg_check_result *res, char **out)
+{
+	bg_xml__writer *w = bg_xml__writer_new();
+	junit_counts all = { 0, 0, 0, 0 };
+	size_t *idx = NULL, i, j, k;
+	char window[24];
+	int e = 0;
+
+	*out = NULL;
+	if (res->nrows && !(idx = malloc(res->nrows * sizeof(*idx)))) {
+		bg_xml__finish(ctx, w, out);
+		return bg_error_oom(ctx);
+	}
+	for (i = 0; i < res->nrows; i++) {
+		idx[i] = i;
+		junit_count(&all, &res->rows[i]);
+	}
+	if (res->nrows)
+		qsort_r(idx, res->nrows, sizeof(*idx), by_benchmark, res->rows);
+	snprintf(window, sizeof(window), "%d", res->window);
+	bg_xml__start(w, "testsuites");
+	bg_xml__attr(w, "name", "benchguard");
+	junit_counts_attrs(w, &all);
+	for (i = 0; i < res->nrows && !e; i = j) {
+		const char *bench = bench_of(&res->rows[idx[i]]);
+		junit_counts n = { 0, 0, 0, 0 };
+
+		for (j = i; j < res->nrows && !strcmp(bench_of(&res->rows[idx[j]]), bench); j++)
+			junit_count(&n, &res->rows[idx[j]]);
+		bg_xml__start(w, "testsuite");
+		bg_xml__attr(w, "name", bench);
+		junit_counts_attrs(w, &n);
+		bg_xml__start(w, "properties");
+		junit_property(w, "commit", res->sha);
+		junit_property(w, "branch", res->branch);
+		junit_property(w, "machine", res->machine);
+		junit_property(w, "baseline.branch", res->baseline_branch);
+		junit_property(w, "baseline.from", res->baseline_from);
+		junit_property(w, "baseline.window", window);
+		bg_xml__end(w);
+		for (k = i; k < j && !e; k++)
+			e |= junit_case(w, res, &res->rows[idx[k]]) < 0;
+		bg_xml__end(w);
+	}
+	bg_xml__end(w);
+	free(idx);
+	if (e) {
+		bg_xml__finish(ctx, w, out);
+		free(*out);
+		*out = NULL;
+		return bg_error_oom(ctx);
+	}
+	return bg_xml__finish(ctx, w, out);
 }

@@ -160,7 +160,7 @@ int bg_text__escape(bg_buf *b, bg_esc where, const char *s)
 			i++;
 			continue;
 		}
-		if (where == BG_ESC_LOG && u[i] == '\n') {
+		if ((where == BG_ESC_LOG || where == BG_ESC_XML) && u[i] == '\n') {
 			e |= bg_buf_puts(b, "\n");
 			i++;
 			continue;
@@ -170,7 +170,7 @@ int bg_text__escape(bg_buf *b, bg_esc where, const char *s)
 			i++;
 			continue;
 		}
-		if (is_control(c)) {
+		if (is_control(c) || (where == BG_ESC_XML && (c == 0xFFFE || c == 0xFFFF))) {
 			e |= put_visible(b, c, 0);
 		} else if (where == BG_ESC_HTML && c && c < 0x80 && strchr("&<>\"'", (int)c)) {
 			/* c < 0x80: strchr compares one byte, and U+2626 is not '&'. */

@@ -18,7 +18,8 @@ _benchguard_globals='--db --config --format --json -q --quiet -v --verbose --no-
 _benchguard_valued='--db --config --format --commit --filter --samples --warmup --runs
 	--timeout --machine --tag --run --baseline-branch --window --min-runs --alpha
 	--min-change --min-effect --confirm --max-pairs --max-runs --good --old --bad --new
-	--series --step --name -o --output --change --limit --max-age --max-size --since --branch'
+	--series --step --name -o --output --change --limit --max-age --max-size --since --branch
+	--junit'
 
 # _benchguard_options CMD SUB: the options of CMD (SUB: its subcommand).
 _benchguard_options()
@@ -30,7 +31,7 @@ _benchguard_options()
 	init) echo --force ;;
 	run) echo --commit --retry-build "$run" ;;
 	check) echo --run --commit --machine "$check" ;;
-	ci) echo "$run" "$check" --confirm --max-pairs ;;
+	ci) echo "$run" "$check" --confirm --max-pairs --junit ;;
 	compare)
 		echo --runs --max-runs --filter --samples --warmup --timeout --machine --tag \
 			--alpha --min-change --min-effect --no-fdr --fdr
@@ -121,10 +122,11 @@ _benchguard()
 			case $cmd in
 			report) COMPREPLY=($(compgen -W 'html markdown json' -- "$cur")) ;;
 			import) COMPREPLY=($(compgen -W 'lines gbench nvbench hyperfine go pytest perfstat' -- "$cur")) ;;
+			check) COMPREPLY=($(compgen -W 'table json markdown junit' -- "$cur")) ;;
 			*) COMPREPLY=($(compgen -W 'table json markdown' -- "$cur")) ;;
 			esac
 			;;
-		--db | --config | -o | --output) _benchguard_files "$cur" ;;
+		--db | --config | -o | --output | --junit) _benchguard_files "$cur" ;;
 		--commit | --good | --bad | --old | --new | --baseline-branch | --branch)
 			_benchguard_revs "$cur"
 			;;

@@ -1,4 +1,5 @@
-# t_ci_templates.sh -- the CI templates under ci/ say what benchguard does:
+# t_ci_templates.sh -- the CI templates under ci/ (the YAML ones and the
+# Jenkinsfile) say what benchguard does:
 #   - each file is YAML (where python3 has its yaml module);
 #   - every option a template gives a benchguard command (in its steps or
 #     its comments) is one that command accepts, so a renamed option cannot
@@ -8,7 +9,9 @@
 #   - the PostgreSQL templates never save the database in a CI cache (a
 #     cache is last-writer-wins and loses runs; restoring an old one once,
 #     to copy it into the server, is fine) and name the runner class with
-#     --machine in every `benchguard ci`.
+#     --machine in every `benchguard ci`;
+#   - the GitLab templates and the Jenkinsfile publish the JUnit report
+#     that `benchguard ci --junit FILE` writes, also when the job fails.
 . "$(dirname "$0")/lib.sh"
 
 CI_DIR="${BG_ROOT:?}/ci"
@@ -18,6 +21,8 @@ export BENCHGUARD_DB="$T/t.db" # nothing may touch a real database
 shopt -s nullglob
 files=("$CI_DIR"/*.yml)
 check "ci/ has its templates" test "${#files[@]}" -ge 6
+jenkins="$CI_DIR/Jenkinsfile"
+check "ci/Jenkinsfile exists" test -s "$jenkins"
 for f in "$CI_DIR"/github-actions-postgres.yml "$CI_DIR"/gitlab-ci-postgres.yml; do
 	check "$(basename "$f") exists" test -s "$f"
 done
@@ -42,7 +47,7 @@ check "benchguard help lists the commands" test "$(echo "$cmds" | wc -w)" -ge 10
 # Every "benchguard CMD ... --opt" in the templates, one "CMD --opt" a line:
 # the words after CMD up to the end of the command (;, &&, ||, |, a backtick,
 # a closing quote or the line's end).
-python3 - "${files[@]}" >"$T/uses" <<'P'
+python3 - "${files[@]}" "$jenkins" >"$T/uses" <<'P'
 import re, sys
 for path in sys.argv[1:]:
     for line in open(path):
@@ -52,6 +57,7 @@ for path in sys.argv[1:]:
 P
 check "the templates give benchguard options" test -s "$T/uses"
 check "... among them ci --machine" grep -qx -- 'ci --machine' "$T/uses"
+check "... and ci --junit" grep -qx -- 'ci --junit' "$T/uses"
 bad=
 while read -r c o; do
 	echo "$cmds" | grep -qx -- "$c" || continue # a word after "benchguard" that is no command
@@ -84,5 +90,60 @@ for f in "$gh" "$gl"; do
 	check "$(basename "$f"): copies a cached SQLite file with db copy" \
 		grep -qE 'benchguard db copy \.benchguard/results\.db "\$BENCHGUARD_DB"' "$f"
 done
+
+# The JUnit report: every GitLab job that runs `benchguard ci --junit FILE`
+# (its own keys or those it extends) publishes FILE as artifacts:reports:junit,
+# when: always (a regression fails the job, and then it is wanted most).
+if python3 -c 'import yaml' 2>/dev/null; then
+	for f in "$CI_DIR"/gitlab-ci.yml "$gl"; do
+		check "$(basename "$f"): each ci --junit FILE is published as reports:junit, when: always" \
+			python3 - "$f" <<'P'
+import re, sys, yaml
+doc = yaml.safe_load(open(sys.argv[1]))
+def merged(name, seen=()):
+    job = doc[name]
+    out = {}
+    bases = job.get("extends", [])
+    for b in [bases] if isinstance(bases, str) else bases:
+        assert b not in seen, b
+        out.update(merged(b, seen + (b,)))
+    out.update(job)
+    return out
+n = 0
+for name, job in doc.items():
+    if not isinstance(job, dict) or name.startswith("."):
+        continue
+    job = merged(name)
+    script = "\n".join(job.get("script", []))
+    if not re.search(r"\bbenchguard ci\b", script):
+        continue
+    files = set(re.findall(r"\bbenchguard ci\b[^\n]*--junit[= ](\S+)", script))
+    assert files, f"{name}: benchguard ci without --junit"
+    art = job.get("artifacts") or {}
+    assert art.get("when") == "always", f"{name}: artifacts when: {art.get('when')}"
+    junit = (art.get("reports") or {}).get("junit")
+    junit = {junit} if isinstance(junit, str) else set(junit or [])
+    assert files <= junit, f"{name}: writes {files}, publishes {junit}"
+    n += 1
+assert n, "no job runs benchguard ci"
+P
+	done
+else
+	skip "the GitLab templates publish ci's JUnit report" "python3 has no yaml module"
+fi
+# Jenkins: ci writes the file the junit step of `post { always { ... } }` reads.
+check "Jenkinsfile: benchguard ci --junit FILE, read by the junit step in post always" \
+	python3 - "$jenkins" <<'P'
+import re, sys
+text = open(sys.argv[1]).read()
+code = "\n".join(l for l in text.splitlines() if not l.strip().startswith("//"))
+files = set(re.findall(r"\bbenchguard ci\b[^'\"\n]*--junit[= ]([^'\"\s]+)", code))
+assert files, "no benchguard ci --junit"
+post = re.search(r"\bpost\s*\{\s*always\s*\{(.*?)\}", code, re.S)
+assert post, "no post { always { ... } }"
+read = set(re.findall(r"\bjunit\b[^\n]*?['\"]([^'\"]+\.xml)['\"]", post.group(1)))
+assert files <= read, (files, read)
+assert re.search(r"^\s*pipeline\s*\{", code, re.M), "not a declarative pipeline"
+P
 
 finish

@@ -212,7 +212,8 @@ check "bash: baseline completes export import" want "export import" baseline ''
 check "bash: db completes copy info" want "copy info" db ''
 check "bash: alert completes test flush" want "test flush" alert ''
 check "bash: --format of the global options: table json markdown" want "table json markdown" --format ''
-check "bash: --format after check: table json markdown" want "table json markdown" check --format ''
+check "bash: --format after check: table json markdown junit" want "table json markdown junit" check --format ''
+check "bash: --format after history: table json markdown (junit is check's)" want "table json markdown" history --format ''
 check "bash: report --format: html markdown json" want "html markdown json" report --format ''
 check "bash: report --format=: html markdown json" want "html markdown json" report --format = ''
 check "bash: import --format: lines gbench nvbench hyperfine go pytest perfstat" \
@@ -306,7 +307,8 @@ if command -v zsh >/dev/null && zsh -f -c 'zmodload zsh/zpty' 2>/dev/null; then
 	check "zsh at Tab: db copy info" zwant "copy info" db ''
 	check "zsh at Tab: alert test flush" zwant "test flush" alert ''
 	check "zsh at Tab: help, the commands" zwant "$cmds" help ''
-	check "zsh at Tab: --format table json markdown" zwant "table json markdown" check --format ''
+	check "zsh at Tab: check --format table json markdown junit" zwant "table json markdown junit" check --format ''
+	check "zsh at Tab: history --format table json markdown" zwant "table json markdown" history --format ''
 	check "zsh at Tab: report --format html markdown json" zwant "html markdown json" report --format ''
 	check "zsh at Tab: import --format= lines gbench nvbench hyperfine go pytest perfstat" \
 		zwant "lines gbench nvbench hyperfine go pytest perfstat" import --format=

@@ -1,0 +1,40 @@
+/*
+ * xml.h -- everything XML: lib/xml.c is the one module that uses libxml2.
+ * Not in internal.h, so that the modules which write XML through it
+ * (check_render.c: the JUnit report) need neither libxml2's headers nor
+ * its types.
+ */
+#ifndef BG_XML_H
+#define BG_XML_H
+
+#include "internal.h"
+
+/* ------------------------------------------------------- writing: JUnit */
+
+/*
+ * A document written element by element with libxml2's xmlTextWriter, so
+ * that escaping and encoding are libxml2's: UTF-8, declared, indented.
+ * Element and attribute names are the caller's constants; values and text
+ * come from outside and are written as BG_ESC_XML shows them (lib/text.c),
+ * so what XML 1.0 cannot carry (control characters, invalid UTF-8) is
+ * shown, never a broken document.  A failure (out of memory, an element
+ * ended that was never started) is remembered: the calls go on as no-ops
+ * and bg_xml__finish() reports it, so a document is checked once.
+ */
+typedef struct bg_xml__writer bg_xml__writer;
+
+/* A new document; NULL when out of memory. */
+bg_xml__writer *bg_xml__writer_new(void);
+void bg_xml__start(bg_xml__writer *w, const char *element);
+/* An attribute of the element just started; value NULL: left out. */
+void bg_xml__attr(bg_xml__writer *w, const char *name, const char *value);
+void bg_xml__attrf(bg_xml__writer *w, const char *name, const char *fmt, ...) BG_PRINTF(3, 4);
+/* Text inside the element just started. */
+void bg_xml__text(bg_xml__writer *w, const char *text);
+void bg_xml__end(bg_xml__writer *w);
+/* Ends the open elements and the document and frees w: 0 and the document
+ * in *out (NUL-terminated, the caller's), or < 0 with the message on ctx
+ * and *out NULL.  w NULL (bg_xml__writer_new failed): out of memory. */
+int bg_xml__finish(bg_ctx *ctx, bg_xml__writer *w, char **out);
+
+#endif

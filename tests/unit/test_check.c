@@ -1,0 +1,174 @@
+/*
+ * test_check.c -- the verdict as JUnit XML (bg_check_junit, lib/check_render.c
+ * over lib/xml.c) on a verdict built by hand: what each outcome becomes,
+ * the counts on every level, the failure's message for a rolling and a
+ * paired judgement, and names that XML 1.0 cannot carry as they are.
+ */
+#include <math.h>
+
+#include "unit.h"
+
+static void row(bg_verdict_row *r, const char *series, const char *bench, const char *metric,
+                bg_verdict v)
+{
+	memset(r, 0, sizeof(*r));
+	r->series = (char *)series;
+	r->benchmark = (char *)bench;
+	r->metric = (char *)metric;
+	r->unit = metric ? "s" : NULL;
+	r->verdict = v;
+	r->p_adjusted = r->p_better_adjusted = NAN;
+	r->noise_floor = r->min_change = NAN;
+}
+
+static void tested(bg_verdict_row *r, double base, double cur, double p)
+{
+	r->test.base_mean = base;
+	r->test.base_ci = base / 100;
+	r->test.cur_mean = cur;
+	r->test.delta = r->test.change = cur / base - 1;
+	r->test.effect = 3.5;
+	r->p_adjusted = r->p_better_adjusted = p;
+	r->baseline_runs = 20;
+	r->current_runs = 1;
+	r->samples = 5;
+}
+
+static void result(bg_check_result *res, bg_verdict_row *rows, size_t n)
+{
+	size_t i;
+
+	memset(res, 0, sizeof(*res));
+	memcpy(res->sha, "0123456789abcdef0123456789abcdef01234567", 41);
+	memcpy(res->baseline_from, "89abcdef0123456789abcdef0123456789abcdef", 41);
+	res->branch = "feature";
+	res->machine = "m1";
+	res->baseline_branch = "main";
+	res->window = 20;
+	res->rows = rows;
+	res->nrows = n;
+	for (i = 0; i < n; i++)
+		res->count[rows[i].verdict]++;
+}
+
+static char *junit(const bg_check_result *res)
+{
+	bg_ctx *ctx = NULL;
+	char *xml = NULL;
+
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_check_junit(ctx, res, &xml), 0);
+	assert_non_null(xml);
+	bg_ctx_free(ctx);
+	return xml;
+}
+
+static void test_outcomes(void **state)
+{
+	bg_verdict_row rows[6];
+	bg_check_result res;
+	char *xml;
+
+	(void)state;
+	row(&rows[0], "b:wall", "b", "wall", BG_VERDICT_REGRESSION);
+	tested(&rows[0], 0.1, 0.1123, 0.00031);
+	row(&rows[1], "a:rate", "a", "rate", BG_VERDICT_IMPROVEMENT);
+	tested(&rows[1], 0.1, 0.08, 0.001);
+	row(&rows[2], "b:rss", "b", "rss", BG_VERDICT_UNCHANGED);
+	tested(&rows[2], 0.1, 0.1, 0.7);
+	row(&rows[3], "c:wall", "c", "wall", BG_VERDICT_NO_BASELINE);
+	rows[3].message = "0 baseline runs, 5 needed";
+	row(&rows[4], "d", "d", NULL, BG_VERDICT_FAILED);
+	rows[4].message = "exited with status 7";
+	row(&rows[5], "e", "e", NULL, BG_VERDICT_SKIPPED);
+	rows[5].message = "requires gpu";
+	result(&res, rows, 6);
+	xml = junit(&res);
+	assert_non_null(strstr(xml, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites "
+	                            "name=\"benchguard\" tests=\"6\" failures=\"1\" errors=\"1\" "
+	                            "skipped=\"2\" time=\"0\">"));
+	/* One suite per benchmark, in name order: a, b, c, d, e. */
+	assert_true(strstr(xml, "<testsuite name=\"a\" tests=\"1\" failures=\"0\" errors=\"0\" "
+	                        "skipped=\"0\"") < strstr(xml, "<testsuite name=\"b\" tests=\"2\" "
+	                                                       "failures=\"1\" errors=\"0\" "
+	                                                       "skipped=\"0\""));
+	assert_non_null(
+	        strstr(xml, "<testsuite name=\"d\" tests=\"1\" failures=\"0\" errors=\"1\""));
+	assert_non_null(strstr(xml, "<testsuite name=\"e\" tests=\"1\" failures=\"0\" errors=\"0\" "
+	                            "skipped=\"1\""));
+	assert_non_null(strstr(xml, "<property name=\"commit\" value=\"0123456789abcdef01234567"
+	                            "89abcdef01234567\"/>"));
+	/* The regression: change, p, baseline in the message; details as text. */
+	assert_non_null(strstr(xml, "<testcase name=\"wall\" classname=\"benchguard.b\" "
+	                            "time=\"0\">\n      <failure message=\"regression: +12.30%, "
+	                            "p 0.0003 adjusted, baseline 100 ms over 20 runs of main\" "
+	                            "type=\"regression\">series: b:wall\nverdict: regression\n"));
+	/* Passed: no outcome element, the details in system-out. */
+	assert_non_null(strstr(xml, "<testcase name=\"rate\" classname=\"benchguard.a\" "
+	                            "time=\"0\">\n      <system-out>series: a:rate\nverdict: "
+	                            "improvement\n"));
+	assert_non_null(strstr(xml, "<skipped message=\"no-baseline: 0 baseline runs, 5 "
+	                            "needed\"/>"));
+	/* A failed benchmark is an error (exit 3), named after the benchmark. */
+	assert_non_null(strstr(xml, "<testcase name=\"d\" classname=\"benchguard.d\" time=\"0\">\n"
+	                            "      <error message=\"failed: exited with status 7\" "
+	                            "type=\"failed\">"));
+	assert_non_null(strstr(xml, "<skipped message=\"skipped: requires gpu\"/>"));
+	free(xml);
+
+	/* Confirmed by pairs: theirs first, beside the reference commit. */
+	rows[0].confirm.status = BG_CONFIRM_CONFIRMED;
+	rows[0].confirm.design = BG_DESIGN_PAIRED;
+	rows[0].confirm.test.delta = 0.118;
+	rows[0].confirm.p_adjusted = 0.00002;
+	rows[0].confirm.pairs = 8;
+	memcpy(rows[0].confirm.reference, "fedcba9876543210fedcba9876543210fedcba98", 41);
+	xml = junit(&res);
+	assert_non_null(strstr(xml, "<failure message=\"regression: +11.80% in 8 pairs beside "
+	                            "commit fedcba987654, p &lt;0.0001 adjusted (first run +12.30% "
+	                            "against the baseline 100 ms over 20 runs of main)\""));
+	free(xml);
+
+	/* No rows: an empty, counted document. */
+	result(&res, rows, 0);
+	xml = junit(&res);
+	assert_non_null(strstr(xml, "<testsuites name=\"benchguard\" tests=\"0\" failures=\"0\" "
+	                            "errors=\"0\" skipped=\"0\" time=\"0\"/>"));
+	free(xml);
+}
+
+/* Names from a database written before the ingest checks: markup is
+ * escaped by libxml2, what XML 1.0 cannot carry at all is shown. */
+static void test_hostile_names(void **state)
+{
+	bg_verdict_row rows[1];
+	bg_check_result res;
+	char *xml;
+	size_t i;
+
+	(void)state;
+	row(&rows[0], "x:a<b>&\"c'\x01\xff\xef\xbf\xbe\xc3\xa9", "x",
+	    "a<b>&\"c'\x01\xff\xef\xbf\xbe\xc3\xa9", BG_VERDICT_REGRESSION);
+	tested(&rows[0], 1.0, 2.0, 0.001);
+	rows[0].message = "line one\nline\ttwo ]]> end";
+	result(&res, rows, 1);
+	xml = junit(&res);
+	assert_non_null(strstr(xml, "<testcase name=\"a&lt;b&gt;&amp;&quot;c'\\x01\\xff"
+	                            "\\u{fffe}\xc3\xa9\""));
+	assert_non_null(strstr(xml, "line one\nline\\x09two ]]&gt; end\n"));
+	/* No control character but the line breaks, no U+FFFE, no stray byte. */
+	for (i = 0; xml[i]; i++)
+		assert_true((unsigned char)xml[i] >= 0x20 || xml[i] == '\n');
+	assert_null(strstr(xml, "\xef\xbf\xbe"));
+	assert_null(strchr(xml, '\xff'));
+	free(xml);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_outcomes),
+		cmocka_unit_test(test_hostile_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
