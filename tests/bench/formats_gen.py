@@ -9,6 +9,8 @@ that could change between runs).
   go        1,000 benchmarks x -count 100: 100,000 result lines, each with
             ns/op, B/op and allocs/op (300,000 samples, 3,000 series)
   pytest    1,000 benchmarks x 100 rounds in stats.data (100,000 samples)
+  perfstat  10,000 appended `perf stat -x,` invocations x 10 events:
+            100,000 event lines (100,000 samples, 10 series)
 """
 import json
 import sys
@@ -53,7 +55,24 @@ def pytest(out, lines):
                "version": "3.2.2"}, out)
 
 
-GEN = {"go": go, "pytest": pytest}
+PERF_EVENTS = [("task-clock", "msec", "ms"), ("context-switches", "", "switches"),
+               ("cpu-migrations", "", "migrations"), ("page-faults", "", "faults"),
+               ("cycles", "", "cycles"), ("instructions", "", "instr"),
+               ("branches", "", "branches"), ("branch-misses", "", "misses"),
+               ("cache-references", "", "refs"), ("cache-misses", "", "misses")]
+
+
+def perfstat(out, lines):
+    for i in range(10000):
+        out.write("# started on Tue Nov 24 21:00:08 2026\n\n")
+        for s, (event, unit, unit_as) in enumerate(PERF_EVENTS):
+            v = 15.2 * value(s, i) if unit == "msec" else float(int(1000 * (s + 1) * value(s, i)))
+            text = "%.2f" % v if unit == "msec" else "%d" % v
+            out.write("%s,%s,%s,15208074,100.00,0.953,CPUs utilized\n" % (text, unit, event))
+            lines.write("BENCHGUARD %s %s %s\n" % (event, text, unit_as))
+
+
+GEN = {"go": go, "pytest": pytest, "perfstat": perfstat}
 
 if __name__ == "__main__":
     fmt, d = sys.argv[1], sys.argv[2]

@@ -13,10 +13,10 @@
 #     vs the sqlite3 tool's `.import` of the same rows from CSV into a plain
 #     table.  Goal: <= 2x.
 #
-#  2b. formats: importing 100,000 results in each result format that
-#      `go test -bench` and pytest-benchmark write vs importing the same
-#      samples in the `lines` format (tests/bench/formats_gen.py makes both).
-#      Goal: <= 2x.
+#  2b. formats: importing 100,000 results in each result format of another
+#      tool (`go test -bench`, pytest-benchmark, `perf stat -x,`) vs
+#      importing the same samples in the `lines` format
+#      (tests/bench/formats_gen.py makes both).  Goal: <= 2x.
 #
 #  3. Check: one run of 1,000 series against 20-run baselines in a database
 #     of 200 runs each (4,000,000 samples) vs a bare SELECT of the same rows
@@ -172,7 +172,7 @@ fi
 if want formats; then
 import_repo
 fail=0
-for fmt in go pytest; do
+for fmt in go pytest perfstat; do
 	mkdir -p "$T/fmt-$fmt"
 	python3 "$root/tests/bench/formats_gen.py" "$fmt" "$T/fmt-$fmt"
 	: >"$T/fmt-$fmt/t.fmt" >"$T/fmt-$fmt/t.lines"
