@@ -521,7 +521,7 @@ static int parse_name(const char *name, long *pid, int *log)
 	*log = 0;
 	if (!strncmp(name, "cg.", 3)) {
 		s = name + 3;
-		if (parse_count(&s, &p) < 0 || p > LONG_MAX)
+		if (parse_count(&s, &p) < 0 || p > INT_MAX)
 			return -1;
 		if (*s == '.') {
 			double part;
@@ -535,7 +535,7 @@ static int parse_name(const char *name, long *pid, int *log)
 	}
 	if (!strncmp(name, "vg.", 3)) {
 		s = name + 3;
-		if (parse_count(&s, &p) < 0 || p > LONG_MAX || strcmp(s, ".log") != 0)
+		if (parse_count(&s, &p) < 0 || p > INT_MAX || strcmp(s, ".log") != 0)
 			return -1;
 		*pid = (long)p;
 		*log = 1;
