@@ -38,7 +38,7 @@ endif
 # libraries they bring, they were half of every run's start-up time.  Their
 # headers are still needed; tests/e2e/t_lazy_libs.sh checks they stay out
 # of the link.
-PKGS      = libgit2 sqlite3 gsl json-c libcrypto
+PKGS      = libgit2 sqlite3 gsl json-c libcrypto libxml-2.0
 DL_PKGS   = libpq libcurl
 WARN      = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
             -Wmissing-prototypes -Wfloat-equal
@@ -76,7 +76,7 @@ INCLUDEDIR = $(PREFIX)/include
 
 # Debian packages the build, the tests, the examples and `make bench` need.
 DEB_PKGS = make gcc g++ pkg-config git libgit2-dev libsqlite3-dev sqlite3 valgrind \
-           libgsl-dev libcurl4-openssl-dev libjson-c-dev libssl-dev \
+           libgsl-dev libcurl4-openssl-dev libjson-c-dev libssl-dev libxml2-dev \
            libcmocka-dev libbenchmark-dev hyperfine procps python3 python3-scipy python3-yaml \
            chromium chromium-driver postgresql libpq-dev zsh groff-base man-db
 

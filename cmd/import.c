@@ -1,8 +1,8 @@
 /*
  * import.c -- `benchguard import FILE --format F`: store results that were
  * produced elsewhere (a Google Benchmark, nvbench, hyperfine or
- * pytest-benchmark JSON file, `go test -bench` output, a log of BENCHGUARD
- * lines) as one run, under a commit and a machine.  The
+ * pytest-benchmark JSON file, `go test -bench` output, Catch2's XML, a log
+ * of BENCHGUARD lines) as one run, under a commit and a machine.  The
  * file is parsed completely before anything is written, so bad input stores
  * nothing.
  */
@@ -108,13 +108,14 @@ int cmd_import(cli_state *st, int argc, char **argv)
 	file = argv[optind];
 	if (!format) {
 		rc = cli_usage_error(
-		        st, "import needs --format lines|gbench|nvbench|hyperfine|go|pytest");
+		        st,
+		        "import needs --format lines|gbench|nvbench|hyperfine|go|pytest|catch2");
 		goto cleanup;
 	}
 	if (bg_format_from_name(format, &fmt) < 0 || fmt == BG_FORMAT_TIME) {
 		rc = cli_usage_error(st,
 		                     "--format: unknown input format \"%s\" (expected lines, "
-		                     "gbench, nvbench, hyperfine, go or pytest)",
+		                     "gbench, nvbench, hyperfine, go, pytest or catch2)",
 		                     format);
 		goto cleanup;
 	}

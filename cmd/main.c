@@ -133,19 +133,21 @@ const cli_command cli_commands[] = {
 	  "  check options:     --baseline-branch B --alpha A --min-change X\n"
 	  "                     --min-effect G --no-fdr\n" },
 	{ "import", cmd_import,
-	  "store results produced elsewhere (lines, gbench, nvbench, hyperfine, go, pytest)",
-	  "usage: benchguard import FILE --format lines|gbench|nvbench|hyperfine|go|pytest\n"
+	  "store results produced elsewhere (lines, gbench, nvbench, hyperfine, go, pytest, "
+	  "catch2)",
+	  "usage: benchguard import FILE --format lines|gbench|nvbench|hyperfine|go|pytest|catch2\n"
 	  "                         [--commit REV] [--machine NAME] [--name BENCH] [--tag K=V]...\n"
 	  "\n"
 	  "Parses FILE (\"-\" for standard input) and stores it as one run.\n"
 	  "\n"
 	  "  --format F       lines, gbench, nvbench, hyperfine, go (go test -bench\n"
-	  "                   output) or pytest (pytest-benchmark JSON) (required)\n"
+	  "                   output), pytest (pytest-benchmark JSON) or catch2\n"
+	  "                   (Catch2 -r xml) (required)\n"
 	  "  --commit REV     the commit the results belong to (default HEAD)\n"
 	  "  --machine NAME   store under NAME instead of this machine's fingerprint\n"
 	  "  --name BENCH     benchmark name: for lines, default the file name without\n"
-	  "                   extension; for gbench, nvbench, go and pytest, a prefix\n"
-	  "                   \"BENCH/\";\n"
+	  "                   extension; for gbench, nvbench, go, pytest and catch2, a\n"
+	  "                   prefix \"BENCH/\";\n"
 	  "                   for hyperfine, the series name (see the README)\n"
 	  "  --tag K=V        attach a tag to the run (repeatable)\n"
 	  "  --json           print the stored run's id and counts as JSON\n" },

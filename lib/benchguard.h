@@ -92,7 +92,8 @@ typedef enum {
 	BG_FORMAT_NVBENCH,   /* NVIDIA nvbench --json */
 	BG_FORMAT_HYPERFINE, /* hyperfine --export-json */
 	BG_FORMAT_GO,        /* go test -bench text output */
-	BG_FORMAT_PYTEST     /* pytest-benchmark --benchmark-json */
+	BG_FORMAT_PYTEST,    /* pytest-benchmark --benchmark-json */
+	BG_FORMAT_CATCH2     /* Catch2's XML reporter, -r xml */
 } bg_format;
 
 /* "time", "lines", ... -> format; unknown name -> BG_EINPUT. */

@@ -1442,14 +1442,14 @@ static int load_defaults(struct loader *ld, const struct pos *root, json_object 
 	return read_run_settings(ld, p, o, path, d);
 }
 
-/* "time, lines, gbench, nvbench, hyperfine, go or pytest": the formats units.c knows. */
+/* "time, lines, gbench, nvbench, hyperfine, go, pytest or catch2": the formats units.c knows. */
 static void format_list(char *buf, size_t n)
 {
 	const char *names[8];
 	size_t count = 0, i, o = 0;
 	bg_format f, tmp;
 
-	for (f = BG_FORMAT_TIME; f <= BG_FORMAT_PYTEST && count < BG_ARRAY_SIZE(names); f++)
+	for (f = BG_FORMAT_TIME; f <= BG_FORMAT_CATCH2 && count < BG_ARRAY_SIZE(names); f++)
 		if (bg_format_from_name(bg_format_name(f), &tmp) == 0)
 			names[count++] = bg_format_name(f);
 	buf[0] = '\0';

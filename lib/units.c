@@ -34,7 +34,7 @@ static const struct {
 
 /* In bg_format order. */
 static const char *const format_names[] = { "time",      "lines", "gbench", "nvbench",
-	                                    "hyperfine", "go",    "pytest" };
+	                                    "hyperfine", "go",    "pytest", "catch2" };
 
 int bg_unit_canonical(const char *unit, const char **canon, double *scale)
 {
