@@ -142,7 +142,7 @@ const cli_command cli_commands[] = {
 	  "\n"
 	  "  --format F       lines, gbench, nvbench, hyperfine, go (go test -bench\n"
 	  "                   output), pytest (pytest-benchmark JSON) or catch2\n"
-	  "                   (Catch2 -r xml) (required)\n"
+	  "                   (Catch2's XML reporter) (required)\n"
 	  "  --commit REV     the commit the results belong to (default HEAD)\n"
 	  "  --machine NAME   store under NAME instead of this machine's fingerprint\n"
 	  "  --name BENCH     benchmark name: for lines, default the file name without\n"

@@ -120,7 +120,7 @@ _benchguard()
 		--format)
 			case $cmd in
 			report) COMPREPLY=($(compgen -W 'html markdown json' -- "$cur")) ;;
-			import) COMPREPLY=($(compgen -W 'lines gbench nvbench hyperfine go pytest' -- "$cur")) ;;
+			import) COMPREPLY=($(compgen -W 'lines gbench nvbench hyperfine go pytest catch2' -- "$cur")) ;;
 			*) COMPREPLY=($(compgen -W 'table json markdown' -- "$cur")) ;;
 			esac
 			;;

@@ -215,8 +215,8 @@ check "bash: --format of the global options: table json markdown" want "table js
 check "bash: --format after check: table json markdown" want "table json markdown" check --format ''
 check "bash: report --format: html markdown json" want "html markdown json" report --format ''
 check "bash: report --format=: html markdown json" want "html markdown json" report --format = ''
-check "bash: import --format: lines gbench nvbench hyperfine go pytest" \
-	want "lines gbench nvbench hyperfine go pytest" import --format ''
+check "bash: import --format: lines gbench nvbench hyperfine go pytest catch2" \
+	want "lines gbench nvbench hyperfine go pytest catch2" import --format ''
 check "bash: help completes the commands" want "$cmds" help ''
 check "bash: a command after global options and their values" want "report" --db = x.db --json rep
 mkdir -p "$T/files" && touch "$T/files/base.json" "$T/files/bench.txt"
@@ -308,8 +308,8 @@ if command -v zsh >/dev/null && zsh -f -c 'zmodload zsh/zpty' 2>/dev/null; then
 	check "zsh at Tab: help, the commands" zwant "$cmds" help ''
 	check "zsh at Tab: --format table json markdown" zwant "table json markdown" check --format ''
 	check "zsh at Tab: report --format html markdown json" zwant "html markdown json" report --format ''
-	check "zsh at Tab: import --format= lines gbench nvbench hyperfine go pytest" \
-		zwant "lines gbench nvbench hyperfine go pytest" import --format=
+	check "zsh at Tab: import --format= lines gbench nvbench hyperfine go pytest catch2" \
+		zwant "lines gbench nvbench hyperfine go pytest catch2" import --format=
 	check "zsh at Tab: report -o, files" sh -c "cd '$T/files' && zsh -f '$T/zcomp.zsh' '$T/zfunc' '$T/zo.files' report -o '' &&
 		[ \"\$(grep -vx DONE '$T/zo.files' | sort | tr '\n' ' ')\" = 'base.json bench.txt ' ]"
 else
