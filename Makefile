@@ -173,7 +173,7 @@ deps:
 # `make test` and `make SANITIZE=1 test` replay the corpora and the crash
 # reproducers; `make fuzz` builds them with clang's libFuzzer into
 # $(FUZZ_BUILD) and runs each for FUZZ_TIME seconds.
-FUZZ_HARNESSES ?= config lines gbench nvbench hyperfine go pytest perfstat baseline text
+FUZZ_HARNESSES ?= config lines gbench nvbench hyperfine go pytest catch2 perfstat baseline text
 FUZZ_REPLAY = $(FUZZ_HARNESSES:%=$(BUILD)/tests/test_fuzz_%)
 FUZZ_BIN    = $(FUZZ_HARNESSES:%=$(BUILD)/fuzz/fuzz_%)
 FUZZ_DEPS   = tests/fuzz/fuzz.h tests/fuzz/format.h

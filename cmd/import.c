@@ -1,10 +1,10 @@
 /*
  * import.c -- `benchguard import FILE --format F`: store results that were
  * produced elsewhere (a Google Benchmark, nvbench, hyperfine or
- * pytest-benchmark JSON file, `go test -bench` output, `perf stat -x,` CSV, a
- * log of BENCHGUARD lines) as one run, under a commit and a machine.  The
- * file is parsed completely before anything is written, so bad input stores
- * nothing.
+ * pytest-benchmark JSON file, `go test -bench` output, Catch2's XML,
+ * `perf stat -x,` CSV, a log of BENCHGUARD lines) as one run, under a
+ * commit and a machine.  The file is parsed completely before anything is
+ * written, so bad input stores nothing.
  */
 #include <libgen.h>
 #include <stdlib.h>
@@ -109,13 +109,15 @@ int cmd_import(cli_state *st, int argc, char **argv)
 	if (!format) {
 		rc = cli_usage_error(
 		        st,
-		        "import needs --format lines|gbench|nvbench|hyperfine|go|pytest|perfstat");
+		        "import needs --format "
+		        "lines|gbench|nvbench|hyperfine|go|pytest|catch2|perfstat");
 		goto cleanup;
 	}
 	if (bg_format_from_name(format, &fmt) < 0 || fmt == BG_FORMAT_TIME) {
 		rc = cli_usage_error(st,
 		                     "--format: unknown input format \"%s\" (expected lines, "
-		                     "gbench, nvbench, hyperfine, go, pytest or perfstat)",
+		                     "gbench, nvbench, hyperfine, go, pytest, catch2 or "
+		                     "perfstat)",
 		                     format);
 		goto cleanup;
 	}

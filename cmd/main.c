@@ -139,21 +139,21 @@ const cli_command cli_commands[] = {
 	  "                     --min-effect G --no-fdr\n" },
 	{ "import", cmd_import,
 	  "store results produced elsewhere (lines, gbench, nvbench, hyperfine, go, pytest, "
-	  "perfstat)",
+	  "catch2, perfstat)",
 	  "usage: benchguard import FILE --format lines|gbench|nvbench|hyperfine|go|pytest|\n"
-	  "                                       perfstat\n"
+	  "                                       catch2|perfstat\n"
 	  "                         [--commit REV] [--machine NAME] [--name BENCH] [--tag K=V]...\n"
 	  "\n"
 	  "Parses FILE (\"-\" for standard input) and stores it as one run.\n"
 	  "\n"
 	  "  --format F       lines, gbench, nvbench, hyperfine, go (go test -bench\n"
-	  "                   output), pytest (pytest-benchmark JSON) or perfstat\n"
-	  "                   (perf stat's CSV) (required)\n"
+	  "                   output), pytest (pytest-benchmark JSON), catch2 (Catch2's\n"
+	  "                   XML reporter) or perfstat (perf stat's CSV) (required)\n"
 	  "  --commit REV     the commit the results belong to (default HEAD)\n"
 	  "  --machine NAME   store under NAME instead of this machine's fingerprint\n"
 	  "  --name BENCH     benchmark name: for lines and perfstat, default the file\n"
-	  "                   name without extension; for gbench, nvbench, go and\n"
-	  "                   pytest, a prefix \"BENCH/\";\n"
+	  "                   name without extension; for gbench, nvbench, go, pytest\n"
+	  "                   and catch2, a prefix \"BENCH/\";\n"
 	  "                   for hyperfine, the series name (see the README)\n"
 	  "  --tag K=V        attach a tag to the run (repeatable)\n"
 	  "  --json           print the stored run's id and counts as JSON\n" },

@@ -93,6 +93,7 @@ typedef enum {
 	BG_FORMAT_HYPERFINE, /* hyperfine --export-json */
 	BG_FORMAT_GO,        /* go test -bench text output */
 	BG_FORMAT_PYTEST,    /* pytest-benchmark --benchmark-json */
+	BG_FORMAT_CATCH2,    /* Catch2's XML reporter, -r xml */
 	BG_FORMAT_PERFSTAT   /* perf stat -x, CSV */
 } bg_format;
 

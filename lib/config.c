@@ -1442,7 +1442,7 @@ static int load_defaults(struct loader *ld, const struct pos *root, json_object 
 	return read_run_settings(ld, p, o, path, d);
 }
 
-/* "time, lines, gbench, ..., pytest or perfstat": the formats units.c knows. */
+/* "time, lines, gbench, ..., pytest, catch2 or perfstat": the formats units.c knows. */
 static void format_list(char *buf, size_t n)
 {
 	const char *names[10];

@@ -1,8 +1,8 @@
 /*
  * formats.c -- parsers for what a benchmark command prints (`lines`,
  * Google Benchmark JSON, nvbench JSON, hyperfine --export-json, `go test
- * -bench` text, pytest-benchmark JSON, `perf stat -x,` CSV), shared by `run`
- * and `import`.
+ * -bench` text, pytest-benchmark JSON, `perf stat -x,` CSV; Catch2's XML
+ * in xml.c, which alone uses libxml2), shared by `run` and `import`.
  *
  * Each parser fills a private bg_results; only when the whole input parsed
  * are its samples copied into the caller's set, so a half-read output never
@@ -31,6 +31,7 @@
 #include <json-c/json.h>
 
 #include "internal.h"
+#include "xml.h"
 
 /* `dir`: where files named by the input lie (nvbench's sample times), or NULL. */
 typedef int (*format_parse_fn)(bg_ctx *ctx, const char *source, const char *benchmark,
@@ -61,6 +62,7 @@ static const struct {
 	{ BG_FORMAT_HYPERFINE, parse_hyperfine },
 	{ BG_FORMAT_GO, parse_go },
 	{ BG_FORMAT_PYTEST, parse_pytest },
+	{ BG_FORMAT_CATCH2, bg_xml__parse_catch2 },
 	{ BG_FORMAT_PERFSTAT, parse_perfstat },
 };
 

@@ -121,7 +121,7 @@ _benchguard()
 		--format)
 			case $cmd in
 			report) COMPREPLY=($(compgen -W 'html markdown json' -- "$cur")) ;;
-			import) COMPREPLY=($(compgen -W 'lines gbench nvbench hyperfine go pytest perfstat' -- "$cur")) ;;
+			import) COMPREPLY=($(compgen -W 'lines gbench nvbench hyperfine go pytest catch2 perfstat' -- "$cur")) ;;
 			check) COMPREPLY=($(compgen -W 'table json markdown junit' -- "$cur")) ;;
 			*) COMPREPLY=($(compgen -W 'table json markdown' -- "$cur")) ;;
 			esac

@@ -149,7 +149,7 @@ check "the message names the JSON path of the bad value" grep -qF \
 	'benchguard: '"$NV"'/bad-nan.json: benchmarks[0].states[0].summaries[3] ("nv/cold/time/gpu/mean"): value "nan" is not a finite number' \
 	<("$BG" import "$NV/bad-nan.json" --format nvbench 2>&1)
 check "an unknown --format lists the seven" bash -c "
-	\"$BG\" import \"$NV/good.json\" --format csv 2>&1 | grep -q 'expected lines, gbench, nvbench, hyperfine, go, pytest or perfstat'"
+	\"$BG\" import \"$NV/good.json\" --format csv 2>&1 | grep -q 'expected lines, gbench, nvbench, hyperfine, go, pytest, catch2 or perfstat'"
 
 # ----------------------------------------------------------------------- go
 GO="$FIX/formats/go"
@@ -203,6 +203,59 @@ check "a saved file without stats.data imports its means, with a warning" bash -
 	\"$BG\" import \"$PT/saved.json\" --format pytest >\"$T/out\" 2>\"$T/err\" &&
 	grep -q '^imported run [0-9]*: 4 series, 4 samples' \"$T/out\" &&
 	grep -q 'no per-round times' \"$T/err\""
+
+# --------------------------------------------------------------------- catch2
+C2="$FIX/formats/catch2"
+for v in v2 v3; do
+	check "Catch2 $v -r xml imports" expect_rc 0 "$BG" import "$C2/$v.xml" --format catch2 --name c2
+	check "... five series, each mean as the run's one sample" \
+		grep -q "^imported run [0-9]*: 5 series, 5 samples" "$T/out"
+	check "... <name>/<test case>/<section>.../<benchmark>, nanoseconds as seconds" $PY - "$C2/$v.xml" <<'P'
+import sqlite3, sys, xml.etree.ElementTree as ET
+want = {}
+def walk(e, path):
+    for c in e:
+        if c.tag == "Group":
+            walk(c, path)
+        elif c.tag in ("TestCase", "Section"):
+            walk(c, path + [c.get("name")])
+        elif c.tag == "BenchmarkResults":
+            want["/".join(path + [c.get("name")])] = float(c.find("mean").get("value")) * 1e-9
+walk(ET.parse(sys.argv[1]).getroot(), ["c2"])
+db = sqlite3.connect(".benchguard/results.db")
+got = {b: v for b, v in db.execute(
+    "SELECT s.benchmark, x.value FROM samples x JOIN results r ON r.id = x.result_id JOIN series s ON s.id = r.series_id "
+    "WHERE s.metric = 'time' AND s.unit = 's' AND r.run_id = (SELECT max(id) FROM runs)")}
+assert len(want) == 5 and "c2/sort/large/inner/std::sort 1000" in want, want
+assert set(got) == set(want), (got, want)
+assert all(abs(got[k] - want[k]) <= 1e-12 * want[k] for k in want), (got, want)
+P
+done
+check "a Catch2 SKIP is a skipped outcome with its reason" bash -c "
+	[ \"\$(sqlite3 .benchguard/results.db \"SELECT benchmark || '|' || status || '|' || message FROM outcomes WHERE run_id = (SELECT max(id) FROM runs)\")\" = 'c2/skipped benchmark|skipped|skipped by Catch2 (SKIP): no GPU here' ]"
+before=$(runs)
+# catch2_err FILE: the one line import --format catch2 prints on stderr, exit 2.
+catch2_err() { "$BG" import "$1" --format catch2 >/dev/null 2>"$T/err"; [ $? = 2 ] && cat "$T/err"; }
+check "a test case that failed after its benchmark: exit 2 with Catch2's reason" test \
+	"$(catch2_err "$C2/v2-fail.xml")" = "benchguard: $C2/v2-fail.xml:11: TestCase \"fails after its benchmark\": failed after its benchmarks ran: REQUIRE \"1 + 1 == 3\", expanded \"2 == 3\"; benchguard stores no results of a run with a failed benchmark"
+check "a benchmark that threw: exit 2 naming it" test \
+	"$(catch2_err "$C2/v3-throw.xml")" = "benchguard: $C2/v3-throw.xml:5: TestCase \"throws in its benchmark\"/BenchmarkResults \"allocate\": failed: \"out of buffers\"; benchguard stores no results of a run with a failed benchmark"
+check "a truncated file: exit 2 with libxml2's line and message" test \
+	"$(catch2_err "$C2/v3-truncated.xml")" = "benchguard: $C2/v3-truncated.xml:20: expected '>'"
+sed 's/<mean value="6892.8"/<mean value="abc"/' "$C2/v2.xml" >"$T/bad-mean.xml"
+check "a mean that is not a number: exit 2 with the line and the element path" test \
+	"$(catch2_err "$T/bad-mean.xml")" = "benchguard: $T/bad-mean.xml:18: TestCase \"sort\"/Section \"large\"/Section \"inner\"/BenchmarkResults \"std::sort 1000\": mean value \"abc\" is not a finite number"
+check "... and none of them stored anything" test "$(runs)" = "$before"
+cat >benchguard.json <<J
+{
+  "defaults": { "warmup": 0, "samples": 1 },
+  "benchmarks": [ { "name": "cpp", "format": "catch2", "command": "cat '$C2/v3.xml'" } ]
+}
+J
+check "run reads a catch2 benchmark's standard output" bash -c "
+	\"$BG\" run --filter cpp >/dev/null 2>&1 &&
+	[ \"\$(sqlite3 .benchguard/results.db \"SELECT count(*) FROM results r JOIN series s ON s.id = r.series_id WHERE s.benchmark LIKE 'cpp/%' AND r.n = 1 AND r.run_id = (SELECT max(id) FROM runs)\")\" = 5 ]"
+rm -f benchguard.json
 
 # The real tools as benchmarks, when they are installed.
 if ! command -v go >/dev/null; then

@@ -46,6 +46,9 @@ for fmt in gbench nvbench hyperfine pytest; do
 	check "import --format $fmt of a 50,000-deep file: exit 2" refused "$BG" import "$T/deep.json" --format $fmt
 	check "... nesting deeper than 64 levels" err_has "deep.json:1: nesting deeper than 64 levels"
 done
+$PY -c 'import sys; sys.stdout.write("<Catch2TestRun>\n" + "<Section name=\"s\">" * 50000)' >"$T/deep.xml"
+check "import --format catch2 of a 50,000-deep file: exit 2" refused "$BG" import "$T/deep.xml" --format catch2
+check "... libxml2's depth bound, on line 2" err_has "deep.xml:2: Excessive depth in document: 256"
 check "baseline import of it: exit 2" refused "$BG" baseline import "$T/deep.json"
 check "... nesting deeper than 64 levels" err_has "deep.json:1: nesting deeper than 64 levels"
 
@@ -155,6 +158,24 @@ check "... said so" err_has 'p5.csv:1: line is longer than 4096 bytes'
 $PY -c 'import sys; sys.stdout.write("".join("1,,e%d,1,100.00,,\n" % i for i in range(100000)))' >"$T/p6.csv"
 check "perfstat: 100,000 different events are exit 2, at once" refused "$BG" import "$T/p6.csv" --format perfstat
 check "... said so" err_has 'p6.csv:1025: more than 1024 different events'
+# Catch2's XML: a raw ESC is not XML at all (libxml2 says so, escaped); a
+# character reference to a newline, or a bidi override, passes libxml2 and
+# is refused as a name.
+c2doc() { # FILE BENCHMARK-NAME-as-XML-attribute-text
+	printf '<?xml version="1.0" encoding="UTF-8"?>\n<Catch2TestRun name="t">\n  <TestCase name="sort">\n    <BenchmarkResults name="%s">\n      <mean value="1"/>\n    </BenchmarkResults>\n    <OverallResult success="true"/>\n  </TestCase>\n</Catch2TestRun>\n' "$2" >"$1"
+}
+c2doc "$T/c2esc.xml" $'sort\033[31m'
+check "catch2: a name with a raw ESC is exit 2" refused "$BG" import "$T/c2esc.xml" --format catch2
+check "... libxml2's line, on one printable line" err_has 'c2esc.xml:4: '
+check "... on one printable line" err_clean
+c2doc "$T/c2nl.xml" 'a&#10;::error title=x::forged'
+check "catch2: a name that forges a workflow command is exit 2" refused "$BG" import "$T/c2nl.xml" --format catch2
+check "... naming the line and the element path, escaped" \
+	err_has 'c2nl.xml:4: TestCase "sort": BenchmarkResults name "a\x0a::error title=x::forged" has a control character'
+check "... on one printable line" err_clean
+c2doc "$T/c2bidi.xml" $'sort\u202e'
+check "catch2: a bidi override is exit 2" refused "$BG" import "$T/c2bidi.xml" --format catch2
+check "... on one printable line" err_clean
 check "none of these stored a run" test "$(runs)" -eq 0
 
 # `run`: the benchmark printing such a name fails with the message, escaped.

@@ -216,8 +216,8 @@ check "bash: --format after check: table json markdown junit" want "table json m
 check "bash: --format after history: table json markdown (junit is check's)" want "table json markdown" history --format ''
 check "bash: report --format: html markdown json" want "html markdown json" report --format ''
 check "bash: report --format=: html markdown json" want "html markdown json" report --format = ''
-check "bash: import --format: lines gbench nvbench hyperfine go pytest perfstat" \
-	want "lines gbench nvbench hyperfine go pytest perfstat" import --format ''
+check "bash: import --format: lines gbench nvbench hyperfine go pytest catch2 perfstat" \
+	want "lines gbench nvbench hyperfine go pytest catch2 perfstat" import --format ''
 check "bash: help completes the commands" want "$cmds" help ''
 check "bash: a command after global options and their values" want "report" --db = x.db --json rep
 mkdir -p "$T/files" && touch "$T/files/base.json" "$T/files/bench.txt"
@@ -310,8 +310,8 @@ if command -v zsh >/dev/null && zsh -f -c 'zmodload zsh/zpty' 2>/dev/null; then
 	check "zsh at Tab: check --format table json markdown junit" zwant "table json markdown junit" check --format ''
 	check "zsh at Tab: history --format table json markdown" zwant "table json markdown" history --format ''
 	check "zsh at Tab: report --format html markdown json" zwant "html markdown json" report --format ''
-	check "zsh at Tab: import --format= lines gbench nvbench hyperfine go pytest perfstat" \
-		zwant "lines gbench nvbench hyperfine go pytest perfstat" import --format=
+	check "zsh at Tab: import --format= lines gbench nvbench hyperfine go pytest catch2 perfstat" \
+		zwant "lines gbench nvbench hyperfine go pytest catch2 perfstat" import --format=
 	check "zsh at Tab: report -o, files" sh -c "cd '$T/files' && zsh -f '$T/zcomp.zsh' '$T/zfunc' '$T/zo.files' report -o '' &&
 		[ \"\$(grep -vx DONE '$T/zo.files' | sort | tr '\n' ' ')\" = 'base.json bench.txt ' ]"
 else

@@ -1,7 +1,7 @@
 /*
  * format.h -- the body of the format harnesses (fuzz_lines.c,
  * fuzz_gbench.c, fuzz_nvbench.c, fuzz_hyperfine.c, fuzz_go.c,
- * fuzz_pytest.c, fuzz_perfstat.c), which define FUZZ_FORMAT,
+ * fuzz_pytest.c, fuzz_catch2.c, fuzz_perfstat.c), which define FUZZ_FORMAT,
  * FUZZ_BENCH (the benchmark name `import` would pass) and FUZZ_SOURCE.
  *
  * The promises of bg_format_parse_at, for any bytes: no crash, no hang, no

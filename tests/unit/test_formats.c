@@ -1,7 +1,7 @@
 /*
  * test_formats.c -- the output parsers behind `run` and `import`: `lines`,
  * Google Benchmark, nvbench, hyperfine and pytest-benchmark JSON, `go test
- * -bench` text, `perf stat -x,` CSV, their error messages, and
+ * -bench` text, Catch2's XML, `perf stat -x,` CSV, their error messages, and
  * the promise that a failed parse appends nothing.
  *
  * The gbench fixtures gbench-5reps.json, gbench-ms.json, gbench-error.json
@@ -1376,6 +1376,209 @@ static void test_go_bad(void **state)
 	bg_ctx_free(ctx);
 }
 
+/* -------------------------------------------------------------- catch2 */
+
+/*
+ * catch2/v2*.xml and catch2/v3*.xml are real `-r xml` output of
+ * catch2/fixture.cpp built against Catch2 2.13.10 and 3.7.1 (see the
+ * README); the means below are copied from them.  Catch2 writes
+ * nanoseconds; the series are in seconds, the same multiplication the
+ * parser does.
+ */
+static void assert_catch2_file(const char *file, const char *prefix, const double means[5])
+{
+	static const char *const names[] = {
+		"sort/small/std::sort 100",
+		"sort/large/inner/std::sort 1000",
+		"sort/large/inner/stable_sort 1000",
+		"sum & copy: <vector>, \"quoted\"/accumulate (256 ints)",
+		"sum & copy: <vector>, \"quoted\"/copy, advanced",
+	};
+	bg_results *r = NULL;
+	char name[256];
+	size_t i;
+
+	assert_int_equal(bg_results_new(&r), 0);
+	assert_int_equal(parse_fixture(NULL, BG_FORMAT_CATCH2, file, prefix, r), 0);
+	assert_int_equal(bg_results_series_count(r), 5);
+	for (i = 0; i < BG_ARRAY_SIZE(names); i++) {
+		double want = means[i] * 1e-9;
+
+		snprintf(name, sizeof(name), "%s%s%s", prefix ? prefix : "", prefix ? "/" : "",
+		         names[i]);
+		/* The mean is the run's one sample. */
+		assert_series(r, name, "time", "s", BG_DIR_LOWER, &want, 1);
+	}
+	/* "plain test" measured nothing and is no series. */
+	snprintf(name, sizeof(name), "%s%splain test", prefix ? prefix : "", prefix ? "/" : "");
+	assert_null(find(r, name, "time"));
+	bg_results_free(r);
+}
+
+static void test_catch2_real(void **state)
+{
+	static const double v2[] = { 410.026, 6892.8, 8625.13, 58.5532, 6.65994 };
+	static const double v3[] = { 463.964, 8327.8, 10799, 57.736, 7.36341 };
+	const bg_outcome *o;
+	bg_results *r = NULL;
+
+	(void)state;
+	assert_catch2_file("catch2/v2.xml", "c2", v2);
+	assert_catch2_file("catch2/v2.xml", NULL, v2);
+	assert_catch2_file("catch2/v3.xml", "c2", v3);
+
+	/* v3's SKIP(): a skipped outcome with Catch2's reason, no series. */
+	assert_int_equal(bg_results_new(&r), 0);
+	assert_int_equal(parse_fixture(NULL, BG_FORMAT_CATCH2, "catch2/v3.xml", "c2", r), 0);
+	assert_int_equal(bg_results_outcome_count(r), 1);
+	assert_non_null(o = bg_results_find_outcome(r, "c2/skipped benchmark"));
+	assert_int_equal(o->status, BG_BENCH_SKIPPED);
+	assert_string_equal(o->message, "skipped by Catch2 (SKIP): no GPU here");
+	bg_results_free(r);
+}
+
+#define C2_HEAD "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Catch2TestRun name=\"t\">\n"
+#define C2_CASE "  <TestCase name=\"sort\">\n"
+#define C2_BENCH(name, mean)                                                                       \
+	"    <BenchmarkResults name=\"" name "\" samples=\"10\">\n"                                \
+	"      <mean value=\"" mean "\" lowerBound=\"1\" upperBound=\"2\" ci=\"0.95\"/>\n"         \
+	"    </BenchmarkResults>\n"
+#define C2_TAIL "    <OverallResult success=\"true\"/>\n  </TestCase>\n</Catch2TestRun>\n"
+
+static void test_catch2_bad(void **state)
+{
+	static const struct {
+		const char *file, *text, *message;
+	} cases[] = {
+		{ "catch2/v2-fail.xml", NULL,
+		  "catch2/v2-fail.xml:11: TestCase \"fails after its benchmark\": failed after its "
+		  "benchmarks ran: REQUIRE \"1 + 1 == 3\", expanded \"2 == 3\"; benchguard stores "
+		  "no results of a run with a failed benchmark" },
+		{ "catch2/v3-throw.xml", NULL,
+		  "catch2/v3-throw.xml:5: TestCase \"throws in its benchmark\"/BenchmarkResults "
+		  "\"allocate\": failed: \"out of buffers\"; benchguard stores no results of a run "
+		  "with a failed benchmark" },
+		{ "catch2/v3-truncated.xml", NULL, "catch2/v3-truncated.xml:20: expected '>'" },
+		{ NULL, "", "out.txt: no XML in output (Catch2 -r xml)" },
+		{ NULL, " \n\t\n", "out.txt: no XML in output (Catch2 -r xml)" },
+		{ NULL, C2_HEAD C2_CASE C2_TAIL,
+		  "out.txt: no benchmark results in output (Catch2 -r xml)" },
+		{ NULL, C2_HEAD C2_CASE C2_BENCH("std::sort 1000", "abc") C2_TAIL,
+		  "out.txt:5: TestCase \"sort\"/BenchmarkResults \"std::sort 1000\": mean value "
+		  "\"abc\" is not a finite number" },
+		{ NULL, C2_HEAD C2_CASE C2_BENCH("b", "inf") C2_TAIL,
+		  "out.txt:5: TestCase \"sort\"/BenchmarkResults \"b\": mean value \"inf\" is not "
+		  "a finite number" },
+		{ NULL, C2_HEAD C2_CASE C2_BENCH("b", "12 ns") C2_TAIL,
+		  "out.txt:5: TestCase \"sort\"/BenchmarkResults \"b\": mean value \"12 ns\" is "
+		  "not a finite number" },
+		{ NULL, C2_HEAD C2_CASE C2_BENCH("b", "-3") C2_TAIL,
+		  "out.txt:5: TestCase \"sort\"/BenchmarkResults \"b\": mean value \"-3\" is "
+		  "negative, not a time" },
+		{ NULL,
+		  C2_HEAD C2_CASE "    <BenchmarkResults name=\"b\">\n"
+		                  "      <standardDeviation value=\"1\"/>\n"
+		                  "    </BenchmarkResults>\n" C2_TAIL,
+		  "out.txt:4: TestCase \"sort\"/BenchmarkResults \"b\": no <mean>" },
+		{ NULL,
+		  C2_HEAD C2_CASE "    <BenchmarkResults name=\"b\">\n      <mean/>\n"
+		                  "    </BenchmarkResults>\n" C2_TAIL,
+		  "out.txt:5: TestCase \"sort\"/BenchmarkResults \"b\": <mean> has no value" },
+		{ NULL, C2_HEAD C2_CASE C2_BENCH("a&#9;b", "1") C2_TAIL,
+		  "out.txt:4: TestCase \"sort\": BenchmarkResults name \"a\\x09b\" has a control "
+		  "character" },
+		{ NULL, C2_HEAD "  <TestCase name=\"\">\n" C2_BENCH("b", "1") C2_TAIL,
+		  "out.txt:3: TestCase name \"\" is empty" },
+		{ NULL, C2_HEAD C2_CASE "    <BenchmarkResults/>\n" C2_TAIL,
+		  "out.txt:4: TestCase \"sort\": <BenchmarkResults> has no name" },
+		{ NULL,
+		  "<?xml version=\"1.0\"?>\n<!DOCTYPE Catch2TestRun [\n"
+		  "  <!ENTITY a "
+		  "\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\">\n"
+		  "  <!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">\n"
+		  "  <!ENTITY c \"&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;\">\n"
+		  "]>\n<Catch2TestRun name=\"&c;\">\n" C2_CASE C2_BENCH("&c;", "1") C2_TAIL,
+		  "out.txt:2: a DOCTYPE: Catch2 writes none, and benchguard reads no DTD or entity "
+		  "declarations" },
+		{ NULL,
+		  "<?xml version=\"1.0\"?>\n<!DOCTYPE r SYSTEM \"file:///etc/passwd\">\n"
+		  "<Catch2TestRun/>\n",
+		  "out.txt:2: a DOCTYPE: Catch2 writes none, and benchguard reads no DTD or entity "
+		  "declarations" },
+		{ NULL, C2_HEAD C2_CASE C2_BENCH("&x;", "1") C2_TAIL,
+		  "out.txt:4: Entity 'x' not defined" },
+		{ NULL, "<?xml version=\"1.0\"?>\n<testsuites>\n</testsuites>\n",
+		  "out.txt:2: root element \"testsuites\" is not Catch2's <Catch> or "
+		  "<Catch2TestRun> (-r xml)" },
+		{ NULL, C2_HEAD C2_CASE C2_BENCH("b", "1") "  </Section>\n" C2_TAIL,
+		  "out.txt:7: Opening and ending tag mismatch: TestCase line 3 and Section" },
+		{ NULL, C2_HEAD C2_CASE C2_BENCH("b", "1") "  </TestCase>\n</Catch2TestRun>\n",
+		  "out.txt:3: TestCase \"sort\": no <OverallResult>: cannot tell whether it "
+		  "passed" },
+		/* Run once per SECTION, a BENCHMARK outside them comes twice. */
+		{ NULL,
+		  C2_HEAD C2_CASE C2_BENCH("b", "1") "    <Section name=\"s\"/>\n" C2_BENCH(
+		          "b", "2") C2_TAIL,
+		  "out.txt:8: TestCase \"sort\"/BenchmarkResults \"b\": a second benchmark of this "
+		  "name in this place (a BENCHMARK outside the SECTIONs of its test case runs once "
+		  "per section)" },
+	};
+	bg_ctx *ctx = NULL;
+	bg_results *r = prefilled();
+	size_t i;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	for (i = 0; i < BG_ARRAY_SIZE(cases); i++) {
+		int rc = cases[i].file
+		                 ? parse_fixture(ctx, BG_FORMAT_CATCH2, cases[i].file, "c2", r)
+		                 : parse_str(ctx, BG_FORMAT_CATCH2, NULL, cases[i].text, r);
+
+		if (rc != BG_EINPUT || strcmp(bg_ctx_error(ctx), cases[i].message) != 0)
+			fail_msg("case %zu: rc %d, \"%s\"; want \"%s\"", i, rc, bg_ctx_error(ctx),
+			         cases[i].message);
+		assert_untouched(r);
+	}
+	bg_results_free(r);
+	bg_ctx_free(ctx);
+}
+
+/* Deeper than libxml2 lets a document go, and deeper than Catch2 nests. */
+static void test_catch2_depth(void **state)
+{
+	bg_buf deep = BG_BUF_INIT;
+	bg_results *r = prefilled();
+	bg_ctx *ctx = NULL;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_buf_puts(&deep, C2_HEAD C2_CASE), 0);
+	for (i = 0; i < 100; i++)
+		assert_int_equal(bg_buf_puts(&deep, "<Section name=\"s\">\n"), 0);
+	assert_int_equal(parse_str(ctx, BG_FORMAT_CATCH2, NULL, deep.ptr, r), BG_EINPUT);
+	assert_string_equal(bg_ctx_error(ctx), "out.txt:104: Premature end of data in tag "
+	                                       "Section line 103");
+	for (i = 0; i < 100; i++)
+		assert_int_equal(bg_buf_puts(&deep, "</Section>\n"), 0);
+	assert_int_equal(bg_buf_puts(&deep, C2_TAIL), 0);
+	assert_int_equal(parse_str(ctx, BG_FORMAT_CATCH2, NULL, deep.ptr, r), BG_EINPUT);
+	/* Line 66: the 64th level below the root (TestCase on line 3 is the first). */
+	assert_string_equal(bg_ctx_error(ctx), "out.txt:66: elements nested deeper than 64 levels");
+	assert_untouched(r);
+	deep.len = 0;
+	assert_int_equal(bg_buf_puts(&deep, C2_HEAD), 0);
+	for (i = 0; i < 50000; i++)
+		assert_int_equal(bg_buf_puts(&deep, "<a>"), 0);
+	assert_int_equal(parse_str(ctx, BG_FORMAT_CATCH2, NULL, deep.ptr, r), BG_EINPUT);
+	assert_string_equal(bg_ctx_error(ctx), "out.txt:3: Excessive depth in document: 256 "
+	                                       "use XML_PARSE_HUGE option");
+	assert_untouched(r);
+	bg_results_free(r);
+	bg_buf_clear(&deep);
+	bg_ctx_free(ctx);
+}
+
 /* -------------------------------------------------------------- pytest */
 
 /*
@@ -1797,7 +2000,7 @@ static void test_perfstat_bad(void **state)
 static void test_formats_names(void **state)
 {
 	static const char *const names[] = { "time",      "lines", "gbench", "nvbench",
-		                             "hyperfine", "go",    "pytest", "perfstat" };
+		                             "hyperfine", "go",    "pytest", "catch2", "perfstat" };
 	bg_format f;
 	size_t i;
 
@@ -1854,6 +2057,9 @@ int main(void)
 		cmocka_unit_test(test_pytest_rounds),
 		cmocka_unit_test(test_pytest_saved),
 		cmocka_unit_test(test_pytest_bad),
+		cmocka_unit_test(test_catch2_real),
+		cmocka_unit_test(test_catch2_bad),
+		cmocka_unit_test(test_catch2_depth),
 		cmocka_unit_test(test_perfstat_real),
 		cmocka_unit_test(test_perfstat_modes),
 		cmocka_unit_test(test_perfstat_lines),
