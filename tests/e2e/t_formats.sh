@@ -148,7 +148,7 @@ done
 check "the message names the JSON path of the bad value" grep -qF \
 	'benchguard: '"$NV"'/bad-nan.json: benchmarks[0].states[0].summaries[3] ("nv/cold/time/gpu/mean"): value "nan" is not a finite number' \
 	<("$BG" import "$NV/bad-nan.json" --format nvbench 2>&1)
-check "an unknown --format lists the seven" bash -c "
+check "an unknown --format lists the eight" bash -c "
 	\"$BG\" import \"$NV/good.json\" --format csv 2>&1 | grep -q 'expected lines, gbench, nvbench, hyperfine, go, pytest, catch2 or perfstat'"
 
 # ----------------------------------------------------------------------- go
