@@ -72,6 +72,10 @@ typedef struct {
 	long xml_line;
 	char xml_msg[256];
 	long doctype_line;
+	/* Test cases are judged as their end tag is read, then freed: the
+	 * first error among them, and libxml2's own end-of-element handler. */
+	int rc;
+	endElementNsSAX2Func sax_end;
 } c2_state;
 
 static int c2_error(c2_state *st, const xmlNode *at, const char *fmt, ...) BG_PRINTF(3, 4);
@@ -415,6 +419,51 @@ static void c2_on_error(void *data, xmlErrorPtr err)
 }
 #endif
 
+static int c2_check_root(c2_state *st, const xmlNode *root)
+{
+	char q[C2_QUOTE];
+
+	if (c2_is(root, "Catch") || c2_is(root, "Catch2TestRun"))
+		return 0;
+	return c2_error(st, root,
+	                "root element %s is not Catch2's <Catch> or <Catch2TestRun> (-r xml)",
+	                bg_text__quote(q, sizeof(q), (const char *)root->name));
+}
+
+/*
+ * The end of an element: a test case of the root (or of v2's <Group>) is
+ * complete, so it is judged now and its subtree freed.  A report of a
+ * large suite then never stands in memory whole: 100,000 benchmarks took
+ * 650 MB as one tree.  An error stops the parser.
+ */
+static void c2_on_end(void *data, const xmlChar *localname, const xmlChar *prefix,
+                      const xmlChar *uri)
+{
+	xmlParserCtxtPtr pctx = data;
+	c2_state *st = pctx->_private;
+	xmlNodePtr node = pctx->node, parent;
+	int depth;
+
+	st->sax_end(data, localname, prefix, uri);
+	if (st->rc < 0 || !node || !c2_is(node, "TestCase") || !(parent = node->parent) ||
+	    parent->type != XML_ELEMENT_NODE)
+		return;
+	if (parent->parent && parent->parent->type == XML_DOCUMENT_NODE)
+		depth = 1;
+	else if (c2_is(parent, "Group") && parent->parent &&
+	         parent->parent->type == XML_ELEMENT_NODE && parent->parent->parent &&
+	         parent->parent->parent->type == XML_DOCUMENT_NODE)
+		depth = 2;
+	else
+		return; /* not where Catch2 writes a test case: left to c2_walk() */
+	if ((st->rc = c2_check_root(st, depth == 1 ? parent : parent->parent)) == 0)
+		st->rc = c2_test_case(st, node, depth);
+	xmlUnlinkNode(node);
+	xmlFreeNode(node);
+	if (st->rc < 0)
+		xmlStopParser(pctx);
+}
+
 /*
  * A DOCTYPE stops the parse where it starts, before its internal subset is
  * read: Catch2 writes none, and entity declarations (billion laughs,
@@ -469,17 +518,27 @@ int bg_xml__parse_catch2(bg_ctx *ctx, const char *source, const char *benchmark,
 	pctx->sax->serror = c2_on_error;
 #endif
 	pctx->sax->internalSubset = c2_on_doctype;
+	if (st.benchmark && bg_buf_puts(&st.series, st.benchmark) < 0) {
+		rc = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	st.sax_end = pctx->sax->endElementNs;
+	pctx->sax->endElementNs = c2_on_end;
 	/* No NOENT, DTDLOAD or DTDATTR: nothing outside the text is read or
 	 * expanded.  Without HUGE, libxml2 keeps its own bounds on depth and
 	 * on the size of a name or text node.  BIG_LINES: lines past 65535. */
 	doc = xmlCtxtReadMemory(pctx, data, (int)len, NULL, NULL,
 	                        XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
-	                                XML_PARSE_BIG_LINES);
+	                                XML_PARSE_BIG_LINES | XML_PARSE_NOBLANKS | XML_PARSE_COMPACT);
 	if (st.doctype_line) {
 		rc = bg_error_set(ctx, BG_EINPUT,
 		                  "%s:%ld: a DOCTYPE: Catch2 writes none, and benchguard reads no "
 		                  "DTD or entity declarations",
 		                  source, st.doctype_line);
+		goto cleanup;
+	}
+	if (st.rc < 0) {
+		rc = st.rc;
 		goto cleanup;
 	}
 	if (!doc || st.xml_failed) {
@@ -493,20 +552,7 @@ int bg_xml__parse_catch2(bg_ctx *ctx, const char *source, const char *benchmark,
 		rc = bg_error_set(ctx, BG_EINPUT, "%s: no XML element in output", source);
 		goto cleanup;
 	}
-	if (!c2_is(root, "Catch") && !c2_is(root, "Catch2TestRun")) {
-		char q[C2_QUOTE];
-
-		rc = c2_error(&st, root,
-		              "root element %s is not Catch2's <Catch> or <Catch2TestRun> "
-		              "(-r xml)",
-		              bg_text__quote(q, sizeof(q), (const char *)root->name));
-		goto cleanup;
-	}
-	if (st.benchmark && bg_buf_puts(&st.series, st.benchmark) < 0) {
-		rc = bg_error_oom(ctx);
-		goto cleanup;
-	}
-	if ((rc = c2_walk(&st, root, 1)) < 0)
+	if ((rc = c2_check_root(&st, root)) < 0 || (rc = c2_walk(&st, root, 1)) < 0)
 		goto cleanup;
 	if (!st.nresults && !st.nskipped)
 		rc = bg_error_set(ctx, BG_EINPUT,
