@@ -9,6 +9,9 @@ that could change between runs).
   go        1,000 benchmarks x -count 100: 100,000 result lines, each with
             ns/op, B/op and allocs/op (300,000 samples, 3,000 series)
   pytest    1,000 benchmarks x 100 rounds in stats.data (100,000 samples)
+  catch2    Catch2 v3's XML reporter: 1,000 test cases x 100 BENCHMARKs,
+            100,000 <BenchmarkResults>, each its mean as one sample
+            (100,000 series)
   perfstat  10,000 appended `perf stat -x,` invocations x 10 events:
             100,000 event lines (100,000 samples, 10 series)
 """
@@ -55,6 +58,27 @@ def pytest(out, lines):
                "version": "3.2.2"}, out)
 
 
+def catch2(out, lines):
+    out.write('<?xml version="1.0" encoding="UTF-8"?>\n<Catch2TestRun name="bench" '
+              'rng-seed="1" xml-format-version="3" catch2-version="3.7.1">\n')
+    for t in range(1000):
+        out.write('  <TestCase name="case %04d" tags="[bench]" filename="b.cpp" line="1">\n' % t)
+        for b in range(100):
+            ns = 1000.0 * value(t, b)
+            out.write('    <BenchmarkResults name="bench %02d" samples="100" resamples="100000" '
+                      'iterations="1" clockResolution="16.2" estimatedDuration="160000">\n'
+                      '      <!-- All values in nano seconds -->\n'
+                      '      <mean value="%.3f" lowerBound="%.3f" upperBound="%.3f" ci="0.95"/>\n'
+                      '      <standardDeviation value="3.67" lowerBound="0.58" upperBound="6.13" ci="0.95"/>\n'
+                      '      <outliers variance="0.09" lowMild="0" lowSevere="0" highMild="0" highSevere="1"/>\n'
+                      '    </BenchmarkResults>\n' % (b, ns, ns * 0.99, ns * 1.01))
+            lines.write("BENCHGUARD case_%04d/bench_%02d %.3f ns\n" % (t, b, ns))
+        out.write('    <OverallResult success="true" skips="0"/>\n  </TestCase>\n')
+    out.write('  <OverallResults successes="0" failures="0" expectedFailures="0" skips="0"/>\n'
+              '  <OverallResultsCases successes="1000" failures="0" expectedFailures="0" skips="0"/>\n'
+              '</Catch2TestRun>\n')
+
+
 PERF_EVENTS = [("task-clock", "msec", "ms"), ("context-switches", "", "switches"),
                ("cpu-migrations", "", "migrations"), ("page-faults", "", "faults"),
                ("cycles", "", "cycles"), ("instructions", "", "instr"),
@@ -72,7 +96,7 @@ def perfstat(out, lines):
             lines.write("BENCHGUARD %s %s %s\n" % (event, text, unit_as))
 
 
-GEN = {"go": go, "pytest": pytest, "perfstat": perfstat}
+GEN = {"go": go, "pytest": pytest, "catch2": catch2, "perfstat": perfstat}
 
 if __name__ == "__main__":
     fmt, d = sys.argv[1], sys.argv[2]

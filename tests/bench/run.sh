@@ -14,7 +14,7 @@
 #     table.  Goal: <= 2x.
 #
 #  2b. formats: importing 100,000 results in each result format of another
-#      tool (`go test -bench`, pytest-benchmark, `perf stat -x,`) vs
+#      tool (`go test -bench`, pytest-benchmark, Catch2, `perf stat -x,`) vs
 #      importing the same samples in the `lines` format
 #      (tests/bench/formats_gen.py makes both).  Goal: <= 2x.
 #
@@ -172,7 +172,7 @@ fi
 if want formats; then
 import_repo
 fail=0
-for fmt in go pytest perfstat; do
+for fmt in go pytest catch2 perfstat; do
 	mkdir -p "$T/fmt-$fmt"
 	python3 "$root/tests/bench/formats_gen.py" "$fmt" "$T/fmt-$fmt"
 	: >"$T/fmt-$fmt/t.fmt" >"$T/fmt-$fmt/t.lines"
