@@ -555,13 +555,15 @@ static void junit_counts_attrs(bg_xml__writer *w, const junit_counts *n)
 
 int bg_check_junit(bg_ctx *ctx, const bg_check_result *res, char **out)
 {
-	bg_xml__writer *w = bg_xml__writer_new();
+	bg_xml__writer *w = NULL;
 	junit_counts all = { 0, 0, 0, 0 };
 	size_t *idx = NULL, i, j, k;
 	char window[24];
 	int e = 0;
 
 	*out = NULL;
+	if ((e = bg_xml__writer_new(ctx, &w)) < 0)
+		return e;
 	if (res->nrows && !(idx = malloc(res->nrows * sizeof(*idx)))) {
 		bg_xml__finish(ctx, w, out);
 		return bg_error_oom(ctx);

@@ -9,6 +9,12 @@
  * entity substituted.  Its messages go to a handler set on each parser
  * context, never to stderr or to libxml2's process-wide handlers, so two
  * threads can parse at once and the library stays silent.
+ *
+ * libxml2 is loaded when a document is first read or written (lib/dl.c),
+ * not linked: Debian's brings ICU and liblzma, eight libraries that every
+ * run, `benchguard --version` included, mapped and relocated for nothing
+ * (2.3 ms became 3.3 ms).  The parse and the writer each hold the handle
+ * and the table of the functions they call.
  */
 #include <limits.h>
 #include <locale.h>
@@ -24,6 +30,76 @@
 #include <libxml/xmlwriter.h>
 
 #include "xml.h"
+
+/* The library by its soname, the name of its ABI, which the runtime
+ * package installs (Debian's libxml2): the bare libxml2.so is only there
+ * with the development package. */
+#define XML_SONAME "libxml2.so.2"
+#define XML_LIBRARY "the XML library"
+
+/* The libxml2 functions used here; their types are the headers'.  xmlFree
+ * is a variable holding the deallocator: its slot is that variable's
+ * address, called as (*x->xmlFree)(p). */
+#if LIBXML_VERSION >= 21300
+#define XML_SET_ERROR_HANDLER(X) X(xmlCtxtSetErrorHandler)
+#else
+#define XML_SET_ERROR_HANDLER(X)
+#endif
+#define XML_FUNCTIONS(X)                                                                           \
+	X(xmlBufferContent)                                                                        \
+	X(xmlBufferCreate)                                                                         \
+	X(xmlBufferFree)                                                                           \
+	X(xmlCtxtReadMemory)                                                                       \
+	X(xmlDocGetRootElement)                                                                    \
+	X(xmlFree)                                                                                 \
+	X(xmlFreeDoc)                                                                              \
+	X(xmlFreeNode)                                                                             \
+	X(xmlFreeParserCtxt)                                                                       \
+	X(xmlFreeTextWriter)                                                                       \
+	X(xmlGetLineNo)                                                                            \
+	X(xmlGetNoNsProp)                                                                          \
+	X(xmlNewParserCtxt)                                                                        \
+	X(xmlNewTextWriterMemory)                                                                  \
+	X(xmlNodeGetContent)                                                                       \
+	X(xmlStopParser)                                                                           \
+	X(xmlTextWriterEndDocument)                                                                \
+	X(xmlTextWriterEndElement)                                                                 \
+	X(xmlTextWriterFlush)                                                                      \
+	X(xmlTextWriterSetIndent)                                                                  \
+	X(xmlTextWriterSetIndentString)                                                            \
+	X(xmlTextWriterStartDocument)                                                              \
+	X(xmlTextWriterStartElement)                                                               \
+	X(xmlTextWriterWriteAttribute)                                                             \
+	X(xmlTextWriterWriteString)                                                                \
+	X(xmlUnlinkNode)                                                                           \
+	XML_SET_ERROR_HANDLER(X)
+
+typedef struct {
+	void *dl; /* NULL: not loaded */
+#define XML_POINTER(f) __typeof__(&f) f;
+	XML_FUNCTIONS(XML_POINTER)
+#undef XML_POINTER
+} xml_lib;
+
+/* libxml2 into x, or an error that names it (and how the loader failed). */
+static int xml_load(bg_ctx *ctx, xml_lib *x)
+{
+#define XML_NAME(f) #f,
+#define XML_SLOT(f) &x->f,
+	static const char *const names[] = { XML_FUNCTIONS(XML_NAME) };
+	void *const slots[] = { XML_FUNCTIONS(XML_SLOT) };
+#undef XML_NAME
+#undef XML_SLOT
+
+	return bg_dl__load(ctx, XML_SONAME, XML_LIBRARY, names, slots, BG_ARRAY_SIZE(names), &x->dl);
+}
+
+/* What libxml2 allocated, freed by its own deallocator. */
+static void xml_free(const xml_lib *x, void *p)
+{
+	if (p)
+		(*x->xmlFree)(p);
+}
 
 /* ---------------------------------------- reading: Catch2's XML reporter */
 
@@ -60,6 +136,7 @@
 
 typedef struct {
 	bg_ctx *ctx;
+	const xml_lib *x;
 	const char *source;
 	const char *benchmark; /* the caller's prefix, or NULL */
 	bg_results *out;
@@ -91,8 +168,8 @@ static int c2_error(c2_state *st, const xmlNode *at, const char *fmt, ...)
 	va_end(ap);
 	if (st->path.len)
 		return bg_error_set(st->ctx, BG_EINPUT, "%s:%ld: %s: %s", st->source,
-		                    xmlGetLineNo(at), st->path.ptr, what);
-	return bg_error_set(st->ctx, BG_EINPUT, "%s:%ld: %s", st->source, xmlGetLineNo(at), what);
+		                    st->x->xmlGetLineNo(at), st->path.ptr, what);
+	return bg_error_set(st->ctx, BG_EINPUT, "%s:%ld: %s", st->source, st->x->xmlGetLineNo(at), what);
 }
 
 static int c2_is(const xmlNode *node, const char *name)
@@ -111,9 +188,9 @@ static const xmlNode *c2_child(const xmlNode *parent, const char *name)
 }
 
 /* An attribute's value (the caller xmlFree()s it), or NULL when absent. */
-static char *c2_attr(const xmlNode *node, const char *name)
+static char *c2_attr(const xml_lib *x, const xmlNode *node, const char *name)
 {
-	return (char *)xmlGetNoNsProp(node, (const xmlChar *)name);
+	return (char *)x->xmlGetNoNsProp(node, (const xmlChar *)name);
 }
 
 /*
@@ -123,7 +200,7 @@ static char *c2_attr(const xmlNode *node, const char *name)
  */
 static int c2_push(c2_state *st, const xmlNode *node, size_t mark[2])
 {
-	char *name = c2_attr(node, "name");
+	char *name = c2_attr(st->x, node, "name");
 	char q[C2_QUOTE];
 	const char *why;
 	int rc = 0;
@@ -146,7 +223,7 @@ static int c2_push(c2_state *st, const xmlNode *node, size_t mark[2])
 		rc = bg_error_oom(st->ctx);
 
 cleanup:
-	xmlFree(name);
+	xml_free(st->x, name);
 	return rc;
 }
 
@@ -164,11 +241,11 @@ static void c2_pop(c2_state *st, const size_t mark[2])
  * An element's text without the blanks Catch2 indents it with: *text (the
  * caller xmlFree()s it) and *n.  NULL node: "".
  */
-static const char *c2_text(const xmlNode *node, char **text, size_t *n)
+static const char *c2_text(const xml_lib *x, const xmlNode *node, char **text, size_t *n)
 {
 	const char *p;
 
-	*text = node ? (char *)xmlNodeGetContent(node) : NULL;
+	*text = node ? (char *)x->xmlNodeGetContent(node) : NULL;
 	p = *text ? *text : "";
 	p += strspn(p, " \t\r\n");
 	*n = strlen(p);
@@ -178,14 +255,14 @@ static const char *c2_text(const xmlNode *node, char **text, size_t *n)
 }
 
 /* The same, quoted for a message. */
-static const char *c2_quote_text(char *buf, size_t size, const xmlNode *node)
+static const char *c2_quote_text(const xml_lib *x, char *buf, size_t size, const xmlNode *node)
 {
 	char *text;
 	size_t n;
-	const char *p = c2_text(node, &text, &n);
+	const char *p = c2_text(x, node, &text, &n);
 
 	bg_text__quote_n(buf, size, p, n);
-	xmlFree(text);
+	xml_free(x, text);
 	return buf;
 }
 
@@ -193,7 +270,7 @@ static const char *c2_quote_text(char *buf, size_t size, const xmlNode *node)
  * Why a test case failed, in Catch2's words: its first failed assertion,
  * exception, FAIL() or fatal signal, searched depth-first; NULL if none.
  */
-static const xmlNode *c2_failure(const xmlNode *parent, int depth)
+static const xmlNode *c2_failure(const xml_lib *x, const xmlNode *parent, int depth)
 {
 	const xmlNode *c, *f;
 	char *ok;
@@ -205,15 +282,15 @@ static const xmlNode *c2_failure(const xmlNode *parent, int depth)
 		if (c->type != XML_ELEMENT_NODE)
 			continue;
 		if (c2_is(c, "Expression")) {
-			ok = c2_attr(c, "success");
+			ok = c2_attr(x, c, "success");
 			failed = ok && !strcmp(ok, "false");
-			xmlFree(ok);
+			xml_free(x, ok);
 			if (failed)
 				return c;
 		}
 		if (c2_is(c, "Exception") || c2_is(c, "Failure") || c2_is(c, "FatalErrorCondition"))
 			return c;
-		if (c2_is(c, "Section") && (f = c2_failure(c, depth + 1)) != NULL)
+		if (c2_is(c, "Section") && (f = c2_failure(x, c, depth + 1)) != NULL)
 			return f;
 	}
 	return NULL;
@@ -230,7 +307,7 @@ static int c2_benchmark(c2_state *st, const xmlNode *node)
 	if ((rc = c2_push(st, node, mark)) < 0)
 		return rc;
 	if ((failed = c2_child(node, "failed")) != NULL) {
-		msg = c2_attr(failed, "message");
+		msg = c2_attr(st->x, failed, "message");
 		rc = c2_error(st, failed,
 		              "failed: %s; benchguard stores no results of a run with a failed "
 		              "benchmark",
@@ -241,7 +318,7 @@ static int c2_benchmark(c2_state *st, const xmlNode *node)
 		rc = c2_error(st, node, "no <mean>");
 		goto cleanup;
 	}
-	if (!(value = c2_attr(mean, "value"))) {
+	if (!(value = c2_attr(st->x, mean, "value"))) {
 		rc = c2_error(st, mean, "<mean> has no value");
 		goto cleanup;
 	}
@@ -272,8 +349,8 @@ static int c2_benchmark(c2_state *st, const xmlNode *node)
 		              "outside the SECTIONs of its test case runs once per section)");
 
 cleanup:
-	xmlFree(msg);
-	xmlFree(value);
+	xml_free(st->x, msg);
+	xml_free(st->x, value);
 	c2_pop(st, mark);
 	return rc;
 }
@@ -300,22 +377,22 @@ static int c2_test_case(c2_state *st, const xmlNode *node, int depth)
 		rc = c2_error(st, node, "no <OverallResult>: cannot tell whether it passed");
 		goto cleanup;
 	}
-	success = c2_attr(result, "success");
+	success = c2_attr(st->x, result, "success");
 	if (success && !strcmp(success, "false") && st->nresults > before) {
-		if (!(why = c2_failure(node, 0))) {
+		if (!(why = c2_failure(st->x, node, 0))) {
 			rc = c2_error(st, result,
 			              "failed; benchguard stores no results of a run with a failed "
 			              "benchmark");
 			goto cleanup;
 		}
 		if (c2_is(why, "Expression")) {
-			type = c2_attr(why, "type");
+			type = c2_attr(st->x, why, "type");
 			snprintf(what, sizeof(what), "%s %s, expanded %s", type ? type : "CHECK",
-			         c2_quote_text(q, sizeof(q), c2_child(why, "Original")),
-			         c2_quote_text(q2, sizeof(q2), c2_child(why, "Expanded")));
+			         c2_quote_text(st->x, q, sizeof(q), c2_child(why, "Original")),
+			         c2_quote_text(st->x, q2, sizeof(q2), c2_child(why, "Expanded")));
 		} else {
 			snprintf(what, sizeof(what), "%s %s", (const char *)why->name,
-			         c2_quote_text(q, sizeof(q), why));
+			         c2_quote_text(st->x, q, sizeof(q), why));
 		}
 		rc = c2_error(st, why,
 		              "failed after its benchmarks ran: %s; benchguard stores no results "
@@ -325,10 +402,10 @@ static int c2_test_case(c2_state *st, const xmlNode *node, int depth)
 	}
 	/* v3's SKIP(): skips="1" and a <Skip> with the reason, kept as the
 	 * outcome's message once it passed the checks of stored text. */
-	skips = c2_attr(result, "skips");
+	skips = c2_attr(st->x, result, "skips");
 	if (skips && strcmp(skips, "0") != 0) {
 		skip = c2_child(node, "Skip");
-		reason = c2_text(skip, &text, &n);
+		reason = c2_text(st->x, skip, &text, &n);
 		if ((why_bad = bg_results__bad_name(reason, n, 1)) != NULL) {
 			rc = c2_error(st, skip ? skip : result, "SKIP reason %s %s",
 			              bg_text__quote_n(q, sizeof(q), reason, n), why_bad);
@@ -345,10 +422,10 @@ static int c2_test_case(c2_state *st, const xmlNode *node, int depth)
 	}
 
 cleanup:
-	xmlFree(success);
-	xmlFree(skips);
-	xmlFree(type);
-	xmlFree(text);
+	xml_free(st->x, success);
+	xml_free(st->x, skips);
+	xml_free(st->x, type);
+	xml_free(st->x, text);
 	bg_buf_clear(&msg);
 	c2_pop(st, mark);
 	return rc;
@@ -367,7 +444,7 @@ static int c2_walk(c2_state *st, const xmlNode *parent, int depth)
 		if (depth >= C2_DEPTH)
 			return bg_error_set(st->ctx, BG_EINPUT,
 			                    "%s:%ld: elements nested deeper than %d levels",
-			                    st->source, xmlGetLineNo(c), C2_DEPTH);
+			                    st->source, st->x->xmlGetLineNo(c), C2_DEPTH);
 		if (c2_is(c, "Group") && depth == 1)
 			rc = c2_walk(st, c, depth + 1);
 		else if (c2_is(c, "TestCase"))
@@ -458,10 +535,10 @@ static void c2_on_end(void *data, const xmlChar *localname, const xmlChar *prefi
 		return; /* not where Catch2 writes a test case: left to c2_walk() */
 	if ((st->rc = c2_check_root(st, depth == 1 ? parent : parent->parent)) == 0)
 		st->rc = c2_test_case(st, node, depth);
-	xmlUnlinkNode(node);
-	xmlFreeNode(node);
+	st->x->xmlUnlinkNode(node);
+	st->x->xmlFreeNode(node);
 	if (st->rc < 0)
-		xmlStopParser(pctx);
+		st->x->xmlStopParser(pctx);
 }
 
 /*
@@ -479,7 +556,7 @@ static void c2_on_doctype(void *data, const xmlChar *name, const xmlChar *extern
 	(void)external_id;
 	(void)system_id;
 	st->doctype_line = pctx->input ? pctx->input->line : 1;
-	xmlStopParser(pctx);
+	st->x->xmlStopParser(pctx);
 }
 
 int bg_xml__parse_catch2(bg_ctx *ctx, const char *source, const char *benchmark, const char *dir,
@@ -491,6 +568,7 @@ int bg_xml__parse_catch2(bg_ctx *ctx, const char *source, const char *benchmark,
 		        .out = out,
 		        .series = BG_BUF_INIT,
 		        .path = BG_BUF_INIT };
+	xml_lib x = { NULL };
 	xmlParserCtxtPtr pctx = NULL;
 	xmlDocPtr doc = NULL;
 	const xmlNode *root;
@@ -498,6 +576,7 @@ int bg_xml__parse_catch2(bg_ctx *ctx, const char *source, const char *benchmark,
 	int rc = 0;
 
 	(void)dir;
+	st.x = &x;
 	for (blank = 0; blank < len && data[blank] && strchr(" \t\r\n", data[blank]); blank++)
 		;
 	if (blank == len)
@@ -505,15 +584,19 @@ int bg_xml__parse_catch2(bg_ctx *ctx, const char *source, const char *benchmark,
 	if (len > BG_READ_MAX || len > INT_MAX)
 		return bg_error_set(ctx, BG_EINPUT, "%s: XML output larger than %zu MiB", source,
 		                    BG_READ_MAX >> 20);
-	if (!(st.c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0)))
-		return bg_error_errno(ctx, BG_ERROR, "cannot create the C locale");
-	if (!(pctx = xmlNewParserCtxt())) {
+	if ((rc = xml_load(ctx, &x)) < 0)
+		return rc;
+	if (!(st.c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0))) {
+		rc = bg_error_errno(ctx, BG_ERROR, "cannot create the C locale");
+		goto cleanup;
+	}
+	if (!(pctx = x.xmlNewParserCtxt())) {
 		rc = bg_error_oom(ctx);
 		goto cleanup;
 	}
 	pctx->_private = &st;
 #if LIBXML_VERSION >= 21300
-	xmlCtxtSetErrorHandler(pctx, c2_on_error, &st);
+	x.xmlCtxtSetErrorHandler(pctx, c2_on_error, &st);
 #else
 	pctx->sax->serror = c2_on_error;
 #endif
@@ -527,9 +610,10 @@ int bg_xml__parse_catch2(bg_ctx *ctx, const char *source, const char *benchmark,
 	/* No NOENT, DTDLOAD or DTDATTR: nothing outside the text is read or
 	 * expanded.  Without HUGE, libxml2 keeps its own bounds on depth and
 	 * on the size of a name or text node.  BIG_LINES: lines past 65535. */
-	doc = xmlCtxtReadMemory(pctx, data, (int)len, NULL, NULL,
-	                        XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
-	                                XML_PARSE_BIG_LINES | XML_PARSE_NOBLANKS | XML_PARSE_COMPACT);
+	doc = x.xmlCtxtReadMemory(pctx, data, (int)len, NULL, NULL,
+	                          XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
+	                                  XML_PARSE_BIG_LINES | XML_PARSE_NOBLANKS |
+	                                  XML_PARSE_COMPACT);
 	if (st.doctype_line) {
 		rc = bg_error_set(ctx, BG_EINPUT,
 		                  "%s:%ld: a DOCTYPE: Catch2 writes none, and benchguard reads no "
@@ -547,7 +631,7 @@ int bg_xml__parse_catch2(bg_ctx *ctx, const char *source, const char *benchmark,
 		                  st.xml_failed ? st.xml_msg : "not well-formed XML");
 		goto cleanup;
 	}
-	root = xmlDocGetRootElement(doc);
+	root = x.xmlDocGetRootElement(doc);
 	if (!root) {
 		rc = bg_error_set(ctx, BG_EINPUT, "%s: no XML element in output", source);
 		goto cleanup;
@@ -559,8 +643,11 @@ int bg_xml__parse_catch2(bg_ctx *ctx, const char *source, const char *benchmark,
 		                  "%s: no benchmark results in output (Catch2 -r xml)", source);
 
 cleanup:
-	xmlFreeDoc(doc);
-	xmlFreeParserCtxt(pctx);
+	if (doc)
+		x.xmlFreeDoc(doc);
+	if (pctx)
+		x.xmlFreeParserCtxt(pctx);
+	bg_dl__close(x.dl);
 	bg_buf_clear(&st.series);
 	bg_buf_clear(&st.path);
 	if (st.c_locale)
@@ -571,29 +658,39 @@ cleanup:
 /* ------------------------------------------------------- writing: JUnit */
 
 struct bg_xml__writer {
+	xml_lib x;
 	xmlBufferPtr buf;
 	xmlTextWriterPtr tw;
 	int failed;
 };
 
-bg_xml__writer *bg_xml__writer_new(void)
+int bg_xml__writer_new(bg_ctx *ctx, bg_xml__writer **out)
 {
 	bg_xml__writer *w = calloc(1, sizeof(*w));
+	int rc;
 
+	*out = NULL;
 	if (!w)
-		return NULL;
-	if (!(w->buf = xmlBufferCreate()) || !(w->tw = xmlNewTextWriterMemory(w->buf, 0)) ||
-	    xmlTextWriterSetIndent(w->tw, 1) < 0 ||
-	    xmlTextWriterSetIndentString(w->tw, BAD_CAST "  ") < 0 ||
-	    xmlTextWriterStartDocument(w->tw, "1.0", "UTF-8", NULL) < 0) {
-		if (w->tw)
-			xmlFreeTextWriter(w->tw);
-		if (w->buf)
-			xmlBufferFree(w->buf);
+		return bg_error_oom(ctx);
+	if ((rc = xml_load(ctx, &w->x)) < 0) {
 		free(w);
-		return NULL;
+		return rc;
 	}
-	return w;
+	if (!(w->buf = w->x.xmlBufferCreate()) ||
+	    !(w->tw = w->x.xmlNewTextWriterMemory(w->buf, 0)) ||
+	    w->x.xmlTextWriterSetIndent(w->tw, 1) < 0 ||
+	    w->x.xmlTextWriterSetIndentString(w->tw, BAD_CAST "  ") < 0 ||
+	    w->x.xmlTextWriterStartDocument(w->tw, "1.0", "UTF-8", NULL) < 0) {
+		if (w->tw)
+			w->x.xmlFreeTextWriter(w->tw);
+		if (w->buf)
+			w->x.xmlBufferFree(w->buf);
+		bg_dl__close(w->x.dl);
+		free(w);
+		return bg_error_oom(ctx);
+	}
+	*out = w;
+	return 0;
 }
 
 /* Text from outside as XML 1.0 can carry it; NULL when out of memory
@@ -609,7 +706,7 @@ static char *shown(bg_xml__writer *w, const char *s)
 
 void bg_xml__start(bg_xml__writer *w, const char *element)
 {
-	if (w && !w->failed && xmlTextWriterStartElement(w->tw, BAD_CAST element) < 0)
+	if (w && !w->failed && w->x.xmlTextWriterStartElement(w->tw, BAD_CAST element) < 0)
 		w->failed = 1;
 }
 
@@ -619,7 +716,7 @@ void bg_xml__attr(bg_xml__writer *w, const char *name, const char *value)
 
 	if (!w || w->failed || !value || !(v = shown(w, value)))
 		return;
-	if (xmlTextWriterWriteAttribute(w->tw, BAD_CAST name, BAD_CAST v) < 0)
+	if (w->x.xmlTextWriterWriteAttribute(w->tw, BAD_CAST name, BAD_CAST v) < 0)
 		w->failed = 1;
 	free(v);
 }
@@ -647,14 +744,14 @@ void bg_xml__text(bg_xml__writer *w, const char *text)
 
 	if (!w || w->failed || !text || !(t = shown(w, text)))
 		return;
-	if (xmlTextWriterWriteString(w->tw, BAD_CAST t) < 0)
+	if (w->x.xmlTextWriterWriteString(w->tw, BAD_CAST t) < 0)
 		w->failed = 1;
 	free(t);
 }
 
 void bg_xml__end(bg_xml__writer *w)
 {
-	if (w && !w->failed && xmlTextWriterEndElement(w->tw) < 0)
+	if (w && !w->failed && w->x.xmlTextWriterEndElement(w->tw) < 0)
 		w->failed = 1;
 }
 
@@ -663,16 +760,16 @@ int bg_xml__finish(bg_ctx *ctx, bg_xml__writer *w, char **out)
 	int failed;
 
 	*out = NULL;
-	if (!w)
-		return bg_error_oom(ctx);
 	failed = w->failed;
 	/* Ending the document ends the elements still open, and flushes. */
-	if (!failed && (xmlTextWriterEndDocument(w->tw) < 0 || xmlTextWriterFlush(w->tw) < 0))
+	if (!failed &&
+	    (w->x.xmlTextWriterEndDocument(w->tw) < 0 || w->x.xmlTextWriterFlush(w->tw) < 0))
 		failed = 1;
-	xmlFreeTextWriter(w->tw);
-	if (!failed && !(*out = strdup((const char *)xmlBufferContent(w->buf))))
+	w->x.xmlFreeTextWriter(w->tw);
+	if (!failed && !(*out = strdup((const char *)w->x.xmlBufferContent(w->buf))))
 		failed = 1;
-	xmlBufferFree(w->buf);
+	w->x.xmlBufferFree(w->buf);
+	bg_dl__close(w->x.dl);
 	free(w);
 	/* libxml2's writer fails for want of memory, or on an element ended
 	 * that was never started: ours, not the input's. */

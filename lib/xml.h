@@ -35,8 +35,9 @@ int bg_xml__parse_catch2(bg_ctx *ctx, const char *source, const char *benchmark,
  */
 typedef struct bg_xml__writer bg_xml__writer;
 
-/* A new document; NULL when out of memory. */
-bg_xml__writer *bg_xml__writer_new(void);
+/* A new document in *out: 0, or < 0 with the message on ctx (out of
+ * memory, or libxml2 cannot be loaded). */
+int bg_xml__writer_new(bg_ctx *ctx, bg_xml__writer **out);
 void bg_xml__start(bg_xml__writer *w, const char *element);
 /* An attribute of the element just started; value NULL: left out. */
 void bg_xml__attr(bg_xml__writer *w, const char *name, const char *value);
@@ -46,7 +47,7 @@ void bg_xml__text(bg_xml__writer *w, const char *text);
 void bg_xml__end(bg_xml__writer *w);
 /* Ends the open elements and the document and frees w: 0 and the document
  * in *out (NUL-terminated, the caller's), or < 0 with the message on ctx
- * and *out NULL.  w NULL (bg_xml__writer_new failed): out of memory. */
+ * and *out NULL. */
 int bg_xml__finish(bg_ctx *ctx, bg_xml__writer *w, char **out);
 
 #endif

@@ -112,7 +112,7 @@ check "--libs: -L\$PREFIX/lib -lbenchguard and nothing the shared library brings
 check "--cflags: -I\$PREFIX/include" sh -c "echo ' $cflags ' | grep -qF -- ' -I$P/include '"
 slibs=$(pkg-config --static --libs benchguard)
 miss=
-for l in -lbenchguard -lgit2 -lsqlite3 -lgsl -ljson-c -lcrypto -lxml2 -ldl -lm; do
+for l in -lbenchguard -lgit2 -lsqlite3 -lgsl -ljson-c -lcrypto -ldl -lm; do
 	[[ " $slibs " == *" $l "* ]] || miss="$miss $l"
 done
 check "--static --libs: libbenchguard and every library it links${miss:+ (missing:$miss)}" test -z "$miss"

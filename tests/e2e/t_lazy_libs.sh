@@ -1,15 +1,18 @@
-# t_lazy_libs.sh -- libpq and libcurl are loaded when they are needed, not
-# linked, so that a run that never opens a PostgreSQL database nor sends an
-# alert never maps them and the dozens of libraries they bring:
+# t_lazy_libs.sh -- libpq, libcurl and libxml2 are loaded when they are
+# needed, not linked, so that a run that never opens a PostgreSQL database,
+# sends an alert or reads or writes XML never maps them and the dozens of
+# libraries they bring:
 #   - neither benchguard nor libbenchguard.so has them in its NEEDED list;
 #   - `--version`, `--help` and a SQLite store leave them unmapped (the
 #     loader's LD_DEBUG=files log), while a postgresql:// database maps
-#     libpq and `alert test` libcurl (so the log is read right);
-#   - a library that cannot be loaded (a bogus libpq.so.5 or libcurl.so.4
-#     first in LD_LIBRARY_PATH), or one without a function benchguard
-#     calls, is an error that names it, exit 3, never a crash;
-#   - the sonames in lib/store_pg.c and lib/alert.c are those of the
-#     libpq.so and libcurl.so the headers were installed with.
+#     libpq, `alert test` libcurl and a Catch2 import libxml2 (so the log is
+#     read right);
+#   - a library that cannot be loaded (a bogus libpq.so.5, libcurl.so.4 or
+#     libxml2.so.2 first in LD_LIBRARY_PATH), or one without a function
+#     benchguard calls, is an error that names it, exit 3, never a crash;
+#   - the sonames in lib/store_pg.c, lib/alert.c and lib/xml.c are those of
+#     the libpq.so, libcurl.so and libxml2.so the headers were installed
+#     with.
 . "$(dirname "$0")/lib.sh"
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
 
@@ -18,8 +21,9 @@ ver=$(sed -n 's/^#define BG_VERSION "\(.*\)"$/\1/p' "$BG_ROOT/lib/benchguard.h")
 so="$build/libbenchguard.so.$ver"
 PQ_SONAME=$(sed -n 's/^#define PG_SONAME "\(.*\)"$/\1/p' "$BG_ROOT/lib/store_pg.c")
 CURL_SONAME=$(sed -n 's/^#define ALERT_CURL_SONAME "\(.*\)"$/\1/p' "$BG_ROOT/lib/alert.c")
-check "the sources name the sonames (${PQ_SONAME:-none}, ${CURL_SONAME:-none})" \
-	test "$PQ_SONAME" = libpq.so.5 -a "$CURL_SONAME" = libcurl.so.4
+XML_SONAME=$(sed -n 's/^#define XML_SONAME "\(.*\)"$/\1/p' "$BG_ROOT/lib/xml.c")
+check "the sources name the sonames (${PQ_SONAME:-none}, ${CURL_SONAME:-none}, ${XML_SONAME:-none})" \
+	test "$PQ_SONAME" = libpq.so.5 -a "$CURL_SONAME" = libcurl.so.4 -a "$XML_SONAME" = libxml2.so.2
 
 # ------------------------------------------------------------ not linked
 # needed FILE: the sonames FILE's dynamic section asks the loader for.
@@ -28,8 +32,8 @@ for f in "$BG" "$so"; do
 	n=$(needed "$f")
 	check "$(basename "$f") needs libgit2 and libsqlite3 (readelf -d reads it)" \
 		sh -c "echo '$n' | grep -q '^libgit2' && echo '$n' | grep -q '^libsqlite3'"
-	bad=$(echo "$n" | grep -E '^lib(pq|curl)' | xargs)
-	check "$(basename "$f") needs neither libpq nor libcurl${bad:+ (it needs $bad)}" test -z "$bad"
+	bad=$(echo "$n" | grep -E '^lib(pq|curl|xml2)' | xargs)
+	check "$(basename "$f") needs neither libpq, libcurl nor libxml2${bad:+ (it needs $bad)}" test -z "$bad"
 done
 
 # ------------------------------------------- mapped only when needed
@@ -58,8 +62,8 @@ rm -f "$T"/ld.*
 echo "# figure: benchguard --version maps $libs shared libraries"
 for args in "--version" "--help" "--db $T/lite.db db info"; do
 	# shellcheck disable=SC2086
-	m=$(maps 'lib(pq|curl)\.' "$BG" $args)
-	check "benchguard $args maps neither libpq nor libcurl${m:+ (it maps $m)}" test -z "$m"
+	m=$(maps 'lib(pq|curl|xml2)\.' "$BG" $args)
+	check "benchguard $args maps neither libpq, libcurl nor libxml2${m:+ (it maps $m)}" test -z "$m"
 done
 # Nothing listens there: each fails as it would have with the library linked
 # (exit 3), not at the exit that follows (a sanitizer's scan, handlers).
@@ -71,13 +75,18 @@ m=$(maps 'libcurl\.' "$BG" --config "$T/cfg.json" alert test)
 check "alert test maps libcurl (${m:-nothing})" test -n "$m"
 check "... and no receiver there: exit 3 ($(cat "$T/maps.rc")), \"Couldn't connect\"" \
 	sh -c "test \"\$(cat '$T/maps.rc')\" = 3 && grep -q \"Couldn't connect\" '$T/maps.err' '$T/maps.out' 2>/dev/null"
+C2="$BG_ROOT/tests/fixtures/formats/catch2/v3.xml"
+m=$(maps 'libxml2\.' "$BG" --db "$T/lite.db" import "$C2" --format catch2)
+check "import --format catch2 maps libxml2 (${m:-nothing}) and stores (exit $(cat "$T/maps.rc"))" \
+	sh -c "test -n '$m' && test \"\$(cat '$T/maps.rc')\" = 0"
 
 # ------------------------------------ a library that cannot be used
 mkdir -p "$T/bogus" "$T/empty"
 echo 'not a shared library' >"$T/bogus/libpq.so.5"
 echo 'not a shared library' >"$T/bogus/libcurl.so.4"
+echo 'not a shared library' >"$T/bogus/libxml2.so.2"
 # Real shared libraries with the sonames, and none of the functions.
-for l in libpq.so.5 libcurl.so.4; do
+for l in libpq.so.5 libcurl.so.4 libxml2.so.2; do
 	echo 'int bg_lazy_libs_test;' | cc -shared -fPIC -Wl,-soname,$l -o "$T/empty/$l" -x c - ||
 		not_ok "building an empty $l"
 done
@@ -95,6 +104,12 @@ check "a bogus libcurl.so.4: alert test exits 3, \"cannot load libcurl.so.4 (...
 LD_LIBRARY_PATH="$T/empty" expect_rc 3 "$BG" --config "$T/cfg.json" alert test
 check "a libcurl.so.4 without curl_easy_cleanup: exit 3, says which function it lacks" \
 	grep -qE "cannot use libcurl.so.4 \(the HTTP client library alerts are sent with\): .*undefined symbol: curl_" "$T/err"
+LD_LIBRARY_PATH="$T/bogus" expect_rc 3 "$BG" --db "$T/lite.db" import "$C2" --format catch2
+check "a bogus libxml2.so.2: import --format catch2 exits 3, \"cannot load libxml2.so.2 (the XML library): <the loader's words>\"" \
+	grep -qF "cannot load libxml2.so.2 (the XML library): $T/bogus/libxml2.so.2: " "$T/err"
+LD_LIBRARY_PATH="$T/empty" expect_rc 3 "$BG" --db "$T/lite.db" import "$C2" --format catch2
+check "a libxml2.so.2 without xmlBufferContent: exit 3, says which function it lacks" \
+	grep -qE "cannot use libxml2.so.2 \(the XML library\): .*undefined symbol: xml" "$T/err"
 # An outbox with nothing pending: nothing to send, no libcurl to load.
 if LD_LIBRARY_PATH="$T/bogus" expect_rc 0 "$BG" --db "$T/lite.db" --config "$T/cfg.json" \
 	alert flush && ! grep -q libcurl "$T/err"; then
@@ -104,16 +119,16 @@ else
 fi
 
 # ------------------------------------ the sonames of the headers' libraries
-for p in "libpq $PQ_SONAME" "libcurl $CURL_SONAME"; do
-	read -r lib soname <<<"$p"
-	set -- "$lib" "$soname"
-	dir=$(pkg-config --variable=libdir "$1" 2>/dev/null)
-	if [ -z "$dir" ] || [ ! -e "$dir/$1.so" ]; then
-		skip "$1.so's soname" "no $1.so (pkg-config --variable=libdir $1: ${dir:-none})"
+# PACKAGE FILE SONAME: pkg-config's name, the library's file name.
+for p in "libpq libpq $PQ_SONAME" "libcurl libcurl $CURL_SONAME" "libxml-2.0 libxml2 $XML_SONAME"; do
+	read -r pkg lib soname <<<"$p"
+	dir=$(pkg-config --variable=libdir "$pkg" 2>/dev/null)
+	if [ -z "$dir" ] || [ ! -e "$dir/$lib.so" ]; then
+		skip "$lib.so's soname" "no $lib.so (pkg-config --variable=libdir $pkg: ${dir:-none})"
 		continue
 	fi
-	got=$(readelf -d "$dir/$1.so" | sed -n 's/.*(SONAME).*\[\(.*\)\].*/\1/p')
-	check "$dir/$1.so, the headers' library, has the soname benchguard loads ($got = $2)" \
-		test "$got" = "$2"
+	got=$(readelf -d "$dir/$lib.so" | sed -n 's/.*(SONAME).*\[\(.*\)\].*/\1/p')
+	check "$dir/$lib.so, the headers' library, has the soname benchguard loads ($got = $soname)" \
+		test "$got" = "$soname"
 done
 finish

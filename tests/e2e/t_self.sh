@@ -51,7 +51,8 @@ check "run: the project's own suite builds and measures (exit 0)" \
 	expect_rc 0 "$BG" --db "$DB" -q run
 "$BG" --db "$DB" --json check >"$T/check.json" 2>"$T/check.err"
 rc=$?
-check "check gives a verdict (exit $rc: 0 or 1)" test "$rc" -le 1
+check "check gives a verdict (exit $rc: 0 or 1)" \
+	bash -c "[ $rc -le 1 ] || { sed 's/^/# check: /' '$T/check.err'; exit 1; }"
 check "... for every series of the suite, each against at least $min_runs baseline runs" \
 	python3 - "$T/check.json" "$min_runs" <<'P'
 import json, sys
