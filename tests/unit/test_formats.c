@@ -80,6 +80,38 @@ static void assert_untouched(const bg_results *r)
 	assert_int_equal(bg_results_series(r, 0)->n, 1);
 }
 
+/* A malformed input: a fixture under formats/ or a text ("out.txt"), and
+ * the one message it must be refused with. */
+typedef struct {
+	const char *file, *text, *message;
+} bad_case;
+
+/*
+ * Each case is refused with BG_EINPUT and exactly its message, and leaves
+ * what the results held alone.  A fixture is parsed under the benchmark
+ * name file_bench, a text under text_bench (NULL: none).
+ */
+static void assert_refusals(bg_format format, const char *file_bench, const char *text_bench,
+                            const bad_case *cases, size_t n)
+{
+	bg_ctx *ctx = NULL;
+	bg_results *r = prefilled();
+	size_t i;
+
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	for (i = 0; i < n; i++) {
+		int rc = cases[i].file ? parse_fixture(ctx, format, cases[i].file, file_bench, r)
+		                       : parse_str(ctx, format, text_bench, cases[i].text, r);
+
+		if (rc != BG_EINPUT || strcmp(bg_ctx_error(ctx), cases[i].message) != 0)
+			fail_msg("case %zu: rc %d, \"%s\"; want \"%s\"", i, rc, bg_ctx_error(ctx),
+			         cases[i].message);
+		assert_untouched(r);
+	}
+	bg_results_free(r);
+	bg_ctx_free(ctx);
+}
+
 static double unit_scale(const char *unit)
 {
 	if (!strcmp(unit, "ns"))
@@ -1180,9 +1212,7 @@ static void test_hyperfine_real(void **state)
 
 static void test_hyperfine_bad(void **state)
 {
-	static const struct {
-		const char *file, *text, *message;
-	} cases[] = {
+	static const bad_case cases[] = {
 		{ "hyperfine/failed.json", NULL,
 		  "hyperfine/failed.json: results[0] (\"false\"): run 1 of 3 exited with code 1; "
 		  "benchguard stores no times of failed runs" },
@@ -1221,24 +1251,8 @@ static void test_hyperfine_bad(void **state)
 		{ NULL, "{\"results\": [{\"command\": \"x\", \"times\": [1]}]}\n{\"results\": [",
 		  "out.txt:2: JSON ends too early" },
 	};
-	bg_ctx *ctx = NULL;
-	bg_results *r = prefilled();
-	size_t i;
-
 	(void)state;
-	assert_int_equal(bg_ctx_new(&ctx), 0);
-	for (i = 0; i < BG_ARRAY_SIZE(cases); i++) {
-		int rc = cases[i].file
-		                 ? parse_fixture(ctx, BG_FORMAT_HYPERFINE, cases[i].file, "hf", r)
-		                 : parse_str(ctx, BG_FORMAT_HYPERFINE, "hf", cases[i].text, r);
-
-		if (rc != BG_EINPUT || strcmp(bg_ctx_error(ctx), cases[i].message) != 0)
-			fail_msg("case %zu: rc %d, \"%s\"; want \"%s\"", i, rc, bg_ctx_error(ctx),
-			         cases[i].message);
-		assert_untouched(r);
-	}
-	bg_results_free(r);
-	bg_ctx_free(ctx);
+	assert_refusals(BG_FORMAT_HYPERFINE, "hf", "hf", cases, BG_ARRAY_SIZE(cases));
 }
 
 /* ------------------------------------------------------------------ go */
@@ -1325,9 +1339,7 @@ static void test_go_cpu_and_verbose(void **state)
 
 static void test_go_bad(void **state)
 {
-	static const struct {
-		const char *file, *text, *message;
-	} cases[] = {
+	static const bad_case cases[] = {
 		{ "go/go-fail.txt", NULL,
 		  "go/go-fail.txt:6: go/BenchmarkFail failed; benchguard stores no results of a "
 		  "run with a failed benchmark" },
@@ -1357,23 +1369,8 @@ static void test_go_bad(void **state)
 		  "out.txt:4: \"BenchmarkX\" ran in package \"b\" and in \"a\" (line 2); "
 		  "benchguard keeps one series per name: benchmark one package at a time" },
 	};
-	bg_ctx *ctx = NULL;
-	bg_results *r = prefilled();
-	size_t i;
-
 	(void)state;
-	assert_int_equal(bg_ctx_new(&ctx), 0);
-	for (i = 0; i < BG_ARRAY_SIZE(cases); i++) {
-		int rc = cases[i].file ? parse_fixture(ctx, BG_FORMAT_GO, cases[i].file, "go", r)
-		                       : parse_str(ctx, BG_FORMAT_GO, NULL, cases[i].text, r);
-
-		if (rc != BG_EINPUT || strcmp(bg_ctx_error(ctx), cases[i].message) != 0)
-			fail_msg("case %zu: rc %d, \"%s\"; want \"%s\"", i, rc, bg_ctx_error(ctx),
-			         cases[i].message);
-		assert_untouched(r);
-	}
-	bg_results_free(r);
-	bg_ctx_free(ctx);
+	assert_refusals(BG_FORMAT_GO, "go", NULL, cases, BG_ARRAY_SIZE(cases));
 }
 
 /* -------------------------------------------------------------- catch2 */
@@ -1447,9 +1444,7 @@ static void test_catch2_real(void **state)
 
 static void test_catch2_bad(void **state)
 {
-	static const struct {
-		const char *file, *text, *message;
-	} cases[] = {
+	static const bad_case cases[] = {
 		{ "catch2/v2-fail.xml", NULL,
 		  "catch2/v2-fail.xml:11: TestCase \"fails after its benchmark\": failed after its "
 		  "benchmarks ran: REQUIRE \"1 + 1 == 3\", expanded \"2 == 3\"; benchguard stores "
@@ -1523,24 +1518,8 @@ static void test_catch2_bad(void **state)
 		  "name in this place (a BENCHMARK outside the SECTIONs of its test case runs once "
 		  "per section)" },
 	};
-	bg_ctx *ctx = NULL;
-	bg_results *r = prefilled();
-	size_t i;
-
 	(void)state;
-	assert_int_equal(bg_ctx_new(&ctx), 0);
-	for (i = 0; i < BG_ARRAY_SIZE(cases); i++) {
-		int rc = cases[i].file
-		                 ? parse_fixture(ctx, BG_FORMAT_CATCH2, cases[i].file, "c2", r)
-		                 : parse_str(ctx, BG_FORMAT_CATCH2, NULL, cases[i].text, r);
-
-		if (rc != BG_EINPUT || strcmp(bg_ctx_error(ctx), cases[i].message) != 0)
-			fail_msg("case %zu: rc %d, \"%s\"; want \"%s\"", i, rc, bg_ctx_error(ctx),
-			         cases[i].message);
-		assert_untouched(r);
-	}
-	bg_results_free(r);
-	bg_ctx_free(ctx);
+	assert_refusals(BG_FORMAT_CATCH2, "c2", NULL, cases, BG_ARRAY_SIZE(cases));
 }
 
 /* Deeper than libxml2 lets a document go, and deeper than Catch2 nests. */
@@ -1897,9 +1876,7 @@ static void test_perfstat_lines(void **state)
 
 static void test_perfstat_bad(void **state)
 {
-	static const struct {
-		const char *file, *text, *message;
-	} cases[] = {
+	static const bad_case cases[] = {
 		{ "perfstat/interval.csv", NULL,
 		  "perfstat/interval.csv:3: interval output (perf stat -I): its counts are slices "
 		  "of one run, not samples of the command; run perf stat without -I" },
@@ -1959,20 +1936,10 @@ static void test_perfstat_bad(void **state)
 	};
 	bg_ctx *ctx = NULL;
 	bg_results *r = prefilled();
-	size_t i;
 
 	(void)state;
+	assert_refusals(BG_FORMAT_PERFSTAT, "perf", "perf", cases, BG_ARRAY_SIZE(cases));
 	assert_int_equal(bg_ctx_new(&ctx), 0);
-	for (i = 0; i < BG_ARRAY_SIZE(cases); i++) {
-		int rc = cases[i].file
-		                 ? parse_fixture(ctx, BG_FORMAT_PERFSTAT, cases[i].file, "perf", r)
-		                 : parse_str(ctx, BG_FORMAT_PERFSTAT, "perf", cases[i].text, r);
-
-		if (rc != BG_EINPUT || strcmp(bg_ctx_error(ctx), cases[i].message) != 0)
-			fail_msg("case %zu: rc %d, \"%s\"; want \"%s\"", i, rc, bg_ctx_error(ctx),
-			         cases[i].message);
-		assert_untouched(r);
-	}
 
 	/* A line longer than any perf writes, and no benchmark name. */
 	{
