@@ -474,6 +474,17 @@ static void junit_property(bg_xml__writer *w, const char *name, const char *valu
 	bg_xml__end(w);
 }
 
+/* <failure> or <error>: its message and type, the details as its text. */
+static void junit_outcome(bg_xml__writer *w, const char *element, const char *message,
+                          const char *type, const char *text)
+{
+	bg_xml__start(w, element);
+	bg_xml__attr(w, "message", message);
+	bg_xml__attr(w, "type", type);
+	bg_xml__text(w, text);
+	bg_xml__end(w);
+}
+
 /* One <testcase>: what its outcome element says comes first, for the
  * dashboards that show the first line. */
 static int junit_case(bg_xml__writer *w, const bg_check_result *res, const bg_verdict_row *r)
@@ -490,20 +501,12 @@ static int junit_case(bg_xml__writer *w, const bg_check_result *res, const bg_ve
 	switch (r->verdict) {
 	case BG_VERDICT_REGRESSION:
 		e |= junit_message(&msg, res, r) < 0;
-		bg_xml__start(w, "failure");
-		bg_xml__attr(w, "message", msg.ptr);
-		bg_xml__attr(w, "type", "regression");
-		bg_xml__text(w, text.ptr);
-		bg_xml__end(w);
+		junit_outcome(w, "failure", msg.ptr, "regression", text.ptr);
 		break;
 	case BG_VERDICT_FAILED:
 		/* The benchmark did not run: an error, as exit 3 is not exit 1. */
 		e |= bg_buf_printf(&msg, "failed: %s", r->message ? r->message : "did not run") < 0;
-		bg_xml__start(w, "error");
-		bg_xml__attr(w, "message", msg.ptr);
-		bg_xml__attr(w, "type", "failed");
-		bg_xml__text(w, text.ptr);
-		bg_xml__end(w);
+		junit_outcome(w, "error", msg.ptr, "failed", text.ptr);
 		break;
 	case BG_VERDICT_NO_BASELINE:
 	case BG_VERDICT_SKIPPED:
