@@ -703,21 +703,22 @@ static int pids_has(const pid_list *l, pid_t pid)
 	return 0;
 }
 
-/* Adds the numbers of a /proc "children" file; 1 when it cannot be opened. */
-static int read_pids(const char *path, pid_list *l)
+/* Adds the numbers of an open /proc "children" file, read from its start
+ * (the kernel lists the children again at offset 0). */
+static int read_pids_fd(int fd, pid_list *l)
 {
 	char buf[4096];
 	long v = -1;
+	off_t at = 0;
 	ssize_t n, i;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+	int rc = 0;
 
-	if (fd < 0)
-		return 1;
-	while (rc == 0 && (n = read(fd, buf, sizeof(buf))) != 0) {
+	while (rc == 0 && (n = pread(fd, buf, sizeof(buf), at)) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			break;
+		at += n;
 		for (i = 0; i < n && rc == 0; i++) {
 			if (buf[i] >= '0' && buf[i] <= '9' && v < 100000000)
 				v = (v < 0 ? 0 : v * 10) + (buf[i] - '0');
@@ -729,8 +730,48 @@ static int read_pids(const char *path, pid_list *l)
 	}
 	if (rc == 0 && v >= 0)
 		rc = pids_add(l, (pid_t)v);
+	return rc;
+}
+
+/* The same by path; 1 when it cannot be opened. */
+static int read_pids(const char *path, pid_list *l)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+
+	if (fd < 0)
+		return 1;
+	rc = read_pids_fd(fd, l);
 	close(fd);
 	return rc;
+}
+
+/*
+ * /proc/self/task and this thread's children file, held open across the
+ * executions of a benchmark: looking the paths up twice per execution
+ * cost more than reading them.  -1: not open (then the paths are used).
+ */
+typedef struct {
+	int task_fd, children_fd;
+	pid_t tid; /* the thread children_fd lists */
+} proc_view;
+
+static void proc_view_open(proc_view *pv)
+{
+	char path[64];
+
+	pv->tid = gettid();
+	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)pv->tid);
+	pv->task_fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	pv->children_fd = open(path, O_RDONLY | O_CLOEXEC);
+}
+
+static void proc_view_close(proc_view *pv)
+{
+	if (pv->task_fd >= 0)
+		close(pv->task_fd);
+	if (pv->children_fd >= 0)
+		close(pv->children_fd);
+	pv->task_fd = pv->children_fd = -1;
 }
 
 /* State, parent and process group of pid from /proc/<pid>/stat; -1: gone. */
@@ -784,7 +825,7 @@ static int scan_children(pid_list *l)
  * took it), and how many threads it has.  0; BG_ENOMEM; BG_ERROR when /proc
  * cannot tell.
  */
-static int list_children(pid_list *l, int *threads)
+static int list_children(const proc_view *pv, pid_list *l, int *threads)
 {
 	char path[64];
 	struct dirent *e;
@@ -796,6 +837,12 @@ static int list_children(pid_list *l, int *threads)
 	l->n = 0;
 	/* One thread (a task folder's link count is 2 + its threads): its
 	 * children file alone, without the walk, twice per execution. */
+	if (pv && pv->task_fd >= 0 && pv->children_fd >= 0 && pv->tid == self &&
+	    fstat(pv->task_fd, &st) == 0 && st.st_nlink == 3) {
+		if (threads)
+			*threads = 1;
+		return read_pids_fd(pv->children_fd, l);
+	}
 	if (stat("/proc/self/task", &st) == 0 && st.st_nlink == 3) {
 		snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)self);
 		if ((rc = read_pids(path, l)) != 1) {
@@ -874,8 +921,8 @@ static int has_id(pid_t pid, const char *id)
  * group id from being reused.  *killed counts the live processes outside
  * its group (the group is killed anyway, as the README says).
  */
-static int reap_leftovers(bg_ctx *ctx, pid_t child, const pid_list *before, int exclusive,
-                          const char *id, int *killed)
+static int reap_leftovers(bg_ctx *ctx, const proc_view *pv, pid_t child, const pid_list *before,
+                          int exclusive, const char *id, int *killed)
 {
 	pid_list now = { 0 }, ours = { 0 }, groups = { 0 };
 	pid_t self = getpid(), own_group = getpgrp();
@@ -883,7 +930,7 @@ static int reap_leftovers(bg_ctx *ctx, pid_t child, const pid_list *before, int 
 	size_t i;
 
 	for (round = 0; round < MAX_REAP_ROUNDS && error == 0; round++) {
-		if (list_children(&now, NULL) < 0)
+		if (list_children(pv, &now, NULL) < 0)
 			break;
 		ours.n = 0;
 		for (i = 0; i < now.n && error == 0; i++) {
@@ -938,6 +985,7 @@ typedef struct {
 	const char *const *wrap; /* words run before the command: valgrind ... */
 	bg_counters *counters;   /* opened on the command, read once it is gone */
 	double *values;          /* the counters' values, bg_counters__count() of them */
+	const proc_view *proc;   /* /proc held open by the caller, or NULL */
 } exec_extra;
 
 static int exec_run(bg_ctx *ctx, const char *command, const bg_exec_opts *opts,
@@ -1011,7 +1059,7 @@ static int exec_run(bg_ctx *ctx, const char *command, const bg_exec_opts *opts,
 	reaping = 1;
 	if (!build_env(opts->env, id, &env_owned))
 		goto oom;
-	rc = list_children(&before, &threads);
+	rc = list_children(x ? x->proc : NULL, &before, &threads);
 	if (rc == BG_ENOMEM)
 		goto oom;
 	proc_ok = rc == 0;
@@ -1066,7 +1114,7 @@ static int exec_run(bg_ctx *ctx, const char *command, const bg_exec_opts *opts,
 	killpg(pid, SIGKILL);
 	wait_exited(pid);
 	if (proc_ok)
-		error = reap_leftovers(ctx, pid, &before, exclusive, id, killed);
+		error = reap_leftovers(ctx, x ? x->proc : NULL, pid, &before, exclusive, id, killed);
 	reaper_leave();
 	reaping = 0;
 	memset(&ru, 0, sizeof(ru));
@@ -1540,7 +1588,7 @@ static int simulate_pass(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_op
 	char *dirp = NULL, **wrap = NULL;
 	bg_exec_opts eo = { NULL, 0.0, 0, 0, env, NULL };
 	bg_exec_result r = { 0 };
-	exec_extra x = { NULL, NULL, NULL };
+	exec_extra x = { NULL, NULL, NULL, NULL };
 	bg_sim_counts c;
 	bg_buf b = BG_BUF_INIT;
 	int error, killed = 0;
@@ -1638,9 +1686,11 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 	bg_buf name = BG_BUF_INIT;
 	bg_exec_result r = { 0 };
 	chosen_instruments ch;
-	exec_extra x = { NULL, NULL, NULL };
+	proc_view pv = { -1, -1, 0 };
+	exec_extra x = { NULL, NULL, NULL, &pv };
 	long *rss = NULL, floor_kib = 0;
-	int samples, warmup, total, done, error = 0, nrss = 0, killed, left = 0, clock;
+	int samples, warmup, total, done, error = 0, nrss = 0, killed, left = 0, clock,
+	    reaping = 0;
 	size_t i, first;
 	double timeout, values[16];
 
@@ -1705,6 +1755,13 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 		floor_kib = own_peak_kib();
 	}
 
+	/* A subreaper for the whole benchmark, so that its executions do not
+	 * each switch it on and off; and /proc held open for them. */
+	if (total > 0) {
+		(void)reaper_enter();
+		reaping = 1;
+		proc_view_open(&pv);
+	}
 	for (done = 0; done < total; done++) {
 		if (ch.counters)
 			env[4] = bg_counters__env(ch.counters);
@@ -1786,6 +1843,9 @@ cleanup:
 		       "bench \"%s\": killed %d process%s it left running (a daemon?)", bench->name,
 		       left, left == 1 ? "" : "es");
 	bg_exec_result_clear(&r);
+	proc_view_close(&pv);
+	if (reaping)
+		reaper_leave();
 	bg_counters__free(ch.counters);
 	free(rss);
 	free(env_name);
