@@ -748,7 +748,8 @@ static int read_pids(const char *path, pid_list *l)
 /*
  * /proc/self/task and this thread's children file, held open across the
  * executions of a benchmark: looking the paths up twice per execution
- * cost more than reading them.  -1: not open (then the paths are used).
+ * cost more than reading them.  -1: not open (then the task folder is
+ * walked).
  */
 typedef struct {
 	int task_fd, children_fd;
@@ -837,20 +838,11 @@ static int list_children(const proc_view *pv, pid_list *l, int *threads)
 	l->n = 0;
 	/* One thread (a task folder's link count is 2 + its threads): its
 	 * children file alone, without the walk, twice per execution. */
-	if (pv && pv->task_fd >= 0 && pv->children_fd >= 0 && pv->tid == self &&
+	if (pv->task_fd >= 0 && pv->children_fd >= 0 && pv->tid == self &&
 	    fstat(pv->task_fd, &st) == 0 && st.st_nlink == 3) {
 		if (threads)
 			*threads = 1;
 		return read_pids_fd(pv->children_fd, l);
-	}
-	if (stat("/proc/self/task", &st) == 0 && st.st_nlink == 3) {
-		snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)self);
-		if ((rc = read_pids(path, l)) != 1) {
-			if (threads)
-				*threads = 1;
-			return rc;
-		}
-		rc = 0;
 	}
 	d = opendir("/proc/self/task");
 	if (!d)
@@ -985,7 +977,7 @@ typedef struct {
 	const char *const *wrap; /* words run before the command: valgrind ... */
 	bg_counters *counters;   /* opened on the command, read once it is gone */
 	double *values;          /* the counters' values, bg_counters__count() of them */
-	const proc_view *proc;   /* /proc held open by the caller, or NULL */
+	const proc_view *proc;   /* /proc held open by the caller; NULL: opened per execution */
 } exec_extra;
 
 static int exec_run(bg_ctx *ctx, const char *command, const bg_exec_opts *opts,
@@ -1003,6 +995,8 @@ static int exec_run(bg_ctx *ctx, const char *command, const bg_exec_opts *opts,
 	struct rusage ru;
 	exec_io *io = NULL;
 	pid_list before = { 0 };
+	proc_view own = { -1, -1, 0 };
+	const proc_view *pv = x && x->proc ? x->proc : &own;
 	double start, deadline;
 	pid_t pid = -1;
 	int cancelled;
@@ -1059,7 +1053,10 @@ static int exec_run(bg_ctx *ctx, const char *command, const bg_exec_opts *opts,
 	reaping = 1;
 	if (!build_env(opts->env, id, &env_owned))
 		goto oom;
-	rc = list_children(x ? x->proc : NULL, &before, &threads);
+	/* A single execution (bg_exec) opens /proc for itself. */
+	if (pv == &own)
+		proc_view_open(&own);
+	rc = list_children(pv, &before, &threads);
 	if (rc == BG_ENOMEM)
 		goto oom;
 	proc_ok = rc == 0;
@@ -1114,7 +1111,7 @@ static int exec_run(bg_ctx *ctx, const char *command, const bg_exec_opts *opts,
 	killpg(pid, SIGKILL);
 	wait_exited(pid);
 	if (proc_ok)
-		error = reap_leftovers(ctx, x ? x->proc : NULL, pid, &before, exclusive, id, killed);
+		error = reap_leftovers(ctx, pv, pid, &before, exclusive, id, killed);
 	reaper_leave();
 	reaping = 0;
 	memset(&ru, 0, sizeof(ru));
@@ -1187,6 +1184,7 @@ oom:
 cleanup:
 	if (reaping)
 		reaper_leave();
+	proc_view_close(&own);
 	if (x && x->counters)
 		bg_counters__done(x->counters);
 	if (error < 0)
