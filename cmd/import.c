@@ -61,7 +61,7 @@ int cmd_import(cli_state *st, int argc, char **argv)
 	const cli_command *self = cli_find_command("import");
 	const char *format = NULL, *rev = NULL, *machine = NULL, *name = NULL, *file = NULL;
 	const char **tags = NULL;
-	char *data = NULL, *bench = NULL, *dir = NULL;
+	char *data = NULL, *bench = NULL, *dir = NULL, formats[128];
 	size_t len = 0, ntags = 0, i, nsamples = 0, nskipped = 0;
 	bg_format fmt;
 	bg_results *res = NULL;
@@ -107,18 +107,13 @@ int cmd_import(cli_state *st, int argc, char **argv)
 	}
 	file = argv[optind];
 	if (!format) {
-		rc = cli_usage_error(
-		        st,
-		        "import needs --format "
-		        "lines|gbench|nvbench|hyperfine|go|pytest|catch2|perfstat");
+		rc = cli_usage_error(st, "import needs --format, one of %s",
+		                     bg_format__list(BG_FORMAT_LINES, formats, sizeof(formats)));
 		goto cleanup;
 	}
 	if (bg_format_from_name(format, &fmt) < 0 || fmt == BG_FORMAT_TIME) {
-		rc = cli_usage_error(st,
-		                     "--format: unknown input format \"%s\" (expected lines, "
-		                     "gbench, nvbench, hyperfine, go, pytest, catch2 or "
-		                     "perfstat)",
-		                     format);
+		rc = cli_usage_error(st, "--format: unknown input format \"%s\" (expected %s)", format,
+		                     bg_format__list(BG_FORMAT_LINES, formats, sizeof(formats)));
 		goto cleanup;
 	}
 	if (name)

@@ -1442,25 +1442,6 @@ static int load_defaults(struct loader *ld, const struct pos *root, json_object 
 	return read_run_settings(ld, p, o, path, d);
 }
 
-/* "time, lines, gbench, ..., pytest, catch2 or perfstat": the formats units.c knows. */
-static void format_list(char *buf, size_t n)
-{
-	const char *names[10];
-	size_t count = 0, i, o = 0;
-	bg_format f, tmp;
-
-	for (f = BG_FORMAT_TIME; f <= BG_FORMAT_PERFSTAT && count < BG_ARRAY_SIZE(names); f++)
-		if (bg_format_from_name(bg_format_name(f), &tmp) == 0)
-			names[count++] = bg_format_name(f);
-	buf[0] = '\0';
-	for (i = 0; i < count && o < n; i++)
-		o += (size_t)snprintf(buf + o, n - o, "%s%s",
-		                      i == 0           ? ""
-		                      : i + 1 == count ? " or "
-		                                       : ", ",
-		                      names[i]);
-}
-
 /*
  * A benchmark's "metrics": per metric, a direction (bg_benchmark.metrics,
  * only the metrics that have one) and a min_change (into
@@ -1556,7 +1537,7 @@ static int load_benchmark(struct loader *ld, const struct pos *p, json_object *o
 	struct run_defaults own = *d;
 	const struct pos *kp;
 	json_object *v;
-	char kpath[PATH_SIZE], q[96], qn[320], formats[96];
+	char kpath[PATH_SIZE], q[96], qn[320], formats[128];
 	const char *s, *c, *why;
 	int err;
 
@@ -1591,7 +1572,7 @@ static int load_benchmark(struct loader *ld, const struct pos *p, json_object *o
 		if ((err = read_string(ld, kp, kpath, v, &s)) < 0)
 			return err;
 		if (bg_format_from_name(s, &b->format) < 0) {
-			format_list(formats, sizeof(formats));
+			bg_format__list(BG_FORMAT_TIME, formats, sizeof(formats));
 			return failp(ld, kp->line, kpath, "unknown format %s (expected %s)",
 			             quote(q, sizeof(q), s), formats);
 		}

@@ -83,6 +83,10 @@ const char *bg_text__quote_n(char *buf, size_t size, const char *s, size_t n);
 struct json_object;
 const char *bg_text__json(struct json_object *o, int flags);
 
+/* "lines, gbench, ... or perfstat": the names of the formats from `first`
+ * on, for a message (lib/units.c).  Returns buf. */
+const char *bg_format__list(bg_format first, char *buf, size_t size);
+
 /*
  * Bounds on input from outside (results, configs, baselines), so that no
  * file can make a parser recurse, allocate or read without end: JSON

@@ -101,6 +101,20 @@ const char *bg_format_name(bg_format format)
 	return (size_t)format < BG_ARRAY_SIZE(format_names) ? format_names[format] : "?";
 }
 
+const char *bg_format__list(bg_format first, char *buf, size_t size)
+{
+	size_t i, o = 0, last = BG_ARRAY_SIZE(format_names) - 1;
+
+	buf[0] = '\0';
+	for (i = (size_t)first; i <= last && o < size; i++)
+		o += (size_t)snprintf(buf + o, size - o, "%s%s",
+		                      i == (size_t)first ? ""
+		                      : i == last        ? " or "
+		                                         : ", ",
+		                      format_names[i]);
+	return buf;
+}
+
 /* The units of the counters and the simulation (lib/counters.c, runner.c),
  * and "events", perf stat's count of an event that has none of them. */
 static int is_count(const char *unit)
