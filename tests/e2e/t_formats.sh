@@ -151,7 +151,8 @@ check "the message names the JSON path of the bad value" grep -qF \
 check "an unknown --format lists the eight" bash -c "
 	\"$BG\" import \"$NV/good.json\" --format csv 2>&1 | grep -q 'expected lines, gbench, nvbench, hyperfine, go, pytest, catch2 or perfstat'"
 check "import without --format: exit 2, naming the eight" bash -c "
-	\"$BG\" import \"$NV/good.json\" 2>&1 | grep -q 'import needs --format, one of lines, gbench, nvbench, hyperfine, go, pytest, catch2 or perfstat'"
+	out=\$(\"$BG\" import \"$NV/good.json\" 2>&1); [ \$? = 2 ] &&
+	echo \"\$out\" | grep -q 'import needs --format, one of lines, gbench, nvbench, hyperfine, go, pytest, catch2 or perfstat'"
 
 # ----------------------------------------------------------------------- go
 GO="$FIX/formats/go"
