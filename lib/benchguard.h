@@ -469,16 +469,17 @@ void bg_results_drop_benchmark(bg_results *res, const char *benchmark);
 
 /*
  * Parses one program output (or file) in `format` and appends its samples
- * (and, for nvbench, a skipped outcome per skipped state; for perfstat, one
- * when no event was counted).  `benchmark` names the samples: for `lines`
- * every series goes under it, and for `perfstat` every event is a metric
- * of it (required for both); for `gbench`
- * each Google Benchmark name becomes "<benchmark>/<name>", for `nvbench`
- * each state "<benchmark>/<nvbench benchmark>/<state>" (without the prefix
- * when benchmark is NULL); for `hyperfine` see the README.  `source` names
- * the input in messages.  Unparsable input -> BG_EINPUT "<source>:<line>:
- * <what>" or "<source>: <JSON path>: <what>"; nothing is appended to `into`
- * then.
+ * (and a skipped outcome for what the tool skipped: nvbench's states, go's
+ * and Catch2's skipped benchmarks; for perfstat, when no event was
+ * counted).  `benchmark` names the samples: for `lines` every series goes
+ * under it, and for `perfstat` every event is a metric of it (required for
+ * both); for the others it is a prefix "<benchmark>/" (none when NULL) of
+ * the tool's own names: Google Benchmark's and go's benchmark names,
+ * nvbench's "<benchmark>/<state>", pytest's node id with "::" as "/",
+ * Catch2's "<test case>/<section>/.../<benchmark>"; for `hyperfine` see
+ * docs/configuration.md.  `source` names the input in messages.
+ * Unparsable input -> BG_EINPUT "<source>:<line>: <what>" or "<source>:
+ * <JSON path>: <what>"; nothing is appended to `into` then.
  */
 int bg_format_parse(bg_ctx *ctx, bg_format format, const char *source, const char *benchmark,
                     const char *data, size_t len, bg_results *into);
