@@ -2116,7 +2116,7 @@ typedef struct {
 	bg_results *out;
 	locale_t c_locale;
 	perf_event *ev;
-	size_t nev;
+	size_t nev, ev_cap;
 	bg_buf metric;
 	size_t nsamples, nmeans, nuncounted;
 	size_t mean_line;
@@ -2206,10 +2206,9 @@ static int perf_find_event(perf_state *st, size_t line, const char *e, size_t n,
 			                  st->benchmark, st->metric.ptr);
 	if (st->nev == PERF_EVENTS_MAX)
 		return perf_error(st, line, "more than %d different events", PERF_EVENTS_MAX);
-	if (!(grown = realloc(st->ev, (st->nev + 1) * sizeof(*st->ev))))
+	if (bg_grow((void **)&st->ev, &st->ev_cap, st->nev, sizeof(*st->ev)) < 0)
 		return bg_error_oom(st->ctx);
-	st->ev = grown;
-	grown += st->nev;
+	grown = st->ev + st->nev;
 	grown->event = strndup(e, n);
 	grown->metric = strdup(st->metric.ptr);
 	grown->len = n;
@@ -2340,7 +2339,7 @@ static int parse_perfstat(bg_ctx *ctx, const char *source, const char *benchmark
                           const char *data, size_t len, bg_results *out)
 {
 	perf_state st = {
-		ctx, source, benchmark, out, (locale_t)0, NULL, 0, BG_BUF_INIT, 0, 0, 0, 0
+		ctx, source, benchmark, out, (locale_t)0, NULL, 0, 0, BG_BUF_INIT, 0, 0, 0, 0
 	};
 	const char *p = data, *end = data + len;
 	size_t line = 0, i;
