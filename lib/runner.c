@@ -412,6 +412,8 @@ typedef struct {
 	const char *log_path, *cwd;
 	int out_fd, err_fd; /* the pipes' write ends; -1: /dev/null */
 	pid_t parent;
+	int null_fd;           /* /dev/null read-write; -1: the child opens it */
+	int status_fd;         /* /proc/self/status; -1: opened at each read */
 	bg_counters *counters; /* opened by the child on itself, or NULL */
 	int no_shell;          /* wrapped (valgrind ...): never run the command bare */
 	int one_thread;        /* this process has one thread: spawn reads the signals */
@@ -484,23 +486,34 @@ static int hex_digit(char c)
  * can change a disposition before the vfork child, which gets a copy of
  * the table, resets those few.  That costs about 3 us per execution where
  * resetting all 64 in the child costs 12 on a VM, and reading the file in
- * the child 13 (a new pid's /proc entries are made on first use).
+ * the child 13 (a new pid's /proc entries are made on first use).  `fd` is
+ * the file held open across a benchmark's executions (read again from its
+ * start: the kernel writes it anew at offset 0), or -1 to open it here.
  * 0, or -1 when /proc cannot tell (then: all of them).
  */
-static int nondefault_signals(uint64_t *mask)
+static int nondefault_signals(int fd, uint64_t *mask)
 {
 	static const char *const keys[2] = { "\nSigIgn:", "\nSigCgt:" };
 	char buf[4096];
 	uint64_t m = 0;
 	ssize_t n = 0, got;
-	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC), k;
+	int own = fd < 0, k;
 
-	if (fd < 0)
+	if (own && (fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC)) < 0)
 		return -1;
 	while (n < (ssize_t)sizeof(buf) - 1 &&
-	       (got = read(fd, buf + n, sizeof(buf) - 1 - (size_t)n)) > 0)
+	       (got = pread(fd, buf + n, sizeof(buf) - 1 - (size_t)n, n)) != 0) {
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			break;
 		n += got;
-	close(fd);
+		/* The kernel makes the whole text at once: a short read is its end. */
+		if ((size_t)got < sizeof(buf) - 1 - (size_t)(n - got))
+			break;
+	}
+	if (own)
+		close(fd);
 	buf[n] = '\0';
 	for (k = 0; k < 2; k++) {
 		const char *p = strstr(buf, keys[k]);
@@ -543,7 +556,8 @@ static _Noreturn void spawn_child(spawn_plan *sp)
 	for (sig = 1; sig < NSIG; sig++)
 		if (sig != SIGKILL && sig != SIGSTOP && (sig > 64 || (sp->reset >> (sig - 1) & 1)))
 			syscall(SYS_rt_sigaction, sig, dfl, NULL, (size_t)(NSIG - 1) / 8);
-	if (setpgid(0, 0) < 0 || open_at("/dev/null", O_RDWR, 0) < 0)
+	if (setpgid(0, 0) < 0 ||
+	    (sp->null_fd >= 0 ? move_fd(sp->null_fd, 0) : open_at("/dev/null", O_RDWR, 0)) < 0)
 		goto fail;
 	if (sp->log_path) {
 		if (open_at(sp->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 1) < 0 ||
@@ -607,7 +621,7 @@ static pid_t spawn(spawn_plan *sp)
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	if (!sp->one_thread || nondefault_signals(&sp->reset) < 0)
+	if (!sp->one_thread || nondefault_signals(sp->status_fd, &sp->reset) < 0)
 		sp->reset = ~(uint64_t)0;
 	sp->err = 0;
 	sp->failed = NULL;
@@ -704,7 +718,9 @@ static int pids_has(const pid_list *l, pid_t pid)
 }
 
 /* Adds the numbers of an open /proc "children" file, read from its start
- * (the kernel lists the children again at offset 0). */
+ * (the kernel lists the children again at offset 0).  A read that leaves
+ * room for more than one more "pid " is the last: the kernel fills what it
+ * is given, so the second read that would say so is saved. */
 static int read_pids_fd(int fd, pid_list *l)
 {
 	char buf[4096];
@@ -727,6 +743,8 @@ static int read_pids_fd(int fd, pid_list *l)
 				v = -1;
 			}
 		}
+		if (n < (ssize_t)sizeof(buf) - 32)
+			break;
 	}
 	if (rc == 0 && v >= 0)
 		rc = pids_add(l, (pid_t)v);
@@ -746,15 +764,20 @@ static int read_pids(const char *path, pid_list *l)
 }
 
 /*
- * /proc/self/task and this thread's children file, held open across the
- * executions of a benchmark: looking the paths up twice per execution
- * cost more than reading them.  -1: not open (then the task folder is
- * walked).
+ * /proc/self/task, this thread's children file, /proc/self/status and
+ * /dev/null, held open across the executions of a benchmark: looking the
+ * paths up at every execution cost more than reading them.  -1: not open
+ * (then the task folder is walked, and the others opened when needed).
  */
 typedef struct {
-	int task_fd, children_fd;
+	int task_fd, children_fd, status_fd, null_fd;
 	pid_t tid; /* the thread children_fd lists */
 } proc_view;
+
+#define PROC_VIEW_INIT                                                                             \
+	{                                                                                          \
+		-1, -1, -1, -1, 0                                                                  \
+	}
 
 static void proc_view_open(proc_view *pv)
 {
@@ -764,15 +787,20 @@ static void proc_view_open(proc_view *pv)
 	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)pv->tid);
 	pv->task_fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	pv->children_fd = open(path, O_RDONLY | O_CLOEXEC);
+	pv->status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	pv->null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 }
 
 static void proc_view_close(proc_view *pv)
 {
-	if (pv->task_fd >= 0)
-		close(pv->task_fd);
-	if (pv->children_fd >= 0)
-		close(pv->children_fd);
-	pv->task_fd = pv->children_fd = -1;
+	int *fds[4] = { &pv->task_fd, &pv->children_fd, &pv->status_fd, &pv->null_fd };
+	size_t i;
+
+	for (i = 0; i < 4; i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
 }
 
 /* State, parent and process group of pid from /proc/<pid>/stat; -1: gone. */
@@ -995,7 +1023,7 @@ static int exec_run(bg_ctx *ctx, const char *command, const bg_exec_opts *opts,
 	struct rusage ru;
 	exec_io *io = NULL;
 	pid_list before = { 0 };
-	proc_view own = { -1, -1, 0 };
+	proc_view own = PROC_VIEW_INIT;
 	const proc_view *pv = x && x->proc ? x->proc : &own;
 	double start, deadline;
 	pid_t pid = -1;
@@ -1073,6 +1101,8 @@ static int exec_run(bg_ctx *ctx, const char *command, const bg_exec_opts *opts,
 	sp.parent = getpid();
 	sp.counters = x ? x->counters : NULL;
 	sp.one_thread = proc_ok && threads == 1;
+	sp.status_fd = pv->status_fd;
+	sp.null_fd = pv->null_fd;
 	start = now_mono();
 	if ((pid = spawn(&sp)) < 0) {
 		if (sp.failed)
@@ -1149,7 +1179,8 @@ static int exec_run(bg_ctx *ctx, const char *command, const bg_exec_opts *opts,
 	out->maxrss_kib = ru.ru_maxrss;
 	out->out_truncated = io->out_truncated;
 	/* Every process of the tree is gone: the kernel has summed them. */
-	if (x && x->counters && !error && (error = bg_counters__read(ctx, x->counters, x->values)) < 0)
+	if (x && x->counters && !error &&
+	    (error = bg_counters__read(ctx, x->counters, x->values)) < 0)
 		goto cleanup;
 
 	if (cancelled)
@@ -1526,24 +1557,29 @@ static int choose_instruments(bg_ctx *ctx, const bg_benchmark *bench, const bg_r
 				if (error == 0) {
 					got = 1;
 				} else if (error == BG_ENOTFOUND) {
-					error = bg_buf_printf(&why, "%scounters: %s", why.len ? "; " : "",
+					error = bg_buf_printf(&why, "%scounters: %s",
+					                      why.len ? "; " : "",
 					                      bg_ctx_error(ctx));
 					bg_ctx_clear_error(ctx);
 				}
 				break;
 			case BG_INSTR_SIMULATE:
-				if (opts->instruments && opts->instruments[BG_INSTR_SIMULATE].available) {
+				if (opts->instruments &&
+				    opts->instruments[BG_INSTR_SIMULATE].available) {
 					snprintf(ch->sim_version, sizeof(ch->sim_version), "%s",
 					         opts->instruments[BG_INSTR_SIMULATE].detail);
 					got = ch->simulate = 1;
 				} else if (opts->instruments) {
-					error = bg_buf_printf(&why, "%ssimulate: %s", why.len ? "; " : "",
-					                      opts->instruments[BG_INSTR_SIMULATE].detail);
+					error = bg_buf_printf(
+					        &why, "%ssimulate: %s", why.len ? "; " : "",
+					        opts->instruments[BG_INSTR_SIMULATE].detail);
 				} else if ((error = bg_simulate__probe(ctx, ch->sim_version,
-				                                       sizeof(ch->sim_version))) == 0) {
+				                                       sizeof(ch->sim_version))) ==
+				           0) {
 					got = ch->simulate = 1;
 				} else if (error == BG_ENOTFOUND) {
-					error = bg_buf_printf(&why, "%ssimulate: %s", why.len ? "; " : "",
+					error = bg_buf_printf(&why, "%ssimulate: %s",
+					                      why.len ? "; " : "",
 					                      bg_ctx_error(ctx));
 					bg_ctx_clear_error(ctx);
 				}
@@ -1578,8 +1614,8 @@ cleanup:
  * read: its times are Valgrind's.
  */
 static int simulate_pass(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opts,
-                         const chosen_instruments *ch, const char *const *env,
-                         bg_results *into, int *left, char **failure)
+                         const chosen_instruments *ch, const char *const *env, bg_results *into,
+                         int *left, char **failure)
 {
 	char dir[] = "/tmp/benchguard-simulate.XXXXXX", inst[300];
 	const char *tmp = getenv("TMPDIR");
@@ -1595,7 +1631,8 @@ static int simulate_pass(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_op
 	if (tmp && *tmp && bg_buf_printf(&b, "%s/benchguard-simulate.XXXXXX", tmp) == 0)
 		dirp = bg_buf_detach(&b);
 	if (!mkdtemp(dirp ? dirp : dir)) {
-		error = bg_error_errno(ctx, BG_ERROR, "cannot create a folder for Valgrind's output");
+		error = bg_error_errno(ctx, BG_ERROR,
+		                       "cannot create a folder for Valgrind's output");
 		goto cleanup;
 	}
 	if ((error = bg_simulate__argv(ctx, dirp ? dirp : dir, &wrap)) < 0)
@@ -1676,19 +1713,18 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 	static const bg_run_opts no_opts = BG_RUN_OPTS_INIT;
 	char env_samples[64], env_warmup[64], env_sim_samples[64], env_sim_warmup[64];
 	char *env_name = NULL, *why = NULL, *msg = NULL;
-	const char *env[6] = { NULL, env_samples, env_warmup, "BENCHGUARD_INSTRUMENT=time", NULL,
-		               NULL };
+	const char *env[6] = { NULL, env_samples, env_warmup, "BENCHGUARD_INSTRUMENT=time",
+		               NULL, NULL };
 	const char *sim_env[5] = { NULL, env_sim_samples, env_sim_warmup,
 		                   "BENCHGUARD_INSTRUMENT=simulate", NULL };
 	bg_exec_opts eo = { NULL, 0.0, 0, 0, env, NULL };
 	bg_buf name = BG_BUF_INIT;
 	bg_exec_result r = { 0 };
 	chosen_instruments ch;
-	proc_view pv = { -1, -1, 0 };
+	proc_view pv = PROC_VIEW_INIT;
 	exec_extra x = { NULL, NULL, NULL, &pv };
 	long *rss = NULL, floor_kib = 0;
-	int samples, warmup, total, done, error = 0, nrss = 0, killed, left = 0, clock,
-	    reaping = 0;
+	int samples, warmup, total, done, error = 0, nrss = 0, killed, left = 0, clock, reaping = 0;
 	size_t i, first;
 	double timeout, values[16];
 
@@ -1776,7 +1812,8 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 			goto cleanup;
 		}
 		if (ch.counters && (bench->format != BG_FORMAT_TIME || done >= warmup)) {
-			if ((error = add_counters(ctx, bench, ch.counters, values, into)) == BG_EINPUT) {
+			if ((error = add_counters(ctx, bench, ch.counters, values, into)) ==
+			    BG_EINPUT) {
 				msg = bg_strdup(bg_ctx_error(ctx));
 				error = record_failure(ctx, bench, into, msg);
 				goto cleanup;

@@ -905,6 +905,60 @@ static void test_run_failures(void **state)
 	remove_tmpdir(dir, files);
 }
 
+/* The progress callback is host code run between a benchmark's
+ * executions: what it ignores from then on must not reach the later ones.
+ * The runner holds /proc/self/status open across them; this fails if it
+ * read the dispositions once per benchmark instead of at each execution. */
+static void ignore_after_first(const char *benchmark, int done, int total, void *data)
+{
+	struct sigaction ign;
+
+	(void)benchmark;
+	(void)total;
+	if (done != 1)
+		return;
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	assert_int_equal(sigaction(SIGUSR1, &ign, data), 0);
+}
+
+static void test_run_dispositions_each_execution(void **state)
+{
+	bg_ctx *ctx = *state;
+	char dir[64], cmd[256], path[96], *text = NULL;
+	bg_benchmark b = { .name = "sigs", .format = BG_FORMAT_TIME, .samples = 3, .timeout = 10 };
+	bg_run_opts o = BG_RUN_OPTS_INIT;
+	struct sigaction old;
+	bg_results *res = NULL;
+	FILE *f;
+	long len;
+
+	make_tmpdir(dir);
+	snprintf(path, sizeof(path), "%s/sigign", dir);
+	snprintf(cmd, sizeof(cmd), "grep '^SigIgn:' /proc/self/status >> %s", path);
+	b.command = cmd;
+	o.progress = ignore_after_first;
+	o.progress_data = &old;
+	assert_int_equal(bg_results_new(&res), 0);
+	assert_int_equal(bg_runner_run(ctx, &b, &o, res), 0);
+	sigaction(SIGUSR1, &old, NULL);
+	assert_int_equal(bg_results_find_outcome(res, "sigs")->status, BG_BENCH_OK);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	text = calloc(1, 4096);
+	assert_non_null(text);
+	len = (long)fread(text, 1, 4095, f);
+	fclose(f);
+	assert_true(len > 0);
+	if (strcmp(text, "SigIgn:\t0000000000000000\nSigIgn:\t0000000000000000\n"
+	                 "SigIgn:\t0000000000000000\n") != 0)
+		fail_msg("an execution inherited what the host ignored:\n%s", text);
+	free(text);
+	bg_results_free(res);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 static void test_run_failure_stderr_lines(void **state)
 {
 	bg_ctx *ctx = *state;
@@ -1187,6 +1241,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_run_overrides_and_env),
 		cmocka_unit_test(test_run_failures),
 		cmocka_unit_test(test_run_failure_stderr_lines),
+		cmocka_unit_test(test_run_dispositions_each_execution),
 		cmocka_unit_test(test_run_requires),
 		cmocka_unit_test(test_requires_cuda_fake_driver),
 		cmocka_unit_test(test_run_lines_format),
