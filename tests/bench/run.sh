@@ -101,19 +101,28 @@ git init -q -b main && git -c user.name=b -c user.email=b@b commit -q --allow-em
 cat >benchguard.json <<'J'
 { "benchmarks": [ { "name": "true", "command": "/bin/true", "warmup": 0, "samples": 1000 } ] }
 J
-: >"$T/loop" >"$T/bgrun" >"$T/hf"
+: >"$T/loop" >"$T/bgrun" >"$T/hf" >"$T/loop1" >"$T/bgrun1"
 "$bg" -q --db "$T/run.db" run >/dev/null # the database exists, as in CI
 for i in $(seq 1 "$reps"); do
+	# One execution each: what is paid once per run, apart from the executions.
+	timeit "$T/spawnloop" 1 /bin/true >>"$T/loop1"
+	timeit "$bg" -q --db "$T/run.db" run --samples 1 >>"$T/bgrun1"
 	timeit "$T/spawnloop" 1000 /bin/true >>"$T/loop"
 	timeit "$bg" -q --db "$T/run.db" run >>"$T/bgrun"
 	timeit hyperfine -N --runs 1000 --style none --export-json "$T/hf.json" true >>"$T/hf"
 done
 loop=$(median <"$T/loop") bgrun=$(median <"$T/bgrun") hf=$(median <"$T/hf")
+loop1=$(median <"$T/loop1") bgrun1=$(median <"$T/bgrun1")
 n=$(sqlite3 "$T/run.db" 'SELECT count(*) FROM samples s JOIN results r ON r.id = s.result_id JOIN series x ON x.id = r.series_id WHERE x.metric = "wall_time" AND r.run_id = (SELECT max(id) FROM runs)')
 echo "runner overhead: 1,000 executions of /bin/true (median of $reps)"
 printf '  bare posix_spawn+wait4 loop   %8.3f s\n' "$loop"
 printf '  benchguard run (%s samples) %8.3f s   %sx the loop  (goal <= 1.02)\n' "$n" "$bgrun" "$(ratio "$bgrun" "$loop")"
 printf '  hyperfine -N --runs 1000 true %8.3f s   benchguard/hyperfine = %s  (goal <= 1)\n' "$hf" "$(ratio "$bgrun" "$hf")"
+# The same split in two: per execution ((1,000 - 1) / 999) and once per run.
+awk -v l="$loop" -v b="$bgrun" -v l1="$loop1" -v b1="$bgrun1" 'BEGIN {
+	printf "  per execution: benchguard %.1f us, the loop %.1f us (%.3fx); once per run: benchguard %.1f ms, the loop %.1f ms\n",
+		(b - b1) / 999 * 1e6, (l - l1) / 999 * 1e6, (b - b1) / (l - l1), b1 * 1e3, l1 * 1e3 }'
+
 fi
 
 # --------------------------------------------------------------- 1b. startup
