@@ -121,7 +121,11 @@ printf '  hyperfine -N --runs 1000 true %8.3f s   benchguard/hyperfine = %s  (go
 # The same split in two: per execution ((1,000 - 1) / 999) and once per run.
 awk -v l="$loop" -v b="$bgrun" -v l1="$loop1" -v b1="$bgrun1" 'BEGIN {
 	printf "  per execution: benchguard %.1f us, the loop %.1f us (%.3fx); once per run: benchguard %.1f ms, the loop %.1f ms\n",
-		(b - b1) / 999 * 1e6, (l - l1) / 999 * 1e6, (b - b1) / (l - l1), b1 * 1e3, l1 * 1e3 }'
+		(b - b1) / 999 * 1e6, (l - l1) / 999 * 1e6, (b - b1) / (l - l1), b1 * 1e3, l1 * 1e3
+	# Said, not hidden: what this machine cannot do (docs/development.md says why).
+	if (b / l > 1.02)
+		printf "  not met here: 1.02x leaves %.1f ms over the loop; once per run alone takes %.1f ms (%.1f%%)\n",
+			0.02 * l * 1e3, (b1 - l1) * 1e3, (b1 - l1) / l * 100 }'
 
 fi
 
