@@ -2,8 +2,10 @@
 # tests/demo.sh BIN -- `make demo`: what benchguard is for, in a couple of
 # minutes.  In a scratch git repository (a copy of the C examples, removed at
 # the end unless BG_KEEP_DEMO=1) with a results database of its own, it
-#   1. builds a rolling baseline: five commits on main, one `benchguard run`
-#      each (baseline.min_runs is 5);
+#   1. builds a rolling baseline: seven commits on main, one `benchguard run`
+#      each (baseline.min_runs is 5, and a run far out of the others, one
+#      that a neighbour's burst slowed, is set aside: with five, that left
+#      four and no verdict);
 #   2. pushes five more commits, one of which makes examples/c/sort sort 30%
 #      more integers, and shows `benchguard ci` failing on them (exit 1) with
 #      the Markdown summary a CI job would show;
@@ -96,7 +98,7 @@ echo "benchguard demo: a scratch git repository, $demo/repo,"
 echo "holding a copy of examples/c and a suite of two benchmarks; its results go to"
 echo "its own .benchguard/results.db. Your checkout is not touched."
 
-section "1/4  A baseline: five commits on main, one run each"
+section "1/4  A baseline: seven commits on main, one run each"
 cp "$root"/examples/c/{Makefile,sort.c,hashing.c} examples/c/ || die "cannot copy examples/c"
 printf '.benchguard/\nexamples/c/sort\nexamples/c/hashing\n' >.gitignore
 cat >benchguard.json <<J
@@ -121,12 +123,14 @@ show git add -A
 git add -A || die "git add failed"
 commit "examples: sort and hash, and their benchguard suite" || die "git commit failed"
 bg run || die "benchguard run failed"
-for i in 2 3 4 5; do
+for i in 2 3 4 5 6 7; do
 	case $i in
 	2) note "notes: how to build the examples" ;;
 	3) note "notes: what sort measures" ;;
 	4) note "notes: what hash measures" ;;
 	5) note "notes: the machine the demo ran on" ;;
+	6) note "notes: how long a run takes" ;;
+	7) note "notes: what the baseline is" ;;
 	esac || die "git commit failed"
 	bg -q run || die "benchguard run failed"
 done
