@@ -171,4 +171,35 @@ check "a baseline branch that does not exist: exit 2" \
 	expect_rc 2 "$BG" check --commit main --machine m1 --baseline-branch trunk
 check "... naming the branches there are and --baseline-branch" \
 	grep -q 'unknown baseline branch "trunk".*branches there: main, pr; name one with --baseline-branch' "$T/err"
+
+# The baseline's far-out run: five runs on main, one of them 5x the others.
+# It is left out of the estimate, and the verdict says so, in its message and
+# its JSON, whether what is left is enough (seven runs) or not (five).
+new_repo "$T/o" >/dev/null
+cd "$T/o" || exit 1
+echo '{ "baseline": { "branch": "main", "window": 20, "min_runs": 5 }, "benchmarks": [ { "name": "t", "command": "true" } ] }' >benchguard.json
+git add benchguard.json && git commit -qm suite
+export BENCHGUARD_DB="$T/o.db"
+for v in 1.00 1.01 0.99 5.00 1.00; do
+	commit "main $v" >/dev/null
+	store "$v" "$v" "$v" >/dev/null
+done
+commit candidate >/dev/null
+cur=$(store 1.00 1.00 1.00)
+check "5 runs, one far out: no-baseline, 4 runs used" \
+	bash -c "[ \"\$(verdict $cur)\" = no-baseline ] && [ \"\$(field baseline_runs)\" = 4 ] && [ \"\$(field baseline_outliers)\" = 1 ]"
+check "... saying the run it left out" \
+	bash -c "[ \"\$(field message)\" = '4 baseline runs (and 1 far-out run left out), 5 needed' ]"
+git checkout -q HEAD~1
+for v in 1.02 0.98; do
+	commit "main $v" >/dev/null
+	store "$v" "$v" "$v" >/dev/null
+done
+git branch -qf main HEAD && git checkout -q main
+commit candidate >/dev/null
+cur=$(store 1.00 1.00 1.00)
+check "7 runs, one far out: judged on 6" \
+	bash -c "[ \"\$(verdict $cur)\" = unchanged ] && [ \"\$(field baseline_runs)\" = 6 ] && [ \"\$(field baseline_outliers)\" = 1 ]"
+check "... saying it left one out" \
+	bash -c "[ \"\$(field message)\" = '1 outlier run left out of the baseline' ]"
 finish
