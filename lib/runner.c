@@ -774,10 +774,7 @@ typedef struct {
 	pid_t tid; /* the thread children_fd lists */
 } proc_view;
 
-#define PROC_VIEW_INIT                                                                             \
-	{                                                                                          \
-		-1, -1, -1, -1, 0                                                                  \
-	}
+#define PROC_VIEW_INIT { -1, -1, -1, -1, 0 }
 
 static void proc_view_open(proc_view *pv)
 {
@@ -1195,8 +1192,7 @@ static int exec_run(bg_ctx *ctx, const char *command, const bg_exec_opts *opts,
 	out->maxrss_kib = ru.ru_maxrss;
 	out->out_truncated = io->out_truncated;
 	/* Every process of the tree is gone: the kernel has summed them. */
-	if (x && x->counters && !error &&
-	    (error = bg_counters__read(ctx, x->counters, x->values)) < 0)
+	if (x && x->counters && !error && (error = bg_counters__read(ctx, x->counters, x->values)) < 0)
 		goto cleanup;
 
 	if (cancelled)
@@ -1573,29 +1569,24 @@ static int choose_instruments(bg_ctx *ctx, const bg_benchmark *bench, const bg_r
 				if (error == 0) {
 					got = 1;
 				} else if (error == BG_ENOTFOUND) {
-					error = bg_buf_printf(&why, "%scounters: %s",
-					                      why.len ? "; " : "",
+					error = bg_buf_printf(&why, "%scounters: %s", why.len ? "; " : "",
 					                      bg_ctx_error(ctx));
 					bg_ctx_clear_error(ctx);
 				}
 				break;
 			case BG_INSTR_SIMULATE:
-				if (opts->instruments &&
-				    opts->instruments[BG_INSTR_SIMULATE].available) {
+				if (opts->instruments && opts->instruments[BG_INSTR_SIMULATE].available) {
 					snprintf(ch->sim_version, sizeof(ch->sim_version), "%s",
 					         opts->instruments[BG_INSTR_SIMULATE].detail);
 					got = ch->simulate = 1;
 				} else if (opts->instruments) {
-					error = bg_buf_printf(
-					        &why, "%ssimulate: %s", why.len ? "; " : "",
-					        opts->instruments[BG_INSTR_SIMULATE].detail);
+					error = bg_buf_printf(&why, "%ssimulate: %s", why.len ? "; " : "",
+					                      opts->instruments[BG_INSTR_SIMULATE].detail);
 				} else if ((error = bg_simulate__probe(ctx, ch->sim_version,
-				                                       sizeof(ch->sim_version))) ==
-				           0) {
+				                                       sizeof(ch->sim_version))) == 0) {
 					got = ch->simulate = 1;
 				} else if (error == BG_ENOTFOUND) {
-					error = bg_buf_printf(&why, "%ssimulate: %s",
-					                      why.len ? "; " : "",
+					error = bg_buf_printf(&why, "%ssimulate: %s", why.len ? "; " : "",
 					                      bg_ctx_error(ctx));
 					bg_ctx_clear_error(ctx);
 				}
@@ -1630,8 +1621,8 @@ cleanup:
  * read: its times are Valgrind's.
  */
 static int simulate_pass(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opts,
-                         const chosen_instruments *ch, const char *const *env, bg_results *into,
-                         int *left, char **failure)
+                         const chosen_instruments *ch, const char *const *env,
+                         bg_results *into, int *left, char **failure)
 {
 	char dir[] = "/tmp/benchguard-simulate.XXXXXX", inst[300];
 	const char *tmp = getenv("TMPDIR");
@@ -1647,8 +1638,7 @@ static int simulate_pass(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_op
 	if (tmp && *tmp && bg_buf_printf(&b, "%s/benchguard-simulate.XXXXXX", tmp) == 0)
 		dirp = bg_buf_detach(&b);
 	if (!mkdtemp(dirp ? dirp : dir)) {
-		error = bg_error_errno(ctx, BG_ERROR,
-		                       "cannot create a folder for Valgrind's output");
+		error = bg_error_errno(ctx, BG_ERROR, "cannot create a folder for Valgrind's output");
 		goto cleanup;
 	}
 	if ((error = bg_simulate__argv(ctx, dirp ? dirp : dir, &wrap)) < 0)
@@ -1729,8 +1719,8 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 	static const bg_run_opts no_opts = BG_RUN_OPTS_INIT;
 	char env_samples[64], env_warmup[64], env_sim_samples[64], env_sim_warmup[64];
 	char *env_name = NULL, *why = NULL, *msg = NULL;
-	const char *env[6] = { NULL, env_samples, env_warmup, "BENCHGUARD_INSTRUMENT=time",
-		               NULL, NULL };
+	const char *env[6] = { NULL, env_samples, env_warmup, "BENCHGUARD_INSTRUMENT=time", NULL,
+		               NULL };
 	const char *sim_env[5] = { NULL, env_sim_samples, env_sim_warmup,
 		                   "BENCHGUARD_INSTRUMENT=simulate", NULL };
 	bg_exec_opts eo = { NULL, 0.0, 0, 0, env, NULL };
@@ -1740,7 +1730,8 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 	proc_view pv = PROC_VIEW_INIT;
 	exec_extra x = { NULL, NULL, NULL, &pv };
 	long *rss = NULL, floor_kib = 0;
-	int samples, warmup, total, done, error = 0, nrss = 0, killed, left = 0, clock, reaping = 0;
+	int samples, warmup, total, done, error = 0, nrss = 0, killed, left = 0, clock,
+	    reaping = 0;
 	size_t i, first;
 	double timeout, values[16];
 
@@ -1828,8 +1819,7 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 			goto cleanup;
 		}
 		if (ch.counters && (bench->format != BG_FORMAT_TIME || done >= warmup)) {
-			if ((error = add_counters(ctx, bench, ch.counters, values, into)) ==
-			    BG_EINPUT) {
+			if ((error = add_counters(ctx, bench, ch.counters, values, into)) == BG_EINPUT) {
 				msg = bg_strdup(bg_ctx_error(ctx));
 				error = record_failure(ctx, bench, into, msg);
 				goto cleanup;
