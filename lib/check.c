@@ -16,6 +16,7 @@
  * test sees one mean per run.  The rule itself is bg_judge's (verdict.c).
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -615,16 +616,16 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 			goto cleanup;
 		r->baseline_runs = cs[i].nbase;
 		if (cs[i].nbase < (size_t)opts->min_runs) {
+			char left[64] = "";
+
 			/* Say so when the screen made it too few: the user counts
 			 * their runs, and finds one more than this. */
-			if (!(r->message = r->baseline_outliers
-			                           ? bg_printf("%zu baseline run%s (and %zu far-out run "
-			                                       "left out), %d needed",
-			                                       cs[i].nbase, cs[i].nbase == 1 ? "" : "s",
-			                                       r->baseline_outliers, opts->min_runs)
-			                           : bg_printf("%zu baseline run%s, %d needed", cs[i].nbase,
-			                                       cs[i].nbase == 1 ? "" : "s",
-			                                       opts->min_runs))) {
+			if (r->baseline_outliers)
+				snprintf(left, sizeof(left), " (and %zu far-out run%s left out)",
+				         r->baseline_outliers, r->baseline_outliers == 1 ? "" : "s");
+			if (!(r->message = bg_printf("%zu baseline run%s%s, %d needed", cs[i].nbase,
+			                             cs[i].nbase == 1 ? "" : "s", left,
+			                             opts->min_runs))) {
 				error = bg_error_oom(ctx);
 				goto cleanup;
 			}
