@@ -1328,10 +1328,12 @@ typedef struct {
  * Binary search for the first commit at the new end's level.  A probe's log
  * ratio to the good end (the mean over its pairs, oriented the way the ends
  * moved) is tested against 0 (moved from good?) and against the ends' log
- * ratio (short of bad?), one-sided at alpha with the variance pooled from
- * the ends' pairs and the probe's: moved and not short is bad, the mirror
- * image good; otherwise it gets `runs` more pairs, up to max_runs, and then
- * goes to the nearer end.  Commits that cannot be built are skipped; when
+ * ratio (short of bad?), one-sided, with the variance pooled from the
+ * ends' pairs and the probe's: moved and not short is bad, the mirror image
+ * good; otherwise it gets `runs` more pairs, up to max_runs, and then goes
+ * to the nearer end.  Each look is at alpha / ceil(max_runs / runs), so
+ * that a decision is wrong at most alpha of the time however many looks
+ * it took.  Commits that cannot be built are skipped; when
  * the culprit is among them the result is the range.  Then the culprit and
  * the commit before it are measured to as many pairs as the ends, and the
  * change between them is reported with those.

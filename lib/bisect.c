@@ -204,6 +204,11 @@ static int probe(search *s, size_t i, bg_bisect_step *st)
 {
 	const bg_bisect_opts *o = s->o;
 	size_t runs = o->runs;
+	/* A probe is looked at after runs, 2 runs, ... pairs, up to max_runs:
+	 * each look at alpha / looks, so that the decision as a whole is
+	 * wrong at most alpha of the time, whatever the looks' correlation
+	 * (Bonferroni, as bg_pairs_run splits alpha across its looks). */
+	double level = o->alpha / (double)((o->max_runs + o->runs - 1) / o->runs);
 	int all_reused = 1;
 
 	memset(st, 0, sizeof(*st));
@@ -224,8 +229,8 @@ static int probe(search *s, size_t i, bg_bisect_step *st)
 		all_reused &= reused;
 		figures(s, i, st);
 		st->reused = all_reused;
-		worse = st->p_good < o->alpha;
-		better = st->p_bad < o->alpha;
+		worse = st->p_good < level;
+		better = st->p_bad < level;
 		if (worse && !better) {
 			st->verdict = BG_PROBE_BAD;
 			return 0;

@@ -1,13 +1,15 @@
 /*
  * test_bisect.c -- the search of `bisect` on synthetic histories whose
  * culprit is known: every position of a 10% step in 63 commits, worse or
- * better, is found in at most ceil(log2 63) probes; a throughput's recovery
- * labelled as an improvement; the culprit's confirmation; noise-level commits, unbuildable probes, an
- * unbuildable culprit (a range, never a wrong commit), an ambiguous probe
- * that gets more runs, and errors.  The machine's speed drifts by +-15%
- * (more than the step) over a few hundred runs, and each run has 1%
- * noise from a fixed-seed Gaussian, so every run of the test sees the same
- * numbers; runs are compared in adjacent pairs, as the command makes them.
+ * better, is found in at most ceil(log2 63) probes; a throughput's
+ * recovery labelled as an improvement; the culprit's confirmation;
+ * noise-level commits, unbuildable probes, an unbuildable culprit (a
+ * range, never a wrong commit), an ambiguous probe that gets more runs,
+ * alpha per decision across a probe's looks, and errors.  The machine's
+ * speed drifts by +-15% (more than the step) over a few hundred runs, and
+ * each run has 1% noise from a fixed-seed Gaussian, so every run of the
+ * test sees the same numbers; runs are compared in adjacent pairs, as the
+ * command makes them.
  */
 #include <math.h>
 
@@ -431,7 +433,11 @@ static void test_ambiguous_gets_more_runs(void **state)
 
 	(void)state;
 	world_init(&w, 33, 0.10);
-	w.level[31] = 104.0; /* nearer the good end (100) than the bad (110) */
+	/* Nearer the good end (100) than the bad (110), and far enough from
+	 * both that its first 3 pairs are significant against each at
+	 * alpha / 3 (at 104 it moved from good with p 0.005 only: decided
+	 * good at once, the nearer end too, but not this path). */
+	w.level[31] = 104.5;
 	search(&w, 3, 9, &r);
 	for (i = 0; i < r.nsteps; i++)
 		if (r.steps[i].index == 31) {
@@ -527,7 +533,7 @@ static void test_ambiguous_with_spike_stops(void **state)
 
 	(void)state;
 	world_init(&w, 33, 0.10);
-	w.level[31] = 104.0;
+	w.level[31] = 104.5;
 	w.spike_at = 31;
 	search(&w, 3, 9, &r);
 	for (i = 0; i < r.nsteps; i++)
@@ -541,6 +547,108 @@ static void test_ambiguous_with_spike_stops(void **state)
 	assert_int_equal(w.calls[31], 3);
 	assert_int_equal(r.first_bad, 33);
 	bg_bisect_result_clear(&r);
+}
+
+/*
+ * A probe on a noisy machine, for the error rate of its decisions: pairs
+ * whose log ratio to the good end is `level` plus Gaussian noise of SD `sd`.
+ */
+typedef struct {
+	world w; /* its generator only */
+	double level, sd;
+	double p[MAXP], g[MAXP];
+	size_t np;
+} noisy_probe;
+
+static int measure_noisy(bg_ctx *ctx, size_t index, size_t runs, void *data, double **values,
+                         double **good, size_t *n, int *reused)
+{
+	noisy_probe *q = data;
+
+	(void)ctx;
+	(void)index;
+	assert_true(runs <= MAXP);
+	*reused = q->np >= runs;
+	for (; q->np < runs; q->np++) {
+		q->g[q->np] = 100;
+		q->p[q->np] = 100 * exp(q->level + q->sd * gauss(&q->w));
+	}
+	*values = malloc(runs * sizeof(double));
+	*good = malloc(runs * sizeof(double));
+	assert_non_null(*values);
+	assert_non_null(*good);
+	memcpy(*values, q->p, runs * sizeof(double));
+	memcpy(*good, q->g, runs * sizeof(double));
+	*n = runs;
+	return 0;
+}
+
+/*
+ * Searches of c0..c2 whose probe c1 is at `level` (0: the good end's, 0.10:
+ * the bad end's), the ends 10% apart in 8 pairs, every log ratio scattered
+ * by `sd`: how often c1 is *decided* (not taken by distance) for the wrong end.
+ */
+static double wrong_decisions(double level, double sd, size_t searches)
+{
+	bg_bisect_result r;
+	bg_bisect_opts o;
+	bg_ctx *ctx = NULL;
+	noisy_probe q;
+	double good[8], bad[8];
+	size_t i, k, wrong = 0, made = 0;
+
+	memset(&q, 0, sizeof(q));
+	q.w.seed = 0x2545f4914f6cdd1dULL;
+	q.sd = sd;
+	q.level = level;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	for (i = 0; i < searches; i++) {
+		for (k = 0; k < 8; k++) {
+			good[k] = 100;
+			bad[k] = 100 * exp(0.10 + sd * gauss(&q.w));
+		}
+		memset(&o, 0, sizeof(o));
+		o.n = 2;
+		o.good = good;
+		o.bad = bad;
+		o.npairs = 8;
+		o.direction = BG_DIR_LOWER;
+		o.want = BG_BISECT_WORSE;
+		o.alpha = 0.01;
+		o.measure = measure_noisy;
+		o.data = &q;
+		q.np = 0;
+		assert_int_equal(bg_bisect_search(ctx, &o, &r), 0);
+		for (k = 0; k < r.nsteps; k++)
+			if (r.steps[k].index == 1 && !r.steps[k].by_distance) {
+				made++;
+				wrong += r.steps[k].verdict !=
+				         (level > 0.05 ? BG_PROBE_BAD : BG_PROBE_GOOD);
+			}
+		bg_bisect_result_clear(&r);
+	}
+	bg_ctx_free(ctx);
+	assert_true(made > searches / 2);
+	return (double)wrong / (double)searches;
+}
+
+/*
+ * alpha is per decision, however many looks a probe takes (3, 6, 9, 12
+ * pairs): with pairs scattered by half the step, a probe at either end's
+ * level is decided for the other end in at most alpha of 4,000 searches.
+ * Looking four times at alpha each decided a good probe bad in 1.6% of them.
+ */
+static void test_alpha_per_decision(void **state)
+{
+	double at_good, at_bad;
+
+	(void)state;
+	at_good = wrong_decisions(0, 0.05, 4000);
+	at_bad = wrong_decisions(0.10, 0.05, 4000);
+	print_message("# wrong decisions at sd 5%% of a 10%% step: good probe %.4f, bad probe %.4f\n",
+	              at_good, at_bad);
+	assert_true(at_good <= 0.01);
+	assert_true(at_bad <= 0.01);
 }
 
 static void test_errors(void **state)
@@ -588,6 +696,7 @@ int main(void)
 		cmocka_unit_test(test_reuse_flag),
 		cmocka_unit_test(test_spike_left_out),
 		cmocka_unit_test(test_ambiguous_with_spike_stops),
+		cmocka_unit_test(test_alpha_per_decision),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
