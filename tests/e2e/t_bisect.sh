@@ -93,8 +93,15 @@ check "bisect names C37 in at most 8 builds, listing its steps" \
 	/usr/bin/python3 - "$T/b1.json" "${C[37]}" "${C[36]}" <<'P'
 import json, sys
 d = json.load(open(sys.argv[1]))
-print("# first_bad", d["first_bad"][:12], "builds", d["builds"], "change", round(d["change"], 4),
-      "p", d["p"], "steps", [(s["commit"][:7], s["verdict"], s["runs"]) for s in d["steps"]])
+print("# first_bad", d["first_bad"][:12], "series", d.get("series"), "builds", d["builds"],
+      "change", round(d["change"], 4), "p", d["p"])
+# Each step's figures, so that a wrong answer shows which step misled it.
+for s in d["steps"]:
+    print("#   step", s["commit"][:7], "position", s.get("position"), s["verdict"],
+          "runs", s["runs"], "decided at", s.get("decided_runs", s["runs"]),
+          "change", round(s.get("change", float("nan")), 4),
+          "p_good", s.get("p_good"), "p_bad", s.get("p_bad"),
+          "by distance" if s.get("by_distance") else "")
 assert d["first_bad"] == sys.argv[2], d["first_bad"]
 assert d["subject"] == "C37: the slowdown (+10%)", d["subject"]
 assert d["last_good"] == sys.argv[3]
