@@ -455,6 +455,7 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 		json_object_object_add(top, "change", json_object_new_double(r->change.change));
 		json_object_object_add(top, "delta", json_object_new_double(r->change.delta));
 		json_object_object_add(top, "p", json_object_new_double(p));
+		json_object_object_add(top, "significant", json_object_new_boolean(r->significant));
 		json_object_object_add(top, "pairs",
 		                       json_object_new_int64((int64_t)r->change.n_cur));
 		json_object_object_add(top, "step", json_object_new_double(r->step));
@@ -552,10 +553,11 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 			for (i = r->lo; i <= r->hi; i++)
 				printf("  %s\n", b->shas[i]);
 		}
-		printf("  %s: %+.1f%% against %.12s, %s %s (p %.2g, %zu pairs); %+.1f%% from %s "
+		printf("  %s: %+.1f%% against %.12s, %s%s (p %.2g, %zu pairs); %+.1f%% from %s "
 		       "to %s end\n",
 		       series, 100 * r->change.delta, b->shas[r->last_good],
-		       r->improvement ? "an" : "a", kind, p, r->change.n_cur,
+		       !r->significant ? "not significant" : r->improvement ? "an " : "a ",
+		       !r->significant ? "" : kind, p, r->change.n_cur,
 		       100 * bg_change_oriented(r->step, b->direction),
 		       r->improvement ? "old" : "good", r->improvement ? "new" : "bad");
 		printf("%zu commits, %zu probes, %zu builds in this session\n\n", b->n, r->nsteps,
@@ -950,6 +952,14 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 	if ((rc = bg_bisect_search(st->ctx, &bo, &br)) < 0)
 		goto cleanup;
 	cli_progress_done(st);
+	if (!br.significant)
+		cli_warn(st,
+		         "bisect: the change at %.12s is not significant on its own (p %.2g, alpha "
+		         "%g): the series may have moved in several small steps, or noise misled a "
+		         "step; `benchguard compare %.12s %.12s` measures the two again",
+		         b.shas[br.first_bad],
+		         br.improvement ? br.change.p_better : br.change.p_worse,
+		         o.thresholds.alpha, b.shas[br.last_good], b.shas[br.first_bad]);
 	if ((rc = print_result(st, &b, &e, &br)) < 0)
 		goto cleanup;
 	rc = 0;

@@ -1322,6 +1322,10 @@ typedef struct {
 	 * change: change (positive is worse), delta (the value's own
 	 * movement), t, df, p_worse, p_better, effect */
 	bg_test change;
+	/* That change is significant at alpha, the way the search looked
+	 * (p_worse, or p_better for an improvement).  0: no single commit was
+	 * shown to make the step, whatever the steps said. */
+	int significant;
 } bg_bisect_result;
 
 /*

@@ -442,6 +442,10 @@ int bg_bisect_search(bg_ctx *ctx, const bg_bisect_opts *opts, bg_bisect_result *
 	/* Its own tail: 1 - p_worse would round a strong improvement to 0. */
 	out->change.p_better = p_above(-diff, se, df);
 	out->change.effect = sd > 0 ? diff / sd : NAN;
+	/* Every step can be right and the answer still show no change of its
+	 * own: a series that moved in many small steps, or a step that noise
+	 * misled.  Said, so that nobody blames a commit on p 0.15. */
+	out->significant = (s.flip ? out->change.p_better : out->change.p_worse) < o.alpha;
 
 cleanup:
 	free(s.lr);

@@ -13,7 +13,9 @@
 #     commit; the paired runs the bisects leave (20 and more on a commit)
 #     stay out of the trend, and with --include-paired are one point each;
 #   - on the same two commits, check, compare, bisect and report print the
-#     same change for both series, within 0.1 percentage points.
+#     same change for both series, within 0.1 percentage points;
+#   - over a slowdown in 40 small steps, bisect says that the change at the
+#     commit it names is not significant (JSON, stderr and text).
 . "$(dirname "$0")/lib.sh"
 
 commit() { git add -A && git commit -qm "$1" && git rev-parse HEAD; }
@@ -89,7 +91,7 @@ assert d["last_good"] == sys.argv[3]
 assert d["verdict"] == "regression", d["verdict"]
 want = {"set:time": 1.5, "set:tp": -0.6}[d["series"]]
 assert abs(d["delta"] - want) < 0.03, (d["series"], d["delta"])
-assert d["change"] > 0 and d["p"] < 0.01
+assert d["change"] > 0 and d["p"] < 0.01 and d["significant"] is True
 assert [s["verdict"] for s in d["steps"][:2]] == ["good", "bad"]
 assert all(s["verdict"] in ("good", "bad") for s in d["steps"])
 P
@@ -111,7 +113,7 @@ assert d["last_good"] == sys.argv[3]
 assert d["verdict"] == "improvement", d["verdict"]
 want = {"set:time": -0.6, "set:tp": 1.5}[d["series"]]
 assert abs(d["delta"] - want) < 0.03, (d["series"], d["delta"])
-assert d["change"] < 0 and d["p"] < 0.01
+assert d["change"] < 0 and d["p"] < 0.01 and d["significant"] is True
 # Git bisect's own terms for a change that is not a breakage.
 assert all(s["verdict"] in ("old", "new") for s in d["steps"]), d["steps"]
 # The culprit and the commit before it measured to the ends' pairs at the end.
@@ -233,4 +235,38 @@ for name, want in (("set:time", 1.5), ("set:tp", -0.6)):
     assert bis[name]["verdict"] == "regression" and rep[name][0]["verdict"] == "regression"
     assert (chk[name]["change"] > 0) and (cmp[name]["change"] > 0) and (bis[name]["change"] > 0)
 P
+
+# ------------------------------------------------ a slowdown in small steps
+# 40 commits, each 0.25% slower than the one before (+10.5% in all), with
+# the same 1% noise: the ends differ, every step of the search can be right,
+# and still no single commit shows a change of its own.  bisect names the
+# commit the search ends on and says that its change is not significant.
+new_repo "$T/g" >/dev/null
+cd "$T/g" || exit 1
+cp "$T/r/bench.sh" "$T/r/benchguard.json" "$T/r/.gitignore" .
+echo 0.01 >"$T/noise"
+echo 10 >level
+G0=$(commit "G0: 10 ms")
+for i in $(seq 1 40); do
+	awk -v i="$i" 'BEGIN { printf "%.6f\n", 10 * 1.0025 ^ i }' >level
+	G=$(commit "G$i: 0.25% slower")
+done
+expect_rc 0 "$BG" bisect --good "$G0" --bad "$G" --series set:time --json
+cp "$T/out" "$T/drift.json"
+cp "$T/err" "$T/drift.err"
+check "bisect over a slowdown in 40 small steps says its answer's change is not significant" \
+	/usr/bin/python3 - "$T/drift.json" <<'P'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print("# drift:", d["first_changed"][:7], d["verdict"], "delta", round(d["delta"], 4), "p", d["p"],
+      "step", round(d["step"], 4), "significant", d["significant"])
+assert d["step"] > 0.08, d["step"]
+assert d["significant"] is False and d["p"] >= 0.01, (d["significant"], d["p"])
+assert abs(d["delta"]) < 0.02, d["delta"]
+P
+check "... and warns on stderr, naming the compare that measures the two again" \
+	grep -q "is not significant on its own (p .*: the series may have moved in several small steps.*benchguard compare" "$T/drift.err"
+expect_rc 0 "$BG" bisect --good "$G0" --bad "$G" --series set:time
+check "... and the text says \"not significant\", not \"a regression\"" \
+	bash -c "grep -q 'against [0-9a-f]*, not significant (p ' $T/out && ! grep -q ', a regression (p' $T/out"
 finish

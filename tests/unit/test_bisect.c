@@ -194,6 +194,7 @@ static void test_every_position(void **state)
 			print_error("s=%zu p=%g change=%g nsteps=%zu\n", s, r.change.p_worse,
 			            r.change.change, r.nsteps);
 		assert_true(r.change.p_worse < 0.01);
+		assert_true(r.significant);
 		bg_bisect_result_clear(&r);
 	}
 }
