@@ -553,11 +553,13 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 			for (i = r->lo; i <= r->hi; i++)
 				printf("  %s\n", b->shas[i]);
 		}
-		printf("  %s: %+.1f%% against %.12s, %s%s (p %.2g, %zu pairs); %+.1f%% from %s "
+		printf("  %s: %+.1f%% against %.12s, %s (p %.2g, %zu pairs); %+.1f%% from %s "
 		       "to %s end\n",
 		       series, 100 * r->change.delta, b->shas[r->last_good],
-		       !r->significant ? "not significant" : r->improvement ? "an " : "a ",
-		       !r->significant ? "" : kind, p, r->change.n_cur,
+		       !r->significant  ? "not significant"
+		       : r->improvement ? "an improvement"
+		                        : "a regression",
+		       p, r->change.n_cur,
 		       100 * bg_change_oriented(r->step, b->direction),
 		       r->improvement ? "old" : "good", r->improvement ? "new" : "bad");
 		printf("%zu commits, %zu probes, %zu builds in this session\n\n", b->n, r->nsteps,
