@@ -78,7 +78,8 @@ INCLUDEDIR = $(PREFIX)/include
 DEB_PKGS = make gcc g++ pkg-config git libgit2-dev libsqlite3-dev sqlite3 valgrind \
            libgsl-dev libcurl4-openssl-dev libjson-c-dev libssl-dev libxml2-dev libxml2-utils \
            libcmocka-dev libbenchmark-dev hyperfine procps python3 python3-scipy python3-yaml \
-           chromium chromium-driver postgresql libpq-dev zsh groff-base man-db
+           chromium chromium-driver postgresql libpq-dev zsh groff-base man-db \
+           golang-go python3-pytest-benchmark linux-perf
 
 .PHONY: all test unit e2e demo deps bench install uninstall format examples clean help \
         fuzz fuzz-bins
