@@ -611,9 +611,12 @@ fail:
 /*
  * Starts the child (vfork: no copy of our memory, the cost of posix_spawn)
  * with every signal blocked until it has reset its dispositions.  The
- * pid, or -1 with errno when the child could not get to exec.
+ * pid, or -1 with errno when the child could not get to exec.  *start is
+ * the clock just before the vfork: an execution's time begins there, not
+ * before the dispositions are read (a few us of /proc text, and their
+ * jitter, that are benchguard's and not the command's).
  */
-static pid_t spawn(spawn_plan *sp)
+static pid_t spawn(spawn_plan *sp, double *start)
 {
 	sigset_t all, old;
 	pid_t pid;
@@ -625,6 +628,7 @@ static pid_t spawn(spawn_plan *sp)
 		sp->reset = ~(uint64_t)0;
 	sp->err = 0;
 	sp->failed = NULL;
+	*start = now_mono();
 	pid = vfork();
 	if (pid == 0)
 		spawn_child(sp);
@@ -1100,8 +1104,7 @@ static int exec_run(bg_ctx *ctx, const char *command, const bg_exec_opts *opts,
 	sp.one_thread = proc_ok && threads == 1;
 	sp.status_fd = pv->status_fd;
 	sp.null_fd = pv->null_fd;
-	start = now_mono();
-	if ((pid = spawn(&sp)) < 0) {
+	if ((pid = spawn(&sp, &start)) < 0) {
 		if (sp.failed)
 			error = bg_error_errno(ctx, BG_ERROR, "\"%s\": %s", command, sp.failed);
 		else
