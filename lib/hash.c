@@ -1,11 +1,14 @@
 /*
  * hash.c -- the only place that talks to OpenSSL's libcrypto: SHA-256 for
  * machine fingerprints and outbox target identities, HMAC-SHA256 for
- * webhook signatures, and random identifiers for alerts.
+ * webhook signatures; and the one source of random identifiers (runs,
+ * alerts), the kernel's generator.
  */
+#include <errno.h>
+#include <sys/random.h>
+
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
-#include <openssl/rand.h>
 
 #include "internal.h"
 
@@ -47,12 +50,26 @@ int bg_hmac_sha256_hex(const void *key, size_t keylen, const void *data, size_t 
 	return 0;
 }
 
+/*
+ * 128 random bits in lowercase hex.  getrandom(), not OpenSSL's generator:
+ * OpenSSL seeds from the same kernel source, and setting up its generator
+ * costs more than the 16 bytes.  It blocks only until the kernel's pool is
+ * first ready, at boot.  BG_ERROR with errno on failure.
+ */
 int bg_random_hex(char out[33])
 {
 	unsigned char b[16];
+	size_t got = 0;
+	ssize_t n;
 
-	if (RAND_bytes(b, (int)sizeof(b)) != 1)
-		return BG_ERROR;
+	while (got < sizeof(b)) {
+		n = getrandom(b + got, sizeof(b) - got, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return BG_ERROR;
+		got += (size_t)n;
+	}
 	hash__hex(b, sizeof(b), out);
 	return 0;
 }

@@ -800,32 +800,6 @@ static int store__commit_row(bg_ctx *ctx, bg_store *st, const bg_commit *c, int6
 	return 0;
 }
 
-/* A new run's uid: 128 random bits in lowercase hex, as imports expect. */
-static int store__uid(bg_ctx *ctx, char out[33])
-{
-	unsigned char raw[16];
-	size_t got = 0, i;
-	ssize_t n;
-	int fd;
-
-	if ((fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)) < 0)
-		return bg_error_errno(ctx, BG_EIO, "cannot open /dev/urandom");
-	while (got < sizeof(raw)) {
-		n = read(fd, raw + got, sizeof(raw) - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			close(fd);
-			return bg_error_errno(ctx, BG_EIO, "cannot read /dev/urandom");
-		}
-		got += (size_t)n;
-	}
-	close(fd);
-	for (i = 0; i < sizeof(raw); i++)
-		snprintf(out + 2 * i, 3, "%02x", raw[i]);
-	return 0;
-}
-
 /* Checked before anything is written, so a bad tag stores nothing. */
 static int store__check_tags(bg_ctx *ctx, const char *const *tags)
 {
@@ -904,8 +878,9 @@ static int store__run_begin(bg_ctx *ctx, bg_store *store, const bg_run_info *inf
 	if (info->uid && (strlen(info->uid) != 32 || strspn(info->uid, "0123456789abcdef") != 32))
 		return bg_error_set(ctx, BG_EINPUT, "run uid \"%s\" is not 32 lowercase hex digits",
 		                    info->uid);
-	if (!info->uid && (error = store__uid(ctx, uid)) < 0)
-		return error;
+	/* A new run's uid: 128 random bits in lowercase hex, as imports expect. */
+	if (!info->uid && bg_random_hex(uid) < 0)
+		return bg_error_errno(ctx, BG_EIO, "no random bytes for a run id");
 	if ((error = store__begin(ctx, store)) < 0)
 		return error;
 	/* Looked up inside the write transaction: of two processes storing
