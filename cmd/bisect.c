@@ -75,10 +75,11 @@ static void on_run_event(const bg_suite_event *ev, void *data)
 {
 	bisect_state *b = data;
 
-	if (ev->kind == BG_SUITE_PROGRESS)
-		cli_progress(b->st, "bisect: %s  [%d/%d] %s %d/%d", b->doing, ev->index, ev->total,
-		             ev->benchmark->name, ev->done, ev->of);
-	else
+	if (ev->kind == BG_SUITE_PROGRESS) {
+		if (cli_progress_due(b->st, ev->done, ev->of))
+			cli_progress(b->st, "bisect: %s  [%d/%d] %s %d/%d", b->doing, ev->index,
+			             ev->total, ev->benchmark->name, ev->done, ev->of);
+	} else
 		cli_quiet_events()(ev, b->st);
 }
 

@@ -30,6 +30,7 @@ typedef struct {
 	int quiet, verbose, color;
 	int stderr_tty;
 	int progress_shown; /* a \r progress line is on stderr and needs clearing */
+	double progress_at; /* when it was last drawn (CLOCK_MONOTONIC seconds) */
 	int info_verbose;   /* the library's info lines (checkouts, builds) only with -v:
 	                       a command whose own lines say what happens sets it */
 } cli_state;
@@ -234,6 +235,9 @@ void cli_warn_throttling(cli_state *st, int64_t run_id, const bg_machine *facts)
 /* The same for stored runs, from the facts stored with each. */
 void cli_warn_throttled_runs(cli_state *st, bg_store *store, const int64_t *ids, size_t n);
 void cli_progress(cli_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* How often at most a count of executions is redrawn (cli_progress_due). */
+#define CLI_PROGRESS_HZ 10
+int cli_progress_due(cli_state *st, int done, int of);
 void cli_progress_done(cli_state *st);
 void cli_log_cb(bg_log_level level, const char *msg, void *data);
 

@@ -260,6 +260,14 @@ void cli_warn(cli_state *st, const char *fmt, ...)
 	va_end(ap);
 }
 
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* A single self-overwriting line, only when stderr is a terminal. */
 void cli_progress(cli_state *st, const char *fmt, ...)
 {
@@ -273,6 +281,21 @@ void cli_progress(cli_state *st, const char *fmt, ...)
 	va_end(ap);
 	fflush(stderr);
 	st->progress_shown = 1;
+	st->progress_at = mono_now();
+}
+
+/*
+ * Whether the count `done` of `of` executions is drawn: the first and the
+ * last always, the others at most CLI_PROGRESS_HZ times a second.  Drawn
+ * at every execution of a fast command, the line would have the terminal
+ * redraw a thousand times a second, taking CPU time beside the executions
+ * it counts.
+ */
+int cli_progress_due(cli_state *st, int done, int of)
+{
+	if (st->quiet || !st->stderr_tty)
+		return 0;
+	return done <= 1 || done >= of || mono_now() - st->progress_at >= 1.0 / CLI_PROGRESS_HZ;
 }
 
 void cli_log_cb(bg_log_level level, const char *msg, void *data)

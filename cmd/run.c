@@ -272,6 +272,8 @@ static void on_suite_event(const bg_suite_event *ev, void *data)
 			         (long long)ev->run_id);
 		break;
 	case BG_SUITE_PROGRESS:
+		if (!cli_progress_due(st, ev->done, ev->of))
+			break;
 		if (ev->runs > 1)
 			cli_progress(st, "run %d/%d  [%d/%d] %s  %d/%d", ev->run, ev->runs,
 			             ev->index, ev->total, ev->benchmark->name, ev->done, ev->of);
@@ -292,10 +294,11 @@ static void on_quiet_event(const bg_suite_event *ev, void *data)
 {
 	cli_state *st = data;
 
-	if (ev->kind == BG_SUITE_PROGRESS)
-		cli_progress(st, "[%d/%d] %s  %d/%d", ev->index, ev->total, ev->benchmark->name,
-		             ev->done, ev->of);
-	else if (ev->kind == BG_SUITE_BENCH_DONE) {
+	if (ev->kind == BG_SUITE_PROGRESS) {
+		if (cli_progress_due(st, ev->done, ev->of))
+			cli_progress(st, "[%d/%d] %s  %d/%d", ev->index, ev->total,
+			             ev->benchmark->name, ev->done, ev->of);
+	} else if (ev->kind == BG_SUITE_BENCH_DONE) {
 		const bg_outcome *o = bg_results_find_outcome(ev->results, ev->benchmark->name);
 
 		if (o && o->status == BG_BENCH_FAILED) {

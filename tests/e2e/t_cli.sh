@@ -38,4 +38,39 @@ check "fingerprint table shows hashed and volatile facts" bash -c "
 check "--machine overrides the fingerprint" bash -c "
 	[ \"\$(\"$BG\" fingerprint --machine ci-runner-1 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"fingerprint\"])')\" = ci-runner-1 ]"
 check "a bad --machine name -> exit 2" expect_rc 2 "$BG" fingerprint --machine "has space"
+
+# The progress line on a terminal (a pseudo-terminal here): 300 executions of
+# /bin/true counted at most 10 times a second, the first and the last always,
+# not redrawn 300 times; and cleared at the end.
+mkdir -p "$T/pty" && cd "$T/pty" && new_repo . >/dev/null
+cat >benchguard.json <<'J'
+{ "benchmarks": [ { "name": "fast", "command": "/bin/true", "warmup": 0, "samples": 300 } ] }
+J
+check "a terminal's progress line is drawn at most 10 times a second" python3 - "$BG" "$T/pty.db" <<'P'
+import os, pty, re, sys, time
+bg, db = sys.argv[1], sys.argv[2]
+t0 = time.monotonic()
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(bg, [bg, "--db", db, "run"])
+out = b""
+while True:
+    try:
+        chunk = os.read(fd, 65536)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+_, status = os.waitpid(pid, 0)
+took = time.monotonic() - t0
+counts = [int(m) for m in re.findall(rb"\r\x1b\[K\[1/1\] fast  (\d+)/300", out)]
+print(f"# {len(counts)} progress lines in {took:.2f} s: {counts}")
+assert os.waitstatus_to_exitcode(status) == 0, status
+assert counts and counts[0] == 1 and counts[-1] == 300, counts
+assert counts == sorted(set(counts)), counts
+assert len(counts) <= 2 + 10 * took + 1, (len(counts), took)
+last, stored = out.rindex(b"fast  300/300"), out.index(b"stored 1 run")
+assert b"\r\x1b[K" in out[last:stored], out[last:stored]
+P
 finish
