@@ -30,7 +30,7 @@ typedef struct {
 	int quiet, verbose, color;
 	int stderr_tty;
 	int progress_shown; /* a \r progress line is on stderr and needs clearing */
-	double progress_at; /* when it was last drawn (CLOCK_MONOTONIC seconds) */
+	double progress_at; /* when it was last drawn (bg_now() seconds) */
 	int info_verbose;   /* the library's info lines (checkouts, builds) only with -v:
 	                       a command whose own lines say what happens sets it */
 } cli_state;

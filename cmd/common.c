@@ -260,14 +260,6 @@ void cli_warn(cli_state *st, const char *fmt, ...)
 	va_end(ap);
 }
 
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* A single self-overwriting line, only when stderr is a terminal. */
 void cli_progress(cli_state *st, const char *fmt, ...)
 {
@@ -281,7 +273,7 @@ void cli_progress(cli_state *st, const char *fmt, ...)
 	va_end(ap);
 	fflush(stderr);
 	st->progress_shown = 1;
-	st->progress_at = mono_now();
+	st->progress_at = bg_now();
 }
 
 /*
@@ -295,7 +287,7 @@ int cli_progress_due(cli_state *st, int done, int of)
 {
 	if (st->quiet || !st->stderr_tty)
 		return 0;
-	return done <= 1 || done >= of || mono_now() - st->progress_at >= 1.0 / CLI_PROGRESS_HZ;
+	return done <= 1 || done >= of || bg_now() - st->progress_at >= 1.0 / CLI_PROGRESS_HZ;
 }
 
 void cli_log_cb(bg_log_level level, const char *msg, void *data)
