@@ -36,7 +36,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -240,14 +239,6 @@ static int pipe_read(exec_io *io, int fd, int is_err)
 	}
 }
 
-static double now_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Milliseconds to wait in poll() until `deadline` (0: none -> -1), rounded up. */
 static int poll_ms(double deadline, double now)
 {
@@ -291,13 +282,13 @@ static int child_exited(pid_t pid)
 /* 1 when the child has exited within about SPIN_US microseconds. */
 static int exit_soon(pid_t pid)
 {
-	double until = now_mono() + SPIN_US * 1e-6;
+	double until = bg_now() + SPIN_US * 1e-6;
 
 	do {
 		if (child_exited(pid))
 			return 1;
 		sched_yield();
-	} while (now_mono() < until);
+	} while (bg_now() < until);
 	return 0;
 }
 
@@ -330,7 +321,7 @@ static int wait_child(bg_ctx *ctx, exec_io *io, pid_t pid, struct pollfd *pfd, d
 	int backoff = 1;
 
 	for (;;) {
-		int ms = poll_ms(deadline, now_mono()), n;
+		int ms = poll_ms(deadline, bg_now()), n;
 
 		if (bg_ctx_cancelled(ctx)) {
 			kill_child(pid);
@@ -370,18 +361,18 @@ static int wait_child(bg_ctx *ctx, exec_io *io, pid_t pid, struct pollfd *pfd, d
 		if (pfd[1].fd < 0 && pfd[2].fd < 0 && exit_soon(pid))
 			break;
 	}
-	out->wall = now_mono();
+	out->wall = bg_now();
 	return 0;
 }
 
 /* Reads the pipes to EOF, for at most DRAIN_SECONDS.  1 if it gave up. */
 static int drain(bg_ctx *ctx, exec_io *io, struct pollfd *pfd)
 {
-	double deadline = now_mono() + DRAIN_SECONDS;
+	double deadline = bg_now() + DRAIN_SECONDS;
 
 	pfd[0].fd = -1;
 	while (pfd[1].fd >= 0 || pfd[2].fd >= 0) {
-		int ms = poll_ms(deadline, now_mono()), n;
+		int ms = poll_ms(deadline, bg_now()), n;
 
 		if (ms == 0 || bg_ctx_cancelled(ctx))
 			return 1;
@@ -628,7 +619,7 @@ static pid_t spawn(spawn_plan *sp, double *start)
 		sp->reset = ~(uint64_t)0;
 	sp->err = 0;
 	sp->failed = NULL;
-	*start = now_mono();
+	*start = bg_now();
 	pid = vfork();
 	if (pid == 0)
 		spawn_child(sp);
@@ -1166,7 +1157,7 @@ static int exec_run(bg_ctx *ctx, const char *command, const bg_exec_opts *opts,
 	if (rc < 0 && !error) /* ECHILD: the host ignores SIGCHLD, so nothing is known */
 		error = bg_error_errno(ctx, BG_ERROR, "cannot wait for \"%s\"", command);
 	if (out->timed_out)
-		out->wall = now_mono();
+		out->wall = bg_now();
 	out->wall -= start;
 	if (pfd[0].fd >= 0)
 		close(pfd[0].fd);
