@@ -568,7 +568,7 @@ int bg_xml__parse_catch2(bg_ctx *ctx, const char *source, const char *benchmark,
 		        .out = out,
 		        .series = BG_BUF_INIT,
 		        .path = BG_BUF_INIT };
-	xml_lib x = { NULL };
+	xml_lib x = { .dl = NULL };
 	xmlParserCtxtPtr pctx = NULL;
 	xmlDocPtr doc = NULL;
 	const xmlNode *root;
