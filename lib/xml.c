@@ -537,6 +537,17 @@ static void c2_on_end(void *data, const xmlChar *localname, const xmlChar *prefi
 		st->rc = c2_test_case(st, node, depth);
 	st->x->xmlUnlinkNode(node);
 	st->x->xmlFreeNode(node);
+	/*
+	 * libxml2 appends the next text to the parent's last child in place
+	 * when that is a text node, trusting its record of that node's length
+	 * and room (nodelen, nodemem): a record of the last text node it made,
+	 * which may have been inside the subtree just freed.  With the test
+	 * case gone, text written before it (`<Catch2TestRun>x<TestCase>`) is
+	 * the last child again, so that record would have libxml2 write past
+	 * its buffer.  0: no record, and libxml2 measures the node first.
+	 */
+	pctx->nodelen = 0;
+	pctx->nodemem = 0;
 	if (st->rc < 0)
 		st->x->xmlStopParser(pctx);
 }

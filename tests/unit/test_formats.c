@@ -1522,6 +1522,54 @@ static void test_catch2_bad(void **state)
 	assert_refusals(BG_FORMAT_CATCH2, "c2", NULL, cases, BG_ARRAY_SIZE(cases));
 }
 
+/*
+ * Text beside the test cases, which Catch2 never writes there: a test case
+ * is freed at its end tag, and the text before it becomes its parent's
+ * last node again.  libxml2 appended the text after it in place, with the
+ * length of the last text it had made (the 3,000 bytes inside the freed
+ * test case): a write 3,000 bytes past a 2-byte buffer, and a double free
+ * of it, that the fuzzer found (tests/fuzz/crashes/catch2/).  The
+ * sanitizer build stops on that write; every build checks that the text
+ * is ignored and the results stand.
+ */
+static void test_catch2_stray_text(void **state)
+{
+	static const char *const layouts[] = {
+		/* v3: test cases in the root; v2: in a <Group>, text in both. */
+		"<Catch2TestRun name=\"t\">a%s b%s c</Catch2TestRun>",
+		"<Catch>x<Group name=\"g\">a%s b%s c</Group>y</Catch>",
+	};
+	static const char passed[] = "<OverallResult success=\"true\"/></TestCase>";
+	bg_buf doc = BG_BUF_INIT, warning = BG_BUF_INIT;
+	bg_results *r = NULL;
+	bg_ctx *ctx = NULL;
+	char case1[4096 + 512], case2[512];
+	size_t i;
+	double one = 1e-9, two = 2e-9;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	for (i = 0; i < 3000; i++)
+		assert_int_equal(bg_buf_puts(&warning, "w"), 0);
+	snprintf(case1, sizeof(case1), "<TestCase name=\"one\"><Warning>%s</Warning>%s%s",
+	         warning.ptr, C2_BENCH("b", "1"), passed);
+	snprintf(case2, sizeof(case2), "<TestCase name=\"two\">%s%s", C2_BENCH("b", "2"), passed);
+	for (i = 0; i < BG_ARRAY_SIZE(layouts); i++) {
+		doc.len = 0;
+		assert_int_equal(bg_buf_printf(&doc, layouts[i], case1, case2), 0);
+		assert_int_equal(bg_results_new(&r), 0);
+		assert_int_equal(parse_str(ctx, BG_FORMAT_CATCH2, NULL, doc.ptr, r), 0);
+		assert_int_equal(bg_results_series_count(r), 2);
+		assert_series(r, "one/b", "time", "s", BG_DIR_LOWER, &one, 1);
+		assert_series(r, "two/b", "time", "s", BG_DIR_LOWER, &two, 1);
+		bg_results_free(r);
+		r = NULL;
+	}
+	bg_buf_clear(&doc);
+	bg_buf_clear(&warning);
+	bg_ctx_free(ctx);
+}
+
 /* Deeper than libxml2 lets a document go, and deeper than Catch2 nests. */
 static void test_catch2_depth(void **state)
 {
@@ -2026,6 +2074,7 @@ int main(void)
 		cmocka_unit_test(test_pytest_bad),
 		cmocka_unit_test(test_catch2_real),
 		cmocka_unit_test(test_catch2_bad),
+		cmocka_unit_test(test_catch2_stray_text),
 		cmocka_unit_test(test_catch2_depth),
 		cmocka_unit_test(test_perfstat_real),
 		cmocka_unit_test(test_perfstat_modes),
