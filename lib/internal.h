@@ -163,6 +163,14 @@ void bg_simulate__argv_free(char **argv);
 int bg_simulate__collect(bg_ctx *ctx, const char *dir, bg_sim_counts *out);
 double bg_simulate__est_cycles(const bg_sim_counts *c);
 
+/* lib/runner.c: how far apart two of the kernel's readings of a process's
+ * resident set may be (KiB), and the first of n peak RSS samples that is not
+ * above benchguard's own peak (the larger of floor_kib and own_kib[i], read
+ * as execution i started) by more than slack_kib (-1: none). */
+long bg_runner__rss_slack_kib(long cpus, long page_kib);
+int bg_runner__rss_below(const long *rss_kib, const long *own_kib, int n, long floor_kib,
+                         long slack_kib);
+
 /* Seconds on the monotonic clock: for timing and deadlines, not dates. */
 double bg_now(void);
 

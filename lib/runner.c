@@ -409,6 +409,7 @@ typedef struct {
 	int no_shell;          /* wrapped (valgrind ...): never run the command bare */
 	int one_thread;        /* this process has one thread: spawn reads the signals */
 	uint64_t reset;        /* the signals the child puts back to default (bit n-1) */
+	long hwm_kib;          /* our peak RSS as the child starts; -1: not read */
 	volatile int err;      /* errno of the step that failed in the child */
 	const char *volatile failed; /* what failed, when it is not the exec */
 } spawn_plan;
@@ -480,11 +481,15 @@ static int hex_digit(char c)
  * the child 13 (a new pid's /proc entries are made on first use).  `fd` is
  * the file held open across a benchmark's executions (read again from its
  * start: the kernel writes it anew at offset 0), or -1 to open it here.
- * 0, or -1 when /proc cannot tell (then: all of them).
+ * 0, or -1 when /proc cannot tell (then: all of them).  The same text
+ * gives *hwm_kib, this process's peak RSS (VmHWM) as the command starts,
+ * which the kernel hands on as the least the command's peak can read (-1
+ * when it does not say).
  */
-static int nondefault_signals(int fd, uint64_t *mask)
+static int nondefault_signals(int fd, uint64_t *mask, long *hwm_kib)
 {
 	static const char *const keys[2] = { "\nSigIgn:", "\nSigCgt:" };
+	const char *hwm;
 	char buf[4096];
 	uint64_t m = 0;
 	ssize_t n = 0, got;
@@ -506,6 +511,14 @@ static int nondefault_signals(int fd, uint64_t *mask)
 	if (own)
 		close(fd);
 	buf[n] = '\0';
+	*hwm_kib = -1;
+	if ((hwm = strstr(buf, "\nVmHWM:")) != NULL) {
+		char *end;
+		long kib = strtol(hwm + 7, &end, 10);
+
+		if (end != hwm + 7 && kib >= 0 && !strncmp(end, " kB", 3))
+			*hwm_kib = kib;
+	}
 	for (k = 0; k < 2; k++) {
 		const char *p = strstr(buf, keys[k]);
 		uint64_t x = 0;
@@ -615,7 +628,8 @@ static pid_t spawn(spawn_plan *sp, double *start)
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	if (!sp->one_thread || nondefault_signals(sp->status_fd, &sp->reset) < 0)
+	sp->hwm_kib = -1;
+	if (!sp->one_thread || nondefault_signals(sp->status_fd, &sp->reset, &sp->hwm_kib) < 0)
 		sp->reset = ~(uint64_t)0;
 	sp->err = 0;
 	sp->failed = NULL;
@@ -998,6 +1012,7 @@ typedef struct {
 	bg_counters *counters;   /* opened on the command, read once it is gone */
 	double *values;          /* the counters' values, bg_counters__count() of them */
 	const proc_view *proc;   /* /proc held open by the caller; NULL: opened per execution */
+	long *hwm_kib;           /* set to our peak RSS as the command started (-1: unknown) */
 } exec_extra;
 
 static int exec_run(bg_ctx *ctx, const char *command, const bg_exec_opts *opts,
@@ -1095,7 +1110,10 @@ static int exec_run(bg_ctx *ctx, const char *command, const bg_exec_opts *opts,
 	sp.one_thread = proc_ok && threads == 1;
 	sp.status_fd = pv->status_fd;
 	sp.null_fd = pv->null_fd;
-	if ((pid = spawn(&sp, &start)) < 0) {
+	pid = spawn(&sp, &start);
+	if (x && x->hwm_kib)
+		*x->hwm_kib = sp.hwm_kib;
+	if (pid < 0) {
 		if (sp.failed)
 			error = bg_error_errno(ctx, BG_ERROR, "\"%s\": %s", command, sp.failed);
 		else
@@ -1496,28 +1514,74 @@ static void reset_own_peak(void)
 }
 
 /*
+ * How far apart two of the kernel's readings of one process's resident
+ * pages may be, in KiB, with nothing changed: since Linux 6.2 the count is a
+ * per-CPU counter, read without the changes each CPU still holds, up to a
+ * batch of max(32, 2 x CPUs) pages each; before, each task held up to 64.
+ * A reading is off by less than that either way, two readings by less than
+ * twice it: 512 KiB on 2 CPUs, 2 MiB on 8, 64 MiB on 64.
+ */
+long bg_runner__rss_slack_kib(long cpus, long page_kib)
+{
+	long batch, pages;
+
+	if (cpus < 1)
+		cpus = 1;
+	if (page_kib < 1)
+		page_kib = 4;
+	batch = cpus * 2 > 32 ? cpus * 2 : 32;
+	pages = cpus * batch > 64 ? cpus * batch : 64;
+	return 2 * pages * page_kib;
+}
+
+/*
  * Linux carries the spawning process's peak RSS over exec into the child's
  * ru_maxrss, so wait4 reports max(benchmark's peak, benchguard's peak).  A
  * value at or below benchguard's own peak says nothing about the benchmark
  * and would move whenever benchguard's memory does (a false alarm later):
- * the series is kept only when every sample is above that floor.
+ * the series is kept only when every sample is above that floor, by more
+ * than the kernel's readings can differ (bg_runner__rss_slack_kib).  The
+ * floor of sample i is the larger of `floor_kib` (benchguard's peak once
+ * the executions are over) and own_kib[i] (its peak read just before that
+ * execution; -1 or own_kib NULL: not read): the peak the kernel reports
+ * afterwards can be the lower one, since it is the count of the moment
+ * unless memory was unmapped since, and the kernel may have taken pages
+ * back.  Without both, a small benchmark's peak_rss (benchguard's own) was
+ * kept now and then, in some runs only.  The first sample not above its
+ * floor, or -1.
  */
-static int add_peak_rss(bg_ctx *ctx, const bg_benchmark *bench, bg_results *into,
-                        const long *rss_kib, int n, long floor_kib)
+int bg_runner__rss_below(const long *rss_kib, const long *own_kib, int n, long floor_kib,
+                         long slack_kib)
 {
-	long now = own_peak_kib();
+	int i;
+
+	for (i = 0; i < n; i++) {
+		long least = own_kib && own_kib[i] > floor_kib ? own_kib[i] : floor_kib;
+
+		if (rss_kib[i] <= least + slack_kib)
+			return i;
+	}
+	return -1;
+}
+
+static int add_peak_rss(bg_ctx *ctx, const bg_benchmark *bench, bg_results *into,
+                        const long *rss_kib, const long *own_kib, int n, long floor_kib)
+{
+	long now = own_peak_kib(), cpus = sysconf(_SC_NPROCESSORS_CONF),
+	     page = sysconf(_SC_PAGESIZE), slack;
 	int i, rc;
 
 	if (now > floor_kib)
 		floor_kib = now;
-	for (i = 0; i < n; i++) {
-		if (rss_kib[i] <= floor_kib) {
-			bg_log(ctx, BG_LOG_DEBUG,
-			       "%s: peak_rss not recorded: %ld KiB is not above benchguard's own "
-			       "%ld KiB, which the kernel reports as a floor",
-			       bench->name, rss_kib[i], floor_kib);
-			return 0;
-		}
+	slack = bg_runner__rss_slack_kib(cpus, page > 0 ? page / 1024 : 4);
+	if ((i = bg_runner__rss_below(rss_kib, own_kib, n, floor_kib, slack)) >= 0) {
+		bg_log(ctx, BG_LOG_DEBUG,
+		       "%s: peak_rss not recorded: %ld KiB is not above benchguard's own %ld KiB "
+		       "(which the kernel reports as a floor) by more than %ld KiB (how far the "
+		       "kernel's counts may be off)",
+		       bench->name, rss_kib[i],
+		       own_kib && own_kib[i] > floor_kib ? own_kib[i] : floor_kib, slack);
+		return 0;
 	}
 	for (i = 0; i < n; i++)
 		if ((rc = bg_results_add(ctx, into, bench->name, "peak_rss", "B",
@@ -1623,7 +1687,7 @@ static int simulate_pass(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_op
 	char *dirp = NULL, **wrap = NULL;
 	bg_exec_opts eo = { NULL, 0.0, 0, 0, env, NULL };
 	bg_exec_result r = { 0 };
-	exec_extra x = { NULL, NULL, NULL, NULL };
+	exec_extra x = { .wrap = NULL };
 	bg_sim_counts c;
 	bg_buf b = BG_BUF_INIT;
 	int error, killed = 0;
@@ -1722,8 +1786,8 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 	bg_exec_result r = { 0 };
 	chosen_instruments ch;
 	proc_view pv = PROC_VIEW_INIT;
-	exec_extra x = { NULL, NULL, NULL, &pv };
-	long *rss = NULL, floor_kib = 0;
+	exec_extra x = { .proc = &pv };
+	long *rss = NULL, *own = NULL, floor_kib = 0, hwm_kib = -1;
 	int samples, warmup, total, done, error = 0, nrss = 0, killed, left = 0, clock,
 	    reaping = 0;
 	size_t i, first;
@@ -1782,10 +1846,13 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 	/* The self-reporting formats warm up and repeat inside the program. */
 	total = !clock ? 0 : bench->format == BG_FORMAT_TIME ? warmup + samples : 1;
 	if (bench->format == BG_FORMAT_TIME && ch.time) {
-		if (!(rss = malloc(((size_t)samples + 1) * sizeof(long)))) {
+		rss = malloc(((size_t)samples + 1) * sizeof(long));
+		own = malloc(((size_t)samples + 1) * sizeof(long));
+		if (!rss || !own) {
 			error = bg_error_oom(ctx);
 			goto fail;
 		}
+		x.hwm_kib = &hwm_kib;
 		reset_own_peak();
 		floor_kib = own_peak_kib();
 	}
@@ -1827,6 +1894,7 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 			if (done >= warmup) {
 				if ((error = add_time_samples(ctx, bench, into, &r)) < 0)
 					goto fail;
+				own[nrss] = hwm_kib;
 				rss[nrss++] = r.maxrss_kib;
 			}
 		} else if (r.out_truncated) {
@@ -1862,7 +1930,7 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 			goto cleanup;
 		}
 	}
-	if (nrss && (error = add_peak_rss(ctx, bench, into, rss, nrss, floor_kib)) < 0)
+	if (nrss && (error = add_peak_rss(ctx, bench, into, rss, own, nrss, floor_kib)) < 0)
 		goto fail;
 	apply_overrides(bench, into, first);
 	error = bg_results_set_outcome(ctx, into, bench->name, BG_BENCH_OK, NULL);
@@ -1883,6 +1951,7 @@ cleanup:
 		reaper_leave();
 	bg_counters__free(ch.counters);
 	free(rss);
+	free(own);
 	free(env_name);
 	free(msg);
 	return error;
