@@ -209,6 +209,7 @@ fuzz:
 # `make fuzz` builds with clang, which warns where gcc does not (a struct
 # initialised with { NULL } leaves its other fields to -Wextra): the same
 # warnings and -Werror, every source, syntax only (a few seconds).
+# FUZZ_NAME is what `make unit` gives tests/fuzz/replay.c per harness.
 # tests/e2e/t_clang.sh runs it.
 CLANG       ?= clang
 CLANG_CHECK ?= $(LIB_SRC) $(CMD_SRC) $(UNIT_SRC) $(wildcard tests/unit/fake_gpu.c) \
