@@ -80,15 +80,16 @@ cleanup:
 
 /*
  * Imports FILE... : every file is read and checked before the database is
- * opened.  A file exported on another machine is refused when it is the
- * only one; among several (a baselines/ folder with a file per kind of
- * runner) it is skipped with a note, as long as one is this machine's.
+ * opened, and their runs are stored in one transaction (all or none).  A
+ * file exported on another machine is refused when it is the only one;
+ * among several (a baselines/ folder with a file per kind of runner) it is
+ * skipped with a note, as long as one is this machine's.
  */
 static int do_import(cli_state *st, const baseline_flags *fl, char **files, int nfiles)
 {
-	bg_baseline **b = NULL;
+	bg_baseline **b = NULL, **take = NULL;
 	char *data = NULL;
-	size_t len = 0, imported, present;
+	size_t len = 0, *imported = NULL, *present = NULL, ntake = 0, k;
 	const char *fp;
 	json_object *arr = NULL;
 	cli_env env;
@@ -138,18 +139,30 @@ static int do_import(cli_state *st, const baseline_flags *fl, char **files, int 
 		rc = bg_error_oom(st->ctx);
 		goto cleanup;
 	}
-	for (i = 0; i < nfiles; i++) {
+	/* The files to import, stored together: all of them or none. */
+	take = calloc((size_t)nfiles, sizeof(*take));
+	imported = calloc((size_t)nfiles, sizeof(*imported));
+	present = calloc((size_t)nfiles, sizeof(*present));
+	if (!take || !imported || !present) {
+		rc = bg_error_oom(st->ctx);
+		goto cleanup;
+	}
+	for (i = 0; i < nfiles; i++)
+		if (!strcmp(fp, bg_baseline_machine(b[i])) || fl->force)
+			take[ntake++] = b[i];
+	if ((rc = bg_baseline_import_all(st->ctx, env.store, (const bg_baseline *const *)take,
+	                                 ntake, fp, fl->force, imported, present)) < 0)
+		goto cleanup;
+	for (i = 0, k = 0; i < nfiles; i++) {
 		const char *theirs = bg_baseline_machine(b[i]);
 		int skip = strcmp(fp, theirs) && !fl->force;
+		size_t got = skip ? 0 : imported[k], had = skip ? 0 : present[k];
 
-		imported = present = 0;
+		k += !skip;
 		if (skip)
 			cli_info(st, "skipped %s: exported on machine %s, not this one (%s)", files[i],
 			         theirs, fp);
-		else if ((rc = bg_baseline_import(st->ctx, env.store, b[i], fp, fl->force, &imported,
-		                                  &present)) < 0)
-			goto cleanup;
-		if (!skip && strcmp(fp, theirs))
+		else if (strcmp(fp, theirs))
 			cli_warn(st, "runs of machine %s were imported as machine %s (--force)",
 			         theirs, fp);
 		if (st->format == CLI_JSON) {
@@ -157,8 +170,8 @@ static int do_import(cli_state *st, const baseline_flags *fl, char **files, int 
 
 			json_object_object_add(o, "file", json_object_new_string(files[i]));
 			json_object_object_add(o, "machine", json_object_new_string(skip ? theirs : fp));
-			json_object_object_add(o, "imported", json_object_new_int64((int64_t)imported));
-			json_object_object_add(o, "present", json_object_new_int64((int64_t)present));
+			json_object_object_add(o, "imported", json_object_new_int64((int64_t)got));
+			json_object_object_add(o, "present", json_object_new_int64((int64_t)had));
 			json_object_object_add(o, "skipped", json_object_new_boolean(skip));
 			if (!arr) {
 				rc = cli_print_json(st, o);
@@ -166,8 +179,8 @@ static int do_import(cli_state *st, const baseline_flags *fl, char **files, int 
 			}
 			json_object_array_add(arr, o);
 		} else if (!skip) {
-			printf("imported %zu run%s (%zu already present) from %s\n", imported,
-			       imported == 1 ? "" : "s", present, files[i]);
+			printf("imported %zu run%s (%zu already present) from %s\n", got,
+			       got == 1 ? "" : "s", had, files[i]);
 		}
 	}
 	rc = arr ? cli_print_json(st, arr) : 0;
@@ -178,6 +191,9 @@ cleanup:
 	for (i = 0; b && i < nfiles; i++)
 		bg_baseline_free(b[i]);
 	free(b);
+	free(take);
+	free(imported);
+	free(present);
 	free(data);
 	cli_env_clear(&env);
 	return rc;

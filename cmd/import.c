@@ -147,9 +147,10 @@ int cmd_import(cli_state *st, int argc, char **argv)
 		bg_run_info info = {
 			.commit = &commit, .machine = env.machine, .source = "import", .tags = tags
 		};
-		if ((rc = bg_store_run_begin(st->ctx, env.store, &info, &run_id)) < 0 ||
-		    (rc = bg_store_run_add(st->ctx, env.store, run_id, res)) < 0 ||
-		    (rc = bg_store_run_finish(st->ctx, env.store, run_id)) < 0)
+		const bg_results *one = res;
+
+		/* One transaction: a series the store refuses leaves no run behind. */
+		if ((rc = bg_store_runs_put(st->ctx, env.store, &info, &one, 1, &run_id, NULL)) < 0)
 			goto cleanup;
 	}
 	for (i = 0; i < bg_results_series_count(res); i++)

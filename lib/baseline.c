@@ -970,64 +970,22 @@ cleanup:
 	return error;
 }
 
-/*
- * The database must not hold one of the file's series in another unit: the
- * store would refuse it half-way through, after earlier runs were stored.
- */
-static int check_units(bg_ctx *ctx, bg_store *store, const bg_baseline *b)
-{
-	bg_buf name = BG_BUF_INIT;
-	size_t i, j;
-	int error = 0;
-
-	for (i = 0; i + 2 < b->nunits && !error; i += 3) {
-		bg_history_row *rows = NULL;
-		size_t n = 0;
-
-		name.len = 0;
-		if (bg_buf_printf(&name, "%s:%s", b->units[i], b->units[i + 1]) < 0) {
-			error = bg_error_oom(ctx);
-			break;
-		}
-		error = bg_store_history(ctx, store, name.ptr, 1, &rows, &n);
-		if (error == BG_ENOTFOUND) {
-			/* A new series: nothing to contradict. */
-			bg_ctx_clear_error(ctx);
-			error = 0;
-			continue;
-		}
-		for (j = 0; !error && j < n; j++)
-			if (!strcmp(rows[j].benchmark, b->units[i]) &&
-			    !strcmp(rows[j].metric, b->units[i + 1]) &&
-			    strcmp(rows[j].unit, b->units[i + 2]))
-				error = bg_error_set(
-				        ctx, BG_EINPUT,
-				        "%s: series \"%s\" is in unit \"%s\" here but \"%s\" "
-				        "in the database; nothing imported",
-				        b->name, name.ptr, b->units[i + 2], rows[j].unit);
-		bg_history_free(rows, n);
-	}
-	bg_buf_clear(&name);
-	return error;
-}
-
-int bg_baseline_import(bg_ctx *ctx, bg_store *store, const bg_baseline *b, const char *machine,
-                       int force, size_t *imported, size_t *present)
+/* The machine a file's runs are stored under: `machine`, with the file's
+ * facts when that is the machine it was exported on. */
+static int import_machine(bg_ctx *ctx, const bg_baseline *b, const char *machine, int force,
+                          bg_machine **out)
 {
 	bg_machine *m = NULL;
 	char **f;
-	size_t i;
 	int error;
 
-	*imported = *present = 0;
-	if (!machine || !*machine)
-		return bg_error_set(ctx, BG_EINPUT, "no machine to import the baseline as");
+	*out = NULL;
 	if (strcmp(machine, b->machine) && !force)
 		return bg_error_set(ctx, BG_EINPUT,
 		                    "%s: the baseline was exported on machine %s, but this machine "
 		                    "is %s (--force imports it as this machine anyway)",
 		                    b->name, b->machine, machine);
-	if ((error = bg_machine_new(&m)) < 0)
+	if (bg_machine_new(&m) < 0)
 		return bg_error_oom(ctx);
 	if ((error = bg_machine_set_name(m, machine)) < 0) {
 		error = error == BG_ENOMEM
@@ -1049,51 +1007,104 @@ int bg_baseline_import(bg_ctx *ctx, bg_store *store, const bg_baseline *b, const
 				                          b->name, f[0]);
 				goto cleanup;
 			}
-	if ((error = check_units(ctx, store, b)) < 0)
-		goto cleanup;
-	for (i = 0; i < b->nruns; i++) {
-		const baseline_run *r = &b->runs[i];
-		bg_run_info info;
-		int64_t id = 0;
-
-		if ((error = bg_store_run_by_uid(ctx, store, r->uid, &id)) < 0)
-			goto cleanup;
-		if (id) {
-			bg_run_row row;
-
-			(*present)++;
-			if (bg_store_run_get(ctx, store, id, &row) == 0) {
-				if (!row.complete)
-					bg_log(ctx, BG_LOG_WARN,
-					       "run %s is in the database but incomplete (an "
-					       "earlier "
-					       "import was interrupted); it is never used as a "
-					       "baseline",
-					       r->uid);
-				bg_run_row_clear(&row);
-			}
-			continue;
-		}
-		memset(&info, 0, sizeof(info));
-		info.commit = &r->commit;
-		info.machine = m;
-		info.source = "baseline";
-		info.tags = (const char *const *)r->tags;
-		info.uid = r->uid;
-		info.started_at = r->started_at;
-		if ((error = bg_store_run_begin_new(ctx, store, &info, &id)) < 0)
-			goto cleanup;
-		if (!id) { /* another import stored it since we looked */
-			(*present)++;
-			continue;
-		}
-		if ((error = bg_store_run_add(ctx, store, id, r->res)) < 0 ||
-		    (error = bg_store_run_finish(ctx, store, id)) < 0)
-			goto cleanup;
-		(*imported)++;
-	}
-
+	*out = m;
+	m = NULL;
 cleanup:
 	bg_machine_free(m);
 	return error;
+}
+
+int bg_baseline_import_all(bg_ctx *ctx, bg_store *store, const bg_baseline *const *b, size_t nb,
+                           const char *machine, int force, size_t *imported, size_t *present)
+{
+	bg_machine **m = NULL;
+	bg_run_info *info = NULL;
+	const bg_results **res = NULL;
+	int64_t *ids = NULL;
+	size_t *file_of = NULL, total = 0, n = 0, failed, i, r;
+	int error = 0;
+
+	for (i = 0; i < nb; i++) {
+		imported[i] = present[i] = 0;
+		total += b[i]->nruns;
+	}
+	if (!machine || !*machine)
+		return bg_error_set(ctx, BG_EINPUT, "no machine to import the baseline as");
+	m = calloc(nb + 1, sizeof(*m));
+	info = calloc(total + 1, sizeof(*info));
+	res = calloc(total + 1, sizeof(*res));
+	ids = calloc(total + 1, sizeof(*ids));
+	file_of = calloc(total + 1, sizeof(*file_of));
+	if (!m || !info || !res || !ids || !file_of) {
+		error = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	for (i = 0; i < nb; i++)
+		if ((error = import_machine(ctx, b[i], machine, force, &m[i])) < 0)
+			goto cleanup;
+	for (i = 0; i < nb; i++)
+		for (r = 0; r < b[i]->nruns; r++) {
+			const baseline_run *run = &b[i]->runs[r];
+			int64_t id = 0;
+
+			if ((error = bg_store_run_by_uid(ctx, store, run->uid, &id)) < 0)
+				goto cleanup;
+			if (id) {
+				bg_run_row row;
+
+				present[i]++;
+				if (bg_store_run_get(ctx, store, id, &row) == 0) {
+					if (!row.complete)
+						bg_log(ctx, BG_LOG_WARN,
+						       "run %s is in the database but incomplete (an "
+						       "earlier import was interrupted); it is never "
+						       "used as a baseline",
+						       run->uid);
+					bg_run_row_clear(&row);
+				}
+				continue;
+			}
+			info[n].commit = &run->commit;
+			info[n].machine = m[i];
+			info[n].source = "baseline";
+			info[n].tags = (const char *const *)run->tags;
+			info[n].uid = run->uid;
+			info[n].started_at = run->started_at;
+			res[n] = run->res;
+			file_of[n++] = i;
+		}
+	/*
+	 * Every run of every file in one transaction: a series whose unit
+	 * contradicts the database, or another file's, is refused with nothing
+	 * stored, and an interrupted import leaves no incomplete run.
+	 */
+	if ((error = bg_store_runs_put(ctx, store, info, res, n, ids, &failed)) < 0) {
+		if (failed < n)
+			error = bg_error_set(ctx, error, "%s: run %s: %s; nothing imported",
+			                     b[file_of[failed]]->name, info[failed].uid,
+			                     bg_ctx_error(ctx));
+		goto cleanup;
+	}
+	/* A run another import stored since we looked is present too. */
+	for (r = 0; r < n; r++)
+		if (ids[r])
+			imported[file_of[r]]++;
+		else
+			present[file_of[r]]++;
+
+cleanup:
+	for (i = 0; m && i < nb; i++)
+		bg_machine_free(m[i]);
+	free(m);
+	free(info);
+	free(res);
+	free(ids);
+	free(file_of);
+	return error;
+}
+
+int bg_baseline_import(bg_ctx *ctx, bg_store *store, const bg_baseline *b, const char *machine,
+                       int force, size_t *imported, size_t *present)
+{
+	return bg_baseline_import_all(ctx, store, &b, 1, machine, force, imported, present);
 }

@@ -1387,11 +1387,16 @@ size_t bg_baseline_run_count(const bg_baseline *b);
  * Stores the file's runs under `machine` (this machine's fingerprint) with
  * source "baseline" and their own uids; a run whose uid is already stored is
  * skipped, so importing a file twice stores nothing twice.  A file exported
- * for another machine -> BG_EINPUT, unless `force`.  A series whose unit
- * contradicts the database is refused before anything is stored.
+ * for another machine -> BG_EINPUT, unless `force`.  All or nothing: a series
+ * whose unit contradicts the database is refused with nothing stored.
  */
 int bg_baseline_import(bg_ctx *ctx, bg_store *store, const bg_baseline *b, const char *machine,
                        int force, size_t *imported, size_t *present);
+/* bg_baseline_import of nb files at once, all or nothing across them (one
+ * file's series in another unit than another's is refused too); imported[i]
+ * and present[i] count file i's runs. */
+int bg_baseline_import_all(bg_ctx *ctx, bg_store *store, const bg_baseline *const *b, size_t nb,
+                           const char *machine, int force, size_t *imported, size_t *present);
 
 /* What `calibrate` learnt about one series from k runs at one commit. */
 typedef struct {

@@ -862,15 +862,11 @@ static int store__run_details(bg_ctx *ctx, bg_store *st, const bg_run_info *info
 	return 0;
 }
 
-static int store__run_begin(bg_ctx *ctx, bg_store *store, const bg_run_info *info, int64_t *run_id,
-                            int if_new)
+/* What a run must carry before anything is written; a new run's uid in uid. */
+static int store__run_check(bg_ctx *ctx, const bg_run_info *info, char uid[33])
 {
-	int64_t now = (int64_t)time(NULL), machine_id = 0, commit_id = 0;
-	char uid[33];
-	bg_db_stmt *s;
-	int error, found = 0;
+	int error;
 
-	*run_id = 0;
 	if (!info || !info->commit || !info->machine || !info->commit->sha[0])
 		return bg_error_set(ctx, BG_EINPUT, "a run needs a commit and a machine");
 	if ((error = store__check_tags(ctx, info->tags)) < 0)
@@ -881,48 +877,69 @@ static int store__run_begin(bg_ctx *ctx, bg_store *store, const bg_run_info *inf
 	/* A new run's uid: 128 random bits in lowercase hex, as imports expect. */
 	if (!info->uid && bg_random_hex(uid) < 0)
 		return bg_error_errno(ctx, BG_EIO, "no random bytes for a run id");
-	if ((error = store__begin(ctx, store)) < 0)
-		return error;
-	/* Looked up inside the write transaction: of two processes storing
-	 * the same run at once, the second finds the first's. */
+	return 0;
+}
+
+/*
+ * The run's row, its machine, commit and details, inside the caller's write
+ * transaction.  With if_new, a run with info->uid already stored leaves
+ * *run_id 0 and writes nothing: looked up inside the transaction, so of two
+ * processes storing the same run at once, the second finds the first's.
+ */
+static int store__run_insert(bg_ctx *ctx, bg_store *store, const bg_run_info *info,
+                             const char *uid, int if_new, int64_t *run_id)
+{
+	int64_t now = (int64_t)time(NULL), machine_id = 0, commit_id = 0;
+	bg_db_stmt *s;
+	int error, found = 0;
+
+	*run_id = 0;
 	if (if_new && info->uid) {
 		int64_t have = 0;
 
 		if ((error = store__stmt(ctx, store, ST_RUN_BY_UID, &s)) < 0)
-			goto cleanup;
-		if (bg_db_bind_text(s, 1, info->uid, -1) < 0) {
-			error = store__bind_fail(ctx, store, s);
-			goto cleanup;
-		}
-		if ((error = store__int(ctx, store, s, "finding a run", &have, &found)) < 0)
-			goto cleanup;
-		if (found) {
-			store__rollback(store);
-			return 0;
-		}
+			return error;
+		if (bg_db_bind_text(s, 1, info->uid, -1) < 0)
+			return store__bind_fail(ctx, store, s);
+		if ((error = store__int(ctx, store, s, "finding a run", &have, &found)) < 0 || found)
+			return error;
 	}
 	if ((error = store__machine(ctx, store, info->machine, now, &machine_id)) < 0 ||
 	    (error = store__commit_row(ctx, store, info->commit, &commit_id)) < 0 ||
 	    (error = store__stmt(ctx, store, ST_RUN_INSERT, &s)) < 0)
-		goto cleanup;
+		return error;
 	if (bg_db_bind_int64(s, 1, commit_id) != 0 || bg_db_bind_int64(s, 2, machine_id) != 0 ||
 	    bg_db_bind_text(s, 3, info->commit->branch, -1) != 0 ||
 	    bg_db_bind_int64(s, 4, info->commit->dirty ? 1 : 0) != 0 ||
 	    bg_db_bind_text(s, 5, info->source ? info->source : "run", -1) != 0 ||
 	    bg_db_bind_int64(s, 6, info->started_at > 0 ? info->started_at : now) != 0 ||
 	    bg_db_bind_text(s, 7, info->uid ? info->uid : uid, -1) != 0 ||
-	    bg_db_bind_text(s, 8, info->paired ? "paired" : "primary", -1) != 0) {
-		error = store__bind_fail(ctx, store, s);
-		goto cleanup;
+	    bg_db_bind_text(s, 8, info->paired ? "paired" : "primary", -1) != 0)
+		return store__bind_fail(ctx, store, s);
+	if ((error = store__int(ctx, store, s, "storing the run", run_id, &found)) < 0 ||
+	    (error = store__run_details(ctx, store, info, *run_id)) < 0) {
+		*run_id = 0;
+		return error;
 	}
-	if ((error = store__int(ctx, store, s, "storing the run", run_id, &found)) < 0)
-		goto cleanup;
-	if ((error = store__run_details(ctx, store, info, *run_id)) < 0)
-		goto cleanup;
-	error = store__commit(ctx, store);
+	return 0;
+}
 
-cleanup:
-	if (error < 0) {
+static int store__run_begin(bg_ctx *ctx, bg_store *store, const bg_run_info *info, int64_t *run_id,
+                            int if_new)
+{
+	char uid[33] = "";
+	int error;
+
+	*run_id = 0;
+	if ((error = store__run_check(ctx, info, uid)) < 0 ||
+	    (error = store__begin(ctx, store)) < 0)
+		return error;
+	if ((error = store__run_insert(ctx, store, info, uid, if_new, run_id)) < 0 || !*run_id) {
+		store__rollback(store);
+		*run_id = 0;
+		return error;
+	}
+	if ((error = store__commit(ctx, store)) < 0) {
 		store__rollback(store);
 		*run_id = 0;
 	}
@@ -1099,55 +1116,102 @@ static int store__outcomes(bg_ctx *ctx, bg_store *st, int64_t run_id, const bg_r
 	return 0;
 }
 
-int bg_store_run_add(bg_ctx *ctx, bg_store *store, int64_t run_id, const bg_results *res)
+/* Series and outcomes of an open run, inside the caller's transaction. */
+static int store__run_add(bg_ctx *ctx, bg_store *store, int64_t run_id, const bg_results *res)
 {
 	size_t i, n = bg_results_series_count(res);
 	int error;
 
-	if ((error = store__begin(ctx, store)) < 0)
-		return error;
 	if ((error = store__check_run(ctx, store, run_id)) < 0)
-		goto cleanup;
+		return error;
 	for (i = 0; i < n; i++)
 		if ((error = store__series_samples(ctx, store, run_id, bg_results_series(res, i))) <
 		    0)
-			goto cleanup;
-	if ((error = store__outcomes(ctx, store, run_id, res)) < 0)
-		goto cleanup;
-	error = store__commit(ctx, store);
+			return error;
+	return store__outcomes(ctx, store, run_id, res);
+}
 
-cleanup:
-	if (error < 0)
+/* Marks the run complete, inside the caller's transaction. */
+static int store__run_finish(bg_ctx *ctx, bg_store *store, int64_t run_id)
+{
+	bg_db_stmt *s;
+	int error;
+
+	if ((error = store__stmt(ctx, store, ST_RUN_FINISH, &s)) < 0)
+		return error;
+	if (bg_db_bind_int64(s, 1, run_id) != 0 ||
+	    bg_db_bind_int64(s, 2, (int64_t)time(NULL)) != 0)
+		return store__bind_fail(ctx, store, s);
+	if ((error = store__run(ctx, store, s, "finishing the run")) < 0)
+		return error;
+	if (store->db->drv->changes(store->db) == 0)
+		return bg_error_set(ctx, BG_ENOTFOUND, "no run %lld in the database",
+		                    (long long)run_id);
+	return 0;
+}
+
+int bg_store_run_add(bg_ctx *ctx, bg_store *store, int64_t run_id, const bg_results *res)
+{
+	int error;
+
+	if ((error = store__begin(ctx, store)) < 0)
+		return error;
+	if ((error = store__run_add(ctx, store, run_id, res)) < 0 ||
+	    (error = store__commit(ctx, store)) < 0)
 		store__rollback(store);
 	return error;
 }
 
 int bg_store_run_finish(bg_ctx *ctx, bg_store *store, int64_t run_id)
 {
-	bg_db_stmt *s;
 	int error;
 
 	if ((error = store__begin(ctx, store)) < 0)
 		return error;
-	if ((error = store__stmt(ctx, store, ST_RUN_FINISH, &s)) < 0)
-		goto cleanup;
-	if (bg_db_bind_int64(s, 1, run_id) != 0 ||
-	    bg_db_bind_int64(s, 2, (int64_t)time(NULL)) != 0) {
-		error = store__bind_fail(ctx, store, s);
-		goto cleanup;
-	}
-	if ((error = store__run(ctx, store, s, "finishing the run")) < 0)
-		goto cleanup;
-	if (store->db->drv->changes(store->db) == 0) {
-		error = bg_error_set(ctx, BG_ENOTFOUND, "no run %lld in the database",
-		                     (long long)run_id);
-		goto cleanup;
-	}
-	error = store__commit(ctx, store);
-
-cleanup:
-	if (error < 0)
+	if ((error = store__run_finish(ctx, store, run_id)) < 0 ||
+	    (error = store__commit(ctx, store)) < 0)
 		store__rollback(store);
+	return error;
+}
+
+/*
+ * Whole runs at once (an import): each run's row, series, outcomes and end,
+ * all in one write transaction, so that input the store refuses (a unit
+ * that contradicts a stored series, or one of an earlier run in the same
+ * import) leaves nothing behind: not half of the runs, nor an incomplete
+ * run that a later import of the same uid would take as present.
+ */
+int bg_store_runs_put(bg_ctx *ctx, bg_store *store, const bg_run_info *info,
+                      const bg_results *const *res, size_t n, int64_t *run_ids, size_t *failed)
+{
+	char uid[33] = "";
+	size_t i;
+	int error;
+
+	if (failed)
+		*failed = n;
+	for (i = 0; i < n; i++)
+		run_ids[i] = 0;
+	if ((error = store__begin(ctx, store)) < 0)
+		return error;
+	for (i = 0; i < n; i++) {
+		if ((error = store__run_check(ctx, &info[i], uid)) < 0 ||
+		    (error = store__run_insert(ctx, store, &info[i], uid, info[i].uid != NULL,
+		                               &run_ids[i])) < 0)
+			break;
+		if (!run_ids[i]) /* stored already */
+			continue;
+		if ((error = store__run_add(ctx, store, run_ids[i], res[i])) < 0 ||
+		    (error = store__run_finish(ctx, store, run_ids[i])) < 0)
+			break;
+	}
+	if (error < 0 || (error = store__commit(ctx, store)) < 0) {
+		store__rollback(store);
+		if (failed)
+			*failed = i;
+		for (i = 0; i < n; i++)
+			run_ids[i] = 0;
+	}
 	return error;
 }
 

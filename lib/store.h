@@ -67,6 +67,13 @@ int bg_store_run_begin_new(bg_ctx *ctx, bg_store *store, const bg_run_info *info
 int bg_store_run_add(bg_ctx *ctx, bg_store *store, int64_t run_id, const bg_results *res);
 /* Marks the run complete. */
 int bg_store_run_finish(bg_ctx *ctx, bg_store *store, int64_t run_id);
+/* Whole runs (an import) in one transaction: for each, begin, series,
+ * outcomes and finish, so that a refusal stores none of them.  A run with
+ * info[i].uid already stored leaves run_ids[i] 0, as bg_store_run_begin_new.
+ * On an error, *failed (when not NULL) is the index of the run refused, or
+ * n when no one run is to blame (the commit). */
+int bg_store_runs_put(bg_ctx *ctx, bg_store *store, const bg_run_info *info,
+                      const bg_results *const *res, size_t n, int64_t *run_ids, size_t *failed);
 /* Stores m's volatile facts again for the run (GPU state read after it ran). */
 int bg_store_run_set_facts(bg_ctx *ctx, bg_store *store, int64_t run_id, const bg_machine *m);
 /*

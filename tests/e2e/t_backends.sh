@@ -173,6 +173,30 @@ check "baseline import into both backends" test $? -eq 0
 "$BG" --db "$LITE2" --config "$T/lite.json" --json check >"$T/imp.lite" 2>/dev/null
 "$BG" --db "$PG2" --config "$T/pg.json" --json check >"$T/imp.pg" 2>/dev/null
 check "check against the imported baseline: the same on both" same imp
+# The same runs under new uids twice: one file as they are, the other with
+# a series in another unit.  Both files are refused on both backends (one
+# transaction), the databases as they were.
+"$PY" - "$T/export.lite" "$T/good.json" "$T/clash.json" <<'P'
+import json, sys
+for k, out in enumerate(sys.argv[2:]):
+    doc = json.load(open(sys.argv[1]))
+    name = None
+    for i, r in enumerate(doc["runs"]):
+        r["uid"] = "%032x" % (0xc1a5000 + 1000 * k + i)
+        for s in r["series"]:
+            name = name or (s["benchmark"], s["metric"])
+            if k and (s["benchmark"], s["metric"]) == name:
+                s["unit"] = "B"
+    json.dump(doc, open(out, "w"))
+P
+for d in "$LITE2" "$PG2"; do
+	before=$(db_sql "$d" "SELECT count(*) FROM runs")
+	"$BG" --db "$d" baseline import "$T/good.json" "$T/clash.json" --machine "$m" >/dev/null 2>"$T/clash.err"
+	rc=$?
+	check "baseline files, one with a unit the database contradicts: exit 2 on $(case $d in postgresql*) echo PostgreSQL ;; *) echo SQLite ;; esac)" \
+		test "$rc" = 2
+	check "... nothing of either file stored there" test "$(db_sql "$d" "SELECT count(*) FROM runs")" = "$before"
+done
 
 # db copy: PostgreSQL into a new SQLite file and back into a new database
 # answers as the original does; a second copy adds nothing.

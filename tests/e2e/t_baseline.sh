@@ -222,4 +222,50 @@ check "baseline with no action: exit 2" expect_rc 2 "$BG" baseline
 check "baseline import without a file: exit 2" expect_rc 2 "$BG" baseline import
 check "--force is not an export option: exit 2" expect_rc 2 "$BG" baseline export --force
 check "an unknown baseline branch: exit 2" expect_rc 2 "$BG" baseline export --baseline-branch nope
+# All or nothing: a series whose unit contradicts the database, or another
+# file's, is refused with nothing stored (not the runs before it, not an
+# incomplete run that a second import would take as present).  The metric
+# has a ':' in its name, which a lookup by "benchmark:metric" would split
+# in the wrong place.
+sha=$(git rev-parse HEAD)
+brun() { # UID BENCH METRIC UNIT
+	printf '{"uid":"%032x","commit":{"sha":"%s","branch":"main","author_time":1,"author":"a","subject":"s"},"started_at":100,"series":[{"benchmark":"%s","metric":"%s","unit":"%s","direction":"lower","samples":[1,2,3]}]}' \
+		"$1" "$sha" "$2" "$3" "$4"
+}
+bfile() { # FILE RUN...
+	local f=$1
+	shift
+	(IFS=,; printf '{"format":"benchguard-baseline","version":1,"machine":"m1","runs":[%s]}\n' "$*") >"$f"
+}
+bfile "$T/u1.json" "$(brun 1 bench x:y s)"
+bfile "$T/u2.json" "$(brun 2 good m s)" "$(brun 3 bench x:y B)"
+U=$T/u.db
+runs_of() { sqlite3 "$1" "SELECT count(*) FROM runs"; }
+check "a file with a unit the database contradicts: exit 2" bash -c "
+	'$BG' -q --db '$U' baseline import --machine m1 '$T/u1.json' >/dev/null &&
+	! '$BG' --db '$U' baseline import --machine m1 '$T/u2.json' 2>'$T/u.err'; [ \$? = 0 ] &&
+	grep -q 'u2.json: run 0*3: series \"bench:x:y\" is stored in unit \"s\", but this run measured it in \"B\"; nothing imported' '$T/u.err'"
+check "... and none of its runs is stored, complete or not" [ "$(runs_of "$U")" = 1 ]
+check "... so importing it again is refused again (exit 2)" expect_rc 2 "$BG" --db "$U" baseline import --machine m1 "$T/u2.json"
+bfile "$T/u3.json" "$(brun 4 g2 m s)"
+bfile "$T/u4.json" "$(brun 5 g2 m B)"
+check "two files that disagree on a unit: exit 2" expect_rc 2 "$BG" --db "$T/u2.db" baseline import --machine m1 "$T/u3.json" "$T/u4.json"
+check "... naming the second, and neither is stored" bash -c "
+	grep -q 'u4.json: run 0*5: .*g2:m.*nothing imported' '$T/err' && [ \"\$(sqlite3 '$T/u2.db' 'SELECT count(*) FROM runs')\" = 0 ]"
+check "files that agree are stored together; a run in two files once" bash -c "
+	'$BG' --db '$T/u2.db' baseline import --machine m1 '$T/u3.json' '$T/u1.json' '$T/u3.json' >'$T/u.out' &&
+	grep -qx 'imported 1 run (0 already present) from $T/u3.json' '$T/u.out' &&
+	grep -qx 'imported 0 runs (1 already present) from $T/u3.json' '$T/u.out' &&
+	[ \"\$(sqlite3 '$T/u2.db' \"SELECT count(*) FROM runs WHERE status = 'complete'\")\" = 2 ]"
+
+# `import` is one transaction too: a unit the store refuses leaves no run.
+printf 'BENCHGUARD v 1.0 ms\n' >"$T/i1.txt"
+printf 'BENCHGUARD v 1 B\n' >"$T/i2.txt"
+check "import of a unit the database contradicts: exit 2" bash -c "
+	'$BG' -q --db '$T/i.db' import --format lines --name x '$T/i1.txt' >/dev/null &&
+	! '$BG' -q --db '$T/i.db' import --format lines --name x '$T/i2.txt' 2>'$T/i.err'; [ \$? = 0 ] &&
+	grep -q 'stored in unit \"s\"' '$T/i.err'"
+check "... and leaves no incomplete run behind" \
+	[ "$(sqlite3 "$T/i.db" "SELECT group_concat(status) FROM runs")" = complete ]
+
 finish

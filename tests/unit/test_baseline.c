@@ -247,7 +247,8 @@ static void test_other_machine_and_units(void **state)
 	assert_int_equal(bg_store_latest_run(ctx, c, "m2", &id), 0);
 	bg_store_free(c);
 
-	/* A database that holds b:t in bytes: the file's seconds are refused up front. */
+	/* A database that holds b:t in bytes: the file's seconds are refused, and
+	 * none of its runs is stored. */
 	c = open_store(ctx, "c2.db");
 	memset(&head, 0, sizeof(head));
 	assert_int_equal(bg_repo_head(ctx, repo, &head), 0);
@@ -262,7 +263,8 @@ static void test_other_machine_and_units(void **state)
 	assert_int_equal(bg_store_run_add(ctx, c, id, res), 0);
 	assert_int_equal(bg_store_run_finish(ctx, c, id), 0);
 	assert_int_equal(bg_baseline_import(ctx, c, bl, "m1", 0, &imported, &present), BG_EINPUT);
-	assert_non_null(strstr(bg_ctx_error(ctx), "series \"b:t\" is in unit \"s\""));
+	assert_non_null(strstr(bg_ctx_error(ctx), "series \"b:t\" is stored in unit \"B\", but this "
+	                                          "run measured it in \"s\"; nothing imported"));
 	assert_int_equal(imported, 0);
 	assert_int_equal(bg_store_latest_run(ctx, c, NULL, &id), 0);
 	assert_int_equal(id, 1); /* only the run made here */

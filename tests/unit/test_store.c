@@ -550,6 +550,70 @@ static void test_unit_conflict_rolls_back(void **state)
 	bg_ctx_free(ctx);
 }
 
+/*
+ * Whole runs in one transaction (what the imports use): a run the store
+ * refuses leaves none of them, not the ones before it and no incomplete
+ * row; a uid stored already, or twice in one call, is stored once.
+ */
+static void test_runs_put_all_or_nothing(void **state)
+{
+	char path[512];
+	bg_ctx *ctx = NULL;
+	bg_store *st = NULL;
+	bg_machine *m = make_machine();
+	bg_results *a = NULL, *b = NULL;
+	const bg_results *res[3];
+	bg_commit commit;
+	bg_run_info info[3];
+	int64_t ids[3] = { 0, 0, 0 };
+	size_t failed = 9, i;
+
+	assert_non_null(m);
+	join(path, sizeof(path), *state, "results.db");
+	make_commit(&commit, 'd', "put");
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_store_open(ctx, path, &st), 0);
+	assert_int_equal(bg_results_new(&a), 0);
+	assert_int_equal(bg_results_add(ctx, a, "b", "x:y", "s", 5.0), 0);
+	assert_int_equal(bg_results_new(&b), 0);
+	assert_int_equal(bg_results_add(ctx, b, "b", "x:y", "B", 5.0), 0);
+	memset(info, 0, sizeof(info));
+	for (i = 0; i < 3; i++) {
+		info[i].commit = &commit;
+		info[i].machine = m;
+		info[i].source = "baseline";
+	}
+	info[0].uid = "000000000000000000000000000000a1";
+	info[1].uid = "000000000000000000000000000000a2";
+	info[2].uid = "000000000000000000000000000000a1";
+
+	/* The second run contradicts the first's unit: nothing is stored. */
+	res[0] = a;
+	res[1] = b;
+	assert_int_equal(bg_store_runs_put(ctx, st, info, res, 2, ids, &failed), BG_EINPUT);
+	assert_int_equal(failed, 1);
+	assert_true(ids[0] == 0 && ids[1] == 0);
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM runs"), 0);
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM series"), 0);
+
+	/* The same uid twice in one call, then again: one run, complete. */
+	res[1] = a;
+	res[2] = a;
+	info[1].uid = NULL; /* a new run: a uid of its own */
+	assert_int_equal(bg_store_runs_put(ctx, st, info, res, 3, ids, &failed), 0);
+	assert_true(ids[0] > 0 && ids[1] > 0 && ids[2] == 0);
+	assert_int_equal(bg_store_runs_put(ctx, st, info, res, 1, ids, NULL), 0);
+	assert_int_equal(ids[0], 0);
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM runs WHERE status = 'complete'"), 2);
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM runs"), 2);
+
+	bg_results_free(a);
+	bg_results_free(b);
+	bg_machine_free(m);
+	bg_store_free(st);
+	bg_ctx_free(ctx);
+}
+
 static void test_run_errors(void **state)
 {
 	const char *bad_tags[] = { "ok=1", "novalue", NULL };
@@ -1468,6 +1532,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run_facts, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_history_queries, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_unit_conflict_rolls_back, setup_dir,
+		                                teardown_dir),
+		cmocka_unit_test_setup_teardown(test_runs_put_all_or_nothing, setup_dir,
 		                                teardown_dir),
 		cmocka_unit_test_setup_teardown(test_run_errors, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_killed_run_stays_incomplete, setup_dir,
