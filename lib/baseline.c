@@ -6,7 +6,9 @@
  *
  * Export picks runs the way the verdict does (lib/check.c): walking the
  * first-parent history from the baseline branch tip, a run is kept while one
- * of its series still has fewer than `window` runs.  So every run that
+ * of its series still has fewer than the runs check reads for a window
+ * (bg_verdict__reach: the window and the spare runs that refill it when a
+ * far-out run is left out).  So every run that
  * `check` would draw for a commit on top of the tip is in the file, and since
  * runs keep their order (oldest first, and so their relative ids on import)
  * and their exact samples, a database built from the file gives the same
@@ -337,7 +339,10 @@ int bg_baseline_export(bg_ctx *ctx, bg_store *store, bg_repo *repo,
 	w.ctx = ctx;
 	w.store = store;
 	w.tip = tip;
-	w.window = (size_t)opts->window;
+	/* As many as check reads, spares included: with `window` only, a
+	 * far-out run left out of an imported baseline had no spare to take its
+	 * place, and the same candidate got another verdict there. */
+	w.window = bg_verdict__reach(opts->window);
 	{
 		int64_t *t = malloc((w.nrefs ? w.nrefs : 1) * sizeof(int64_t));
 		size_t k, n = 0;

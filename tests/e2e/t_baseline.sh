@@ -27,23 +27,23 @@ cat >benchguard.json <<'J'
 J
 git add . && git commit -qm "add suite"
 
-# History on main: c1..c6 measure both benchmarks, c7..c12 only "emit"
-# (so "old" must be found further back), c11 twice, c12 with a tag.
+# History on main: c1..c6 measure both benchmarks, c7..c14 only "emit"
+# (so "old" must be found further back), c13 twice, c14 with a tag.
 ok_runs=1
-for i in $(seq 1 12); do
+for i in $(seq 1 14); do
 	echo "$i" >f && git add f && git commit -qm "c$i"
 	args=()
 	[ "$i" -ge 7 ] && args+=(--filter '^emit$')
-	[ "$i" -eq 11 ] && args+=(--runs 2)
-	[ "$i" -eq 12 ] && args+=(--tag ci=yes)
+	[ "$i" -eq 13 ] && args+=(--runs 2)
+	[ "$i" -eq 14 ] && args+=(--tag ci=yes)
 	"$BG" -q run "${args[@]}" >/dev/null 2>"$T/run.err" || { ok_runs=0; cat "$T/run.err"; }
 done
-check "12 commits measured" [ "$ok_runs" = 1 ]
+check "14 commits measured" [ "$ok_runs" = 1 ]
 fp=$("$BG" fingerprint --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["fingerprint"])')
 git rev-list --first-parent --reverse main >"$T/main.txt"
 
 check "export -o writes baselines/x.json" expect_rc 0 "$BG" baseline export -o baselines/x.json
-check "... and says how many runs" grep -q "exported 11 runs of machine $fp" "$T/err"
+check "... and says how many runs" grep -q "exported 14 runs of machine $fp" "$T/err"
 check "the JSON has the documented shape, runs oldest first" python3 - baselines/x.json "$T/main.txt" "$fp" <<'P'
 import json, re, sys
 doc = json.load(open(sys.argv[1]))
@@ -54,9 +54,12 @@ assert doc["format"] == "benchguard-baseline" and doc["version"] == 1, doc
 assert doc["machine"] == fp and doc["branch"] == "main" and doc["window"] == 5, doc
 assert isinstance(doc["facts"], dict) and "cpu_model" in doc["facts"], doc["facts"]
 runs = doc["runs"]
-# c2..c6 (the last 5 with "old"), c8..c11 (5 "emit" runs, c11 twice), c12 the tip.
+# As check reads a window of 5: 5 runs and 2 spares (to refill the window
+# when a far-out run is left out) of each series.  c1..c6 (all 6 with
+# "old"), c8..c13 (7 "emit" runs, c13 twice), c14 the tip; not c7.
 subjects = [r["commit"]["subject"] for r in runs]
-assert subjects == ["c2", "c3", "c4", "c5", "c6", "c8", "c9", "c10", "c11", "c11", "c12"], subjects
+assert subjects == ["c1", "c2", "c3", "c4", "c5", "c6", "c8", "c9", "c10", "c11", "c12",
+                    "c13", "c13", "c14"], subjects
 pos = [order.index(r["commit"]["sha"]) for r in runs]
 assert pos == sorted(pos), pos
 assert runs[-1]["tags"] == {"ci": "yes"}, runs[-1]
@@ -88,19 +91,19 @@ check "export is byte-identical when run again" bash -c "
 	\"$BG\" -q baseline export -o $T/again.json && cmp baselines/x.json $T/again.json &&
 	\"$BG\" -q baseline export | cmp - baselines/x.json"
 check "--window 2 exports fewer runs" bash -c "
-	\"$BG\" -q baseline export --window 2 | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"window\"] == 2 and [r[\"commit\"][\"subject\"] for r in d[\"runs\"]] == [\"c5\", \"c6\", \"c11\", \"c11\", \"c12\"], d[\"runs\"]'"
+	\"$BG\" -q baseline export --window 2 | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"window\"] == 2 and [r[\"commit\"][\"subject\"] for r in d[\"runs\"]] == [\"c4\", \"c5\", \"c6\", \"c12\", \"c13\", \"c13\", \"c14\"], d[\"runs\"]'"
 check "--machine NAME exports that machine's runs (none here), without facts" bash -c "
 	\"$BG\" -q baseline export --machine fleet-x 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"machine\"] == \"fleet-x\" and d[\"runs\"] == [] and \"facts\" not in d'"
 
 # The candidate: a feature branch off main, its samples imported into both databases.
 git checkout -q -b feature && echo x >g && git add g && git commit -qm "feature"
-printf 'BENCHGUARD lat 2.1 ms\nBENCHGUARD lat 2.3 ms\n' >"$T/emit.txt"
+printf 'BENCHGUARD lat 3.1 ms\nBENCHGUARD lat 3.3 ms\n' >"$T/emit.txt"
 printf 'BENCHGUARD lat 1.3 ms\nBENCHGUARD lat 1.4 ms\n' >"$T/old.txt"
 B=$T/b.db
 check "baseline import into an empty database" expect_rc 0 "$BG" --db "$B" baseline import baselines/x.json
-check "... says what it stored" grep -qx "imported 11 runs (0 already present) from baselines/x.json" "$T/out"
+check "... says what it stored" grep -qx "imported 14 runs (0 already present) from baselines/x.json" "$T/out"
 check "... every run complete, source baseline, under this machine, with its uid and tags" bash -c "
-	[ \"\$(sqlite3 $B \"SELECT count(*) FROM runs r JOIN machines m ON m.id = r.machine_id WHERE r.status = 'complete' AND r.source = 'baseline' AND m.fingerprint = '$fp'\")\" = 11 ] &&
+	[ \"\$(sqlite3 $B \"SELECT count(*) FROM runs r JOIN machines m ON m.id = r.machine_id WHERE r.status = 'complete' AND r.source = 'baseline' AND m.fingerprint = '$fp'\")\" = 14 ] &&
 	[ \"\$(sqlite3 $B \"SELECT count(*) FROM run_tags WHERE key = 'ci' AND value = 'yes'\")\" = 1 ] &&
 	[ \"\$(sqlite3 $B 'SELECT group_concat(uid) FROM (SELECT uid FROM runs ORDER BY id)')\" = \"\$(python3 -c 'import json; print(\",\".join(r[\"uid\"] for r in json.load(open(\"baselines/x.json\"))[\"runs\"]))')\" ] &&
 	[ \"\$(sqlite3 $B \"SELECT count(*) FROM machine_facts WHERE key = 'cpu_model'\")\" = 1 ]"
@@ -122,8 +125,8 @@ a, b = (json.load(open(p)) for p in sys.argv[1:3])
 assert a["results"] == b["results"], (a["results"], b["results"])
 assert a["summary"] == b["summary"] and a["baseline"] == b["baseline"], (a, b)
 rows = {r["series"]: r for r in a["results"]}
-# Both series were tested against a full window: emit from c8..c11 (c12 too,
-# the merge-base), old from c2..c6, far back along main.
+# Both series were tested against a full window: emit from c10..c13 (c14
+# too, the merge-base), old from c2..c6, far back along main.
 assert rows["emit:lat"]["baseline_runs"] == 5 and rows["old:lat"]["baseline_runs"] == 5, rows
 for r in rows.values():
     assert r["p_value"] is not None and r["verdict"] in ("regression", "unchanged", "improvement"), r
@@ -136,10 +139,10 @@ assert a["results"] == b["results"] and a["summary"] == b["summary"], (a, b)
 assert a["results"][0]["baseline_runs"] == 5 and a["results"][0]["p_value"] is not None, a
 P
 check "a second import stores nothing" expect_rc 0 "$BG" --db "$B" baseline import baselines/x.json
-check "... and says all were present" grep -qx "imported 0 runs (11 already present) from baselines/x.json" "$T/out"
-check "... the run count is unchanged" [ "$(sqlite3 "$B" "SELECT count(*) FROM runs WHERE source = 'baseline'")" = 11 ]
+check "... and says all were present" grep -qx "imported 0 runs (14 already present) from baselines/x.json" "$T/out"
+check "... the run count is unchanged" [ "$(sqlite3 "$B" "SELECT count(*) FROM runs WHERE source = 'baseline'")" = 14 ]
 check "--json reports the counts" bash -c "
-	\"$BG\" --db $B --json baseline import baselines/x.json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert (d[\"imported\"], d[\"present\"]) == (0, 11), d'"
+	\"$BG\" --db $B --json baseline import baselines/x.json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert (d[\"imported\"], d[\"present\"]) == (0, 14), d'"
 
 # Another machine's file.
 python3 - baselines/x.json "$T/other.json" <<'P'
@@ -155,10 +158,10 @@ check "... and nothing is stored" bash -c "[ ! -f $C ] || [ \"\$(sqlite3 $C 'SEL
 check "--force imports it as this machine" expect_rc 0 "$BG" --db "$C" baseline import --force "$T/other.json"
 check "... with a warning, under this machine's fingerprint" bash -c "
 	grep -q 'imported as machine $fp' $T/err &&
-	[ \"\$(sqlite3 $C \"SELECT count(*) FROM runs r JOIN machines m ON m.id = r.machine_id WHERE m.fingerprint = '$fp'\")\" = 11 ]"
+	[ \"\$(sqlite3 $C \"SELECT count(*) FROM runs r JOIN machines m ON m.id = r.machine_id WHERE m.fingerprint = '$fp'\")\" = 14 ]"
 check "--machine NAME imports it under that name" bash -c "
 	\"$BG\" --db $T/d.db -q baseline import --machine other-box $T/other.json >/dev/null &&
-	[ \"\$(sqlite3 $T/d.db \"SELECT count(*) FROM runs r JOIN machines m ON m.id = r.machine_id WHERE m.fingerprint = 'other-box'\")\" = 11 ]"
+	[ \"\$(sqlite3 $T/d.db \"SELECT count(*) FROM runs r JOIN machines m ON m.id = r.machine_id WHERE m.fingerprint = 'other-box'\")\" = 14 ]"
 
 # Several files, a file per kind of runner: this machine's is imported,
 # the others are skipped with a note; none of ours, or a broken one among
@@ -166,14 +169,14 @@ check "--machine NAME imports it under that name" bash -c "
 M=$T/m.db
 check "several files: this machine's imported, another's skipped (exit 0)" bash -c "
 	\"$BG\" --db $M baseline import baselines/x.json $T/other.json >$T/m.out 2>$T/m.err &&
-	grep -q 'imported 11 runs (0 already present) from baselines/x.json' $T/m.out &&
+	grep -q 'imported 14 runs (0 already present) from baselines/x.json' $T/m.out &&
 	grep -q 'skipped $T/other.json: exported on machine other-box' $T/m.err &&
-	[ \"\$(sqlite3 $M \"SELECT count(*) FROM runs r JOIN machines m ON m.id = r.machine_id WHERE m.fingerprint = '$fp'\")\" = 11 ] &&
-	[ \"\$(sqlite3 $M 'SELECT count(*) FROM runs')\" = 11 ]"
+	[ \"\$(sqlite3 $M \"SELECT count(*) FROM runs r JOIN machines m ON m.id = r.machine_id WHERE m.fingerprint = '$fp'\")\" = 14 ] &&
+	[ \"\$(sqlite3 $M 'SELECT count(*) FROM runs')\" = 14 ]"
 check "... --json: one object per file, the other one skipped" bash -c "
 	\"$BG\" --db $M --json baseline import $T/other.json baselines/x.json | python3 -c 'import json,sys
 d = json.load(sys.stdin)
-assert [(o[\"skipped\"], o[\"imported\"], o[\"present\"]) for o in d] == [(True, 0, 0), (False, 0, 11)], d'"
+assert [(o[\"skipped\"], o[\"imported\"], o[\"present\"]) for o in d] == [(True, 0, 0), (False, 0, 14)], d'"
 python3 - "$T/other.json" "$T/other2.json" <<'P'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -267,5 +270,32 @@ check "import of a unit the database contradicts: exit 2" bash -c "
 	grep -q 'stored in unit \"s\"' '$T/i.err'"
 check "... and leaves no incomplete run behind" \
 	[ "$(sqlite3 "$T/i.db" "SELECT group_concat(status) FROM runs")" = complete ]
+
+# A far-out run in the window: check leaves it out and refills the window
+# from the spare runs it reads; the export carries those too, so the
+# imported database judges the tip the same (not no-baseline for want of
+# the spare).
+new_repo "$T/o" >/dev/null && cd "$T/o" || exit 1
+cat >benchguard.json <<'J'
+{ "project": "t", "baseline": { "branch": "main", "window": 5, "min_runs": 5 },
+  "benchmarks": [ { "name": "emit", "format": "lines", "command": "true" } ] }
+J
+git add benchguard.json && git commit -qm suite
+for v in 100 101 99 100.5 99.5 100 150 100.2; do
+	echo "$v" >f && git add f && git commit -qm "v$v"
+	printf 'BENCHGUARD lat %s ms\nBENCHGUARD lat %s ms\n' "$v" "$v" >"$T/o.txt"
+	"$BG" -q --db "$T/o1.db" import "$T/o.txt" --format lines --name emit >/dev/null
+done
+"$BG" -q --db "$T/o1.db" baseline export -o "$T/o.json" &&
+	"$BG" -q --db "$T/o2.db" baseline import "$T/o.json" >/dev/null
+"$BG" --db "$T/o1.db" --json check --commit main >"$T/o1.out" 2>/dev/null
+"$BG" --db "$T/o2.db" --json check --commit main >"$T/o2.out" 2>/dev/null
+check "a window with a far-out run: the imported baseline judges the same" python3 - "$T/o1.out" "$T/o2.out" <<'P'
+import json, sys
+a, b = (json.load(open(p))["results"] for p in sys.argv[1:3])
+assert a == b, (a, b)
+r = a[0]
+assert r["verdict"] == "unchanged" and r["baseline_runs"] == 5 and r["baseline_outliers"] == 1, r
+P
 
 finish
