@@ -197,6 +197,10 @@ static int series_json(bg_ctx *ctx, bg_store *store, int64_t run_id, const bg_ru
 		bg_json__add(&bad, o, "unit", bg_json__str(&bad, s->unit));
 		bg_json__add(&bad, o, "direction",
 		             bg_json__str(&bad, bg_direction_name(s->direction)));
+		/* What measured it (a Valgrind, the counters): check compares a
+		 * series only with runs by the same instrument. */
+		if (s->instrument)
+			bg_json__add(&bad, o, "instrument", bg_json__str(&bad, s->instrument));
 		for (i = 0; i < n; i++)
 			bg_json__push(&bad, arr, bg_json__number(&bad, values[i]));
 		bg_json__add(&bad, o, "samples", arr);
@@ -716,7 +720,7 @@ static int note_unit(validator *v, bg_baseline *b, size_t *cap, const char *benc
 static int parse_series(validator *v, bg_baseline *b, size_t *ucap, baseline_run *r, json_object *s,
                         const char *prefix)
 {
-	const char *bench, *metric, *unit, *dirname, *canon;
+	const char *bench, *metric, *unit, *dirname, *canon, *inst;
 	json_object *samples;
 	double scale;
 	bg_direction dir;
@@ -729,8 +733,14 @@ static int parse_series(validator *v, bg_baseline *b, size_t *ucap, baseline_run
 	if ((error = get_text(v, s, prefix, "benchmark", 0, 0, &bench)) < 0 ||
 	    (error = get_text(v, s, prefix, "metric", 0, 0, &metric)) < 0 ||
 	    (error = get_text(v, s, prefix, "unit", 0, 0, &unit)) < 0 ||
-	    (error = get_string(v, s, prefix, "direction", 0, &dirname)) < 0)
+	    (error = get_string(v, s, prefix, "direction", 0, &dirname)) < 0 ||
+	    (error = get_text(v, s, prefix, "instrument", 1, 0, &inst)) < 0)
 		return error;
+	if (inst && !*inst) {
+		set_path(v, "%s.instrument", prefix);
+		return invalid(v, "is empty");
+	}
+	set_path(v, "%s.direction", prefix);
 	if (bg_direction_from_name(dirname, &dir) < 0)
 		return invalid(v, "must be \"lower\" or \"higher\" (got \"%s\")", dirname);
 	if (!(samples = get_typed(v, s, prefix, "samples", json_type_array, 0, &error)))
@@ -763,7 +773,11 @@ static int parse_series(validator *v, bg_baseline *b, size_t *ucap, baseline_run
 		if (i == 0 && bg_results_series_count(r->res) == before)
 			return invalid(v, "%s:%s appears twice in this run", bench, metric);
 	}
-	return bg_results_set_direction(r->res, bench, metric, dir) < 0 ? bg_error_oom(v->ctx) : 0;
+	if (bg_results_set_direction(r->res, bench, metric, dir) < 0)
+		return bg_error_oom(v->ctx);
+	if (inst && (error = bg_results_set_instrument(v->ctx, r->res, bench, metric, inst)) < 0)
+		return error == BG_ENOMEM ? error : invalid(v, "%s", bg_ctx_error(v->ctx));
+	return 0;
 }
 
 static int parse_run(validator *v, bg_baseline *b, size_t *ucap, json_object *o, size_t idx)

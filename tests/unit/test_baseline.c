@@ -57,7 +57,8 @@ static const double awkward[] = {
 	6.02214076e23,
 };
 
-/* One run at `rev` on machine `name`: series b:t (s) with `awkward`, b:bw (GB/s). */
+/* One run at `rev` on machine `name`: series b:t (s) with `awkward`, b:bw
+ * (GB/s, measured by an instrument). */
 static int64_t store_run(bg_ctx *ctx, bg_store *st, bg_repo *repo, const char *rev,
                          const char *name)
 {
@@ -79,6 +80,10 @@ static int64_t store_run(bg_ctx *ctx, bg_store *st, bg_repo *repo, const char *r
 		assert_int_equal(bg_results_add(ctx, res, "b", "t", "s", awkward[i]), 0);
 	assert_int_equal(bg_results_add(ctx, res, "b", "bw", "GB/s", 9.5), 0);
 	assert_int_equal(bg_results_add(ctx, res, "b", "bw", "GB/s", 9.25), 0);
+	/* Measured by an instrument: check compares it only with the same one. */
+	assert_int_equal(bg_results_set_instrument(ctx, res, "b", "bw",
+	                                           "simulate callgrind valgrind-3.19.0"),
+	                 0);
 	memset(&info, 0, sizeof(info));
 	info.commit = &c;
 	info.machine = m;
@@ -141,6 +146,8 @@ static void test_round_trip_exact(void **state)
 	assert_non_null(strstr(json, "      0.0015,\n"));
 	assert_null(strstr(json, "0.10000000000000001"));
 	assert_non_null(strstr(json, "\"tags\": {\n        \"pr\": \"7\"\n      }"));
+	assert_non_null(strstr(json, "\"direction\": \"higher\",\n          \"instrument\": "
+	                             "\"simulate callgrind valgrind-3.19.0\",\n"));
 	/* Stable: the same database exports the same bytes. */
 	again = export_all(ctx, a, repo, "m1", &n);
 	assert_string_equal(json, again);
@@ -174,6 +181,21 @@ static void test_round_trip_exact(void **state)
 		for (i = 0; i < k; i++)
 			assert_memory_equal(&v[i], &awkward[i], sizeof(double));
 		free(v);
+		{
+			bg_run_series *rows = NULL;
+			size_t nrows = 0, j;
+
+			/* The instrument comes back with its series, and only there. */
+			assert_int_equal(bg_store_run_series(ctx, b, id, &rows, &nrows), 0);
+			assert_int_equal(nrows, 2);
+			for (j = 0; j < nrows; j++)
+				if (!strcmp(rows[j].metric, "bw"))
+					assert_string_equal(rows[j].instrument,
+					                    "simulate callgrind valgrind-3.19.0");
+				else
+					assert_null(rows[j].instrument);
+			bg_run_series_free(rows, nrows);
+		}
 		assert_int_equal(bg_store_run_tags(ctx, b, id, &tags), 0);
 		assert_string_equal(tags[0], "pr=7");
 		assert_null(tags[1]);
