@@ -203,8 +203,10 @@ int bg_stats__scale_exponent(const double *v, size_t n);
 /* lib/verdict.c: baseline runs a check reads, newest first: the window and a
  * few spare, so that an outlier run left out does not shorten it. */
 size_t bg_verdict__reach(int window);
-/* A rolling baseline (run means, newest first) made ready for bg_judge: one
- * far run left out (*removed), then the newest `window` (0: all) kept. */
+/* A rolling baseline (run means, newest first) made ready for bg_judge: the
+ * newest `window` (0: all) kept, one far run among them left out (*removed)
+ * and its place taken by the next older run, where there is one.  Runs
+ * beyond the window are never screened. */
 int bg_verdict__baseline(bg_ctx *ctx, double *base, size_t *n, int window, size_t *removed);
 
 /* lib/table.c: a table whose columns line up, for a terminal (header in

@@ -324,6 +324,110 @@ static void test_change_labels(void **state)
 	expect("from log, lower", bg_change_from_log(log(1.1), BG_DIR_LOWER), 0.1, REL);
 }
 
+/*
+ * The rolling baseline's screen (bg_verdict__baseline) sees the window
+ * only.  check reads window + window / 4 + 1 runs (bg_verdict__reach): the
+ * spares refill the window after a removal and are no part of it otherwise.
+ * Run means newest first, window 5, reach 7.
+ */
+static void baseline(const double *v, size_t n, int window, double *out, size_t *kept,
+                     size_t *removed)
+{
+	memcpy(out, v, n * sizeof(*v));
+	*kept = n;
+	assert_int_equal(bg_verdict__baseline(NULL, out, kept, window, removed), 0);
+}
+
+static void expect_values(const double *got, const double *want, size_t n)
+{
+	size_t i;
+
+	/* The runs themselves, moved not recomputed: the same bits. */
+	for (i = 0; i < n; i++)
+		if (memcmp(&got[i], &want[i], sizeof(*got)) != 0)
+			fail_msg("value %zu: got %.17g, want %.17g", i, got[i], want[i]);
+}
+
+/* A far run in the window is left out although a spare is far too: 150 lies
+ * about 60 SDs from the window's other four, and 160 is no part of the
+ * window.  (Screened over all seven, 160 made 150 one of two far runs, and
+ * the check kept it.)  The next older run takes its place. */
+static void test_baseline_spare_hides_nothing(void **state)
+{
+	const double v[] = { 100.2, 150.0, 99.5, 100.5, 99.0, 101.0, 160.0 };
+	const double want[] = { 100.2, 99.5, 100.5, 99.0, 101.0 };
+	double b[BG_ARRAY_SIZE(v)];
+	size_t n, removed;
+
+	(void)state;
+	assert_int_equal(bg_verdict__reach(5), BG_ARRAY_SIZE(v));
+	baseline(v, BG_ARRAY_SIZE(v), 5, b, &n, &removed);
+	assert_int_equal(removed, 1);
+	assert_int_equal(n, 5);
+	expect_values(b, want, n);
+	/* The same window without its spares: the same run left out. */
+	baseline(v, 5, 5, b, &n, &removed);
+	assert_int_equal(removed, 1);
+	assert_int_equal(n, 4);
+	expect_values(b, want, n);
+}
+
+/* A far run among the spares only: the window is used as it is, and nothing
+ * is reported left out (check said "1 outlier run left out of the
+ * baseline" of a baseline that was exactly the window). */
+static void test_baseline_spare_not_left_out(void **state)
+{
+	const double v[] = { 100.2, 100.0, 99.5, 100.5, 99.0, 101.0, 160.0 };
+	double b[BG_ARRAY_SIZE(v)];
+	size_t n, removed;
+
+	(void)state;
+	baseline(v, BG_ARRAY_SIZE(v), 5, b, &n, &removed);
+	assert_int_equal(removed, 0);
+	assert_int_equal(n, 5);
+	expect_values(b, v, n);
+	/* The far run is the window's first spare: still no part of it. */
+	baseline(v + 1, 6, 5, b, &n, &removed);
+	assert_int_equal(removed, 0);
+	assert_int_equal(n, 5);
+	expect_values(b, v + 1, n);
+}
+
+/* What did not change: no far run, a window not yet full, two far runs
+ * (a tail: both stay), window 0 (an explicit baseline: every run). */
+static void test_baseline_plain(void **state)
+{
+	const double calm[] = { 100.2, 100.0, 99.5, 100.5, 99.0, 101.0, 100.7 };
+	const double few[] = { 100.2, 150.0, 99.5, 100.5, 99.0, 101.0 };
+	const double two[] = { 100.2, 150.0, 99.5, 100.5, 160.0, 99.8, 100.1, 100.3 };
+	const double want_few[] = { 100.2, 99.5, 100.5, 99.0, 101.0 };
+	double b[8];
+	size_t n, removed;
+
+	(void)state;
+	baseline(calm, BG_ARRAY_SIZE(calm), 5, b, &n, &removed);
+	assert_int_equal(removed, 0);
+	assert_int_equal(n, 5);
+	expect_values(b, calm, n);
+	/* Six runs of a window of 8: all are the window, the far one left out. */
+	baseline(few, BG_ARRAY_SIZE(few), 8, b, &n, &removed);
+	assert_int_equal(removed, 1);
+	assert_int_equal(n, 5);
+	expect_values(b, want_few, n);
+	baseline(two, BG_ARRAY_SIZE(two), 6, b, &n, &removed);
+	assert_int_equal(removed, 0);
+	assert_int_equal(n, 6);
+	expect_values(b, two, n);
+	baseline(few, BG_ARRAY_SIZE(few), 0, b, &n, &removed);
+	assert_int_equal(removed, 1);
+	assert_int_equal(n, 5);
+	expect_values(b, want_few, n);
+	baseline(calm, BG_ARRAY_SIZE(calm), 0, b, &n, &removed);
+	assert_int_equal(removed, 0);
+	assert_int_equal(n, BG_ARRAY_SIZE(calm));
+	expect_values(b, calm, n);
+}
+
 static void test_looks(void **state)
 {
 	size_t s[BG_MAX_LOOKS];
@@ -950,6 +1054,9 @@ int main(void)
 		cmocka_unit_test(test_extreme_summary),
 		cmocka_unit_test(test_unjudgeable_series),
 		cmocka_unit_test(test_change_labels),
+		cmocka_unit_test(test_baseline_spare_hides_nothing),
+		cmocka_unit_test(test_baseline_spare_not_left_out),
+		cmocka_unit_test(test_baseline_plain),
 		cmocka_unit_test(test_looks),
 		cmocka_unit_test(test_sequential_aa_rate),
 		cmocka_unit_test(test_sequential_power),
