@@ -608,23 +608,21 @@ static int judge_commits(bg_ctx *ctx, bg_report *r)
 			rep_series *s = &r->series[i];
 			rep_group *g;
 			double *bv = base + n * reach;
-			size_t nb = 0, removed = 0, first, oldest;
+			size_t nb = 0, removed = 0, first;
 
 			if (cursor[i] >= s->ngroups || s->groups[cursor[i]].commit != c)
 				continue;
 			g = &s->groups[cursor[i]++];
 			first = s->rfirst[g->from];
-			/* The runs before this commit's, newest first, as check reads them. */
+			/* The runs before this commit's, newest first, as check reads them,
+			 * and made into its baseline the way check makes it. */
 			for (k = first; k > 0 && nb < reach; k--)
 				bv[nb++] = s->rmean[k - 1];
-			oldest = first - nb;
-			if ((error = bg_verdict__baseline(ctx, bv, &nb, 0, &removed)) < 0)
+			if ((error = bg_verdict__baseline(ctx, bv, &nb, r->window, &removed)) < 0)
 				goto cleanup;
-			if (nb > (size_t)r->window) {
-				oldest = first - (size_t)r->window - removed;
-				nb = (size_t)r->window;
-			}
-			g->base_from = point_of_run(s, oldest);
+			/* The runs it was formed from are the newest nb + removed: the
+			 * one left out lies among them, never a spare behind them. */
+			g->base_from = point_of_run(s, first - nb - removed);
 			memset(&in[n], 0, sizeof(in[n]));
 			in[n].design = BG_DESIGN_ROLLING;
 			in[n].direction = s->direction;

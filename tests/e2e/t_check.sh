@@ -202,4 +202,54 @@ check "7 runs, one far out: judged on 6" \
 	bash -c "[ \"\$(verdict $cur)\" = unchanged ] && [ \"\$(field baseline_runs)\" = 6 ] && [ \"\$(field baseline_outliers)\" = 1 ]"
 check "... saying it left one out" \
 	bash -c "[ \"\$(field message)\" = '1 outlier run left out of the baseline' ]"
+
+# Only the window is screened; the spare runs behind it (check reads
+# window + window/4 + 1 = 7 for a window of 5) only refill it after a
+# removal.  The report replays the same baseline for a commit ci did not
+# judge: same runs, same mean, same verdict.
+new_repo "$T/sp" >/dev/null
+cd "$T/sp" || exit 1
+echo '{ "baseline": { "branch": "main", "window": 5, "min_runs": 4 }, "benchmarks": [ { "name": "t", "command": "true" } ] }' >benchguard.json
+git add benchguard.json && git commit -qm suite
+export BENCHGUARD_DB="$T/sp.db"
+# main's runs, oldest first (report's points 0-6); the candidate is point 7.
+for v in 1.60 1.01 0.99 1.005 0.995 1.50 1.002; do
+	commit "main $v" >/dev/null
+	store "$v" "$v" "$v" >/dev/null
+done
+commit candidate >/dev/null
+cur=$(store 1.00 1.00 1.00)
+# same RUN: report's replayed verdict of the newest commit is check's.
+same() {
+	"$BG" report --machine m1 --since all --format json -o "$T/sp.json" 2>/dev/null &&
+		python3 - "$T/v.json" "$T/sp.json" "$@" <<'P'
+import json, sys
+c = json.load(open(sys.argv[1]))["results"][0]
+s = [x for x in json.load(open(sys.argv[2]))["series"] if x["series"] == "t:lat"][0]
+r, first = s["latest"], int(sys.argv[3])
+got = (r["verdict"], r["baseline_runs"], r["baseline_first_index"], r["baseline_last_index"])
+want = (c["verdict"], c["baseline_runs"], first, 6)
+close = all(abs(r[k] - c[k]) <= 1e-12 * abs(c[k]) for k in ("baseline_mean", "change"))
+if got != want or not close:
+    sys.exit("# report %s %s, check %s %s" % (got, [r[k] for k in ("baseline_mean", "change")],
+                                              want, [c[k] for k in ("baseline_mean", "change")]))
+P
+}
+export -f same
+check "a far run in the window, another among the spares: the first left out, the window refilled" \
+	bash -c "[ \"\$(verdict $cur)\" = unchanged ] && [ \"\$(field baseline_runs)\" = 5 ] && [ \"\$(field baseline_outliers)\" = 1 ]"
+check "... and report replays that baseline: the runs of points 1-6, one left out" same 1
+git checkout -q main~3
+for v in 1.00 1.002; do
+	commit "main $v" >/dev/null
+	store "$v" "$v" "$v" >/dev/null
+done
+git branch -qf main HEAD && git checkout -q main
+commit candidate >/dev/null
+cur=$(store 1.00 1.00 1.00)
+check "a far run among the spares only: the window as it is, nothing left out" \
+	bash -c "[ \"\$(verdict $cur)\" = unchanged ] && [ \"\$(field baseline_runs)\" = 5 ] && [ \"\$(field baseline_outliers)\" = 0 ]"
+check "... and says nothing of one" \
+	python3 -c 'import json, sys; sys.exit("message" in json.load(open(sys.argv[1]))["results"][0])' "$T/v.json"
+check "... and report replays that baseline: the runs of points 2-6" same 2
 finish
