@@ -192,6 +192,12 @@ uint64_t bg_disk_usage(const char *path);
  * (bg_stats_drop_outliers): checks' baselines and bisect's pairs. */
 #define BG_OUTLIER_SIGMAS 5.0
 
+/* lib/stats.c: bg_stats_drop_outliers over v[0..m) of v[0..*n) only.  The
+ * values from m on are spares: after a removal they move up one, so that
+ * v[0..m) is whole again, and the far value stays out only when v[0..m) so
+ * refilled has no far value of its own (else both are a tail, and stay). */
+int bg_stats__drop_outliers_window(bg_ctx *ctx, double *v, size_t *n, size_t m, double k,
+                                   size_t *removed);
 /* lib/stats.c: the median of v[0..n), n >= 1, in O(n) by selection (GSL);
  * v is reordered. */
 double bg_stats__median(double *v, size_t n);
@@ -205,8 +211,8 @@ int bg_stats__scale_exponent(const double *v, size_t n);
 size_t bg_verdict__reach(int window);
 /* A rolling baseline (run means, newest first) made ready for bg_judge: the
  * newest `window` (0: all) kept, one far run among them left out (*removed)
- * and its place taken by the next older run, where there is one.  Runs
- * beyond the window are never screened. */
+ * and its place taken by the next older run, where there is one, unless
+ * that run is far too.  Runs beyond the window are never screened. */
 int bg_verdict__baseline(bg_ctx *ctx, double *base, size_t *n, int window, size_t *removed);
 
 /* lib/table.c: a table whose columns line up, for a terminal (header in

@@ -500,21 +500,27 @@ static double farthest(const double *v, size_t n, size_t *where)
 	return sd > 0.0 ? fabs(v[*where] - mean) / sd : 0.0;
 }
 
-int bg_stats_drop_outliers(bg_ctx *ctx, double *v, size_t *n, double k, size_t *removed)
+int bg_stats__drop_outliers_window(bg_ctx *ctx, double *v, size_t *n, size_t m, double k,
+                                   size_t *removed)
 {
 	double x;
-	size_t w, w2;
+	size_t w, w2, rest;
 
 	(void)ctx;
 	*removed = 0;
-	if (*n < 5 || !(farthest(v, *n, &w) > k))
+	if (m > *n)
+		m = *n;
+	if (m < 5 || !(farthest(v, m, &w) > k))
 		return 0;
 	/* One far value is an accident of the machine; two or more are a tail
 	 * or a second mode of the benchmark itself, and part of its noise: take
-	 * the far one out, and put it back if the rest has another. */
+	 * the far one out, and put it back if the rest has another.  The rest
+	 * is what would be used in its place: the others, and the first value
+	 * behind them moved up to refill v[0..m) where there is one. */
 	x = v[w];
 	memmove(v + w, v + w + 1, (*n - w - 1) * sizeof(double));
-	if (*n - 1 < 5 || farthest(v, *n - 1, &w2) <= k) {
+	rest = m < *n ? m : m - 1;
+	if (rest < 5 || farthest(v, rest, &w2) <= k) {
 		(*n)--;
 		*removed = 1;
 		return 0;
@@ -522,6 +528,11 @@ int bg_stats_drop_outliers(bg_ctx *ctx, double *v, size_t *n, double k, size_t *
 	memmove(v + w + 1, v + w, (*n - w - 1) * sizeof(double));
 	v[w] = x;
 	return 0;
+}
+
+int bg_stats_drop_outliers(bg_ctx *ctx, double *v, size_t *n, double k, size_t *removed)
+{
+	return bg_stats__drop_outliers_window(ctx, v, n, *n, k, removed);
 }
 
 int bg_stats__scale_exponent(const double *v, size_t n)

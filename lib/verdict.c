@@ -83,22 +83,22 @@ size_t bg_verdict__reach(int window)
 
 int bg_verdict__baseline(bg_ctx *ctx, double *base, size_t *n, int window, size_t *removed)
 {
-	size_t w = window > 0 && *n > (size_t)window ? (size_t)window : *n, kept = w;
+	size_t w = window > 0 && *n > (size_t)window ? (size_t)window : *n;
 	int error;
 
 	/* One run far outside the others (a neighbour's burst on a shared
 	 * machine) is left out of the estimate and reported, not silently
 	 * kept or lost.  Only the window is screened: the spare runs behind it
 	 * are read to refill it after a removal and are otherwise no part of
-	 * the baseline, so a far run among them must neither hide the one in
-	 * the window (two far runs would be a tail) nor count as left out. */
-	if ((error = bg_stats_drop_outliers(ctx, base, &kept, BG_OUTLIER_SIGMAS, removed)) < 0)
+	 * the baseline, so a far run among them neither shields a far run in
+	 * the window (as the second of two, a tail) nor counts as left out.
+	 * The run that refills the window is not screened in turn, which could
+	 * leave out a second run; it is held to the rule instead: when it lies
+	 * far from the others too, there are two far runs, a tail, and the
+	 * window stays as it was. */
+	if ((error = bg_stats__drop_outliers_window(ctx, base, n, w, BG_OUTLIER_SIGMAS, removed)) <
+	    0)
 		return error;
-	if (*removed) {
-		/* The spares move up one: the newest of them refills the window. */
-		memmove(base + kept, base + w, (*n - w) * sizeof(*base));
-		(*n)--;
-	}
 	if (*n > w)
 		*n = w;
 	return 0;

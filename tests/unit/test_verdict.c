@@ -393,6 +393,30 @@ static void test_baseline_spare_not_left_out(void **state)
 	expect_values(b, v + 1, n);
 }
 
+/* The run that refills the window is held to the rule, not screened in
+ * turn: 160 refilling the place of 150 makes two far runs, a tail, and the
+ * window stays as it was, nothing left out.  (Taken as it came, the
+ * baseline used had a far run and said it had left one out.) */
+static void test_baseline_refill_far_too(void **state)
+{
+	const double v[] = { 100.2, 150.0, 99.5, 100.5, 99.0, 160.0, 100.1 };
+	const double later[] = { 100.2, 150.0, 99.5, 100.5, 99.0, 100.1, 160.0 };
+	const double want[] = { 100.2, 99.5, 100.5, 99.0, 100.1 };
+	double b[BG_ARRAY_SIZE(v)];
+	size_t n, removed;
+
+	(void)state;
+	baseline(v, BG_ARRAY_SIZE(v), 5, b, &n, &removed);
+	assert_int_equal(removed, 0);
+	assert_int_equal(n, 5);
+	expect_values(b, v, n);
+	/* 160 one run further back never comes in: 150 goes, 100.1 refills. */
+	baseline(later, BG_ARRAY_SIZE(later), 5, b, &n, &removed);
+	assert_int_equal(removed, 1);
+	assert_int_equal(n, 5);
+	expect_values(b, want, n);
+}
+
 /* What did not change: no far run, a window not yet full, two far runs
  * (a tail: both stay), window 0 (an explicit baseline: every run). */
 static void test_baseline_plain(void **state)
@@ -1056,6 +1080,7 @@ int main(void)
 		cmocka_unit_test(test_change_labels),
 		cmocka_unit_test(test_baseline_spare_hides_nothing),
 		cmocka_unit_test(test_baseline_spare_not_left_out),
+		cmocka_unit_test(test_baseline_refill_far_too),
 		cmocka_unit_test(test_baseline_plain),
 		cmocka_unit_test(test_looks),
 		cmocka_unit_test(test_sequential_aa_rate),
