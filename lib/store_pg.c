@@ -829,6 +829,17 @@ int bg_db_pg_open(bg_ctx *ctx, const char *spec, bg_db **out)
 		        db->pq.PQserverVersion(db->conn) / 100 % 100);
 		goto cleanup;
 	}
+	/*
+	 * Every number comes back as text, and float8's text has only 15
+	 * significant digits where extra_float_digits is 0 or less (the
+	 * default before PostgreSQL 12, and what a server, database or role
+	 * may set): samples and means would come back rounded.  3 gives the
+	 * shortest form that reads back exactly (12 and later) or 17 digits.
+	 */
+	if (pg__exec(&db->base, "SET extra_float_digits = 3") < 0) {
+		error = pg__fail(&db->base, ctx, "setting up the connection");
+		goto cleanup;
+	}
 	*out = &db->base;
 
 cleanup:

@@ -11,7 +11,8 @@
 # or how long (timestamps, durations, uids, the database's name) are set
 # aside; the exit codes must match too.  The benchmark prints fixed
 # values kept in the repository, so each commit measures the same on
-# both backends.
+# both backends.  Numbers read back with every bit from a PostgreSQL
+# database that sets extra_float_digits to 0.
 . "$(dirname "$0")/lib.sh"
 
 pg_start
@@ -211,6 +212,31 @@ done
 "$BG" --json db copy "$PG" "$T/copy.db" >"$T/again.json" 2>&1
 check "a second db copy adds nothing" grep -q '"runs_copied": 0' "$T/again.json"
 check "db info names the backend" bash -c "'$BG' --db '$PG' db info | grep -q 'backend *postgresql'"
+
+# Numbers read back exactly whatever extra_float_digits the server, the
+# database or the role sets: at 0 (the default before PostgreSQL 12)
+# float8's text has 15 significant digits.  Values that need 17.
+PG_MAIN=$PG LITE_MAIN=$LITE
+PG=$(pg_db exact) && db_sql "$PG" "ALTER DATABASE exact SET extra_float_digits = 0"
+LITE="$T/exact.db"
+check "the database 'exact' rounds floats for its clients" \
+	test "$(db_sql "$PG" 'SELECT 1.2345678901234567::float8')" = 1.23456789012346
+printf 'BENCHGUARD v %s s\n' 1.2345678901234567 0.30000000000000004 123456.78901234567 \
+	2.2250738585072014e-308 >"$T/exact.txt"
+compare exact-import 0 --json import "$T/exact.txt" --format lines --name exact --machine exact
+compare exact-history 0 --json history exact:v --limit 0
+compare exact-export 0 baseline export --machine exact
+"$BG" db copy "$PG" "$T/exact-copy.db" >/dev/null 2>"$T/exact-copy.err"
+check "db copy of such a database: exit 0" test $? -eq 0
+check "... every sample keeps its bits" "$PY" - "$T/exact-copy.db" "$T/exact.txt" <<'P'
+import sqlite3, sys
+got = [v for (v,) in sqlite3.connect(sys.argv[1]).execute("SELECT value FROM samples ORDER BY idx")]
+want = [float(line.split()[2]) for line in open(sys.argv[2])]
+if got != want:
+    print("# got %r, want %r" % (got, want))
+    sys.exit(1)
+P
+PG=$PG_MAIN LITE=$LITE_MAIN
 
 # Credentials: a role that must give its password, from PGPASSWORD, from a
 # ${VAR} in the URI, and written in the URI itself.  The password is in no
