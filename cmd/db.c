@@ -19,7 +19,7 @@ static int db_copy(cli_state *st, const char *from, const char *to)
 	bg_copy_stats stats;
 	int rc;
 
-	if ((rc = bg_store_open(st->ctx, from, &src)) < 0 ||
+	if ((rc = bg_store_open_source(st->ctx, from, &src)) < 0 ||
 	    (rc = bg_store_open(st->ctx, to, &dst)) < 0 ||
 	    (rc = bg_store_copy(st->ctx, src, dst, &stats)) < 0)
 		goto cleanup;

@@ -86,15 +86,17 @@ struct bg_db_stmt {
 };
 
 /* Opens the database `spec` names: a postgresql:// or postgres:// URI, a
- * libpq key=value string, else a SQLite file path. */
-int bg_db_open(bg_ctx *ctx, const char *spec, bg_db **out);
+ * libpq key=value string, else a SQLite file path.  `create`: a SQLite
+ * file that is not there is made, with its folders; else it is refused
+ * (BG_EINPUT).  A PostgreSQL database is never created. */
+int bg_db_open(bg_ctx *ctx, const char *spec, int create, bg_db **out);
 /* Whether `spec` names a PostgreSQL database rather than a file. */
 int bg_db_is_postgres(const char *spec);
 
 /* The database under a store (lib/store_copy.c). */
 bg_db *bg_store__db(bg_store *store);
 
-int bg_db_sqlite_open(bg_ctx *ctx, const char *path, bg_db **out);
+int bg_db_sqlite_open(bg_ctx *ctx, const char *path, int create, bg_db **out);
 int bg_db_pg_open(bg_ctx *ctx, const char *conninfo, bg_db **out);
 
 static inline void bg_db_close(bg_db *db)

@@ -610,7 +610,9 @@ cleanup:
 	return error;
 }
 
-static int store__setup(bg_ctx *ctx, bg_store *st)
+/* `source`: a database to copy from, which must hold benchguard's tables
+ * already (bg_store_open_source). */
+static int store__setup(bg_ctx *ctx, bg_store *st, int source)
 {
 	int error, version = 0;
 
@@ -618,6 +620,13 @@ static int store__setup(bg_ctx *ctx, bg_store *st)
 	 * it is touched (SQLite's switch to WAL writes the header). */
 	if ((error = store__identify(ctx, st, &version)) < 0)
 		return error;
+	/* An empty database has nothing to copy: creating the tables in it
+	 * would only hide a mistyped name behind "copied 0 runs". */
+	if (source && version == 0)
+		return bg_error_set(ctx, BG_EINPUT,
+		                    "database %s: not a benchguard database (it is empty), "
+		                    "nothing to copy from",
+		                    st->db->name);
 	if ((error = st->db->drv->setup(st->db, ctx, version, STORE_SCHEMA_VERSION)) < 0)
 		return error;
 	if (st->db->readonly) {
@@ -657,17 +666,17 @@ int bg_db_is_postgres(const char *spec)
 	return 0;
 }
 
-int bg_db_open(bg_ctx *ctx, const char *spec, bg_db **out)
+int bg_db_open(bg_ctx *ctx, const char *spec, int create, bg_db **out)
 {
 	*out = NULL;
 	if (!spec || !*spec)
 		return bg_error_set(ctx, BG_EINPUT, "no database path given");
 	if (bg_db_is_postgres(spec))
 		return bg_db_pg_open(ctx, spec, out);
-	return bg_db_sqlite_open(ctx, spec, out);
+	return bg_db_sqlite_open(ctx, spec, create, out);
 }
 
-int bg_store_open(bg_ctx *ctx, const char *path, bg_store **out)
+static int store__open(bg_ctx *ctx, const char *spec, int source, bg_store **out)
 {
 	bg_store *st = NULL;
 	int error;
@@ -675,7 +684,8 @@ int bg_store_open(bg_ctx *ctx, const char *path, bg_store **out)
 	*out = NULL;
 	if (!(st = calloc(1, sizeof(*st))))
 		return bg_error_oom(ctx);
-	if ((error = bg_db_open(ctx, path, &st->db)) < 0 || (error = store__setup(ctx, st)) < 0)
+	if ((error = bg_db_open(ctx, spec, !source, &st->db)) < 0 ||
+	    (error = store__setup(ctx, st, source)) < 0)
 		goto cleanup;
 	*out = st;
 	st = NULL;
@@ -683,6 +693,16 @@ int bg_store_open(bg_ctx *ctx, const char *path, bg_store **out)
 cleanup:
 	bg_store_free(st);
 	return error;
+}
+
+int bg_store_open(bg_ctx *ctx, const char *path, bg_store **out)
+{
+	return store__open(ctx, path, 0, out);
+}
+
+int bg_store_open_source(bg_ctx *ctx, const char *spec, bg_store **out)
+{
+	return store__open(ctx, spec, 1, out);
 }
 
 int bg_store_writable(bg_ctx *ctx, bg_store *store)

@@ -40,6 +40,15 @@ typedef struct {
  * A series whose unit differs between the two stops the copy (BG_EINPUT).
  */
 int bg_store_copy(bg_ctx *ctx, bg_store *src, bg_store *dst, bg_copy_stats *stats);
+/*
+ * Opens the store a copy reads from.  Unlike bg_store_open, it creates
+ * nothing: a SQLite file that is not there, or a database without
+ * benchguard's tables (an empty file, an empty PostgreSQL database), is
+ * refused (BG_EINPUT) and left as it was.  One with the current schema is
+ * not written; an older schema is migrated in place first, as any command
+ * run on it would, since the copy reads the current tables.
+ */
+int bg_store_open_source(bg_ctx *ctx, const char *spec, bg_store **out);
 /* Whether `spec` names a PostgreSQL database (a URI or key=value string)
  * rather than a SQLite file. */
 int bg_store_is_url(const char *spec);

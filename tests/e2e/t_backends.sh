@@ -211,6 +211,14 @@ for d in "$T/copy.db" "$PG3"; do
 done
 "$BG" --json db copy "$PG" "$T/copy.db" >"$T/again.json" 2>&1
 check "a second db copy adds nothing" grep -q '"runs_copied": 0' "$T/again.json"
+# A database without benchguard's tables is no source: nothing to copy,
+# and no tables made in it (nor the destination made).
+EMPTY=$(pg_db empty)
+check "db copy from an empty PostgreSQL database -> exit 2" \
+	expect_rc 2 "$BG" db copy "$EMPTY" "$T/from-empty.db"
+tables=$(db_sql "$EMPTY" "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'")
+check "... saying so, creating nothing" bash -c "grep -q 'it is empty' '$T/err' && [ ! -e '$T/from-empty.db' ] &&
+	[ '$tables' = 0 ]"
 check "db info names the backend" bash -c "'$BG' --db '$PG' db info | grep -q 'backend *postgresql'"
 
 # Numbers read back exactly whatever extra_float_digits the server, the

@@ -1,7 +1,8 @@
 # t_store.sh -- reliability of the results database through the CLI:
 # 4 processes storing 50 runs each at once all land (no "database is
 # locked"); a `run` killed with SIGKILL half-way leaves the file intact and
-# its run marked incomplete; bad import input stores nothing.
+# its run marked incomplete; bad import input stores nothing; `db copy`
+# never creates its source.
 . "$(dirname "$0")/lib.sh"
 
 new_repo "$T/r" >/dev/null
@@ -79,4 +80,21 @@ check "import of a malformed file -> exit 2 naming file and line" bash -c "
 check "... and stores nothing" bash -c "[ ! -e $T/bad.db ] || [ \"\$(sqlite3 $T/bad.db 'SELECT count(*) FROM runs')\" = 0 ]"
 check "import at an unknown --commit -> exit 2" expect_rc 2 "$BG" --db "$T/c.db" import "$T/sample.txt" --format lines --commit deadbeef
 check "import of a missing file -> exit 2" expect_rc 2 "$BG" --db "$T/c.db" import "$T/nope.txt" --format lines
+
+# db copy reads its source and never makes it: a mistyped path is exit 2
+# saying so, with neither it, its folders nor the destination created; an
+# empty file is refused alike and stays empty; a store of the current
+# schema is copied without a byte of it changing.
+check "db copy from a path that is not there -> exit 2" \
+	expect_rc 2 "$BG" db copy "$T/nowhere/dir/typo.db" "$T/dst.db"
+check "... saying the source does not exist" grep -qF "database $T/nowhere/dir/typo.db: no such file" "$T/err"
+check "... creating neither it, its folders nor the destination" bash -c "[ ! -e $T/nowhere ] && [ ! -e $T/dst.db ]"
+: >"$T/empty.db"
+check "db copy from an empty file -> exit 2" expect_rc 2 "$BG" db copy "$T/empty.db" "$T/dst.db"
+check "... saying it is empty, which it stays" bash -c "grep -q 'it is empty' $T/err && [ ! -s $T/empty.db ] && [ ! -e $T/dst.db ]"
+before=$(sha256sum <"$db")
+check "db copy of the writers' store: exit 0" expect_rc 0 "$BG" db copy "$db" "$T/dst.db"
+check "... all 200 runs" grep -q "^copied 200 runs" "$T/out"
+check "... the source left byte for byte as it was, nothing beside it" \
+	bash -c "[ \"\$(sha256sum <$db)\" = '$before' ] && [ ! -e $db-wal ] && [ ! -e $db-shm ]"
 finish

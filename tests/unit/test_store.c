@@ -1297,6 +1297,89 @@ static void test_migrate_to_builds(void **state)
 	bg_ctx_free(ctx);
 }
 
+/*
+ * The store a copy reads from is opened, never made: a path that is not
+ * there (in folders that are not there either) and an empty file are
+ * refused as bad input and nothing is created or written; a store of the
+ * current schema is read without a byte of it changing, one of an older
+ * schema is migrated first.
+ */
+static void test_open_source(void **state)
+{
+	char path[512], dir[512], aux[600], *before, *after;
+	size_t n_before, n_after;
+	bg_ctx *ctx = NULL;
+	bg_store *st = NULL;
+	bg_machine *m = make_machine();
+	bg_results *res = NULL;
+	bg_commit commit;
+	struct stat sb;
+	int64_t run_id = 0;
+	int latest;
+	FILE *f;
+
+	assert_non_null(m);
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	join(dir, sizeof(dir), *state, "no");
+	join(path, sizeof(path), *state, "no/such/typo.db");
+	assert_int_equal(bg_store_open_source(ctx, path, &st), BG_EINPUT);
+	assert_null(st);
+	assert_non_null(strstr(bg_ctx_error(ctx), path));
+	assert_non_null(strstr(bg_ctx_error(ctx), "no such file"));
+	assert_int_equal(stat(dir, &sb), -1);
+
+	join(path, sizeof(path), *state, "empty.db");
+	assert_non_null(f = fopen(path, "w"));
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(bg_store_open_source(ctx, path, &st), BG_EINPUT);
+	assert_null(st);
+	assert_non_null(strstr(bg_ctx_error(ctx), "not a benchguard database (it is empty)"));
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_size, 0);
+	snprintf(aux, sizeof(aux), "%s-wal", path);
+	assert_int_equal(access(aux, F_OK), -1);
+
+	/* A store of the current schema, with a run. */
+	join(path, sizeof(path), *state, "current.db");
+	make_commit(&commit, 'a', "one run");
+	assert_int_equal(bg_store_open(ctx, path, &st), 0);
+	latest = bg_store_schema_version(st);
+	assert_int_equal(bg_results_new(&res), 0);
+	assert_int_equal(bg_results_add(ctx, res, "sort", "wall_time", "s", 0.5), 0);
+	assert_int_equal(store_run(ctx, st, &commit, m, res, &run_id), 0);
+	bg_store_free(st);
+	st = NULL;
+	before = slurp(path, &n_before);
+	assert_int_equal(bg_store_open_source(ctx, path, &st), 0);
+	assert_int_equal(bg_store_schema_version(st), latest);
+	bg_store_free(st);
+	st = NULL;
+	after = slurp(path, &n_after);
+	assert_int_equal(n_after, n_before);
+	assert_memory_equal(after, before, n_before);
+	free(before);
+	free(after);
+	snprintf(aux, sizeof(aux), "%s-wal", path);
+	assert_int_equal(access(aux, F_OK), -1);
+
+	/* Back to schema 3 (test_migrate_to_builds): migrated, the run kept. */
+	assert_int_equal(sql_exec(path, "DROP TABLE builds; DROP TABLE outbox;"
+	                                " DROP TABLE verdicts; DROP TABLE checks;"
+	                                " ALTER TABLE runs DROP COLUMN role;"
+	                                " ALTER TABLE results DROP COLUMN instrument;"
+	                                " PRAGMA user_version = 3"),
+	                 SQLITE_OK);
+	assert_int_equal(bg_store_open_source(ctx, path, &st), 0);
+	assert_int_equal(bg_store_schema_version(st), latest);
+	bg_store_free(st);
+	assert_int_equal(sql_int(path, "PRAGMA user_version"), latest);
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM runs WHERE status = 'complete'"), 1);
+
+	bg_results_free(res);
+	bg_machine_free(m);
+	bg_ctx_free(ctx);
+}
+
 /* A run's facts come back as stored: the machine's stable ones and the
  * run's volatile ones, the latter replaced by bg_store_run_set_facts. */
 static void test_run_facts(void **state)
@@ -1527,6 +1610,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_round_trip, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_builds, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_migrate_to_builds, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_open_source, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_roles_and_recorded_verdicts, setup_dir,
 		                                teardown_dir),
 		cmocka_unit_test_setup_teardown(test_run_facts, setup_dir, teardown_dir),
