@@ -514,7 +514,8 @@ static int store__bind_fail(bg_ctx *ctx, bg_store *st, bg_db_stmt *stmt)
  * does not know: a later benchguard's database (its tables may mean other
  * things), a negative one (no benchguard writes that; the migration steps
  * are indexed by it), or version 0 with tables: some other program's
- * database, left untouched.  Nothing is written either way.
+ * database, left untouched.  Nothing is written either way, and each is
+ * bad input (a --db that names the wrong database), not a failure.
  */
 static int store__version(bg_ctx *ctx, bg_store *st, int *version)
 {
@@ -538,7 +539,7 @@ static int store__version(bg_ctx *ctx, bg_store *st, int *version)
 		                    "(this build reads 0 to %d)",
 		                    name, v, STORE_SCHEMA_VERSION);
 	if (v == 0 && has_tables)
-		return bg_error_set(ctx, BG_ERROR,
+		return bg_error_set(ctx, BG_EINPUT,
 		                    "database %s: not a benchguard database (it has tables "
 		                    "but no schema version)",
 		                    name);

@@ -219,6 +219,15 @@ check "db copy from an empty PostgreSQL database -> exit 2" \
 tables=$(db_sql "$EMPTY" "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'")
 check "... saying so, creating nothing" bash -c "grep -q 'it is empty' '$T/err' && [ ! -e '$T/from-empty.db' ] &&
 	[ '$tables' = 0 ]"
+# Another program's database (tables, no benchguard_schema) is refused as
+# bad input, as a SQLite file of another program is.
+OTHER=$(pg_db other) && db_sql "$OTHER" "CREATE TABLE notes(body TEXT)"
+for d in "$OTHER" "$T/other.db"; do
+	case $d in postgresql*) ;; *) sqlite3 "$d" "CREATE TABLE notes(body TEXT)" ;; esac
+	check "another program's database ($(case $d in postgresql*) echo PostgreSQL ;; *) echo SQLite ;; esac)): exit 2" \
+		expect_rc 2 "$BG" --db "$d" db info
+	check "... saying so" grep -q "not a benchguard database (it has tables but no schema version)" "$T/err"
+done
 check "db info names the backend" bash -c "'$BG' --db '$PG' db info | grep -q 'backend *postgresql'"
 
 # Numbers read back exactly whatever extra_float_digits the server, the

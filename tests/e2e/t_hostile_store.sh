@@ -1,7 +1,8 @@
 # t_hostile_store.sh -- a results database that is odd, locked away or full
 # of extreme values: a schema version no benchguard writes (negative) or a
-# later one's is refused with exit 2 and a sentence naming the file, which
-# stays byte for byte as it was; a database in a folder the user may not
+# later one's, or tables without a version (another program's database),
+# is refused with exit 2 and a sentence naming the file, which stays byte
+# for byte as it was; a database in a folder the user may not
 # write serves history, report, check and baseline export, and `run` says
 # it is read-only (exit 3); samples near 1e308 and near 1e-300 are judged
 # like the same data at 1.0 by check, ci and report, and every JSON output
@@ -134,6 +135,17 @@ for v in -5 -100000 999; do
 	check "schema version $v: the file is untouched" test "$(sha256sum <"$T/v.db")" = "$before"
 	check "... no journal files made beside it" bash -c "! ls $T/v.db-* 2>/dev/null | grep -q ."
 done
+
+# Another program's database: tables, no benchguard schema version.
+sqlite3 "$T/other.db" "CREATE TABLE notes(body TEXT); INSERT INTO notes VALUES ('mine')"
+before=$(sha256sum <"$T/other.db")
+for cmd in "db info" "history t:lat" run; do
+	# shellcheck disable=SC2086 # the command's words
+	check "another program's database: $cmd exits 2" expect_rc 2 "$BG" --db "$T/other.db" $cmd
+	check "... saying it is not benchguard's, naming the file" \
+		grep -qF "$T/other.db: not a benchguard database (it has tables but no schema version)" "$T/err"
+done
+check "another program's database: the file is untouched" test "$(sha256sum <"$T/other.db")" = "$before"
 
 # ---------------------------------------------------------------- read-only
 # A folder the user may not write, the file read-only too.  As root the

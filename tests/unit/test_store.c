@@ -960,7 +960,7 @@ static void test_not_a_database(void **state)
 	assert_non_null(f = fopen(path, "w"));
 	assert_int_equal(fclose(f), 0);
 	assert_int_equal(sql_exec(path, "CREATE TABLE notes(body TEXT)"), SQLITE_OK);
-	assert_int_equal(bg_store_open(ctx, path, &st), BG_ERROR);
+	assert_int_equal(bg_store_open(ctx, path, &st), BG_EINPUT);
 	assert_null(st);
 	assert_non_null(strstr(bg_ctx_error(ctx), "not a benchguard database"));
 	assert_int_equal(sql_int(path, "SELECT count(*) FROM sqlite_master"), 1);
@@ -1080,7 +1080,7 @@ static void test_unknown_schema_untouched(void **state)
 
 	join(path, sizeof(path), *state, "other.db");
 	assert_int_equal(sql_create(path, "CREATE TABLE notes(body TEXT)"), SQLITE_OK);
-	assert_int_equal(bg_store_open(ctx, path, &st), BG_ERROR);
+	assert_int_equal(bg_store_open(ctx, path, &st), BG_EINPUT);
 	assert_string_equal(sql_text(path, "PRAGMA journal_mode", buf, sizeof(buf)), "delete");
 	bg_ctx_free(ctx);
 }
