@@ -53,7 +53,8 @@ typedef struct bg_db_driver {
 	int (*prepare)(bg_db *db, const char *sql, bg_db_stmt **out);
 	int (*bind_int64)(bg_db_stmt *s, int i, int64_t v);
 	int (*bind_double)(bg_db_stmt *s, int i, double v);
-	/* len < 0: up to the NUL.  The text is copied or must outlive the step. */
+	/* len < 0: up to the NUL.  The text is copied (bg_db_bind_text may
+	 * pass a repaired copy that lives only as long as the call). */
 	int (*bind_text)(bg_db_stmt *s, int i, const char *v, int len);
 	int (*bind_null)(bg_db_stmt *s, int i);
 	int (*step)(bg_db_stmt *s);
@@ -93,6 +94,9 @@ int bg_db_open(bg_ctx *ctx, const char *spec, int create, bg_db **out);
 /* Whether `spec` names a PostgreSQL database rather than a file. */
 int bg_db_is_postgres(const char *spec);
 
+/* Binds text as valid UTF-8 (lib/store.c); NULL binds NULL. */
+int bg_db_bind_text(bg_db_stmt *s, int i, const char *v, int len);
+
 /* The database under a store (lib/store_copy.c). */
 bg_db *bg_store__db(bg_store *store);
 
@@ -111,10 +115,6 @@ static inline int bg_db_bind_int64(bg_db_stmt *s, int i, int64_t v)
 static inline int bg_db_bind_double(bg_db_stmt *s, int i, double v)
 {
 	return s->db->drv->bind_double(s, i, v);
-}
-static inline int bg_db_bind_text(bg_db_stmt *s, int i, const char *v, int len)
-{
-	return v ? s->db->drv->bind_text(s, i, v, len) : s->db->drv->bind_null(s, i);
 }
 static inline int bg_db_bind_null(bg_db_stmt *s, int i)
 {

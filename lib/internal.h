@@ -82,6 +82,12 @@ const char *bg_text__quote(char *buf, size_t size, const char *s);
 const char *bg_text__quote_n(char *buf, size_t size, const char *s, size_t n);
 struct json_object;
 const char *bg_text__json(struct json_object *o, int flags);
+/* Whether s[0..n) is well-formed UTF-8 (control characters and NUL are);
+ * bg_text__utf8_repair appends s[0..n) to b, NUL-terminated, each byte
+ * that is not part of a well-formed sequence replaced by U+FFFD
+ * (BG_ENOMEM on failure). */
+int bg_text__utf8_valid(const char *s, size_t n);
+int bg_text__utf8_repair(bg_buf *b, const char *s, size_t n);
 
 /* "lines, gbench, ... or perfstat": the names of the formats from `first`
  * on, for a message (lib/units.c).  Returns buf. */

@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
@@ -675,6 +676,37 @@ int bg_db_open(bg_ctx *ctx, const char *spec, int create, bg_db **out)
 	if (bg_db_is_postgres(spec))
 		return bg_db_pg_open(ctx, spec, out);
 	return bg_db_sqlite_open(ctx, spec, create, out);
+}
+
+/*
+ * Text goes in as valid UTF-8, each stray byte as U+FFFD.  A PostgreSQL
+ * database in UTF-8 refuses anything else, and text from outside is not
+ * always UTF-8: a commit's subject and author in Latin-1, a failing
+ * benchmark's stderr in an outcome's message, a build log's tail, rows an
+ * older benchguard stored in a SQLite file that db copy reads.  A refusal
+ * would lose the whole run (or stop a copy), for the sake of a byte that
+ * every output escapes or replaces anyway.  Both backends store the same
+ * text, so they still answer alike; lookups go through here too, so a key
+ * matches the row it was stored as.
+ */
+int bg_db_bind_text(bg_db_stmt *s, int i, const char *v, int len)
+{
+	bg_buf fixed = BG_BUF_INIT;
+	size_t n;
+	int rc;
+
+	if (!v)
+		return s->db->drv->bind_null(s, i);
+	n = len < 0 ? strlen(v) : (size_t)len;
+	if (bg_text__utf8_valid(v, n))
+		return s->db->drv->bind_text(s, i, v, len);
+	if (bg_text__utf8_repair(&fixed, v, n) < 0 || fixed.len > INT_MAX) {
+		bg_buf_clear(&fixed);
+		return -1;
+	}
+	rc = s->db->drv->bind_text(s, i, fixed.ptr, (int)fixed.len);
+	bg_buf_clear(&fixed);
+	return rc;
 }
 
 static int store__open(bg_ctx *ctx, const char *spec, int source, bg_store **out)

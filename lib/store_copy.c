@@ -97,7 +97,10 @@ static const char *const copy_sql[CP_COUNT] = {
 			  " ON CONFLICT DO NOTHING",
 	[CP_D_RUN_TAG] = "INSERT INTO run_tags(run_id, key, value) VALUES (?1, ?2, ?3)"
 			 " ON CONFLICT DO NOTHING",
-	[CP_D_SERIES_FIND] = "SELECT id, unit FROM series WHERE benchmark = ?1 AND metric = ?2",
+	/* The units compared by the database: both sides of it as stored
+	 * (bg_db_bind_text repairs the source's), not as the source holds it. */
+	[CP_D_SERIES_FIND] = "SELECT id, unit, unit = CAST(?3 AS TEXT) FROM series"
+			     " WHERE benchmark = ?1 AND metric = ?2",
 	[CP_D_SERIES_ADD] = "INSERT INTO series(benchmark, metric, unit, direction)"
 			    " VALUES (?1, ?2, ?3, ?4) RETURNING id",
 	[CP_D_RESULT] = "INSERT INTO results(run_id, series_id, n, mean, median, stddev, min, max,"
@@ -219,12 +222,12 @@ static int cp__series(copier *c, bg_db_stmt *r, int64_t *id)
 	bg_db_stmt *f = c->s[CP_D_SERIES_FIND], *a = c->s[CP_D_SERIES_ADD];
 	int rc, error = 0;
 
-	if (cp__text(f, 1, r, 1) < 0 || cp__text(f, 2, r, 2) < 0)
+	if (cp__text(f, 1, r, 1) < 0 || cp__text(f, 2, r, 2) < 0 || cp__text(f, 3, r, 3) < 0)
 		return cp__fail(c, CP_D_SERIES_FIND, "finding a series");
 	rc = bg_db_step(f);
 	if (rc == BG_DB_ROW) {
 		*id = bg_db_column_int64(f, 0);
-		if (strcmp(bg_db_column_text(f, 1), bg_db_column_text(r, 3)) != 0)
+		if (!bg_db_column_int(f, 2))
 			error = bg_error_set(
 			        c->ctx, BG_EINPUT,
 			        "series \"%s:%s\" is in unit \"%s\" in %s but \"%s\" in "

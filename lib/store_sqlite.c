@@ -271,7 +271,8 @@ static int sqlite__bind_double(bg_db_stmt *s, int i, double v)
 
 static int sqlite__bind_text(bg_db_stmt *s, int i, const char *v, int len)
 {
-	return sqlite3_bind_text(SST(s), i, v, len, SQLITE_STATIC) == SQLITE_OK ? 0 : -1;
+	/* Copied: bg_db_bind_text may pass a repaired copy it frees at once. */
+	return sqlite3_bind_text(SST(s), i, v, len, SQLITE_TRANSIENT) == SQLITE_OK ? 0 : -1;
 }
 
 static int sqlite__bind_null(bg_db_stmt *s, int i)

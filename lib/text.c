@@ -8,6 +8,8 @@
  * ingest side refuses what cannot be a name (bg_text__invalid); the output
  * side escapes everything for the place it is printed (bg_text__escape),
  * because a database written before the ingest checks may hold anything.
+ * The store binds what no check refused (a commit's subject, a benchmark's
+ * stderr) as valid UTF-8 (bg_text__utf8_repair, from lib/store.c).
  *
  * Control characters are shown, never interpreted: "\x1b" for C0 and DEL,
  * "\u{202e}" for the C1 range, the bidirectional overrides and the Unicode
@@ -266,7 +268,7 @@ const char *bg_text__quote_n(char *buf, size_t size, const char *s, size_t n)
 
 /* Whether s[0..n) is well-formed UTF-8 (NUL and control characters are:
  * JSON escapes those). */
-static int utf8_valid(const char *s, size_t n)
+int bg_text__utf8_valid(const char *s, size_t n)
 {
 	size_t i = 0, len;
 	uint32_t c;
@@ -280,7 +282,7 @@ static int utf8_valid(const char *s, size_t n)
 }
 
 /* s[0..n) with each stray byte replaced by U+FFFD. */
-static int utf8_repair(bg_buf *b, const char *s, size_t n)
+int bg_text__utf8_repair(bg_buf *b, const char *s, size_t n)
 {
 	size_t i = 0, len;
 	uint32_t c;
@@ -322,7 +324,7 @@ static int json_tidy_keys(json_object *o)
 	json_object_object_foreach(o, key, val)
 	{
 		(void)val;
-		if (!utf8_valid(key, strlen(key))) {
+		if (!bg_text__utf8_valid(key, strlen(key))) {
 			if (bg_grow((void **)&bad, &cap, n + 1, sizeof(*bad)) < 0 ||
 			    !(bad[n] = strdup(key))) {
 				e = 1;
@@ -336,7 +338,7 @@ static int json_tidy_keys(json_object *o)
 		bg_buf fixed = BG_BUF_INIT;
 
 		json_object_object_del(o, bad[i]);
-		if (utf8_repair(&fixed, bad[i], strlen(bad[i])) < 0 ||
+		if (bg_text__utf8_repair(&fixed, bad[i], strlen(bad[i])) < 0 ||
 		    json_object_object_add(o, fixed.ptr, v) < 0) {
 			json_object_put(v);
 			e = 1;
@@ -394,9 +396,9 @@ static int json_tidy(json_object *o, int depth)
 		bg_buf b = BG_BUF_INIT;
 		int e;
 
-		if (utf8_valid(s, n))
+		if (bg_text__utf8_valid(s, n))
 			return 0;
-		e = utf8_repair(&b, s, n);
+		e = bg_text__utf8_repair(&b, s, n);
 		if (!e && !json_object_set_string_len(o, b.ptr, (int)b.len))
 			e = BG_ENOMEM;
 		bg_buf_clear(&b);

@@ -12,7 +12,10 @@
 # aside; the exit codes must match too.  The benchmark prints fixed
 # values kept in the repository, so each commit measures the same on
 # both backends.  Numbers read back with every bit from a PostgreSQL
-# database that sets extra_float_digits to 0.
+# database that sets extra_float_digits to 0.  Text that is not UTF-8 (a
+# Latin-1 commit, a stray byte in a failing benchmark's stderr and in a
+# build's log) is stored alike on both, and db copy carries a SQLite file
+# that holds such text raw into PostgreSQL.
 . "$(dirname "$0")/lib.sh"
 
 pg_start
@@ -289,4 +292,69 @@ for t in run_facts run_tags machine_facts outcomes outbox builds checks commits;
 	PGPASSWORD=$PW psql -X -A -t -q -d "$SECRET" -c "COPY $t TO STDOUT" >>"$T/dump" 2>&1
 done
 check "nothing stored holds the password" bash -c "[ -s '$T/dump' ] && ! grep -qF -- '$PW' '$T/dump'"
+
+# Text that is not UTF-8, which a UTF-8 PostgreSQL database refuses: a
+# commit whose subject and author are Latin-1, a failing benchmark that
+# writes a stray byte to stderr, a failed build's log with one.  Both
+# backends store it with each stray byte as U+FFFD, and answer alike.
+FFFD=$(printf '\357\277\275')
+PG=$(pg_db text) LITE="$T/text.db"
+new_repo "$T/u8" >/dev/null
+cd "$T/u8" || exit 1
+printf '.benchguard/\n' >.gitignore && git add .gitignore
+GIT_AUTHOR_NAME=$(printf 'Jos\351') git -c i18n.commitEncoding=latin1 commit -qm "$(printf 'caf\351 fix')"
+# text_cfg [BUILD]: both backends' config; BUILD, a JSON string, its build.
+text_cfg() {
+	local b
+	for b in lite pg; do
+		cat >"$T/$b.json" <<J
+{ ${1:+\"build\": $1,} "defaults": { "warmup": 0, "samples": 1 },
+  "benchmarks": [ { "name": "ok", "command": "echo 'BENCHGUARD v 1 ms'", "format": "lines" },
+                  { "name": "bad", "command": "printf 'oops \\\\377\\\\n' >&2; exit 1" } ] }
+J
+	done
+}
+text_cfg
+compare text-run 3 --json run
+compare text-run2 3 --json run
+compare text-history 0 --json history ok --limit 0
+# stored NAME SQL: the rows SQL reads on each backend, the same on both.
+stored() {
+	db_sql "$LITE" "$2" >"$T/$1.lite" 2>&1
+	db_sql "$PG" "$2" >"$T/$1.pg" 2>&1
+	cmp -s "$T/$1.lite" "$T/$1.pg" || { echo "# sqlite: $(cat "$T/$1.lite")"; echo "# postgresql: $(cat "$T/$1.pg")"; return 1; }
+}
+check "the runs are complete on both, the Latin-1 commit stored" \
+	stored text-commits "SELECT r.status, c.author, c.subject FROM runs r JOIN commits c ON c.id = r.commit_id ORDER BY r.id"
+check "... as UTF-8 with U+FFFD for each stray byte" \
+	test "$(sort -u "$T/text-commits.pg")" = "complete|Jos$FFFD <author@example.com>|caf$FFFD fix"
+check "the failed benchmark's outcome is kept on both" \
+	stored text-outcomes "SELECT status, message FROM outcomes WHERE benchmark = 'bad' ORDER BY run_id"
+line="failed|exit status 1; stderr: oops $FFFD"
+check "... with its stderr, the stray byte as U+FFFD" test "$(cat "$T/text-outcomes.pg")" = "$line"$'\n'"$line"
+text_cfg '"printf '\''making \\377\\n'\''; exit 2"'
+compare text-build 3 --json run --commit HEAD
+check "the failed build's log is kept on both" stored text-builds "SELECT ok, log_tail FROM builds"
+check "... with its stray byte as U+FFFD" grep -qxF "0|making $FFFD" "$T/text-builds.pg"
+
+# A SQLite file in which an older benchguard stored such text as it came
+# (a unit too, from before units were checked): db copy carries every run
+# of it into PostgreSQL, and a second copy adds nothing.
+sqlite3 "$LITE" "VACUUM INTO '$T/raw.db'"
+sqlite3 "$T/raw.db" "UPDATE commits SET subject = CAST(x'636166e920666978' AS TEXT), author = CAST(x'4a6f73e9' AS TEXT);
+	UPDATE outcomes SET message = CAST(x'6f6f707320ff' AS TEXT) WHERE status = 'failed';
+	UPDATE builds SET log_tail = CAST(x'6d616b696e6720ff' AS TEXT);
+	UPDATE series SET unit = CAST(x'73ff' AS TEXT)"
+n=$(sqlite3 "$T/raw.db" "SELECT count(*) FROM runs WHERE status = 'complete'")
+check "the raw file holds stray bytes" test "$(sqlite3 "$T/raw.db" "SELECT count(*) FROM outcomes WHERE message = CAST(x'6f6f707320ff' AS TEXT)")" = "$n"
+PGC=$(pg_db textcopy)
+check "db copy of it into PostgreSQL: exit 0" expect_rc 0 "$BG" --json db copy "$T/raw.db" "$PGC"
+check "... every run copied ($n)" grep -qx "  \"runs_copied\": $n," "$T/out"
+check "... the build too" grep -qx '  "builds": 1,' "$T/out"
+check "... each stray byte as U+FFFD" test "$(db_sql "$PGC" "SELECT DISTINCT c.subject || '|' || o.message || '|' || s.unit
+	FROM runs r JOIN commits c ON c.id = r.commit_id JOIN outcomes o ON o.run_id = r.id
+	JOIN results x ON x.run_id = r.id JOIN series s ON s.id = x.series_id WHERE o.status = 'failed'")" = \
+	"caf$FFFD fix|oops $FFFD|s$FFFD"
+check "a second db copy: exit 0" expect_rc 0 "$BG" --json db copy "$T/raw.db" "$PGC"
+check "... adding nothing" grep -qx '  "runs_copied": 0,' "$T/out"
 finish

@@ -1380,6 +1380,58 @@ static void test_open_source(void **state)
 	bg_ctx_free(ctx);
 }
 
+/*
+ * Text that is not UTF-8 (a Latin-1 commit, a benchmark's stderr in its
+ * outcome, a build log) is stored with each stray byte as U+FFFD, as a
+ * UTF-8 PostgreSQL database must hold it; lookups by such text find the
+ * row it was stored as.
+ */
+static void test_text_stored_as_utf8(void **state)
+{
+	char path[512], buf[128];
+	bg_ctx *ctx = NULL;
+	bg_store *st = NULL;
+	bg_machine *m = make_machine();
+	bg_results *res = NULL;
+	bg_commit commit;
+	bg_build_row row;
+	int64_t run_id = 0;
+
+	assert_non_null(m);
+	join(path, sizeof(path), *state, "text.db");
+	make_commit(&commit, 'a', "caf\xe9 fix");
+	commit.author = "Jos\xe9 <jose@example.com>";
+	commit.branch = "topic-\xff";
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_store_open(ctx, path, &st), 0);
+	assert_int_equal(bg_results_new(&res), 0);
+	assert_int_equal(bg_results_add(ctx, res, "sort", "wall_time", "s", 0.5), 0);
+	assert_int_equal(bg_results_set_outcome(ctx, res, "broken", BG_BENCH_FAILED,
+	                                        "exit status 1; stderr: oops \xff"),
+	                 0);
+	assert_int_equal(store_run(ctx, st, &commit, m, res, &run_id), 0);
+	assert_int_equal(
+	        bg_store_build_put(ctx, st, SHA_A, "m1", HASH_1, 0, "making \xff\xfe", 1.0), 0);
+	assert_int_equal(bg_store_build_get(ctx, st, SHA_A, "m1", HASH_1, &row), 0);
+	assert_int_equal(row.found, 1);
+	assert_string_equal(row.log_tail, "making \xef\xbf\xbd\xef\xbf\xbd");
+	bg_build_row_clear(&row);
+	bg_store_free(st);
+
+	assert_string_equal(sql_text(path, "SELECT subject FROM commits", buf, sizeof(buf)),
+	                    "caf\xef\xbf\xbd fix");
+	assert_string_equal(sql_text(path, "SELECT author FROM commits", buf, sizeof(buf)),
+	                    "Jos\xef\xbf\xbd <jose@example.com>");
+	assert_string_equal(sql_text(path, "SELECT branch FROM runs", buf, sizeof(buf)),
+	                    "topic-\xef\xbf\xbd");
+	assert_string_equal(sql_text(path, "SELECT message FROM outcomes WHERE status = 'failed'",
+	                             buf, sizeof(buf)),
+	                    "exit status 1; stderr: oops \xef\xbf\xbd");
+	bg_results_free(res);
+	bg_machine_free(m);
+	bg_ctx_free(ctx);
+}
+
 /* A run's facts come back as stored: the machine's stable ones and the
  * run's volatile ones, the latter replaced by bg_store_run_set_facts. */
 static void test_run_facts(void **state)
@@ -1611,6 +1663,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_builds, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_migrate_to_builds, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_open_source, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_text_stored_as_utf8, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_roles_and_recorded_verdicts, setup_dir,
 		                                teardown_dir),
 		cmocka_unit_test_setup_teardown(test_run_facts, setup_dir, teardown_dir),
