@@ -215,6 +215,8 @@ int cmd_baseline(cli_state *st, int argc, char **argv)
 		case '?':
 			return BG_EINPUT;
 		case 'o':
+			if (!*optarg)
+				return cli_usage_error(st, "-o needs a file name");
 			fl.output = optarg;
 			export_only = 1;
 			break;

@@ -206,7 +206,8 @@ int cli_checkout_config(cli_state *st, const cli_env *env, const char *checkout,
 #define CLI_OPT_BASE 1000
 int cli_getopt(cli_state *st, int argc, char **argv, const char *shortopts,
                const struct option *longopts, const cli_command *cmd);
-/* Global options (shared with main). Returns 1 if `opt` was one. */
+/* Global options (shared with main). Returns 1 if `opt` was one, 0 if not,
+ * < 0 after setting a usage error on a bad value. */
 int cli_global_option(cli_state *st, int opt, const char *arg);
 
 /* Sets a usage error (exit 2) on st->ctx and returns BG_EINPUT. */

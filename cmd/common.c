@@ -50,6 +50,8 @@ int cli_global_option(cli_state *st, int opt, const char *arg)
 		st->db_path = arg;
 		return 1;
 	case OPT_CONFIG:
+		if (!*arg)
+			return cli_usage_error(st, "--config needs a file name");
 		st->config_path = arg;
 		return 1;
 	case OPT_FORMAT:
@@ -62,7 +64,9 @@ int cli_global_option(cli_state *st, int opt, const char *arg)
 		else if (!strcmp(arg, "junit"))
 			st->format = CLI_JUNIT;
 		else
-			return -1;
+			return cli_usage_error(
+			        st, "--format must be table, json, markdown or junit (got \"%s\")",
+			        arg);
 		return 1;
 	case OPT_JSON:
 		st->format = CLI_JSON;
@@ -149,12 +153,8 @@ int cli_getopt(cli_state *st, int argc, char **argv, const char *shortopts,
 		if (opt == OPT_VERSION)
 			return 'V';
 		g = cli_global_option(st, opt, optarg);
-		if (g < 0) {
-			cli_usage_error(
-			        st, "--format must be table, json, markdown or junit (got \"%s\")",
-			        optarg);
+		if (g < 0)
 			return '?';
-		}
 		if (g == 0)
 			return opt;
 	}
@@ -308,6 +308,9 @@ int cli_read_input(cli_state *st, const char *path, char **data, size_t *len)
 	char chunk[65536];
 	size_t n;
 
+	if (!*path)
+		return cli_usage_error(st, "a file name is empty: name a file, or - for standard "
+		                           "input");
 	if (strcmp(path, "-") != 0)
 		return bg_read_file(st->ctx, path, data, len);
 	while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0) {
@@ -436,8 +439,9 @@ static int make_parents(cli_state *st, const char *path)
 
 	if (!copy)
 		return bg_error_oom(st->ctx);
-	for (p = copy + 1; *p && rc == 0; p++) {
-		if (*p != '/')
+	/* From the second character: a leading '/' is the root, not a parent. */
+	for (p = copy; *p && rc == 0; p++) {
+		if (*p != '/' || p == copy)
 			continue;
 		*p = '\0';
 		if (mkdir(copy, 0777) != 0 && errno != EEXIST)
@@ -468,6 +472,8 @@ int cli_write_file(cli_state *st, const char *path, const char *text, size_t len
 	FILE *f;
 	int rc;
 
+	if (!*path)
+		return cli_usage_error(st, "no file name to write to");
 	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
 		return write_in_place(st, path, text, len);
 	if ((rc = make_parents(st, path)) < 0)

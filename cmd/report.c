@@ -161,6 +161,8 @@ int cmd_report(cli_state *st, int argc, char **argv)
 			o.include_paired = 1;
 			break;
 		case 'o':
+			if (!*optarg)
+				return cli_usage_error(st, "-o needs a file name");
 			output = optarg;
 			break;
 		}

@@ -28,6 +28,18 @@ check "init twice refuses to overwrite -> exit 2" expect_rc 2 "$BG" init
 check "init --force overwrites" expect_rc 0 "$BG" init --force
 check "missing config (--config) -> exit 2 naming the file" bash -c "
 	\"$BG\" --config nope.json run 2>$T/e; [ \$? -eq 2 ] && grep -q 'nope.json' $T/e"
+# An empty file name is a usage error, never a path to write (an empty -o
+# once read past its buffer) or a message with an empty name in it.
+for c in "baseline export -o" "report -o" "report --output"; do
+	check "$c '' -> exit 2, -o needs a file name" bash -c "
+		\"$BG\" $c '' 2>$T/e; [ \$? -eq 2 ] && [ \"\$(cat $T/e)\" = 'benchguard: -o needs a file name' ]"
+done
+check "--config '' -> exit 2, --config needs a file name" bash -c "
+	\"$BG\" run --config '' 2>$T/e; [ \$? -eq 2 ] && [ \"\$(cat $T/e)\" = 'benchguard: --config needs a file name' ]"
+for c in "import --format lines" "baseline import"; do
+	check "$c '' -> exit 2, the file name is empty" bash -c "
+		\"$BG\" $c '' 2>$T/e; [ \$? -eq 2 ] && grep -q '^benchguard: a file name is empty' $T/e"
+done
 
 fp1=$("$BG" fingerprint --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["fingerprint"])')
 fp2=$("$BG" fingerprint --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["fingerprint"])')
