@@ -222,7 +222,8 @@ int cmd_alert(cli_state *st, int argc, char **argv)
 	while ((opt = cli_getopt(st, argc, argv, "", options, self)) != -1) {
 		if (opt == 'h')
 			return 0;
-		return BG_EINPUT;
+		if (opt == '?')
+			return BG_EINPUT;
 	}
 	if (optind >= argc)
 		return cli_usage_error(st, "alert needs a subcommand: test or flush");

@@ -281,8 +281,10 @@ int cmd_calibrate(cli_state *st, int argc, char **argv)
 	if (!(flags.tags = calloc((size_t)argc + 2, sizeof(char *))))
 		return bg_error_oom(st->ctx);
 	while ((opt = cli_getopt(st, argc, argv, "", calibrate_options, self)) != -1) {
-		if (opt == 'h')
+		if (opt == 'h') {
+			rc = 0; /* not a run option's 1 */
 			goto cleanup;
+		}
 		if (opt == '?') {
 			rc = BG_EINPUT;
 			goto cleanup;

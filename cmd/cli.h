@@ -200,8 +200,10 @@ int cli_checkout_config(cli_state *st, const cli_env *env, const char *checkout,
 /*
  * getopt_long over a command's own options plus the global ones, which are
  * handled here.  Returns the next command option (as getopt_long does), -1
- * at the end, or '?' after setting a usage error on st->ctx.  `help` is
- * printed and 'h' returned for -h/--help.
+ * at the end, or '?' after setting a usage error on st->ctx.  For -h/--help
+ * the command's usage is printed, for --version the version, and 'h' is
+ * returned: the command then returns 0 and does nothing else.  Without a
+ * command (main), --version returns 'V'.
  */
 #define CLI_OPT_BASE 1000
 int cli_getopt(cli_state *st, int argc, char **argv, const char *shortopts,

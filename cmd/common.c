@@ -150,8 +150,14 @@ int cli_getopt(cli_state *st, int argc, char **argv, const char *shortopts,
 				fputs(cmd->usage, stdout);
 			return 'h';
 		}
-		if (opt == OPT_VERSION)
-			return 'V';
+		/* --version anywhere: after a command too, it is answered
+		 * in place of the command (which returns 0 on 'h'). */
+		if (opt == OPT_VERSION) {
+			if (!cmd)
+				return 'V';
+			printf("benchguard %s\n", BG_VERSION);
+			return 'h';
+		}
 		g = cli_global_option(st, opt, optarg);
 		if (g < 0)
 			return '?';

@@ -6,15 +6,25 @@
 
 int cmd_help(cli_state *st, int argc, char **argv)
 {
-	const cli_command *c;
+	static const struct option none[] = { { 0, 0, 0, 0 } };
+	const cli_command *self = cli_find_command("help"), *c;
+	int opt;
 
-	if (argc < 2) {
+	/* The global options (--version, --help) here as after any command. */
+	while ((opt = cli_getopt(st, argc, argv, "", none, self)) != -1) {
+		if (opt == 'h')
+			return 0;
+		if (opt == '?')
+			return BG_EINPUT;
+	}
+	if (optind >= argc) {
 		cli_print_usage(stdout);
 		return 0;
 	}
-	c = cli_find_command(argv[1]);
+	c = cli_find_command(argv[optind]);
 	if (!c)
-		return cli_usage_error(st, "no such command \"%s\" (see benchguard help)", argv[1]);
+		return cli_usage_error(st, "no such command \"%s\" (see benchguard help)",
+		                       argv[optind]);
 	fputs(c->usage, stdout);
 	return 0;
 }

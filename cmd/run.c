@@ -395,8 +395,10 @@ int cmd_run(cli_state *st, int argc, char **argv)
 	memset(&wt, 0, sizeof(wt));
 	cli_run_flags_init(&flags);
 	while ((opt = cli_getopt(st, argc, argv, "", run_options, self)) != -1) {
-		if (opt == 'h')
+		if (opt == 'h') {
+			rc = 0; /* not a run option's 1 */
 			goto cleanup;
+		}
 		if (opt == '?' || (rc = cli_run_option(st, &flags, argc, opt, optarg)) < 0) {
 			rc = BG_EINPUT;
 			goto cleanup;

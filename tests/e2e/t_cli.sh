@@ -18,6 +18,16 @@ check "--tag without KEY=VALUE -> exit 2" bash -c "
 cd "$T" || exit 1
 check "outside a repository -> exit 2 with a clear message" bash -c "
 	mkdir -p $T/norepo && cd $T/norepo && \"$BG\" run 2>$T/e; [ \$? -eq 2 ] && grep -q 'not a git repository' $T/e"
+# --version after the command, as before it: the version, exit 0, and
+# the command not run (outside a repository each would fail).
+ver=$("$BG" --version)
+for c in "run --version --samples 2" "gc --version" "alert --version test" "calibrate --version" \
+	"baseline export --version" "check --run 1 --version" "help --version" "db info --version"; do
+	check "$c prints the version and runs nothing" bash -c "
+		cd $T/norepo && out=\$(\"$BG\" $c 2>$T/e) && [ \"\$out\" = '$ver' ] && [ ! -s $T/e ]"
+done
+check "run --filter x --help exits 0" bash -c "cd $T/norepo && \"$BG\" run --filter x --help >/dev/null"
+check "calibrate --filter x --help exits 0" bash -c "cd $T/norepo && \"$BG\" calibrate --filter x --help >/dev/null"
 
 new_repo "$T/r" >/dev/null
 cd "$T/r" || exit 1
