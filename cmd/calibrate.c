@@ -289,6 +289,12 @@ int cmd_calibrate(cli_state *st, int argc, char **argv)
 			rc = BG_EINPUT;
 			goto cleanup;
 		}
+		if (opt == CLI_OPT_COMMIT || opt == CLI_OPT_RETRY_BUILD) {
+			rc = cli_not_an_option(st, "calibrate",
+			                       opt == CLI_OPT_COMMIT ? "--commit" : "--retry-build",
+			                       "it measures the working tree at HEAD");
+			goto cleanup;
+		}
 		if (opt == CLI_OPT_RUNS) {
 			if ((rc = cli_parse_count(st, "--runs", optarg, 2, &flags.nruns)) < 0)
 				goto cleanup;

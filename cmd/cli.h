@@ -214,6 +214,9 @@ int cli_global_option(cli_state *st, int opt, const char *arg);
 
 /* Sets a usage error (exit 2) on st->ctx and returns BG_EINPUT. */
 int cli_usage_error(cli_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "OPT is not an option of CMD: WHY" (why may be NULL): a usage error for
+ * an option of a shared table (run's, check's) that CMD has no use for. */
+int cli_not_an_option(cli_state *st, const char *cmd, const char *opt, const char *why);
 /* rc as is; when the library could not find the baseline branch, its
  * message (which lists the branches there are) also names `flag`, the
  * option that picks another. */

@@ -166,6 +166,12 @@ int cli_getopt(cli_state *st, int argc, char **argv, const char *shortopts,
 	}
 }
 
+int cli_not_an_option(cli_state *st, const char *cmd, const char *opt, const char *why)
+{
+	return cli_usage_error(st, "%s is not an option of %s%s%s", opt, cmd, why ? ": " : "",
+	                       why ? why : "");
+}
+
 int cli_add_tag(cli_state *st, const char *arg, const char **tags, size_t *ntags)
 {
 	if (!strchr(arg, '=') || arg[0] == '=')

@@ -94,6 +94,12 @@ check "the table says it in words" bash -c "
 check "--runs 1: exit 2" expect_rc 2 "$BG" calibrate --runs 1
 check "... with a message" grep -q -- '--runs needs a whole number >= 2' "$T/err"
 check "--change 0: exit 2" expect_rc 2 "$BG" calibrate --change 0
+# calibrate measures HEAD's working tree: run's --commit and --retry-build
+# are refused, never taken and ignored.
+for o in "--commit HEAD" "--retry-build"; do
+	check "calibrate $o: exit 2" expect_rc 2 "$BG" calibrate --runs 2 $o
+	check "... not an option of calibrate" grep -q -- "^benchguard: ${o%% *} is not an option of calibrate" "$T/err"
+done
 cat >"$T/failing.json" <<'J'
 { "benchmarks": [ { "name": "bad", "command": "false" }, { "name": "noop", "command": "true" } ] }
 J
