@@ -108,7 +108,8 @@ static int tagged_runs(bisect_state *b, const char *sha, const char *key, const 
 /* Checks out and builds c[index] (once).  1: it does not build. */
 static int prepare(bisect_state *b, size_t index, bg_commit *commit, bg_worktree *wt)
 {
-	int rc = cli_prepare_commit_soft(b->st, b->env, b->shas[index], 0, commit, wt);
+	int rc = cli_prepare_commit_soft(b->st, b->env, b->shas[index], b->rflags->retry_build,
+	                                 commit, wt);
 
 	if (rc < 0)
 		return rc;
@@ -784,6 +785,8 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 				goto cleanup;
 			continue;
 		}
+		if ((rc = cli_pinned_unused_option(st, "bisect", opt)) < 0)
+			goto cleanup;
 		if ((n = cli_run_option(st, &rflags, argc, opt, optarg)) == 0)
 			n = cli_check_option(st, &cflags, opt, optarg);
 		if (n < 0) {
@@ -804,6 +807,11 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 	}
 	if (rflags.commit) {
 		rc = cli_usage_error(st, "bisect takes --good and --bad, not --commit");
+		goto cleanup;
+	}
+	if (cflags.baseline_branch && !step_arg) {
+		rc = cli_usage_error(st, "--baseline-branch goes with --step: it names the branch "
+		                         "whose trend report has the step");
 		goto cleanup;
 	}
 	end_runs = rflags.nruns < 0 ? BISECT_END_RUNS : rflags.nruns;

@@ -185,6 +185,13 @@ int cli_prepare_commit(cli_state *st, cli_env *env, const char *rev, int retry_f
                        bg_commit *commit, bg_worktree *wt);
 int cli_prepare_commit_soft(cli_state *st, cli_env *env, const char *rev, int retry_failed,
                             bg_commit *commit, bg_worktree *wt);
+/*
+ * compare and bisect take run's and check's option tables, but build their
+ * commits once in worktrees and judge one commit against another, not
+ * against a rolling baseline: --no-build, --window and --min-runs are
+ * usage errors there ("not an option of CMD"); 0 for any other option.
+ */
+int cli_pinned_unused_option(cli_state *st, const char *cmd, int opt);
 /* <repo root>/.benchguard/worktrees, or $BENCHGUARD_CACHE when set (caller frees). */
 char *cli_cache_dir(cli_state *st, const cli_env *env);
 /* Creates the default cache's private .benchguard/ (nothing for $BENCHGUARD_CACHE). */

@@ -67,6 +67,15 @@ static int print(cli_state *st, const bg_check_result *res, const side *a, const
 	return cli_print_json(st, top);
 }
 
+/* Options of the shared tables that compare has no use for. */
+static int unused_option(cli_state *st, const char *cmd, int opt)
+{
+	if (opt == CLI_OPT_BASELINE_BRANCH)
+		return cli_not_an_option(st, cmd, "--baseline-branch",
+		                         "it judges B against A, not against a baseline");
+	return cli_pinned_unused_option(st, cmd, opt);
+}
+
 int cmd_compare(cli_state *st, int argc, char **argv)
 {
 	static const struct option options[] = { CLI_RUN_LONG_OPTIONS,
@@ -103,6 +112,8 @@ int cmd_compare(cli_state *st, int argc, char **argv)
 				goto cleanup;
 			continue;
 		}
+		if ((rc = unused_option(st, "compare", opt)) < 0)
+			goto cleanup;
 		if ((n = cli_run_option(st, &rflags, argc, opt, optarg)) == 0)
 			n = cli_check_option(st, &cflags, opt, optarg);
 		if (n < 0) {
@@ -138,8 +149,10 @@ int cmd_compare(cli_state *st, int argc, char **argv)
 	    (rc = cli_detect_machine(st, &env, rflags.machine)) < 0 ||
 	    (rc = cli_open_store(st, &env)) < 0 || (rc = bg_store_writable(st->ctx, env.store)) < 0)
 		goto cleanup;
-	if ((rc = cli_prepare_commit(st, &env, argv[optind], 0, &a.commit, &a.wt)) < 0 ||
-	    (rc = cli_prepare_commit(st, &env, argv[optind + 1], 0, &b.commit, &b.wt)) < 0)
+	if ((rc = cli_prepare_commit(st, &env, argv[optind], rflags.retry_build, &a.commit,
+	                             &a.wt)) < 0 ||
+	    (rc = cli_prepare_commit(st, &env, argv[optind + 1], rflags.retry_build, &b.commit,
+	                             &b.wt)) < 0)
 		goto cleanup;
 
 	/* Every run is tagged with the comparison it belongs to. */

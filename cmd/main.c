@@ -91,8 +91,8 @@ const cli_command cli_commands[] = {
 	  "  --junit FILE     write the final verdict as JUnit XML to FILE too (GitLab's\n"
 	  "                   junit report, Jenkins' junit step); the exit code is the same\n" },
 	{ "compare", cmd_compare, "run two commits interleaved and judge B against A",
-	  "usage: benchguard compare A B [--runs K] [--max-runs M] [run options]\n"
-	  "                              [check options]\n"
+	  "usage: benchguard compare A B [--runs K] [--max-runs M] [--retry-build]\n"
+	  "                              [run options] [check options]\n"
 	  "\n"
 	  "Checks A and B out into cached worktrees (built once each) and runs the\n"
 	  "suite at each in pairs, interleaved in ABBA order (A B, B A, ...) so that\n"
@@ -103,13 +103,15 @@ const cli_command cli_commands[] = {
 	  "\n"
 	  "  --runs K         pairs at the first look (>= 2; default 8)\n"
 	  "  --max-runs M     the cap on pairs (default 2K)\n"
+	  "  --retry-build    build A or B again although its last build failed\n"
 	  "  run options:    --filter RE --samples N --warmup N --timeout SEC\n"
 	  "                  --machine NAME --tag K=V\n"
 	  "  check options:  --alpha A --min-change X --min-effect G --no-fdr\n" },
 	{ "bisect", cmd_bisect, "find the commit where a benchmark got slower (or faster)",
-	  "usage: benchguard bisect --good A --bad B [--series S] [--filter RE]\n"
-	  "                         [--runs K] [--max-runs M] [check options]\n"
-	  "       benchguard bisect --step SERIES[@REV] [--runs K] [--max-runs M]\n"
+	  "usage: benchguard bisect --good A --bad B [--series S] [--filter RE] [--runs K]\n"
+	  "                         [--max-runs M] [--retry-build] [check options]\n"
+	  "       benchguard bisect --step SERIES[@REV] [--baseline-branch B] [--runs K]\n"
+	  "                         [--max-runs M] [--retry-build]\n"
 	  "\n"
 	  "Measures both ends in pairs like compare (looks at K pairs, default 8,\n"
 	  "then twice as many up to 2K or M; stored pairs of this machine are\n"
@@ -135,8 +137,9 @@ const cli_command cli_commands[] = {
 	  "  --filter RE        only benchmarks whose name matches\n"
 	  "  --runs K           pairs at each end at the first look (default 8)\n"
 	  "  --max-runs M       cap on pairs at an ambiguous commit (default 12)\n"
-	  "  check options:     --baseline-branch B --alpha A --min-change X\n"
-	  "                     --min-effect G --no-fdr\n" },
+	  "  --retry-build      build again the commits whose last build failed\n"
+	  "  --baseline-branch B  the branch whose report has the --step\n"
+	  "  check options:     --alpha A --min-change X --min-effect G --no-fdr\n" },
 	{ "import", cmd_import,
 	  "store results produced elsewhere (lines, gbench, nvbench, hyperfine, go, pytest, "
 	  "catch2, perfstat)",

@@ -121,3 +121,22 @@ int cli_checkout_config(cli_state *st, const cli_env *env, const char *checkout,
 	bg_buf_clear(&path);
 	return 0;
 }
+
+int cli_pinned_unused_option(cli_state *st, const char *cmd, int opt)
+{
+	static const char *const baseline = "it judges one commit against another, not "
+	                                    "against a rolling baseline";
+
+	switch (opt) {
+	case CLI_OPT_NO_BUILD:
+		return cli_not_an_option(st, cmd, "--no-build",
+		                         "its commits are built once in their worktrees and "
+		                         "reused");
+	case CLI_OPT_WINDOW:
+		return cli_not_an_option(st, cmd, "--window", baseline);
+	case CLI_OPT_MIN_RUNS:
+		return cli_not_an_option(st, cmd, "--min-runs", baseline);
+	default:
+		return 0;
+	}
+}

@@ -33,12 +33,12 @@ _benchguard_options()
 	check) echo --run --commit --machine "$check" ;;
 	ci) echo "$run" "$check" --confirm --max-pairs --junit ;;
 	compare)
-		echo --runs --max-runs --filter --samples --warmup --timeout --machine --tag \
-			--alpha --min-change --min-effect --no-fdr --fdr
+		echo --runs --max-runs --retry-build --filter --samples --warmup --timeout --machine \
+			--tag --alpha --min-change --min-effect --no-fdr --fdr
 		;;
 	bisect)
 		echo --good --old --bad --new --series --step --filter --runs --max-runs \
-			--baseline-branch --alpha --min-change --min-effect --no-fdr --fdr
+			--retry-build --baseline-branch --alpha --min-change --min-effect --no-fdr --fdr
 		;;
 	import) echo --format --commit --machine --name --tag ;;
 	baseline)

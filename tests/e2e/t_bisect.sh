@@ -235,4 +235,60 @@ P
 check "... saying so on stderr" bash -c "
 	grep -q 'compare: look 2 of 3 at 4 pairs: 1 series undecided' $T/err &&
 	grep -q 'compare: pair 8 of 8' $T/err"
+
+# ------------------------------------------ options compare and bisect take
+# Two benchmarks of set values (as above): s goes from 100 to 130 at F1, u
+# stays at 50.  The build fails while $BROKEN exists.
+new_repo "$T/r4" >/dev/null
+cd "$T/r4" || exit 1
+cat >bench.sh <<S
+n=\$(cat "$T/ctr4" 2>/dev/null || echo 0); n=\$((n + 1)); echo \$n >"$T/ctr4"
+awk -v n=\$n -v l=\$(cat "level_\$1") 'BEGIN { m = l * (1 + 0.01 * sin(2.3 * n))
+	for (d = -1; d <= 1; d++) printf "BENCHGUARD v %.6f ms\n", m * (1 + 0.001 * d) }'
+S
+cat >benchguard.json <<'J'
+{ "build": "test ! -e \"$BROKEN\"",
+  "defaults": { "warmup": 0, "samples": 1 },
+  "benchmarks": [ { "name": "s", "format": "lines", "command": "sh bench.sh s" },
+                  { "name": "u", "format": "lines", "command": "sh bench.sh u" } ] }
+J
+echo '.benchguard/' >.gitignore
+echo 100 >level_s
+echo 50 >level_u
+declare -a F
+F[0]=$(commit "F0: s at 100")
+echo 130 >level_s
+F[1]=$(commit "F1: s at 130")
+echo x >notes.txt
+F[2]=$(commit "F2: nothing")
+export BENCHGUARD_DB="$T/bisect4.db" BENCHGUARD_CACHE="$T/cache4" BROKEN="$T/broken"
+touch "$BROKEN"
+check "compare of a commit that does not build: exit 3" \
+	expect_rc 3 "$BG" compare "${F[0]}" "${F[1]}" --runs 4
+rm -f "$BROKEN"
+check "... again: the failure is remembered, exit 3" \
+	expect_rc 3 "$BG" compare "${F[0]}" "${F[1]}" --runs 4
+check "... saying --retry-build tries again" grep -q 'pass --retry-build' "$T/err"
+check "compare --retry-build builds it again and judges: exit 1" \
+	expect_rc 1 "$BG" compare "${F[0]}" "${F[1]}" --runs 4 --retry-build
+check "... s regressed" grep -q 'regression *s:v' "$T/out"
+touch "$BROKEN"
+check "bisect whose bad end does not build: exit 3" \
+	expect_rc 3 "$BG" bisect --good "${F[1]}" --bad "${F[2]}" --runs 4
+rm -f "$BROKEN"
+check "bisect --retry-build builds it again" \
+	expect_rc 1 "$BG" bisect --good "${F[1]}" --bad "${F[2]}" --runs 4 --retry-build
+check "... and measures the ends" grep -q 'nothing to bisect' "$T/out"
+for o in --no-build "--window 4" "--min-runs 3"; do
+	check "compare $o: exit 2" expect_rc 2 "$BG" compare "${F[0]}" "${F[1]}" $o
+	check "... not an option of compare" grep -q "^benchguard: ${o%% *} is not an option of compare" "$T/err"
+	check "bisect $o: exit 2" expect_rc 2 "$BG" bisect --good "${F[0]}" --bad "${F[1]}" $o
+	check "... not an option of bisect" grep -q "^benchguard: ${o%% *} is not an option of bisect" "$T/err"
+done
+check "compare --baseline-branch: exit 2" \
+	expect_rc 2 "$BG" compare "${F[0]}" "${F[1]}" --baseline-branch main
+check "... not an option of compare" grep -q '^benchguard: --baseline-branch is not an option of compare' "$T/err"
+check "bisect --baseline-branch without --step: exit 2" \
+	expect_rc 2 "$BG" bisect --good "${F[0]}" --bad "${F[1]}" --baseline-branch main
+check "... it goes with --step" grep -q '^benchguard: --baseline-branch goes with --step' "$T/err"
 finish
