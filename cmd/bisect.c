@@ -685,6 +685,25 @@ cleanup:
 	return rc;
 }
 
+/*
+ * The benchmarks a bisect measures are in the suite: a --filter that
+ * matches none is a usage error, as it is for run, before anything is
+ * built (the ends' pairs would otherwise hold nothing to judge).
+ */
+static int check_selection(bisect_state *b)
+{
+	bg_suite_opts so;
+	size_t n;
+	int rc;
+
+	cli_suite_opts(b->st, b->env, b->rflags, &so);
+	if ((rc = bg_suite_count(b->st->ctx, &so, &n)) < 0)
+		return rc;
+	if (!n && so.filter)
+		return cli_usage_error(b->st, "--filter \"%s\" matches no benchmark", so.filter);
+	return 0;
+}
+
 /* Nothing to bisect: what the ends' pairs showed, series by series. */
 static int print_no_difference(cli_state *st, const bg_check_result *res, const char *good,
                                const char *bad, const char *series, size_t pairs, size_t builds)
@@ -853,6 +872,8 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 		b.metric = want_metric;
 		b.only[0] = want_benchmark;
 	}
+	if ((rc = check_selection(&b)) < 0)
+		goto cleanup;
 	/* Unknown revisions and a good end that is not behind the bad one are usage errors. */
 	if ((rc = bg_repo_lookup(st->ctx, b.env->repo, good, &cg)) < 0 ||
 	    (rc = bg_repo_lookup(st->ctx, b.env->repo, bad, &cb)) < 0) {

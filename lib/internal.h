@@ -212,6 +212,12 @@ double bg_stats__median(double *v, size_t n);
  * vanish); 0 otherwise, so ordinary values are used to the bit. */
 int bg_stats__scale_exponent(const double *v, size_t n);
 
+/* lib/suite.c: which of the benchmarks names[0..n) the selection of `opts`
+ * (its filter and its only list, as bg_suite_run applies them) keeps:
+ * keep[i] 1 or 0.  BG_EINPUT for a filter that is not a regex. */
+int bg_suite__selects(bg_ctx *ctx, const bg_suite_opts *opts, const char *const *names, size_t n,
+                      unsigned char *keep);
+
 /* lib/verdict.c: baseline runs a check reads, newest first: the window and a
  * few spare, so that an outlier run left out does not shorten it. */
 size_t bg_verdict__reach(int window);

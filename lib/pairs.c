@@ -329,12 +329,16 @@ static int add_series(pstate *p, const bg_run_series *rs, int worse, int better)
 
 /*
  * The series to decide: those asked for, else every series of the
- * candidate's first run.  Known once the first pair exists.
+ * candidate's first run of a benchmark the caller selects (filter, only):
+ * a stored pair (reuse) may have been made with a wider selection.  Known
+ * once the first pair exists.
  */
 static int find_series(pstate *p)
 {
 	const bg_pairs_opts *o = p->o;
 	bg_run_series *rs = NULL;
+	const char **names = NULL;
+	unsigned char *keep = NULL;
 	size_t n = 0, i, k;
 	int error;
 
@@ -342,13 +346,19 @@ static int find_series(pstate *p)
 		return 0;
 	if ((error = bg_store_run_series(p->ctx, p->store, p->cand_ids[0], &rs, &n)) < 0)
 		return error;
-	if (!(p->s = calloc(n + 1, sizeof(*p->s)))) {
+	if (!(p->s = calloc(n + 1, sizeof(*p->s))) || !(names = calloc(n + 1, sizeof(*names))) ||
+	    !(keep = calloc(n + 1, 1))) {
 		error = bg_error_oom(p->ctx);
 		goto cleanup;
 	}
+	for (i = 0; i < n; i++)
+		names[i] = rs[i].benchmark;
+	if (!o->series && (error = bg_suite__selects(p->ctx, &o->run, names, n, keep)) < 0)
+		goto cleanup;
 	for (i = 0; i < n && error == 0; i++) {
 		if (!o->series) {
-			error = add_series(p, &rs[i], 1, 1);
+			if (keep[i])
+				error = add_series(p, &rs[i], 1, 1);
 			continue;
 		}
 		for (k = 0; k < o->nseries; k++)
@@ -360,6 +370,8 @@ static int find_series(pstate *p)
 			}
 	}
 cleanup:
+	free(names);
+	free(keep);
 	bg_run_series_free(rs, n);
 	return error;
 }

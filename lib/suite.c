@@ -103,6 +103,21 @@ int bg_suite_count(bg_ctx *ctx, const bg_suite_opts *opts, size_t *n)
 	return 0;
 }
 
+int bg_suite__selects(bg_ctx *ctx, const bg_suite_opts *opts, const char *const *names, size_t n,
+                      unsigned char *keep)
+{
+	selection sel;
+	size_t i;
+	int error;
+
+	if ((error = select_init(ctx, opts, &sel)) < 0)
+		return error;
+	for (i = 0; i < n; i++)
+		keep[i] = (unsigned char)selected(&sel, names[i]);
+	select_clear(&sel);
+	return 0;
+}
+
 void bg_suite_note_compiler(bg_ctx *ctx, bg_machine *machine, const char *cwd)
 {
 	bg_exec_opts o;

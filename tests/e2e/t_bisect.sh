@@ -291,4 +291,16 @@ check "... not an option of compare" grep -q '^benchguard: --baseline-branch is 
 check "bisect --baseline-branch without --step: exit 2" \
 	expect_rc 2 "$BG" bisect --good "${F[0]}" --bad "${F[1]}" --baseline-branch main
 check "... it goes with --step" grep -q '^benchguard: --baseline-branch goes with --step' "$T/err"
+# --filter holds when the ends' pairs are stored, made by a bisect of
+# every benchmark: u alone does not differ, whatever s did.
+check "bisect F0..F2 finds F1 (s)" \
+	expect_rc 0 "$BG" bisect --good "${F[0]}" --bad "${F[2]}" --runs 4 --json
+check "... on s:v" grep -q '"series": "s:v"' "$T/out"
+check "the same with --filter '^u\$' reuses the pairs: nothing to bisect, exit 1" \
+	expect_rc 1 "$BG" bisect --good "${F[0]}" --bad "${F[2]}" --runs 4 --filter '^u$'
+check "... and judges u alone" bash -c "grep -q 'u:v' $T/out && ! grep -q 's:v' $T/out"
+check "--filter that matches no benchmark: exit 2, before any run" bash -c "
+	BENCHGUARD_DB=$T/bisect5.db \"$BG\" bisect --good ${F[0]} --bad ${F[2]} --filter zzz 2>$T/e
+	[ \$? = 2 ] && [ \"\$(cat $T/e)\" = 'benchguard: --filter \"zzz\" matches no benchmark' ] &&
+	[ \"\$(sqlite3 $T/bisect5.db 'SELECT count(*) FROM runs')\" = 0 ]"
 finish
