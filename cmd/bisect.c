@@ -687,21 +687,71 @@ cleanup:
 
 /*
  * The benchmarks a bisect measures are in the suite: a --filter that
- * matches none is a usage error, as it is for run, before anything is
- * built (the ends' pairs would otherwise hold nothing to judge).
+ * matches none, or a series (`opt`: --series or --step) whose benchmark
+ * the suite lacks or the filter leaves out, is a usage error, as it is for
+ * run, before anything is built (the ends' pairs would otherwise hold
+ * nothing to judge).
  */
-static int check_selection(bisect_state *b)
+static int check_selection(bisect_state *b, const char *opt, const char *series)
 {
 	bg_suite_opts so;
 	size_t n;
 	int rc;
 
 	cli_suite_opts(b->st, b->env, b->rflags, &so);
+	if (b->benchmark) {
+		const char *filter = so.filter;
+
+		so.only = b->only;
+		so.filter = NULL;
+		if ((rc = bg_suite_count(b->st->ctx, &so, &n)) < 0)
+			return rc;
+		if (!n)
+			return cli_usage_error(b->st, "%s %s: the suite has no benchmark \"%s\"", opt,
+			                       series, b->benchmark);
+		so.filter = filter;
+	}
 	if ((rc = bg_suite_count(b->st->ctx, &so, &n)) < 0)
 		return rc;
+	if (!n && b->benchmark)
+		return cli_usage_error(b->st, "%s %s: --filter \"%s\" leaves its benchmark out",
+		                       opt, series, so.filter);
 	if (!n && so.filter)
 		return cli_usage_error(b->st, "--filter \"%s\" matches no benchmark", so.filter);
 	return 0;
+}
+
+/*
+ * After the ends: a series named (`opt`: --series or --step) that their
+ * runs do not have although its benchmark ran is a metric the benchmark
+ * does not measure; a usage error that lists those it does.  0 when the
+ * series was judged, its benchmark failed (the table says why), or the
+ * pairs (stored ones, made for another series) did not run it.
+ */
+static int check_series_measured(bisect_state *b, const bg_check_result *res, const char *opt,
+                                  const char *series, const int64_t *bids, size_t npairs)
+{
+	bg_run_series *rs = NULL;
+	bg_buf have = BG_BUF_INIT;
+	size_t i, n = 0;
+	int rc;
+
+	for (i = 0; i < res->nrows; i++)
+		if (!strcmp(res->rows[i].series, series) ||
+		    (res->rows[i].verdict == BG_VERDICT_FAILED &&
+		     !strcmp(res->rows[i].benchmark, b->benchmark)))
+			return 0;
+	if (npairs && (rc = bg_store_run_series(b->st->ctx, b->env->store, bids[0], &rs, &n)) < 0)
+		return rc;
+	for (i = 0; i < n; i++)
+		if (!strcmp(rs[i].benchmark, b->benchmark))
+			bg_buf_printf(&have, "%s%s", have.len ? ", " : "", rs[i].metric);
+	rc = have.len ? cli_usage_error(b->st, "%s %s: %s has no metric \"%s\" (it measures %s)",
+	                                opt, series, b->benchmark, b->metric, have.ptr)
+	              : 0;
+	bg_buf_clear(&have);
+	bg_run_series_free(rs, n);
+	return rc;
 }
 
 /* Nothing to bisect: what the ends' pairs showed, series by series. */
@@ -872,7 +922,7 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 		b.metric = want_metric;
 		b.only[0] = want_benchmark;
 	}
-	if ((rc = check_selection(&b)) < 0)
+	if ((rc = check_selection(&b, step_arg ? "--step" : "--series", series_arg)) < 0)
 		goto cleanup;
 	/* Unknown revisions and a good end that is not behind the bad one are usage errors. */
 	if ((rc = bg_repo_lookup(st->ctx, b.env->repo, good, &cg)) < 0 ||
@@ -900,7 +950,9 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 	         cg.sha, cb.sha, bg_bisect_estimate(b.n));
 
 	/* The ends, judged like `compare`: sequential pairs up to end_cap. */
-	if ((rc = measure_ends(&b, &o, end_runs, end_cap, &res, &gids, &bids, &e)) < 0)
+	if ((rc = measure_ends(&b, &o, end_runs, end_cap, &res, &gids, &bids, &e)) < 0 ||
+	    (series_arg && (rc = check_series_measured(&b, res, step_arg ? "--step" : "--series",
+	                                               series_arg, bids, e.npairs)) < 0))
 		goto cleanup;
 	/* The surest change, either way: the smallest p of its direction; a
 	 * near-deterministic one (an instruction count, no p) is surest. */

@@ -303,4 +303,20 @@ check "--filter that matches no benchmark: exit 2, before any run" bash -c "
 	BENCHGUARD_DB=$T/bisect5.db \"$BG\" bisect --good ${F[0]} --bad ${F[2]} --filter zzz 2>$T/e
 	[ \$? = 2 ] && [ \"\$(cat $T/e)\" = 'benchguard: --filter \"zzz\" matches no benchmark' ] &&
 	[ \"\$(sqlite3 $T/bisect5.db 'SELECT count(*) FROM runs')\" = 0 ]"
+# A series that is not there is a usage error: a benchmark the suite lacks
+# or the filter leaves out (before any run), a metric the benchmark does
+# not measure (once the ends show which it does).
+export BENCHGUARD_DB="$T/bisect6.db"
+check "--series of a benchmark the suite lacks: exit 2" \
+	expect_rc 2 "$BG" bisect --good "${F[0]}" --bad "${F[2]}" --runs 4 --series zz:yy
+check "... saying so" grep -qx 'benchguard: --series zz:yy: the suite has no benchmark "zz"' "$T/err"
+check "--series whose benchmark --filter leaves out: exit 2" \
+	expect_rc 2 "$BG" bisect --good "${F[0]}" --bad "${F[2]}" --runs 4 --series s:v --filter '^u$'
+check "... saying so" grep -q '^benchguard: --series s:v: --filter "^u\$" leaves its benchmark out' "$T/err"
+check "--series of a metric the benchmark does not measure: exit 2" \
+	expect_rc 2 "$BG" bisect --good "${F[0]}" --bad "${F[2]}" --runs 4 --series s:nometric
+check "... naming those it measures" grep -qx 'benchguard: --series s:nometric: s has no metric "nometric" (it measures v)' "$T/err"
+check "--series s:v bisects it" \
+	expect_rc 0 "$BG" bisect --good "${F[0]}" --bad "${F[2]}" --runs 4 --series s:v --json
+check "... to F1" grep -q "\"first_bad\": \"${F[1]}\"" "$T/out"
 finish
