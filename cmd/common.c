@@ -174,8 +174,18 @@ int cli_not_an_option(cli_state *st, const char *cmd, const char *opt, const cha
 
 int cli_add_tag(cli_state *st, const char *arg, const char **tags, size_t *ntags)
 {
-	if (!strchr(arg, '=') || arg[0] == '=')
-		return cli_usage_error(st, "--tag needs KEY=VALUE (got \"%s\")", arg);
+	const char *eq = strchr(arg, '='), *why;
+	char q[320];
+	int bad;
+
+	if (!eq || arg[0] == '=')
+		return cli_usage_error(st, "--tag needs KEY=VALUE (got %s)",
+		                       bg_text__quote(q, sizeof(q), arg));
+	/* What baseline import would refuse once exported is refused here. */
+	if ((why = bg_results__bad_pair(arg, (size_t)(eq - arg), eq + 1, strlen(eq + 1), &bad)))
+		return cli_usage_error(st, "--tag %s: %s %s",
+		                       bg_text__quote(q, sizeof(q), arg),
+		                       bad == BG_PAIR_KEY ? "its key" : "its value", why);
 	tags[(*ntags)++] = arg;
 	return 0;
 }

@@ -640,7 +640,7 @@ static int string_map(validator *v, json_object *obj, const char *prefix, int as
 	char **list = calloc(2 * n + 1, sizeof(char *)), q[320];
 	bg_buf b = BG_BUF_INIT;
 	const char *why;
-	int rc;
+	int rc, bad;
 
 	*out = NULL;
 	if (!list)
@@ -652,21 +652,19 @@ static int string_map(validator *v, json_object *obj, const char *prefix, int as
 			rc = invalid(v, "expected a string, got %s", val ? type_name(val) : "null");
 			goto fail;
 		}
-		/* Both kinds of key hold no '=': "K=V" and the fingerprint's text split there. */
-		if (!*key || strchr(key, '=')) {
-			rc = invalid(v, "a key must be non-empty and hold no '='");
-			goto fail;
-		}
-		if ((why = bg_results__bad_name(key, strlen(key), 0)) != NULL ||
-		    (why = bg_results__bad_name(json_object_get_string(val),
-		                                (size_t)json_object_get_string_len(val), 1)) !=
-		            NULL) {
-			int bad_key = bg_results__bad_name(key, strlen(key), 0) != NULL;
-
-			rc = invalid(v, "%s%s %s", bad_key ? "key " : "",
-			             bg_text__quote(q, sizeof(q),
-			                            bad_key ? key : json_object_get_string(val)),
-			             why);
+		/* The rule `--tag` applies too (bg_results__bad_pair). */
+		if ((why = bg_results__bad_pair(key, strlen(key), json_object_get_string(val),
+		                                (size_t)json_object_get_string_len(val), &bad)) !=
+		    NULL) {
+			if (bad == BG_PAIR_KEY_SHAPE)
+				rc = invalid(v, "%s", why);
+			else
+				rc = invalid(v, "%s%s %s", bad == BG_PAIR_KEY ? "key " : "",
+				             bg_text__quote(q, sizeof(q),
+				                            bad == BG_PAIR_KEY
+				                                    ? key
+				                                    : json_object_get_string(val)),
+				             why);
 			goto fail;
 		}
 		if (as_tags) {

@@ -107,6 +107,15 @@ const char *bg_format__list(bg_format first, char *buf, size_t size);
 #define BG_TEXT_MAX 65536
 #define BG_READ_MAX ((size_t)256 << 20)
 const char *bg_results__bad_name(const char *s, size_t n, int text);
+/*
+ * What makes a run's tag or fact, key[0..keylen) = value[0..vlen), unfit
+ * to be stored and exported (baseline import refuses what this refuses),
+ * or NULL: the key non-empty, without '=', a name; the value free text.
+ * *bad says which part is at fault.
+ */
+enum { BG_PAIR_KEY_SHAPE, BG_PAIR_KEY, BG_PAIR_VALUE };
+const char *bg_results__bad_pair(const char *key, size_t keylen, const char *value, size_t vlen,
+                                 int *bad);
 int bg_read_file_max(bg_ctx *ctx, const char *path, size_t max, char **data, size_t *len);
 
 /* Makes room in an array of `size`-byte elements for element n (its

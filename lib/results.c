@@ -183,6 +183,22 @@ const char *bg_results__bad_name(const char *s, size_t n, int text)
 	return strcmp(why, "invalid UTF-8") ? "has a control character" : "is not valid UTF-8";
 }
 
+const char *bg_results__bad_pair(const char *key, size_t keylen, const char *value, size_t vlen,
+                                 int *bad)
+{
+	const char *why;
+
+	*bad = BG_PAIR_KEY_SHAPE;
+	/* "K=V" and the fingerprint's text split at the first '='. */
+	if (!keylen || memchr(key, '=', keylen))
+		return "a key must be non-empty and hold no '='";
+	*bad = BG_PAIR_KEY;
+	if ((why = bg_results__bad_name(key, keylen, 0)) != NULL)
+		return why;
+	*bad = BG_PAIR_VALUE;
+	return bg_results__bad_name(value, vlen, 1);
+}
+
 /* A name or unit that may be stored: BG_EINPUT naming it otherwise. */
 static int check_name(bg_ctx *ctx, const char *what, const char *s)
 {

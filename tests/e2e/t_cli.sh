@@ -28,6 +28,13 @@ for c in "run --version --samples 2" "gc --version" "alert --version test" "cali
 done
 check "run --filter x --help exits 0" bash -c "cd $T/norepo && \"$BG\" run --filter x --help >/dev/null"
 check "calibrate --filter x --help exits 0" bash -c "cd $T/norepo && \"$BG\" calibrate --filter x --help >/dev/null"
+# A tag baseline import would refuse once exported is refused at --tag.
+check "--tag with a control character in its value -> exit 2" bash -c "
+	cd $T/norepo && \"$BG\" run --tag \"\$(printf 'note=a\tb')\" 2>$T/e; [ \$? -eq 2 ] &&
+	[ \"\$(cat $T/e)\" = 'benchguard: --tag \"note=a\\x09b\": its value has a control character' ]"
+check "import --tag with a control character in its key -> exit 2" bash -c "
+	cd $T/norepo && \"$BG\" import /dev/null --format lines --tag \"\$(printf 'n\033k=v')\" 2>$T/e; [ \$? -eq 2 ] &&
+	grep -q 'its key has a control character' $T/e"
 
 new_repo "$T/r" >/dev/null
 cd "$T/r" || exit 1
