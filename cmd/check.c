@@ -256,10 +256,8 @@ int cmd_check(cli_state *st, int argc, char **argv)
 		if (n)
 			continue;
 		if (opt == OPT_RUN) {
-			int v;
-			if ((rc = cli_parse_count(st, "--run", optarg, 1, &v)) < 0)
+			if ((rc = cli_parse_id(st, "--run", optarg, &run_id)) < 0)
 				return rc;
-			run_id = v;
 		} else if (opt == OPT_COMMIT) {
 			rev = optarg;
 		} else if (opt == OPT_MACHINE) {

@@ -232,8 +232,11 @@ int cli_branch_hint(cli_state *st, int rc, const char *flag);
 int cli_add_tag(cli_state *st, const char *arg, const char **tags, size_t *ntags);
 /* Reads a whole file, or standard input for "-". */
 int cli_read_input(cli_state *st, const char *path, char **data, size_t *len);
-/* Parses a positive integer option value; usage error otherwise. */
+/* Parses a count from min to CLI_COUNT_MAX; a usage error naming both otherwise. */
+#define CLI_COUNT_MAX 1000000
 int cli_parse_count(cli_state *st, const char *opt, const char *arg, int min, int *out);
+/* Parses a run id: any positive int64; usage error otherwise. */
+int cli_parse_id(cli_state *st, const char *opt, const char *arg, int64_t *out);
 
 /* Progress and diagnostics on stderr, honouring -q/-v. */
 void cli_info(cli_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

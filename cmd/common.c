@@ -197,10 +197,24 @@ int cli_parse_count(cli_state *st, const char *opt, const char *arg, int min, in
 
 	errno = 0;
 	v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || v < min || v > 1000000)
-		return cli_usage_error(st, "%s needs a whole number >= %d (got \"%s\")", opt, min,
-		                       arg);
+	if (errno || end == arg || *end || v < min || v > CLI_COUNT_MAX)
+		return cli_usage_error(st, "%s needs a whole number from %d to %d (got \"%s\")", opt,
+		                       min, CLI_COUNT_MAX, arg);
 	*out = (int)v;
+	return 0;
+}
+
+int cli_parse_id(cli_state *st, const char *opt, const char *arg, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(arg, &end, 10);
+	if (errno || end == arg || *end || v < 1)
+		return cli_usage_error(st, "%s needs a run id, a whole number >= 1 (got \"%s\")", opt,
+		                       arg);
+	*out = (int64_t)v;
 	return 0;
 }
 

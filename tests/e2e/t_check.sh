@@ -252,4 +252,16 @@ check "a far run among the spares only: the window as it is, nothing left out" \
 check "... and says nothing of one" \
 	python3 -c 'import json, sys; sys.exit("message" in json.load(open(sys.argv[1]))["results"][0])' "$T/v.json"
 check "... and report replays that baseline: the runs of points 2-6" same 2
+# Run ids are int64: a database past a million runs is judged like any other.
+sqlite3 "$BENCHGUARD_DB" "INSERT INTO runs (id, commit_id, machine_id, dirty, status, source, started_at)
+	SELECT 5000000000, commit_id, machine_id, 0, 'incomplete', source, started_at FROM runs ORDER BY id DESC LIMIT 1"
+commit candidate >/dev/null
+cur=$(store 1.00 1.00 1.00)
+check "a run id past 2^32 is stored" test "$cur" = 5000000001
+check "check --run 5000000001 judges it" bash -c "[ \"\$(verdict $cur)\" = unchanged ] && [ \$(cat $T/v.rc) = 0 ]"
+check "check --run of an id not stored: exit 2, no run in the database" bash -c "
+	\"$BG\" check --run 1000001 --machine m1 2>$T/e; [ \$? = 2 ] && grep -q 'no run 1000001' $T/e"
+check "a count over its cap names the cap" bash -c "
+	\"$BG\" run --samples 1000001 2>$T/e; [ \$? = 2 ] &&
+	[ \"\$(cat $T/e)\" = 'benchguard: --samples needs a whole number from 1 to 1000000 (got \"1000001\")' ]"
 finish
