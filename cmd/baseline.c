@@ -162,7 +162,7 @@ static int do_import(cli_state *st, const baseline_flags *fl, char **files, int 
 		if (skip)
 			cli_info(st, "skipped %s: exported on machine %s, not this one (%s)", files[i],
 			         theirs, fp);
-		else if (strcmp(fp, theirs))
+		else if (strcmp(fp, theirs) && got)
 			cli_warn(st, "runs of machine %s were imported as machine %s (--force)",
 			         theirs, fp);
 		if (st->format == CLI_JSON) {

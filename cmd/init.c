@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -25,6 +26,7 @@ int cmd_init(cli_state *st, int argc, char **argv)
 	const cli_command *self = cli_find_command("init");
 	const char *text = bg_config_starter();
 	char *path = NULL;
+	struct stat sb;
 	cli_env env;
 	int force = 0, opt, rc = 0, fd;
 	size_t len = strlen(text);
@@ -44,6 +46,12 @@ int cmd_init(cli_state *st, int argc, char **argv)
 		goto cleanup;
 	if (!(path = cli_config_path(st, &env))) {
 		rc = bg_error_oom(st->ctx);
+		goto cleanup;
+	}
+	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		rc = cli_usage_error(st, "%s is a directory: the configuration is a file (name one "
+		                         "with --config FILE)",
+		                     path);
 		goto cleanup;
 	}
 	/* O_EXCL: never clobber a suite someone wrote, unless told to. */

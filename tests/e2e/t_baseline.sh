@@ -159,6 +159,9 @@ check "--force imports it as this machine" expect_rc 0 "$BG" --db "$C" baseline 
 check "... with a warning, under this machine's fingerprint" bash -c "
 	grep -q 'imported as machine $fp' $T/err &&
 	[ \"\$(sqlite3 $C \"SELECT count(*) FROM runs r JOIN machines m ON m.id = r.machine_id WHERE m.fingerprint = '$fp'\")\" = 14 ]"
+check "--force again: all present, and no warning of runs imported" bash -c "
+	\"$BG\" --db $C baseline import --force $T/other.json >$T/f.out 2>$T/f.err &&
+	grep -q 'imported 0 runs (14 already present)' $T/f.out && ! grep -q 'were imported as' $T/f.err"
 check "--machine NAME imports it under that name" bash -c "
 	\"$BG\" --db $T/d.db -q baseline import --machine other-box $T/other.json >/dev/null &&
 	[ \"\$(sqlite3 $T/d.db \"SELECT count(*) FROM runs r JOIN machines m ON m.id = r.machine_id WHERE m.fingerprint = 'other-box'\")\" = 14 ]"

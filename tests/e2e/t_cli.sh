@@ -43,6 +43,12 @@ check "init writes benchguard.json and the database" bash -c "
 check "the default database folder ignores itself" bash -c "! git status --porcelain --untracked-files=all | grep -q '[.]benchguard/'"
 check "init twice refuses to overwrite -> exit 2" expect_rc 2 "$BG" init
 check "init --force overwrites" expect_rc 0 "$BG" init --force
+mkdir -p "$T/r/confdir"
+for f in "" --force; do
+	check "init $f --config DIRECTORY -> exit 2, it is a directory" bash -c "
+		\"$BG\" init $f --config confdir 2>$T/e; [ \$? -eq 2 ] &&
+		grep -q '^benchguard: confdir is a directory' $T/e"
+done
 check "missing config (--config) -> exit 2 naming the file" bash -c "
 	\"$BG\" --config nope.json run 2>$T/e; [ \$? -eq 2 ] && grep -q 'nope.json' $T/e"
 # An empty file name is a usage error, never a path to write (an empty -o
