@@ -707,8 +707,8 @@ static int check_selection(bisect_state *b, const char *opt, const char *series)
 		if ((rc = bg_suite_count(b->st->ctx, &so, &n)) < 0)
 			return rc;
 		if (!n)
-			return cli_usage_error(b->st, "%s %s: the suite has no benchmark \"%s\"", opt,
-			                       series, b->benchmark);
+			return cli_usage_error(b->st, "%s %s: the suite has no benchmark \"%s\"",
+			                       opt, series, b->benchmark);
 		so.filter = filter;
 	}
 	if ((rc = bg_suite_count(b->st->ctx, &so, &n)) < 0)
@@ -729,7 +729,7 @@ static int check_selection(bisect_state *b, const char *opt, const char *series)
  * pairs (stored ones, made for another series) did not run it.
  */
 static int check_series_measured(bisect_state *b, const bg_check_result *res, const char *opt,
-                                  const char *series, const int64_t *bids, size_t npairs)
+                                 const char *series, const int64_t *bids, size_t npairs)
 {
 	bg_run_series *rs = NULL;
 	bg_buf have = BG_BUF_INIT;

@@ -183,8 +183,7 @@ int cli_add_tag(cli_state *st, const char *arg, const char **tags, size_t *ntags
 		                       bg_text__quote(q, sizeof(q), arg));
 	/* What baseline import would refuse once exported is refused here. */
 	if ((why = bg_results__bad_pair(arg, (size_t)(eq - arg), eq + 1, strlen(eq + 1), &bad)))
-		return cli_usage_error(st, "--tag %s: %s %s",
-		                       bg_text__quote(q, sizeof(q), arg),
+		return cli_usage_error(st, "--tag %s: %s %s", bg_text__quote(q, sizeof(q), arg),
 		                       bad == BG_PAIR_KEY ? "its key" : "its value", why);
 	tags[(*ntags)++] = arg;
 	return 0;
@@ -198,8 +197,8 @@ int cli_parse_count(cli_state *st, const char *opt, const char *arg, int min, in
 	errno = 0;
 	v = strtol(arg, &end, 10);
 	if (errno || end == arg || *end || v < min || v > CLI_COUNT_MAX)
-		return cli_usage_error(st, "%s needs a whole number from %d to %d (got \"%s\")", opt,
-		                       min, CLI_COUNT_MAX, arg);
+		return cli_usage_error(st, "%s needs a whole number from %d to %d (got \"%s\")",
+		                       opt, min, CLI_COUNT_MAX, arg);
 	*out = (int)v;
 	return 0;
 }
@@ -212,8 +211,8 @@ int cli_parse_id(cli_state *st, const char *opt, const char *arg, int64_t *out)
 	errno = 0;
 	v = strtoll(arg, &end, 10);
 	if (errno || end == arg || *end || v < 1)
-		return cli_usage_error(st, "%s needs a run id, a whole number >= 1 (got \"%s\")", opt,
-		                       arg);
+		return cli_usage_error(st, "%s needs a run id, a whole number >= 1 (got \"%s\")",
+		                       opt, arg);
 	*out = (int64_t)v;
 	return 0;
 }

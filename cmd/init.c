@@ -49,8 +49,9 @@ int cmd_init(cli_state *st, int argc, char **argv)
 		goto cleanup;
 	}
 	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-		rc = cli_usage_error(st, "%s is a directory: the configuration is a file (name one "
-		                         "with --config FILE)",
+		rc = cli_usage_error(st,
+		                     "%s is a directory: the configuration is a file (name one "
+		                     "with --config FILE)",
 		                     path);
 		goto cleanup;
 	}
