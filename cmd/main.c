@@ -109,7 +109,8 @@ const cli_command cli_commands[] = {
 	  "  check options:  --alpha A --min-change X --min-effect G --no-fdr\n" },
 	{ "bisect", cmd_bisect, "find the commit where a benchmark got slower (or faster)",
 	  "usage: benchguard bisect --good A --bad B [--series S] [--filter RE] [--runs K]\n"
-	  "                         [--max-runs M] [--retry-build] [check options]\n"
+	  "                         [--max-runs M] [--retry-build] [run options]\n"
+	  "                         [check options]\n"
 	  "       benchguard bisect --step SERIES[@REV] [--baseline-branch B] [--runs K]\n"
 	  "                         [--max-runs M] [--retry-build]\n"
 	  "\n"
@@ -140,6 +141,8 @@ const cli_command cli_commands[] = {
 	  "  --max-runs M       cap on pairs at an ambiguous commit (default 12)\n"
 	  "  --retry-build      build again the commits whose last build failed\n"
 	  "  --baseline-branch B  the branch whose report has the --step\n"
+	  "  run options:       --samples N --warmup N --timeout SEC --machine NAME\n"
+	  "                     --tag K=V\n"
 	  "  check options:     --alpha A --min-change X --min-effect G --no-fdr\n" },
 	{ "import", cmd_import,
 	  "store results produced elsewhere (lines, gbench, nvbench, hyperfine, go, pytest, "
@@ -180,7 +183,8 @@ const cli_command cli_commands[] = {
 	{ "calibrate", cmd_calibrate,
 	  "measure run-to-run noise; how many samples and runs to spend",
 	  "usage: benchguard calibrate [--runs N] [--change X] [--filter RE] [--samples N]\n"
-	  "                            [--warmup N] [--machine NAME] [--no-build]\n"
+	  "                            [--warmup N] [--timeout SEC] [--machine NAME]\n"
+	  "                            [--tag K=V]... [--no-build]\n"
 	  "\n"
 	  "Runs the suite N times (default 10) at HEAD, stores the runs, and prints per\n"
 	  "series the run-to-run and within-run CV, the minimum detectable effect at\n"

@@ -38,7 +38,8 @@ _benchguard_options()
 		;;
 	bisect)
 		echo --good --old --bad --new --series --step --filter --runs --max-runs \
-			--retry-build --baseline-branch --alpha --min-change --min-effect --no-fdr --fdr
+			--retry-build --baseline-branch --samples --warmup --timeout --machine --tag \
+			--alpha --min-change --min-effect --no-fdr --fdr
 		;;
 	import) echo --format --commit --machine --name --tag ;;
 	baseline)
@@ -48,7 +49,7 @@ _benchguard_options()
 		*) echo -o --output --machine --baseline-branch --window --force ;;
 		esac
 		;;
-	calibrate) echo --runs --change --filter --samples --warmup --machine --no-build ;;
+	calibrate) echo --runs --change --filter --samples --warmup --timeout --machine --tag --no-build ;;
 	history) echo --limit ;;
 	fingerprint) echo --machine ;;
 	gc) echo --max-age --max-size --dry-run ;;
