@@ -854,15 +854,28 @@ static int store__commit_row(bg_ctx *ctx, bg_store *st, const bg_commit *c, int6
 }
 
 /* Checked before anything is written, so a bad tag stores nothing. */
+/* Tags as `--tag` and baseline files take them (bg_results__bad_pair): a
+ * tag stored here is exported, and must import again. */
 static int store__check_tags(bg_ctx *ctx, const char *const *tags)
 {
+	char q[320];
+	const char *why;
+	int bad;
+
 	for (; tags && *tags; tags++) {
 		const char *eq = strchr(*tags, '=');
 
 		if (!eq)
-			return bg_error_set(ctx, BG_EINPUT, "tag \"%s\" is not KEY=VALUE", *tags);
+			return bg_error_set(ctx, BG_EINPUT, "tag %s is not KEY=VALUE",
+			                    bg_text__quote(q, sizeof(q), *tags));
 		if (eq == *tags)
-			return bg_error_set(ctx, BG_EINPUT, "tag \"%s\" has an empty key", *tags);
+			return bg_error_set(ctx, BG_EINPUT, "tag %s has an empty key",
+			                    bg_text__quote(q, sizeof(q), *tags));
+		if ((why = bg_results__bad_pair(*tags, (size_t)(eq - *tags), eq + 1, strlen(eq + 1),
+		                                &bad)) != NULL)
+			return bg_error_set(ctx, BG_EINPUT, "tag %s: %s %s",
+			                    bg_text__quote(q, sizeof(q), *tags),
+			                    bad == BG_PAIR_KEY ? "its key" : "its value", why);
 	}
 	return 0;
 }

@@ -618,6 +618,8 @@ static void test_run_errors(void **state)
 {
 	const char *bad_tags[] = { "ok=1", "novalue", NULL };
 	const char *empty_key[] = { "=v", NULL };
+	const char *control[] = { "note=a\tb", NULL };
+	const char *bad_utf8[] = { "k\xff=v", NULL };
 	char path[512];
 	bg_ctx *ctx = NULL;
 	bg_store *st = NULL;
@@ -644,6 +646,15 @@ static void test_run_errors(void **state)
 	assert_non_null(strstr(bg_ctx_error(ctx), "\"novalue\""));
 	info.tags = empty_key;
 	assert_int_equal(bg_store_run_begin(ctx, st, &info, &run_id), BG_EINPUT);
+	/* What a baseline file could not carry back in: control characters,
+	 * invalid UTF-8 (the library's callers too, not only `--tag`). */
+	info.tags = control;
+	assert_int_equal(bg_store_run_begin(ctx, st, &info, &run_id), BG_EINPUT);
+	assert_string_equal(bg_ctx_error(ctx),
+	                    "tag \"note=a\\x09b\": its value has a control character");
+	info.tags = bad_utf8;
+	assert_int_equal(bg_store_run_begin(ctx, st, &info, &run_id), BG_EINPUT);
+	assert_non_null(strstr(bg_ctx_error(ctx), "its key is not valid UTF-8"));
 	assert_int_equal(sql_int(path, "SELECT count(*) FROM runs"), 0);
 	assert_int_equal(sql_int(path, "SELECT count(*) FROM run_tags"), 0);
 
