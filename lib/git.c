@@ -19,9 +19,11 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <iconv.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -124,11 +126,54 @@ void bg_commit_clear(bg_commit *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/*
+ * *s from the encoding the commit declares (git's "encoding" header, which
+ * `i18n.commitEncoding` writes: a Latin-1 "caf\xe9") into UTF-8, so that it
+ * is stored as the author wrote it rather than with U+FFFD for each byte
+ * the store would find invalid.  The text is left as it is when the commit
+ * declares none (git's default: UTF-8), or iconv does not know the name or
+ * cannot convert it: the store then repairs what is not UTF-8.
+ */
+static int to_utf8(bg_ctx *ctx, const char *encoding, char **s)
+{
+	iconv_t cd;
+	char *in, *out, *conv;
+	size_t left, room, cap;
+
+	if (!encoding || !*s || !strcasecmp(encoding, "UTF-8") || !strcasecmp(encoding, "UTF8"))
+		return 0;
+	if ((cd = iconv_open("UTF-8", encoding)) == (iconv_t)-1)
+		return 0;
+	left = strlen(*s);
+	/* Four bytes of UTF-8 per byte in is enough for any single-byte
+	 * encoding, and for the others more than they need. */
+	cap = 4 * left + 1;
+	if (!(conv = malloc(cap))) {
+		iconv_close(cd);
+		return bg_error_oom(ctx);
+	}
+	in = *s;
+	out = conv;
+	room = cap - 1;
+	if (iconv(cd, &in, &left, &out, &room) == (size_t)-1 ||
+	    iconv(cd, NULL, NULL, &out, &room) == (size_t)-1) {
+		free(conv);
+		iconv_close(cd);
+		return 0;
+	}
+	iconv_close(cd);
+	*out = '\0';
+	free(*s);
+	*s = conv;
+	return 0;
+}
+
 /* SHA, author and subject of a commit into *out (the branch and dirty flag are the caller's). */
 static int fill_commit(bg_ctx *ctx, const git_commit *commit, bg_commit *out)
 {
 	const git_signature *sig = git_commit_author(commit);
 	const char *msg = git_commit_message(commit);
+	const char *encoding = git_commit_message_encoding(commit);
 	bg_buf author = BG_BUF_INIT;
 	size_t len;
 
@@ -151,6 +196,9 @@ static int fill_commit(bg_ctx *ctx, const git_commit *commit, bg_commit *out)
 		len--;
 	if (!(out->subject = strndup(msg, len)))
 		return bg_error_oom(ctx);
+	/* git writes the author's name in the message's encoding too. */
+	if (to_utf8(ctx, encoding, &out->subject) < 0 || to_utf8(ctx, encoding, &out->author) < 0)
+		return BG_ENOMEM;
 	return 0;
 }
 

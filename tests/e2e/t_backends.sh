@@ -294,15 +294,20 @@ done
 check "nothing stored holds the password" bash -c "[ -s '$T/dump' ] && ! grep -qF -- '$PW' '$T/dump'"
 
 # Text that is not UTF-8, which a UTF-8 PostgreSQL database refuses: a
-# commit whose subject and author are Latin-1, a failing benchmark that
-# writes a stray byte to stderr, a failed build's log with one.  Both
-# backends store it with each stray byte as U+FFFD, and answer alike.
+# commit whose subject and author are Latin-1 without saying so, a failing
+# benchmark that writes a stray byte to stderr, a failed build's log with
+# one.  Both backends store it with each stray byte as U+FFFD, and answer
+# alike.  A commit that declares Latin-1 is stored converted, as written.
 FFFD=$(printf '\357\277\275')
 PG=$(pg_db text) LITE="$T/text.db"
 new_repo "$T/u8" >/dev/null
 cd "$T/u8" || exit 1
 printf '.benchguard/\n' >.gitignore && git add .gitignore
-GIT_AUTHOR_NAME=$(printf 'Jos\351') git -c i18n.commitEncoding=latin1 commit -qm "$(printf 'caf\351 fix')"
+# git itself would convert such a message (it guesses Latin-1): the commit
+# object is written as another tool could have written it.
+sha=$(printf 'tree %s\nparent %s\nauthor Jos\351 <author@example.com> 1700000000 +0000\ncommitter Jos\351 <author@example.com> 1700000000 +0000\n\ncaf\351 fix\n' \
+	"$(git write-tree)" "$(git rev-parse HEAD)" | git hash-object -t commit -w --stdin) &&
+	git update-ref HEAD "$sha" && git reset -q
 # text_cfg [BUILD]: both backends' config; BUILD, a JSON string, its build.
 text_cfg() {
 	local b
@@ -336,6 +341,14 @@ text_cfg '"printf '\''making \\377\\n'\''; exit 2"'
 compare text-build 3 --json run --commit HEAD
 check "the failed build's log is kept on both" stored text-builds "SELECT ok, log_tail FROM builds"
 check "... with its stray byte as U+FFFD" grep -qxF "0|making $FFFD" "$T/text-builds.pg"
+GIT_AUTHOR_NAME=$(printf 'Jos\351') git -c i18n.commitEncoding=latin1 commit -q --allow-empty \
+	-m "$(printf 'caf\351 declared')"
+text_cfg
+compare text-declared 3 --json run
+check "a commit that declares Latin-1 is stored in UTF-8, as written, on both" \
+	stored text-declared "SELECT c.author, c.subject FROM runs r JOIN commits c ON c.id = r.commit_id
+		WHERE r.id = (SELECT max(id) FROM runs)"
+check "... José, café" test "$(cat "$T/text-declared.pg")" = "$(printf 'Jos\303\251 <author@example.com>|caf\303\251 declared')"
 
 # A SQLite file in which an older benchguard stored such text as it came
 # (a unit too, from before units were checked): db copy carries every run
