@@ -1550,17 +1550,20 @@ long bg_runner__rss_slack_kib(long cpus, long page_kib)
  * kept now and then, in some runs only.  The first sample not above its
  * floor, or -1.
  */
+/* Sample i's floor: the larger of floor_kib and own_kib[i] when read. */
+static long rss_floor(const long *own_kib, int i, long floor_kib)
+{
+	return own_kib && own_kib[i] > floor_kib ? own_kib[i] : floor_kib;
+}
+
 int bg_runner__rss_below(const long *rss_kib, const long *own_kib, int n, long floor_kib,
                          long slack_kib)
 {
 	int i;
 
-	for (i = 0; i < n; i++) {
-		long least = own_kib && own_kib[i] > floor_kib ? own_kib[i] : floor_kib;
-
-		if (rss_kib[i] <= least + slack_kib)
+	for (i = 0; i < n; i++)
+		if (rss_kib[i] <= rss_floor(own_kib, i, floor_kib) + slack_kib)
 			return i;
-	}
 	return -1;
 }
 
@@ -1579,8 +1582,7 @@ static int add_peak_rss(bg_ctx *ctx, const bg_benchmark *bench, bg_results *into
 		       "%s: peak_rss not recorded: %ld KiB is not above benchguard's own %ld KiB "
 		       "(which the kernel reports as a floor) by more than %ld KiB (how far the "
 		       "kernel's counts may be off)",
-		       bench->name, rss_kib[i],
-		       own_kib && own_kib[i] > floor_kib ? own_kib[i] : floor_kib, slack);
+		       bench->name, rss_kib[i], rss_floor(own_kib, i, floor_kib), slack);
 		return 0;
 	}
 	for (i = 0; i < n; i++)
