@@ -1256,6 +1256,10 @@ int bg_store_runs_put(bg_ctx *ctx, bg_store *store, const bg_run_info *info,
 
 	if (failed)
 		*failed = n;
+	/* Nothing to store (a baseline imported again): no write transaction,
+	 * which a read-only database would refuse. */
+	if (n == 0)
+		return 0;
 	for (i = 0; i < n; i++)
 		run_ids[i] = 0;
 	if ((error = store__begin(ctx, store)) < 0)
