@@ -734,7 +734,7 @@ static int check_series_measured(bisect_state *b, const bg_check_result *res, co
 	bg_run_series *rs = NULL;
 	bg_buf have = BG_BUF_INIT;
 	size_t i, n = 0;
-	int rc;
+	int rc = 0;
 
 	for (i = 0; i < res->nrows; i++)
 		if (!strcmp(res->rows[i].series, series) ||
@@ -743,12 +743,13 @@ static int check_series_measured(bisect_state *b, const bg_check_result *res, co
 			return 0;
 	if (npairs && (rc = bg_store_run_series(b->st->ctx, b->env->store, bids[0], &rs, &n)) < 0)
 		return rc;
-	for (i = 0; i < n; i++)
-		if (!strcmp(rs[i].benchmark, b->benchmark))
-			bg_buf_printf(&have, "%s%s", have.len ? ", " : "", rs[i].metric);
-	rc = have.len ? cli_usage_error(b->st, "%s %s: %s has no metric \"%s\" (it measures %s)",
-	                                opt, series, b->benchmark, b->metric, have.ptr)
-	              : 0;
+	for (i = 0; i < n && rc == 0; i++)
+		if (!strcmp(rs[i].benchmark, b->benchmark) &&
+		    bg_buf_printf(&have, "%s%s", have.len ? ", " : "", rs[i].metric) < 0)
+			rc = bg_error_oom(b->st->ctx);
+	if (rc == 0 && have.len)
+		rc = cli_usage_error(b->st, "%s %s: %s has no metric \"%s\" (it measures %s)", opt,
+		                     series, b->benchmark, b->metric, have.ptr);
 	bg_buf_clear(&have);
 	bg_run_series_free(rs, n);
 	return rc;
