@@ -147,6 +147,17 @@ for cmd in "db info" "history t:lat" run; do
 done
 check "another program's database: the file is untouched" test "$(sha256sum <"$T/other.db")" = "$before"
 
+# A file that is not a database at all: the wrong --db, bad input too.
+printf 'notes, not a database\n%.0s' $(seq 1 200) >"$T/notes.txt"
+before=$(sha256sum <"$T/notes.txt")
+for cmd in "db info" "history t:lat" run; do
+	# shellcheck disable=SC2086 # the command's words
+	check "a text file as the database: $cmd exits 2" expect_rc 2 "$BG" --db "$T/notes.txt" $cmd
+	check "... saying so, naming the file" \
+		grep -qF "$T/notes.txt: the file is not a SQLite database" "$T/err"
+done
+check "a text file as the database: the file is untouched" test "$(sha256sum <"$T/notes.txt")" = "$before"
+
 # ---------------------------------------------------------------- read-only
 # A folder the user may not write, the file read-only too.  As root the
 # permissions do not bind: the commands then run as `nobody`, in a copy of

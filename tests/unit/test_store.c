@@ -956,7 +956,7 @@ static void test_not_a_database(void **state)
 	assert_int_equal(fclose(f), 0);
 
 	assert_int_equal(bg_ctx_new(&ctx), 0);
-	assert_int_equal(bg_store_open(ctx, path, &st), BG_ERROR);
+	assert_int_equal(bg_store_open(ctx, path, &st), BG_EINPUT);
 	assert_null(st);
 	assert_non_null(strstr(bg_ctx_error(ctx), path));
 	assert_non_null(strstr(bg_ctx_error(ctx), "not a SQLite database"));
