@@ -244,7 +244,7 @@ int cmd_alert(cli_state *st, int argc, char **argv)
 		if ((rc = alert_test(st, &env, &rs, &stats)) < 0)
 			goto cleanup;
 	} else {
-		if ((rc = cli_open_store(st, &env)) < 0 ||
+		if ((rc = cli_read_store(st, &env)) < 0 ||
 		    (rc = bg_alert_flush(st->ctx, env.store, env.config, alert_print_report, &rs,
 		                         &stats)) < 0)
 			goto cleanup;

@@ -46,7 +46,7 @@ static int do_export(cli_state *st, const baseline_flags *fl)
 	memset(&env, 0, sizeof(env));
 	if ((rc = cli_open_repo(st, &env)) < 0 || (rc = cli_load_config(st, &env)) < 0 ||
 	    (rc = cli_detect_machine(st, &env, fl->machine)) < 0 ||
-	    (rc = cli_open_store(st, &env)) < 0)
+	    (rc = cli_read_store(st, &env)) < 0)
 		goto cleanup;
 	cfg = bg_config_baseline(env.config);
 	memset(&o, 0, sizeof(o));

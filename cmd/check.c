@@ -270,7 +270,7 @@ int cmd_check(cli_state *st, int argc, char **argv)
 		return cli_usage_error(st, "--run and --commit cannot be used together");
 	if ((rc = cli_open_repo(st, &env)) < 0 || (rc = cli_load_config(st, &env)) < 0 ||
 	    (rc = cli_detect_machine(st, &env, machine)) < 0 ||
-	    (rc = cli_open_store(st, &env)) < 0 ||
+	    (rc = cli_read_store(st, &env)) < 0 ||
 	    (rc = pick_runs(st, &env, run_id, rev, &ids, &nids)) < 0)
 		goto cleanup;
 	cli_warn_throttled_runs(st, env.store, ids, nids);

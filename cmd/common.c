@@ -423,7 +423,7 @@ int cli_private_dir(cli_state *st, const char *dir)
 	return 0;
 }
 
-int cli_open_store(cli_state *st, cli_env *env)
+static int open_store(cli_state *st, cli_env *env, int read)
 {
 	bg_buf b = BG_BUF_INIT;
 	int rc;
@@ -454,7 +454,7 @@ int cli_open_store(cli_state *st, cli_env *env)
 	} else {
 		if (bg_buf_printf(&b, "%s/.benchguard", bg_repo_workdir(env->repo)) < 0)
 			return bg_error_oom(st->ctx);
-		if ((rc = cli_private_dir(st, b.ptr)) < 0) {
+		if (!read && (rc = cli_private_dir(st, b.ptr)) < 0) {
 			bg_buf_clear(&b);
 			return rc;
 		}
@@ -463,7 +463,18 @@ int cli_open_store(cli_state *st, cli_env *env)
 	}
 	if (!env->db_path)
 		return bg_error_oom(st->ctx);
-	return bg_store_open(st->ctx, env->db_path, &env->store);
+	return read ? bg_store_open_read(st->ctx, env->db_path, &env->store)
+	            : bg_store_open(st->ctx, env->db_path, &env->store);
+}
+
+int cli_open_store(cli_state *st, cli_env *env)
+{
+	return open_store(st, env, 0);
+}
+
+int cli_read_store(cli_state *st, cli_env *env)
+{
+	return open_store(st, env, 1);
 }
 
 /* Creates the directories above `path` (baselines/ on first export). */

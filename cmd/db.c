@@ -58,7 +58,7 @@ static int db_info(cli_state *st)
 	 * the config's "database", or the repository's file. */
 	if (!st->db_path && (rc = cli_open_repo(st, &env)) < 0)
 		goto cleanup;
-	if ((rc = cli_open_store(st, &env)) < 0)
+	if ((rc = cli_read_store(st, &env)) < 0)
 		goto cleanup;
 	if (st->format == CLI_JSON) {
 		json_object *top = json_object_new_object();

@@ -154,7 +154,7 @@ int cmd_history(cli_state *st, int argc, char **argv)
 	/* --db alone is enough: history needs no repository then. */
 	if (!st->db_path && (rc = cli_open_repo(st, &env)) < 0)
 		goto cleanup;
-	if ((rc = cli_open_store(st, &env)) < 0 ||
+	if ((rc = cli_read_store(st, &env)) < 0 ||
 	    (rc = bg_store_history(st->ctx, env.store, argv[optind], (size_t)limit, &rows, &n)) < 0)
 		goto cleanup;
 	rc = st->format == CLI_JSON ? print_json(st, rows, n) : print_table(st, rows, n);

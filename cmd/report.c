@@ -189,7 +189,7 @@ int cmd_report(cli_state *st, int argc, char **argv)
 	} else if (!strcmp(machine, "all")) {
 		machine = NULL;
 	}
-	if ((rc = cli_open_store(st, &env)) < 0)
+	if ((rc = cli_read_store(st, &env)) < 0)
 		goto cleanup;
 	o.filter = filter;
 	o.branch = branch ? branch : bg_config_baseline(cfg)->branch;

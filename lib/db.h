@@ -87,10 +87,11 @@ struct bg_db_stmt {
 };
 
 /* Opens the database `spec` names: a postgresql:// or postgres:// URI, a
- * libpq key=value string, else a SQLite file path.  `create`: a SQLite
- * file that is not there is made, with its folders; else it is refused
- * (BG_EINPUT).  A PostgreSQL database is never created. */
-int bg_db_open(bg_ctx *ctx, const char *spec, int create, bg_db **out);
+ * libpq key=value string, else a SQLite file path.  `missing` NULL: a
+ * SQLite file that is not there is made, with its folders; else it is
+ * refused (BG_EINPUT), `missing` saying why it is not made.  A PostgreSQL
+ * database is never created. */
+int bg_db_open(bg_ctx *ctx, const char *spec, const char *missing, bg_db **out);
 /* Whether `spec` names a PostgreSQL database rather than a file. */
 int bg_db_is_postgres(const char *spec);
 
@@ -100,7 +101,7 @@ int bg_db_bind_text(bg_db_stmt *s, int i, const char *v, int len);
 /* The database under a store (lib/store_copy.c). */
 bg_db *bg_store__db(bg_store *store);
 
-int bg_db_sqlite_open(bg_ctx *ctx, const char *path, int create, bg_db **out);
+int bg_db_sqlite_open(bg_ctx *ctx, const char *path, const char *missing, bg_db **out);
 int bg_db_pg_open(bg_ctx *ctx, const char *conninfo, bg_db **out);
 
 static inline void bg_db_close(bg_db *db)

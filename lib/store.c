@@ -668,14 +668,14 @@ int bg_db_is_postgres(const char *spec)
 	return 0;
 }
 
-int bg_db_open(bg_ctx *ctx, const char *spec, int create, bg_db **out)
+int bg_db_open(bg_ctx *ctx, const char *spec, const char *missing, bg_db **out)
 {
 	*out = NULL;
 	if (!spec || !*spec)
 		return bg_error_set(ctx, BG_EINPUT, "no database path given");
 	if (bg_db_is_postgres(spec))
 		return bg_db_pg_open(ctx, spec, out);
-	return bg_db_sqlite_open(ctx, spec, create, out);
+	return bg_db_sqlite_open(ctx, spec, missing, out);
 }
 
 /*
@@ -709,16 +709,26 @@ int bg_db_bind_text(bg_db_stmt *s, int i, const char *v, int len)
 	return rc;
 }
 
-static int store__open(bg_ctx *ctx, const char *spec, int source, bg_store **out)
+/* How a store is opened: to write (a missing SQLite file is made), only to
+ * read (it is not), or as a copy's source (nor is an empty database). */
+enum { STORE_WRITE, STORE_READ, STORE_SOURCE };
+
+static int store__open(bg_ctx *ctx, const char *spec, int mode, bg_store **out)
 {
+	static const char *const missing[] = {
+		[STORE_WRITE] = NULL,
+		[STORE_READ] = "a command that only reads never creates one; "
+		               "`run`, `ci` or `init` does",
+		[STORE_SOURCE] = "the database a copy reads from is never created",
+	};
 	bg_store *st = NULL;
 	int error;
 
 	*out = NULL;
 	if (!(st = calloc(1, sizeof(*st))))
 		return bg_error_oom(ctx);
-	if ((error = bg_db_open(ctx, spec, !source, &st->db)) < 0 ||
-	    (error = store__setup(ctx, st, source)) < 0)
+	if ((error = bg_db_open(ctx, spec, missing[mode], &st->db)) < 0 ||
+	    (error = store__setup(ctx, st, mode == STORE_SOURCE)) < 0)
 		goto cleanup;
 	*out = st;
 	st = NULL;
@@ -730,12 +740,17 @@ cleanup:
 
 int bg_store_open(bg_ctx *ctx, const char *path, bg_store **out)
 {
-	return store__open(ctx, path, 0, out);
+	return store__open(ctx, path, STORE_WRITE, out);
+}
+
+int bg_store_open_read(bg_ctx *ctx, const char *spec, bg_store **out)
+{
+	return store__open(ctx, spec, STORE_READ, out);
 }
 
 int bg_store_open_source(bg_ctx *ctx, const char *spec, bg_store **out)
 {
-	return store__open(ctx, spec, 1, out);
+	return store__open(ctx, spec, STORE_SOURCE, out);
 }
 
 int bg_store_writable(bg_ctx *ctx, bg_store *store)

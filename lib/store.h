@@ -41,6 +41,15 @@ typedef struct {
  */
 int bg_store_copy(bg_ctx *ctx, bg_store *src, bg_store *dst, bg_copy_stats *stats);
 /*
+ * Opens a store for a command that only reads it (history, report, check,
+ * db info, baseline export, alert flush).  Unlike bg_store_open, a SQLite
+ * file that is not there is refused (BG_EINPUT) and not made, nor its
+ * folders: a mistyped --db must not answer "nothing stored".  An empty
+ * database is read as one holding no runs (its tables are made), and an
+ * older schema is migrated, as bg_store_open would.
+ */
+int bg_store_open_read(bg_ctx *ctx, const char *spec, bg_store **out);
+/*
  * Opens the store a copy reads from.  Unlike bg_store_open, it creates
  * nothing: a SQLite file that is not there, or a database without
  * benchguard's tables (an empty file, an empty PostgreSQL database), is

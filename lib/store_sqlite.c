@@ -522,7 +522,7 @@ cleanup:
 	return error;
 }
 
-int bg_db_sqlite_open(bg_ctx *ctx, const char *path, int create, bg_db **out)
+int bg_db_sqlite_open(bg_ctx *ctx, const char *path, const char *missing, bg_db **out)
 {
 	sqlite_db *db = NULL;
 	char *dir = NULL;
@@ -542,14 +542,12 @@ int bg_db_sqlite_open(bg_ctx *ctx, const char *path, int create, bg_db **out)
 	if (sqlite__size(path) >= 0) {
 		dir_writable = sqlite__may_write(dir, W_OK | X_OK);
 		db->base.readonly = !dir_writable || !sqlite__may_write(path, W_OK);
-	} else if (!create) {
-		/* A mistyped source must not become an empty database that
-		 * "copies 0 runs" (and its folders with it). */
+	} else if (missing) {
+		/* A mistyped path must not become an empty database, and its
+		 * folders with it, that answers "nothing stored". */
 		error = errno == ENOENT || errno == ENOTDIR
-		                ? bg_error_set(ctx, BG_EINPUT,
-		                               "database %s: no such file (the database a copy "
-		                               "reads from is never created)",
-		                               path)
+		                ? bg_error_set(ctx, BG_EINPUT, "database %s: no such file (%s)",
+		                               path, missing)
 		                : bg_error_errno(ctx, BG_EIO, "database %s", path);
 		goto cleanup;
 	}

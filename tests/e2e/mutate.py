@@ -5,7 +5,8 @@ Writes deterministic mutants (seeded) of the seed files of each kind of input
 benchguard reads -- configs, the four result formats, baseline files -- and
 feeds each to the real binary through the command that reads it:
 
-    config    benchguard --config FILE report --format json  (loads the config)
+    config    benchguard --config FILE report --format json  (loads the config;
+                                                              an empty database)
     results   benchguard import --format F FILE               (a fresh database)
     baseline  benchguard baseline import --force FILE         (a fresh database)
 
@@ -211,6 +212,10 @@ def unprintable_stored(db):
 
 def run_one(job):
     kind, fmt, path, db = job
+    if kind == "config":
+        # report only reads a database and never creates one: an empty
+        # file is one holding no runs.
+        open(db, "wb").close()
     try:
         p = subprocess.run(command(kind, fmt, path, db), cwd=WORK, capture_output=True,
                            timeout=TIMEOUT)

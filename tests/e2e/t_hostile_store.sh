@@ -158,6 +158,23 @@ for cmd in "db info" "history t:lat" run; do
 done
 check "a text file as the database: the file is untouched" test "$(sha256sum <"$T/notes.txt")" = "$before"
 
+# A database that is not there: the commands that only read it refuse it
+# (exit 2) and make nothing, neither the file nor its folders, where they
+# used to create an empty one and answer "nothing stored" (a mistyped --db
+# in a nightly report job).  The default file in the repository too.
+for cmd in "db info" "history t:lat" "report -o $T/none.html" check "baseline export -o $T/none.json"; do
+	# shellcheck disable=SC2086 # the command's words
+	check "no database there: $cmd exits 2" expect_rc 2 "$BG" --db "$T/none/sub/results.db" $cmd
+	check "... saying no such file" \
+		grep -qF "$T/none/sub/results.db: no such file (a command that only reads never creates one" "$T/err"
+done
+check "... and nothing was made" bash -c "! ls -d $T/none $T/none.html $T/none.json 2>/dev/null | grep -q ."
+new_repo "$T/fresh" >/dev/null
+cp benchguard.json "$T/fresh/"
+(cd "$T/fresh" && env -u BENCHGUARD_DB "$BG" history t:lat >"$T/out" 2>"$T/err")
+check "the repository's default database not there yet: history exits 2 ($?)" test "$?" = 2
+check "... and makes no .benchguard folder" test ! -e "$T/fresh/.benchguard"
+
 # ---------------------------------------------------------------- read-only
 # A folder the user may not write, the file read-only too.  As root the
 # permissions do not bind: the commands then run as `nobody`, in a copy of
