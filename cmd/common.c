@@ -34,13 +34,13 @@ static const struct option global_options[] = {
 
 int cli_usage_error(cli_state *st, const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
+	int rc;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	rc = bg_error_vset(st->ctx, BG_EINPUT, fmt, ap);
 	va_end(ap);
-	return bg_error_set(st->ctx, BG_EINPUT, "%s", msg);
+	return rc;
 }
 
 int cli_global_option(cli_state *st, int opt, const char *arg)

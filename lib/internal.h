@@ -30,6 +30,8 @@
 int bg_error_set(bg_ctx *ctx, int code, const char *fmt, ...) BG_PRINTF(3, 4);
 /* Same, with ": <strerror(errno)>" appended. */
 int bg_error_errno(bg_ctx *ctx, int code, const char *fmt, ...) BG_PRINTF(3, 4);
+/* bg_error_set with the arguments in a va_list. */
+int bg_error_vset(bg_ctx *ctx, int code, const char *fmt, va_list ap) BG_PRINTF(3, 0);
 /* The common out-of-memory failure. */
 int bg_error_oom(bg_ctx *ctx);
 

@@ -78,13 +78,55 @@ int bg_ctx_cancelled(const bg_ctx *ctx)
 	return ctx && ctx->cancel && *ctx->cancel;
 }
 
-/* Through a copy: callers pass the message itself on ("%s", bg_ctx_error(ctx)). */
-static void set_msg(bg_ctx *ctx, const char *fmt, va_list ap)
+/*
+ * Sets the message, `suffix` after it.  Through a copy: callers pass the
+ * message itself on ("%s", bg_ctx_error(ctx)).  A message longer than the
+ * context holds keeps its start and its end around "...": the end says
+ * why (a 2,000-byte path is followed by "no such file"), so it is not
+ * the part to lose.  The cuts fall between UTF-8 characters.
+ */
+static void set_msg(bg_ctx *ctx, const char *suffix, const char *fmt, va_list ap)
 {
-	char msg[sizeof(ctx->msg)];
+	enum { KEEP = (sizeof(ctx->msg) - 4) / 2 };
+	char small[sizeof(ctx->msg)], *big = NULL;
+	size_t head, tail, slen = strlen(suffix);
+	va_list copy;
+	int n;
 
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	memcpy(ctx->msg, msg, sizeof(msg));
+	va_copy(copy, ap);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	if (n >= 0 && (size_t)n + slen < sizeof(small)) {
+		memcpy(small + n, suffix, slen + 1);
+		memcpy(ctx->msg, small, sizeof(small));
+		va_end(copy);
+		return;
+	}
+	if (n < 0 || !(big = malloc((size_t)n + slen + 1))) {
+		/* Nothing better to do than the start. */
+		memcpy(ctx->msg, small, sizeof(small));
+		va_end(copy);
+		return;
+	}
+	vsnprintf(big, (size_t)n + 1, fmt, copy);
+	va_end(copy);
+	memcpy(big + n, suffix, slen + 1);
+	head = KEEP;
+	while (head > 0 && ((unsigned char)big[head] & 0xc0) == 0x80)
+		head--;
+	tail = (size_t)n + slen - KEEP;
+	while (big[tail] && ((unsigned char)big[tail] & 0xc0) == 0x80)
+		tail++;
+	memcpy(ctx->msg, big, head);
+	memcpy(ctx->msg + head, "...", 3);
+	memcpy(ctx->msg + head + 3, big + tail, (size_t)n + slen - tail + 1);
+	free(big);
+}
+
+int bg_error_vset(bg_ctx *ctx, int code, const char *fmt, va_list ap)
+{
+	if (ctx)
+		set_msg(ctx, "", fmt, ap);
+	return code;
 }
 
 int bg_error_set(bg_ctx *ctx, int code, const char *fmt, ...)
@@ -94,24 +136,22 @@ int bg_error_set(bg_ctx *ctx, int code, const char *fmt, ...)
 	if (!ctx)
 		return code;
 	va_start(ap, fmt);
-	set_msg(ctx, fmt, ap);
+	set_msg(ctx, "", fmt, ap);
 	va_end(ap);
 	return code;
 }
 
 int bg_error_errno(bg_ctx *ctx, int code, const char *fmt, ...)
 {
-	int saved = errno;
-	size_t used;
+	char suffix[256];
 	va_list ap;
 
 	if (!ctx)
 		return code;
+	snprintf(suffix, sizeof(suffix), ": %s", strerror(errno));
 	va_start(ap, fmt);
-	set_msg(ctx, fmt, ap);
+	set_msg(ctx, suffix, fmt, ap);
 	va_end(ap);
-	used = strlen(ctx->msg);
-	snprintf(ctx->msg + used, sizeof(ctx->msg) - used, ": %s", strerror(saved));
 	return code;
 }
 

@@ -43,6 +43,17 @@ check "init writes benchguard.json and the database" bash -c "
 check "the default database folder ignores itself" bash -c "! git status --porcelain --untracked-files=all | grep -q '[.]benchguard/'"
 check "init twice refuses to overwrite -> exit 2" expect_rc 2 "$BG" init
 check "init --force overwrites" expect_rc 0 "$BG" init --force
+# A huge argument does not push the reason out of the message: its start
+# and its end are kept around "...", and the end says why.
+long=$(printf 'b%.0s' $(seq 1 1500))
+check "a 1,500-byte --filter: exit 2, the reason at the end of one line" bash -c "
+	\"$BG\" run --filter $long 2>$T/e; [ \$? -eq 2 ] && [ \$(wc -l <$T/e) = 1 ] &&
+	grep -q '^benchguard: --filter \"bbbb.*b[.][.][.]b.*bbbb\" matches no benchmark\$' $T/e &&
+	[ \$(wc -c <$T/e) -lt 1100 ]"
+deep=$T$(printf '/%s' $(printf 'd%.0s' $(seq 1 100)){,,,,,,,,,,,,,,})
+check "a 1,500-byte --db: the reason at the end" bash -c "
+	\"$BG\" --db $deep/x.db history t:x 2>$T/e; [ \$? -eq 2 ] &&
+	grep -q 'no such file (a command that only reads never creates one; .run., .ci. or .init. does)\$' $T/e"
 mkdir -p "$T/r/confdir"
 for f in "" --force; do
 	check "init $f --config DIRECTORY -> exit 2, it is a directory" bash -c "
