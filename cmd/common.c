@@ -111,8 +111,10 @@ int cli_getopt(cli_state *st, int argc, char **argv, const char *shortopts,
 
 		opt = getopt_long(argc, argv, shorts, all, &longindex);
 		/* --format junit may come before the command or after it: known
-		 * once the command's options are all read. */
-		if (opt == -1 && cmd && st->format == CLI_JUNIT && cmd->fn != cmd_check) {
+		 * once the command's options are all read.  help prints text
+		 * whatever the format, as --help does. */
+		if (opt == -1 && cmd && st->format == CLI_JUNIT && cmd->fn != cmd_check &&
+		    cmd->fn != cmd_help) {
 			cli_usage_error(
 			        st, "%s cannot print JUnit XML: --format junit is for check%s",
 			        cmd->name,

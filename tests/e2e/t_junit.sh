@@ -169,6 +169,8 @@ for c in "run" "history set:v" "report"; do
 		\"$BG\" --format junit $c >/dev/null 2>'$T/e'; [ \$? = 2 ] &&
 		grep -q '^benchguard: .* cannot print JUnit XML: --format junit is for check' '$T/e'"
 done
+check "benchguard --format junit help run: the help, exit 0, as --help" bash -c "
+	\"$BG\" --format junit help run >'$T/o' 2>'$T/e' && grep -q '^usage: benchguard run' '$T/o' && [ ! -s '$T/e' ]"
 check "ci --format junit points at --junit FILE" bash -c "
 	\"$BG\" ci --format junit >/dev/null 2>'$T/e'; [ \$? = 2 ] && grep -q 'with --junit FILE' '$T/e'"
 check "ci --junit without a file name: exit 2" bash -c "\"$BG\" ci --junit '' >/dev/null 2>&1; [ \$? = 2 ]"
