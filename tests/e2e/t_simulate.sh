@@ -35,12 +35,13 @@ MORE=$((ROUNDS * 1005 / 1000)) # 0.5% more work
 cc -O2 -o "$T/spin" "$FIX/bench/spin.c" || { not_ok "building spin"; finish; exit 1; }
 new_repo "$T/r" >/dev/null && cd "$T/r" || exit 1
 echo '.benchguard/' >.gitignore
-# The work is in the repository (rounds.txt), as code would be: compare and
-# bisect measure each commit's checkout with the current suite.
+# The work is in the repository (rounds.txt, which spin reads itself: no
+# shell simulated beside it), as code would be: compare and bisect measure
+# each commit's checkout with the current suite.
 cat >benchguard.json <<J
 { "baseline": { "branch": "main", "window": $HIST, "min_runs": $HIST },
   "defaults": { "measure": ["simulate"], "timeout": 60 },
-  "benchmarks": [ { "name": "spin", "command": "sh -c 'read n <rounds.txt; exec $T/spin \$n'" } ] }
+  "benchmarks": [ { "name": "spin", "command": "$T/spin @rounds.txt" } ] }
 J
 suite() { echo "$1" >rounds.txt; }
 suite "$ROUNDS"
