@@ -4,10 +4,11 @@
  * Series names, units, projects, branches, commit subjects and receivers'
  * answers are written by other people and end up in a browser (the HTML
  * report), on a pull request (Markdown), in a CI log (where a line that
- * starts with "::" is a workflow command), on a terminal and in JSON.  The
- * ingest side refuses what cannot be a name (bg_text__invalid); the output
- * side escapes everything for the place it is printed (bg_text__escape),
- * because a database written before the ingest checks may hold anything.
+ * starts with "::", even after blanks, or holds "##[" is a workflow
+ * command), on a terminal and in JSON.  The ingest side refuses what cannot
+ * be a name (bg_text__invalid); the output side escapes everything for the
+ * place it is printed (bg_text__escape), because a database written before
+ * the ingest checks may hold anything.
  * The store binds what no check refused (a commit's subject, a benchmark's
  * stderr) as valid UTF-8 (bg_text__utf8_repair, from lib/store.c).
  *
@@ -105,6 +106,18 @@ static int put_visible(bg_buf *b, uint32_t c, int byte)
 	return bg_buf_printf(b, "\\u{%04x}", (unsigned)c);
 }
 
+/*
+ * What .NET's TrimStart() takes off a line before the GitHub Actions runner
+ * looks for "::" (Char.IsWhiteSpace, less the control characters, which are
+ * shown and so are no longer blank): "  ::error::x" is a workflow command too.
+ */
+static int is_blank_cp(uint32_t c)
+{
+	return c == ' ' || c == 0xA0 || c == 0x1680 || c == 0x180E ||
+	       (c >= 0x2000 && c <= 0x200A) || c == 0x202F || c == 0x205F || c == 0x3000 ||
+	       c == 0xFEFF;
+}
+
 /* Markdown: what a backslash must make literal in inline text that never
  * starts a line (a table cell, a list item's tail). */
 static int md_punct(unsigned char c)
@@ -129,7 +142,8 @@ int bg_text__escape(bg_buf *b, bg_esc where, const char *s)
 {
 	const unsigned char *u = (const unsigned char *)(s ? s : "");
 	size_t n = strlen((const char *)u), i = 0, len, fence = 0, k;
-	int e = 0;
+	/* Only blanks so far on a line that the data starts (terminal, log). */
+	int e = 0, bol = where == BG_ESC_TERM || where == BG_ESC_LOG;
 	uint32_t c;
 
 	/*
@@ -155,23 +169,37 @@ int bg_text__escape(bg_buf *b, bg_esc where, const char *s)
 			e |= bg_buf_puts(b, " ");
 	}
 	while (i < n && !e) {
-		/* A CI log line that data starts must not read as a workflow command. */
-		if ((where == BG_ESC_TERM || where == BG_ESC_LOG) && u[i] == ':' &&
-		    u[i + 1] == ':' && (i == 0 || (where == BG_ESC_LOG && u[i - 1] == '\n'))) {
+		/*
+		 * A CI log line that data starts must not read as a workflow
+		 * command: the runner takes "::" after leading blanks, and the
+		 * legacy "##[error]" (or "##[stop-commands]") anywhere in a line.
+		 */
+		if (bol && u[i] == ':' && u[i + 1] == ':') {
 			e |= bg_buf_puts(b, "\\x3a");
+			bol = 0;
+			i++;
+			continue;
+		}
+		if ((where == BG_ESC_TERM || where == BG_ESC_LOG) && u[i] == '#' &&
+		    u[i + 1] == '#' && u[i + 2] == '[') {
+			e |= bg_buf_puts(b, "\\x23");
+			bol = 0;
 			i++;
 			continue;
 		}
 		if ((where == BG_ESC_LOG || where == BG_ESC_XML) && u[i] == '\n') {
 			e |= bg_buf_puts(b, "\n");
+			bol = where == BG_ESC_LOG;
 			i++;
 			continue;
 		}
 		if (!(len = utf8_decode(u + i, n - i, &c))) {
 			e |= put_visible(b, u[i], 1);
+			bol = 0;
 			i++;
 			continue;
 		}
+		bol = bol && is_blank_cp(c);
 		if (is_control(c) || (where == BG_ESC_XML && (c == 0xFFFE || c == 0xFFFF))) {
 			e |= put_visible(b, c, 0);
 		} else if (where == BG_ESC_HTML && c && c < 0x80 && strchr("&<>\"'", (int)c)) {

@@ -97,6 +97,17 @@ static void test_terminal(void **state)
 	/* Data that starts a line never reads as a workflow command. */
 	assert_esc(BG_ESC_TERM, "::error title=x::forged", "\\x3a:error title=x::forged");
 	assert_esc(BG_ESC_TERM, "std::sort", "std::sort");
+	/* The runner trims leading blanks before it looks for "::", and reads
+	 * the legacy "##[command]" anywhere in a line. */
+	assert_esc(BG_ESC_TERM, "  ::error::forged", "  \\x3a:error::forged");
+	assert_esc(BG_ESC_TERM, "\xE3\x80\x80::warning::x", "\xE3\x80\x80\\x3a:warning::x");
+	assert_esc(BG_ESC_TERM, "a ::b", "a ::b");
+	assert_esc(BG_ESC_TERM, "h:##[error]forged", "h:\\x23#[error]forged");
+	assert_esc(BG_ESC_TERM, "x##[stop-commands]tok", "x\\x23#[stop-commands]tok");
+	assert_esc(BG_ESC_TERM, "issue #12 ##1 #[x]", "issue #12 ##1 #[x]");
+	assert_esc(BG_ESC_LOG, "one\n \t::error::x\n  ::warning::y\nz ##[error]w",
+	           "one\n \\x09::error::x\n  \\x3a:warning::y\nz \\x23#[error]w");
+	assert_esc(BG_ESC_HTML, " ::a ##[b", " ::a ##[b");
 	assert_esc(BG_ESC_TERM,
 	           "\xC2\x9B"
 	           "2J\xFF",
