@@ -406,6 +406,9 @@ static int gbench_number(gbench_state *st, json_object *entry, const char *name,
 	*out = json_object_get_double(v);
 	if (!isfinite(*out))
 		return gbench_error(st, name, "\"%s\" is not a finite number", key);
+	/* Times and the rates of SetBytesProcessed/SetItemsProcessed, all of them. */
+	if (*out < 0)
+		return gbench_error(st, name, "\"%s\" is %g, negative", key, *out);
 	*found = 1;
 	return 0;
 }
@@ -834,6 +837,10 @@ static int nv_number(nvbench_state *st, json_object *summ, const char *path, con
 	if (!isfinite(*out))
 		return at_error(st->ctx, st->source, path, "%s \"%.*s\" is not a finite number",
 		                name, QUOTE_MAX, value);
+	/* A GPU time, a bandwidth or an item rate, as the sample times are. */
+	if (*out < 0)
+		return at_error(st->ctx, st->source, path, "%s \"%.*s\" is negative", name,
+		                QUOTE_MAX, value);
 	return 0;
 }
 
@@ -1722,6 +1729,18 @@ static int go_series(go_state *st, size_t line, const char *f, size_t n)
  * allocs/op, MB/s and what b.ReportMetric adds, a handful. */
 #define GO_PAIRS_MAX 64
 
+/* A unit go test itself writes (ns/op, -benchmem's, SetBytes'). */
+static int go_own_unit(const char *f, size_t n)
+{
+	static const char *const own[] = { "ns/op", "B/op", "allocs/op", "MB/s" };
+	size_t i;
+
+	for (i = 0; i < BG_ARRAY_SIZE(own); i++)
+		if (strlen(own[i]) == n && !memcmp(f, own[i], n))
+			return 1;
+	return 0;
+}
+
 /* One result line: the name and the iteration count are known good. */
 static int go_result(go_state *st, size_t line, const char *p, const char *end)
 {
@@ -1761,6 +1780,13 @@ static int go_result(go_state *st, size_t line, const char *p, const char *end)
 			return bg_error_set(
 			        st->ctx, BG_EINPUT, "%s:%zu: value \"%.*s\" is not a finite number",
 			        st->source, line, (int)(vn < QUOTE_MAX ? vn : QUOTE_MAX), v);
+		/* go test's own units are a time, sizes, counts and a rate; what
+		 * b.ReportMetric reports may be anything. */
+		if (value < 0 && go_own_unit(f, n))
+			return bg_error_set(st->ctx, BG_EINPUT,
+			                    "%s:%zu: value \"%.*s\" of %.*s is negative",
+			                    st->source, line,
+			                    (int)(vn < QUOTE_MAX ? vn : QUOTE_MAX), v, (int)n, f);
 		st->metric.len = 0;
 		if (n == 5 && !memcmp(f, "ns/op", 5))
 			rc = bg_results_add(st->ctx, st->out, st->series.ptr, "time", "ns", value);

@@ -338,6 +338,13 @@ static void test_gbench_bad_documents(void **state)
 		  "out.txt: benchmark \"BM_A\": \"cpu_time\" is not a finite number" },
 		{ ENTRY("\"cpu_time\": 1, \"items_per_second\": \"many\""),
 		  "out.txt: benchmark \"BM_A\": \"items_per_second\" is not a number" },
+		/* A time or a rate below zero measured nothing. */
+		{ ENTRY("\"cpu_time\": -3"),
+		  "out.txt: benchmark \"BM_A\": \"cpu_time\" is -3, negative" },
+		{ "{\"benchmarks\": [{\"name\": \"BM_A\", \"real_time\": -0.5, \"cpu_time\": 1}]}",
+		  "out.txt: benchmark \"BM_A\": \"real_time\" is -0.5, negative" },
+		{ ENTRY("\"cpu_time\": 1, \"bytes_per_second\": -1e9"),
+		  "out.txt: benchmark \"BM_A\": \"bytes_per_second\" is -1e+09, negative" },
 		{ ENTRY("\"cpu_time\": 1, \"error_occurred\": true"),
 		  "out.txt: benchmark \"BM_A\": failed: error_occurred" },
 		{ ENTRY("\"cpu_time\": 1") "\n\nBENCHGUARD x 1 s\n",
@@ -835,6 +842,21 @@ static void test_nvbench_documents(void **state)
 		  "\"nv/cold/time/gpu/mean\", \"data\": [{\"name\": \"value\", \"type\": "
 		  "\"float64\", \"value\": \"2\"}]}]}]}]}",
 		  "out.txt: benchmarks[0].states[1]: a second state named \"s\" in b" },
+		/* A negative GPU time or rate, as a negative sample time is refused. */
+		{ "{\"benchmarks\": [{\"name\": \"b\", \"states\": [{\"name\": \"s\", "
+		  "\"is_skipped\": false, \"summaries\": [{\"tag\": \"nv/cold/time/gpu/mean\", "
+		  "\"data\": [{\"name\": \"value\", \"type\": \"float64\", \"value\": "
+		  "\"-2.5e-05\"}]}]}]}]}",
+		  "out.txt: benchmarks[0].states[0].summaries[0] (\"nv/cold/time/gpu/mean\"): "
+		  "value "
+		  "\"-2.5e-05\" is negative" },
+		{ "{\"benchmarks\": [{\"name\": \"b\", \"states\": [{\"name\": \"s\", "
+		  "\"is_skipped\": false, \"summaries\": [{\"tag\": \"nv/cold/time/gpu/mean\", "
+		  "\"data\": [{\"name\": \"value\", \"type\": \"float64\", \"value\": \"1\"}]}, "
+		  "{\"tag\": \"nv/cold/bw/global/bytes_per_second\", \"data\": [{\"name\": "
+		  "\"value\", \"type\": \"float64\", \"value\": \"-1e9\"}]}]}]}]}",
+		  "out.txt: benchmarks[0].states[0].summaries[1] "
+		  "(\"nv/cold/bw/global/bytes_per_second\"): value \"-1e9\" is negative" },
 	};
 	bg_ctx *ctx = NULL;
 	bg_results *r = prefilled();
@@ -1354,6 +1376,10 @@ static void test_go_bad(void **state)
 		{ NULL, "BenchmarkX 10 NaN ns/op\n",
 		  "out.txt:1: value \"NaN\" is not a finite number" },
 		{ NULL, "BenchmarkX 10 5 ns:op\n", "out.txt:1: unit \"ns:op\" contains ':'" },
+		{ NULL, "BenchmarkX-2 10 -5 ns/op\n",
+		  "out.txt:1: value \"-5\" of ns/op is negative" },
+		{ NULL, "BenchmarkX-2 10 5 ns/op -8 B/op\n",
+		  "out.txt:1: value \"-8\" of B/op is negative" },
 		{ NULL, "BenchmarkX-2 10 5 ns/op 6 B/op 7 ns/op\n",
 		  "out.txt:1: unit \"ns/op\" twice on one line" },
 		{ NULL,
