@@ -1089,9 +1089,6 @@ static int nv_add(nvbench_state *st, const char *metric, const char *unit, doubl
 	return rc < 0 ? prefix_error(st->ctx, rc, st->source, 0) : 0;
 }
 
-static const bg_series *find_series(const bg_results *res, const char *benchmark,
-                                    const char *metric);
-
 static int nv_state(nvbench_state *st, json_object *state, const char *bench, const char *spath)
 {
 	char mpath[NV_PATH + QUOTE_MAX + 48];
@@ -1168,7 +1165,7 @@ static int nv_state(nvbench_state *st, json_object *state, const char *bench, co
 		              "no cold GPU time (summary \"" NV_GPU_MEAN_TAG "\")");
 		goto cleanup;
 	}
-	if (find_series(st->out, st->series.ptr, "gpu_time")) {
+	if (bg_results__find(st->out, st->series.ptr, "gpu_time")) {
 		rc = at_error(st->ctx, st->source, spath, "a second state named \"%.*s\" in %.*s",
 		              QUOTE_MAX, name, QUOTE_MAX, bench);
 		goto cleanup;
@@ -1376,15 +1373,41 @@ static int hf_check_runs(bg_ctx *ctx, const char *source, size_t i, const char *
 	return 0;
 }
 
-/* The first j < i with the same label, or i when labels[i] is new. */
-static size_t hf_same_label(char *const *labels, size_t i)
+/* Result indices by label, then by index (qsort_r: no global). */
+static int hf_by_label(const void *a, const void *b, void *data)
 {
-	size_t j;
+	char *const *labels = data;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	int c = strcmp(labels[i], labels[j]);
 
-	for (j = 0; j < i; j++)
-		if (!strcmp(labels[j], labels[i]))
-			return j;
-	return i;
+	return c ? c : (i > j) - (i < j);
+}
+
+/*
+ * Whether two results have one label: then *second is the first result
+ * whose label an earlier one has, and *first that earlier one.  Sorted, not
+ * compared pairwise: a file of a million results must not take hours.
+ */
+static int hf_duplicate(char *const *labels, size_t n, size_t *order, size_t *first, size_t *second)
+{
+	size_t k;
+	int found = 0;
+
+	for (k = 0; k < n; k++)
+		order[k] = k;
+	qsort_r(order, n, sizeof(*order), hf_by_label, (void *)labels);
+	/* In a run of one label, the first two are its earliest results. */
+	for (k = 1; k < n; k++) {
+		if (strcmp(labels[order[k - 1]], labels[order[k]]) != 0 ||
+		    (k >= 2 && !strcmp(labels[order[k - 2]], labels[order[k]])))
+			continue;
+		if (!found || order[k] < *second) {
+			*first = order[k - 1];
+			*second = order[k];
+			found = 1;
+		}
+	}
+	return found;
 }
 
 /*
@@ -1398,12 +1421,12 @@ static int hf_labels(bg_ctx *ctx, const char *source, const char *benchmark,
                      const char *const *commands, char *const *params, size_t n, char **labels)
 {
 	bg_buf b = BG_BUF_INIT;
-	size_t i, j;
-	int pass;
+	size_t *order = malloc((n ? n : 1) * sizeof(*order)), i, j = 0, dup = 0;
+	int pass, found = 0;
 
+	if (!order)
+		goto oom;
 	for (pass = benchmark ? 0 : 1; pass < 2; pass++) {
-		int unique = 1;
-
 		for (i = 0; i < n; i++) {
 			b.len = 0;
 			if ((pass == 1 || !*params[i]) && bg_buf_puts(&b, commands[i]) < 0)
@@ -1414,22 +1437,19 @@ static int hf_labels(bg_ctx *ctx, const char *source, const char *benchmark,
 			free(labels[i]);
 			if (!(labels[i] = bg_buf_detach(&b)))
 				goto oom;
-			if (hf_same_label(labels, i) != i)
-				unique = 0;
 		}
-		if (unique)
-			return 0;
+		if (!(found = hf_duplicate(labels, n, order, &j, &dup)))
+			break;
 	}
-	for (i = 0; i < n; i++) {
-		if ((j = hf_same_label(labels, i)) != i)
-			return bg_error_set(
-			        ctx, BG_EINPUT,
-			        "%s: results[%zu] and results[%zu] are both \"%.*s\": give "
-			        "each command its own --command-name",
-			        source, j, i, QUOTE_MAX, labels[i]);
-	}
+	free(order);
+	if (found)
+		return bg_error_set(ctx, BG_EINPUT,
+		                    "%s: results[%zu] and results[%zu] are both \"%.*s\": give "
+		                    "each command its own --command-name",
+		                    source, j, dup, QUOTE_MAX, labels[dup]);
 	return 0;
 oom:
+	free(order);
 	bg_buf_clear(&b);
 	return bg_error_oom(ctx);
 }
@@ -1989,7 +2009,7 @@ static int py_benchmark(bg_ctx *ctx, const char *source, const char *benchmark, 
 		return at_error(ctx, source, path, "the test's name is empty");
 	if ((rc = py_series(ctx, benchmark, json_object_get_string(v), series)) < 0)
 		return rc;
-	if (find_series(out, series->ptr, "time"))
+	if (bg_results__find(out, series->ptr, "time"))
 		return at_error(ctx, source, path, "a second benchmark named %s",
 		                bg_text__quote(spath, sizeof(spath), json_object_get_string(v)));
 	if ((rc = json_member(ctx, source, path, b, "stats", json_type_object, 1, &stats)) < 0)
@@ -2439,23 +2459,6 @@ static void printable_error(bg_ctx *ctx)
 }
 
 /*
- * Linear: bg_results has no public lookup.  `into` holds one run, so this
- * is at most a few thousand comparisons per parsed series.
- */
-static const bg_series *find_series(const bg_results *res, const char *benchmark,
-                                    const char *metric)
-{
-	size_t i, n = bg_results_series_count(res);
-
-	for (i = 0; i < n; i++) {
-		const bg_series *s = bg_results_series(res, i);
-		if (!strcmp(s->benchmark, benchmark) && !strcmp(s->metric, metric))
-			return s;
-	}
-	return NULL;
-}
-
-/*
  * Copies every parsed sample and outcome into `into`.  The one input error
  * the copy could meet, a unit that contradicts a series already in `into`,
  * is checked first so that it too leaves `into` untouched.
@@ -2468,7 +2471,7 @@ static int merge(bg_ctx *ctx, const char *source, const bg_results *from, bg_res
 	if (bg_results_series_count(into)) {
 		for (i = 0; i < n; i++) {
 			const bg_series *s = bg_results_series(from, i);
-			const bg_series *t = find_series(into, s->benchmark, s->metric);
+			const bg_series *t = bg_results__find(into, s->benchmark, s->metric);
 			if (t && strcmp(t->unit, s->unit) != 0)
 				return bg_error_set(
 				        ctx, BG_EINPUT,

@@ -119,6 +119,9 @@ enum { BG_PAIR_KEY_SHAPE, BG_PAIR_KEY, BG_PAIR_VALUE };
 const char *bg_results__bad_pair(const char *key, size_t keylen, const char *value, size_t vlen,
                                  int *bad);
 int bg_read_file_max(bg_ctx *ctx, const char *path, size_t max, char **data, size_t *len);
+/* The series (benchmark, metric) of a result set, or NULL; by its hash
+ * table, so that a parser asking once per series stays linear. */
+const bg_series *bg_results__find(const bg_results *res, const char *benchmark, const char *metric);
 
 /* Makes room in an array of `size`-byte elements for element n (its
  * capacity doubles); 0 or BG_ENOMEM, the array unchanged on failure. */

@@ -266,6 +266,14 @@ int bg_results_add(bg_ctx *ctx, bg_results *res, const char *benchmark, const ch
 	return 0;
 }
 
+const bg_series *bg_results__find(const bg_results *res, const char *benchmark, const char *metric)
+{
+	size_t pos;
+	series_slot *sl = find(res, benchmark, metric, key_hash(benchmark, metric), &pos);
+
+	return sl ? &sl->s : NULL;
+}
+
 int bg_results_set_direction(bg_results *res, const char *benchmark, const char *metric,
                              bg_direction dir)
 {

@@ -10,6 +10,7 @@
  * read their expected values back from the files with json-c.
  */
 #include <math.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -1041,6 +1042,94 @@ static void test_hostile_depth(void **state)
 	bg_results_free(r);
 	bg_buf_clear(&deep);
 	bg_ctx_free(ctx);
+}
+
+/* Seconds of the monotonic clock. */
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/*
+ * A file of 100,000 benchmarks (a few megabytes) parses in about the time
+ * of its JSON: no parser compares each name with every name before it,
+ * which took a minute here and hours for a file near the 256 MiB bound.
+ */
+static void test_hostile_many_names(void **state)
+{
+	static const struct {
+		bg_format format;
+		const char *head, *entry, *tail, *metric;
+	} cases[] = {
+		{ BG_FORMAT_PYTEST, "{\"benchmarks\": [",
+		  "{\"fullname\": \"t%zu\", \"stats\": {\"data\": [0.001]}}", "]}", "time" },
+		{ BG_FORMAT_NVBENCH, "{\"benchmarks\": [{\"name\": \"b\", \"states\": [",
+		  "{\"name\": \"s%zu\", \"is_skipped\": false, \"summaries\": [{\"tag\": "
+		  "\"nv/cold/time/gpu/mean\", \"data\": [{\"name\": \"value\", \"type\": "
+		  "\"float64\", \"value\": \"0.001\"}]}]}",
+		  "]}]}", "gpu_time" },
+		{ BG_FORMAT_HYPERFINE, "{\"results\": [",
+		  "{\"command\": \"c%zu\", \"times\": [0.001], \"exit_codes\": [0]}", "]}",
+		  "wall_time" },
+	};
+	const size_t n = 100000;
+	bg_buf text = BG_BUF_INIT;
+	size_t c, i;
+
+	(void)state;
+	for (c = 0; c < BG_ARRAY_SIZE(cases); c++) {
+		bg_results *r = NULL;
+		double t0;
+
+		text.len = 0;
+		assert_int_equal(bg_buf_puts(&text, cases[c].head), 0);
+		for (i = 0; i < n; i++) {
+			assert_int_equal(bg_buf_puts(&text, i ? ", " : ""), 0);
+			assert_int_equal(bg_buf_printf(&text, cases[c].entry, i), 0);
+		}
+		assert_int_equal(bg_buf_puts(&text, cases[c].tail), 0);
+		assert_int_equal(bg_results_new(&r), 0);
+		t0 = now_s();
+		assert_int_equal(
+		        bg_format_parse(NULL, cases[c].format, "big", "x", text.ptr, text.len, r),
+		        0);
+		if (now_s() - t0 > 10.0)
+			fail_msg("%s: %zu benchmarks took %.1f s", bg_format_name(cases[c].format),
+			         n, now_s() - t0);
+		assert_int_equal(bg_results_series_count(r), n);
+		assert_string_equal(bg_results_series(r, n - 1)->metric, cases[c].metric);
+		bg_results_free(r);
+	}
+	/* Of several labels twice, the one seen twice first is named, with its first. */
+	text.len = 0;
+	assert_int_equal(bg_buf_puts(&text, "{\"results\": ["), 0);
+	for (i = 0; i < 1000; i++)
+		assert_int_equal(bg_buf_printf(&text,
+		                               "%s{\"command\": \"c%zu\", \"times\": [0.001]}",
+		                               i ? ", " : "",
+		                               i == 700 || i == 900 ? 5
+		                               : i == 800           ? 3
+		                                                    : i),
+		                 0);
+	assert_int_equal(bg_buf_puts(&text, "]}"), 0);
+	{
+		bg_results *r = prefilled();
+		bg_ctx *ctx = NULL;
+
+		assert_int_equal(bg_ctx_new(&ctx), 0);
+		assert_int_equal(parse_str(ctx, BG_FORMAT_HYPERFINE, NULL, text.ptr, r), BG_EINPUT);
+		assert_string_equal(
+		        bg_ctx_error(ctx),
+		        "out.txt: results[5] and results[700] are both \"c5\": give each "
+		        "command its own --command-name");
+		assert_untouched(r);
+		bg_results_free(r);
+		bg_ctx_free(ctx);
+	}
+	bg_buf_clear(&text);
 }
 
 /* An nvbench document whose sample-times summary names `file`, `size` samples. */
@@ -2089,6 +2178,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_names),
 		cmocka_unit_test(test_hostile_lengths),
 		cmocka_unit_test(test_hostile_depth),
+		cmocka_unit_test(test_hostile_many_names),
 		cmocka_unit_test(test_nvbench_side_files),
 		cmocka_unit_test(test_hyperfine_real),
 		cmocka_unit_test(test_hyperfine_bad),
