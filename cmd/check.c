@@ -113,7 +113,7 @@ static bg_table *verdict_table(const bg_check_result *res, int with_confirm)
 	if (!t)
 		return NULL;
 	for (i = 0; i < res->nrows; i++) {
-		char cells[9][192];
+		char cells[9][BG_CHECK_CELL];
 		const char *row[9];
 
 		bg_check__row_cells(&res->rows[i], 0, cells);

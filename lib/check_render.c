@@ -193,36 +193,59 @@ void bg_check__confirm_text(const bg_verdict_row *r, char *buf, size_t len)
 	         100.0 * c->test.delta, c->pairs, what, c->pairs == 1 ? "" : "s", p);
 }
 
-int bg_check__row_cells(const bg_verdict_row *r, int md, char cells[9][192])
+/* s as a cell, cut where a character starts, with an ellipsis, if longer
+ * than a cell holds (a message; a name from a database before the bound). */
+static void cell_text(char cell[BG_CHECK_CELL], const char *s)
 {
-	char a[48], b[48];
+	size_t n = strlen(s);
 
-	snprintf(cells[0], 192, md && r->verdict == BG_VERDICT_REGRESSION ? "**%s**" : "%s",
+	if (n < BG_CHECK_CELL) {
+		memcpy(cell, s, n + 1);
+		return;
+	}
+	n = BG_CHECK_CELL - 4;
+	while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+		n--;
+	memcpy(cell, s, n);
+	memcpy(cell + n, "\xE2\x80\xA6", 4);
+}
+
+int bg_check__row_cells(const bg_verdict_row *r, int md, char cells[9][BG_CHECK_CELL])
+{
+	/* A value and its unit, the unit as long as a name may be. */
+	char a[BG_NAME_MAX + 48], b[BG_NAME_MAX + 48];
+
+	snprintf(cells[0], BG_CHECK_CELL,
+	         md && r->verdict == BG_VERDICT_REGRESSION ? "**%s**" : "%s",
 	         bg_verdict_name(r->verdict));
-	snprintf(cells[1], 192, md ? "`%s`" : "%s", r->series);
+	if (md)
+		snprintf(cells[1], BG_CHECK_CELL, "`%s`", r->series);
+	else
+		cell_text(cells[1], r->series);
 	cells[2][0] = cells[3][0] = cells[4][0] = cells[5][0] = cells[6][0] = '\0';
 	if (tested(r)) {
 		bg_unit_format(a, sizeof(a), r->test.base_mean, r->unit);
 		bg_unit_format(b, sizeof(b), r->test.base_ci, r->unit);
-		snprintf(cells[2], 192, "%s ± %s", a, b);
-		bg_unit_format(cells[3], 192, r->test.cur_mean, r->unit);
+		snprintf(cells[2], BG_CHECK_CELL, "%s ± %s", a, b);
+		bg_unit_format(cells[3], BG_CHECK_CELL, r->test.cur_mean, r->unit);
 		/* The mean's own movement; the verdict says whether that is good. */
-		bg_check__pct(cells[4], 192, r->test.delta);
+		bg_check__pct(cells[4], BG_CHECK_CELL, r->test.delta);
 		if (r->deterministic)
 			/* No p: the threshold judged it, against this floor. */
-			snprintf(cells[5], 192, "floor %.2g%%", 100.0 * r->noise_floor);
+			snprintf(cells[5], BG_CHECK_CELL, "floor %.2g%%", 100.0 * r->noise_floor);
 		else
-			bg_check__p(cells[5], 192,
+			bg_check__p(cells[5], BG_CHECK_CELL,
 			            r->test.change < 0 ? r->p_better_adjusted : r->p_adjusted);
 		if (isfinite(r->test.effect))
-			snprintf(cells[6], 192, "%.2f", r->test.effect);
+			snprintf(cells[6], BG_CHECK_CELL, "%.2f", r->test.effect);
 		else
-			snprintf(cells[6], 192, "%s", r->test.effect > 0 ? "inf" : "-inf");
+			snprintf(cells[6], BG_CHECK_CELL, "%s",
+			         r->test.effect > 0 ? "inf" : "-inf");
 	} else if (r->message) {
-		snprintf(cells[2], 192, "%s", r->message);
+		cell_text(cells[2], r->message);
 	}
-	snprintf(cells[7], 192, "%zu/%zu", r->baseline_runs, r->current_runs);
-	bg_check__confirm_text(r, cells[8], 192);
+	snprintf(cells[7], BG_CHECK_CELL, "%zu/%zu", r->baseline_runs, r->current_runs);
+	bg_check__confirm_text(r, cells[8], BG_CHECK_CELL);
 	return 0;
 }
 
@@ -278,7 +301,7 @@ int bg_check_markdown(bg_ctx *ctx, const bg_check_result *res, char **out)
 	 * a code span and the rest (units, messages) text escaped as such. */
 	bg_table_markup(t);
 	for (i = 0; i < res->nrows && !e; i++) {
-		char cells[9][192];
+		char cells[9][BG_CHECK_CELL];
 		char *md[9] = { NULL };
 		const char *row[9];
 

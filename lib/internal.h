@@ -260,7 +260,10 @@ void bg_table_free(bg_table *t);
 void bg_check__pct(char *buf, size_t len, double change);
 void bg_check__p(char *buf, size_t len, double p);
 void bg_check__confirm_text(const bg_verdict_row *r, char *buf, size_t len);
-int bg_check__row_cells(const bg_verdict_row *r, int md, char cells[9][192]);
+/* A cell holds a whole series name (benchmark and metric) or two values in
+ * a unit of BG_NAME_MAX bytes; a longer message is cut, with an ellipsis. */
+#define BG_CHECK_CELL (2 * BG_NAME_MAX + 128)
+int bg_check__row_cells(const bg_verdict_row *r, int md, char cells[9][BG_CHECK_CELL]);
 int bg_check__summary_line(const bg_check_result *res, bg_buf *b);
 
 /*

@@ -164,11 +164,65 @@ static void test_hostile_names(void **state)
 	free(xml);
 }
 
+/*
+ * The verdict table's cells (`check` on a terminal, and its Markdown) hold
+ * a whole series name and unit at the 1024-byte bound of each: two series
+ * that differ only at their end must not read as one.  A longer message is
+ * cut where a character starts.
+ */
+static void test_long_names(void **state)
+{
+	static char bench[BG_NAME_MAX + 1], series[2 * BG_NAME_MAX + 2], unit[BG_NAME_MAX + 1],
+	        message[3 * BG_CHECK_CELL];
+	char cells[9][BG_CHECK_CELL], *md;
+	bg_verdict_row rows[2];
+	bg_check_result res;
+	bg_ctx *ctx = NULL;
+	size_t i, n;
+
+	(void)state;
+	/* "日" is 3 bytes: no cut of a fixed width lands between characters. */
+	for (i = 0; i + 3 <= BG_NAME_MAX - 1; i += 3)
+		memcpy(bench + i, "\xe6\x97\xa5", 3);
+	bench[i] = 'x';
+	for (i = 0; i < BG_NAME_MAX; i++)
+		unit[i] = 'u';
+	snprintf(series, sizeof(series), "%s:%s", bench, unit);
+	row(&rows[0], series, bench, unit, BG_VERDICT_REGRESSION);
+	rows[0].unit = unit;
+	tested(&rows[0], 1.0, 2.0, 0.001);
+	assert_int_equal(bg_check__row_cells(&rows[0], 0, cells), 0);
+	assert_string_equal(cells[1], series);
+	assert_non_null(strstr(cells[2], unit));
+	assert_non_null(strstr(strstr(cells[2], unit) + 1, unit));
+	assert_string_equal(cells[3] + strlen(cells[3]) - BG_NAME_MAX, unit);
+	/* A message longer than a cell: cut before a character, then "…". */
+	for (i = 0; i + 3 < sizeof(message); i += 3)
+		memcpy(message + i, "\xe6\x97\xa5", 3);
+	message[i] = '\0';
+	row(&rows[1], "b:m", "b", "m", BG_VERDICT_SKIPPED);
+	rows[1].message = message;
+	assert_int_equal(bg_check__row_cells(&rows[1], 0, cells), 0);
+	n = strlen(cells[2]);
+	assert_true(n < BG_CHECK_CELL && n > BG_CHECK_CELL - 8);
+	assert_string_equal(cells[2] + n - 3, "\xe2\x80\xa6");
+	assert_true(bg_text__ok(cells[2]));
+	assert_memory_equal(cells[2], message, n - 3);
+	/* The Markdown has the whole name too. */
+	result(&res, rows, 1);
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_check_markdown(ctx, &res, &md), 0);
+	assert_non_null(strstr(md, bench));
+	free(md);
+	bg_ctx_free(ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_outcomes),
 		cmocka_unit_test(test_hostile_names),
+		cmocka_unit_test(test_long_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
