@@ -289,6 +289,14 @@ const char *bg_text__quote_n(char *buf, size_t size, const char *s, size_t n)
 	cut = i;
 	if (cut < b.len)
 		more = 1;
+	/* And what fits in buf with its quotes (and "…"): cut where a
+	 * character starts, not where snprintf would stop. */
+	if (size >= 6 && cut + 3 + (more ? 3 : 0) > size) {
+		more = 1;
+		cut = size - 6;
+		while (cut > 0 && ((unsigned char)b.ptr[cut] & 0xC0) == 0x80)
+			cut--;
+	}
 	snprintf(buf, size, "\"%.*s%s\"", (int)cut, b.ptr, more ? "\u2026" : "");
 	bg_buf_clear(&b);
 	return buf;

@@ -117,6 +117,32 @@ static void test_terminal(void **state)
 	assert_esc(BG_ESC_TERM, "", "");
 }
 
+/* A quote cut short for its buffer ends where a character starts, with
+ * its ellipsis and closing quote, whatever the buffer's size. */
+static void test_quote(void **state)
+{
+	static const char cjk[] = "\xe6\x97\xa5\xe6\x97\xa5\xe6\x97\xa5\xe6\x97\xa5\xe6\x97\xa5"
+	                          "\xe6\x97\xa5\xe6\x97\xa5\xe6\x97\xa5\xe6\x97\xa5\xe6\x97\xa5";
+	char big[320], small[16], name[400];
+	size_t i;
+
+	(void)state;
+	assert_string_equal(bg_text__quote(big, sizeof(big), "a\x1b"), "\"a\\x1b\"");
+	assert_string_equal(bg_text__quote(small, sizeof(small), "abc"), "\"abc\"");
+	/* 30 bytes do not fit in 16: 9 bytes, three whole characters, then "…". */
+	assert_string_equal(bg_text__quote(small, sizeof(small), cjk),
+	                    "\"\xe6\x97\xa5\xe6\x97\xa5\xe6\x97\xa5\xe2\x80\xa6\"");
+	/* 80 three-byte characters in the 160 bytes of a Catch2 message. */
+	for (i = 0; i < 80; i++)
+		memcpy(name + 3 * i, "\xe6\x97\xa5", 3);
+	name[240] = '\0';
+	assert_non_null(bg_text__quote(big, 160, name));
+	assert_true(bg_text__ok(big));
+	assert_int_equal(big[strlen(big) - 1], '"');
+	assert_non_null(strstr(big, "\xe2\x80\xa6\""));
+	assert_true(strlen(big) < 160);
+}
+
 static void test_json(void **state)
 {
 	json_object *o = json_object_new_object(), *a = json_object_new_array(), *back;
@@ -151,7 +177,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_invalid),  cmocka_unit_test(test_html),
 		cmocka_unit_test(test_markdown), cmocka_unit_test(test_terminal),
-		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_quote),    cmocka_unit_test(test_json),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
