@@ -98,6 +98,22 @@ static int is_blank(char c)
 }
 
 /*
+ * Whether the n bytes at s are written as a decimal number could be: what
+ * strtod_l() reads besides ("0x10" as 16, "0x1p4", "infinity") is no
+ * benchmark's way of printing a measurement, and a hexadecimal count read
+ * as a time would be stored as if it were one.
+ */
+static int decimal_chars(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strchr("0123456789+-.eE", s[i]) || !s[i])
+			return 0;
+	return n > 0;
+}
+
+/*
  * What makes a field unfit to be a series name or a unit, or NULL: what no
  * name may hold (bg_results__bad_name), and for a series name a ':', since
  * series are addressed as "benchmark:metric".
@@ -186,6 +202,10 @@ static int lines_one(bg_ctx *ctx, const char *source, size_t line, const char *b
 		                    field[1]);
 	if (!isfinite(value))
 		return bg_error_set(ctx, BG_EINPUT, "%s:%zu: value \"%.*s\" is not a finite number",
+		                    source, line, (int)(flen[1] < QUOTE_MAX ? flen[1] : QUOTE_MAX),
+		                    field[1]);
+	if (!decimal_chars(field[1], flen[1]))
+		return bg_error_set(ctx, BG_EINPUT, "%s:%zu: value \"%.*s\" is not a decimal number",
 		                    source, line, (int)(flen[1] < QUOTE_MAX ? flen[1] : QUOTE_MAX),
 		                    field[1]);
 
@@ -836,6 +856,9 @@ static int nv_number(nvbench_state *st, json_object *summ, const char *path, con
 		                QUOTE_MAX, value);
 	if (!isfinite(*out))
 		return at_error(st->ctx, st->source, path, "%s \"%.*s\" is not a finite number",
+		                name, QUOTE_MAX, value);
+	if (!decimal_chars(value, strlen(value)))
+		return at_error(st->ctx, st->source, path, "%s \"%.*s\" is not a decimal number",
 		                name, QUOTE_MAX, value);
 	/* A GPU time, a bandwidth or an item rate, as the sample times are. */
 	if (*out < 0)
@@ -1800,6 +1823,10 @@ static int go_result(go_state *st, size_t line, const char *p, const char *end)
 			return bg_error_set(
 			        st->ctx, BG_EINPUT, "%s:%zu: value \"%.*s\" is not a finite number",
 			        st->source, line, (int)(vn < QUOTE_MAX ? vn : QUOTE_MAX), v);
+		if (!decimal_chars(v, vn))
+			return bg_error_set(
+			        st->ctx, BG_EINPUT, "%s:%zu: value \"%.*s\" is not a decimal number",
+			        st->source, line, (int)(vn < QUOTE_MAX ? vn : QUOTE_MAX), v);
 		/* go test's own units are a time, sizes, counts and a rate; what
 		 * b.ReportMetric reports may be anything. */
 		if (value < 0 && go_own_unit(f, n))
@@ -2197,7 +2224,7 @@ static int perf_number(perf_state *st, const char *f, size_t n, double *v)
 	memcpy(buf, f, n);
 	buf[n] = '\0';
 	*v = strtod_l(buf, &end, st->c_locale);
-	return end == buf + n && isfinite(*v);
+	return end == buf + n && decimal_chars(buf, n) && isfinite(*v);
 }
 
 static int perf_uncounted(const char *f, size_t n)

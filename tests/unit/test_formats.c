@@ -519,6 +519,9 @@ static void test_lines_bad_lines(void **state)
 		{ "BENCHGUARD a 1e999 s\n", "out.txt:1: value \"1e999\" is not a finite number" },
 		{ "BENCHGUARD a 1.5x s\n", "out.txt:1: value \"1.5x\" is not a number" },
 		{ "BENCHGUARD a 1,5 s\n", "out.txt:1: value \"1,5\" is not a number" },
+		/* strtod's hexadecimal: 0x10 would be stored as 16 ms. */
+		{ "BENCHGUARD a 0x10 ms\n", "out.txt:1: value \"0x10\" is not a decimal number" },
+		{ "BENCHGUARD a 0x1p4 ms\n", "out.txt:1: value \"0x1p4\" is not a decimal number" },
 		{ "BENCHGUARD a 1 s\n\nBENCHGUARD a 2 B\n",
 		  "out.txt:3: app:a: unit \"B\" differs from earlier \"s\"" },
 		{ "", "out.txt: no BENCHGUARD lines in output" },
@@ -773,6 +776,9 @@ static void test_nvbench_bad_files(void **state)
 		  "bad-not-number.json: benchmarks[1].states[0].summaries[3] "
 		  "(\"nv/cold/time/gpu/mean\"): value \"1.5ms\" is not a "
 		  "number" },
+		{ "bad-hex.json", "bad-hex.json: benchmarks[1].states[0].summaries[3] "
+		                  "(\"nv/cold/time/gpu/mean\"): value \"0x1p-12\" is not a "
+		                  "decimal number" },
 		{ "bad-no-gpu-time.json", "bad-no-gpu-time.json: benchmarks[1].states[0]: no cold "
 		                          "GPU time (summary \"nv/cold/time/gpu/mean\")" },
 		{ "bad-missing-tag.json",
@@ -1464,6 +1470,8 @@ static void test_go_bad(void **state)
 		  "out.txt:2: value \"abc\" is not a finite number" },
 		{ NULL, "BenchmarkX 10 NaN ns/op\n",
 		  "out.txt:1: value \"NaN\" is not a finite number" },
+		{ NULL, "BenchmarkX 10 0x20 ns/op\n",
+		  "out.txt:1: value \"0x20\" is not a decimal number" },
 		{ NULL, "BenchmarkX 10 5 ns:op\n", "out.txt:1: unit \"ns:op\" contains ':'" },
 		{ NULL, "BenchmarkX-2 10 -5 ns/op\n",
 		  "out.txt:1: value \"-5\" of ns/op is negative" },
@@ -2067,6 +2075,8 @@ static void test_perfstat_bad(void **state)
 		  "out.txt:1: value \"abc\" is not a finite number" },
 		{ NULL, "nan,,cycles,1,100.00,,\n",
 		  "out.txt:1: value \"nan\" is not a finite number" },
+		{ NULL, "0x10,,cycles,1,100.00,,\n",
+		  "out.txt:1: value \"0x10\" is not a finite number" },
 		{ NULL, "1e400,,cycles,1,100.00,,\n",
 		  "out.txt:1: value \"1e400\" is not a finite number" },
 		{ NULL, "-inf,,cycles,1,100.00,,\n",
