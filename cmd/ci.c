@@ -54,23 +54,33 @@ static void annotations(const bg_check_result *res)
 {
 	size_t i;
 
+	/* Formatted whole (a series name may be 2 KiB, a failure's message
+	 * longer): a fixed buffer cut the numbers off, or a character in two. */
 	for (i = 0; i < res->nrows; i++) {
 		const bg_verdict_row *r = &res->rows[i];
-		char msg[1024];
+		char *msg = NULL;
 
-		if (r->verdict == BG_VERDICT_REGRESSION) {
-			snprintf(msg, sizeof(msg),
-			         "%s got %.1f%% worse than the %s baseline (p=%.2g adjusted, "
-			         "g=%.2f, %zu baseline runs)%s%s",
-			         r->series, 100.0 * r->test.change, res->baseline_branch,
-			         r->p_adjusted, r->test.effect, r->baseline_runs,
-			         r->message ? "; " : "", r->message ? r->message : "");
+		if (r->verdict == BG_VERDICT_REGRESSION && r->deterministic) {
+			/* No p and no g: the noise floor judged it, as the table says. */
+			msg = bg_printf("%s got %.1f%% worse than the %s baseline (near-deterministic, "
+			                "noise floor %.2g%%, %zu baseline runs)%s%s",
+			                r->series, 100.0 * r->test.change, res->baseline_branch,
+			                100.0 * r->noise_floor, r->baseline_runs,
+			                r->message ? "; " : "", r->message ? r->message : "");
+			annotate("error", "benchguard: performance regression", msg);
+		} else if (r->verdict == BG_VERDICT_REGRESSION) {
+			msg = bg_printf("%s got %.1f%% worse than the %s baseline (p=%.2g adjusted, "
+			                "g=%.2f, %zu baseline runs)%s%s",
+			                r->series, 100.0 * r->test.change, res->baseline_branch,
+			                r->p_adjusted, r->test.effect, r->baseline_runs,
+			                r->message ? "; " : "", r->message ? r->message : "");
 			annotate("error", "benchguard: performance regression", msg);
 		} else if (r->verdict == BG_VERDICT_FAILED) {
-			snprintf(msg, sizeof(msg), "%s did not run: %s", r->series,
-			         r->message ? r->message : "failed");
+			msg = bg_printf("%s did not run: %s", r->series,
+			                r->message ? r->message : "failed");
 			annotate("error", "benchguard: benchmark failed", msg);
 		}
+		free(msg);
 	}
 }
 

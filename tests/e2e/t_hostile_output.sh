@@ -38,6 +38,8 @@ with open(out, "w") as f:
         f.write("BENCHGUARD %s %.6f ms\n" % (name, 3.0 * slow * g()))
         f.write("BENCHGUARD comment %.6f <!--\n" % (4.0 * slow * g()))
         f.write("BENCHGUARD old %.6f ms\n" % (5.0 * slow * g()))
+        # A long name of three-byte characters (1,024 bytes, the most).
+        f.write("BENCHGUARD long%s %.6f ms\n" % ("\u65e5" * 340, 6.0 * slow * g()))
 P
 	"$BG" -q import "$T/run$i.txt" --format lines --name h --machine e2e >/dev/null ||
 		echo "# import $i failed"
@@ -86,6 +88,17 @@ GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY="$T/summary.md" "$BG" ci --machine e2e \
 	>"$T/gh.out" 2>&1
 check "ci wrote its step summary and annotations" grep -q '^::error title=benchguard' "$T/gh.out"
 check "GitHub Actions log: no forged workflow command, no escape sequence" $PY "$T/clean.py" "$T/gh.out"
+check "a long series name's annotation keeps its numbers, in valid UTF-8" $PY - "$T/gh.out" <<'P'
+import re, sys
+lines = [l for l in open(sys.argv[1], "rb").read().split(b"\n") if b"h:long" in l and l.startswith(b"::error")]
+assert len(lines) == 1, lines
+l = lines[0].decode("utf-8")  # raises on a character cut in two
+assert "\u65e5" * 340 + " got " in l, l[-200:]
+# Its baseline runs are alike (one seed): judged by the noise floor, no p
+# ("%" is "%25" in a workflow command).
+assert re.search(r" worse than the main baseline \(near-deterministic, noise floor \S+%25, \d+ baseline runs\)(; .*)?$", l), l[-200:]
+assert "nan" not in l and "inf" not in l, l[-200:]
+P
 # A message naming a hostile series: one line, shown.
 "$BG" history "h:old$(printf '\033')[31m" >"$T/msg.out" 2>"$T/msg.err"
 check "an error message quoting a name is clean" $PY "$T/clean.py" "$T/msg.err"
