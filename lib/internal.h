@@ -188,6 +188,10 @@ double bg_simulate__est_cycles(const bg_sim_counts *c);
  * above benchguard's own peak (the larger of floor_kib and own_kib[i], read
  * as execution i started) by more than slack_kib (-1: none). */
 long bg_runner__rss_slack_kib(long cpus, long page_kib);
+/* bg_exec that keeps the end of stdout, not its start, once it passes
+ * opts->out_limit (out_truncated then says its start was dropped): a
+ * build's error comes last. */
+int bg_exec__tail(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, bg_exec_result *out);
 int bg_runner__rss_below(const long *rss_kib, const long *own_kib, int n, long floor_kib,
                          long slack_kib);
 

@@ -160,6 +160,7 @@ typedef struct {
 	char *out; /* stdout kept so far, up to limit */
 	size_t out_len, out_cap, out_limit;
 	int out_truncated;
+	int out_tail; /* past the limit, keep the end of stdout rather than its start */
 	int oom;
 	char ring[BG_ERR_TAIL]; /* the last bytes of stderr, wrapping at pos */
 	size_t ring_pos, ring_len;
@@ -205,7 +206,8 @@ static int out_reserve(exec_io *io)
  * One read from a readable pipe (it is blocking, and poll said there is data
  * or EOF).  Returns 1 at EOF (or a read error, treated the same), else 0.
  * Past the limit, or out of memory, stdout is read and thrown away so the
- * child never blocks on a full pipe.
+ * child never blocks on a full pipe: what came last, or with out_tail what
+ * came first (the older half of what is kept makes room for the rest).
  */
 static int pipe_read(exec_io *io, int fd, int is_err)
 {
@@ -213,6 +215,14 @@ static int pipe_read(exec_io *io, int fd, int is_err)
 	ssize_t n;
 
 	for (;;) {
+		if (!is_err && io->out_tail && !io->oom && io->out_len >= io->out_limit &&
+		    io->out_limit >= 2) {
+			size_t keep = io->out_limit / 2;
+
+			memmove(io->out, io->out + io->out_len - keep, keep);
+			io->out_len = keep;
+			io->out_truncated = 1;
+		}
 		if (!is_err && !io->oom && io->out_len < io->out_limit) {
 			size_t room;
 
@@ -1013,6 +1023,7 @@ typedef struct {
 	double *values;          /* the counters' values, bg_counters__count() of them */
 	const proc_view *proc;   /* /proc held open by the caller; NULL: opened per execution */
 	long *hwm_kib;           /* set to our peak RSS as the command started (-1: unknown) */
+	int out_tail;            /* keep the end of stdout past its limit (bg_exec__tail) */
 } exec_extra;
 
 static int exec_run(bg_ctx *ctx, const char *command, const bg_exec_opts *opts,
@@ -1072,6 +1083,7 @@ static int exec_run(bg_ctx *ctx, const char *command, const bg_exec_opts *opts,
 			goto oom;
 	}
 	io->out_limit = opts->out_limit ? opts->out_limit : DEFAULT_OUT_LIMIT;
+	io->out_tail = x && x->out_tail;
 	if (pipe2(errp, O_CLOEXEC) < 0 ||
 	    (opts->capture_stdout && !opts->log_path && pipe2(outp, O_CLOEXEC) < 0)) {
 		error = bg_error_errno(ctx, BG_ERROR, "cannot create a pipe to run \"%s\"",
@@ -1267,6 +1279,17 @@ cleanup:
 int bg_exec(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, bg_exec_result *out)
 {
 	int killed = 0, rc = exec_run(ctx, command, opts, NULL, out, &killed);
+
+	if (killed)
+		bg_log(ctx, BG_LOG_WARN, "\"%s\": killed %d process%s it left running (a daemon?)",
+		       command, killed, killed == 1 ? "" : "es");
+	return rc;
+}
+
+int bg_exec__tail(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, bg_exec_result *out)
+{
+	exec_extra x = { .out_tail = 1 };
+	int killed = 0, rc = exec_run(ctx, command, opts, &x, out, &killed);
 
 	if (killed)
 		bg_log(ctx, BG_LOG_WARN, "\"%s\": killed %d process%s it left running (a daemon?)",

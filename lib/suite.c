@@ -162,7 +162,9 @@ int bg_suite_build(bg_ctx *ctx, const bg_config *cfg, const char *cwd, bg_machin
 	o.capture_stdout = 1;
 	o.out_limit = 1 << 20;
 	bg_log(ctx, BG_LOG_INFO, "build: %s", cmd);
-	if ((error = bg_exec(ctx, cmd, &o, &r)) < 0)
+	/* A failure shows the end of stdout, where the error is, however much
+	 * the build printed before it. */
+	if ((error = bg_exec__tail(ctx, cmd, &o, &r)) < 0)
 		return error;
 	out->ran = 1;
 	out->seconds = r.wall;

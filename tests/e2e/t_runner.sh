@@ -127,4 +127,14 @@ J
 check "a failing build -> exit 3" expect_rc 3 "$BG" run
 check "... with the build log's tail on stderr" grep -q 'error: missing semicolon' "$T/err"
 check "... and a one-line reason last" bash -c "tail -n 1 $T/err | grep -q '^benchguard: build failed (exit status 2)'"
+
+# A build that prints more than benchguard keeps of its stdout (1 MiB)
+# before it fails: the tail shown is the end of what it printed.
+cat >benchguard.json <<'J'
+{ "build": "seq 1 400000; echo 'error: the real cause'; exit 2",
+  "benchmarks": [ { "name": "x", "command": "true" } ] }
+J
+check "a failing build with 2.6 MB of output -> exit 3" expect_rc 3 "$BG" run
+check "... and its tail on stderr is the end of its output" bash -c "
+	grep -q 'error: the real cause' $T/err && grep -qx 399999 $T/err"
 finish

@@ -678,6 +678,29 @@ static void test_exec_stdout_bounded(void **state)
 	bg_exec_result_clear(&r);
 }
 
+/* A build's stdout past the limit: its end is kept, where the error is. */
+static void test_exec_stdout_tail_kept(void **state)
+{
+	bg_ctx *ctx = *state;
+	bg_exec_opts o = { NULL, 0, 1, 4096, NULL, NULL };
+	bg_exec_result r;
+
+	assert_int_equal(bg_exec__tail(ctx, "seq 1 100000; echo last line", &o, &r), 0);
+	assert_true(r.exited && r.exit_status == 0);
+	assert_true(r.out_truncated);
+	assert_true(r.out_len <= 4096 && r.out_len >= 2048);
+	assert_int_equal(r.out[r.out_len], '\0');
+	assert_non_null(strstr(r.out, "99999\n100000\nlast line\n"));
+	assert_int_equal(strlen(r.out), r.out_len);
+	bg_exec_result_clear(&r);
+
+	/* Below the limit, all of it. */
+	assert_int_equal(bg_exec__tail(ctx, "seq 1 3", &o, &r), 0);
+	assert_string_equal(r.out, "1\n2\n3\n");
+	assert_false(r.out_truncated);
+	bg_exec_result_clear(&r);
+}
+
 static void test_exec_stderr_tail(void **state)
 {
 	bg_ctx *ctx = *state;
@@ -1280,6 +1303,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_exec_cancel),
 		cmocka_unit_test(test_exec_crash_and_describe),
 		cmocka_unit_test(test_exec_stdout_bounded),
+		cmocka_unit_test(test_exec_stdout_tail_kept),
 		cmocka_unit_test(test_exec_stderr_tail),
 		cmocka_unit_test(test_run_time_format),
 		cmocka_unit_test(test_run_peak_rss_slack),
