@@ -757,7 +757,8 @@ static int check_series_measured(bisect_state *b, const bg_check_result *res, co
 
 /* Nothing to bisect: what the ends' pairs showed, series by series. */
 static int print_no_difference(cli_state *st, const bg_check_result *res, const char *good,
-                               const char *bad, const char *series, size_t pairs, size_t builds)
+                               const char *bad, const char *series, size_t pairs, size_t builds,
+                               int failed)
 {
 	char *json = NULL;
 	int rc;
@@ -775,15 +776,21 @@ static int print_no_difference(cli_state *st, const bg_check_result *res, const 
 		json_object_object_add(top, "first_bad", NULL);
 		json_object_object_add(top, "good", json_object_new_string(good));
 		json_object_object_add(top, "bad", json_object_new_string(bad));
-		json_object_object_add(top, "message",
-		                       json_object_new_string("the ends do not differ"));
+		json_object_object_add(
+		        top, "message",
+		        json_object_new_string(failed ? "a benchmark failed at an end"
+		                                      : "the ends do not differ"));
 		json_object_object_add(top, "pairs", json_object_new_int64((int64_t)pairs));
 		json_object_object_add(top, "ends", ends);
 		json_object_object_add(top, "steps", json_object_new_array());
 		json_object_object_add(top, "builds", json_object_new_int64((int64_t)builds));
 		return cli_print_json(st, top);
 	}
-	if (series)
+	if (failed)
+		printf("nothing to bisect: a benchmark failed at an end, %.12s or %.12s (%zu "
+		       "pairs):\n\n",
+		       good, bad, pairs);
+	else if (series)
 		printf("nothing to bisect: %s does not differ between %.12s and %.12s (%zu "
 		       "pairs):\n\n",
 		       series, good, bad, pairs);
@@ -977,9 +984,19 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 			target = r;
 	}
 	if (!target) {
+		/* A benchmark that failed at an end may be the one that moved:
+		 * a run failure, not "the ends do not differ". */
+		int failed = bg_check_exit_code(res) == 3;
+
 		if ((rc = print_no_difference(st, res, cg.sha, cb.sha, series_arg, e.npairs,
-		                              b.builds)) < 0)
+		                              b.builds, failed)) < 0)
 			goto cleanup;
+		if (failed) {
+			rc = bg_error_set(st->ctx, BG_ERROR,
+			                  "bisect: a benchmark failed at an end of the range: "
+			                  "nothing else differs to bisect");
+			goto cleanup;
+		}
 		cli_info(st, "bisect: the ends do not differ significantly");
 		rc = 1;
 		goto cleanup;

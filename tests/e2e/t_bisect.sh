@@ -319,4 +319,17 @@ check "... naming those it measures" grep -qx 'benchguard: --series s:nometric: 
 check "--series s:v bisects it" \
 	expect_rc 0 "$BG" bisect --good "${F[0]}" --bad "${F[2]}" --runs 4 --series s:v --json
 check "... to F1" grep -q "\"first_bad\": \"${F[1]}\"" "$T/out"
+# A benchmark that fails at an end is a run failure (exit 3), not "the
+# ends do not differ" (exit 1): it may be the very one that moved.
+export BENCHGUARD_DB="$T/bisect7.db"
+sed -i '1i [ -e "fail_$1" ] \&\& { echo "$1 crashed" >\&2; exit 5; }' bench.sh
+F[3]=$(commit "F3: bench.sh fails where fail_<name> exists")
+touch fail_u
+F[4]=$(commit "F4: u crashes")
+check "compare of an end where a benchmark crashes: exit 3" \
+	expect_rc 3 "$BG" compare "${F[3]}" "${F[4]}" --runs 2
+check "bisect with a benchmark that crashes at the bad end: exit 3" \
+	expect_rc 3 "$BG" bisect --good "${F[3]}" --bad "${F[4]}" --runs 2
+check "... the table shows the failure" grep -q 'failed *u *failed at the candidate: exit status 5; stderr: u crashed' "$T/out"
+check "... and the last line says why" bash -c "tail -n 1 $T/err | grep -q '^benchguard: bisect: a benchmark failed at an end'"
 finish
