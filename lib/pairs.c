@@ -159,36 +159,74 @@ static char **next_benchmarks(pstate *p, int *all)
 	return v;
 }
 
-/* Notes a failed (or skipped) benchmark once, with why. */
+/* Notes a failed benchmark once, with why. */
+static int note_failure(pstate *p, const bg_outcome *oc, const char *side)
+{
+	size_t k;
+
+	p->failed++;
+	for (k = 0; k < p->nfailed; k++)
+		if (!strcmp(p->failed_names[k], oc->benchmark))
+			return 0;
+	/* Both arrays hold nfailed + 1 entries before either is filled, so
+	 * that state_clear frees what there is whatever fails. */
+	if (bg_grow((void **)&p->failed_names, &p->failed_cap, p->nfailed, sizeof(char *)) < 0 ||
+	    bg_grow((void **)&p->failed_why, &p->why_cap, p->nfailed, sizeof(char *)) < 0)
+		return bg_error_oom(p->ctx);
+	p->failed_names[p->nfailed] = bg_strdup(oc->benchmark);
+	p->failed_why[p->nfailed] =
+	        bg_printf("failed at the %s: %s", side, oc->message ? oc->message : "?");
+	p->nfailed++;
+	if (!p->failed_names[p->nfailed - 1] || !p->failed_why[p->nfailed - 1])
+		return bg_error_oom(p->ctx);
+	return 0;
+}
+
+/* Notes the failed benchmarks of a run just made. */
 static int note_failures(pstate *p, const bg_results *res, const char *side)
 {
-	size_t i, k;
+	size_t i;
+	int error;
 
 	for (i = 0; i < bg_results_outcome_count(res); i++) {
 		const bg_outcome *oc = bg_results_outcome(res, i);
-		int seen = 0;
 
-		if (oc->status != BG_BENCH_FAILED)
-			continue;
-		p->failed++;
-		for (k = 0; k < p->nfailed && !seen; k++)
-			seen = !strcmp(p->failed_names[k], oc->benchmark);
-		if (seen)
-			continue;
-		/* Both arrays hold nfailed + 1 entries before either is filled, so
-		 * that state_clear frees what there is whatever fails. */
-		if (bg_grow((void **)&p->failed_names, &p->failed_cap, p->nfailed, sizeof(char *)) <
-		            0 ||
-		    bg_grow((void **)&p->failed_why, &p->why_cap, p->nfailed, sizeof(char *)) < 0)
-			return bg_error_oom(p->ctx);
-		p->failed_names[p->nfailed] = bg_strdup(oc->benchmark);
-		p->failed_why[p->nfailed] =
-		        bg_printf("failed at the %s: %s", side, oc->message ? oc->message : "?");
-		p->nfailed++;
-		if (!p->failed_names[p->nfailed - 1] || !p->failed_why[p->nfailed - 1])
-			return bg_error_oom(p->ctx);
+		if (oc->status == BG_BENCH_FAILED && (error = note_failure(p, oc, side)) < 0)
+			return error;
 	}
 	return 0;
+}
+
+/*
+ * Notes the failed benchmarks of a stored run that is reused, those this
+ * measurement takes (the series asked for, else the caller's selection): a
+ * rerun sees the failures the first one saw.
+ */
+static int note_stored_failures(pstate *p, int64_t run, const char *side)
+{
+	const bg_pairs_opts *o = p->o;
+	bg_outcome *oc = NULL;
+	size_t n = 0, i, k;
+	int error, take;
+
+	if ((error = bg_store_run_outcomes(p->ctx, p->store, run, &oc, &n)) < 0)
+		return error;
+	for (i = 0; i < n && error == 0; i++) {
+		const char *name = oc[i].benchmark;
+		unsigned char keep = 0;
+
+		if (oc[i].status != BG_BENCH_FAILED)
+			continue;
+		for (k = 0, take = !o->series; o->series && k < o->nseries && !take; k++)
+			take = !strcmp(o->series[k].benchmark, name);
+		if (take && !o->series &&
+		    (error = bg_suite__selects(p->ctx, &o->run, &name, 1, &keep)) == 0)
+			take = keep;
+		if (error == 0 && take)
+			error = note_failure(p, &oc[i], side);
+	}
+	bg_outcomes_free(oc, n);
+	return error;
 }
 
 /* One run of one side, of the benchmarks in `only` (all: the caller's selection). */
@@ -285,7 +323,7 @@ static int stored_pairs(pstate *p)
 	const bg_pairs_opts *o = p->o;
 	const char *fp = bg_machine_fingerprint(o->run.machine);
 	int64_t *r = NULL, *c = NULL;
-	size_t nr = 0, nc = 0;
+	size_t nr = 0, nc = 0, i;
 	int error;
 
 	if ((error = bg_store_runs_tagged(p->ctx, p->store, o->ref.commit->sha, fp, 0, o->ref.tag,
@@ -297,6 +335,9 @@ static int stored_pairs(pstate *p)
 	p->ref_ids = r;
 	p->cand_ids = c;
 	r = c = NULL;
+	for (i = 0; i < p->npairs && error == 0; i++)
+		if ((error = note_stored_failures(p, p->ref_ids[i], "reference")) == 0)
+			error = note_stored_failures(p, p->cand_ids[i], "candidate");
 cleanup:
 	free(r);
 	free(c);

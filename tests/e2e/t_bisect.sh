@@ -332,4 +332,9 @@ check "bisect with a benchmark that crashes at the bad end: exit 3" \
 	expect_rc 3 "$BG" bisect --good "${F[3]}" --bad "${F[4]}" --runs 2
 check "... the table shows the failure" grep -q 'failed *u *failed at the candidate: exit status 5; stderr: u crashed' "$T/out"
 check "... and the last line says why" bash -c "tail -n 1 $T/err | grep -q '^benchguard: bisect: a benchmark failed at an end'"
+check "the same bisect again, reusing the stored pairs: exit 3 too, saying so in JSON" bash -c "
+	\"$BG\" bisect --good ${F[3]} --bad ${F[4]} --runs 2 --json >$T/j 2>/dev/null
+	[ \$? = 3 ] && grep -q '\"message\": \"a benchmark failed at an end\"' $T/j"
+check "... and with --filter '^s\$' the failure of u is left out: exit 1" \
+	expect_rc 1 "$BG" bisect --good "${F[3]}" --bad "${F[4]}" --runs 2 --filter '^s$'
 finish
