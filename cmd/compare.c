@@ -93,6 +93,7 @@ int cmd_compare(cli_state *st, int argc, char **argv)
 	side a, b;
 	cli_env env;
 	int opt, rc = 0, n, k, max_runs = -1;
+	size_t nbench = 0;
 
 	memset(&env, 0, sizeof(env));
 	memset(&a, 0, sizeof(a));
@@ -149,6 +150,14 @@ int cmd_compare(cli_state *st, int argc, char **argv)
 	    (rc = cli_detect_machine(st, &env, rflags.machine)) < 0 ||
 	    (rc = cli_open_store(st, &env)) < 0 || (rc = bg_store_writable(st->ctx, env.store)) < 0)
 		goto cleanup;
+	/* A bad --filter is a usage error before anything is checked out or built. */
+	cli_suite_opts(st, &env, &rflags, &po.run);
+	if ((rc = bg_suite_count(st->ctx, &po.run, &nbench)) < 0)
+		goto cleanup;
+	if (!nbench) {
+		rc = cli_usage_error(st, "--filter \"%s\" matches no benchmark", rflags.filter);
+		goto cleanup;
+	}
 	if ((rc = cli_prepare_commit(st, &env, argv[optind], rflags.retry_build, &a.commit,
 	                             &a.wt)) < 0 ||
 	    (rc = cli_prepare_commit(st, &env, argv[optind + 1], rflags.retry_build, &b.commit,

@@ -628,6 +628,18 @@ int bg_pairs_run(bg_ctx *ctx, bg_store *store, const bg_pairs_opts *opts, bg_che
 	if (!(opts->thresholds.alpha > 0 && opts->thresholds.alpha < 1))
 		return bg_error_set(ctx, BG_EINPUT, "alpha must be between 0 and 1 (got %g)",
 		                    opts->thresholds.alpha);
+	/* A selection of nothing measures nothing: not a comparison that found
+	 * no change. */
+	if (opts->run.config && !opts->series) {
+		if ((error = bg_suite_count(ctx, &opts->run, &k)) < 0)
+			return error;
+		if (!k)
+			return opts->run.filter
+			               ? bg_error_set(ctx, BG_EINPUT,
+			                              "--filter \"%s\" matches no benchmark",
+			                              opts->run.filter)
+			               : bg_error_set(ctx, BG_EINPUT, "no benchmark to run");
+	}
 	p.ctx = ctx;
 	p.store = store;
 	p.o = opts;

@@ -303,6 +303,10 @@ check "--filter that matches no benchmark: exit 2, before any run" bash -c "
 	BENCHGUARD_DB=$T/bisect5.db \"$BG\" bisect --good ${F[0]} --bad ${F[2]} --filter zzz 2>$T/e
 	[ \$? = 2 ] && [ \"\$(cat $T/e)\" = 'benchguard: --filter \"zzz\" matches no benchmark' ] &&
 	[ \"\$(sqlite3 $T/bisect5.db 'SELECT count(*) FROM runs')\" = 0 ]"
+check "compare --filter that matches no benchmark: exit 2, before any checkout or run" bash -c "
+	BENCHGUARD_DB=$T/compare8.db BENCHGUARD_CACHE=$T/cache8 \"$BG\" compare ${F[0]} ${F[2]} --filter zzz 2>$T/e
+	[ \$? = 2 ] && [ \"\$(cat $T/e)\" = 'benchguard: --filter \"zzz\" matches no benchmark' ] &&
+	[ ! -e $T/cache8 ] && [ \"\$(sqlite3 $T/compare8.db 'SELECT count(*) FROM runs')\" = 0 ]"
 # A series that is not there is a usage error: a benchmark the suite lacks
 # or the filter leaves out (before any run), a metric the benchmark does
 # not measure (once the ends show which it does).
