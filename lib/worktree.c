@@ -306,7 +306,7 @@ int bg_worktree_prepare(bg_ctx *ctx, bg_repo *repo, bg_store *store, const char 
 	bg_build_row row;
 	bg_worktree wt;
 	struct stat sb;
-	int fd = -1, err = 0, pass;
+	int fd = -1, err = 0, pass, said = 0;
 
 	memset(out, 0, sizeof(*out));
 	memset(&wt, 0, sizeof(wt));
@@ -339,15 +339,36 @@ int bg_worktree_prepare(bg_ctx *ctx, bg_repo *repo, bg_store *store, const char 
 	/*
 	 * Shared first: a commit that is ready (built, or remembered broken)
 	 * needs no more, and a process that already holds it (compare A A)
-	 * must not wait for itself.  Only work takes the lock exclusively.
+	 * must not wait for itself.  Only work takes the lock exclusively, and
+	 * never waits for it: whoever did the work holds the lock shared for
+	 * as long as it uses the commit, so a wait for it would last that
+	 * whole use.  While the lock is busy, the shared look is taken again,
+	 * and finds the work done once it is.
 	 */
-	for (pass = 0; pass < 2; pass++) {
+	for (pass = 0;; pass++) {
+		int exclusive = pass % 2;
+
 		if (fd >= 0)
 			close(fd);
 		fd = -1;
 		bg_build_row_clear(&row);
-		if ((err = lock_file(ctx, lock, pass ? LOCK_EX : LOCK_SH, 1, 1, &fd)) < 0)
+		if ((err = lock_file(ctx, lock, exclusive ? LOCK_EX : LOCK_SH, 1, !exclusive,
+		                     &fd)) < 0)
 			goto cleanup;
+		if (err == 1) {
+			struct timespec ts = { 0, LOCK_POLL_NS };
+
+			err = 0;
+			if (bg_ctx_cancelled(ctx)) {
+				err = bg_error_set(ctx, BG_ERROR, "interrupted");
+				goto cleanup;
+			}
+			if (!said++)
+				bg_log(ctx, BG_LOG_INFO,
+				       "waiting for another benchguard to finish with %s", lock);
+			nanosleep(&ts, NULL);
+			continue;
+		}
 		if (build && store &&
 		    (err = bg_store_build_get(ctx, store, sha, machine, hash, &row)) < 0)
 			goto cleanup;
@@ -366,6 +387,8 @@ int bg_worktree_prepare(bg_ctx *ctx, bg_repo *repo, bg_store *store, const char 
 		if (lstat(wt.path, &sb) == 0 && S_ISDIR(sb.st_mode) &&
 		    (!build || stamp_has(stamp, stamp_line)))
 			goto ready;
+		if (exclusive)
+			break;
 	}
 	if (lstat(wt.path, &sb) == 0 && !S_ISDIR(sb.st_mode) &&
 	    (err = bg_rmtree(ctx, wt.path)) < 0) /* not ours: a link or a file */

@@ -7,7 +7,10 @@
  * symlink out of the cache.  Builds count themselves in a file outside the
  * repository, so "built once" is read from what really ran.
  */
+#include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -233,6 +236,87 @@ static void test_parallel_prepare(void **state)
 	}
 }
 
+/* In a child: one byte on the pipe when prepare says it waits for another benchguard. */
+static void say_waiting(bg_log_level level, const char *msg, void *data)
+{
+	(void)level;
+	if (!strncmp(msg, "waiting for another benchguard", 30) && write(*(int *)data, "w", 1) < 0)
+		_exit(3);
+}
+
+/*
+ * Two processes that both found the commit not ready wait for the lock to
+ * do the work: the one that gets it builds, then holds the lock shared for
+ * as long as it uses the checkout.  The other must find the build done and
+ * use it beside the first, not wait for the first to finish its whole run.
+ */
+static void test_parallel_users_do_not_wait_for_each_other(void **state)
+{
+	char lock[PATH_MAX], c;
+	int waiting[2], prepared[2], finish[2], holder, i, n, status, bad_exits = 0;
+	struct pollfd pfd;
+	pid_t pids[2];
+	fixture f;
+
+	(void)state;
+	assert_int_equal(pipe(waiting), 0);
+	assert_int_equal(pipe(prepared), 0);
+	assert_int_equal(pipe(finish), 0);
+	/* Held shared, as by a third benchguard looking: both children look,
+	 * find nothing ready, and wait to take it exclusively. */
+	snprintf(lock, sizeof(lock), "%s/repo/.benchguard/users/%s.lock", scratch, good);
+	sh("mkdir -p repo/.benchguard/users");
+	holder = open(lock, O_RDWR | O_CREAT, 0666);
+	assert_true(holder >= 0);
+	assert_int_equal(flock(holder, LOCK_SH), 0);
+	for (i = 0; i < 2; i++) {
+		pids[i] = fork();
+		assert_true(pids[i] >= 0);
+		if (pids[i] == 0) {
+			bg_worktree wt;
+			int rc;
+
+			close(holder);
+			close(waiting[0]);
+			close(prepared[0]);
+			close(finish[1]);
+			open_fixture(&f, "users");
+			bg_ctx_set_log(f.ctx, say_waiting, &waiting[1]);
+			rc = bg_worktree_prepare(f.ctx, f.repo, f.store, good, &f.opts, 0, &wt);
+			if (rc == 0 && !wt.failed && write(prepared[1], "p", 1) == 1)
+				rc = read(finish[0], &c, 1) < 0; /* using it until told */
+			else
+				rc = 1;
+			bg_worktree_clear(&wt);
+			close_fixture(&f);
+			_exit(rc);
+		}
+	}
+	close(waiting[1]);
+	close(prepared[1]);
+	close(finish[0]);
+	for (n = 0; n < 2 && read(waiting[0], &c, 1) == 1; n++)
+		;
+	assert_int_equal(n, 2);
+	assert_int_equal(flock(holder, LOCK_UN), 0);
+	/* Both get to use it while the other does; a minute is far more than a
+	 * checkout and a build need, however loaded the machine. */
+	pfd.fd = prepared[0];
+	pfd.events = POLLIN;
+	for (n = 0; n < 2 && poll(&pfd, 1, 60000) == 1 && read(prepared[0], &c, 1) == 1; n++)
+		;
+	close(finish[1]); /* done: the children let go */
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
+		bad_exits += !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	close(holder);
+	close(waiting[0]);
+	close(prepared[0]);
+	assert_int_equal(n, 2);
+	assert_int_equal(bad_exits, 0);
+}
+
 typedef struct {
 	int n, in_use, removed;
 } fates;
@@ -329,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_built_once),
 		cmocka_unit_test(test_failure_remembered),
 		cmocka_unit_test(test_parallel_prepare),
+		cmocka_unit_test(test_parallel_users_do_not_wait_for_each_other),
 		cmocka_unit_test(test_gc),
 	};
 	return cmocka_run_group_tests_name("worktree", tests, setup, teardown);
