@@ -1759,18 +1759,29 @@ static void alert__report(bg_alert_report_cb cb, void *data, const bg_outbox_row
 	cb(&r, data);
 }
 
-/* A pending comment that a newer one for the same pull request replaces. */
+/* A pending comment that a newer one for the same pull request replaces:
+ * the same target and the same marker.  Another project's comment on that
+ * pull request (its own marker; a target is its strings, not its project)
+ * is a comment of its own, never a replacement. */
 static int alert__superseded(const bg_outbox_row *rows, size_t n, size_t i)
 {
+	char *mine, *theirs;
+	int found = 0;
 	size_t j;
 
-	if (!alert__forge(rows[i].kind) || !rows[i].pr)
+	if (!alert__forge(rows[i].kind) || !rows[i].pr ||
+	    !(mine = alert__body_marker(rows[i].body)))
 		return 0;
-	for (j = i + 1; j < n; j++)
-		if (!strcmp(rows[j].target, rows[i].target) && rows[j].pr &&
-		    !strcmp(rows[j].pr, rows[i].pr))
-			return 1;
-	return 0;
+	for (j = i + 1; j < n && !found; j++) {
+		if (strcmp(rows[j].target, rows[i].target) || !rows[j].pr ||
+		    strcmp(rows[j].pr, rows[i].pr))
+			continue;
+		theirs = alert__body_marker(rows[j].body);
+		found = theirs && !strcmp(theirs, mine);
+		free(theirs);
+	}
+	free(mine);
+	return found;
 }
 
 /* Delivers one claimed entry and records what became of it. */

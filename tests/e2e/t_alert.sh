@@ -269,6 +269,29 @@ check "gitlab alert test: reads the merge request's notes, writes nothing" bash 
 	! grep -q zz8 '$T/out' '$T/err'"
 kill "$PID_gl" 2>/dev/null
 
+# 4c. Two projects (two suites, one database) comment on the same pull request
+# through the same target: each has its own marker, so a newer comment of one
+# never replaces the other's pending one.
+db twoproj
+recv tp github --token tp-token-for-the-test
+TP_PORT=$PORT
+export TP_TOKEN=tp-token-for-the-test
+TP='{ "kind": "github", "repo": "octo/demo", "token": "${TP_TOKEN}", "pr": "7", "api_url": "${TP_API}", "timeout": 2 }'
+cfg 30000000 "$TP"
+sed -i 's/"project": "demo"/"project": "other"/' "$T/cfg.json"
+TP_API="http://127.0.0.1:1" ci >/dev/null 2>&1 # nothing listens on port 1
+cfg 30000000 "$TP"
+TP_API="http://127.0.0.1:$TP_PORT" ci >/dev/null 2>"$T/err"
+check "two projects on one pull request: each project's comment is posted, neither superseded" bash -c "
+	[ \"\$(sqlite3 '$BENCHGUARD_DB' 'SELECT group_concat(state) FROM outbox')\" = delivered,delivered ] &&
+	curl -s 'http://127.0.0.1:$TP_PORT/_state' | $PY -c '
+import json, sys
+bodies = [c[\"body\"] for c in json.load(sys.stdin)]
+for p in (\"other\", \"demo\"):
+    assert sum(b.startswith(\"<!-- benchguard:%s -->\" % p) for b in bodies) == 1, bodies
+'"
+kill "$PID_tp" 2>/dev/null
+
 # 5. -v with a token, a secret and a Slack URL that is a key: none is printed.
 db secrets
 recv s5hook script:500,200
