@@ -1729,6 +1729,10 @@ int bg_config__valid_repo(const char *repo, int deep)
 		        p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-");
 		if (!n || (p[n] && p[n] != '/'))
 			return 0;
+		/* "." and ".." are no names: in a URL's path they are steps
+		 * elsewhere ("o/.." would be the API's root). */
+		if (p[0] == '.' && (n == 1 || (n == 2 && p[1] == '.')))
+			return 0;
 		if (!p[n])
 			return 1;
 		p += n + 1;

@@ -761,6 +761,13 @@ static void test_alerts(void **state)
 		  "alerts[0].pr: expected a string or an integer, got boolean" },
 		{ "{\"kind\": \"github\", \"repo\": \"myrepo\", \"token\": \"${T}\", \"pr\": 1}",
 		  "alerts[0].repo: expected \"owner/name\", got \"myrepo\"" },
+		/* In the API's URL, ".." would be a step up: the token elsewhere. */
+		{ "{\"kind\": \"github\", \"repo\": \"../..\", \"token\": \"${T}\", \"pr\": 1}",
+		  "alerts[0].repo: expected \"owner/name\", got \"../..\"" },
+		{ "{\"kind\": \"github\", \"repo\": \"o/..\", \"token\": \"${T}\", \"pr\": 1}",
+		  "alerts[0].repo: expected \"owner/name\", got \"o/..\"" },
+		{ "{\"kind\": \"github\", \"repo\": \"./n\", \"token\": \"${T}\", \"pr\": 1}",
+		  "alerts[0].repo: expected \"owner/name\", got \"./n\"" },
 		{ "{\"kind\": \"slack\", \"url\": \"${U}\", \"on\": []}",
 		  "alerts[0].on: must name at least one of regression, improvement or always" },
 		{ "{\"kind\": \"slack\", \"url\": \"${U}\", \"on\": [\"regresion\"]}",
@@ -802,6 +809,14 @@ static void test_alerts(void **state)
 
 	expect_alert_errors(ctx, cases, BG_ARRAY_SIZE(cases));
 	bg_ctx_free(ctx);
+	/* Dots within a name are fine; "." and ".." alone are no names, also
+	 * where a ${VAR} gives the repo at delivery. */
+	assert_true(bg_config__valid_repo("o/.github", 0));
+	assert_true(bg_config__valid_repo("o.x/n..js", 0));
+	assert_true(bg_config__valid_repo("g/sub/n.js", 1));
+	assert_false(bg_config__valid_repo("o/..", 0));
+	assert_false(bg_config__valid_repo("g/./n", 1));
+	assert_false(bg_config__valid_repo("../g/n", 1));
 }
 
 /* gitlab: repo may be a nested group path or a project id; pr is the MR's IID. */
@@ -827,6 +842,8 @@ static void test_gitlab_alert(void **state)
 		  "alerts[0].repo: expected \"group/name\" or a project id, got \"g//n\"" },
 		{ "{\"kind\": \"gitlab\", \"repo\": \"g/n/\", \"token\": \"${T}\", \"pr\": 1}",
 		  "alerts[0].repo: expected \"group/name\" or a project id, got \"g/n/\"" },
+		{ "{\"kind\": \"gitlab\", \"repo\": \"g/../n\", \"token\": \"${T}\", \"pr\": 1}",
+		  "alerts[0].repo: expected \"group/name\" or a project id, got \"g/../n\"" },
 		/* Nested groups are GitLab's; GitHub's repo is still owner/name. */
 		{ "{\"kind\": \"github\", \"repo\": \"g/s/n\", \"token\": \"${T}\", \"pr\": 1}",
 		  "alerts[0].repo: expected \"owner/name\", got \"g/s/n\"" },
