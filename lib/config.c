@@ -1817,10 +1817,13 @@ static int load_alert(struct loader *ld, const struct pos *p, json_object *o, co
 			char num[32];
 			int64_t n = json_object_get_int64(v);
 
-			if (n < 1)
+			snprintf(num, sizeof(num), "%lld", (long long)n);
+			/* json-c saturates what int64 cannot hold: the number as
+			 * written, or refused. */
+			if (n < 1 || strlen(num) != kp->end - kp->start ||
+			    memcmp(num, ld->text + kp->start, strlen(num)))
 				return failp(ld, kp->line, kpath, "must be a %s number (got %.*s)",
 				             kind->thread, RAW(ld, kp));
-			snprintf(num, sizeof(num), "%lld", (long long)n);
 			if (!(al->pr = arena_strdup(&ld->cfg->mem, num)))
 				return oom(ld);
 		} else if (!json_object_is_type(v, json_type_string)) {

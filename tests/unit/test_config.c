@@ -755,6 +755,10 @@ static void test_alerts(void **state)
 		  "alerts[0]: missing required key \"url\" (webhook alerts need a url)" },
 		{ "{\"kind\": \"github\", \"repo\": \"o/n\", \"token\": \"${T}\", \"pr\": 0}",
 		  "alerts[0].pr: must be a pull-request number (got 0)" },
+		/* Past int64: json-c would hold INT64_MAX, another pull request. */
+		{ "{\"kind\": \"github\", \"repo\": \"o/n\", \"token\": \"${T}\", "
+		  "\"pr\": 99999999999999999999}",
+		  "alerts[0].pr: must be a pull-request number (got 99999999999999999999)" },
 		{ "{\"kind\": \"github\", \"repo\": \"o/n\", \"token\": \"${T}\", \"pr\": \"abc\"}",
 		  "alerts[0].pr: expected a pull-request number or \"${VAR}\", got \"abc\"" },
 		{ "{\"kind\": \"github\", \"repo\": \"o/n\", \"token\": \"${T}\", \"pr\": true}",
