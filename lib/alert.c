@@ -422,6 +422,9 @@ typedef struct {
 	const char *author_id;   /* ... and its numeric id there; NULL: names only */
 	/* Whose comments are ours when GET {api}/user is refused; NULL: nobody's. */
 	const char *unknown_self;
+	/* The longest comment the forge takes, in characters (a byte each at
+	 * most): a longer one is refused (422), and the PR would get none. */
+	size_t max_body;
 } alert_forge;
 
 static const alert_forge alert_forges[] = {
@@ -443,7 +446,8 @@ static const alert_forge alert_forges[] = {
 	  NULL,
 	  /* GitHub Actions' GITHUB_TOKEN may not read /user (403) and posts as
 	   * this bot: no person or other app can have this login. */
-	  "github-actions[bot]" },
+	  "github-actions[bot]",
+	  65536 },
 	/* A personal or project access token: a CI job token cannot write notes. */
 	{ "gitlab",
 	  "https://gitlab.com/api/v4",
@@ -461,7 +465,8 @@ static const alert_forge alert_forges[] = {
 	  "author",
 	  "username",
 	  "id",
-	  NULL },
+	  NULL,
+	  1000000 },
 };
 
 static const alert_forge *alert__forge(const char *kind)
@@ -1584,30 +1589,67 @@ static int alert__slack_body(bg_ctx *ctx, const bg_alert_event *ev, char **out)
 	return *out ? 0 : bg_error_oom(ctx);
 }
 
-static int alert__forge_body(bg_ctx *ctx, const bg_alert_event *ev, char **out)
+/* The Markdown table cut at a row, when the comment would be longer than
+ * the forge takes: regressions come first, and are what is kept. */
+#define ALERT_CUT_NOTE                                                                             \
+	"\n_The table is cut short: the whole verdict is longer than a comment may be. "           \
+	"`benchguard check` prints it all._\n"
+
+char *bg_alert__forge_text(const char *kind, const bg_alert_event *ev)
 {
+	const alert_forge *f = alert__forge(kind);
+	const char *md = ev->markdown ? ev->markdown : "";
 	char *marker = bg_alert__marker(ev->project);
-	bg_buf b = BG_BUF_INIT;
-	json_object *o;
+	bg_buf b = BG_BUF_INIT, tail = BG_BUF_INIT;
+	size_t keep = strlen(md);
 	int err = 0;
 
-	*out = NULL;
-	if (!marker)
-		return bg_error_oom(ctx);
-	err |= bg_buf_printf(&b, "%s\n%s%s\n<sub>benchguard", marker,
-	                     ev->sample ? "_A sample from `benchguard alert test`._\n\n" : "",
-	                     ev->markdown ? ev->markdown : "");
+	if (!f || !marker)
+		goto nomem;
+	err |= bg_buf_printf(&b, "%s\n%s", marker,
+	                     ev->sample ? "_A sample from `benchguard alert test`._\n\n" : "");
+	err |= bg_buf_puts(&tail, "\n<sub>benchguard");
 	if (ev->run_url)
-		err |= bg_buf_printf(&b, " \xC2\xB7 [CI run](%s)", ev->run_url);
-	err |= bg_buf_printf(&b, " \xC2\xB7 updated for commit `%.12s`</sub>\n", ev->result->sha);
-	free(marker);
-	if (err) {
-		bg_buf_clear(&b);
-		return bg_error_oom(ctx);
+		err |= bg_buf_printf(&tail, " \xC2\xB7 [CI run](%s)", ev->run_url);
+	err |= bg_buf_printf(&tail, " \xC2\xB7 updated for commit `%.12s`</sub>\n",
+	                     ev->result->sha);
+	if (err)
+		goto nomem;
+	if (b.len + keep + tail.len > f->max_body) {
+		size_t used = b.len + tail.len + strlen(ALERT_CUT_NOTE);
+		size_t room = used < f->max_body ? f->max_body - used : 0;
+
+		/* Whole lines only: a row cut in two would break the table. */
+		for (keep = room < keep ? room : keep; keep && md[keep - 1] != '\n'; keep--)
+			;
 	}
-	o = json_object_new_object();
-	json_object_object_add(o, "body", json_object_new_string(b.ptr));
+	err |= bg_buf_put(&b, md, keep);
+	if (keep < strlen(md))
+		err |= bg_buf_puts(&b, ALERT_CUT_NOTE);
+	err |= bg_buf_put(&b, tail.ptr, tail.len);
+	if (err)
+		goto nomem;
+	free(marker);
+	bg_buf_clear(&tail);
+	return bg_buf_detach(&b);
+nomem:
+	free(marker);
 	bg_buf_clear(&b);
+	bg_buf_clear(&tail);
+	return NULL;
+}
+
+static int alert__forge_body(bg_ctx *ctx, const char *kind, const bg_alert_event *ev, char **out)
+{
+	char *text = bg_alert__forge_text(kind, ev);
+	json_object *o;
+
+	*out = NULL;
+	if (!text)
+		return bg_error_oom(ctx);
+	o = json_object_new_object();
+	json_object_object_add(o, "body", json_object_new_string(text));
+	free(text);
 	*out = alert__json_text(o);
 	json_object_put(o);
 	return *out ? 0 : bg_error_oom(ctx);
@@ -1617,7 +1659,7 @@ static int alert__body(bg_ctx *ctx, const alert_target *t, const bg_alert_event 
                        const char *uid, int64_t now, char **out)
 {
 	if (t->forge)
-		return alert__forge_body(ctx, ev, out);
+		return alert__forge_body(ctx, t->forge->kind, ev, out);
 	if (!strcmp(t->cfg->kind, "slack"))
 		return alert__slack_body(ctx, ev, out);
 	return alert__webhook_body(ctx, ev, uid, now, out);

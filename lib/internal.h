@@ -343,5 +343,8 @@ char *bg_alert__next_link(const char *link, const char *base);
 char *bg_alert__slack_text(const bg_alert_event *ev);
 /* "<!-- benchguard:PROJECT -->": how the pull-request comment is found again. */
 char *bg_alert__marker(const char *project);
+/* A github or gitlab comment's text: the marker, the verdict's Markdown
+ * (cut at a row to fit the forge's longest comment), the footer. */
+char *bg_alert__forge_text(const char *kind, const bg_alert_event *ev);
 
 #endif

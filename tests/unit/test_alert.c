@@ -378,14 +378,65 @@ static void test_config_keys(void **state)
 	bg_ctx_free(ctx);
 }
 
+/* A verdict longer than GitHub takes (65536 characters; a longer comment is
+ * refused with 422, and the PR gets none): cut at a row, regressions first
+ * kept, the footer kept; GitLab takes it whole. */
+static void test_forge_text_cut(void **state)
+{
+	bg_buf md = BG_BUF_INIT;
+	bg_check_result res;
+	bg_alert_event ev;
+	char *text, *end;
+	size_t i;
+
+	(void)state;
+	memset(&res, 0, sizeof(res));
+	memcpy(res.sha, "0123456789abcdef0123456789abcdef01234567", 41);
+	assert_int_equal(bg_buf_puts(&md, "### benchguard: performance regression\n\n"
+	                                  "| verdict | series |\n|:--|:--|\n"
+	                                  "| **regression** | `first:wall_time` |\n"),
+	                 0);
+	for (i = 0; i < 2000; i++)
+		assert_int_equal(bg_buf_printf(&md, "| unchanged | `bench%04zu:wall_time` |\n", i),
+		                 0);
+	assert_int_equal(bg_buf_puts(&md, "\n1 regression, 2000 unchanged\n"), 0);
+	assert_true(md.len > 65536);
+	memset(&ev, 0, sizeof(ev));
+	ev.project = "demo";
+	ev.result = &res;
+	ev.markdown = md.ptr;
+	ev.run_url = "https://ci.example/run/1";
+
+	text = bg_alert__forge_text("github", &ev);
+	assert_non_null(text);
+	assert_true(strlen(text) <= 65536);
+	assert_true(!strncmp(
+	        text, "<!-- benchguard:demo -->\n### benchguard: performance regression", 63));
+	assert_non_null(strstr(text, "| **regression** | `first:wall_time` |\n"));
+	assert_non_null(strstr(text, "|\n\n_The table is cut short"));
+	assert_null(strstr(text, "2000 unchanged"));
+	end = strstr(text, "\n<sub>benchguard \xC2\xB7 [CI run](https://ci.example/run/1)");
+	assert_non_null(end);
+	assert_string_equal(strstr(end, " updated"), " updated for commit `0123456789ab`</sub>\n");
+	free(text);
+
+	text = bg_alert__forge_text("gitlab", &ev);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\n1 regression, 2000 unchanged\n"));
+	assert_null(strstr(text, "cut short"));
+	free(text);
+	bg_buf_clear(&md);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hmac_rfc4231), cmocka_unit_test(test_retry_after),
-		cmocka_unit_test(test_backoff),      cmocka_unit_test(test_classify),
-		cmocka_unit_test(test_redact),       cmocka_unit_test(test_next_link),
-		cmocka_unit_test(test_marker),       cmocka_unit_test(test_slack_text),
-		cmocka_unit_test(test_outbox),       cmocka_unit_test(test_config_keys),
+		cmocka_unit_test(test_hmac_rfc4231),   cmocka_unit_test(test_retry_after),
+		cmocka_unit_test(test_backoff),        cmocka_unit_test(test_classify),
+		cmocka_unit_test(test_redact),         cmocka_unit_test(test_next_link),
+		cmocka_unit_test(test_marker),         cmocka_unit_test(test_slack_text),
+		cmocka_unit_test(test_outbox),         cmocka_unit_test(test_config_keys),
+		cmocka_unit_test(test_forge_text_cut),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
