@@ -817,6 +817,10 @@ static int alert__target_init(bg_ctx *ctx, const alert_curl *cu, const bg_alert_
 	                                      : NULL,
 	                         &t->api)) < 0)
 		return err;
+	/* The API's paths are appended with their "/": "https://HOST/api/v4/"
+	 * would make "/api/v4//projects/...", which the forge does not know. */
+	while (t->forge && t->api && strlen(t->api) > 1 && t->api[strlen(t->api) - 1] == '/')
+		t->api[strlen(t->api) - 1] = '\0';
 	if (t->forge && cfg->pr) {
 		/* A missing PR number disables new comments only: what is pending
 		 * names its own pull request. */

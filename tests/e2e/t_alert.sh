@@ -267,6 +267,11 @@ check "gitlab alert test: reads the merge request's notes, writes nothing" bash 
 	[ \$(grep -c . '$T/gl.log') = 1 ] &&
 	grep -q '\"GET\", \"path\": \"/api/v4/projects/group%2Fsub%2Fdemo/merge_requests/7/notes?per_page=1\"' '$T/gl.log' &&
 	! grep -q zz8 '$T/out' '$T/err'"
+: >"$T/gl.log"
+GL_API="$GL_API/" expect_rc 0 "$BG" --config "$T/cfg.json" alert test
+check "... an api_url written with a trailing slash: the same URLs, no \"//\"" bash -c "
+	grep -q '^delivered  *gitlab group/sub/demo!7 at http://127.0.0.1:$GL_PORT/api/v4 (1 request, HTTP 200)' '$T/out' &&
+	grep -q '\"path\": \"/api/v4/projects/group%2Fsub%2Fdemo/merge_requests/7/notes?per_page=1\"' '$T/gl.log'"
 kill "$PID_gl" 2>/dev/null
 
 # 4c. Two projects (two suites, one database) comment on the same pull request
