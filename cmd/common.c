@@ -446,13 +446,10 @@ static int open_store(cli_state *st, cli_env *env, int read)
 	if (st->db_path) {
 		env->db_path = strdup(st->db_path);
 	} else if (env->config && bg_config_database(env->config)) {
-		const char *db = bg_config_database(env->config);
-
-		/* A relative file is the repository's, wherever benchguard runs. */
-		if (db[0] != '/' && !bg_store_is_url(db) && env->repo)
-			env->db_path = bg_printf("%s/%s", bg_repo_workdir(env->repo), db);
-		else
-			env->db_path = strdup(db);
+		if ((rc = bg_config_database_spec(st->ctx, env->config,
+		                                  env->repo ? bg_repo_workdir(env->repo) : NULL,
+		                                  &env->db_path)) < 0)
+			return rc;
 	} else {
 		if (bg_buf_printf(&b, "%s/.benchguard", bg_repo_workdir(env->repo)) < 0)
 			return bg_error_oom(st->ctx);

@@ -1917,6 +1917,13 @@ static int load_root(struct loader *ld, const struct pos *root, json_object *obj
 		return err;
 	if (ld->cfg->database && !*ld->cfg->database)
 		return failp(ld, kp->line, kpath, "is empty (a file path or a postgresql:// URI)");
+	if (ld->cfg->database) {
+		char msg[256];
+
+		/* Its ${VAR}s are read when it is opened; their syntax now. */
+		if (expand_vars(ld->cfg->database, NULL, msg, sizeof(msg)) < 0)
+			return failp(ld, kp->line, kpath, "%s", msg);
+	}
 	if (member(root, obj, "build", "", &kp, &v, kpath, sizeof(kpath)) &&
 	    (err = read_string(ld, kp, kpath, v, &ld->cfg->build)) < 0)
 		return err;
@@ -2050,6 +2057,49 @@ const char *bg_config_project(const bg_config *cfg)
 const char *bg_config_database(const bg_config *cfg)
 {
 	return cfg->database;
+}
+
+int bg_config_database_spec(bg_ctx *ctx, const bg_config *cfg, const char *workdir, char **out)
+{
+	bg_buf b = BG_BUF_INIT;
+	char *x = NULL;
+	const char *p;
+	int err = 0;
+
+	*out = NULL;
+	if (!cfg->database)
+		return 0;
+	/* A PostgreSQL string as written: the store expands it, and names
+	 * the database in messages from what is written, not from a value. */
+	if (bg_store_is_url(cfg->database)) {
+		*out = bg_strdup(cfg->database);
+		return *out ? 0 : bg_error_oom(ctx);
+	}
+	if ((err = bg_config_expand(ctx, cfg->database, &x)) < 0)
+		return bg_error_set(ctx, err, "%s: \"database\": %s", cfg->path, bg_ctx_error(ctx));
+	if (bg_store_is_url(x)) {
+		/* "${PGURL}": the store expands what it is given once more, so a
+		 * "$" of the value (a password's) is written "$$" to stay one. */
+		for (p = x; *p; p++)
+			if ((*p == '$' && bg_buf_put(&b, "$", 1) < 0) || bg_buf_put(&b, p, 1) < 0) {
+				err = -1;
+				break;
+			}
+		free(x);
+		if (err < 0 || !(*out = bg_buf_detach(&b))) {
+			bg_buf_clear(&b);
+			return bg_error_oom(ctx);
+		}
+		return 0;
+	}
+	/* A relative file is the repository's, wherever benchguard runs. */
+	if (x[0] != '/' && workdir) {
+		*out = bg_printf("%s/%s", workdir, x);
+		free(x);
+		return *out ? 0 : bg_error_oom(ctx);
+	}
+	*out = x;
+	return 0;
 }
 
 const char *bg_config_build(const bg_config *cfg)

@@ -370,4 +370,35 @@ check "... each stray byte as U+FFFD" test "$(db_sql "$PGC" "SELECT DISTINCT c.s
 	"caf$FFFD fix|oops $FFFD|s$FFFD"
 check "a second db copy: exit 0" expect_rc 0 "$BG" --json db copy "$T/raw.db" "$PGC"
 check "... adding nothing" grep -qx '  "runs_copied": 0,' "$T/out"
+
+# The configuration's "database": ${VAR}s are expanded when it is opened,
+# in a file path as in a PostgreSQL string, and a variable may hold the
+# whole PostgreSQL URI (a fleet's address in a CI secret).  A relative file
+# is the repository's.  An unset variable is exit 2, naming it.
+new_repo "$T/cfgdb" >/dev/null
+cat >"$T/cfgdb/benchguard.json" <<'J'
+{ "database": "${BG_TEST_DB}",
+  "benchmarks": [ { "name": "b", "command": "true" } ] }
+J
+cfg_run() { (cd "$T/cfgdb" && env -u BENCHGUARD_DB "$@" "$BG" -q run --samples 2 --warmup 0 >"$T/out" 2>"$T/err"); }
+cfg_run BG_TEST_DB="$T/cfgdb-files/a.db"
+check "\"database\": \"\${VAR}\" holding a file: the run is stored there" \
+	test "$(sqlite3 "$T/cfgdb-files/a.db" "SELECT count(*) FROM runs WHERE status = 'complete'" 2>/dev/null)" = 1
+check "... and no file named after the variable" test ! -e "$T/cfgdb/\${BG_TEST_DB}"
+PGV=$(pg_db viavar)
+cfg_run BG_TEST_DB="$PGV"
+check "\"database\": \"\${VAR}\" holding a PostgreSQL URI: the run is stored there" \
+	test "$(db_sql "$PGV" "SELECT count(*) FROM runs WHERE status = 'complete'")" = 1
+check "... not in a SQLite file" test ! -e "$T/cfgdb/\${BG_TEST_DB}"
+(cd "$T/cfgdb" && env -u BENCHGUARD_DB BG_TEST_DB="$PGV" "$BG" db info >"$T/out" 2>"$T/err")
+check "... db info names the PostgreSQL database" grep -q "postgresql" "$T/out"
+sed -i 's|"\${BG_TEST_DB}"|"dbs/\${BG_TEST_NAME}.db"|' "$T/cfgdb/benchguard.json"
+cfg_run BG_TEST_NAME=nightly
+check "a relative \"dbs/\${VAR}.db\": the repository's dbs/nightly.db" \
+	test "$(sqlite3 "$T/cfgdb/dbs/nightly.db" "SELECT count(*) FROM runs" 2>/dev/null)" = 1
+check "an unset variable: exit 2, naming it" bash -c "[ \"\$(cd $T/cfgdb && env -u BENCHGUARD_DB -u BG_TEST_NAME $BG -q db info >/dev/null 2>$T/err; echo \$?)\" = 2 ] &&
+	grep -q '\"database\": environment variable BG_TEST_NAME is not set' $T/err"
+sed -i 's|"dbs/\${BG_TEST_NAME}.db"|"dbs/\${BG_TEST_NAME.db"|' "$T/cfgdb/benchguard.json"
+(cd "$T/cfgdb" && env -u BENCHGUARD_DB "$BG" -q run >"$T/out" 2>"$T/err")
+check "an unterminated \"\${\": exit 2 when the configuration loads ($?)" bash -c "[ $? = 2 ] && grep -q 'database.*unterminated' $T/err"
 finish

@@ -940,6 +940,89 @@ static void test_expand(void **state)
 	bg_ctx_free(ctx);
 }
 
+/* What the "database" key opens: a file with its ${VAR}s expanded, under
+ * the repository when relative; a PostgreSQL string as written, or held by
+ * a variable, with a "$" of its value kept through the store's expansion. */
+static void test_database_spec(void **state)
+{
+	static const char *const suite =
+	        "\"benchmarks\": [ { \"name\": \"b\", \"command\": \"true\" } ] }";
+	bg_ctx *ctx = NULL;
+	bg_config *cfg = NULL;
+	char *text = NULL, *out = NULL, *back = NULL;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(setenv("BG_T_DB", "nightly", 1), 0);
+	assert_int_equal(setenv("BG_T_PG", "postgresql://bench:pa$$w$0rd@db.example/bench", 1), 0);
+	assert_int_equal(unsetenv("BG_T_UNSET"), 0);
+
+	/* No "database" key: nothing to open from it. */
+	assert_non_null(text = bg_printf("{ %s", suite));
+	cfg = parse_ok(ctx, text);
+	free(text);
+	assert_int_equal(bg_config_database_spec(ctx, cfg, "/repo", &out), 0);
+	assert_null(out);
+	bg_config_free(cfg);
+
+	assert_non_null(text = bg_printf("{ \"database\": \"dbs/${BG_T_DB}.db\", %s", suite));
+	cfg = parse_ok(ctx, text);
+	free(text);
+	assert_int_equal(bg_config_database_spec(ctx, cfg, "/repo", &out), 0);
+	assert_string_equal(out, "/repo/dbs/nightly.db");
+	free(out);
+	assert_int_equal(bg_config_database_spec(ctx, cfg, NULL, &out), 0);
+	assert_string_equal(out, "dbs/nightly.db");
+	free(out);
+	bg_config_free(cfg);
+
+	assert_non_null(text = bg_printf("{ \"database\": \"/var/${BG_T_DB}.db\", %s", suite));
+	cfg = parse_ok(ctx, text);
+	free(text);
+	assert_int_equal(bg_config_database_spec(ctx, cfg, "/repo", &out), 0);
+	assert_string_equal(out, "/var/nightly.db");
+	free(out);
+	bg_config_free(cfg);
+
+	/* A variable holding the URI: what the store expands gives it back. */
+	assert_non_null(text = bg_printf("{ \"database\": \"${BG_T_PG}\", %s", suite));
+	cfg = parse_ok(ctx, text);
+	free(text);
+	assert_int_equal(bg_config_database_spec(ctx, cfg, "/repo", &out), 0);
+	assert_int_equal(bg_config_expand(ctx, out, &back), 0);
+	assert_string_equal(back, "postgresql://bench:pa$$w$0rd@db.example/bench");
+	free(back);
+	free(out);
+	bg_config_free(cfg);
+
+	/* A PostgreSQL string as written: the store expands it. */
+	assert_non_null(
+	        text = bg_printf("{ \"database\": \"postgresql://h/${BG_T_DB}\", %s", suite));
+	cfg = parse_ok(ctx, text);
+	free(text);
+	assert_int_equal(bg_config_database_spec(ctx, cfg, "/repo", &out), 0);
+	assert_string_equal(out, "postgresql://h/${BG_T_DB}");
+	free(out);
+	bg_config_free(cfg);
+
+	assert_non_null(text = bg_printf("{ \"database\": \"${BG_T_UNSET}\", %s", suite));
+	cfg = parse_ok(ctx, text);
+	free(text);
+	assert_int_equal(bg_config_database_spec(ctx, cfg, "/repo", &out), BG_ENOTFOUND);
+	assert_null(out);
+	assert_string_equal(bg_ctx_error(ctx),
+	                    "t.json: \"database\": environment variable BG_T_UNSET is not set");
+	bg_config_free(cfg);
+
+	/* Malformed ${...}: refused when the configuration loads. */
+	assert_non_null(text = bg_printf("{ \"database\": \"x${BG_T_DB\", %s", suite));
+	assert_non_null(strstr(parse_error(ctx, text), "unterminated"));
+	free(text);
+	unsetenv("BG_T_DB");
+	unsetenv("BG_T_PG");
+	bg_ctx_free(ctx);
+}
+
 static void test_starter(void **state)
 {
 	const char *s = bg_config_starter(), *line;
@@ -1031,6 +1114,7 @@ int main(void)
 		cmocka_unit_test(test_alerts),
 		cmocka_unit_test(test_gitlab_alert),
 		cmocka_unit_test(test_expand),
+		cmocka_unit_test(test_database_spec),
 		cmocka_unit_test(test_starter),
 		cmocka_unit_test(test_load_errors_and_free),
 	};
