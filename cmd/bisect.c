@@ -94,15 +94,22 @@ static int run_value(bisect_state *b, int64_t run_id, double *v)
 	return bg_store_run_mean(b->st->ctx, b->env->store, run_id, b->benchmark, b->metric, v);
 }
 
-/* The complete clean runs of `sha` on this machine tagged key=value, oldest first. */
-static int tagged_runs(bisect_state *b, const char *sha, const char *key, const char *value,
-                       int64_t **ids, size_t *n)
+/*
+ * The pairs stored on this machine of a complete clean run of c[ref] tagged
+ * key=c[cand] with one of c[cand] tagged key2=c[ref], oldest first: only
+ * runs recorded as one pair, so that a run whose partner was interrupted
+ * shifts no later pair.
+ */
+static int tagged_pairs(bisect_state *b, size_t ref, const char *key, size_t cand, const char *key2,
+                        int64_t **ref_ids, int64_t **cand_ids, size_t *n)
 {
-	char tag[128];
+	char tag[128], tag2[128];
 
-	snprintf(tag, sizeof(tag), "%s=%s", key, value);
-	return bg_store_runs_tagged(b->st->ctx, b->env->store, sha,
-	                            bg_machine_fingerprint(b->env->machine), 0, tag, ids, n);
+	snprintf(tag, sizeof(tag), "%s=%s", key, b->shas[cand]);
+	snprintf(tag2, sizeof(tag2), "%s=%s", key2, b->shas[ref]);
+	return bg_store_pairs_tagged(b->st->ctx, b->env->store,
+	                             bg_machine_fingerprint(b->env->machine), 0, b->shas[ref], tag,
+	                             b->shas[cand], tag2, ref_ids, cand_ids, n);
 }
 
 /* Checks out and builds c[index] (once).  1: it does not build. */
@@ -138,15 +145,7 @@ static int prepare_good(bisect_state *b)
 /* The pairs of c[index] with the good end: probe runs and the good runs made beside them. */
 static int probe_pairs(bisect_state *b, size_t index, int64_t **p, int64_t **g, size_t *n)
 {
-	size_t np = 0, ng = 0;
-	int rc;
-
-	*g = NULL;
-	if ((rc = tagged_runs(b, b->shas[index], "bisect-good", b->shas[0], p, &np)) < 0 ||
-	    (rc = tagged_runs(b, b->shas[0], "bisect-probe", b->shas[index], g, &ng)) < 0)
-		return rc;
-	*n = np < ng ? np : ng;
-	return 0;
+	return tagged_pairs(b, 0, "bisect-probe", index, "bisect-good", g, p, n);
 }
 
 /* Pairs of the good end (prepared) and `cand` checked out at `cwd`, each
@@ -342,15 +341,14 @@ static int measure_ends(bisect_state *b, const bg_check_opts *co, int runs, int 
 	bg_pairs_opts po;
 	bg_pairs_series one;
 	char gtag[128], btag[128];
-	size_t ng = 0, nb = 0;
+	size_t np = 0;
 	int rc;
 
 	memset(&bad, 0, sizeof(bad));
 	memset(&bad_wt, 0, sizeof(bad_wt));
-	if ((rc = tagged_runs(b, b->shas[0], "bisect-end", b->shas[b->n], gids, &ng)) < 0 ||
-	    (rc = tagged_runs(b, b->shas[b->n], "bisect-end", b->shas[0], bids, &nb)) < 0)
+	if ((rc = tagged_pairs(b, 0, "bisect-end", b->n, "bisect-end", gids, bids, &np)) < 0)
 		return rc;
-	e->good_reused = e->bad_reused = (ng < nb ? ng : nb) >= (size_t)runs;
+	e->good_reused = e->bad_reused = np >= (size_t)runs;
 	free(*gids);
 	free(*bids);
 	*gids = *bids = NULL;
@@ -382,13 +380,12 @@ static int measure_ends(bisect_state *b, const bg_check_opts *co, int runs, int 
 	po.look_data = b;
 	if ((rc = bg_pairs_run(b->st->ctx, b->env->store, &po, res)) < 0)
 		goto cleanup;
-	if ((rc = tagged_runs(b, b->shas[0], "bisect-end", b->shas[b->n], gids, &ng)) < 0 ||
-	    (rc = tagged_runs(b, b->shas[b->n], "bisect-end", b->shas[0], bids, &nb)) < 0)
+	if ((rc = tagged_pairs(b, 0, "bisect-end", b->n, "bisect-end", gids, bids, &np)) < 0)
 		goto cleanup;
 	/* The pairs the verdict used (later ones belong to no decision). */
 	e->npairs = (size_t)(*res)->window;
-	if (e->npairs > (ng < nb ? ng : nb))
-		e->npairs = ng < nb ? ng : nb;
+	if (e->npairs > np)
+		e->npairs = np;
 	rc = 0;
 cleanup:
 	bg_commit_clear(&bad);

@@ -1173,7 +1173,9 @@ typedef struct {
 	size_t first, max; /* the looks: bg_looks(first, max) */
 	bg_thresholds thresholds;
 	/* Reuse pairs already stored under the sides' tags (bisect's ends: a
-	 * rerun repeats the decisions); 0: only this call's runs. */
+	 * rerun repeats the decisions); 0: only this call's runs.  Only pairs
+	 * recorded as such (both runs complete) are reused: a run whose
+	 * partner was interrupted pairs with nothing. */
 	int reuse;
 	bg_pairs_look_cb look; /* may be NULL */
 	bg_pairs_pair_cb pair; /* may be NULL */
@@ -1188,7 +1190,7 @@ typedef struct {
 int bg_pairs_run(bg_ctx *ctx, bg_store *store, const bg_pairs_opts *opts, bg_check_result **out);
 
 /*
- * Makes pairs without judging them: those stored under the sides' tags
+ * Makes pairs without judging them: those recorded under the sides' tags
  * (with opts->reuse), then new ones in ABBA order, of the benchmarks
  * opts->run selects, until there are `want`.  *ref_ids and *cand_ids (the
  * caller frees both) hold the run ids of all *n pairs, oldest first; an id

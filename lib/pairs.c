@@ -312,35 +312,35 @@ static int measure(pstate *p, size_t want, size_t goal)
 		p->ref_ids[k] = rid;
 		p->cand_ids[k] = cid;
 		p->npairs++;
+		/* Recorded once both sides are complete: a pair interrupted
+		 * half-way leaves a run that no later pair takes. */
+		if (rid && cid && (error = bg_store_pair_record(p->ctx, p->store, rid, cid)) < 0)
+			break;
 	}
 	free(only);
 	return error;
 }
 
-/* Pairs already stored under the sides' tags, oldest first. */
+/*
+ * Pairs already stored under the sides' tags, oldest first: only those
+ * recorded as pairs (both runs made back to back and complete), never runs
+ * matched by their position, which a run left without its partner by an
+ * interruption would shift by one for good.
+ */
 static int stored_pairs(pstate *p)
 {
 	const bg_pairs_opts *o = p->o;
-	const char *fp = bg_machine_fingerprint(o->run.machine);
-	int64_t *r = NULL, *c = NULL;
-	size_t nr = 0, nc = 0, i;
+	size_t n = 0, i;
 	int error;
 
-	if ((error = bg_store_runs_tagged(p->ctx, p->store, o->ref.commit->sha, fp, 0, o->ref.tag,
-	                                  &r, &nr)) < 0 ||
-	    (error = bg_store_runs_tagged(p->ctx, p->store, o->cand.commit->sha, fp, 0, o->cand.tag,
-	                                  &c, &nc)) < 0)
-		goto cleanup;
-	p->npairs = p->cap = nr < nc ? nr : nc;
-	p->ref_ids = r;
-	p->cand_ids = c;
-	r = c = NULL;
+	if ((error = bg_store_pairs_tagged(p->ctx, p->store, bg_machine_fingerprint(o->run.machine),
+	                                   0, o->ref.commit->sha, o->ref.tag, o->cand.commit->sha,
+	                                   o->cand.tag, &p->ref_ids, &p->cand_ids, &n)) < 0)
+		return error;
+	p->npairs = p->cap = n;
 	for (i = 0; i < p->npairs && error == 0; i++)
 		if ((error = note_stored_failures(p, p->ref_ids[i], "reference")) == 0)
 			error = note_stored_failures(p, p->cand_ids[i], "candidate");
-cleanup:
-	free(r);
-	free(c);
 	return error;
 }
 

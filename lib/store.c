@@ -189,6 +189,13 @@ static const char *const migrations[] = {
 	 * below); SQLite's table, stored in key order without a separate
 	 * index, stays as it is. */
 	"",
+	/* 9: which runs form a pair (bg_store_pair_record): both runs of a
+	 * pair made back to back name the pair by the uid of its reference
+	 * run, once both are complete.  A run whose partner was interrupted
+	 * names none, and no later pair takes it; runs stored before this
+	 * step name none either, and are reused by no one. */
+	"ALTER TABLE runs ADD COLUMN pair_ref TEXT;"
+	"CREATE INDEX runs_pair_ref ON runs(pair_ref);",
 };
 
 /*
@@ -212,6 +219,7 @@ static const char *const migrations_pg[] = {
 	"CREATE VIEW samples(result_id, idx, value) AS"
 	"  SELECT a.result_id, s.i - 1, a.vals[s.i]"
 	"  FROM sample_arrays a, generate_subscripts(a.vals, 1) AS s(i);",
+	NULL,
 };
 /* clang-format on */
 
@@ -244,6 +252,8 @@ enum store_stmt {
 	ST_RUN_BY_UID,
 	ST_RUN_LATEST,
 	ST_RUNS_AT,
+	ST_PAIR_RECORD,
+	ST_PAIRS_AT,
 	ST_BASELINE_RUNS,
 	ST_RUN_SERIES,
 	ST_RUN_MEANS,
@@ -343,6 +353,24 @@ static const char *const stmt_sql[ST_COUNT] = {
 		"        AND t.key || '=' || t.value = ?4))"
 		/* Without a tag: the commit's runs of its own; with one, any. */
 		"   AND (CAST(?4 AS TEXT) IS NOT NULL OR r.role = 'primary') ORDER BY r.id",
+	/* Both runs name the pair by the reference run's uid. */
+	[ST_PAIR_RECORD] =
+		"UPDATE runs SET pair_ref = (SELECT r.uid FROM runs r WHERE r.id = ?1)"
+		" WHERE (id = ?1 OR id = ?2) AND status = 'complete'",
+	/* a: the reference run (it names itself), b: the other side. */
+	[ST_PAIRS_AT] =
+		"SELECT a.id, b.id FROM runs a JOIN runs b ON b.pair_ref = a.uid AND b.id <> a.id"
+		"  JOIN commits ca ON ca.id = a.commit_id JOIN commits cb ON cb.id = b.commit_id"
+		"  JOIN machines m ON m.id = a.machine_id"
+		" WHERE a.pair_ref = a.uid AND ca.sha = ?1 AND cb.sha = ?3 AND m.fingerprint = ?5"
+		"   AND b.machine_id = a.machine_id"
+		"   AND a.status = 'complete' AND b.status = 'complete'"
+		"   AND (?6 < 0 OR (a.dirty = ?6 AND b.dirty = ?6))"
+		"   AND (CAST(?2 AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM run_tags t WHERE t.run_id = a.id"
+		"        AND t.key || '=' || t.value = ?2))"
+		"   AND (CAST(?4 AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM run_tags t WHERE t.run_id = b.id"
+		"        AND t.key || '=' || t.value = ?4))"
+		" ORDER BY a.id",
 	[ST_BASELINE_RUNS] =
 		"SELECT r.id, c.sha, coalesce(c.author_time, 0) FROM runs r"
 		"  JOIN commits c ON c.id = r.commit_id"
@@ -1739,6 +1767,78 @@ int bg_store_runs_tagged(bg_ctx *ctx, bg_store *store, const char *sha, const ch
 cleanup:
 	bg_db_reset(s);
 	free(ids);
+	return error;
+}
+
+int bg_store_pair_record(bg_ctx *ctx, bg_store *store, int64_t ref_id, int64_t cand_id)
+{
+	bg_db_stmt *s;
+	int error;
+
+	if ((error = store__begin(ctx, store)) < 0)
+		return error;
+	if ((error = store__stmt(ctx, store, ST_PAIR_RECORD, &s)) < 0)
+		goto cleanup;
+	if (bg_db_bind_int64(s, 1, ref_id) != 0 || bg_db_bind_int64(s, 2, cand_id) != 0) {
+		error = store__bind_fail(ctx, store, s);
+		goto cleanup;
+	}
+	if ((error = store__run(ctx, store, s, "recording a pair")) < 0)
+		goto cleanup;
+	/* Both, or neither: a run of its own is no pair. */
+	if (ref_id == cand_id || store->db->drv->changes(store->db) != 2) {
+		error = bg_error_set(ctx, BG_ENOTFOUND,
+		                     "runs %lld and %lld are not two complete runs to pair",
+		                     (long long)ref_id, (long long)cand_id);
+		goto cleanup;
+	}
+	error = store__commit(ctx, store);
+cleanup:
+	if (error < 0)
+		store__rollback(store);
+	return error;
+}
+
+int bg_store_pairs_tagged(bg_ctx *ctx, bg_store *store, const char *machine, int dirty,
+                          const char *ref_sha, const char *ref_tag, const char *cand_sha,
+                          const char *cand_tag, int64_t **ref_ids, int64_t **cand_ids, size_t *n)
+{
+	int64_t *r = NULL, *c = NULL;
+	size_t len = 0, rcap = 0, ccap = 0;
+	bg_db_stmt *s;
+	int error = 0, rc;
+
+	*ref_ids = *cand_ids = NULL;
+	*n = 0;
+	if ((error = store__stmt(ctx, store, ST_PAIRS_AT, &s)) < 0)
+		return error;
+	if (bg_db_bind_text(s, 1, ref_sha, -1) != 0 ||
+	    (ref_tag ? bg_db_bind_text(s, 2, ref_tag, -1) : bg_db_bind_null(s, 2)) != 0 ||
+	    bg_db_bind_text(s, 3, cand_sha, -1) != 0 ||
+	    (cand_tag ? bg_db_bind_text(s, 4, cand_tag, -1) : bg_db_bind_null(s, 4)) != 0 ||
+	    bg_db_bind_text(s, 5, machine, -1) != 0 || bg_db_bind_int64(s, 6, dirty) != 0)
+		return store__bind_fail(ctx, store, s);
+	while ((rc = bg_db_step(s)) == BG_DB_ROW) {
+		if (bg_grow((void **)&r, &rcap, len, sizeof(*r)) < 0 ||
+		    bg_grow((void **)&c, &ccap, len, sizeof(*c)) < 0) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+		r[len] = bg_db_column_int64(s, 0);
+		c[len++] = bg_db_column_int64(s, 1);
+	}
+	if (rc != BG_DB_DONE) {
+		error = store__fail(ctx, store, "finding the pairs of two commits");
+		goto cleanup;
+	}
+	*ref_ids = r;
+	*cand_ids = c;
+	*n = len;
+	r = c = NULL;
+cleanup:
+	bg_db_reset(s);
+	free(r);
+	free(c);
 	return error;
 }
 

@@ -163,6 +163,26 @@ int bg_store_runs_at(bg_ctx *ctx, bg_store *store, const char *sha, const char *
 int bg_store_runs_tagged(bg_ctx *ctx, bg_store *store, const char *sha, const char *machine,
                          int dirty, const char *tag, int64_t **run_ids, size_t *n);
 
+/*
+ * Records that two complete runs were made back to back as one pair (the
+ * sides of an interleaved measurement): both name the pair by ref_id's
+ * uid.  Called once the second run is complete, so that a pair one side of
+ * which was interrupted is never recorded.
+ */
+int bg_store_pair_record(bg_ctx *ctx, bg_store *store, int64_t ref_id, int64_t cand_id);
+/*
+ * The recorded pairs (bg_store_pair_record) of a complete run of `ref_sha`
+ * with one of `cand_sha`, both on `machine`, carrying `ref_tag` and
+ * `cand_tag` ("K=V"; NULL: any); dirty as bg_store_runs_at, for both.
+ * Oldest first (by the reference run): (*ref_ids)[k] beside
+ * (*cand_ids)[k] (the caller frees both).  A run left without its partner
+ * (the other side interrupted) and runs stored before pairs were recorded
+ * are in none.  None is not an error (*n = 0).
+ */
+int bg_store_pairs_tagged(bg_ctx *ctx, bg_store *store, const char *machine, int dirty,
+                          const char *ref_sha, const char *ref_tag, const char *cand_sha,
+                          const char *cand_tag, int64_t **ref_ids, int64_t **cand_ids, size_t *n);
+
 typedef struct {
 	int64_t id;
 	char sha[41];

@@ -9,9 +9,10 @@
  * destination (its machine and commit, facts, tags, results with every
  * sample, outcomes, and the verdicts `ci` recorded for it), so an
  * interrupted copy leaves complete runs only and the next copy finishes
- * the job.  Timestamps, roles and ids' order are kept; ids themselves are
- * the destination's.  Incomplete runs (a job that died) are not copied.
- * Builds and the alert outbox follow, keyed as they are in the schema.
+ * the job.  Timestamps, roles, pairs (named by uid) and ids' order are
+ * kept; ids themselves are the destination's.  Incomplete runs (a job that
+ * died) are not copied.  Builds and the alert outbox follow, keyed as they
+ * are in the schema.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +60,8 @@ enum {
 static const char *const copy_sql[CP_COUNT] = {
 	[CP_RUNS] = "SELECT id, uid FROM runs WHERE status = 'complete' ORDER BY id",
 	[CP_RUN] = "SELECT r.branch, r.dirty, r.source, r.started_at, r.finished_at, r.role,"
-		   " c.sha, c.author_time, c.author, c.subject, m.fingerprint, m.first_seen, m.id"
+		   " c.sha, c.author_time, c.author, c.subject, m.fingerprint, m.first_seen, m.id,"
+		   " r.pair_ref"
 		   " FROM runs r JOIN commits c ON c.id = r.commit_id"
 		   " JOIN machines m ON m.id = r.machine_id WHERE r.id = ?1",
 	[CP_MACHINE_FACTS] = "SELECT key, value FROM machine_facts WHERE machine_id = ?1",
@@ -91,8 +93,8 @@ static const char *const copy_sql[CP_COUNT] = {
 			" VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
 	[CP_D_COMMIT_ID] = "SELECT id FROM commits WHERE sha = ?1",
 	[CP_D_RUN] = "INSERT INTO runs(commit_id, machine_id, branch, dirty, status, source,"
-		     " started_at, finished_at, uid, role)"
-		     " VALUES (?1, ?2, ?3, ?4, 'complete', ?5, ?6, ?7, ?8, ?9) RETURNING id",
+		     " started_at, finished_at, uid, role, pair_ref)"
+		     " VALUES (?1, ?2, ?3, ?4, 'complete', ?5, ?6, ?7, ?8, ?9, ?10) RETURNING id",
 	[CP_D_RUN_FACT] = "INSERT INTO run_facts(run_id, key, value) VALUES (?1, ?2, ?3)"
 			  " ON CONFLICT DO NOTHING",
 	[CP_D_RUN_TAG] = "INSERT INTO run_tags(run_id, key, value) VALUES (?1, ?2, ?3)"
@@ -377,7 +379,8 @@ static int cp__run_body(copier *c, int64_t src_run, const char *uid)
 	if (bg_db_bind_int64(d, 1, commit_id) < 0 || bg_db_bind_int64(d, 2, machine_id) < 0 ||
 	    cp__text(d, 3, r, 0) < 0 || cp__int(d, 4, r, 1) < 0 || cp__text(d, 5, r, 2) < 0 ||
 	    cp__int(d, 6, r, 3) < 0 || cp__int(d, 7, r, 4) < 0 ||
-	    bg_db_bind_text(d, 8, uid, -1) < 0 || cp__text(d, 9, r, 5) < 0) {
+	    bg_db_bind_text(d, 8, uid, -1) < 0 || cp__text(d, 9, r, 5) < 0 ||
+	    cp__text(d, 10, r, 13) < 0) {
 		error = cp__fail(c, CP_D_RUN, "storing the run");
 		goto cleanup;
 	}

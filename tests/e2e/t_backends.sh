@@ -165,6 +165,32 @@ compare report 0 --json report --since 30d
 compare report-md 0 --format markdown report --since 30d
 compare bisect 0 --json bisect --good HEAD~6 --bad HEAD --series calc:calc/x --runs 3
 check "bisect names the slow commit on both" grep -q "$(git rev-parse HEAD)" "$T/bisect.pg"
+# Each pair of runs it made is recorded as one (runs.pair_ref), alike.
+pairs_in() {
+	db_sql "$1" "SELECT count(*) FROM runs a JOIN runs b ON b.pair_ref = a.uid AND b.id <> a.id
+		WHERE a.pair_ref = a.uid"
+}
+pairs_alike() { # [DB]: DB (SQLite's by default) has as many pairs as PostgreSQL's, some
+	local l p
+	l=$(pairs_in "${1:-$LITE}") && p=$(pairs_in "$PG") && [ "$l" = "$p" ] && [ "$p" -gt 0 ] ||
+		{ echo "# pairs recorded: ${1:-sqlite} ${l:-?}, postgresql ${p:-?}"; return 1; }
+}
+check "bisect recorded its pairs, as many on both" pairs_alike
+# A database of schema 8 (its runs name no pair) is migrated on both; its
+# runs pair with nothing, so the same bisect measures its pairs again.
+V=$(db_sql "$PG" "SELECT version FROM benchguard_schema")
+db_sql "$PG" "ALTER TABLE runs DROP COLUMN pair_ref; UPDATE benchguard_schema SET version = 8"
+db_sql "$LITE" "DROP INDEX runs_pair_ref; ALTER TABLE runs DROP COLUMN pair_ref; PRAGMA user_version = 8"
+compare bisect-migrated 0 --json bisect --good HEAD~6 --bad HEAD --series calc:calc/x --runs 3
+versions() { echo "$(db_sql "$PG" "SELECT version FROM benchguard_schema") $(db_sql "$LITE" "PRAGMA user_version")"; }
+check "... schema 8 migrated to $V on both" test "$(versions)" = "$V $V"
+unpaired() { db_sql "$1" "SELECT count(*) FROM runs WHERE pair_ref IS NULL AND role = 'paired'"; }
+old_runs_apart() {
+	[ "$(unpaired "$PG")" -gt 0 ] && [ "$(unpaired "$PG")" = "$(unpaired "$LITE")" ] ||
+		{ echo "# runs in no pair: sqlite $(unpaired "$LITE"), postgresql $(unpaired "$PG")"; return 1; }
+}
+check "... the runs stored before in no pair, as many on both" old_runs_apart
+check "... the new pairs recorded, as many on both" pairs_alike
 
 # Baselines across backends: the SQLite export into fresh databases of
 # both kinds judges the same.
@@ -212,6 +238,8 @@ for d in "$T/copy.db" "$PG3"; do
 	cp "$T/check-regressed.pg" "$T/cpa.lite" && cp "$T/cp.out" "$T/cpa.pg"
 	check "check --json after db copy into $(case $d in postgresql*) echo PostgreSQL ;; *) echo SQLite ;; esac)" same cpa
 done
+check "db copy keeps the pairs: as many in the SQLite copy" pairs_alike "$T/copy.db"
+check "... and in the PostgreSQL copy of that" pairs_alike "$PG3"
 "$BG" --json db copy "$PG" "$T/copy.db" >"$T/again.json" 2>&1
 check "a second db copy adds nothing" grep -q '"runs_copied": 0' "$T/again.json"
 # A database without benchguard's tables is no source: nothing to copy,

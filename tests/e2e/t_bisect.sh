@@ -341,4 +341,84 @@ check "the same bisect again, reusing the stored pairs: exit 3 too, saying so in
 	[ \$? = 3 ] && grep -q '\"message\": \"a benchmark failed at an end\"' $T/j"
 check "... and with --filter '^s\$' the failure of u is left out: exit 1" \
 	expect_rc 1 "$BG" bisect --good "${F[3]}" --bad "${F[4]}" --runs 2 --filter '^s$'
+
+# ------------------------------------------ interrupted pairs stay apart
+# A pair's two runs are made back to back; one left alone by an interrupt
+# must pair with nothing later.  Values set by pair: the commit's level
+# (100, then 130 from G1) times a machine that gets 20% slower with each
+# pair of runs (runs 2k+1 and 2k+2 of the counter are one pair), so a run
+# paired with the next pair's run moves the change from +30% to about +50%.
+# The level-130 runs whose number is listed in $T/kills interrupt benchguard
+# (SIGTERM) and wait to be killed with their run: the first at the bad end
+# (the good end's run of that pair is complete), the sixth at the probe G1
+# (after the ends' 4 pairs of the first rerun).
+new_repo "$T/r9" >/dev/null
+cd "$T/r9" || exit 1
+cat >bench.sh <<S
+n=\$(cat "$T/ctr9" 2>/dev/null || echo 0); n=\$((n + 1)); echo \$n >"$T/ctr9"
+if [ "\$(cat level)" = 130 ]; then
+	c=\$(cat "$T/ctr9b" 2>/dev/null || echo 0); c=\$((c + 1)); echo \$c >"$T/ctr9b"
+	if grep -qx "\$c" "$T/kills"; then
+		p=\$\$
+		while [ "\$p" -gt 1 ] && [ "\$(cat /proc/\$p/comm)" != benchguard ]; do
+			p=\$(awk '{ print \$4 }' /proc/\$p/stat)
+		done
+		kill -TERM "\$p"
+		sleep 60
+	fi
+fi
+awk -v n=\$n -v l=\$(cat level) 'BEGIN { m = l * (1 + 0.2 * int((n - 1) / 2)) * (1 + 0.001 * sin(2.3 * n))
+	for (d = -1; d <= 1; d++) printf "BENCHGUARD v %.6f ms\n", m * (1 + 0.001 * d) }'
+S
+cat >benchguard.json <<'J'
+{ "defaults": { "warmup": 0, "samples": 1 },
+  "benchmarks": [ { "name": "set", "format": "lines", "command": "sh bench.sh" } ] }
+J
+echo '.benchguard/' >.gitignore
+echo 100 >level
+declare -a G
+G[0]=$(commit "G0: level 100")
+echo 130 >level
+G[1]=$(commit "G1: level 130")
+echo x >notes.txt
+G[2]=$(commit "G2: nothing")
+printf '1\n6\n' >"$T/kills"
+export BENCHGUARD_DB="$T/bisect9.db" BENCHGUARD_CACHE="$T/cache9"
+runs9() { sqlite3 "$BENCHGUARD_DB" "SELECT count(*) FROM runs WHERE status = '$1'"; }
+check "bisect interrupted at the bad end's run of the first pair: exit 3" \
+	expect_rc 3 "$BG" bisect --good "${G[0]}" --bad "${G[2]}" --runs 4
+check "... the good end's run complete, the bad end's incomplete" \
+	test "$(runs9 complete) $(runs9 incomplete)" = "1 1"
+check "the next bisect, interrupted at the probe's run of its first pair: exit 3" \
+	expect_rc 3 "$BG" bisect --good "${G[0]}" --bad "${G[2]}" --runs 4
+check "... the ends' 4 pairs stored, and the good end's run of the probe's pair" \
+	test "$(runs9 complete) $(runs9 incomplete)" = "10 2"
+# steps9 FILE: each step's change is the step's own: 0 or +30% (±0.5 points).
+steps9() {
+	/usr/bin/python3 - "$1" "${G[1]}" <<'P'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for s in d["steps"]:
+    print("#   step", s["commit"][:7], s["verdict"], "runs", s["runs"], "change", s["change"],
+          "reused", s["reused"])
+assert d["first_bad"] == sys.argv[2], d["first_bad"]
+assert [s["verdict"] for s in d["steps"]] == ["good", "bad", "bad"], d["steps"]
+assert abs(d["steps"][0]["change"]) < 0.005, d["steps"][0]
+for s in d["steps"][1:]:
+    assert abs(s["change"] - 0.30) < 0.005 and not s.get("by_distance"), s
+assert abs(d["change"] - 0.30) < 0.005, d["change"]
+P
+}
+expect_rc 0 "$BG" bisect --good "${G[0]}" --bad "${G[2]}" --runs 4 --json
+cp "$T/out" "$T/b9a.json"
+check "the third bisect names G1, every change +30%: no run paired with the runs left alone" \
+	steps9 "$T/b9a.json"
+before=$(runs9 complete)
+expect_rc 0 "$BG" bisect --good "${G[0]}" --bad "${G[2]}" --runs 4 --json
+cp "$T/out" "$T/b9b.json"
+check "the same bisect again reuses every pair and still sees +30%" steps9 "$T/b9b.json"
+check "... without a run" test "$(runs9 complete)" = "$before"
+check "... and says each step was stored" /usr/bin/python3 -c '
+import json, sys
+assert all(s["reused"] for s in json.load(open(sys.argv[1]))["steps"])' "$T/b9b.json"
 finish

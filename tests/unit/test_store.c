@@ -1278,11 +1278,13 @@ static void test_migrate_to_builds(void **state)
 
 	/* Back to the schema of version 3: migration 4 only added `builds`, 5
 	 * the alert outbox, 6 the runs' role and the recorded verdicts, 7 the
-	 * results' instrument. */
+	 * results' instrument, 9 the runs' pairs. */
 	assert_int_equal(sql_exec(path, "DROP TABLE builds; DROP TABLE outbox;"
 	                                " DROP TABLE verdicts; DROP TABLE checks;"
 	                                " ALTER TABLE runs DROP COLUMN role;"
 	                                " ALTER TABLE results DROP COLUMN instrument;"
+	                                " DROP INDEX runs_pair_ref;"
+	                                " ALTER TABLE runs DROP COLUMN pair_ref;"
 	                                " PRAGMA user_version = 3"),
 	                 SQLITE_OK);
 	assert_int_equal(sql_int(path, "SELECT count(*) FROM sqlite_master WHERE name = 'builds'"),
@@ -1378,6 +1380,8 @@ static void test_open_source(void **state)
 	                                " DROP TABLE verdicts; DROP TABLE checks;"
 	                                " ALTER TABLE runs DROP COLUMN role;"
 	                                " ALTER TABLE results DROP COLUMN instrument;"
+	                                " DROP INDEX runs_pair_ref;"
+	                                " ALTER TABLE runs DROP COLUMN pair_ref;"
 	                                " PRAGMA user_version = 3"),
 	                 SQLITE_OK);
 	assert_int_equal(bg_store_open_source(ctx, path, &st), 0);
@@ -1574,10 +1578,12 @@ static void test_roles_and_recorded_verdicts(void **state)
 	}
 	bg_store_free(st);
 	st = NULL;
-	/* As version 5 left it: no role, no recorded verdicts (nor what 7 added). */
+	/* As version 5 left it: no role, no recorded verdicts (nor what 7 and 9 added). */
 	assert_int_equal(sql_exec(path, "DROP TABLE verdicts; DROP TABLE checks;"
 	                                " ALTER TABLE runs DROP COLUMN role;"
 	                                " ALTER TABLE results DROP COLUMN instrument;"
+	                                " DROP INDEX runs_pair_ref;"
+	                                " ALTER TABLE runs DROP COLUMN pair_ref;"
 	                                " PRAGMA user_version = 5"),
 	                 SQLITE_OK);
 	assert_int_equal(bg_store_open(ctx, path, &st), 0);
@@ -1666,6 +1672,154 @@ static void test_roles_and_recorded_verdicts(void **state)
 	bg_ctx_free(ctx);
 }
 
+/* One paired run of `commit` tagged `tag` (may be NULL), finished unless `finish` is 0. */
+static int64_t paired_run(bg_ctx *ctx, bg_store *st, const bg_commit *commit, bg_machine *m,
+                          const char *tag, const bg_results *res, int finish)
+{
+	const char *tags[] = { tag, NULL };
+	bg_run_info info = { .commit = commit, .machine = m, .source = "run", .paired = 1 };
+	int64_t id = 0;
+
+	info.tags = tag ? tags : NULL;
+	assert_int_equal(bg_store_run_begin(ctx, st, &info, &id), 0);
+	assert_int_equal(bg_store_run_add(ctx, st, id, res), 0);
+	if (finish)
+		assert_int_equal(bg_store_run_finish(ctx, st, id), 0);
+	return id;
+}
+
+/* The pairs of a (ref, tagged ta) with b (tagged tb) on m, as "ref:cand ..." ids. */
+static const char *pairs_of(bg_ctx *ctx, bg_store *st, bg_machine *m, const bg_commit *a,
+                            const char *ta, const bg_commit *b, const char *tb, char *buf,
+                            size_t size)
+{
+	int64_t *r = NULL, *c = NULL;
+	size_t n = 0, i, len = 0;
+
+	assert_int_equal(bg_store_pairs_tagged(ctx, st, bg_machine_fingerprint(m), 0, a->sha, ta,
+	                                       b->sha, tb, &r, &c, &n),
+	                 0);
+	buf[0] = '\0';
+	for (i = 0; i < n && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%lld:%lld", i ? " " : "",
+		                        (long long)r[i], (long long)c[i]);
+	free(r);
+	free(c);
+	return buf;
+}
+
+/*
+ * Pairs are what was recorded as a pair, never runs matched by position:
+ * a reference run whose candidate was interrupted (left incomplete) pairs
+ * with nothing, and the pairs after it stay as they were made.  Sides are
+ * told apart when both are the same commit under the same tag; a copy
+ * keeps the pairs; runs of a database from before step 9 are in none.
+ */
+static void test_pairs_recorded(void **state)
+{
+	char path[512], copy[512], buf[256], want[256];
+	bg_ctx *ctx = NULL;
+	bg_store *st = NULL, *dst = NULL;
+	bg_machine *m = make_machine(), *other = make_machine();
+	bg_results *res = NULL;
+	bg_commit a, b;
+	bg_copy_stats cs;
+	const char *ta = "bisect-end=bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+	const char *tb = "bisect-end=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+	int64_t a1, b1, a2, b2, a3, b3, s1, s2, x1, x2;
+	int latest;
+
+	assert_non_null(m);
+	assert_non_null(other);
+	assert_int_equal(bg_machine_set_fact(other, "cpu_model", "Other CPU", 0), 0);
+	join(path, sizeof(path), *state, "pairs.db");
+	join(copy, sizeof(copy), *state, "copy.db");
+	make_commit(&a, 'a', "good");
+	make_commit(&b, 'b', "bad");
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_store_open(ctx, path, &st), 0);
+	latest = bg_store_schema_version(st);
+	assert_int_equal(bg_results_new(&res), 0);
+	assert_int_equal(bg_results_add(ctx, res, "sort", "wall_time", "s", 0.5), 0);
+
+	/* A pair; then a reference run whose candidate was interrupted; then
+	 * a pair in the other order (ABBA). */
+	a1 = paired_run(ctx, st, &a, m, ta, res, 1);
+	b1 = paired_run(ctx, st, &b, m, tb, res, 1);
+	assert_int_equal(bg_store_pair_record(ctx, st, a1, b1), 0);
+	a2 = paired_run(ctx, st, &a, m, ta, res, 1);
+	b2 = paired_run(ctx, st, &b, m, tb, res, 0);
+	/* An incomplete side is refused, and nothing is written. */
+	assert_int_equal(bg_store_pair_record(ctx, st, a2, b2), BG_ENOTFOUND);
+	assert_non_null(strstr(bg_ctx_error(ctx), "not two complete runs"));
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM runs WHERE pair_ref IS NOT NULL"), 2);
+	assert_int_equal(bg_store_pair_record(ctx, st, a2, a2), BG_ENOTFOUND);
+	assert_int_equal(bg_store_pair_record(ctx, st, a2, 999999), BG_ENOTFOUND);
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM runs WHERE pair_ref IS NOT NULL"), 2);
+	b3 = paired_run(ctx, st, &b, m, tb, res, 1);
+	a3 = paired_run(ctx, st, &a, m, ta, res, 1);
+	assert_int_equal(bg_store_pair_record(ctx, st, a3, b3), 0);
+
+	/* By position, a2 would pair with b3 and a3 with nothing. */
+	snprintf(want, sizeof(want), "%lld:%lld %lld:%lld", (long long)a1, (long long)b1,
+	         (long long)a3, (long long)b3);
+	assert_string_equal(pairs_of(ctx, st, m, &a, ta, &b, tb, buf, sizeof(buf)), want);
+	assert_string_equal(pairs_of(ctx, st, m, &a, NULL, &b, NULL, buf, sizeof(buf)), want);
+	/* The sides are the sides: b as the reference has no pair with a. */
+	assert_string_equal(pairs_of(ctx, st, m, &b, tb, &a, ta, buf, sizeof(buf)), "");
+	/* Another tag, another machine: none. */
+	assert_string_equal(pairs_of(ctx, st, m, &a, "bisect-end=cc", &b, tb, buf, sizeof(buf)),
+	                    "");
+	assert_string_equal(pairs_of(ctx, st, m, &a, ta, &b, "compare=x", buf, sizeof(buf)), "");
+	assert_string_equal(pairs_of(ctx, st, other, &a, ta, &b, tb, buf, sizeof(buf)), "");
+
+	/* One commit on both sides under one tag (compare A A): each pair once. */
+	s1 = paired_run(ctx, st, &a, m, "compare=a..a", res, 1);
+	s2 = paired_run(ctx, st, &a, m, "compare=a..a", res, 1);
+	assert_int_equal(bg_store_pair_record(ctx, st, s2, s1), 0);
+	snprintf(want, sizeof(want), "%lld:%lld", (long long)s2, (long long)s1);
+	assert_string_equal(
+	        pairs_of(ctx, st, m, &a, "compare=a..a", &a, "compare=a..a", buf, sizeof(buf)),
+	        want);
+
+	/* db copy keeps the pairs, by uid. */
+	assert_int_equal(bg_store_open(ctx, copy, &dst), 0);
+	assert_int_equal(bg_store_copy(ctx, st, dst, &cs), 0);
+	assert_int_equal(cs.runs_copied, 7);
+	assert_int_equal(sql_int(copy, "SELECT count(*) FROM runs WHERE pair_ref IS NOT NULL"), 6);
+	assert_int_equal(sql_int(copy, "SELECT count(*) FROM runs a JOIN runs b"
+	                               " ON b.pair_ref = a.uid AND b.id <> a.id"
+	                               " WHERE a.pair_ref = a.uid"),
+	                 3);
+	bg_store_free(dst);
+	dst = NULL;
+	bg_store_free(st);
+	st = NULL;
+
+	/* As version 8 left it: runs that name no pair.  Migrated, they are in
+	 * none, and new pairs are recorded. */
+	assert_int_equal(sql_exec(path, "DROP INDEX runs_pair_ref;"
+	                                " ALTER TABLE runs DROP COLUMN pair_ref;"
+	                                " PRAGMA user_version = 8"),
+	                 SQLITE_OK);
+	assert_int_equal(bg_store_open(ctx, path, &st), 0);
+	assert_int_equal(bg_store_schema_version(st), latest);
+	assert_int_equal(sql_int(path, "PRAGMA user_version"), latest);
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM runs WHERE pair_ref IS NOT NULL"), 0);
+	assert_string_equal(pairs_of(ctx, st, m, &a, ta, &b, tb, buf, sizeof(buf)), "");
+	x1 = paired_run(ctx, st, &a, m, ta, res, 1);
+	x2 = paired_run(ctx, st, &b, m, tb, res, 1);
+	assert_int_equal(bg_store_pair_record(ctx, st, x1, x2), 0);
+	snprintf(want, sizeof(want), "%lld:%lld", (long long)x1, (long long)x2);
+	assert_string_equal(pairs_of(ctx, st, m, &a, ta, &b, tb, buf, sizeof(buf)), want);
+
+	bg_store_free(st);
+	bg_results_free(res);
+	bg_machine_free(m);
+	bg_machine_free(other);
+	bg_ctx_free(ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1677,6 +1831,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_text_stored_as_utf8, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_roles_and_recorded_verdicts, setup_dir,
 		                                teardown_dir),
+		cmocka_unit_test_setup_teardown(test_pairs_recorded, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_run_facts, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_history_queries, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_unit_conflict_rolls_back, setup_dir,
