@@ -2,7 +2,8 @@
  * gc.c -- `benchguard gc`: reclaims the worktree cache of pinned commits.
  * Checkouts unused for longer than --max-age go, then the least recently
  * used until the cache fits in --max-size; those a running benchguard uses
- * stay.  Prints each checkout and what became of it.
+ * stay.  Prints each checkout (or build log left without one) and what
+ * became of it.
  */
 #include <errno.h>
 #include <math.h>

@@ -777,7 +777,8 @@ typedef struct {
  * limit; 0: all), then the least recently used until the cache is at most
  * max_bytes (UINT64_MAX: no size limit); checkouts in use by a benchguard
  * are kept; never follows symlinks out of the cache.  dry_run: only count.
- * A cache_dir that does not exist is empty.
+ * A build log or build stamp whose checkout is gone is an entry of its own
+ * (used when last written).  A cache_dir that does not exist is empty.
  */
 int bg_worktree_gc(bg_ctx *ctx, const char *cache_dir, int64_t max_age, uint64_t max_bytes,
                    int dry_run, bg_gc_stats *out);

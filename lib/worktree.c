@@ -17,6 +17,10 @@
  * to say: gc may have removed the checkout the database's "ok" was for, or
  * another database may share the cache.
  *
+ * gc lists a build log or stamp whose checkout is gone (removed by hand, or
+ * by a gc killed half-way) as an entry of its own, and removes it under the
+ * commit's lock like a checkout, unless the checkout was made again since.
+ *
  * The lock file of a removed checkout is unlinked while gc holds it; whoever
  * was waiting on it finds the path now names another file (or none) and
  * locks again, so two processes never hold "the" lock on different inodes.
@@ -456,6 +460,7 @@ typedef struct {
 	int64_t used; /* mtime of the checkout: its last use */
 	uint64_t bytes;
 	bg_gc_fate fate;
+	int orphan; /* a build log or stamp without its checkout; used: when last written */
 } gc_entry;
 
 static int by_use(const void *a, const void *b)
@@ -483,24 +488,33 @@ static uint64_t entry_bytes(const char *dir, const char *sha)
 
 /*
  * Removes one entry unless a benchguard uses it: 1 removed (or, dry run,
- * removable), 0 in use, < 0 on failure.
+ * removable), 0 in use, 2 kept (an orphan's checkout was made since it was
+ * listed), < 0 on failure.
  */
-static int gc_remove(bg_ctx *ctx, const char *dir, const char *sha, int dry_run)
+static int gc_remove(bg_ctx *ctx, const char *dir, const char *sha, int orphan, int dry_run)
 {
 	static const char *const suffixes[] = { "", ".build.log", ".built" };
-	char *lock = cache_file(dir, sha, ".lock");
+	char *lock = cache_file(dir, sha, ".lock"), *checkout = cache_file(dir, sha, "");
+	struct stat sb;
 	size_t i;
 	int fd = -1, err;
 
-	if (!lock)
+	if (!lock || !checkout) {
+		free(lock);
+		free(checkout);
 		return bg_error_oom(ctx);
+	}
 	/* A dry run creates nothing: no lock file means nobody holds it. */
 	err = lock_file(ctx, lock, LOCK_EX, !dry_run, 0, &fd);
+	/* Under the lock, the orphan is still one: nobody checked it out again. */
+	if (err == 0 && orphan && lstat(checkout, &sb) == 0)
+		err = 3;
+	free(checkout);
 	if (err != 0 || dry_run) {
 		if (fd >= 0)
 			close(fd);
 		free(lock);
-		return err < 0 ? err : err == 1 ? 0 : 1;
+		return err < 0 ? err : err == 1 ? 0 : err == 3 ? 2 : 1;
 	}
 	for (i = 0; err == 0 && i < BG_ARRAY_SIZE(suffixes); i++) {
 		char *p = cache_file(dir, sha, suffixes[i]);
@@ -512,6 +526,33 @@ static int gc_remove(bg_ctx *ctx, const char *dir, const char *sha, int dry_run)
 	close(fd);
 	free(lock);
 	return err < 0 ? err : 1;
+}
+
+/*
+ * Whether `name` is the build log or build stamp of a commit whose checkout
+ * is not there (removed by hand, or by a gc killed half-way): *sha is
+ * the commit, *used when the file was last written.  The checkout's own
+ * entry covers them when it is there.
+ */
+static int orphan_of(int dir, const char *name, char sha[41], int64_t *used)
+{
+	static const char *const suffixes[] = { ".build.log", ".built" };
+	struct stat sb;
+	size_t i;
+
+	if (strlen(name) <= 40)
+		return 0;
+	memcpy(sha, name, 40);
+	sha[40] = '\0';
+	if (!is_sha(sha))
+		return 0;
+	for (i = 0; i < BG_ARRAY_SIZE(suffixes) && strcmp(name + 40, suffixes[i]); i++)
+		;
+	if (i == BG_ARRAY_SIZE(suffixes) || fstatat(dir, sha, &sb, AT_SYMLINK_NOFOLLOW) == 0 ||
+	    errno != ENOENT || fstatat(dir, name, &sb, AT_SYMLINK_NOFOLLOW) < 0)
+		return 0;
+	*used = (int64_t)sb.st_mtime;
+	return 1;
 }
 
 /* A half-written checkout left by a killed benchguard: removed unless its commit is locked. */
@@ -550,7 +591,7 @@ int bg_worktree_gc_each(bg_ctx *ctx, const char *cache_dir, int64_t max_age, uin
                         int dry_run, bg_gc_cb cb, void *data, bg_gc_stats *out)
 {
 	gc_entry *list = NULL;
-	size_t n = 0, cap = 0, i;
+	size_t n = 0, cap = 0, i, norphans = 0;
 	uint64_t total = 0;
 	struct dirent *e;
 	struct stat sb;
@@ -566,24 +607,48 @@ int bg_worktree_gc_each(bg_ctx *ctx, const char *cache_dir, int64_t max_age, uin
 	}
 	while ((e = readdir(d)) != NULL) {
 		const char *name = e->d_name;
+		char sha[41];
+		int64_t used;
+		int orphan = 0;
 
 		if (!strncmp(name, ".tmp-", 5) && strlen(name) > 45 && name[45] == '-') {
 			if (!dry_run)
 				gc_temp(ctx, cache_dir, name);
 			continue;
 		}
-		if (strlen(name) != 40 || !is_sha(name))
+		if (strlen(name) == 40 && is_sha(name)) {
+			if (fstatat(dirfd(d), name, &sb, AT_SYMLINK_NOFOLLOW) < 0)
+				continue;
+			memcpy(sha, name, 41);
+			used = (int64_t)sb.st_mtime;
+		} else if (!(orphan = orphan_of(dirfd(d), name, sha, &used)))
 			continue;
-		if (fstatat(dirfd(d), name, &sb, AT_SYMLINK_NOFOLLOW) < 0)
+		/* An orphan's log and stamp are one entry, used when last written;
+		 * a checkout made since the first was read takes the entry over. */
+		for (i = 0; norphans && i < n && strcmp(list[i].sha, sha); i++)
+			;
+		if (norphans && i < n) {
+			if (orphan && used > list[i].used)
+				list[i].used = used;
+			if (!orphan && list[i].orphan) {
+				list[i].orphan = 0;
+				list[i].used = used;
+				total -= list[i].bytes;
+				list[i].bytes = entry_bytes(cache_dir, sha);
+				total += list[i].bytes;
+			}
 			continue;
+		}
+		norphans += orphan;
 		if (bg_grow((void **)&list, &cap, n, sizeof(*list)) < 0) {
 			err = bg_error_oom(ctx);
 			goto cleanup;
 		}
 		memset(&list[n], 0, sizeof(list[n]));
-		memcpy(list[n].sha, name, 41);
-		list[n].used = (int64_t)sb.st_mtime;
-		list[n].bytes = entry_bytes(cache_dir, name);
+		memcpy(list[n].sha, sha, 41);
+		list[n].used = used;
+		list[n].orphan = orphan;
+		list[n].bytes = entry_bytes(cache_dir, sha);
 		total += list[n].bytes;
 		n++;
 	}
@@ -596,11 +661,11 @@ int bg_worktree_gc_each(bg_ctx *ctx, const char *cache_dir, int64_t max_age, uin
 
 		if (!old && !big)
 			continue;
-		if ((rc = gc_remove(ctx, cache_dir, list[i].sha, dry_run)) < 0) {
+		if ((rc = gc_remove(ctx, cache_dir, list[i].sha, list[i].orphan, dry_run)) < 0) {
 			err = rc;
 			goto cleanup;
 		}
-		list[i].fate = rc == 1 ? BG_GC_REMOVED : BG_GC_IN_USE;
+		list[i].fate = rc == 1 ? BG_GC_REMOVED : rc == 2 ? BG_GC_KEPT : BG_GC_IN_USE;
 		if (rc == 1)
 			total -= list[i].bytes;
 	}

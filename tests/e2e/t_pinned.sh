@@ -125,6 +125,18 @@ check "... measuring v1" [ "$(version_of)" = "$c1 1.0 False" ]
 touch -d '2 days ago' "$W/$c1"
 check "gc --max-size 1K removes down to the bound" expect_rc 0 "$BG" gc --max-size 1K --json
 check "... both, oldest first" python3 -c "import json,sys; d=json.load(open('$T/out')); w=d['worktrees']; assert [x['commit'] for x in w] == ['$c1', '$c3'] and d['removed'] == 2, d"
+# A build log and stamp whose checkout is gone (removed by hand, or by a
+# gc killed half-way) are an entry like the rest.
+"$BG" -q run --commit "$c1" >/dev/null 2>&1
+rm -rf "${W:?}/$c1"
+check "a checkout removed by hand leaves its build log and stamp" \
+	bash -c "[ -f '$W/$c1.build.log' ] && [ -f '$W/$c1.built' ]"
+check "gc --dry-run lists them" expect_rc 0 "$BG" gc --dry-run --max-age 0d --json
+check "... as the commit's one entry, to remove" python3 -c "import json,sys; d=json.load(open('$T/out')); w=d['worktrees']; assert [x['commit'] for x in w] == ['$c1'] and w[0]['action'] == 'would remove' and w[0]['bytes'] > 0 and d['removed'] == 1, d"
+check "gc keeps them while they are young" expect_rc 0 "$BG" gc --json
+check "... saying so" python3 -c "import json,sys; d=json.load(open('$T/out')); assert d['kept'] == 1 and d['removed'] == 0, d"
+check "gc --max-age 0d removes them" expect_rc 0 "$BG" gc --max-age 0d --json
+check "... and the cache is empty" [ -z "$(ls -A "$W")" ]
 
 # --- the user's working tree ----------------------------------------------------
 # The branch a pinned run is stored under: the baseline branch when the

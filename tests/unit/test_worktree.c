@@ -407,6 +407,78 @@ static void test_gc(void **state)
 	close_fixture(&f);
 }
 
+/*
+ * A build log and build stamp left without their checkout (removed by
+ * hand, or by a gc killed half-way) are an entry of their own: listed,
+ * kept while young or while a benchguard holds the commit's lock, removed
+ * with the lock file like any worktree.
+ */
+static void test_gc_orphans(void **state)
+{
+	fixture f;
+	bg_worktree wt;
+	bg_gc_stats gs;
+	fates c = { 0, 0, 0 };
+	char path[PATH_MAX + 64], cmd[PATH_MAX * 2 + 64], out[64];
+	struct stat sb;
+	int fd;
+
+	(void)state;
+	open_fixture(&f, "gc-orphans");
+	prepare(&f, good, 0, &wt);
+	bg_worktree_clear(&wt);
+	/* A failed build (tried again here, whatever the store remembers): its
+	 * log, and no stamp. */
+	prepare(&f, bad, 1, &wt);
+	assert_int_equal(wt.failed, 1);
+	bg_worktree_clear(&wt);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/%s' '%s/%s'", f.cache, good, f.cache, bad);
+	sh(cmd);
+	snprintf(path, sizeof(path), "%s/%s.build.log", f.cache, good);
+	assert_int_equal(stat(path, &sb), 0);
+	snprintf(path, sizeof(path), "%s/%s.build.log", f.cache, bad);
+	assert_int_equal(stat(path, &sb), 0);
+	snprintf(path, sizeof(path), "%s/%s.built", f.cache, good);
+	assert_int_equal(stat(path, &sb), 0);
+
+	/* Listed, once per commit, with their bytes; a dry run removes nothing. */
+	assert_int_equal(bg_worktree_gc_each(f.ctx, f.cache, 0, UINT64_MAX, 1, count_fate, &c, &gs),
+	                 0);
+	assert_int_equal(c.n, 2);
+	assert_int_equal(c.removed, 2);
+	assert_int_equal(gs.removed, 2);
+	assert_true(gs.bytes_freed > 0);
+	assert_int_equal(stat(path, &sb), 0);
+	/* Young, they stay under a long age. */
+	assert_int_equal(bg_worktree_gc(f.ctx, f.cache, 86400, UINT64_MAX, 0, &gs), 0);
+	assert_int_equal(gs.removed, 0);
+	assert_int_equal(gs.kept, 2);
+	assert_true(gs.bytes_kept > 0);
+	/* A benchguard holding the commit's lock (checking it out again) keeps them. */
+	snprintf(path, sizeof(path), "%s/%s.lock", f.cache, good);
+	assert_true((fd = open(path, O_RDWR)) >= 0);
+	assert_int_equal(flock(fd, LOCK_SH), 0);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(bg_worktree_gc_each(f.ctx, f.cache, 0, UINT64_MAX, 0, count_fate, &c, &gs),
+	                 0);
+	assert_int_equal(c.n, 2);
+	assert_int_equal(c.in_use, 1);
+	assert_int_equal(gs.removed, 1);
+	snprintf(path, sizeof(path), "%s/%s.build.log", f.cache, good);
+	assert_int_equal(stat(path, &sb), 0);
+	snprintf(path, sizeof(path), "%s/%s.build.log", f.cache, bad);
+	assert_int_equal(stat(path, &sb), -1);
+	close(fd);
+	/* Free, they go, and so does the lock file: the cache is empty. */
+	assert_int_equal(bg_worktree_gc(f.ctx, f.cache, 0, UINT64_MAX, 0, &gs), 0);
+	assert_int_equal(gs.removed, 1);
+	assert_int_equal(gs.kept, 0);
+	snprintf(cmd, sizeof(cmd), "ls -A '%s' | wc -l", f.cache);
+	capture(out, sizeof(out), cmd);
+	assert_string_equal(out, "0");
+	close_fixture(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -415,6 +487,7 @@ int main(void)
 		cmocka_unit_test(test_parallel_prepare),
 		cmocka_unit_test(test_parallel_users_do_not_wait_for_each_other),
 		cmocka_unit_test(test_gc),
+		cmocka_unit_test(test_gc_orphans),
 	};
 	return cmocka_run_group_tests_name("worktree", tests, setup, teardown);
 }
