@@ -191,14 +191,14 @@ const char *bg_unit__display(const char *unit, double typical, double *scale)
 		return time_steps[i];
 	}
 	if (!strcmp(unit, "B")) {
-		while (i < 4 && typical / *scale >= 1024.0) {
+		while (i < 4 && typical * *scale >= 1024.0) {
 			*scale /= 1024.0;
 			i++;
 		}
 		return byte_steps[i];
 	}
 	if (!strcmp(unit, "B/s")) {
-		while (i < 4 && typical / *scale >= 1000.0) {
+		while (i < 4 && typical * *scale >= 1000.0) {
 			*scale /= 1000.0;
 			i++;
 		}

@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "unit.h"
+#include "units.h"
 
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
@@ -174,6 +175,49 @@ static void test_each_result(void **state)
 	assert_int_equal(s.n, 12);
 }
 
+/* A store of its own in a scratch directory, for a test that needs other
+ * series than the fixture's. */
+static bg_store *own_store(bg_ctx *ctx, char *dir, size_t size)
+{
+	bg_store *st = NULL;
+	char path[300];
+
+	snprintf(dir, size, "%s/bg-report-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/r.db", dir);
+	assert_int_equal(bg_store_open(ctx, path, &st), 0);
+	return st;
+}
+
+/* Stores run i (commit i) of one series: three samples around v. */
+static void put_value(bg_ctx *ctx, bg_store *st, bg_machine *m, int i, const char *metric,
+                      const char *unit, double v)
+{
+	bg_results *res = NULL;
+	bg_commit c;
+	bg_run_info info;
+	int64_t id;
+	int k;
+
+	memset(&c, 0, sizeof(c));
+	snprintf(c.sha, sizeof(c.sha), "%040d", i);
+	c.subject = "a subject";
+	memset(&info, 0, sizeof(info));
+	info.commit = &c;
+	info.machine = m;
+	info.source = "run";
+	info.started_at = 1000 + 100 * i;
+	assert_int_equal(bg_results_new(&res), 0);
+	for (k = 0; k < 3; k++)
+		assert_int_equal(bg_results_add(ctx, res, "z", metric, unit,
+		                                v * (1 + 0.001 * (k - 1)) * (1 + 0.002 * (i % 3))),
+		                 0);
+	assert_int_equal(bg_store_run_begin(ctx, st, &info, &id), 0);
+	assert_int_equal(bg_store_run_add(ctx, st, id, res), 0);
+	assert_int_equal(bg_store_run_finish(ctx, st, id), 0);
+	bg_results_free(res);
+}
+
 static bg_report_opts opts_default(void)
 {
 	bg_report_opts o;
@@ -304,13 +348,62 @@ static void test_select(void **state)
 	assert_int_equal(bg_report_format_from_name("pdf", &fmt), BG_EINPUT);
 }
 
+/* Bytes read in KiB to TiB and bytes per second in kB/s to TB/s, each in
+ * the step of the series' magnitude: 2 KiB, not 1.9e-09 TiB. */
+static void test_display_units(void **state)
+{
+	double scale;
+	bg_ctx *ctx = NULL;
+	bg_store *st;
+	bg_machine *m = NULL;
+	bg_report_opts o = opts_default();
+	bg_report *r = NULL;
+	char dir[256], *text = NULL;
+	size_t len = 0;
+	int i;
+
+	(void)state;
+	assert_string_equal(bg_unit__display("B", 512.0, &scale), "B");
+	assert_true(fabs(scale - 1.0) < 1e-15);
+	assert_string_equal(bg_unit__display("B", 2048.0, &scale), "KiB");
+	assert_true(fabs(2048.0 * scale - 2.0) < 1e-12);
+	assert_string_equal(bg_unit__display("B", 3.0 * 1024 * 1024 * 1024, &scale), "GiB");
+	assert_true(fabs(3.0 * 1024 * 1024 * 1024 * scale - 3.0) < 1e-12);
+	assert_string_equal(bg_unit__display("B/s", 999.0, &scale), "B/s");
+	assert_string_equal(bg_unit__display("B/s", 1e10, &scale), "GB/s");
+	assert_true(fabs(1e10 * scale - 10.0) < 1e-9);
+	assert_string_equal(bg_unit__display("B/s", 2.5e6, &scale), "MB/s");
+	assert_string_equal(bg_unit__display("s", 0.000123, &scale), "\xc2\xb5s");
+	assert_true(fabs(0.000123 * scale - 123.0) < 1e-9);
+
+	/* ... and so the report shows them. */
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	st = own_store(ctx, dir, sizeof(dir));
+	assert_int_equal(bg_machine_new(&m), 0);
+	assert_int_equal(bg_machine_set_name(m, "ma"), 0);
+	for (i = 0; i < 12; i++) {
+		put_value(ctx, st, m, i, "mem", "B", i < 6 ? 2048.0 : 4096.0);
+		put_value(ctx, st, m, i, "bw", "B/s", 1e10);
+	}
+	assert_int_equal(bg_report_build(ctx, st, NULL, &o, &r), 0);
+	assert_int_equal(bg_report_render(ctx, r, BG_REPORT_MARKDOWN, &text, &len), 0);
+	assert_non_null(strstr(text, "#### `z:bw` (GB/s, higher is better)"));
+	assert_non_null(strstr(text, "#### `z:mem` (KiB, lower is better)"));
+	assert_non_null(strstr(text, " | 2.004 KiB | 4.008 KiB | +100.0% | "));
+	free(text);
+	bg_report_free(r);
+	bg_machine_free(m);
+	bg_store_free(st);
+	bg_ctx_free(ctx);
+	nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_runs_since),
-		cmocka_unit_test(test_each_result),
-		cmocka_unit_test(test_build_and_render),
-		cmocka_unit_test(test_select),
+		cmocka_unit_test(test_runs_since),       cmocka_unit_test(test_each_result),
+		cmocka_unit_test(test_build_and_render), cmocka_unit_test(test_select),
+		cmocka_unit_test(test_display_units),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
