@@ -740,8 +740,10 @@ static int html_series(const bg_report *r, size_t idx, bg_buf *b)
 	if (g && v != BG_VERDICT_NO_BASELINE) {
 		e |= bg_buf_puts(b, "newest commit <code>");
 		e |= html_sha(b, bg_report__point_run(r, s, g->from)->row.sha, 7);
+		/* The value's own movement (delta), as every table shows it: a
+		 * throughput that fell reads -10%, whatever its direction. */
 		e |= bg_buf_printf(b, "</code>: %+.1f%% against a baseline of %zu runs (p %s)",
-		                   100.0 * g->test.change, g->test.n_base,
+		                   100.0 * g->test.delta, g->test.n_base,
 		                   p_text(pbuf, sizeof(pbuf), g->p_adjusted));
 	} else
 		e |= bg_buf_printf(b, "newest commit: fewer than %d baseline runs", r->min_runs);

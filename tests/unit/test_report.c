@@ -398,12 +398,49 @@ static void test_display_units(void **state)
 	nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
 }
 
+/* The newest commit's change reads the way its value moved, as in every
+ * table: a throughput 10% down is -9.8% here (a regression), not +9.8%. */
+static void test_latest_change_sign(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_store *st;
+	bg_machine *m = NULL;
+	bg_report_opts o = opts_default();
+	bg_report *r = NULL;
+	char dir[256], *text = NULL;
+	const char *p;
+	size_t len = 0;
+	int i;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	st = own_store(ctx, dir, sizeof(dir));
+	assert_int_equal(bg_machine_new(&m), 0);
+	assert_int_equal(bg_machine_set_name(m, "ma"), 0);
+	for (i = 0; i < 12; i++)
+		put_value(ctx, st, m, i, "bw", "GB/s", i < 11 ? 10.0 : 9.0);
+	assert_int_equal(bg_report_build(ctx, st, NULL, &o, &r), 0);
+	assert_int_equal(bg_report_render(ctx, r, BG_REPORT_HTML, &text, &len), 0);
+	assert_non_null(strstr(text, "data-verdict=\"regression\""));
+	assert_non_null(p = strstr(text, "newest commit <code>0000000</code>: "));
+	assert_true(!strncmp(p + strlen("newest commit <code>0000000</code>: "), "-9.8% ", 6));
+	free(text);
+	assert_int_equal(bg_report_render(ctx, r, BG_REPORT_MARKDOWN, &text, &len), 0);
+	assert_non_null(strstr(text, "| `z:bw` | 12 | regression | -9.8% |"));
+	free(text);
+	bg_report_free(r);
+	bg_machine_free(m);
+	bg_store_free(st);
+	bg_ctx_free(ctx);
+	nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_runs_since),       cmocka_unit_test(test_each_result),
 		cmocka_unit_test(test_build_and_render), cmocka_unit_test(test_select),
-		cmocka_unit_test(test_display_units),
+		cmocka_unit_test(test_display_units),    cmocka_unit_test(test_latest_change_sign),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
