@@ -75,8 +75,10 @@ static json_object *json_series(const bg_report *r, const rep_series *s)
 		json_object_object_add(
 		        l, "commit",
 		        bg_json__str(NULL, bg_report__point_run(r, s, g->from)->row.sha));
-		json_object_object_add(l, "runs",
-		                       json_object_new_int64((int64_t)(g->to - g->from)));
+		/* The newest commit's runs, not its points (one: its runs pooled). */
+		json_object_object_add(
+		        l, "runs",
+		        json_object_new_int64((int64_t)(s->rfirst[g->to] - s->rfirst[g->from])));
 		json_object_object_add(l, "baseline_runs",
 		                       json_object_new_int64((int64_t)g->test.n_base));
 		json_object_object_add(l, "baseline_first_index",

@@ -435,12 +435,57 @@ static void test_latest_change_sign(void **state)
 	nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
 }
 
+/* JSON's "latest" counts the runs of the newest commit (pooled into one
+ * point), as its "points" do. */
+static void test_latest_runs(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_store *st;
+	bg_machine *m = NULL;
+	bg_report_opts o = opts_default();
+	bg_report *r = NULL;
+	json_object *top, *series, *v;
+	char dir[256], *text = NULL;
+	size_t len = 0;
+	int i;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	st = own_store(ctx, dir, sizeof(dir));
+	assert_int_equal(bg_machine_new(&m), 0);
+	assert_int_equal(bg_machine_set_name(m, "ma"), 0);
+	for (i = 0; i < 8; i++)
+		put_value(ctx, st, m, i, "t", "s", 1.0);
+	put_value(ctx, st, m, 7, "t", "s", 1.0); /* the newest commit, three runs */
+	put_value(ctx, st, m, 7, "t", "s", 1.0);
+	assert_int_equal(bg_report_build(ctx, st, NULL, &o, &r), 0);
+	assert_int_equal(bg_report_render(ctx, r, BG_REPORT_JSON, &text, &len), 0);
+	assert_non_null(top = json_tokener_parse(text));
+	assert_true(json_object_object_get_ex(top, "series", &series));
+	series = json_object_array_get_idx(series, 0);
+	assert_true(json_object_object_get_ex(series, "points", &v));
+	assert_int_equal(json_object_array_length(v), 8);
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(v, 7), "runs", &v));
+	assert_int_equal(json_object_get_int(v), 3);
+	assert_true(json_object_object_get_ex(series, "latest", &v));
+	assert_true(json_object_object_get_ex(v, "runs", &v));
+	assert_int_equal(json_object_get_int(v), 3);
+	json_object_put(top);
+	free(text);
+	bg_report_free(r);
+	bg_machine_free(m);
+	bg_store_free(st);
+	bg_ctx_free(ctx);
+	nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_runs_since),       cmocka_unit_test(test_each_result),
 		cmocka_unit_test(test_build_and_render), cmocka_unit_test(test_select),
 		cmocka_unit_test(test_display_units),    cmocka_unit_test(test_latest_change_sign),
+		cmocka_unit_test(test_latest_runs),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
