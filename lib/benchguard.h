@@ -1563,7 +1563,7 @@ typedef struct {
 	int64_t now;          /* when the report is made, for its header */
 	const char *filter;   /* extended regex on the benchmark or "benchmark:metric"; NULL: all */
 	const char *branch;   /* commit order: its first-parent history (with a repo); runs of
-	                         other commits are left out.  No repo: run time order */
+	                         other commits are left out.  No repo: by each commit's first run */
 	const char *machine;  /* fingerprint; NULL: every machine (a series per machine) */
 	int include_paired;   /* the paired runs of compare, bisect and ci's confirmation too */
 	const char *project;  /* for the title; may be NULL */

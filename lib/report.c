@@ -185,7 +185,7 @@ static int on_commit(const char *sha, int64_t time, void *data)
 }
 
 typedef struct {
-	int64_t key1, key2;
+	int64_t key1, key2, key3;
 	size_t idx;
 } order_key;
 
@@ -197,13 +197,17 @@ static int cmp_order(const void *a, const void *b)
 		return x->key1 < y->key1 ? -1 : 1;
 	if (x->key2 != y->key2)
 		return x->key2 < y->key2 ? -1 : 1;
+	if (x->key3 != y->key3)
+		return x->key3 < y->key3 ? -1 : 1;
 	return 0;
 }
 
 /*
  * Puts r->runs in commit order: oldest commit first along the first-parent
- * history of the branch (runs elsewhere are left out and counted), or by
- * start time without a repository; a commit's runs by id.
+ * history of the branch (runs elsewhere are left out and counted), or
+ * without a repository by the start time of each commit's first run, so
+ * that a commit measured again later is still one commit; a commit's runs
+ * by id.
  */
 static int order_runs(bg_ctx *ctx, bg_report *r, bg_repo *repo, rep_run *runs, size_t n)
 {
@@ -227,11 +231,11 @@ static int order_runs(bg_ctx *ctx, bg_report *r, bg_repo *repo, rep_run *runs, s
 		w.by_sha[i].idx = i;
 		w.by_sha[i].author_time = runs[i].row.author_time;
 	}
+	qsort(w.by_sha, n, sizeof(sha_ref), cmp_sha_ref);
 	if (repo && r->branch) {
 		int64_t *t = malloc((n ? n : 1) * sizeof(int64_t));
 
 		r->by_git = 1;
-		qsort(w.by_sha, n, sizeof(sha_ref), cmp_sha_ref);
 		for (i = 0; i < n && t; i++)
 			if (!i || strcmp(w.by_sha[i].sha, w.by_sha[i - 1].sha) != 0)
 				t[w.shas++] = w.by_sha[i].author_time;
@@ -246,13 +250,42 @@ static int order_runs(bg_ctx *ctx, bg_report *r, bg_repo *repo, rep_run *runs, s
 		          (error = bg_repo_walk_first_parent(ctx, repo, tip, on_commit, &w)) < 0))
 			goto cleanup;
 	}
-	for (i = k = 0; i < n; i++) {
-		if (r->by_git && w.depth[i] < 0)
-			continue;
-		keys[k].key1 = r->by_git ? -w.depth[i] : runs[i].row.started_at;
-		keys[k].key2 = runs[i].row.id;
-		keys[k].idx = i;
-		k++;
+	if (r->by_git) {
+		for (i = k = 0; i < n; i++) {
+			if (w.depth[i] < 0)
+				continue;
+			keys[k].key1 = -w.depth[i];
+			keys[k].key2 = 0;
+			keys[k].key3 = runs[i].row.id;
+			keys[k].idx = i;
+			k++;
+		}
+	} else {
+		/* Without history a commit goes where its first run started (its
+		 * first id breaking ties), its runs together: one point, however
+		 * far apart they were made. */
+		for (i = 0; i < n; i = k) {
+			const bg_run_row *row = &runs[w.by_sha[i].idx].row;
+			int64_t first = row->started_at, id = row->id;
+
+			for (k = i; k < n && !strcmp(w.by_sha[k].sha, w.by_sha[i].sha); k++) {
+				row = &runs[w.by_sha[k].idx].row;
+				if (row->started_at < first ||
+				    (row->started_at == first && row->id < id)) {
+					first = row->started_at;
+					id = row->id;
+				}
+			}
+			for (; i < k; i++) {
+				order_key *x = &keys[w.by_sha[i].idx];
+
+				x->key1 = first;
+				x->key2 = id;
+				x->key3 = runs[w.by_sha[i].idx].row.id;
+				x->idx = w.by_sha[i].idx;
+			}
+		}
+		k = n;
 	}
 	qsort(keys, k, sizeof(*keys), cmp_order);
 	if (!(r->runs = calloc(k ? k : 1, sizeof(*r->runs)))) {

@@ -189,9 +189,10 @@ static bg_store *own_store(bg_ctx *ctx, char *dir, size_t size)
 	return st;
 }
 
-/* Stores run i (commit i) of one series: three samples around v. */
-static void put_value(bg_ctx *ctx, bg_store *st, bg_machine *m, int i, const char *metric,
-                      const char *unit, double v)
+/* Stores a run of commit i started at `started`, of one series: three
+ * samples around v. */
+static void put_value_at(bg_ctx *ctx, bg_store *st, bg_machine *m, int i, int64_t started,
+                         const char *metric, const char *unit, double v)
 {
 	bg_results *res = NULL;
 	bg_commit c;
@@ -206,7 +207,7 @@ static void put_value(bg_ctx *ctx, bg_store *st, bg_machine *m, int i, const cha
 	info.commit = &c;
 	info.machine = m;
 	info.source = "run";
-	info.started_at = 1000 + 100 * i;
+	info.started_at = started;
 	assert_int_equal(bg_results_new(&res), 0);
 	for (k = 0; k < 3; k++)
 		assert_int_equal(bg_results_add(ctx, res, "z", metric, unit,
@@ -216,6 +217,13 @@ static void put_value(bg_ctx *ctx, bg_store *st, bg_machine *m, int i, const cha
 	assert_int_equal(bg_store_run_add(ctx, st, id, res), 0);
 	assert_int_equal(bg_store_run_finish(ctx, st, id), 0);
 	bg_results_free(res);
+}
+
+/* Stores run i (commit i, started at 1000 + 100 i) of one series. */
+static void put_value(bg_ctx *ctx, bg_store *st, bg_machine *m, int i, const char *metric,
+                      const char *unit, double v)
+{
+	put_value_at(ctx, st, m, i, 1000 + 100 * i, metric, unit, v);
 }
 
 static bg_report_opts opts_default(void)
@@ -479,13 +487,67 @@ static void test_latest_runs(void **state)
 	nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
 }
 
+/* Without a repository, a commit's runs are one point even when another
+ * commit was measured between them: the commits go in the order of their
+ * first runs. */
+static void test_time_order_pools_commits(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_store *st;
+	bg_machine *m = NULL;
+	bg_report_opts o = opts_default();
+	bg_report *r = NULL;
+	json_object *top, *v, *pts;
+	char dir[256], *text = NULL, sha[41];
+	size_t len = 0;
+	int i;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	st = own_store(ctx, dir, sizeof(dir));
+	assert_int_equal(bg_machine_new(&m), 0);
+	assert_int_equal(bg_machine_set_name(m, "ma"), 0);
+	for (i = 0; i < 6; i++)
+		put_value(ctx, st, m, i, "t", "s", 1.0);
+	put_value_at(ctx, st, m, 2, 5000, "t", "s", 1.0); /* commit 2 again, later */
+	put_value_at(ctx, st, m, 6, 6000, "t", "s", 1.0);
+	assert_int_equal(bg_report_build(ctx, st, NULL, &o, &r), 0);
+	assert_int_equal(bg_report_run_count(r), 8);
+	assert_int_equal(bg_report_commit_count(r), 7);
+	assert_int_equal(bg_report_render(ctx, r, BG_REPORT_JSON, &text, &len), 0);
+	assert_non_null(top = json_tokener_parse(text));
+	assert_true(json_object_object_get_ex(top, "series", &v));
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(v, 0), "points", &pts));
+	assert_int_equal(json_object_array_length(pts), 7);
+	for (i = 0; i < 7; i++) {
+		snprintf(sha, sizeof(sha), "%040d", i);
+		assert_true(json_object_object_get_ex(json_object_array_get_idx(pts, (size_t)i),
+		                                      "commit", &v));
+		assert_string_equal(json_object_get_string(v), sha);
+		assert_true(json_object_object_get_ex(json_object_array_get_idx(pts, (size_t)i),
+		                                      "runs", &v));
+		assert_int_equal(json_object_get_int(v), i == 2 ? 2 : 1);
+	}
+	json_object_put(top);
+	free(text);
+	bg_report_free(r);
+	bg_machine_free(m);
+	bg_store_free(st);
+	bg_ctx_free(ctx);
+	nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_runs_since),       cmocka_unit_test(test_each_result),
-		cmocka_unit_test(test_build_and_render), cmocka_unit_test(test_select),
-		cmocka_unit_test(test_display_units),    cmocka_unit_test(test_latest_change_sign),
+		cmocka_unit_test(test_runs_since),
+		cmocka_unit_test(test_each_result),
+		cmocka_unit_test(test_build_and_render),
+		cmocka_unit_test(test_select),
+		cmocka_unit_test(test_display_units),
+		cmocka_unit_test(test_latest_change_sign),
 		cmocka_unit_test(test_latest_runs),
+		cmocka_unit_test(test_time_order_pools_commits),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
