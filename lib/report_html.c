@@ -518,6 +518,22 @@ static int html_chart(const bg_report *r, const rep_series *s, bg_buf *b)
 	return e ? BG_ENOMEM : 0;
 }
 
+/* A table's series cell: a link to its chart, and with several machines
+ * which one (the report has a series per machine, alike in name). */
+static int html_series_cell(const bg_report *r, const rep_series *s, bg_buf *b)
+{
+	int e = bg_buf_printf(b, "<td><a href=\"#s%zu\"><code>", (size_t)(s - r->series));
+
+	e |= html_esc(b, s->name);
+	e |= bg_buf_puts(b, "</code></a>");
+	if (r->nmachines > 1) {
+		e |= bg_buf_puts(b, " on <code>");
+		e |= html_esc(b, s->machine);
+		e |= bg_buf_puts(b, "</code>");
+	}
+	return e | bg_buf_puts(b, "</td>");
+}
+
 static int html_step_row(const bg_report *r, const rep_series *s, const bg_changepoint *c,
                          int with_series, bg_buf *b)
 {
@@ -530,11 +546,8 @@ static int html_step_row(const bg_report *r, const rep_series *s, const bg_chang
 
 	bg_report__fmt_pct(pct, sizeof(pct), c->change);
 	e |= bg_buf_puts(b, "<tr>");
-	if (with_series) {
-		e |= bg_buf_printf(b, "<td><a href=\"#s%zu\"><code>", (size_t)(s - r->series));
-		e |= html_esc(b, s->name);
-		e |= bg_buf_puts(b, "</code></a></td>");
-	}
+	if (with_series)
+		e |= html_series_cell(r, s, b);
 	e |= bg_buf_puts(b, "<td><code title=\"");
 	e |= html_sha(b, before->row.sha, 40);
 	e |= bg_buf_puts(b, "..");
@@ -642,9 +655,9 @@ static int html_summary(const bg_report *r, bg_buf *b)
 
 			if (!g)
 				continue;
-			e |= bg_buf_printf(b, "<tr><td><a href=\"#s%zu\"><code>", i);
-			e |= html_esc(b, x->name);
-			e |= bg_buf_puts(b, "</code></a></td><td><code>");
+			e |= bg_buf_puts(b, "<tr>");
+			e |= html_series_cell(r, x, b);
+			e |= bg_buf_puts(b, "<td><code>");
 			e |= html_sha(b, bg_report__point_run(r, x, g->from)->row.sha, 7);
 			e |= bg_buf_puts(b, "</code></td>");
 			if (g->replayed != BG_VERDICT_NO_BASELINE)
@@ -679,9 +692,9 @@ static int html_summary(const bg_report *r, bg_buf *b)
 
 				if (!bg_report__unconfirmed(g))
 					continue;
-				e |= bg_buf_printf(b, "<tr><td><a href=\"#s%zu\"><code>", i);
-				e |= html_esc(b, x->name);
-				e |= bg_buf_puts(b, "</code></a></td><td><code>");
+				e |= bg_buf_puts(b, "<tr>");
+				e |= html_series_cell(r, x, b);
+				e |= bg_buf_puts(b, "<td><code>");
 				e |= html_sha(b, run->row.sha, 7);
 				e |= bg_buf_printf(
 				        b,
@@ -700,11 +713,10 @@ static int html_summary(const bg_report *r, bg_buf *b)
 		                    "class=\"num\">noise (CV between commits)</th><th "
 		                    "class=\"num\">commits</th></tr>\n");
 		for (i = 0; i < n; i++) {
-			e |= bg_buf_printf(b, "<tr><td><a href=\"#s%zu\"><code>",
-			                   (size_t)(top5[i] - r->series));
-			e |= html_esc(b, top5[i]->name);
+			e |= bg_buf_puts(b, "<tr>");
+			e |= html_series_cell(r, top5[i], b);
 			e |= bg_buf_printf(b,
-			                   "</code></a></td><td class=\"num\">%.2f%%</td><td "
+			                   "<td class=\"num\">%.2f%%</td><td "
 			                   "class=\"num\">%zu</td></tr>\n",
 			                   100.0 * top5[i]->cv, top5[i]->n);
 		}

@@ -42,6 +42,19 @@ static int md_range(bg_buf *b, const char *from, const char *to)
 	return md_code(b, s);
 }
 
+/* A series as a table names it: with several machines, which one too
+ * (the report has a series per machine, alike in name). */
+static int md_series(bg_buf *b, const bg_report *r, const rep_series *s)
+{
+	int e = md_code(b, s->name);
+
+	if (r->nmachines > 1) {
+		e |= bg_buf_puts(b, " on ");
+		e |= md_code(b, s->machine);
+	}
+	return e;
+}
+
 static int md_summary_line(const bg_report *r, bg_buf *b)
 {
 	char from[32], to[32];
@@ -102,7 +115,7 @@ static int md_flagged_row(const bg_report *r, const rep_series *x, const rep_gro
 		snprintf(n, sizeof(n), "%zu", g->test.n_base);
 	}
 	e |= bg_buf_puts(b, "| ");
-	e |= md_code(b, x->name);
+	e |= md_series(b, r, x);
 	e |= bg_buf_puts(b, " | ");
 	e |= md_sha(b, bg_report__point_run(r, x, g->from)->row.sha);
 	e |= bg_buf_printf(b, " | %s | %s | %s | %s%s |\n", pct, p, n, bg_verdict_name(g->verdict),
@@ -122,7 +135,7 @@ static int md_step_row(const bg_report *r, const rep_series *s, const bg_changep
 	bg_report__fmt_pct(pct, sizeof(pct), c->change);
 	e |= bg_buf_puts(b, "| ");
 	if (with_series) {
-		e |= md_code(b, s->name);
+		e |= md_series(b, r, s);
 		e |= bg_buf_puts(b, " | ");
 	}
 	e |= md_range(b, before->row.sha, after->row.sha);
@@ -198,7 +211,7 @@ int bg_report__render_markdown(bg_ctx *ctx, const bg_report *r, bg_buf *b)
 				if (!bg_report__unconfirmed(g))
 					continue;
 				e |= bg_buf_puts(b, "| ");
-				e |= md_code(b, x->name);
+				e |= md_series(b, r, x);
 				e |= bg_buf_puts(b, " | ");
 				e |= md_sha(b, bg_report__point_run(r, x, g->from)->row.sha);
 				e |= bg_buf_printf(b, " | %s | %s | ", bg_verdict_name(g->first),
@@ -216,7 +229,7 @@ int bg_report__render_markdown(bg_ctx *ctx, const bg_report *r, bg_buf *b)
 		                 "|---|---:|\n");
 		for (i = 0; i < n; i++) {
 			e |= bg_buf_puts(b, "| ");
-			e |= md_code(b, top5[i]->name);
+			e |= md_series(b, r, top5[i]);
 			e |= bg_buf_printf(b, " | %.2f%% |\n", 100.0 * top5[i]->cv);
 		}
 		e |= bg_buf_puts(b, "\n");
@@ -232,7 +245,7 @@ int bg_report__render_markdown(bg_ctx *ctx, const bg_report *r, bg_buf *b)
 			if (g && g->replayed != BG_VERDICT_NO_BASELINE)
 				bg_report__fmt_pct(pct, sizeof(pct), g->test.delta);
 			e |= bg_buf_puts(b, "| ");
-			e |= md_code(b, s->name);
+			e |= md_series(b, r, s);
 			e |= bg_buf_printf(b, " | %zu | %s%s | %s | %.2f%% | %zu |\n", s->n,
 			                   g ? bg_report__group_label(g) : "no-baseline",
 			                   g && g->recorded ? " (ci)" : "", pct, 100.0 * s->cv,

@@ -537,6 +537,55 @@ static void test_time_order_pools_commits(void **state)
 	nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
 }
 
+/* With every machine (a series per machine), each table names the machine
+ * beside the series: two rows "z:t" that differ only in their numbers say
+ * nothing of which machine moved. */
+static void test_tables_name_machines(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_store *st;
+	bg_machine *a = NULL, *b = NULL;
+	bg_report_opts o = opts_default();
+	bg_report *r = NULL;
+	char dir[256], *text = NULL;
+	size_t len = 0;
+	int i;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	st = own_store(ctx, dir, sizeof(dir));
+	assert_int_equal(bg_machine_new(&a), 0);
+	assert_int_equal(bg_machine_set_name(a, "ma"), 0);
+	assert_int_equal(bg_machine_new(&b), 0);
+	assert_int_equal(bg_machine_set_name(b, "mb"), 0);
+	for (i = 0; i < 12; i++) {
+		put_value(ctx, st, a, i, "t", "s", i < 6 ? 1.0 : 1.2);
+		put_value(ctx, st, b, i, "t", "s", 1.0);
+	}
+	o.machine = NULL;
+	assert_int_equal(bg_report_build(ctx, st, NULL, &o, &r), 0);
+	assert_int_equal(bg_report_series_count(r), 2);
+	assert_int_equal(bg_report_render(ctx, r, BG_REPORT_MARKDOWN, &text, &len), 0);
+	/* The steps, the noisiest and the series tables. */
+	assert_non_null(strstr(text, "| `z:t` on `ma` | `0000000..0000000` |"));
+	assert_non_null(strstr(text, "| `z:t` on `ma` | 12 | "));
+	assert_non_null(strstr(text, "| `z:t` on `mb` | 12 | "));
+	assert_non_null(strstr(text, "| `z:t` on `mb` | 0."));
+	free(text);
+	assert_int_equal(bg_report_render(ctx, r, BG_REPORT_HTML, &text, &len), 0);
+	assert_non_null(
+	        strstr(text, "<td><a href=\"#s0\"><code>z:t</code></a> on <code>ma</code></td>"));
+	assert_non_null(
+	        strstr(text, "<td><a href=\"#s1\"><code>z:t</code></a> on <code>mb</code></td>"));
+	free(text);
+	bg_report_free(r);
+	bg_machine_free(a);
+	bg_machine_free(b);
+	bg_store_free(st);
+	bg_ctx_free(ctx);
+	nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -548,6 +597,7 @@ int main(void)
 		cmocka_unit_test(test_latest_change_sign),
 		cmocka_unit_test(test_latest_runs),
 		cmocka_unit_test(test_time_order_pools_commits),
+		cmocka_unit_test(test_tables_name_machines),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
