@@ -332,12 +332,28 @@ static int cmp_size(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Relative step of the means; `centre` was subtracted from both. */
-static double rel_change(double l, double r, double centre)
+/* Whether a level moved from `before` to `after` by min_change or more; a
+ * level that leaves zero (0 allocs/op, then 2) moved by more than any:
+ * its relative change is unbounded, not too small to count. */
+static int moved(double before, double after, double min_change)
 {
-	double before = l + centre, after = r + centre;
+	if (!(fabs(before) > 0.0))
+		return fabs(after) > 0.0;
+	return fabs(after - before) / fabs(before) >= min_change;
+}
 
-	return fabs(before) > 0.0 ? (after - before) / fabs(before) : NAN;
+/* Mean of v[a..b), summed from the values, not the centred prefix sums:
+ * a level of zeros is 0, not the rounding of centre - centre (2e-16),
+ * and so is NAN's cause in change.  Each term is divided first, so values
+ * near 1e308 do not overflow. */
+static double level_mean(const double *v, size_t a, size_t b)
+{
+	double m = 0.0;
+	size_t k;
+
+	for (k = a; k < b; k++)
+		m += v[k] / (double)(b - a);
+	return m;
 }
 
 /* Median of v[a..b), through the scratch buffer tmp. */
@@ -356,13 +372,14 @@ static double seg_median(const double *v, size_t a, size_t b, double *tmp)
 static int fails(const split *sp, const double *clean, size_t lo, size_t hi, double centre,
                  const bg_changepoint_opts *o, double *tmp)
 {
-	double ch = rel_change(sp->l, sp->r, centre), ml, mr;
+	double ml, mr;
 
-	if (!sp->at || !(sp->p < o->alpha) || !(fabs(ch) >= o->min_change))
+	/* The means were centred: `centre` is added back to both. */
+	if (!sp->at || !(sp->p < o->alpha) || !moved(sp->l + centre, sp->r + centre, o->min_change))
 		return 1;
 	ml = seg_median(clean, lo, sp->at, tmp);
 	mr = seg_median(clean, sp->at, hi, tmp);
-	return !(fabs(ml) > 0.0) || !(fabs(mr - ml) / fabs(ml) >= o->min_change);
+	return !moved(ml, mr, o->min_change);
 }
 
 int bg_changepoints_find(bg_ctx *ctx, const double *x, size_t n, const bg_changepoint_opts *opts,
@@ -466,8 +483,8 @@ int bg_changepoints_find(bg_ctx *ctx, const double *x, size_t n, const bg_change
 
 		/* The statistics at the step's own place (stable after step 3). */
 		c->index = cps[i];
-		c->before = (s[cps[i]] - s[lo]) / (double)(cps[i] - lo) + centre;
-		c->after = (s[hi] - s[cps[i]]) / (double)(hi - cps[i]) + centre;
+		c->before = level_mean(clean, lo, cps[i]);
+		c->after = level_mean(clean, cps[i], hi);
 		c->change = fabs(c->before) > 0.0 ? (c->after - c->before) / fabs(c->before) : NAN;
 		c->t = one.t;
 		c->p = one.p;

@@ -121,10 +121,17 @@ static double oriented(double change, bg_direction dir)
 	return dir == BG_DIR_HIGHER ? -change : change;
 }
 
+/* A step's relative move; from a level of zero (where change is NAN) an
+ * unbounded one the way the value went. */
+static double step_move(const bg_changepoint *c)
+{
+	return isnan(c->change) ? copysign(INFINITY, c->after - c->before) : c->change;
+}
+
 bg_verdict bg_report__step_verdict(const rep_series *s, const bg_changepoint *c)
 {
-	return oriented(c->change, s->direction) > 0 ? BG_VERDICT_REGRESSION
-	                                             : BG_VERDICT_IMPROVEMENT;
+	return oriented(step_move(c), s->direction) > 0 ? BG_VERDICT_REGRESSION
+	                                                : BG_VERDICT_IMPROVEMENT;
 }
 
 void bg_report__fmt_date(char *buf, size_t len, int64_t t, const char *fmt)
@@ -1075,8 +1082,8 @@ int bg_report_steps(bg_ctx *ctx, const bg_report *r, bg_report_step **steps, siz
 			         bg_report__point_run(r, s, c->index)->row.sha);
 			x->mean_before = c->before;
 			x->mean_after = c->after;
-			x->delta = c->change;
-			x->change = oriented(c->change, s->direction);
+			x->delta = step_move(c);
+			x->change = oriented(x->delta, s->direction);
 			x->p = c->p;
 			x->verdict = bg_report__step_verdict(s, c);
 		}
@@ -1109,7 +1116,7 @@ step_ref *bg_report__all_steps(const bg_report *r, size_t *n)
 		for (k = 0; k < r->series[i].cps.npoints; k++) {
 			v[*n].s = &r->series[i];
 			v[*n].c = &r->series[i].cps.points[k];
-			v[*n].worse = oriented(v[*n].c->change, r->series[i].direction);
+			v[*n].worse = oriented(step_move(v[*n].c), r->series[i].direction);
 			(*n)++;
 		}
 	qsort(v, *n, sizeof(*v), cmp_step);

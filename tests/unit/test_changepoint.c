@@ -263,13 +263,45 @@ static void test_edges(void **state)
 	bg_ctx_free(ctx);
 }
 
+/* A level that leaves zero (0 allocs/op, then 2) moves by more than any
+ * min_change: its relative change is unbounded (NAN), not too small. */
+static void test_from_zero(void **state)
+{
+	double x[20];
+	bg_changepoints cp;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 20; i++)
+		x[i] = i < 10 ? 0.0 : 2.0;
+	find(x, 20, &cp);
+	assert_int_equal(cp.npoints, 1);
+	assert_int_equal(cp.points[0].index, 10);
+	assert_true(fabs(cp.points[0].before) < 1e-12 && fabs(cp.points[0].after - 2.0) < 1e-12);
+	assert_true(isnan(cp.points[0].change));
+	bg_changepoints_clear(&cp);
+	/* ... and back to zero is -100%, as it always was. */
+	for (i = 0; i < 20; i++)
+		x[i] = i < 10 ? 2.0 : 0.0;
+	find(x, 20, &cp);
+	assert_int_equal(cp.npoints, 1);
+	assert_true(fabs(cp.points[0].change + 1.0) < 1e-12);
+	bg_changepoints_clear(&cp);
+	/* Zero throughout, or zero with one far run: no step. */
+	for (i = 0; i < 20; i++)
+		x[i] = i == 12 ? 2.0 : 0.0;
+	find(x, 20, &cp);
+	assert_int_equal(cp.npoints, 0);
+	bg_changepoints_clear(&cp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_known_steps),    cmocka_unit_test(test_flat_histories),
 		cmocka_unit_test(test_single_outlier), cmocka_unit_test(test_outlier_beside_step),
 		cmocka_unit_test(test_min_segment),    cmocka_unit_test(test_min_change),
-		cmocka_unit_test(test_edges),
+		cmocka_unit_test(test_edges),          cmocka_unit_test(test_from_zero),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

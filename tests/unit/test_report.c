@@ -586,6 +586,49 @@ static void test_tables_name_machines(void **state)
 	nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
 }
 
+/* A step away from zero (a benchmark that began to allocate) is a step,
+ * and for a lower-is-better count a regression, listed first. */
+static void test_step_from_zero(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_store *st;
+	bg_machine *m = NULL;
+	bg_report_opts o = opts_default();
+	bg_report *r = NULL;
+	bg_report_step *steps = NULL;
+	char dir[256], *text = NULL;
+	size_t len = 0, n = 0;
+	int i;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	st = own_store(ctx, dir, sizeof(dir));
+	assert_int_equal(bg_machine_new(&m), 0);
+	assert_int_equal(bg_machine_set_name(m, "ma"), 0);
+	for (i = 0; i < 12; i++) {
+		put_value(ctx, st, m, i, "allocs", "allocs/op", i < 6 ? 0.0 : 2.0);
+		put_value(ctx, st, m, i, "t", "s", i < 6 ? 1.0 : 1.1);
+	}
+	assert_int_equal(bg_report_build(ctx, st, NULL, &o, &r), 0);
+	assert_int_equal(bg_report_steps(ctx, r, &steps, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(steps[0].series, "z:allocs");
+	assert_int_equal(steps[0].verdict, BG_VERDICT_REGRESSION);
+	assert_true(steps[0].change > 0 && steps[0].delta > 0);
+	bg_report_steps_free(steps, n);
+	assert_int_equal(bg_report_render(ctx, r, BG_REPORT_MARKDOWN, &text, &len), 0);
+	assert_non_null(strstr(text, "**Steps in the period:** 2 regressions, 0 improvements."));
+	/* Worst first: the step from zero before the +10% one. */
+	assert_non_null(strstr(text, "| `z:allocs` | `0000000..0000000` | 0 allocs/op | "));
+	assert_true(strstr(text, "| `z:allocs` | `0000000") < strstr(text, "| `z:t` | `0000000"));
+	free(text);
+	bg_report_free(r);
+	bg_machine_free(m);
+	bg_store_free(st);
+	bg_ctx_free(ctx);
+	nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -598,6 +641,7 @@ int main(void)
 		cmocka_unit_test(test_latest_runs),
 		cmocka_unit_test(test_time_order_pools_commits),
 		cmocka_unit_test(test_tables_name_machines),
+		cmocka_unit_test(test_step_from_zero),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
