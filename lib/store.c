@@ -324,10 +324,13 @@ static const char *const stmt_sql[ST_COUNT] = {
 		       "  (SELECT max(k.id) FROM checks k WHERE k.run_id = r.id)"
 		       "  AND v.series = s.benchmark || ':' || s.metric"
 		       " WHERE s.benchmark = ?1 AND (CAST(?2 AS TEXT) IS NULL OR s.metric = ?2)"
-		       " AND x.run_id IN (SELECT DISTINCT x2.run_id FROM series s2"
-		       "  JOIN results x2 ON x2.series_id = s2.id"
-		       "  WHERE s2.benchmark = ?1 AND (CAST(?2 AS TEXT) IS NULL OR s2.metric = ?2)"
-		       "  ORDER BY x2.run_id DESC LIMIT ?3)"
+		       /* The limit is each series' own: a metric that later
+		        * runs no longer measure keeps its newest runs. */
+		       " AND x.id IN (SELECT h.id FROM (SELECT x2.id, ROW_NUMBER() OVER"
+		       "   (PARTITION BY x2.series_id ORDER BY x2.run_id DESC) AS k"
+		       "  FROM series s2 JOIN results x2 ON x2.series_id = s2.id"
+		       "  WHERE s2.benchmark = ?1 AND (CAST(?2 AS TEXT) IS NULL OR s2.metric = ?2)) h"
+		       "  WHERE h.k <= ?3)"
 		       " ORDER BY r.id DESC, s.metric",
 	[ST_RESULT_FIND] = "SELECT x.id, x.n, coalesce(x.robust_mean, x.mean)"
 			   " FROM results x JOIN series s ON s.id = x.series_id"

@@ -141,6 +141,7 @@ done
 ok "twelve runs stored on each backend"
 compare check-clean 0 --json check
 compare history 0 --json history calc --limit 0
+compare history-limit 0 --json history calc --limit 2
 compare export 0 baseline export
 
 # import: an outside result file as one more run of the sixth commit.

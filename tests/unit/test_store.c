@@ -466,10 +466,18 @@ static void test_history_queries(void **state)
 	for (i = 0; i < (int)nrows; i++)
 		assert_string_equal(rows[i].benchmark, "b/x");
 	bg_history_free(rows, nrows);
-	/* The limit counts runs, so a run's metrics are never cut apart. */
+	/* The limit is per series: "size", which the incomplete newest run
+	 * lacks, still shows its two newest runs beside t's two. */
 	assert_int_equal(bg_store_history(ctx, st, "b/x", 2, &rows, &nrows), 0);
-	assert_int_equal(nrows, 3);
+	assert_int_equal(nrows, 4);
+	assert_int_equal(rows[0].run_id, ids[3]);
+	assert_string_equal(rows[0].metric, "t");
+	assert_int_equal(rows[1].run_id, ids[2]);
+	assert_string_equal(rows[1].metric, "size");
 	assert_int_equal(rows[2].run_id, ids[2]);
+	assert_string_equal(rows[2].metric, "t");
+	assert_int_equal(rows[3].run_id, ids[1]);
+	assert_string_equal(rows[3].metric, "size");
 	bg_history_free(rows, nrows);
 
 	rows = (bg_history_row *)&nrows; /* must be reset on failure */
