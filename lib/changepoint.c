@@ -55,11 +55,16 @@ static double median_of(double *v, size_t n)
 /*
  * The noise SD of x: the median absolute deviation of successive
  * differences, scaled to a normal SD.  A step is one difference among many
- * and an outlier two, so neither moves it.
+ * and an outlier two, so neither moves it.  When more than half of the
+ * differences are alike (quantized or cycling values: counts, 10.0 10.1
+ * 10.2 ...) that median is 0, and every run off its neighbours' median
+ * would be called far out; the mean absolute deviation, scaled to a
+ * normal SD the same way, stands in then (Iglewicz and Hoaglin's rule for
+ * the modified z-score).
  */
 static double noise_sd(const double *x, size_t n, double *tmp)
 {
-	double med;
+	double med, mad, sum = 0.0;
 	size_t i;
 
 	if (n < 3)
@@ -67,9 +72,14 @@ static double noise_sd(const double *x, size_t n, double *tmp)
 	for (i = 0; i + 1 < n; i++)
 		tmp[i] = x[i + 1] - x[i];
 	med = median_of(tmp, n - 1);
-	for (i = 0; i + 1 < n; i++)
+	for (i = 0; i + 1 < n; i++) {
 		tmp[i] = fabs(x[i + 1] - x[i] - med);
-	return 1.4826 * median_of(tmp, n - 1) / sqrt(2.0);
+		sum += tmp[i];
+	}
+	mad = median_of(tmp, n - 1);
+	if (mad > 0.0)
+		return 1.4826 * mad / sqrt(2.0);
+	return 1.2533 * (sum / (double)(n - 1)) / sqrt(2.0);
 }
 
 /* Step 1: the Hampel filter; clean[] gets x with outliers replaced. */

@@ -179,6 +179,34 @@ static void test_single_outlier(void **state)
 		}
 }
 
+/* Values that repeat (a cycle of three, counts that rarely move) give a
+ * median successive difference of zero: runs off their neighbours' median
+ * are not outliers for that, and a run far out still is. */
+static void test_quantized(void **state)
+{
+	double x[40];
+	bg_changepoints cp;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 12; i++)
+		x[i] = 10.0 + 0.1 * (double)(i % 3);
+	find(x, 12, &cp);
+	assert_int_equal(cp.noutliers, 0);
+	assert_int_equal(cp.npoints, 0);
+	bg_changepoints_clear(&cp);
+
+	for (i = 0; i < 40; i++)
+		x[i] = 1000.0;
+	x[7] = x[23] = 1001.0; /* a count one off, twice */
+	x[30] = 1500.0;        /* and one run far out */
+	find(x, 40, &cp);
+	assert_int_equal(cp.npoints, 0);
+	assert_int_equal(cp.noutliers, 1);
+	assert_int_equal(cp.outliers[0], 30);
+	bg_changepoints_clear(&cp);
+}
+
 /* A far run next to a real step changes neither the step nor its place. */
 static void test_outlier_beside_step(void **state)
 {
@@ -302,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_single_outlier), cmocka_unit_test(test_outlier_beside_step),
 		cmocka_unit_test(test_min_segment),    cmocka_unit_test(test_min_change),
 		cmocka_unit_test(test_edges),          cmocka_unit_test(test_from_zero),
+		cmocka_unit_test(test_quantized),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
