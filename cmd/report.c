@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -111,9 +112,9 @@ static int pick_format(cli_state *st, const char *name, const char *out, bg_repo
 		*f = BG_REPORT_JSON;
 	else if (st->format == CLI_MARKDOWN)
 		*f = BG_REPORT_MARKDOWN;
-	else if (dot && (!strcmp(dot, ".md") || !strcmp(dot, ".markdown")))
+	else if (dot && (!strcasecmp(dot, ".md") || !strcasecmp(dot, ".markdown")))
 		*f = BG_REPORT_MARKDOWN;
-	else if (dot && !strcmp(dot, ".json"))
+	else if (dot && !strcasecmp(dot, ".json"))
 		*f = BG_REPORT_JSON;
 	return 0;
 }

@@ -59,6 +59,7 @@ check "... says the side-branch run was left out" grep -q '^1 run of commits off
 check "report --format markdown" expect_rc 0 "$BG" report --machine e2e --format markdown -o "$T/r.md"
 check "report (HTML by default)" expect_rc 0 "$BG" report --machine e2e -o "$T/r.html"
 check "... -o FILE.md means Markdown" bash -c "\"$BG\" report --machine e2e -o \"$T/again.md\" 2>/dev/null && diff <(grep -v UTC \"$T/r.md\") <(grep -v UTC \"$T/again.md\")"
+check "... in any case: -o FILE.MD too" bash -c "\"$BG\" report --machine e2e -o \"$T/AGAIN.MD\" 2>/dev/null && diff <(grep -v UTC \"$T/r.md\") <(grep -v UTC \"$T/AGAIN.MD\")"
 check "JSON numbers in their shortest exact form (0.8, not 0.80000000000000004)" \
 	bash -c "grep -Eq '\"min_effect\": *0.8,' \"$T/r.json\" && grep -Eq '\"min_change\": *0.02,' \"$T/r.json\""
 check "stdout without -o is the same document" bash -c "\"$BG\" report --machine e2e --format json | $PY -c 'import json,sys; a=json.load(sys.stdin); b=json.load(open(\"$T/r.json\")); [x.pop(k) for x in (a, b) for k in (\"generated_at\", \"since\")]; sys.exit(a != b)'"

@@ -622,6 +622,11 @@ static void test_step_from_zero(void **state)
 	assert_non_null(strstr(text, "| `z:allocs` | `0000000..0000000` | 0 allocs/op | "));
 	assert_true(strstr(text, "| `z:allocs` | `0000000") < strstr(text, "| `z:t` | `0000000"));
 	free(text);
+	/* In HTML, no "nan" where the change has no value. */
+	assert_int_equal(bg_report_render(ctx, r, BG_REPORT_HTML, &text, &len), 0);
+	assert_null(strstr(text, "nan"));
+	assert_non_null(strstr(text, "\" data-change=\"0.0")); /* z:t's, about +10% */
+	free(text);
 	bg_report_free(r);
 	bg_machine_free(m);
 	bg_store_free(st);
