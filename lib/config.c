@@ -1861,6 +1861,31 @@ static int load_alert(struct loader *ld, const struct pos *p, json_object *o, co
 	return 0;
 }
 
+static int same_string(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/*
+ * The target alerts[i] is the same as an earlier one: the strings that
+ * identify a target in the outbox (lib/alert.c: kind, url, api_url and
+ * repo as written; no secret is stored).  Two such entries could not tell
+ * whose token or secret an alert waiting for them is sent with.
+ */
+static const bg_alert_cfg *same_target(const bg_config *cfg, size_t i)
+{
+	const bg_alert_cfg *a = &cfg->alerts[i];
+	size_t k;
+
+	for (k = 0; k < i; k++) {
+		const bg_alert_cfg *b = &cfg->alerts[k];
+		if (same_string(a->kind, b->kind) && same_string(a->url, b->url) &&
+		    same_string(a->api_url, b->api_url) && same_string(a->repo, b->repo))
+			return b;
+	}
+	return NULL;
+}
+
 static int load_alerts(struct loader *ld, const struct pos *root, json_object *obj)
 {
 	const struct pos *p;
@@ -1879,6 +1904,7 @@ static int load_alerts(struct loader *ld, const struct pos *root, json_object *o
 		return oom(ld);
 	for (i = 0; i < n; i++) {
 		char epath[PATH_SIZE];
+		const bg_alert_cfg *twin;
 
 		path_index(epath, sizeof(epath), path, i);
 		err = load_alert(ld, element(p, i), json_object_array_get_idx(a, i), epath,
@@ -1886,6 +1912,13 @@ static int load_alerts(struct loader *ld, const struct pos *root, json_object *o
 		if (err < 0)
 			return err;
 		ld->cfg->nalerts = i + 1;
+		if ((twin = same_target(ld->cfg, i)) != NULL)
+			return failp(ld, element(p, i)->line, epath,
+			             "the same kind, url, api_url and repo as alerts[%zu] (line "
+			             "%d); make them one entry: an alert waiting in the outbox "
+			             "names its target by these, and could be sent with the "
+			             "other's token or secret",
+			             (size_t)(twin - ld->cfg->alerts), twin->line);
 	}
 	return 0;
 }

@@ -747,6 +747,66 @@ static void expect_alert_errors(bg_ctx *ctx, const struct alert_case *cases, siz
 	}
 }
 
+/*
+ * Two targets with the same kind, url, api_url and repo as written are one
+ * target in the outbox, which stores no secret: an alert one queued was
+ * sent with the other's token.  Refused, whatever else differs; a target
+ * that differs in any of the four strings is another target.
+ */
+static void test_alert_twins(void)
+{
+#define TWIN_WHY                                                                                   \
+	"make them one entry: an alert waiting in the outbox names its target by these, and "      \
+	"could be sent with the other's token or secret"
+	static const struct {
+		const char *alerts, *msg;
+	} cases[] = {
+		{ "{\"kind\": \"github\", \"repo\": \"o/n\", \"token\": \"${A}\", \"pr\": 1},\n"
+		  "{\"kind\": \"github\", \"repo\": \"o/n\", \"token\": \"${B}\", \"pr\": 1}",
+		  "t.json:4: alerts[1]: the same kind, url, api_url and repo as alerts[0] (line "
+		  "3); " TWIN_WHY },
+		{ "{\"kind\": \"webhook\", \"url\": \"${U}\", \"secret\": \"${A}\"},\n"
+		  "{\"kind\": \"slack\", \"url\": \"${U}\"},\n"
+		  "{\"kind\": \"webhook\", \"url\": \"${U}\", \"secret\": \"${B}\", "
+		  "\"on\": [\"improvement\"]}",
+		  "t.json:5: alerts[2]: the same kind, url, api_url and repo as alerts[0] (line "
+		  "3); " TWIN_WHY },
+	};
+#undef TWIN_WHY
+	bg_ctx *ctx = NULL;
+	bg_config *cfg;
+	size_t i;
+
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	for (i = 0; i < BG_ARRAY_SIZE(cases); i++) {
+		bg_buf text = BG_BUF_INIT;
+
+		assert_int_equal(bg_buf_printf(&text,
+		                               "{\"benchmarks\": [{\"name\": \"a\", \"command\": "
+		                               "\"x\"}],\n\"alerts\": [\n%s]}",
+		                               cases[i].alerts),
+		                 0);
+		assert_string_equal(parse_error(ctx, text.ptr), cases[i].msg);
+		bg_buf_clear(&text);
+	}
+	/* Another repo, api_url or kind: another target. */
+	cfg = parse_ok(ctx, "{\"benchmarks\": [{\"name\": \"a\", \"command\": \"x\"}],\n"
+	                    " \"alerts\": [\n"
+	                    "  {\"kind\": \"github\", \"repo\": \"o/n\", \"token\": \"${A}\", "
+	                    "\"pr\": 1},\n"
+	                    "  {\"kind\": \"github\", \"repo\": \"o/m\", \"token\": \"${A}\", "
+	                    "\"pr\": 1},\n"
+	                    "  {\"kind\": \"github\", \"repo\": \"o/n\", \"token\": \"${B}\", "
+	                    "\"pr\": 1,\n"
+	                    "   \"api_url\": \"https://ghe.example/api/v3\"},\n"
+	                    "  {\"kind\": \"gitlab\", \"repo\": \"o/n\", \"token\": \"${B}\", "
+	                    "\"pr\": 1}\n"
+	                    " ]}");
+	assert_int_equal(bg_config_alert_count(cfg), 4);
+	bg_config_free(cfg);
+	bg_ctx_free(ctx);
+}
+
 static void test_alerts(void **state)
 {
 	static const struct alert_case cases[] = {
@@ -813,6 +873,7 @@ static void test_alerts(void **state)
 
 	expect_alert_errors(ctx, cases, BG_ARRAY_SIZE(cases));
 	bg_ctx_free(ctx);
+	test_alert_twins();
 	/* Dots within a name are fine; "." and ".." alone are no names, also
 	 * where a ${VAR} gives the repo at delivery. */
 	assert_true(bg_config__valid_repo("o/.github", 0));
