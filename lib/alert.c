@@ -51,7 +51,8 @@
 #define ALERT_CONNECT_MS 5000L              /* connecting, at most */
 #define ALERT_ATTEMPT_MS 15000L             /* one request, at most */
 #define ALERT_BODY_LIMIT (4 << 20)          /* of an answer, kept; the rest is read and dropped */
-#define ALERT_FORGE_PAGES 50                /* of 100 comments each */
+#define ALERT_PAGE_SIZE 100                 /* comments a page: the most the forges give */
+#define ALERT_FORGE_COMMENTS 5000           /* asked for in one listing, at most */
 #define ALERT_KEEP_SECONDS (30 * 24 * 3600) /* delivered entries kept this long */
 #define ALERT_USER_AGENT "benchguard/" BG_VERSION
 
@@ -271,6 +272,72 @@ char *bg_alert__next_link(const char *link, const char *base)
 		p = end + 1;
 	}
 	return NULL;
+}
+
+/* A page=N or per_page=N parameter's number, 1 up: -1 when it is none. */
+static long long alert__page_number(const char *s, size_t n)
+{
+	long long v = 0;
+	size_t i;
+
+	if (!n || n > 9 || *s == '0')
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
+
+/* bg_alert__page_url, telling "out of memory" (BG_ENOMEM) from "not so"
+ * (0 with *out NULL). */
+static int alert__page_url(const char *url, int size, char **out)
+{
+	const char *q = strchr(url, '?'), *p;
+	long long page = 1, per = -1;
+	bg_buf b = BG_BUF_INIT;
+	char sep = '?';
+
+	*out = NULL;
+	if (size < 1 || strchr(url, '#'))
+		return 0;
+	/* The URL up to its query byte for byte: it stays under api_url. */
+	if (bg_buf_put(&b, url, q ? (size_t)(q - url) : strlen(url)) < 0)
+		goto nomem;
+	for (p = q ? q + 1 : ""; *p; p += *p == '&') {
+		size_t n = strcspn(p, "&");
+		if (!strncmp(p, "page=", 5)) {
+			page = alert__page_number(p + 5, n - 5);
+		} else if (!strncmp(p, "per_page=", 9)) {
+			per = alert__page_number(p + 9, n - 9);
+		} else if (n) {
+			if (bg_buf_put(&b, &sep, 1) < 0 || bg_buf_put(&b, p, n) < 0)
+				goto nomem;
+			sep = '&';
+		}
+		p += n;
+	}
+	/* Where the page starts among the comments, on a page boundary of `size`. */
+	if (page < 1 || per < 1 || ((page - 1) * per) % size) {
+		bg_buf_clear(&b);
+		return 0;
+	}
+	if (bg_buf_printf(&b, "%cper_page=%d&page=%lld", sep, size, (page - 1) * per / size + 1) <
+	    0)
+		goto nomem;
+	*out = bg_buf_detach(&b);
+	return *out ? 0 : BG_ENOMEM;
+nomem:
+	bg_buf_clear(&b);
+	return BG_ENOMEM;
+}
+
+char *bg_alert__page_url(const char *url, int size)
+{
+	char *out;
+
+	return alert__page_url(url, size, &out) < 0 ? NULL : out;
 }
 
 char *bg_alert__marker(const char *project)
@@ -896,6 +963,7 @@ typedef struct {
 	double retry_after;   /* seconds; -1: not given */
 	char *link;           /* the Link header, or NULL */
 	const alert_curl *cu; /* for reading Retry-After's dates */
+	int cut;              /* the body was longer than ALERT_BODY_LIMIT: its start */
 } alert_resp;
 
 /* What one delivery (one or more requests) came to. */
@@ -912,6 +980,7 @@ static void alert__resp_reset(alert_resp *r)
 	r->retry_after = -1;
 	free(r->link);
 	r->link = NULL;
+	r->cut = 0;
 }
 
 static size_t alert__on_body(char *p, size_t size, size_t n, void *data)
@@ -919,7 +988,9 @@ static size_t alert__on_body(char *p, size_t size, size_t n, void *data)
 	alert_resp *r = data;
 	size_t len = size * n;
 
-	if (r->body.len + len <= ALERT_BODY_LIMIT && bg_buf_put(&r->body, p, len) < 0)
+	if (r->cut || r->body.len + len > ALERT_BODY_LIMIT)
+		r->cut = 1;
+	else if (bg_buf_put(&r->body, p, len) < 0)
 		return 0;
 	return len;
 }
@@ -1273,7 +1344,7 @@ static int alert__request(bg_ctx *ctx, CURL *curl, const alert_target *t, const 
 static int alert__post(bg_ctx *ctx, CURL *curl, const alert_target *t, const bg_outbox_row *row,
                        alert_tally *tally)
 {
-	alert_resp resp = { 0, BG_BUF_INIT, -1, NULL, t->cu };
+	alert_resp resp = { 0, BG_BUF_INIT, -1, NULL, t->cu, 0 };
 	char what[600];
 	alert_req req;
 	int rc;
@@ -1295,7 +1366,7 @@ static int alert__post(bg_ctx *ctx, CURL *curl, const alert_target *t, const bg_
  */
 static int alert__forge_self(bg_ctx *ctx, CURL *curl, alert_target *t, alert_tally *tally)
 {
-	alert_resp resp = { 0, BG_BUF_INIT, -1, NULL, t->cu };
+	alert_resp resp = { 0, BG_BUF_INIT, -1, NULL, t->cu, 0 };
 	const alert_forge *f = t->forge;
 	char *api = NULL, what[600];
 	json_object *o = NULL, *v;
@@ -1429,13 +1500,13 @@ static char *alert__body_marker(const char *body)
 static int alert__forge_comment(bg_ctx *ctx, CURL *curl, alert_target *t, const bg_outbox_row *row,
                                 alert_tally *tally)
 {
-	alert_resp resp = { 0, BG_BUF_INIT, -1, NULL, t->cu };
+	alert_resp resp = { 0, BG_BUF_INIT, -1, NULL, t->cu, 0 };
 	char *marker = NULL, *url = NULL, *next = NULL, *shown = NULL;
 	char *api = alert__redact(t->cu, t->api, 0);
 	char what[600];
 	int64_t id = 0, found;
 	alert_req req;
-	int rc = BG_ALERT__REFUSED, page;
+	int rc = BG_ALERT__REFUSED, page, size, listed = 0;
 
 	if (!api || !row->pr || !(marker = alert__body_marker(row->body))) {
 		snprintf(tally->why, sizeof(tally->why), "%s",
@@ -1449,12 +1520,42 @@ static int alert__forge_comment(bg_ctx *ctx, CURL *curl, alert_target *t, const 
 	}
 	if ((rc = alert__forge_self(ctx, curl, t, tally)) != BG_ALERT__OK)
 		goto cleanup;
-	/* Find the comment: every page, following Link: rel="next". */
-	for (page = 1; page <= ALERT_FORGE_PAGES; page++) {
+	/*
+	 * Find the comment: every page, following Link: rel="next".  A page
+	 * longer than benchguard reads of an answer (a busy pull request's
+	 * 100 long comments) cannot be parsed: the same comments are asked for
+	 * again in pages a tenth as long, down to one a page; one comment that
+	 * long is a definite failure, not retried on every flush.
+	 */
+	for (page = 1, size = ALERT_PAGE_SIZE; listed < ALERT_FORGE_COMMENTS; page++) {
 		snprintf(what, sizeof(what), "GET %s (page %d)", shown, page);
 		req = (alert_req){ "GET", next ? next : url, NULL, what, NULL, 0 };
 		if ((rc = alert__request(ctx, curl, t, &req, &resp, tally)) != BG_ALERT__OK)
 			goto cleanup;
+		if (resp.cut) {
+			char *smaller = NULL;
+			if (size > 1 && alert__page_url(req.url, size / 10, &smaller) < 0) {
+				rc = bg_error_oom(ctx);
+				goto cleanup;
+			}
+			if (!smaller) {
+				snprintf(tally->why, sizeof(tally->why),
+				         "%s: the answer is longer than the %d MiB benchguard "
+				         "reads, at %d comment%s a page",
+				         what, ALERT_BODY_LIMIT >> 20, size, size == 1 ? "" : "s");
+				rc = BG_ALERT__REFUSED;
+				goto cleanup;
+			}
+			bg_log(ctx, BG_LOG_DEBUG,
+			       "alert %s: %s: longer than %d MiB; asking for %d comment%s a page",
+			       t->forge->kind, what, ALERT_BODY_LIMIT >> 20, size / 10,
+			       size / 10 == 1 ? "" : "s");
+			free(next);
+			next = smaller;
+			size /= 10;
+			continue;
+		}
+		listed += size;
 		found = alert__find_comment(t, resp.body.ptr ? resp.body.ptr : "", marker);
 		if (found < 0) {
 			snprintf(tally->why, sizeof(tally->why),
@@ -1948,7 +2049,7 @@ int bg_alert_test(bg_ctx *ctx, const bg_config *cfg, const bg_alert_event *ev,
 		goto cleanup;
 	for (i = 0; i < n && err == 0; i++) {
 		alert_target *t = &targets[i];
-		alert_resp resp = { 0, BG_BUF_INIT, -1, NULL, t->cu };
+		alert_resp resp = { 0, BG_BUF_INIT, -1, NULL, t->cu, 0 };
 		alert_tally tally;
 		bg_outbox_row row;
 		char what[600], *url = NULL, *api = NULL, *why;

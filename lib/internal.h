@@ -339,6 +339,11 @@ double bg_alert__backoff(int attempt);
 char *bg_alert__redact(const char *url, int hide_path);
 /* The URL marked rel="next" in a Link header, if it lies under `base`. */
 char *bg_alert__next_link(const char *link, const char *base);
+/* A listing's URL (page=N, per_page=N) as the page of `size` comments that
+ * starts where it does, its other parameters and all before its query kept;
+ * NULL when it does not say where it starts, or does not start on such a
+ * page's boundary. */
+char *bg_alert__page_url(const char *url, int size);
 /* The Slack message text for an event. */
 char *bg_alert__slack_text(const bg_alert_event *ev);
 /* "<!-- benchguard:PROJECT -->": how the pull-request comment is found again. */

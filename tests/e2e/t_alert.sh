@@ -297,6 +297,65 @@ for p in (\"other\", \"demo\"):
 '"
 kill "$PID_tp" 2>/dev/null
 
+# 4d. A busy pull request: a page of 100 comments is longer than the 4 MiB
+# benchguard reads of an answer, and was never parsed (the alert pending
+# forever).  The same comments are asked for in pages of 10, then of 1;
+# one comment longer than that is a definite failure, not retried.
+# pages LOG: the per_page of each listing request, in order.
+pages() {
+	"$PY" -c 'import json, re, sys
+for l in open(sys.argv[1]):
+    e = json.loads(l)
+    m = re.search(r"[?&]per_page=(\d+)", e["path"])
+    if e["method"] == "GET" and m: print(m.group(1), end=" ")' "$1"
+}
+# big_seed FILE WHO SIZE...: other people's comments of these sizes (bytes),
+# then an older verdict of ours.
+big_seed() {
+	"$PY" - "$@" <<'PY'
+import json, sys
+f, who, sizes = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3:]
+seed = [dict(id=300 + i, body="coverage report\n" + "x" * int(n), **who["them"])
+        for i, n in enumerate(sizes)]
+seed.append(dict(id=400, body="<!-- benchguard:demo -->\nan older verdict", **who["us"]))
+json.dump(seed, open(f, "w"))
+PY
+}
+db busy
+big_seed "$T/seed-busy.json" '{"them": {"user": {"login": "covbot"}}, "us": {"user": {"login": "benchguard"}}}' \
+	1048576 1048576 1048576 1048576 1048576
+recv busy github --token gh-token-for-the-test --per-page --seed "$T/seed-busy.json"
+cfg 30000000 '{ "kind": "github", "repo": "octo/demo", "token": "${GH_TOKEN}", "pr": "${PR_NUMBER}", "api_url": "${BUSY_API}", "timeout": 60 }'
+BUSY_API="http://127.0.0.1:$PORT" ci >/dev/null 2>"$T/err"
+check "a busy pull request (5 MiB in a page of 100): our comment found and edited, delivered" \
+	test "$(outbox state) $("$PY" -c 'import json, sys
+for l in open(sys.argv[1]):
+    e = json.loads(l)
+    if e["method"] != "GET": print(e["method"], e["path"], e["status"])' "$T/busy.log")" = \
+	"delivered PATCH /repos/octo/demo/issues/comments/400 200"
+check "... asked again in pages of 10, then of 1 comment" \
+	test "$(pages "$T/busy.log")" = "100 10 1 1 1 1 1 1 1 1 1 "
+kill "$PID_busy" 2>/dev/null
+
+db huge
+big_seed "$T/seed-huge.json" '{"them": {"system": false, "author": {"username": "covbot", "id": 9}}, "us": {"system": false, "author": {"username": "benchguard", "id": 42}}}' \
+	5242880
+recv huge gitlab --token gl-token-for-the-test --per-page --seed "$T/seed-huge.json"
+export GL_TOKEN=gl-token-for-the-test
+cfg 30000000 '{ "kind": "gitlab", "repo": "group/demo", "token": "${GL_TOKEN}", "pr": "7", "api_url": "${HUGE_API}", "timeout": 60 }'
+export HUGE_API="http://127.0.0.1:$PORT/api/v4"
+ci >/dev/null 2>"$T/err"
+rc=$?
+check "one note longer than 4 MiB: ci exits 1 (got $rc), the alert failed with a sentence, nothing written" bash -c "
+	[ $rc = 1 ] && [ \"\$(sqlite3 '$BENCHGUARD_DB' 'SELECT state, last_status FROM outbox')\" = 'failed|200' ] &&
+	grep -q 'gitlab group/demo!7 at http://127.0.0.1:$PORT/api/v4: refused (GET http://127.0.0.1:$PORT/api/v4/projects/group%2Fdemo/merge_requests/7/notes (page 6): the answer is longer than the 4 MiB benchguard reads, at 1 comment a page); kept in the outbox as failed, not retried' '$T/err' &&
+	! grep -q -v '\"GET\"' '$T/huge.log'"
+"$BG" --config "$T/cfg.json" alert flush >"$T/out" 2>&1
+check "... asked in pages of 100, 10 and 1; the next alert flush sends nothing" bash -c "
+	[ '$(pages "$T/huge.log")' = '100 10 1 1 1 1 ' ] &&
+	grep -q 'holds nothing to deliver' '$T/out' && [ \$(grep -c . '$T/huge.log') = 7 ]"
+kill "$PID_huge" 2>/dev/null
+
 # 5. -v with a token, a secret and a Slack URL that is a key: none is printed.
 db secrets
 recv s5hook script:500,200

@@ -144,6 +144,45 @@ static void test_next_link(void **state)
 	assert_null(bg_alert__next_link("garbage", "https://api.github.com"));
 }
 
+static void expect_page_url(const char *url, int size, const char *want)
+{
+	char *got = bg_alert__page_url(url, size);
+
+	if (want) {
+		assert_non_null(got);
+		assert_string_equal(got, want);
+	} else {
+		assert_null(got);
+	}
+	free(got);
+}
+
+/* A page too long to read is asked for again in shorter pages that start
+ * at the same comment; the rest of the URL stays as it was. */
+static void test_page_url(void **state)
+{
+	(void)state;
+	expect_page_url("https://api.github.com/repos/o/n/issues/7/comments?per_page=100", 10,
+	                "https://api.github.com/repos/o/n/issues/7/comments?per_page=10&page=1");
+	expect_page_url(
+	        "https://api.github.com/repositories/9/issues/7/comments?per_page=100&page=3", 10,
+	        "https://api.github.com/repositories/9/issues/7/comments?per_page=10&page=21");
+	expect_page_url("http://h/api/v4/projects/g%2Fn/merge_requests/7/"
+	                "notes?id=8&page=2&per_page=10&sort=asc",
+	                1,
+	                "http://h/api/v4/projects/g%2Fn/merge_requests/7/"
+	                "notes?id=8&sort=asc&per_page=1&page=11");
+	/* Where the page starts is not said, or is not on a page's boundary. */
+	expect_page_url("https://h/x?page=2", 10, NULL);
+	expect_page_url("https://h/x?per_page=15&page=2", 10, NULL);
+	expect_page_url("https://h/x?per_page=100&page=0", 10, NULL);
+	expect_page_url("https://h/x?per_page=100&page=", 10, NULL);
+	expect_page_url("https://h/x?per_page=100&page=1x", 10, NULL);
+	expect_page_url("https://h/x?per_page=100&page=99999999999", 10, NULL);
+	expect_page_url("https://h/x?per_page=100#f", 10, NULL);
+	expect_page_url("https://h/x?per_page=100", 0, NULL);
+}
+
 static void test_marker(void **state)
 {
 	char *m;
@@ -431,12 +470,12 @@ static void test_forge_text_cut(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hmac_rfc4231),   cmocka_unit_test(test_retry_after),
-		cmocka_unit_test(test_backoff),        cmocka_unit_test(test_classify),
-		cmocka_unit_test(test_redact),         cmocka_unit_test(test_next_link),
-		cmocka_unit_test(test_marker),         cmocka_unit_test(test_slack_text),
-		cmocka_unit_test(test_outbox),         cmocka_unit_test(test_config_keys),
-		cmocka_unit_test(test_forge_text_cut),
+		cmocka_unit_test(test_hmac_rfc4231), cmocka_unit_test(test_retry_after),
+		cmocka_unit_test(test_backoff),      cmocka_unit_test(test_classify),
+		cmocka_unit_test(test_redact),       cmocka_unit_test(test_next_link),
+		cmocka_unit_test(test_page_url),     cmocka_unit_test(test_marker),
+		cmocka_unit_test(test_slack_text),   cmocka_unit_test(test_outbox),
+		cmocka_unit_test(test_config_keys),  cmocka_unit_test(test_forge_text_cut),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
