@@ -554,6 +554,7 @@ typedef struct {
 	int enabled;
 	char why[256];                                /* why not enabled */
 	char *url, *secret, *token, *repo, *api, *pr; /* expanded; NULL when absent */
+	char pr_why[192]; /* why pr is NULL though its ${VAR}s are set */
 	char *path;                                   /* repo as a URL path segment */
 	char key[96];                                 /* kind ":" hash of the strings as written */
 	char *label;                                  /* for messages: no secret */
@@ -897,7 +898,14 @@ static int alert__target_init(bg_ctx *ctx, const alert_curl *cu, const bg_alert_
 			t->pr = NULL;
 		} else if (err < 0) {
 			return err;
-		} else if (!*t->pr || strspn(t->pr, "0123456789") != strlen(t->pr)) {
+		} else if (!bg_config__valid_pr(t->pr)) {
+			/* As the loader refuses it written out: "0" or "007" is no
+			 * number the forge gave, and past int64 no number at all.
+			 * The value is not shown: it came from the environment. */
+			snprintf(t->pr_why, sizeof(t->pr_why),
+			         "%s is not a %s number (1 to 9223372036854775807, without a "
+			         "leading 0)",
+			         cfg->pr, t->forge->thread_name);
 			free(t->pr);
 			t->pr = NULL;
 		}
@@ -1508,7 +1516,9 @@ static int alert__forge_comment(bg_ctx *ctx, CURL *curl, alert_target *t, const 
 	alert_req req;
 	int rc = BG_ALERT__REFUSED, page, size, listed = 0;
 
-	if (!api || !row->pr || !(marker = alert__body_marker(row->body))) {
+	/* The database is not trusted: its number goes into the token's URL. */
+	if (!api || !row->pr || !bg_config__valid_pr(row->pr) ||
+	    !(marker = alert__body_marker(row->body))) {
 		snprintf(tally->why, sizeof(tally->why), "%s",
 		         !api ? "api_url does not parse" : "a malformed outbox entry");
 		goto cleanup;
@@ -1853,7 +1863,9 @@ int bg_alert_queue(bg_ctx *ctx, bg_store *store, const bg_config *cfg, const bg_
 		if (!want && (!t->forge || !t->enabled || !t->pr))
 			continue;
 		if (!t->enabled || (t->forge && !t->pr)) {
-			if (t->enabled)
+			if (t->enabled && t->pr_why[0])
+				snprintf(t->why, sizeof(t->why), "%s", t->pr_why);
+			else if (t->enabled)
 				snprintf(t->why, sizeof(t->why),
 				         "no %s number (%s is not set or not a number)",
 				         t->forge->thread_name, t->cfg->pr);
@@ -2060,8 +2072,10 @@ int bg_alert_test(bg_ctx *ctx, const bg_config *cfg, const bg_alert_event *ev,
 		memset(&row, 0, sizeof(row));
 		row.kind = (char *)t->cfg->kind;
 		row.pr = t->pr;
-		if (!t->enabled) {
-			snprintf(tally.why, sizeof(tally.why), "%s", t->why);
+		if (!t->enabled || t->pr_why[0]) {
+			/* A number that is set but wrong: no use reading the repo. */
+			snprintf(tally.why, sizeof(tally.why), "%s",
+			         t->enabled ? t->pr_why : t->why);
 			stats->disabled++;
 			alert__report(cb, data, &row, t->label, "disabled", &tally);
 			continue;

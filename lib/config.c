@@ -1716,6 +1716,16 @@ static int load_alert_on(struct loader *ld, const struct pos *p, json_object *a,
 	return 0;
 }
 
+int bg_config__valid_pr(const char *pr)
+{
+	size_t n = strlen(pr);
+
+	/* Written out as the forge writes it: no sign, no leading zero, and
+	 * within int64 (GitHub's and GitLab's numbers are), which json-c's
+	 * integers would saturate at. */
+	return only_digits(pr) && (n < 19 || (n == 19 && strcmp(pr, "9223372036854775807") <= 0));
+}
+
 int bg_config__valid_repo(const char *repo, int deep)
 {
 	const char *p = repo;
@@ -1832,7 +1842,7 @@ static int load_alert(struct loader *ld, const struct pos *p, json_object *o, co
 		} else {
 			if ((err = read_alert_string(ld, kp, kpath, v, &al->pr)) < 0)
 				return err;
-			if (!strchr(al->pr, '$') && !only_digits(al->pr))
+			if (!strchr(al->pr, '$') && !bg_config__valid_pr(al->pr))
 				return failp(ld, kp->line, kpath,
 				             "expected a %s number or \"${VAR}\", got %s",
 				             kind->thread, quote(q, sizeof(q), al->pr));

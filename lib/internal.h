@@ -314,6 +314,9 @@ int bg_gpu__cuda_usable(const char *cuda_lib, char **why);
 /* lib/config.c: a forge's repo, "owner/name"; when deep, also GitLab's
  * "group/sub/name" or numeric project id. */
 int bg_config__valid_repo(const char *repo, int deep);
+/* A pull or merge request's number as "pr" may be, written or from a
+ * ${VAR}: 1 to INT64_MAX in decimal, without a sign or a leading zero. */
+int bg_config__valid_pr(const char *pr);
 
 /* lib/dl.c: loads `soname` (what it is, `what`, for messages) and stores
  * the address of names[i] at slots[i], each the address of a function

@@ -259,6 +259,22 @@ check "gitlab without CI_MERGE_REQUEST_IID: a warning, nothing queued, the verdi
 	[ \$(cat '$T/rc') = 1 ] &&
 	grep -q 'gitlab alert not sent: no merge-request number (\${CI_MERGE_REQUEST_IID} is not set or not a number)' '$T/err' &&
 	[ \$(sqlite3 '$T/gitlab-nomr.db' 'SELECT count(*) FROM outbox') = 0 ]"
+# A number the config would refuse written out is refused from the
+# environment too: another merge request than meant, or none at all.  The
+# warning names the variable, not its value.
+: >"$T/gl.log"
+for iid in 0 007 123456789012345678901234567890; do
+	db "gitlab-iid${#iid}"
+	CI_MERGE_REQUEST_IID=$iid ci >/dev/null 2>"$T/err"
+	check "gitlab with CI_MERGE_REQUEST_IID=$iid: a warning naming it, nothing queued or sent" bash -c "
+		grep -q 'gitlab alert not sent: \${CI_MERGE_REQUEST_IID} is not a merge-request number (1 to 9223372036854775807, without a leading 0)' '$T/err' &&
+		! grep -q -e '[!#/=]007' -e 12345678901234567890 '$T/err' &&
+		[ \$(sqlite3 '$BENCHGUARD_DB' 'SELECT count(*) FROM outbox') = 0 ] && [ ! -s '$T/gl.log' ]"
+done
+CI_MERGE_REQUEST_IID=007 expect_rc 3 "$BG" --config "$T/cfg.json" alert test
+check "... alert test says why, and reads nothing" bash -c "
+	grep -q '^disabled  *gitlab group/sub/demo .*: \${CI_MERGE_REQUEST_IID} is not a merge-request number' '$T/out' &&
+	[ ! -s '$T/gl.log' ]"
 cfg 30000000 "$GL"
 : >"$T/gl.log"
 expect_rc 0 "$BG" -v --config "$T/cfg.json" alert test

@@ -143,6 +143,19 @@ check "gitlab, /user refused: no note edited, a new one each time, both delivere
 	test "$(outbox state | tr '\n' ' ')$(writes "$T/gla.log" | tr '\n' ' ')" = \
 	"delivered delivered POST $MR 201 POST $MR 201 "
 
+# 5b. An outbox entry whose pull-request number is not one (a database
+# written by someone else, or an older benchguard that took "007"): its
+# number would go into the token's URL, "7/../../../user" a step out of
+# the thread.  Failed, nothing requested.
+pending badpr
+sqlite3 "$BENCHGUARD_DB" "UPDATE outbox SET pr = '7/../../../user'"
+recv badpr github --token "$GH_TOKEN"
+GH_API="http://127.0.0.1:$PORT" "$BG" --config "$T/cfg.json" alert flush >"$T/out" 2>&1
+check "an outbox entry with pr \"7/../../../user\": failed as malformed, no request made" bash -c "
+	[ \"\$(sqlite3 '$BENCHGUARD_DB' 'SELECT state, last_error FROM outbox')\" = 'failed|a malformed outbox entry' ] &&
+	[ ! -s '$T/badpr.log' ]"
+kill "$PID_badpr" 2>/dev/null
+
 # 6. A webhook whose path is the secret (from ${VAR}), and a receiver that
 # answers 404 quoting the path back, with terminal escapes and 20 kB more.
 SECRET=T000/B000/XXXXSECRET

@@ -821,6 +821,11 @@ static void test_alerts(void **state)
 		  "alerts[0].pr: must be a pull-request number (got 99999999999999999999)" },
 		{ "{\"kind\": \"github\", \"repo\": \"o/n\", \"token\": \"${T}\", \"pr\": \"abc\"}",
 		  "alerts[0].pr: expected a pull-request number or \"${VAR}\", got \"abc\"" },
+		/* The same number as a string: refused as the integer is. */
+		{ "{\"kind\": \"github\", \"repo\": \"o/n\", \"token\": \"${T}\", "
+		  "\"pr\": \"99999999999999999999\"}",
+		  "alerts[0].pr: expected a pull-request number or \"${VAR}\", got "
+		  "\"99999999999999999999\"" },
 		{ "{\"kind\": \"github\", \"repo\": \"o/n\", \"token\": \"${T}\", \"pr\": true}",
 		  "alerts[0].pr: expected a string or an integer, got boolean" },
 		{ "{\"kind\": \"github\", \"repo\": \"myrepo\", \"token\": \"${T}\", \"pr\": 1}",
@@ -882,6 +887,20 @@ static void test_alerts(void **state)
 	assert_false(bg_config__valid_repo("o/..", 0));
 	assert_false(bg_config__valid_repo("g/./n", 1));
 	assert_false(bg_config__valid_repo("../g/n", 1));
+	/* The rule for "pr", written out or from a ${VAR} at delivery. */
+	assert_true(bg_config__valid_pr("1"));
+	assert_true(bg_config__valid_pr("4711"));
+	assert_true(bg_config__valid_pr("9223372036854775807"));
+	assert_true(bg_config__valid_pr("999999999999999999"));
+	assert_false(bg_config__valid_pr(""));
+	assert_false(bg_config__valid_pr("0"));
+	assert_false(bg_config__valid_pr("007"));
+	assert_false(bg_config__valid_pr("+7"));
+	assert_false(bg_config__valid_pr("7 "));
+	assert_false(bg_config__valid_pr("7/../../user"));
+	assert_false(bg_config__valid_pr("9223372036854775808"));
+	assert_false(bg_config__valid_pr("10000000000000000000"));
+	assert_false(bg_config__valid_pr("123456789012345678901234567890"));
 }
 
 /* gitlab: repo may be a nested group path or a project id; pr is the MR's IID. */
