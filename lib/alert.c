@@ -50,6 +50,7 @@
 #define ALERT_MAX_TRIES 8                   /* per request and flush */
 #define ALERT_CONNECT_MS 5000L              /* connecting, at most */
 #define ALERT_ATTEMPT_MS 15000L             /* one request, at most */
+#define ALERT_MARGIN 0.05                   /* s of a budget too few to begin a request in */
 #define ALERT_BODY_LIMIT (4 << 20)          /* of an answer, kept; the rest is read and dropped */
 #define ALERT_PAGE_SIZE 100                 /* comments a page: the most the forges give */
 #define ALERT_FORGE_COMMENTS 5000           /* asked for in one listing, at most */
@@ -1295,7 +1296,7 @@ static int alert__request(bg_ctx *ctx, CURL *curl, const alert_target *t, const 
 			snprintf(tally->why, sizeof(tally->why), "interrupted");
 			return BG_ALERT__RETRY;
 		}
-		if (left < 0.05) {
+		if (left < ALERT_MARGIN) {
 			snprintf(tally->why, sizeof(tally->why),
 			         "%s: the target's %g s budget is spent", req->what,
 			         t->cfg->timeout);
@@ -1329,7 +1330,7 @@ static int alert__request(bg_ctx *ctx, CURL *curl, const alert_target *t, const 
 			return BG_ALERT__REFUSED;
 		}
 		wait = resp->retry_after >= 0 ? resp->retry_after : bg_alert__backoff(attempt);
-		if (attempt >= ALERT_MAX_TRIES || bg_now() + wait > t->deadline - 0.05) {
+		if (attempt >= ALERT_MAX_TRIES || bg_now() + wait > t->deadline - ALERT_MARGIN) {
 			bg_log(ctx, BG_LOG_DEBUG, "alert %s: %s: try %d: %s; %s, kept for later",
 			       t->cfg->kind, req->what, attempt, what,
 			       attempt >= ALERT_MAX_TRIES ? "no tries left"

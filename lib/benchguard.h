@@ -245,6 +245,8 @@ enum {
 /* An alert target's time per `ci` or `alert flush`, retries included (seconds). */
 #define BG_ALERT_TIMEOUT 30.0
 #define BG_ALERT_MAX_TIMEOUT 600
+/* The least: lib/alert.c begins no request in a budget's last 0.05 s. */
+#define BG_ALERT_MIN_TIMEOUT 0.1
 
 /* Alert targets as written: ${VAR} is expanded at use (bg_config_expand). */
 typedef struct {

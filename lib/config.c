@@ -1858,6 +1858,13 @@ static int load_alert(struct loader *ld, const struct pos *p, json_object *o, co
 		if (al->timeout > BG_ALERT_MAX_TIMEOUT)
 			return failp(ld, kp->line, kpath, "must be at most %d seconds (got %.*s)",
 			             BG_ALERT_MAX_TIMEOUT, RAW(ld, kp));
+		/* A budget no request fits in: every alert would wait in the
+		 * outbox for ever. */
+		if (al->timeout < BG_ALERT_MIN_TIMEOUT)
+			return failp(ld, kp->line, kpath,
+			             "must be from %g to %d seconds (got %.*s): less leaves no "
+			             "time to send an alert in",
+			             BG_ALERT_MIN_TIMEOUT, BG_ALERT_MAX_TIMEOUT, RAW(ld, kp));
 	}
 	if (member(p, o, "on", path, &kp, &v, kpath, sizeof(kpath)) &&
 	    (err = load_alert_on(ld, kp, v, kpath, &al->on)) < 0)

@@ -401,6 +401,18 @@ static void test_config_keys(void **state)
 	              "t.json:3: alerts[0].timeout: must be greater than 0 (got 0)");
 	expect_config("{\"kind\": \"webhook\", \"url\": \"${U}\", \"timeout\": 601}",
 	              "t.json:3: alerts[0].timeout: must be at most 600 seconds (got 601)");
+	/* No request is begun in a budget's last 0.05 s: such a target never
+	 * sent anything, and its alerts stayed pending for ever. */
+	expect_config("{\"kind\": \"webhook\", \"url\": \"${U}\", \"timeout\": 0.04}",
+	              "t.json:3: alerts[0].timeout: must be from 0.1 to 600 seconds (got 0.04): "
+	              "less leaves no time to send an alert in");
+	expect_config("{\"kind\": \"slack\", \"url\": \"${U}\", \"timeout\": 1e-9}",
+	              "t.json:3: alerts[0].timeout: must be from 0.1 to 600 seconds (got 1e-9): "
+	              "less leaves no time to send an alert in");
+	expect_config("{\"kind\": \"github\", \"repo\": \"o/n\", \"token\": \"${T}\", \"pr\": 1,"
+	              " \"timeout\": 0.099}",
+	              "t.json:3: alerts[0].timeout: must be from 0.1 to 600 seconds (got 0.099): "
+	              "less leaves no time to send an alert in");
 	expect_config("{\"kind\": \"webhook\", \"url\": \"${U}\", \"api_url\": \"http://x\"}",
 	              "t.json:3: alerts[0]: key \"api_url\" does not apply to webhook alerts");
 	expect_config("{\"kind\": \"github\", \"repo\": \"o/n\", \"token\": \"${T}\", \"pr\": 1,"
@@ -413,6 +425,12 @@ static void test_config_keys(void **state)
 	assert_int_equal(bg_config_parse(ctx, "t.json", text, strlen(text), &cfg), 0);
 	assert_null(bg_config_alert(cfg, 0)->api_url);
 	assert_true(fabs(bg_config_alert(cfg, 0)->timeout - BG_ALERT_TIMEOUT) < 1e-12);
+	bg_config_free(cfg);
+	/* The least budget taken. */
+	text = "{\"benchmarks\": [{\"name\": \"a\", \"command\": \"x\"}],"
+	       " \"alerts\": [{\"kind\": \"slack\", \"url\": \"${U}\", \"timeout\": 0.1}]}";
+	assert_int_equal(bg_config_parse(ctx, "t.json", text, strlen(text), &cfg), 0);
+	assert_true(fabs(bg_config_alert(cfg, 0)->timeout - BG_ALERT_MIN_TIMEOUT) < 1e-12);
 	bg_config_free(cfg);
 	bg_ctx_free(ctx);
 }
