@@ -433,7 +433,7 @@ static void test_gc_orphans(void **state)
 	assert_int_equal(wt.failed, 1);
 	bg_worktree_clear(&wt);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s/%s' '%s/%s'", f.cache, good, f.cache, bad);
-	sh(cmd);
+	sh("%s", cmd);
 	snprintf(path, sizeof(path), "%s/%s.build.log", f.cache, good);
 	assert_int_equal(stat(path, &sb), 0);
 	snprintf(path, sizeof(path), "%s/%s.build.log", f.cache, bad);
