@@ -58,20 +58,25 @@ static void annotations(const bg_check_result *res)
 	 * longer): a fixed buffer cut the numbers off, or a character in two. */
 	for (i = 0; i < res->nrows; i++) {
 		const bg_verdict_row *r = &res->rows[i];
-		char *msg = NULL;
+		char *msg = NULL, worse[64];
 
+		/* "got 2.5% worse", or from a zero mean "got worse from 0". */
+		if (isnan(r->test.change))
+			snprintf(worse, sizeof(worse), "got worse from 0");
+		else
+			snprintf(worse, sizeof(worse), "got %.1f%% worse", 100.0 * r->test.change);
 		if (r->verdict == BG_VERDICT_REGRESSION && r->deterministic) {
 			/* No p and no g: the noise floor judged it, as the table says. */
-			msg = bg_printf("%s got %.1f%% worse than the %s baseline (near-deterministic, "
+			msg = bg_printf("%s %s than the %s baseline (near-deterministic, "
 			                "noise floor %.2g%%, %zu baseline runs)%s%s",
-			                r->series, 100.0 * r->test.change, res->baseline_branch,
+			                r->series, worse, res->baseline_branch,
 			                100.0 * r->noise_floor, r->baseline_runs,
 			                r->message ? "; " : "", r->message ? r->message : "");
 			annotate("error", "benchguard: performance regression", msg);
 		} else if (r->verdict == BG_VERDICT_REGRESSION) {
-			msg = bg_printf("%s got %.1f%% worse than the %s baseline (p=%.2g adjusted, "
+			msg = bg_printf("%s %s than the %s baseline (p=%.2g adjusted, "
 			                "g=%.2f, %zu baseline runs)%s%s",
-			                r->series, 100.0 * r->test.change, res->baseline_branch,
+			                r->series, worse, res->baseline_branch,
 			                r->p_adjusted, r->test.effect, r->baseline_runs,
 			                r->message ? "; " : "", r->message ? r->message : "");
 			annotate("error", "benchguard: performance regression", msg);

@@ -166,6 +166,15 @@ void bg_check__pct(char *buf, size_t len, double change)
 		snprintf(buf, len, "-");
 }
 
+void bg_check__delta(char *buf, size_t len, const bg_test *t)
+{
+	/* No relative change from a zero mean: say where it moved from. */
+	if (isnan(t->delta) && !(fabs(t->base_mean) > 0.0) && fabs(t->cur_mean) > 0.0)
+		snprintf(buf, len, "from 0");
+	else
+		bg_check__pct(buf, len, t->delta);
+}
+
 void bg_check__p(char *buf, size_t len, double p)
 {
 	if (!isfinite(p))
@@ -229,7 +238,7 @@ int bg_check__row_cells(const bg_verdict_row *r, int md, char cells[9][BG_CHECK_
 		snprintf(cells[2], BG_CHECK_CELL, "%s ± %s", a, b);
 		bg_unit_format(cells[3], BG_CHECK_CELL, r->test.cur_mean, r->unit);
 		/* The mean's own movement; the verdict says whether that is good. */
-		bg_check__pct(cells[4], BG_CHECK_CELL, r->test.delta);
+		bg_check__delta(cells[4], BG_CHECK_CELL, &r->test);
 		if (r->deterministic)
 			/* No p: the threshold judged it, against this floor. */
 			snprintf(cells[5], BG_CHECK_CELL, "floor %.2g%%", 100.0 * r->noise_floor);
@@ -401,7 +410,7 @@ static int junit_message(bg_buf *b, const bg_check_result *res, const bg_verdict
 
 	e |= bg_buf_printf(b, "%s: ", bg_verdict_name(r->verdict));
 	if (c->status == BG_CONFIRM_CONFIRMED || c->status == BG_CONFIRM_FOUND) {
-		bg_check__pct(pct, sizeof(pct), c->test.delta);
+		bg_check__delta(pct, sizeof(pct), &c->test);
 		bg_check__p(p, sizeof(p), c->p_adjusted);
 		if (c->design == BG_DESIGN_PAIRED)
 			e |= bg_buf_printf(b, "%s in %zu pair%s beside commit %.12s, p %s adjusted",
@@ -410,13 +419,13 @@ static int junit_message(bg_buf *b, const bg_check_result *res, const bg_verdict
 		else
 			e |= bg_buf_printf(b, "%s in %zu more run%s, p %s adjusted", pct, c->pairs,
 			                   c->pairs == 1 ? "" : "s", p);
-		bg_check__pct(pct, sizeof(pct), r->test.delta);
+		bg_check__delta(pct, sizeof(pct), &r->test);
 		e |= bg_buf_printf(b, " (first run %s against the ", pct);
 		e |= junit_baseline(b, res, r);
 		e |= bg_buf_puts(b, ")");
 		return e ? BG_ENOMEM : 0;
 	}
-	bg_check__pct(pct, sizeof(pct), r->test.delta);
+	bg_check__delta(pct, sizeof(pct), &r->test);
 	e |= bg_buf_printf(b, "%s, ", pct);
 	e |= junit_p(b, r, r->test.change < 0 ? r->p_better_adjusted : r->p_adjusted);
 	e |= bg_buf_puts(b, ", ");
@@ -438,7 +447,7 @@ static int junit_details(bg_buf *b, const bg_check_result *res, const bg_verdict
 		bg_unit_format(a, sizeof(a), r->test.base_mean, r->unit);
 		bg_unit_format(ci, sizeof(ci), r->test.base_ci, r->unit);
 		bg_unit_format(cur, sizeof(cur), r->test.cur_mean, r->unit);
-		bg_check__pct(pct, sizeof(pct), r->test.delta);
+		bg_check__delta(pct, sizeof(pct), &r->test);
 		e |= bg_buf_printf(b, "baseline: %s ± %s over %zu runs\n", a, ci, r->baseline_runs);
 		e |= bg_buf_printf(b, "current: %s over %zu run%s (%zu samples)\nchange: %s\n", cur,
 		                   r->current_runs, r->current_runs == 1 ? "" : "s", r->samples,

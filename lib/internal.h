@@ -262,6 +262,9 @@ void bg_table_free(bg_table *t);
  * baseline, current, change, p, g, runs, confirmation; `md`: Markdown
  * emphasis) and "2 regression, 3 unchanged". */
 void bg_check__pct(char *buf, size_t len, double change);
+/* A test's delta as bg_check__pct writes it, or "from 0" for a move away
+ * from a zero mean (whose relative change is NAN). */
+void bg_check__delta(char *buf, size_t len, const bg_test *t);
 void bg_check__p(char *buf, size_t len, double p);
 void bg_check__confirm_text(const bg_verdict_row *r, char *buf, size_t len);
 /* A cell holds a whole series name (benchmark and metric) or two values in

@@ -299,6 +299,13 @@ void bg_rule_text(char *buf, size_t len, const bg_rule *rule)
 		snprintf(buf, len, "t-test: noise floor %s > min_change %s / 4", f, m);
 }
 
+/* A move away from a baseline mean of exactly zero (whose relative change
+ * is NAN): unbounded, so beyond any min_change. */
+static int from_zero(const bg_test *t)
+{
+	return isnan(t->change) && !(fabs(t->base_mean) > 0.0) && fabs(t->cur_mean) > 0.0;
+}
+
 int bg_judge(bg_ctx *ctx, const bg_judge_input *in, size_t n, const bg_thresholds *th, double level,
              bg_judgement *out)
 {
@@ -406,10 +413,18 @@ int bg_judge(bg_ctx *ctx, const bg_judge_input *in, size_t n, const bg_threshold
 			}
 			j->p_adjusted = aw[i];
 			j->p_better_adjusted = ab[i];
-			/* A NAN change (a zero baseline mean) fails every comparison. */
-			if (aw[i] < level && t->change >= mc && t->effect >= th->min_effect)
+			/*
+			 * A baseline mean of zero has no relative change (NAN): a
+			 * move away from it (0 -> 2 allocs/op) is larger than any
+			 * min_change, and the test and the effect, whose sign is
+			 * the direction, decide alone.  A NAN change otherwise
+			 * fails every comparison.
+			 */
+			if (aw[i] < level && (t->change >= mc || from_zero(t)) &&
+			    t->effect >= th->min_effect)
 				j->verdict = BG_VERDICT_REGRESSION;
-			else if (ab[i] < level && t->change <= -mc && t->effect <= -th->min_effect)
+			else if (ab[i] < level && (t->change <= -mc || from_zero(t)) &&
+			         t->effect <= -th->min_effect)
 				j->verdict = BG_VERDICT_IMPROVEMENT;
 			else {
 				j->undecided = j->hi >= mc;

@@ -123,4 +123,28 @@ import json
 r = {x['series']: x for x in json.load(open('$T/out'))['results']}['gone:v']
 assert r['verdict'] == 'regression' and 'confirmation' not in r, r
 assert 'not measured again beside' in r['message'], r['message']"
+
+# From zero: a benchmark that did not allocate and now does (0 -> 2
+# allocs/op, as go test -benchmem prints it) has no relative change, and
+# is a regression for that, not "unchanged"; a higher-is-better count from
+# 0 an improvement.
+new_repo "$T/zero" >/dev/null && cd "$T/zero" || exit 1
+cat >benchguard.json <<'J'
+{ "baseline": { "branch": "main", "window": 10, "min_runs": 5 },
+  "benchmarks": [ { "name": "g", "command": "cat cur.txt", "format": "lines" } ] }
+J
+echo '.benchguard/' >.gitignore
+export BENCHGUARD_DB="$T/zero.db"
+for i in 1 2 3 4 5 6; do
+	printf 'BENCHGUARD allocs 0 allocs/op\nBENCHGUARD done 0 items/s\nBENCHGUARD t 1.0%d ms\n' "$i" >cur.txt
+	git add -A && git commit -qm "history $i" && "$BG" -q ci >/dev/null 2>&1
+done
+printf 'BENCHGUARD allocs 2 allocs/op\nBENCHGUARD done 5 items/s\nBENCHGUARD t 1.03 ms\n' >cur.txt
+git commit -qam "allocates now"
+GITHUB_ACTIONS=true "$BG" ci >"$T/out" 2>"$T/err"
+rc=$?
+check "0 -> 2 allocs/op: ci exits 1 (got $rc)" test "$rc" = 1
+check "... the table says regression, from 0" grep -qE '^regression +g:allocs .* from 0 ' "$T/out"
+check "... a higher-is-better count from 0 is an improvement" grep -qE '^improvement +g:done .* from 0 ' "$T/out"
+check "... the annotation says so, with no nan" bash -c "grep -q '^::error title=benchguard%3A performance regression::g:allocs got worse from 0 than the main baseline' '$T/out' && ! grep -qi 'nan' '$T/out'"
 finish

@@ -725,6 +725,52 @@ static void test_deterministic_rolling(void **state)
 }
 
 /*
+ * A baseline of zeros (a Go benchmark that did not allocate): a move away
+ * from it has no relative size, and is judged by the test and the effect,
+ * the way the value moved: 0 -> 2 allocs/op is a regression, 0 -> 5 of a
+ * higher-is-better count an improvement, 0 -> 0 unchanged.
+ */
+static void test_from_zero(void **state)
+{
+	double base[10], cur[3];
+	bg_judge_input in;
+	bg_judgement j;
+	bg_ctx *ctx = NULL;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	for (i = 0; i < 10; i++)
+		base[i] = 0.0;
+	for (i = 0; i < 3; i++)
+		cur[i] = 2.0;
+	in = rolling(base, 10, cur, 3, BG_DIR_LOWER, NAN, 0.0);
+	j = judge_one(ctx, &in);
+	assert_int_equal(j.verdict, BG_VERDICT_REGRESSION);
+	assert_true(isnan(j.test.change));
+
+	in.direction = BG_DIR_HIGHER;
+	j = judge_one(ctx, &in);
+	assert_int_equal(j.verdict, BG_VERDICT_IMPROVEMENT);
+
+	for (i = 0; i < 3; i++)
+		cur[i] = 0.0;
+	in.direction = BG_DIR_LOWER;
+	j = judge_one(ctx, &in);
+	assert_int_equal(j.verdict, BG_VERDICT_UNCHANGED);
+
+	/* A zero-mean baseline that varies, and a current run within it: the
+	 * test, not the missing relative change, keeps it unchanged. */
+	for (i = 0; i < 10; i++)
+		base[i] = i % 2 ? 1.0 : -1.0;
+	cur[0] = 0.5;
+	in.n_cur = 1;
+	j = judge_one(ctx, &in);
+	assert_int_equal(j.verdict, BG_VERDICT_UNCHANGED);
+	bg_ctx_free(ctx);
+}
+
+/*
  * Higher is better (a count of something done, say): a fall of 0.5% is
  * the regression, a rise the improvement, labelled like every change.
  */
@@ -1087,6 +1133,7 @@ int main(void)
 		cmocka_unit_test(test_sequential_power),
 		cmocka_unit_test(test_deterministic_rolling),
 		cmocka_unit_test(test_deterministic_higher),
+		cmocka_unit_test(test_from_zero),
 		cmocka_unit_test(test_deterministic_tiny_noise),
 		cmocka_unit_test(test_noisy_takes_t_test),
 		cmocka_unit_test(test_bh_excludes_deterministic),
