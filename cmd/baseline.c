@@ -55,9 +55,9 @@ static int do_export(cli_state *st, const baseline_flags *fl)
 	o.window = fl->window > 0 ? fl->window : cfg->window;
 	/* This machine's facts describe the runs only when they are its own. */
 	o.facts = fl->machine ? NULL : env.machine;
-	if ((rc = cli_branch_hint(st, bg_baseline_export(st->ctx, env.store, env.repo, &o, &json,
-	                                                 &nruns),
-	                          "--baseline-branch")) < 0)
+	if ((rc = cli_branch_hint(
+	             st, bg_baseline_export(st->ctx, env.store, env.repo, &o, &json, &nruns),
+	             "--baseline-branch")) < 0)
 		goto cleanup;
 	if (!fl->output || !strcmp(fl->output, "-"))
 		fputs(json, stdout);
@@ -119,12 +119,13 @@ static int do_import(cli_state *st, const baseline_flags *fl, char **files, int 
 		mine += !strcmp(fp, bg_baseline_machine(b[i]));
 	if (!mine && !fl->force) {
 		if (nfiles == 1)
-			rc = bg_error_set(st->ctx, BG_EINPUT,
-			                  "%s was exported on machine %s, but this machine is %s "
-			                  "(pass --machine %s to store it under that name, or --force "
-			                  "to import it as %s)",
-			                  files[0], bg_baseline_machine(b[0]), fp,
-			                  bg_baseline_machine(b[0]), fp);
+			rc = bg_error_set(
+			        st->ctx, BG_EINPUT,
+			        "%s was exported on machine %s, but this machine is %s "
+			        "(pass --machine %s to store it under that name, or --force "
+			        "to import it as %s)",
+			        files[0], bg_baseline_machine(b[0]), fp, bg_baseline_machine(b[0]),
+			        fp);
 		else
 			rc = bg_error_set(st->ctx, BG_EINPUT,
 			                  "none of the %d files was exported on this machine, %s "
@@ -160,8 +161,8 @@ static int do_import(cli_state *st, const baseline_flags *fl, char **files, int 
 
 		k += !skip;
 		if (skip)
-			cli_info(st, "skipped %s: exported on machine %s, not this one (%s)", files[i],
-			         theirs, fp);
+			cli_info(st, "skipped %s: exported on machine %s, not this one (%s)",
+			         files[i], theirs, fp);
 		else if (strcmp(fp, theirs) && got)
 			cli_warn(st, "runs of machine %s were imported as machine %s (--force)",
 			         theirs, fp);
@@ -169,7 +170,8 @@ static int do_import(cli_state *st, const baseline_flags *fl, char **files, int 
 			json_object *o = json_object_new_object();
 
 			json_object_object_add(o, "file", json_object_new_string(files[i]));
-			json_object_object_add(o, "machine", json_object_new_string(skip ? theirs : fp));
+			json_object_object_add(o, "machine",
+			                       json_object_new_string(skip ? theirs : fp));
 			json_object_object_add(o, "imported", json_object_new_int64((int64_t)got));
 			json_object_object_add(o, "present", json_object_new_int64((int64_t)had));
 			json_object_object_add(o, "skipped", json_object_new_boolean(skip));

@@ -558,8 +558,7 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 		       !r->significant  ? "not significant"
 		       : r->improvement ? "an improvement"
 		                        : "a regression",
-		       p, r->change.n_cur,
-		       100 * bg_change_oriented(r->step, b->direction),
+		       p, r->change.n_cur, 100 * bg_change_oriented(r->step, b->direction),
 		       r->improvement ? "old" : "good", r->improvement ? "new" : "bad");
 		printf("%zu commits, %zu probes, %zu builds in this session\n\n", b->n, r->nsteps,
 		       b->builds);

@@ -168,7 +168,8 @@ int cli_check_print(cli_state *st, const bg_check_result *res)
 	cli_term(machine, sizeof(machine), res->machine);
 	if (res->baseline_branch)
 		printf("commit %.12s%s%s%s on %s, baseline %s (window %d, from %.12s)\n", res->sha,
-		       res->branch ? " (" : "", res->branch ? cli_term(branch, sizeof(branch), res->branch) : "",
+		       res->branch ? " (" : "",
+		       res->branch ? cli_term(branch, sizeof(branch), res->branch) : "",
 		       res->branch ? ")" : "", machine,
 		       cli_term(base, sizeof(base), res->baseline_branch), res->window,
 		       res->baseline_from);

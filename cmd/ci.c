@@ -76,9 +76,9 @@ static void annotations(const bg_check_result *res)
 		} else if (r->verdict == BG_VERDICT_REGRESSION) {
 			msg = bg_printf("%s %s than the %s baseline (p=%.2g adjusted, "
 			                "g=%.2f, %zu baseline runs)%s%s",
-			                r->series, worse, res->baseline_branch,
-			                r->p_adjusted, r->test.effect, r->baseline_runs,
-			                r->message ? "; " : "", r->message ? r->message : "");
+			                r->series, worse, res->baseline_branch, r->p_adjusted,
+			                r->test.effect, r->baseline_runs, r->message ? "; " : "",
+			                r->message ? r->message : "");
 			annotate("error", "benchguard: performance regression", msg);
 		} else if (r->verdict == BG_VERDICT_FAILED) {
 			msg = bg_printf("%s did not run: %s", r->series,

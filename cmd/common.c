@@ -132,7 +132,8 @@ int cli_getopt(cli_state *st, int argc, char **argv, const char *shortopts,
 				if (all[i].has_arg == no_argument &&
 				    strlen(all[i].name) == (size_t)(eq - arg - 2) &&
 				    !strncmp(all[i].name, arg + 2, (size_t)(eq - arg - 2))) {
-					cli_usage_error(st, "option --%s takes no value", all[i].name);
+					cli_usage_error(st, "option --%s takes no value",
+					                all[i].name);
 					return '?';
 				}
 			if (optopt && optopt < 256 && optopt != '?')
@@ -354,10 +355,11 @@ int cli_read_input(cli_state *st, const char *path, char **data, size_t *len)
 		/* The same bound as a file read whole (bg_read_file). */
 		if (b.len + n > BG_READ_MAX) {
 			bg_buf_clear(&b);
-			return bg_error_set(st->ctx, BG_EINPUT,
-			                    "standard input: larger than %zu MiB, more than benchguard "
-			                    "reads",
-			                    BG_READ_MAX >> 20);
+			return bg_error_set(
+			        st->ctx, BG_EINPUT,
+			        "standard input: larger than %zu MiB, more than benchguard "
+			        "reads",
+			        BG_READ_MAX >> 20);
 		}
 		if (bg_buf_put(&b, chunk, n) < 0) {
 			bg_buf_clear(&b);
@@ -630,7 +632,7 @@ int cli_print_json(cli_state *st, struct json_object *obj)
 	if (!obj)
 		return bg_error_oom(st->ctx);
 	s = bg_text__json(obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-	                                                JSON_C_TO_STRING_NOSLASHESCAPE);
+	                               JSON_C_TO_STRING_NOSLASHESCAPE);
 	fputs(s, stdout);
 	fputc('\n', stdout);
 	json_object_put(obj);

@@ -64,7 +64,8 @@ int cmd_fingerprint(cli_state *st, int argc, char **argv)
 				                       json_object_new_boolean(inst[i].available));
 				json_object_object_add(o, inst[i].available ? "detail" : "why",
 				                       json_object_new_string(inst[i].detail));
-				json_object_object_add(ins, bg_instrument_name((bg_instrument)i), o);
+				json_object_object_add(ins, bg_instrument_name((bg_instrument)i),
+				                       o);
 			}
 			json_object_object_add(top, "instruments", ins);
 		}

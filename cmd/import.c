@@ -112,7 +112,8 @@ int cmd_import(cli_state *st, int argc, char **argv)
 		goto cleanup;
 	}
 	if (bg_format_from_name(format, &fmt) < 0 || fmt == BG_FORMAT_TIME) {
-		rc = cli_usage_error(st, "--format: unknown input format \"%s\" (expected %s)", format,
+		rc = cli_usage_error(st, "--format: unknown input format \"%s\" (expected %s)",
+		                     format,
 		                     bg_format__list(BG_FORMAT_LINES, formats, sizeof(formats)));
 		goto cleanup;
 	}

@@ -289,7 +289,8 @@ void cli_print_usage(FILE *f)
 {
 	const cli_command *c;
 
-	fprintf(f, "usage: benchguard [--db PATH] [--config PATH] [--format table|json|markdown|junit]\n"
+	fprintf(f, "usage: benchguard [--db PATH] [--config PATH] [--format "
+	           "table|json|markdown|junit]\n"
 	           "                  [--json] [-q] [-v] [--no-color] COMMAND [ARGS]\n\n"
 	           "Keeps software from silently getting slower.\n\ncommands:\n");
 	for (c = cli_commands; c->name; c++)

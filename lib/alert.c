@@ -556,11 +556,11 @@ typedef struct {
 	char why[256];                                /* why not enabled */
 	char *url, *secret, *token, *repo, *api, *pr; /* expanded; NULL when absent */
 	char pr_why[192]; /* why pr is NULL though its ${VAR}s are set */
-	char *path;                                   /* repo as a URL path segment */
-	char key[96];                                 /* kind ":" hash of the strings as written */
-	char *label;                                  /* for messages: no secret */
-	double deadline;                              /* monotonic seconds; 0: not used yet */
-	char **secrets; /* scrubbed from every message, longest first */
+	char *path;       /* repo as a URL path segment */
+	char key[96];     /* kind ":" hash of the strings as written */
+	char *label;      /* for messages: no secret */
+	double deadline;  /* monotonic seconds; 0: not used yet */
+	char **secrets;   /* scrubbed from every message, longest first */
 	size_t nsecrets, secrets_cap;
 	int self_asked;  /* GET {api}/user was answered (once per flush) */
 	char *self;      /* ... the token's user's name there; NULL: not known */

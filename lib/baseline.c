@@ -1073,8 +1073,10 @@ int bg_baseline_import_all(bg_ctx *ctx, bg_store *store, const bg_baseline *cons
 				if (bg_store_run_get(ctx, store, id, &row) == 0) {
 					if (!row.complete)
 						bg_log(ctx, BG_LOG_WARN,
-						       "run %s is in the database but incomplete (an "
-						       "earlier import was interrupted); it is never "
+						       "run %s is in the database but incomplete "
+						       "(an "
+						       "earlier import was interrupted); it is "
+						       "never "
 						       "used as a baseline",
 						       run->uid);
 					bg_run_row_clear(&row);

@@ -280,8 +280,7 @@ const char *bg_config_database(const bg_config *cfg);
  * or key=value string, also when a ${VAR} holds one, for bg_store_open to
  * expand.  A variable that is unset or empty -> BG_ENOTFOUND.
  */
-int bg_config_database_spec(bg_ctx *ctx, const bg_config *cfg, const char *workdir,
-                            char **out);
+int bg_config_database_spec(bg_ctx *ctx, const bg_config *cfg, const char *workdir, char **out);
 const char *bg_config_build(const bg_config *cfg); /* NULL when absent */
 const bg_baseline_cfg *bg_config_baseline(const bg_config *cfg);
 const bg_thresholds *bg_config_thresholds(const bg_config *cfg);

@@ -116,9 +116,9 @@ typedef struct {
 	bg_direction dir; /* the search's orientation: the series' own, reversed
 	                     when looking for an improvement */
 	int flip;         /* 1 when reversed */
-	lr_stats ends; /* log(bad / good) over the ends' pairs */
-	lr_stats *lr;  /* per index, once measured */
-	char *skip;    /* per index: cannot be built or run */
+	lr_stats ends;    /* log(bad / good) over the ends' pairs */
+	lr_stats *lr;     /* per index, once measured */
+	char *skip;       /* per index: cannot be built or run */
 	bg_bisect_result *res;
 	size_t cap;
 } search;

@@ -622,7 +622,8 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 			 * their runs, and finds one more than this. */
 			if (r->baseline_outliers)
 				snprintf(left, sizeof(left), " (and %zu far-out run%s left out)",
-				         r->baseline_outliers, r->baseline_outliers == 1 ? "" : "s");
+				         r->baseline_outliers,
+				         r->baseline_outliers == 1 ? "" : "s");
 			if (!(r->message = bg_printf("%zu baseline run%s%s, %d needed", cs[i].nbase,
 			                             cs[i].nbase == 1 ? "" : "s", left,
 			                             opts->min_runs))) {

@@ -1253,8 +1253,8 @@ static void instrument_list(char *buf, size_t n)
 	         bg_instrument_name(BG_INSTR_COUNTERS), bg_instrument_name(BG_INSTR_SIMULATE));
 }
 
-static int read_instrument(struct loader *ld, const struct pos *p, const char *path,
-                           json_object *v, bg_instrument *out)
+static int read_instrument(struct loader *ld, const struct pos *p, const char *path, json_object *v,
+                           bg_instrument *out)
 {
 	char q[96], names[96];
 	const char *s;
@@ -1559,8 +1559,8 @@ static int load_benchmark(struct loader *ld, const struct pos *p, json_object *o
 			             quote(q, sizeof(q), b->name));
 	/* It names series: what a series name may not hold (a bidi override...). */
 	if ((why = bg_results__bad_name(b->name, strlen(b->name), 0)) != NULL)
-		return failp(ld, kp->line, kpath, "%s %s",
-		             bg_text__quote(qn, sizeof(qn), b->name), why);
+		return failp(ld, kp->line, kpath, "%s %s", bg_text__quote(qn, sizeof(qn), b->name),
+		             why);
 	*name_line = kp->line;
 
 	if (!member(p, o, "command", path, &kp, &v, kpath, sizeof(kpath)))

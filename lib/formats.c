@@ -205,9 +205,9 @@ static int lines_one(bg_ctx *ctx, const char *source, size_t line, const char *b
 		                    source, line, (int)(flen[1] < QUOTE_MAX ? flen[1] : QUOTE_MAX),
 		                    field[1]);
 	if (!decimal_chars(field[1], flen[1]))
-		return bg_error_set(ctx, BG_EINPUT, "%s:%zu: value \"%.*s\" is not a decimal number",
-		                    source, line, (int)(flen[1] < QUOTE_MAX ? flen[1] : QUOTE_MAX),
-		                    field[1]);
+		return bg_error_set(ctx, BG_EINPUT,
+		                    "%s:%zu: value \"%.*s\" is not a decimal number", source, line,
+		                    (int)(flen[1] < QUOTE_MAX ? flen[1] : QUOTE_MAX), field[1]);
 
 	scratch->len = 0;
 	if (bg_buf_put(scratch, field[0], flen[0]) < 0 || bg_buf_put(scratch, "", 1) < 0 ||
@@ -406,7 +406,7 @@ static int gbench_check_name(gbench_state *st, size_t idx, const char *key, json
 	return bg_error_set(st->ctx, BG_EINPUT, "%s: benchmarks[%zu].%s: %s %s", st->source, idx,
 	                    key,
 	                    bg_text__quote_n(q, sizeof(q), json_object_get_string(v),
-	                                        (size_t)json_object_get_string_len(v)),
+	                                     (size_t)json_object_get_string_len(v)),
 	                    why);
 }
 
@@ -752,7 +752,7 @@ static int json_name(bg_ctx *ctx, const char *source, const char *path, const ch
 		return 0;
 	return at_error(ctx, source, NULL, "%s.%s: %s %s", path, key,
 	                bg_text__quote_n(q, sizeof(q), json_object_get_string(v),
-	                                    (size_t)json_object_get_string_len(v)),
+	                                 (size_t)json_object_get_string_len(v)),
 	                why);
 }
 
@@ -1808,13 +1808,15 @@ static int go_result(go_state *st, size_t line, const char *p, const char *end)
 			                    line, bg_text__quote_n(q, sizeof(q), f, n), why);
 		/* A unit twice on one line would make one line two samples of it. */
 		if (pairs == GO_PAIRS_MAX)
-			return bg_error_set(st->ctx, BG_EINPUT,
-			                    "%s:%zu: more than %d \"<value> <unit>\" pairs on one line",
-			                    st->source, line, GO_PAIRS_MAX);
+			return bg_error_set(
+			        st->ctx, BG_EINPUT,
+			        "%s:%zu: more than %d \"<value> <unit>\" pairs on one line",
+			        st->source, line, GO_PAIRS_MAX);
 		for (k = 0; k < pairs; k++)
 			if (unit_len[k] == n && !memcmp(unit[k], f, n))
-				return bg_error_set(st->ctx, BG_EINPUT, "%s:%zu: unit %s twice on one line",
-				                    st->source, line, bg_text__quote_n(q, sizeof(q), f, n));
+				return bg_error_set(st->ctx, BG_EINPUT,
+				                    "%s:%zu: unit %s twice on one line", st->source,
+				                    line, bg_text__quote_n(q, sizeof(q), f, n));
 		unit[pairs] = f;
 		unit_len[pairs] = n;
 		/* strtod_l() stops at the blank before the unit at the latest. */
@@ -1824,9 +1826,10 @@ static int go_result(go_state *st, size_t line, const char *p, const char *end)
 			        st->ctx, BG_EINPUT, "%s:%zu: value \"%.*s\" is not a finite number",
 			        st->source, line, (int)(vn < QUOTE_MAX ? vn : QUOTE_MAX), v);
 		if (!decimal_chars(v, vn))
-			return bg_error_set(
-			        st->ctx, BG_EINPUT, "%s:%zu: value \"%.*s\" is not a decimal number",
-			        st->source, line, (int)(vn < QUOTE_MAX ? vn : QUOTE_MAX), v);
+			return bg_error_set(st->ctx, BG_EINPUT,
+			                    "%s:%zu: value \"%.*s\" is not a decimal number",
+			                    st->source, line,
+			                    (int)(vn < QUOTE_MAX ? vn : QUOTE_MAX), v);
 		/* go test's own units are a time, sizes, counts and a rate; what
 		 * b.ReportMetric reports may be anything. */
 		if (value < 0 && go_own_unit(f, n))
@@ -2411,9 +2414,8 @@ static int perf_line(perf_state *st, size_t line, const char *p, const char *end
 static int parse_perfstat(bg_ctx *ctx, const char *source, const char *benchmark, const char *dir,
                           const char *data, size_t len, bg_results *out)
 {
-	perf_state st = {
-		ctx, source, benchmark, out, (locale_t)0, NULL, 0, 0, BG_BUF_INIT, 0, 0, 0, 0
-	};
+	perf_state st = { ctx, source,      benchmark, out, (locale_t)0, NULL, 0,
+		          0,   BG_BUF_INIT, 0,         0,   0,           0 };
 	const char *p = data, *end = data + len;
 	size_t line = 0, i;
 	int rc = 0;

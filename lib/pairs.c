@@ -80,8 +80,8 @@ static int value_of(pstate *p, int64_t run, int64_t id, double *v)
 		m = &p->rm[p->nrm];
 		memset(m, 0, sizeof(*m));
 		m->run = run;
-		if ((error = bg_store_run_means(p->ctx, p->store, run, &m->ids, &m->means, NULL, &m->n)) <
-		    0)
+		if ((error = bg_store_run_means(p->ctx, p->store, run, &m->ids, &m->means, NULL,
+		                                &m->n)) < 0)
 			return error;
 		p->nrm++;
 	}

@@ -389,9 +389,8 @@ static int chart_step(const bg_report *r, const rep_series *s, const chart_geo *
 	                   "\">"
 	                   "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
 	                   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text><title>",
-	                   x, x, CH_T - 4, CH_H - CH_B,
-	                   x + (x > CH_W * 0.85 ? -4.0 : 4.0), CH_T - 8,
-	                   x > CH_W * 0.85 ? "end" : "start", pct);
+	                   x, x, CH_T - 4, CH_H - CH_B, x + (x > CH_W * 0.85 ? -4.0 : 4.0),
+	                   CH_T - 8, x > CH_W * 0.85 ? "end" : "start", pct);
 	e |= bg_buf_printf(b, "%s of %s: ", v, pct);
 	e |= html_sha(b, before->row.sha, 12);
 	e |= bg_buf_puts(b, "..");

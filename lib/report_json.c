@@ -142,7 +142,8 @@ static json_object *json_series(const bg_report *r, const rep_series *s)
 		/* One point per commit: the mean of its runs, and which they are. */
 		json_object_object_add(p, "commit", bg_json__str(NULL, run->row.sha));
 		for (k = s->rfirst[i]; k < s->rfirst[i + 1]; k++)
-			json_object_array_add(ids, json_object_new_int64(r->runs[s->rrun[k]].row.id));
+			json_object_array_add(ids,
+			                      json_object_new_int64(r->runs[s->rrun[k]].row.id));
 		json_object_object_add(p, "runs", json_object_new_int64((int64_t)s->nruns[i]));
 		json_object_object_add(p, "run_ids", ids);
 		json_object_object_add(p, "mean", bg_json__number(NULL, s->mean[i]));
@@ -263,9 +264,8 @@ int bg_report__render_json(bg_ctx *ctx, const bg_report *r, bg_buf *b)
 
 	if (!top)
 		return bg_error_oom(ctx);
-	text = bg_text__json(top, JSON_C_TO_STRING_PRETTY |
-	                                                   JSON_C_TO_STRING_SPACED |
-	                                                   JSON_C_TO_STRING_NOSLASHESCAPE);
+	text = bg_text__json(top, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+	                                  JSON_C_TO_STRING_NOSLASHESCAPE);
 	error = text && bg_buf_puts(b, text) == 0 && bg_buf_puts(b, "\n") == 0 ? 0
 	                                                                       : bg_error_oom(ctx);
 	json_object_put(top);

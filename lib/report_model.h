@@ -56,8 +56,8 @@ typedef struct {
 typedef struct {
 	int64_t series_id;
 	char *name, *benchmark, *metric, *unit, *machine;
-	char *instrument; /* what measured its runs (NULL: the clock): runs of
-	                     another instrument are another series */
+	char *instrument;              /* what measured its runs (NULL: the clock): runs of
+	                                  another instrument are another series */
 	double min_change, resolution; /* the series' own (bg_thresholds_min_change) */
 	bg_direction direction;
 	/*

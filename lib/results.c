@@ -207,8 +207,7 @@ static int check_name(bg_ctx *ctx, const char *what, const char *s)
 
 	if (!why)
 		return 0;
-	return bg_error_set(ctx, BG_EINPUT, "%s %s %s", what, bg_text__quote(q, sizeof(q), s),
-	                    why);
+	return bg_error_set(ctx, BG_EINPUT, "%s %s %s", what, bg_text__quote(q, sizeof(q), s), why);
 }
 
 int bg_results_add(bg_ctx *ctx, bg_results *res, const char *benchmark, const char *metric,

@@ -413,14 +413,14 @@ typedef struct {
 	const char *log_path, *cwd;
 	int out_fd, err_fd; /* the pipes' write ends; -1: /dev/null */
 	pid_t parent;
-	int null_fd;           /* /dev/null read-write; -1: the child opens it */
-	int status_fd;         /* /proc/self/status; -1: opened at each read */
-	bg_counters *counters; /* opened by the child on itself, or NULL */
-	int no_shell;          /* wrapped (valgrind ...): never run the command bare */
-	int one_thread;        /* this process has one thread: spawn reads the signals */
-	uint64_t reset;        /* the signals the child puts back to default (bit n-1) */
-	long hwm_kib;          /* our peak RSS as the child starts; -1: not read */
-	volatile int err;      /* errno of the step that failed in the child */
+	int null_fd;                 /* /dev/null read-write; -1: the child opens it */
+	int status_fd;               /* /proc/self/status; -1: opened at each read */
+	bg_counters *counters;       /* opened by the child on itself, or NULL */
+	int no_shell;                /* wrapped (valgrind ...): never run the command bare */
+	int one_thread;              /* this process has one thread: spawn reads the signals */
+	uint64_t reset;              /* the signals the child puts back to default (bit n-1) */
+	long hwm_kib;                /* our peak RSS as the child starts; -1: not read */
+	volatile int err;            /* errno of the step that failed in the child */
 	const char *volatile failed; /* what failed, when it is not the exec */
 } spawn_plan;
 
@@ -793,7 +793,10 @@ typedef struct {
 	pid_t tid; /* the thread children_fd lists */
 } proc_view;
 
-#define PROC_VIEW_INIT { -1, -1, -1, -1, 0 }
+#define PROC_VIEW_INIT                                                                             \
+	{                                                                                          \
+		-1, -1, -1, -1, 0                                                                  \
+	}
 
 static void proc_view_open(proc_view *pv)
 {
@@ -1026,8 +1029,8 @@ typedef struct {
 	int out_tail;            /* keep the end of stdout past its limit (bg_exec__tail) */
 } exec_extra;
 
-static int exec_run(bg_ctx *ctx, const char *command, const bg_exec_opts *opts,
-                    const exec_extra *x, bg_exec_result *out, int *killed)
+static int exec_run(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, const exec_extra *x,
+                    bg_exec_result *out, int *killed)
 {
 	static const bg_exec_opts no_opts = { NULL, 0.0, 0, 0, NULL, NULL };
 	spawn_plan sp;
@@ -1216,7 +1219,8 @@ static int exec_run(bg_ctx *ctx, const char *command, const bg_exec_opts *opts,
 	out->maxrss_kib = ru.ru_maxrss;
 	out->out_truncated = io->out_truncated;
 	/* Every process of the tree is gone: the kernel has summed them. */
-	if (x && x->counters && !error && (error = bg_counters__read(ctx, x->counters, x->values)) < 0)
+	if (x && x->counters && !error &&
+	    (error = bg_counters__read(ctx, x->counters, x->values)) < 0)
 		goto cleanup;
 
 	if (cancelled)
@@ -1652,24 +1656,29 @@ static int choose_instruments(bg_ctx *ctx, const bg_benchmark *bench, const bg_r
 				if (error == 0) {
 					got = 1;
 				} else if (error == BG_ENOTFOUND) {
-					error = bg_buf_printf(&why, "%scounters: %s", why.len ? "; " : "",
+					error = bg_buf_printf(&why, "%scounters: %s",
+					                      why.len ? "; " : "",
 					                      bg_ctx_error(ctx));
 					bg_ctx_clear_error(ctx);
 				}
 				break;
 			case BG_INSTR_SIMULATE:
-				if (opts->instruments && opts->instruments[BG_INSTR_SIMULATE].available) {
+				if (opts->instruments &&
+				    opts->instruments[BG_INSTR_SIMULATE].available) {
 					snprintf(ch->sim_version, sizeof(ch->sim_version), "%s",
 					         opts->instruments[BG_INSTR_SIMULATE].detail);
 					got = ch->simulate = 1;
 				} else if (opts->instruments) {
-					error = bg_buf_printf(&why, "%ssimulate: %s", why.len ? "; " : "",
-					                      opts->instruments[BG_INSTR_SIMULATE].detail);
+					error = bg_buf_printf(
+					        &why, "%ssimulate: %s", why.len ? "; " : "",
+					        opts->instruments[BG_INSTR_SIMULATE].detail);
 				} else if ((error = bg_simulate__probe(ctx, ch->sim_version,
-				                                       sizeof(ch->sim_version))) == 0) {
+				                                       sizeof(ch->sim_version))) ==
+				           0) {
 					got = ch->simulate = 1;
 				} else if (error == BG_ENOTFOUND) {
-					error = bg_buf_printf(&why, "%ssimulate: %s", why.len ? "; " : "",
+					error = bg_buf_printf(&why, "%ssimulate: %s",
+					                      why.len ? "; " : "",
 					                      bg_ctx_error(ctx));
 					bg_ctx_clear_error(ctx);
 				}
@@ -1704,8 +1713,8 @@ cleanup:
  * read: its times are Valgrind's.
  */
 static int simulate_pass(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opts,
-                         const chosen_instruments *ch, const char *const *env,
-                         bg_results *into, int *left, char **failure)
+                         const chosen_instruments *ch, const char *const *env, bg_results *into,
+                         int *left, char **failure)
 {
 	char dir[] = "/tmp/benchguard-simulate.XXXXXX", inst[300];
 	const char *tmp = getenv("TMPDIR");
@@ -1721,7 +1730,8 @@ static int simulate_pass(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_op
 	if (tmp && *tmp && bg_buf_printf(&b, "%s/benchguard-simulate.XXXXXX", tmp) == 0)
 		dirp = bg_buf_detach(&b);
 	if (!mkdtemp(dirp ? dirp : dir)) {
-		error = bg_error_errno(ctx, BG_ERROR, "cannot create a folder for Valgrind's output");
+		error = bg_error_errno(ctx, BG_ERROR,
+		                       "cannot create a folder for Valgrind's output");
 		goto cleanup;
 	}
 	if ((error = bg_simulate__argv(ctx, dirp ? dirp : dir, &wrap)) < 0)
@@ -1802,8 +1812,8 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 	static const bg_run_opts no_opts = BG_RUN_OPTS_INIT;
 	char env_samples[64], env_warmup[64], env_sim_samples[64], env_sim_warmup[64];
 	char *env_name = NULL, *why = NULL, *msg = NULL;
-	const char *env[6] = { NULL, env_samples, env_warmup, "BENCHGUARD_INSTRUMENT=time", NULL,
-		               NULL };
+	const char *env[6] = { NULL, env_samples, env_warmup, "BENCHGUARD_INSTRUMENT=time",
+		               NULL, NULL };
 	const char *sim_env[5] = { NULL, env_sim_samples, env_sim_warmup,
 		                   "BENCHGUARD_INSTRUMENT=simulate", NULL };
 	bg_exec_opts eo = { NULL, 0.0, 0, 0, env, NULL };
@@ -1813,8 +1823,7 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 	proc_view pv = PROC_VIEW_INIT;
 	exec_extra x = { .proc = &pv };
 	long *rss = NULL, *own = NULL, floor_kib = 0, hwm_kib = -1;
-	int samples, warmup, total, done, error = 0, nrss = 0, killed, left = 0, clock,
-	    reaping = 0;
+	int samples, warmup, total, done, error = 0, nrss = 0, killed, left = 0, clock, reaping = 0;
 	size_t i, first;
 	double timeout, values[16];
 
@@ -1905,7 +1914,8 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 			goto cleanup;
 		}
 		if (ch.counters && (bench->format != BG_FORMAT_TIME || done >= warmup)) {
-			if ((error = add_counters(ctx, bench, ch.counters, values, into)) == BG_EINPUT) {
+			if ((error = add_counters(ctx, bench, ch.counters, values, into)) ==
+			    BG_EINPUT) {
 				msg = bg_strdup(bg_ctx_error(ctx));
 				error = record_failure(ctx, bench, into, msg);
 				goto cleanup;

@@ -998,8 +998,8 @@ static int store__run_check(bg_ctx *ctx, const bg_run_info *info, char uid[33])
  * *run_id 0 and writes nothing: looked up inside the transaction, so of two
  * processes storing the same run at once, the second finds the first's.
  */
-static int store__run_insert(bg_ctx *ctx, bg_store *store, const bg_run_info *info,
-                             const char *uid, int if_new, int64_t *run_id)
+static int store__run_insert(bg_ctx *ctx, bg_store *store, const bg_run_info *info, const char *uid,
+                             int if_new, int64_t *run_id)
 {
 	int64_t now = (int64_t)time(NULL), machine_id = 0, commit_id = 0;
 	bg_db_stmt *s;
@@ -1013,7 +1013,8 @@ static int store__run_insert(bg_ctx *ctx, bg_store *store, const bg_run_info *in
 			return error;
 		if (bg_db_bind_text(s, 1, info->uid, -1) < 0)
 			return store__bind_fail(ctx, store, s);
-		if ((error = store__int(ctx, store, s, "finding a run", &have, &found)) < 0 || found)
+		if ((error = store__int(ctx, store, s, "finding a run", &have, &found)) < 0 ||
+		    found)
 			return error;
 	}
 	if ((error = store__machine(ctx, store, info->machine, now, &machine_id)) < 0 ||
@@ -1251,8 +1252,7 @@ static int store__run_finish(bg_ctx *ctx, bg_store *store, int64_t run_id)
 
 	if ((error = store__stmt(ctx, store, ST_RUN_FINISH, &s)) < 0)
 		return error;
-	if (bg_db_bind_int64(s, 1, run_id) != 0 ||
-	    bg_db_bind_int64(s, 2, (int64_t)time(NULL)) != 0)
+	if (bg_db_bind_int64(s, 1, run_id) != 0 || bg_db_bind_int64(s, 2, (int64_t)time(NULL)) != 0)
 		return store__bind_fail(ctx, store, s);
 	if ((error = store__run(ctx, store, s, "finishing the run")) < 0)
 		return error;

@@ -66,8 +66,8 @@ static int sqlite__fail(bg_db *d, bg_ctx *ctx, const char *what)
 	/* A --db that names some other file: bad input, as another program's
 	 * database is (store__version), not a failure. */
 	if ((rc & 0xff) == SQLITE_NOTADB)
-		return bg_error_set(ctx, BG_EINPUT, "database %s: the file is not a SQLite database",
-		                    d->name);
+		return bg_error_set(ctx, BG_EINPUT,
+		                    "database %s: the file is not a SQLite database", d->name);
 	/* A write on a store opened read-only: say so, not SQLite's words. */
 	if ((rc & 0xff) == SQLITE_READONLY)
 		return bg_error_set(ctx, BG_EIO,

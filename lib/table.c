@@ -116,8 +116,8 @@ static char *shown(const bg_table *t, const char *cell, int markdown)
 
 int bg_table_render(const bg_table *t, int markdown, int bold, bg_buf *b)
 {
-	size_t n = t->nrows * t->ncols, *w = calloc(t->ncols ? t->ncols : 1, sizeof(size_t)), r,
-	       c, k;
+	size_t n = t->nrows * t->ncols, *w = calloc(t->ncols ? t->ncols : 1, sizeof(size_t)), r, c,
+	       k;
 	char **cells = calloc(n ? n : 1, sizeof(char *));
 	int e = 0;
 

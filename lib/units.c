@@ -34,8 +34,8 @@ static const struct {
 };
 
 /* In bg_format order. */
-static const char *const format_names[] = { "time",      "lines", "gbench", "nvbench",
-	                                    "hyperfine", "go",    "pytest", "catch2", "perfstat" };
+static const char *const format_names[] = { "time", "lines",  "gbench", "nvbench", "hyperfine",
+	                                    "go",   "pytest", "catch2", "perfstat" };
 
 int bg_unit_canonical(const char *unit, const char **canon, double *scale)
 {

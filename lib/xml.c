@@ -91,7 +91,8 @@ static int xml_load(bg_ctx *ctx, xml_lib *x)
 #undef XML_NAME
 #undef XML_SLOT
 
-	return bg_dl__load(ctx, XML_SONAME, XML_LIBRARY, names, slots, BG_ARRAY_SIZE(names), &x->dl);
+	return bg_dl__load(ctx, XML_SONAME, XML_LIBRARY, names, slots, BG_ARRAY_SIZE(names),
+	                   &x->dl);
 }
 
 /* What libxml2 allocated, freed by its own deallocator. */
@@ -169,7 +170,8 @@ static int c2_error(c2_state *st, const xmlNode *at, const char *fmt, ...)
 	if (st->path.len)
 		return bg_error_set(st->ctx, BG_EINPUT, "%s:%ld: %s: %s", st->source,
 		                    st->x->xmlGetLineNo(at), st->path.ptr, what);
-	return bg_error_set(st->ctx, BG_EINPUT, "%s:%ld: %s", st->source, st->x->xmlGetLineNo(at), what);
+	return bg_error_set(st->ctx, BG_EINPUT, "%s:%ld: %s", st->source, st->x->xmlGetLineNo(at),
+	                    what);
 }
 
 static int c2_is(const xmlNode *node, const char *name)

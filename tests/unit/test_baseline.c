@@ -285,8 +285,9 @@ static void test_other_machine_and_units(void **state)
 	assert_int_equal(bg_store_run_add(ctx, c, id, res), 0);
 	assert_int_equal(bg_store_run_finish(ctx, c, id), 0);
 	assert_int_equal(bg_baseline_import(ctx, c, bl, "m1", 0, &imported, &present), BG_EINPUT);
-	assert_non_null(strstr(bg_ctx_error(ctx), "series \"b:t\" is stored in unit \"B\", but this "
-	                                          "run measured it in \"s\"; nothing imported"));
+	assert_non_null(strstr(bg_ctx_error(ctx),
+	                       "series \"b:t\" is stored in unit \"B\", but this "
+	                       "run measured it in \"s\"; nothing imported"));
 	assert_int_equal(imported, 0);
 	assert_int_equal(bg_store_latest_run(ctx, c, NULL, &id), 0);
 	assert_int_equal(id, 1); /* only the run made here */

@@ -34,7 +34,8 @@ typedef struct {
 	uint64_t seed;
 	int fail_at;  /* index whose measurement fails (< 0: none) */
 	int spike_at; /* index whose 4th run a neighbour slows by 30% (< 0: none) */
-	size_t confirms, confirm[4]; /* the confirm callback's calls, and its last lo, hi, pairs, more */
+	size_t confirms,
+	        confirm[4]; /* the confirm callback's calls, and its last lo, hi, pairs, more */
 } world;
 
 static double gauss(world *w)
@@ -646,8 +647,9 @@ static void test_alpha_per_decision(void **state)
 	(void)state;
 	at_good = wrong_decisions(0, 0.05, 4000);
 	at_bad = wrong_decisions(0.10, 0.05, 4000);
-	print_message("# wrong decisions at sd 5%% of a 10%% step: good probe %.4f, bad probe %.4f\n",
-	              at_good, at_bad);
+	print_message(
+	        "# wrong decisions at sd 5%% of a 10%% step: good probe %.4f, bad probe %.4f\n",
+	        at_good, at_bad);
 	assert_true(at_good <= 0.01);
 	assert_true(at_bad <= 0.01);
 }

@@ -2139,8 +2139,8 @@ static void test_perfstat_bad(void **state)
 
 static void test_formats_names(void **state)
 {
-	static const char *const names[] = { "time",      "lines", "gbench", "nvbench",
-		                             "hyperfine", "go",    "pytest", "catch2", "perfstat" };
+	static const char *const names[] = { "time", "lines",  "gbench", "nvbench", "hyperfine",
+		                             "go",   "pytest", "catch2", "perfstat" };
 	bg_format f;
 	size_t i;
 

@@ -136,16 +136,17 @@ static void test_head(void **state)
 
 	/* A commit that declares its encoding (i18n.commitEncoding): subject
 	 * and author come back in UTF-8, as written. */
-	sh("cd head && GIT_AUTHOR_NAME=\"$(printf 'Jos\\351')\" GIT_AUTHOR_EMAIL=jose@example.com " T2
-	   "git -c i18n.commitEncoding=latin1 commit -q --allow-empty -m \"$(printf 'caf\\351 fix')\"");
+	sh("cd head && GIT_AUTHOR_NAME=\"$(printf 'Jos\\351')\" "
+	   "GIT_AUTHOR_EMAIL=jose@example.com " T2 "git -c i18n.commitEncoding=latin1 commit -q "
+	                                           "--allow-empty -m \"$(printf 'caf\\351 fix')\"");
 	assert_int_equal(bg_repo_head(ctx, r, &c), 0);
 	assert_string_equal(c.subject, "caf\xc3\xa9 fix");
 	assert_string_equal(c.author, "Jos\xc3\xa9 <jose@example.com>");
 	bg_commit_clear(&c);
 	/* One whose encoding iconv does not know: the bytes as they are (the
 	 * store makes them valid UTF-8). */
-	sh("cd head && " AUTHOR T2
-	   "git -c i18n.commitEncoding=x-no-such-encoding commit -q --allow-empty -m \"$(printf 'caf\\351')\"");
+	sh("cd head && " AUTHOR T2 "git -c i18n.commitEncoding=x-no-such-encoding commit -q "
+	                           "--allow-empty -m \"$(printf 'caf\\351')\"");
 	assert_int_equal(bg_repo_head(ctx, r, &c), 0);
 	assert_string_equal(c.subject, "caf\xe9");
 	bg_commit_clear(&c);
@@ -353,17 +354,17 @@ static void test_lookup_on(void **state)
 	assert_int_equal(bg_ctx_new(&ctx), 0);
 	make_repo("lookon");
 	capture(first, sizeof(first), "git -C lookon rev-parse HEAD~1");
-	sh("cd lookon && git checkout -q -b side HEAD~1 && echo s >s.txt && git add s.txt && "
-	   AUTHOR T2 "git commit -q -m side && git checkout -q main");
+	sh("cd lookon && git checkout -q -b side HEAD~1 && echo s >s.txt && git add s.txt "
+	   "&& " AUTHOR T2 "git commit -q -m side && git checkout -q main");
 	capture(side, sizeof(side), "git -C lookon rev-parse side");
 	sh("cd lookon && git update-ref refs/remotes/origin/feature %s", side);
 	r = open_repo(ctx, "lookon");
-	on_branch(ctx, r, first, "main", "main");   /* a SHA on main's line */
+	on_branch(ctx, r, first, "main", "main"); /* a SHA on main's line */
 	on_branch(ctx, r, "HEAD~1", "main", "main");
-	on_branch(ctx, r, side, "main", NULL);      /* on side only */
-	on_branch(ctx, r, "side", "main", "side");  /* named: that branch */
+	on_branch(ctx, r, side, "main", NULL);     /* on side only */
+	on_branch(ctx, r, "side", "main", "side"); /* named: that branch */
 	on_branch(ctx, r, "origin/feature", "main", "feature");
-	on_branch(ctx, r, first, "nosuch", NULL);   /* no such branch: none, no error */
+	on_branch(ctx, r, first, "nosuch", NULL); /* no such branch: none, no error */
 	on_branch(ctx, r, first, NULL, NULL);
 	assert_int_equal(bg_repo_lookup_on(ctx, r, "nope", "main", &c), BG_ENOTFOUND);
 	assert_null(c.branch);

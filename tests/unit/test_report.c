@@ -108,7 +108,8 @@ static void test_runs_since(void **state)
 	bg_run_row *rows = NULL;
 	size_t n = 0, i;
 
-	assert_int_equal(bg_store_runs_since(f->ctx, f->st, &(bg_period){ 0, "ma", 0 }, &rows, &n), 0);
+	assert_int_equal(bg_store_runs_since(f->ctx, f->st, &(bg_period){ 0, "ma", 0 }, &rows, &n),
+	                 0);
 	assert_int_equal(n, 12);
 	for (i = 0; i < n; i++) {
 		char want[41];
@@ -119,14 +120,17 @@ static void test_runs_since(void **state)
 		assert_true(i == 0 || rows[i].id > rows[i - 1].id);
 	}
 	bg_run_rows_free(rows, n);
-	assert_int_equal(bg_store_runs_since(f->ctx, f->st, &(bg_period){ 1600, "ma", 0 }, &rows, &n), 0);
+	assert_int_equal(
+	        bg_store_runs_since(f->ctx, f->st, &(bg_period){ 1600, "ma", 0 }, &rows, &n), 0);
 	assert_int_equal(n, 6);
 	assert_int_equal(rows[0].started_at, 1600);
 	bg_run_rows_free(rows, n);
-	assert_int_equal(bg_store_runs_since(f->ctx, f->st, &(bg_period){ 0, NULL, 0 }, &rows, &n), 0);
+	assert_int_equal(bg_store_runs_since(f->ctx, f->st, &(bg_period){ 0, NULL, 0 }, &rows, &n),
+	                 0);
 	assert_int_equal(n, 13);
 	bg_run_rows_free(rows, n);
-	assert_int_equal(bg_store_runs_since(f->ctx, f->st, &(bg_period){ 0, "nobody", 0 }, &rows, &n), 0);
+	assert_int_equal(
+	        bg_store_runs_since(f->ctx, f->st, &(bg_period){ 0, "nobody", 0 }, &rows, &n), 0);
 	assert_int_equal(n, 0);
 	bg_run_rows_free(rows, n);
 	bg_run_rows_free(NULL, 0);
@@ -164,14 +168,17 @@ static void test_each_result(void **state)
 	fixture *f = *state;
 	seen s = { 0, -1, -1, 1, 0.0 };
 
-	assert_int_equal(bg_store_each_result(f->ctx, f->st, &(bg_period){ 0, "ma", 0 }, count_rows, &s), 0);
+	assert_int_equal(
+	        bg_store_each_result(f->ctx, f->st, &(bg_period){ 0, "ma", 0 }, count_rows, &s), 0);
 	assert_int_equal(s.n, 24); /* 12 runs x 2 series: no dirty, no unfinished */
 	assert_true(s.ordered);
 	assert_true(fabs(s.first_x - 1.0 * (1 + 0.004 * -1.0) * 1.001) < 1e-9);
 	memset(&s, 0, sizeof(s));
 	s.last_series = s.last_run = -1;
 	s.ordered = 1;
-	assert_int_equal(bg_store_each_result(f->ctx, f->st, &(bg_period){ 1600, NULL, 0 }, count_rows, &s), 0);
+	assert_int_equal(
+	        bg_store_each_result(f->ctx, f->st, &(bg_period){ 1600, NULL, 0 }, count_rows, &s),
+	        0);
 	assert_int_equal(s.n, 12);
 }
 

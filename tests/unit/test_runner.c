@@ -816,11 +816,10 @@ static void test_run_time_format(void **state)
 	/* A shell holding a 32 MiB string peaks above 32 MiB: bytes, not KiB.
 	 * It holds the margin peak_rss needs over our own peak too, so that
 	 * it keeps its peak_rss on a machine with many CPUs. */
-	hold = 32L * 1024 * 1024 +
-	       1024 * bg_runner__rss_slack_kib(sysconf(_SC_NPROCESSORS_CONF),
-	                                      sysconf(_SC_PAGESIZE) / 1024);
-	snprintf(cmd, sizeof(cmd),
-	         "x=$(head -c %ld /dev/zero | tr '\\000' a); test ${#x} -eq %ld", hold, hold);
+	hold = 32L * 1024 * 1024 + 1024 * bg_runner__rss_slack_kib(sysconf(_SC_NPROCESSORS_CONF),
+	                                                           sysconf(_SC_PAGESIZE) / 1024);
+	snprintf(cmd, sizeof(cmd), "x=$(head -c %ld /dev/zero | tr '\\000' a); test ${#x} -eq %ld",
+	         hold, hold);
 	b.name = "mem";
 	b.command = cmd;
 	b.warmup = 0;
@@ -847,8 +846,9 @@ static void test_run_time_format(void **state)
 static void test_run_peak_rss_slack(void **state)
 {
 	const long same[3] = { 12000, 12000, 12000 }, near[3] = { 12040, 13000, 13000 },
-		   far[2] = { 12513, 20000 }, late[2] = { 20000, 12512 }, before[2] = { 12100, 12100 },
-		   unread[2] = { -1, -1 }, lower[2] = { 11000, 11000 };
+	           far[2] = { 12513, 20000 }, late[2] = { 20000, 12512 },
+	           before[2] = { 12100, 12100 }, unread[2] = { -1, -1 },
+	           lower[2] = { 11000, 11000 };
 
 	(void)state;
 	/* Per-CPU batches of max(32, 2 x CPUs) pages, twice: two readings. */
