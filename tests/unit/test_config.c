@@ -1023,6 +1023,20 @@ static void test_expand(void **state)
 /* What the "database" key opens: a file with its ${VAR}s expanded, under
  * the repository when relative; a PostgreSQL string as written, or held by
  * a variable, with a "$" of its value kept through the store's expansion. */
+/* A configuration whose "database" is `db` (as JSON string text). */
+static bg_config *with_database(bg_ctx *ctx, const char *db)
+{
+	char *text = bg_printf("{ \"database\": \"%s\", \"benchmarks\": [ { \"name\": \"b\", "
+	                       "\"command\": \"true\" } ] }",
+	                       db);
+	bg_config *cfg;
+
+	assert_non_null(text);
+	cfg = parse_ok(ctx, text);
+	free(text);
+	return cfg;
+}
+
 static void test_database_spec(void **state)
 {
 	static const char *const suite =
@@ -1045,9 +1059,7 @@ static void test_database_spec(void **state)
 	assert_null(out);
 	bg_config_free(cfg);
 
-	assert_non_null(text = bg_printf("{ \"database\": \"dbs/${BG_T_DB}.db\", %s", suite));
-	cfg = parse_ok(ctx, text);
-	free(text);
+	cfg = with_database(ctx, "dbs/${BG_T_DB}.db");
 	assert_int_equal(bg_config_database_spec(ctx, cfg, "/repo", &out), 0);
 	assert_string_equal(out, "/repo/dbs/nightly.db");
 	free(out);
@@ -1056,18 +1068,14 @@ static void test_database_spec(void **state)
 	free(out);
 	bg_config_free(cfg);
 
-	assert_non_null(text = bg_printf("{ \"database\": \"/var/${BG_T_DB}.db\", %s", suite));
-	cfg = parse_ok(ctx, text);
-	free(text);
+	cfg = with_database(ctx, "/var/${BG_T_DB}.db");
 	assert_int_equal(bg_config_database_spec(ctx, cfg, "/repo", &out), 0);
 	assert_string_equal(out, "/var/nightly.db");
 	free(out);
 	bg_config_free(cfg);
 
 	/* A variable holding the URI: what the store expands gives it back. */
-	assert_non_null(text = bg_printf("{ \"database\": \"${BG_T_PG}\", %s", suite));
-	cfg = parse_ok(ctx, text);
-	free(text);
+	cfg = with_database(ctx, "${BG_T_PG}");
 	assert_int_equal(bg_config_database_spec(ctx, cfg, "/repo", &out), 0);
 	assert_int_equal(bg_config_expand(ctx, out, &back), 0);
 	assert_string_equal(back, "postgresql://bench:pa$$w$0rd@db.example/bench");
@@ -1076,18 +1084,13 @@ static void test_database_spec(void **state)
 	bg_config_free(cfg);
 
 	/* A PostgreSQL string as written: the store expands it. */
-	assert_non_null(
-	        text = bg_printf("{ \"database\": \"postgresql://h/${BG_T_DB}\", %s", suite));
-	cfg = parse_ok(ctx, text);
-	free(text);
+	cfg = with_database(ctx, "postgresql://h/${BG_T_DB}");
 	assert_int_equal(bg_config_database_spec(ctx, cfg, "/repo", &out), 0);
 	assert_string_equal(out, "postgresql://h/${BG_T_DB}");
 	free(out);
 	bg_config_free(cfg);
 
-	assert_non_null(text = bg_printf("{ \"database\": \"${BG_T_UNSET}\", %s", suite));
-	cfg = parse_ok(ctx, text);
-	free(text);
+	cfg = with_database(ctx, "${BG_T_UNSET}");
 	assert_int_equal(bg_config_database_spec(ctx, cfg, "/repo", &out), BG_ENOTFOUND);
 	assert_null(out);
 	assert_string_equal(bg_ctx_error(ctx),

@@ -138,7 +138,7 @@ static void test_head(void **state)
 	 * and author come back in UTF-8, as written. */
 	sh("cd head && GIT_AUTHOR_NAME=\"$(printf 'Jos\\351')\" "
 	   "GIT_AUTHOR_EMAIL=jose@example.com " T2 "git -c i18n.commitEncoding=latin1 commit -q "
-	                                           "--allow-empty -m \"$(printf 'caf\\351 fix')\"");
+	   "--allow-empty -m \"$(printf 'caf\\351 fix')\"");
 	assert_int_equal(bg_repo_head(ctx, r, &c), 0);
 	assert_string_equal(c.subject, "caf\xc3\xa9 fix");
 	assert_string_equal(c.author, "Jos\xc3\xa9 <jose@example.com>");
@@ -146,7 +146,7 @@ static void test_head(void **state)
 	/* One whose encoding iconv does not know: the bytes as they are (the
 	 * store makes them valid UTF-8). */
 	sh("cd head && " AUTHOR T2 "git -c i18n.commitEncoding=x-no-such-encoding commit -q "
-	                           "--allow-empty -m \"$(printf 'caf\\351')\"");
+	   "--allow-empty -m \"$(printf 'caf\\351')\"");
 	assert_int_equal(bg_repo_head(ctx, r, &c), 0);
 	assert_string_equal(c.subject, "caf\xe9");
 	bg_commit_clear(&c);

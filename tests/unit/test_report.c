@@ -196,6 +196,24 @@ static bg_store *own_store(bg_ctx *ctx, char *dir, size_t size)
 	return st;
 }
 
+/* A test's context, own store and machine "ma"; close_scratch removes
+ * them and the folder. */
+static void open_scratch(bg_ctx **ctx, bg_store **st, bg_machine **m, char *dir, size_t size)
+{
+	assert_int_equal(bg_ctx_new(ctx), 0);
+	*st = own_store(*ctx, dir, size);
+	assert_int_equal(bg_machine_new(m), 0);
+	assert_int_equal(bg_machine_set_name(*m, "ma"), 0);
+}
+
+static void close_scratch(bg_ctx *ctx, bg_store *st, bg_machine *m, const char *dir)
+{
+	bg_machine_free(m);
+	bg_store_free(st);
+	bg_ctx_free(ctx);
+	nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
 /* Stores a run of commit i started at `started`, of one series: three
  * samples around v. */
 static void put_value_at(bg_ctx *ctx, bg_store *st, bg_machine *m, int i, int64_t started,
@@ -392,10 +410,7 @@ static void test_display_units(void **state)
 	assert_true(fabs(0.000123 * scale - 123.0) < 1e-9);
 
 	/* ... and so the report shows them. */
-	assert_int_equal(bg_ctx_new(&ctx), 0);
-	st = own_store(ctx, dir, sizeof(dir));
-	assert_int_equal(bg_machine_new(&m), 0);
-	assert_int_equal(bg_machine_set_name(m, "ma"), 0);
+	open_scratch(&ctx, &st, &m, dir, sizeof(dir));
 	for (i = 0; i < 12; i++) {
 		put_value(ctx, st, m, i, "mem", "B", i < 6 ? 2048.0 : 4096.0);
 		put_value(ctx, st, m, i, "bw", "B/s", 1e10);
@@ -407,10 +422,7 @@ static void test_display_units(void **state)
 	assert_non_null(strstr(text, " | 2.004 KiB | 4.008 KiB | +100.0% | "));
 	free(text);
 	bg_report_free(r);
-	bg_machine_free(m);
-	bg_store_free(st);
-	bg_ctx_free(ctx);
-	nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	close_scratch(ctx, st, m, dir);
 }
 
 /* The newest commit's change reads the way its value moved, as in every
@@ -428,10 +440,7 @@ static void test_latest_change_sign(void **state)
 	int i;
 
 	(void)state;
-	assert_int_equal(bg_ctx_new(&ctx), 0);
-	st = own_store(ctx, dir, sizeof(dir));
-	assert_int_equal(bg_machine_new(&m), 0);
-	assert_int_equal(bg_machine_set_name(m, "ma"), 0);
+	open_scratch(&ctx, &st, &m, dir, sizeof(dir));
 	for (i = 0; i < 12; i++)
 		put_value(ctx, st, m, i, "bw", "GB/s", i < 11 ? 10.0 : 9.0);
 	assert_int_equal(bg_report_build(ctx, st, NULL, &o, &r), 0);
@@ -444,10 +453,7 @@ static void test_latest_change_sign(void **state)
 	assert_non_null(strstr(text, "| `z:bw` | 12 | regression | -9.8% |"));
 	free(text);
 	bg_report_free(r);
-	bg_machine_free(m);
-	bg_store_free(st);
-	bg_ctx_free(ctx);
-	nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	close_scratch(ctx, st, m, dir);
 }
 
 /* JSON's "latest" counts the runs of the newest commit (pooled into one
@@ -465,10 +471,7 @@ static void test_latest_runs(void **state)
 	int i;
 
 	(void)state;
-	assert_int_equal(bg_ctx_new(&ctx), 0);
-	st = own_store(ctx, dir, sizeof(dir));
-	assert_int_equal(bg_machine_new(&m), 0);
-	assert_int_equal(bg_machine_set_name(m, "ma"), 0);
+	open_scratch(&ctx, &st, &m, dir, sizeof(dir));
 	for (i = 0; i < 8; i++)
 		put_value(ctx, st, m, i, "t", "s", 1.0);
 	put_value(ctx, st, m, 7, "t", "s", 1.0); /* the newest commit, three runs */
@@ -488,10 +491,7 @@ static void test_latest_runs(void **state)
 	json_object_put(top);
 	free(text);
 	bg_report_free(r);
-	bg_machine_free(m);
-	bg_store_free(st);
-	bg_ctx_free(ctx);
-	nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	close_scratch(ctx, st, m, dir);
 }
 
 /* Without a repository, a commit's runs are one point even when another
@@ -510,10 +510,7 @@ static void test_time_order_pools_commits(void **state)
 	int i;
 
 	(void)state;
-	assert_int_equal(bg_ctx_new(&ctx), 0);
-	st = own_store(ctx, dir, sizeof(dir));
-	assert_int_equal(bg_machine_new(&m), 0);
-	assert_int_equal(bg_machine_set_name(m, "ma"), 0);
+	open_scratch(&ctx, &st, &m, dir, sizeof(dir));
 	for (i = 0; i < 6; i++)
 		put_value(ctx, st, m, i, "t", "s", 1.0);
 	put_value_at(ctx, st, m, 2, 5000, "t", "s", 1.0); /* commit 2 again, later */
@@ -538,10 +535,7 @@ static void test_time_order_pools_commits(void **state)
 	json_object_put(top);
 	free(text);
 	bg_report_free(r);
-	bg_machine_free(m);
-	bg_store_free(st);
-	bg_ctx_free(ctx);
-	nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	close_scratch(ctx, st, m, dir);
 }
 
 /* With every machine (a series per machine), each table names the machine
@@ -608,10 +602,7 @@ static void test_step_from_zero(void **state)
 	int i;
 
 	(void)state;
-	assert_int_equal(bg_ctx_new(&ctx), 0);
-	st = own_store(ctx, dir, sizeof(dir));
-	assert_int_equal(bg_machine_new(&m), 0);
-	assert_int_equal(bg_machine_set_name(m, "ma"), 0);
+	open_scratch(&ctx, &st, &m, dir, sizeof(dir));
 	for (i = 0; i < 12; i++) {
 		put_value(ctx, st, m, i, "allocs", "allocs/op", i < 6 ? 0.0 : 2.0);
 		put_value(ctx, st, m, i, "t", "s", i < 6 ? 1.0 : 1.1);
@@ -635,10 +626,7 @@ static void test_step_from_zero(void **state)
 	assert_non_null(strstr(text, "\" data-change=\"0.0")); /* z:t's, about +10% */
 	free(text);
 	bg_report_free(r);
-	bg_machine_free(m);
-	bg_store_free(st);
-	bg_ctx_free(ctx);
-	nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	close_scratch(ctx, st, m, dir);
 }
 
 int main(void)
