@@ -1280,9 +1280,11 @@ cleanup:
 	return error;
 }
 
-int bg_exec(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, bg_exec_result *out)
+/* One command run on its own, saying so when it left processes behind. */
+static int exec_alone(bg_ctx *ctx, const char *command, const bg_exec_opts *opts,
+                      const exec_extra *x, bg_exec_result *out)
 {
-	int killed = 0, rc = exec_run(ctx, command, opts, NULL, out, &killed);
+	int killed = 0, rc = exec_run(ctx, command, opts, x, out, &killed);
 
 	if (killed)
 		bg_log(ctx, BG_LOG_WARN, "\"%s\": killed %d process%s it left running (a daemon?)",
@@ -1290,15 +1292,16 @@ int bg_exec(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, bg_exec_
 	return rc;
 }
 
+int bg_exec(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, bg_exec_result *out)
+{
+	return exec_alone(ctx, command, opts, NULL, out);
+}
+
 int bg_exec__tail(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, bg_exec_result *out)
 {
 	exec_extra x = { .out_tail = 1 };
-	int killed = 0, rc = exec_run(ctx, command, opts, &x, out, &killed);
 
-	if (killed)
-		bg_log(ctx, BG_LOG_WARN, "\"%s\": killed %d process%s it left running (a daemon?)",
-		       command, killed, killed == 1 ? "" : "es");
-	return rc;
+	return exec_alone(ctx, command, opts, &x, out);
 }
 
 void bg_exec_result_clear(bg_exec_result *res)
