@@ -145,6 +145,13 @@ void bg_report__fmt_date(char *buf, size_t len, int64_t t, const char *fmt)
 		snprintf(buf, len, "%lld", (long long)t);
 }
 
+/* A report's first day, or its first minute when the window does not
+ * start at midnight (--since 12h): a date alone would claim the whole day. */
+void bg_report__fmt_since(char *buf, size_t len, int64_t t)
+{
+	bg_report__fmt_date(buf, len, t, t % 86400 ? "%Y-%m-%d %H:%M UTC" : "%Y-%m-%d");
+}
+
 /* ------------------------------------------------------------ commit order */
 
 typedef struct {

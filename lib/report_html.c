@@ -584,7 +584,7 @@ static int html_summary(const bg_report *r, bg_buf *b)
 	size_t i, k, n;
 	int e = 0;
 
-	bg_report__fmt_date(from, sizeof(from), r->since, "%Y-%m-%d");
+	bg_report__fmt_since(from, sizeof(from), r->since);
 	bg_report__fmt_date(to, sizeof(to), r->now, "%Y-%m-%d %H:%M UTC");
 	e |= bg_buf_puts(b, "<header><h1>Performance report");
 	if (r->project) {

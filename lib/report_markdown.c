@@ -61,7 +61,7 @@ static int md_summary_line(const bg_report *r, bg_buf *b)
 	size_t i;
 	int e = 0;
 
-	bg_report__fmt_date(from, sizeof(from), r->since, "%Y-%m-%d");
+	bg_report__fmt_since(from, sizeof(from), r->since);
 	bg_report__fmt_date(to, sizeof(to), r->now, "%Y-%m-%d %H:%M UTC");
 	e |= bg_buf_printf(b, "Runs from %s to %s", r->since ? from : "the first run", to);
 	if (r->by_git) {

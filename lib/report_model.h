@@ -128,6 +128,7 @@ typedef struct {
 bg_verdict bg_report__step_verdict(const rep_series *s, const bg_changepoint *c);
 /* t in UTC with strftime's fmt; the number itself when gmtime cannot place it. */
 void bg_report__fmt_date(char *buf, size_t len, int64_t t, const char *fmt);
+void bg_report__fmt_since(char *buf, size_t len, int64_t t);
 /* Point i of s: its run (commit, subject, date). */
 const rep_run *bg_report__point_run(const bg_report *r, const rep_series *s, size_t i);
 /* Every change point of the report, worst first; *n of them, the caller

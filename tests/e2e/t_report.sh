@@ -219,6 +219,8 @@ fi
 # ------------------------------------------------------------ flags, errors
 check "--filter keeps matching series" bash -c "\"$BG\" report --machine e2e --filter '^demo:fl' --json | $PY -c 'import json,sys; d=json.load(sys.stdin); sys.exit([s[\"series\"] for s in d[\"series\"]] != [\"demo:flat\"])'"
 check "--since a future date: no runs, a warning, exit 0" bash -c "\"$BG\" report --machine e2e --since 2099-01-01 --format markdown 2>&1 >/dev/null | grep -q 'warning: no runs of machine e2e'"
+check "--since 12h: the window starts at its minute, not at its day" bash -c "\"$BG\" report --machine e2e --since 12h --format markdown 2>/dev/null | grep -qE '^Runs from [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2} UTC to '"
+check "--since a date: the day alone" bash -c "\"$BG\" report --machine e2e --since 2020-01-01 --format markdown | grep -q '^Runs from 2020-01-01 to '"
 check "--machine all and another machine's runs" bash -c "\"$BG\" report --machine all --json | $PY -c 'import json,sys; d=json.load(sys.stdin); sys.exit(d[\"machines\"][0][\"fingerprint\"] != \"e2e\" or len(d[\"series\"]) != 4)'"
 check "outside a repository (--db only): run time order" bash -c "cd \"$T\" && \"$BG\" --db \"$T/r/.benchguard/results.db\" report --machine e2e --since all --json | $PY -c 'import json,sys; d=json.load(sys.stdin); sys.exit(d[\"order\"] != \"time\" or d[\"summary\"][\"runs\"] != 121)'"
 cp "$T/r.html" "$T/keep.html"
