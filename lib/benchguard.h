@@ -876,6 +876,9 @@ typedef struct {
 	/* The relative noise floor: max(resolution / |baseline mean|, observed
 	 * spread); NAN when untested or undefined (a zero mean). */
 	double noise_floor;
+	/* The input's direction: which way a log ratio is worse, so that a
+	 * later look maps a reach in log ratio to a change as lo and hi were. */
+	bg_direction direction;
 } bg_judgement;
 
 /* Judges n inputs as one family (out[i] for in[i]). */

@@ -333,6 +333,7 @@ int bg_judge(bg_ctx *ctx, const bg_judge_input *in, size_t n, const bg_threshold
 			j->verdict = BG_VERDICT_NO_BASELINE;
 			j->p_adjusted = j->p_better_adjusted = j->lo = j->hi = j->sd_one = NAN;
 			j->min_change = j->noise_floor = NAN;
+			j->direction = in[i].direction;
 			pw[i] = pb[i] = NAN;
 			if (!(isnan(in[i].min_change) || in[i].min_change >= 0) ||
 			    !(in[i].resolution >= 0) || !isfinite(in[i].resolution)) {
@@ -441,7 +442,8 @@ int bg_sequential_decide(const bg_judgement *j, size_t look, size_t looks, size_
                          const bg_thresholds *th, double level, int *worse, int *better,
                          bg_verdict *verdict, bg_confirm_status *status)
 {
-	double floor_change = j->min_change > 0 ? j->min_change : th->min_change, q, reach;
+	double floor_change = j->min_change > 0 ? j->min_change : th->min_change, q, r;
+	double floor_worse, floor_better;
 
 	if (j->verdict == BG_VERDICT_NO_BASELINE || j->verdict == BG_VERDICT_SKIPPED) {
 		/* Fewer than two pairs have the series, or its values cannot be
@@ -470,17 +472,22 @@ int bg_sequential_decide(const bg_judgement *j, size_t look, size_t looks, size_
 	 * last look the bound is held to the larger of min_change and what
 	 * `max` pairs could detect with 90% power at this level, and what
 	 * falls below is undecided.  A stop without a flag cannot add a false
-	 * alarm, whatever rule decides it. */
+	 * alarm, whatever rule decides it.  The reach r is a log ratio,
+	 * symmetric; as a change it is not: +r is e^r - 1 worse for a time
+	 * but 1 - e^-r worse for a rate, and -r the other way round.  Each
+	 * side is mapped as lo and hi were, or a throughput's regression (and
+	 * a time's improvement) would be dropped while the cap could show it. */
+	floor_worse = floor_better = floor_change;
 	if (isfinite(j->sd_one) && max >= 2) {
 		q = bg_stats_t_quantile(1.0 - level, (double)max - 1) +
 		    bg_stats_t_quantile(BG_SCREEN_CONFIDENCE, (double)max - 1);
-		reach = bg_change_from_log(q * j->sd_one / sqrt((double)max), BG_DIR_LOWER);
-		if (reach > floor_change)
-			floor_change = reach;
+		r = q * j->sd_one / sqrt((double)max);
+		floor_worse = fmax(floor_change, bg_change_from_log(r, j->direction));
+		floor_better = fmax(floor_change, -bg_change_from_log(-r, j->direction));
 	}
-	if (*worse && j->hi < floor_change)
+	if (*worse && j->hi < floor_worse)
 		*worse = 0;
-	if (*better && j->lo > -floor_change)
+	if (*better && j->lo > -floor_better)
 		*better = 0;
 	return !*worse && !*better;
 }

@@ -1115,6 +1115,48 @@ static void test_sequential_own_min_change(void **state)
 	bg_ctx_free(ctx);
 }
 
+/*
+ * The futility bound in both directions.  What 32 pairs could detect is a
+ * log ratio r; as a change that is e^r - 1 the worse way for a time and
+ * 1 - e^-r the worse way for a rate.  A bound that lies between the two
+ * is still within reach on the rate's worse side and the time's better
+ * side: those stay open (measure more); the time's worse side and the
+ * rate's better side, beyond reach, are dropped.
+ */
+static void test_futility_both_directions(void **state)
+{
+	const double level = TH.alpha / 4;
+	double q = bg_stats_t_quantile(1.0 - level, 31.0) +
+	           bg_stats_t_quantile(BG_SCREEN_CONFIDENCE, 31.0);
+	double r = 0.2, near = 1.0 - exp(-r), far = expm1(r), mid = (near + far) / 2;
+	bg_judgement j;
+	bg_verdict v;
+	bg_confirm_status st;
+	int worse, better, dir;
+
+	(void)state;
+	for (dir = 0; dir < 2; dir++) {
+		memset(&j, 0, sizeof(j));
+		j.verdict = BG_VERDICT_UNCHANGED;
+		j.direction = dir ? BG_DIR_HIGHER : BG_DIR_LOWER;
+		j.min_change = 0.02;
+		j.sd_one = r * sqrt(32.0) / q;
+		j.hi = mid;
+		j.lo = -mid;
+		worse = better = 1;
+		assert_int_equal(
+		        bg_sequential_decide(&j, 1, 4, 32, &TH, level, &worse, &better, &v, &st),
+		        0);
+		assert_int_equal(v, BG_VERDICT_UNCHANGED);
+		assert_int_equal(st, BG_CONFIRM_UNDECIDED);
+		if (j.direction == BG_DIR_HIGHER) {
+			assert_true(worse && !better);
+		} else {
+			assert_true(!worse && better);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1139,6 +1181,7 @@ int main(void)
 		cmocka_unit_test(test_bh_excludes_deterministic),
 		cmocka_unit_test(test_deterministic_paired),
 		cmocka_unit_test(test_sequential_own_min_change),
+		cmocka_unit_test(test_futility_both_directions),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
