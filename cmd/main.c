@@ -3,6 +3,7 @@
  * table of subcommands, and the one place where an error becomes the line
  * "benchguard: <what>: <why>" and an exit code.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -332,6 +333,27 @@ static void catch_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
+/*
+ * rc, or a failure when what the command printed never reached stdout: a
+ * full disk or a closed descriptor would otherwise exit 0 (or with the
+ * verdict's 1) over an empty or cut `check --json >verdict.json`.  A
+ * reader that stopped reading (`| head -1`, SIGPIPE ignored) has what it
+ * wanted: that is no failure.
+ */
+static int stdout_written(cli_state *st, int rc)
+{
+	int err;
+
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return rc;
+	err = errno;
+	if (err == EPIPE || rc < 0)
+		return rc;
+	return bg_error_set(st->ctx, BG_EIO, "cannot write to standard output: %s",
+	                    err ? strerror(err) : "write error");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option globals_only[] = { { 0, 0, 0, 0 } };
@@ -355,15 +377,13 @@ int main(int argc, char **argv)
 
 	/* Global options before the command; "+" stops at the first word. */
 	rc = cli_getopt(&st, argc, argv, "+", globals_only, NULL);
-	if (rc == 'h') {
-		cli_print_usage(stdout);
-		bg_ctx_free(st.ctx);
-		return 0;
-	}
-	if (rc == 'V') {
-		printf("benchguard %s\n", BG_VERSION);
-		bg_ctx_free(st.ctx);
-		return 0;
+	if (rc == 'h' || rc == 'V') {
+		if (rc == 'h')
+			cli_print_usage(stdout);
+		else
+			printf("benchguard %s\n", BG_VERSION);
+		rc = stdout_written(&st, 0);
+		goto done;
 	}
 	if (rc == '?') {
 		code = 2;
@@ -384,7 +404,8 @@ int main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 	optind = 0; /* full reset: commands parse their own argv with getopt_long */
-	rc = cmd->fn(&st, argc, argv);
+	rc = stdout_written(&st, cmd->fn(&st, argc, argv));
+done:
 	cli_progress_done(&st);
 	if (rc >= 0) {
 		bg_ctx_free(st.ctx);

@@ -75,6 +75,24 @@ for c in "import --format lines" "baseline import"; do
 		\"$BG\" $c '' 2>$T/e; [ \$? -eq 2 ] && grep -q '^benchguard: a file name is empty' $T/e"
 done
 
+# Output that never reached stdout (a full disk, a closed descriptor) is a
+# failure: exit 3 with one line, never exit 0 over an empty verdict file.
+# A reader that stops early (| head -1) is no failure.
+for c in "fingerprint" "--json fingerprint" "help run"; do
+	check "$c >/dev/full -> exit 3, one line on stderr" bash -c "
+		\"$BG\" $c >/dev/full 2>$T/e; [ \$? -eq 3 ] && [ \$(wc -l <$T/e) = 1 ] &&
+		grep -q '^benchguard: cannot write to standard output: No space left on device\$' $T/e"
+done
+check "fingerprint with stdout closed -> exit 3" bash -c "
+	\"$BG\" fingerprint >&- 2>$T/e; [ \$? -eq 3 ] && grep -q '^benchguard: cannot write to standard output' $T/e"
+check "a reader that stops early: exit 0, nothing said (SIGPIPE ignored)" python3 -c "
+import signal, subprocess
+signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+p = subprocess.Popen(['$BG', 'fingerprint'], stdout=subprocess.PIPE, stderr=subprocess.PIPE, restore_signals=False)
+p.stdout.close()
+err = p.stderr.read(); p.wait()
+assert p.returncode == 0 and not err, (p.returncode, err)"
+
 fp1=$("$BG" fingerprint --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["fingerprint"])')
 fp2=$("$BG" fingerprint --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["fingerprint"])')
 check "fingerprint is 16 hex digits" bash -c "[[ '$fp1' =~ ^[0-9a-f]{16}$ ]]"
