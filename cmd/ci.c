@@ -37,20 +37,20 @@ static void gh_escape(FILE *f, const char *s, int property)
 
 /* Names in the message come from outside: their control characters are
  * shown (lib/text.c), then the command's own escapes keep it one command. */
-static void annotate(const char *level, const char *title, const char *msg)
+static void annotate(FILE *f, const char *level, const char *title, const char *msg)
 {
 	char *t = bg_text__escaped(BG_ESC_TERM, title), *m = bg_text__escaped(BG_ESC_TERM, msg);
 
-	printf("::%s title=", level);
-	gh_escape(stdout, t ? t : "benchguard", 1);
-	fputs("::", stdout);
-	gh_escape(stdout, m ? m : "(out of memory)", 0);
-	fputc('\n', stdout);
+	fprintf(f, "::%s title=", level);
+	gh_escape(f, t ? t : "benchguard", 1);
+	fputs("::", f);
+	gh_escape(f, m ? m : "(out of memory)", 0);
+	fputc('\n', f);
 	free(t);
 	free(m);
 }
 
-static void annotations(const bg_check_result *res)
+static void annotations(FILE *f, const bg_check_result *res)
 {
 	size_t i;
 
@@ -72,18 +72,18 @@ static void annotations(const bg_check_result *res)
 			                r->series, worse, res->baseline_branch,
 			                100.0 * r->noise_floor, r->baseline_runs,
 			                r->message ? "; " : "", r->message ? r->message : "");
-			annotate("error", "benchguard: performance regression", msg);
+			annotate(f, "error", "benchguard: performance regression", msg);
 		} else if (r->verdict == BG_VERDICT_REGRESSION) {
 			msg = bg_printf("%s %s than the %s baseline (p=%.2g adjusted, "
 			                "g=%.2f, %zu baseline runs)%s%s",
 			                r->series, worse, res->baseline_branch, r->p_adjusted,
 			                r->test.effect, r->baseline_runs, r->message ? "; " : "",
 			                r->message ? r->message : "");
-			annotate("error", "benchguard: performance regression", msg);
+			annotate(f, "error", "benchguard: performance regression", msg);
 		} else if (r->verdict == BG_VERDICT_FAILED) {
 			msg = bg_printf("%s did not run: %s", r->series,
 			                r->message ? r->message : "failed");
-			annotate("error", "benchguard: benchmark failed", msg);
+			annotate(f, "error", "benchguard: benchmark failed", msg);
 		}
 		free(msg);
 	}
@@ -147,6 +147,7 @@ int cmd_ci(cli_state *st, int argc, char **argv)
 	const cli_command *self = cli_find_command("ci");
 	const char *gha = getenv("GITHUB_ACTIONS");
 	int github = gha && !strcmp(gha, "true");
+	FILE *ann;
 	cli_run_flags rflags;
 	cli_check_flags cflags;
 	bg_ci_result out;
@@ -202,6 +203,11 @@ int cmd_ci(cli_state *st, int argc, char **argv)
 			goto cleanup;
 		}
 	}
+	/* The runner reads workflow commands on stdout and stderr alike; beside
+	 * --json or --format markdown (known once the options are read) they go
+	 * to stderr, so that stdout stays the one document a later step parses
+	 * or posts. */
+	ann = st->format == CLI_TABLE ? stdout : stderr;
 	if (optind < argc) {
 		rc = cli_usage_error(st, "ci takes no arguments (got \"%s\")", argv[optind]);
 		goto cleanup;
@@ -269,7 +275,7 @@ int cmd_ci(cli_state *st, int argc, char **argv)
 			fclose(summary);
 		}
 		if (github)
-			annotate("error", "benchguard", bg_ctx_error(st->ctx));
+			annotate(ann, "error", "benchguard", bg_ctx_error(st->ctx));
 		goto cleanup;
 	}
 	cli_say_stored(st, &env, &out.head, out.runs.nruns);
@@ -288,7 +294,7 @@ int cmd_ci(cli_state *st, int argc, char **argv)
 			goto cleanup;
 	}
 	if (github)
-		annotations(out.result);
+		annotations(ann, out.result);
 	/* Delivery trouble is a warning: it never changes the exit code. */
 	cli_alert_ci(st, &env, out.result, out.head.subject);
 	rc = bg_check_exit_code(out.result);

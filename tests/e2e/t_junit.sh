@@ -51,8 +51,12 @@ echo 125 >level
 suite '{ "name": "fresh", "format": "lines", "command": "sh bench.sh 10 v" }'
 git commit -qam "slower, and a new benchmark"
 ref=$(git rev-parse HEAD~1 | cut -c1-12)
-"$BG" -q ci --json >"$T/plain.json" 2>"$T/plain.err"
+# Under GitHub Actions too: the annotations go to stderr, where the runner
+# reads them as well, and stdout stays one JSON document.
+GITHUB_ACTIONS=true "$BG" -q ci --json >"$T/plain.json" 2>"$T/plain.err"
 plain_rc=$?
+check "ci --json under GITHUB_ACTIONS: stdout is valid JSON" python3 -m json.tool "$T/plain.json" /dev/null
+check "... the ::error annotation is on stderr" grep -q '^::error title=benchguard%3A performance regression::set:v got' "$T/plain.err"
 "$BG" -q ci --junit "$T/rep/ci.xml" >"$T/ci.out" 2>"$T/ci.err"
 rc=$?
 check "ci --junit FILE: exit 1 on the regression (got $rc), as without it ($plain_rc)" \
