@@ -429,7 +429,7 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 	bg_commit c;
 	size_t i;
 	int rc;
-	char series[512];
+	char series[CLI_SERIES_MAX];
 
 	snprintf(series, sizeof(series), "%s:%s", b->benchmark, b->metric);
 	memset(&c, 0, sizeof(c));

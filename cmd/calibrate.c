@@ -141,7 +141,7 @@ static int print_json(cli_state *st, const cli_env *env, const bg_commit *head,
 	for (i = 0; i < n; i++) {
 		const bg_calibration *c = &s[i].cal;
 		json_object *o = json_object_new_object();
-		char name[512];
+		char name[CLI_SERIES_MAX];
 
 		snprintf(name, sizeof(name), "%s:%s", s[i].first->benchmark, s[i].first->metric);
 		json_object_object_add(o, "series", json_object_new_string(name));
@@ -204,8 +204,8 @@ static int print_table(cli_state *st, const cal_series *s, size_t n, double alph
 		return bg_error_oom(st->ctx);
 	for (i = 0; i < n; i++) {
 		const bg_calibration *c = &s[i].cal;
-		char name[512], runs[24], rcv[24], wcv[24], mde[24], samples[48], need[24],
-		        rule[160];
+		char name[CLI_SERIES_MAX], runs[24], rcv[24], wcv[24], mde[24], samples[48],
+		        need[24], rule[160];
 		const char *cells[8];
 		double now = c->samples;
 

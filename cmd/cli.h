@@ -279,6 +279,11 @@ char *cli_config_path(cli_state *st, const cli_env *env);
 /* A table (lib/table.c) on f: aligned text, or Markdown under --format markdown. */
 void cli_table_print(cli_state *st, const bg_table *t, FILE *f);
 
+/* Room for "BENCHMARK:METRIC" with both names as long as names may be
+ * (BG_NAME_MAX each) and the NUL: a smaller buffer cut long names short, in
+ * the middle of a character. */
+#define CLI_SERIES_MAX (2 * BG_NAME_MAX + 2)
+
 /* Coefficient of variation in percent (0 when the mean is 0). */
 double cli_cv_percent(const bg_summary *s);
 void cli_fmt_time(char *buf, size_t len, int64_t t); /* ISO-8601 UTC */

@@ -47,7 +47,7 @@ static int print_json(cli_state *st, const bg_history_row *rows, size_t n)
 	for (i = 0; i < n; i++) {
 		const bg_history_row *r = &rows[i];
 		json_object *o = json_object_new_object();
-		char name[512];
+		char name[CLI_SERIES_MAX];
 
 		snprintf(name, sizeof(name), "%s:%s", r->benchmark, r->metric);
 		json_object_object_add(o, "run", json_object_new_int64(r->run_id));
@@ -97,8 +97,8 @@ static int print_table(cli_state *st, const bg_history_row *rows, size_t n)
 		return bg_error_oom(st->ctx);
 	for (i = 0; i < n; i++) {
 		const bg_history_row *r = &rows[i];
-		char id[24], name[512], sha[13], date[32], cnt[24], mean[48], sd[48], mn[48],
-		        mx[48];
+		char id[24], name[CLI_SERIES_MAX], sha[13], date[32], cnt[24], mean[48], sd[48],
+		        mn[48], mx[48];
 		const char *cells[13];
 
 		snprintf(id, sizeof(id), "%lld", (long long)r->run_id);

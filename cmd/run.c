@@ -84,7 +84,7 @@ static void add_series_json(json_object *arr, const bg_series *s)
 {
 	json_object *o = json_object_new_object();
 	bg_summary sum;
-	char name[512];
+	char name[CLI_SERIES_MAX];
 
 	if (bg_stats_summarize(NULL, s->values, s->n, &sum) < 0) {
 		json_object_put(o);
@@ -152,7 +152,7 @@ static int print_table(cli_state *st, const bg_suite_output *out)
 	static const char *const head[] = { "run",    "series", "n",   "mean", "median",
 		                            "stddev", "cv",     "min", "max",  "status" };
 	bg_table *t = bg_table_new(10, head, "lllrrrrrrl");
-	char mean[48], med[48], sd[48], cv[24], mn[48], mx[48], n[24], id[24], name[512];
+	char mean[48], med[48], sd[48], cv[24], mn[48], mx[48], n[24], id[24], name[CLI_SERIES_MAX];
 	size_t i, k;
 
 	if (!t)

@@ -103,6 +103,37 @@ check "--machine overrides the fingerprint" bash -c "
 	[ \"\$(\"$BG\" fingerprint --machine ci-runner-1 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"fingerprint\"])')\" = ci-runner-1 ]"
 check "a bad --machine name -> exit 2" expect_rc 2 "$BG" fingerprint --machine "has space"
 
+# A series name as long as a name may be (a metric of 1,020 bytes, in
+# characters of three): whole in every table and JSON that names it,
+# never cut short, or in the middle of a character.
+mkdir -p "$T/long" && cd "$T/long" && new_repo . >/dev/null
+longm=$(python3 -c "print('\u65e5' * 340)")
+printf '{ "defaults": { "warmup": 0, "samples": 2 },\n  "benchmarks": [ { "name": "b", "format": "lines", "command": "cat m.txt" } ] }\n' >benchguard.json
+printf 'BENCHGUARD %s 1.5 ms\n' "$longm" >m.txt
+"$BG" --db "$T/long.db" run --runs 2 --json >"$T/long.run" 2>/dev/null
+"$BG" --db "$T/long.db" calibrate --runs 2 --json >"$T/long.cal" 2>/dev/null
+"$BG" --db "$T/long.db" history b --json >"$T/long.hist" 2>/dev/null
+"$BG" --db "$T/long.db" history b >"$T/long.tab" 2>/dev/null
+for f in run cal hist; do
+	check "a 1 KiB series name is whole in $f --json" python3 - "$T/long.$f" "b:$longm" <<'P2'
+import json, sys
+want = sys.argv[2]
+def names(o):
+    if isinstance(o, dict):
+        for k, v in o.items():
+            if k == "series" and isinstance(v, str):
+                yield v
+            else:
+                yield from names(v)
+    elif isinstance(o, list):
+        for v in o:
+            yield from names(v)
+got = list(names(json.load(open(sys.argv[1], encoding="utf-8"))))
+assert got and all(g == want for g in got), [len(g) for g in got]
+P2
+done
+check "... and in history's table" grep -qF "b:$longm " "$T/long.tab"
+
 # The progress line on a terminal (a pseudo-terminal here): 300 executions of
 # /bin/true counted at most 10 times a second, the first and the last always,
 # not redrawn 300 times; and cleared at the end.
