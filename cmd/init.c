@@ -55,9 +55,13 @@ int cmd_init(cli_state *st, int argc, char **argv)
 		                     path);
 		goto cleanup;
 	}
-	/* O_EXCL: never clobber a suite someone wrote, unless told to. */
-	fd = open(path, O_WRONLY | O_CREAT | (force ? O_TRUNC : O_EXCL), 0644);
-	if (fd < 0) {
+	/* --force replaces the file whole (a new file renamed over it), so a
+	 * write that fails part way keeps the suite there was.  Without it,
+	 * O_EXCL: never clobber a suite someone wrote. */
+	if (force) {
+		if ((rc = cli_write_file(st, path, text, len)) < 0)
+			goto cleanup;
+	} else if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644)) < 0) {
 		if (errno == EEXIST)
 			rc = bg_error_set(st->ctx, BG_EINPUT,
 			                  "%s already exists (use --force to "
@@ -66,15 +70,17 @@ int cmd_init(cli_state *st, int argc, char **argv)
 		else
 			rc = bg_error_errno(st->ctx, BG_EIO, "%s", path);
 		goto cleanup;
-	}
-	if (write(fd, text, len) != (ssize_t)len) {
-		rc = bg_error_errno(st->ctx, BG_EIO, "%s", path);
-		close(fd);
-		goto cleanup;
-	}
-	if (close(fd) != 0) {
-		rc = bg_error_errno(st->ctx, BG_EIO, "%s", path);
-		goto cleanup;
+	} else {
+		int bad = write(fd, text, len) != (ssize_t)len, e = errno;
+
+		if (close(fd) != 0 || bad) {
+			if (bad)
+				errno = e ? e : ENOSPC; /* a short write sets none */
+			rc = bg_error_errno(st->ctx, BG_EIO, "%s", path);
+			/* Ours, half written: not left for the next `init` to refuse. */
+			unlink(path);
+			goto cleanup;
+		}
 	}
 	if ((rc = cli_open_store(st, &env)) < 0 || (rc = bg_store_writable(st->ctx, env.store)) < 0)
 		goto cleanup;

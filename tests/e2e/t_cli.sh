@@ -43,6 +43,12 @@ check "init writes benchguard.json and the database" bash -c "
 check "the default database folder ignores itself" bash -c "! git status --porcelain --untracked-files=all | grep -q '[.]benchguard/'"
 check "init twice refuses to overwrite -> exit 2" expect_rc 2 "$BG" init
 check "init --force overwrites" expect_rc 0 "$BG" init --force
+# A write that fails part way (here: no file may grow) keeps the file there was.
+echo '{"benchmarks": [{"name": "mine", "command": "true"}]}' >kept.json
+cp kept.json kept.orig
+check "init --force whose write fails: exit 3, the old configuration kept" bash -c "
+	trap '' XFSZ; ulimit -f 0; \"$BG\" init --force --config kept.json 2>$T/e; [ \$? -eq 3 ] &&
+	cmp -s kept.json kept.orig && [ -z \"\$(ls kept.json.tmp* 2>/dev/null)\" ]"
 # A huge argument does not push the reason out of the message: its start
 # and its end are kept around "...", and the end says why.
 long=$(printf 'b%.0s' $(seq 1 1500))
