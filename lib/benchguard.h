@@ -390,7 +390,8 @@ int bg_stats_compare_cached(bg_ctx *ctx, const double *base, size_t n_base, cons
  */
 int bg_stats_paired_t(bg_ctx *ctx, const double *cur, const double *ref, size_t n, bg_direction dir,
                       double alpha, bg_test *out);
-/* P(T > t) for Student's t with df degrees of freedom (GSL). */
+/* P(T > t) for Student's t with df degrees of freedom (GSL); NAN when t is NAN
+ * or df is not > 0. */
 double bg_stats_t_upper(double t, double df);
 
 /* Hedges' g of b against a (bias-corrected standardized mean difference,

@@ -547,6 +547,11 @@ double bg_stats__median(double *v, size_t n)
 
 double bg_stats_t_upper(double t, double df)
 {
+	/* GSL's handler prints "domain error" and aborts the process for a df
+	 * that is not positive (or NaN); the library must do neither, and
+	 * installing our own handler would change the host's GSL. */
+	if (isnan(t) || !(df > 0.0))
+		return NAN;
 	return gsl_cdf_tdist_Q(t, df);
 }
 

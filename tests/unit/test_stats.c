@@ -539,6 +539,23 @@ static void test_t_quantile(void **state)
 	(void)bg_stats_t_quantile(1e-300, 468.0);
 }
 
+/* The upper tail is public too: a df that is not positive (a count gone
+ * wrong in the caller) must come back as NAN, not print GSL's "domain
+ * error" and abort the host process. */
+static void test_t_upper(void **state)
+{
+	(void)state;
+	assert_true(fabs(bg_stats_t_upper(0.0, 3.0) - 0.5) < 1e-12);
+	assert_true(fabs(bg_stats_t_upper(INFINITY, 3.0)) < 1e-300);
+	assert_true(fabs(bg_stats_t_upper(-INFINITY, 3.0) - 1.0) < 1e-15);
+	assert_true(isnan(bg_stats_t_upper(NAN, 3.0)));
+	assert_true(isnan(bg_stats_t_upper(1.0, 0.0)));
+	assert_true(isnan(bg_stats_t_upper(1.0, -1.0)));
+	assert_true(isnan(bg_stats_t_upper(0.0, -INFINITY)));
+	assert_true(isnan(bg_stats_t_upper(1.0, NAN)));
+	assert_true(isnan(bg_stats_t_upper(NAN, NAN)));
+}
+
 /* A small deterministic normal generator (xorshift64* and Box-Muller), so
  * the simulation below needs nothing but libc. */
 struct rng {
@@ -757,6 +774,7 @@ int main(void)
 		cmocka_unit_test(test_bh_published_example),
 		cmocka_unit_test(test_bh_edges),
 		cmocka_unit_test(test_t_quantile),
+		cmocka_unit_test(test_t_upper),
 		cmocka_unit_test(test_compare_cache),
 		cmocka_unit_test(test_drop_outliers),
 		cmocka_unit_test(test_paired_t_known_answers),
