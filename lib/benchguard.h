@@ -18,6 +18,13 @@
  *    in (bg_ctx_error()); it is copied at once from SQLite/libgit2/json-c so
  *    it stays valid until the next failing call on that context.  The library
  *    never prints and never exits; warnings go to the context's log callback.
+ *    It installs no signal handler and leaves the process's state alone,
+ *    with two exceptions: while a command runs (bg_exec, bg_runner_run and
+ *    what calls them) the process is a child subreaper
+ *    (PR_SET_CHILD_SUBREAPER), then as it was; and a `time` benchmark
+ *    (bg_runner_run) first resets the process's own peak RSS (VmHWM, and with it
+ *    getrusage()'s ru_maxrss), because Linux reports a child's peak as at
+ *    least its spawner's.
  *
  *  - Ownership.  A result returned through an `**out` or `*out` parameter
  *    belongs to the caller, who releases it with the matching _free/_clear.
@@ -573,7 +580,10 @@ typedef struct {
  * outcome to `into`.  A benchmark that crashes, times out or prints
  * unparsable output is recorded as BG_BENCH_FAILED (its partial series are
  * dropped) and the call still returns 0; an unmet `requires` is
- * BG_BENCH_SKIPPED.  < 0 only when benchguard itself fails.
+ * BG_BENCH_SKIPPED.  < 0 only when benchguard itself fails.  Measuring
+ * `peak_rss` (format `time` with the clock) resets the calling process's
+ * own peak RSS first: a host that reports its ru_maxrss should read it
+ * before.
  */
 int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opts,
                   bg_results *into);
