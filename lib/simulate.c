@@ -34,7 +34,7 @@
 /* The trigger benchguard_region.h's first bg_region_begin() dumps with. */
 #define REGION_TRIGGER "Client Request: benchguard-region-start"
 /* Bounds on what the command can make us read. */
-#define MAX_FILES 4096             /* callgrind files and logs in the folder */
+#define MAX_FILES 8192             /* callgrind files and logs (each fork adds a dump) */
 #define MAX_LINE 4096              /* a line we parse; longer ones are skipped */
 #define MAX_HEADER ((long)4 << 20) /* the header (events, summary) lies within it */
 #define TAIL_BYTES 4096            /* where the closing totals: line is looked for */
@@ -158,6 +158,14 @@ int bg_simulate__argv(bg_ctx *ctx, const char *dir, char ***argv)
 	 * read from this CPU, so that misses and estimated cycles do not move
 	 * when CI lands on another machine: a common desktop's 32 KiB 8-way
 	 * L1s and an 8 MiB 16-way last level, 64-byte lines.
+	 *
+	 * A child forked without exec (a worker, a subshell) starts as a copy
+	 * of its parent, cost counters included, and its file would count
+	 * everything the parent did before the fork a second time.  A dump at
+	 * each call of fork() writes the parent's costs so far to a part of
+	 * its own and zeroes them, so that both sides of the fork start from
+	 * nothing.  glibc's fork is named either way, depending on which of
+	 * its aliases the symbol table gives first.
 	 */
 	static const char *const fixed[] = {
 		"valgrind",
@@ -172,6 +180,8 @@ int bg_simulate__argv(bg_ctx *ctx, const char *dir, char ***argv)
 		"--separate-threads=no",
 		"--combine-dumps=no",
 		"--dump-every-bb=0",
+		"--dump-before=fork",
+		"--dump-before=__libc_fork",
 	};
 	size_t nfixed = BG_ARRAY_SIZE(fixed), i;
 	char **v = NULL, *cwd = NULL;
