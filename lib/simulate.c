@@ -151,8 +151,12 @@ static int put_escaped(bg_buf *b, const char *s)
 int bg_simulate__argv(bg_ctx *ctx, const char *dir, char ***argv)
 {
 	/*
-	 * The options that decide the counts are all given, so that a
-	 * VALGRIND_OPTS or ~/.valgrindrc cannot change them: collection from
+	 * Valgrind's options come from this command line alone: VALGRIND_OPTS
+	 * and the .valgrindrc files (~ and the benchmark's folder, often a
+	 * repository's own) are read before it, and an option there that this
+	 * list does not name (--simulate-hwpref, --zero-before) would change
+	 * the counts, one meant for memcheck (--leak-check) fail every run.
+	 * The options that decide the counts are all given: collection from
 	 * the start (the region header toggles it), one file per dump and
 	 * per process, never per thread.  The caches are fixed rather than
 	 * read from this CPU, so that misses and estimated cycles do not move
@@ -169,6 +173,7 @@ int bg_simulate__argv(bg_ctx *ctx, const char *dir, char ***argv)
 	 */
 	static const char *const fixed[] = {
 		"valgrind",
+		"--command-line-only=yes",
 		"--tool=callgrind",
 		"--cache-sim=yes",
 		"--I1=32768,8,64",

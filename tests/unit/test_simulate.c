@@ -636,6 +636,23 @@ static void test_region_under_valgrind(void **state)
 	assert_true(c.ir >= 2 * setup + 2 * n);
 	assert_true(c.dr > 0 && c.i1mr > 0 && c.ilmr > 0 && c.ilmr <= c.i1mr);
 
+	/* Valgrind's options from the environment (or a .valgrindrc in the
+	 * benchmark's folder) neither change the counts nor, when they are
+	 * another tool's (a CI that runs memcheck), fail the run. */
+	{
+		static const char *const hwpref[] = { "VALGRIND_OPTS=--simulate-hwpref=yes", NULL };
+		static const char *const memcheck[] = { "VALGRIND_OPTS=--leak-check=full", NULL };
+		bg_sim_counts o;
+
+		simulate(ctx, dir, "./region none 100000 20000000", hwpref, &o);
+		print_message("# figure: VALGRIND_OPTS: %.0f of %.0f last-level write misses\n",
+		              o.dlmw, c.dlmw);
+		assert_true(fabs(o.ir - c.ir) <= 1e-3 * c.ir);
+		assert_true(fabs(o.dlmw - c.dlmw) <= 0.1 * c.dlmw);
+		simulate(ctx, dir, "./region none 100000 20000000", memcheck, &o);
+		assert_true(fabs(o.ir - c.ir) <= 1e-3 * c.ir);
+	}
+
 	/* A child forked without exec starts as a copy of its parent, costs
 	 * included: the setup done before the fork counts once, not once per
 	 * process. */
