@@ -83,7 +83,8 @@ typedef struct {
 	char name[NAME_LEN];
 	unsigned long long memory;
 	int cc_major, cc_minor;
-	nvml_device dev; /* NVML only */
+	unsigned int index; /* the library's enumeration order */
+	nvml_device dev;    /* NVML only */
 } gpu_info;
 
 /* dlsym into a function pointer without the object/function pointer cast
@@ -114,7 +115,43 @@ static int gpu_cmp(const void *a, const void *b)
 		return x->memory < y->memory ? -1 : 1;
 	if (x->cc_major != y->cc_major)
 		return x->cc_major < y->cc_major ? -1 : 1;
-	return x->cc_minor < y->cc_minor ? -1 : x->cc_minor > y->cc_minor;
+	if (x->cc_minor != y->cc_minor)
+		return x->cc_minor < y->cc_minor ? -1 : 1;
+	/* Identical GPUs keep the library's order: qsort is not stable. */
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/*
+ * The N of the stable facts gpu<N>_* that describe g and are not taken
+ * yet, or -1.  A refresh must not number the GPUs it can reach now: one
+ * lost since the run began (fallen off the bus) would shift the others',
+ * and a GPU's clocks and throttling would be stored, and warned about,
+ * under another GPU's name.
+ */
+static int gpu_slot(const bg_machine *m, const gpu_info *g, unsigned char *taken)
+{
+	char key[48], mem[32], cc[32];
+	const char *v;
+	int k;
+
+	snprintf(mem, sizeof(mem), "%llu", g->memory);
+	snprintf(cc, sizeof(cc), "%d.%d", g->cc_major, g->cc_minor);
+	for (k = 0; k < MAX_GPUS; k++) {
+		snprintf(key, sizeof(key), "gpu%d_name", k);
+		if (!(v = bg_machine_get(m, key)))
+			break;
+		if (taken[k] || strcmp(v, g->name) != 0)
+			continue;
+		snprintf(key, sizeof(key), "gpu%d_memory", k);
+		if (!(v = bg_machine_get(m, key)) || strcmp(v, mem) != 0)
+			continue;
+		snprintf(key, sizeof(key), "gpu%d_cc", k);
+		if (!(v = bg_machine_get(m, key)) || strcmp(v, cc) != 0)
+			continue;
+		taken[k] = 1;
+		return k;
+	}
+	return -1;
 }
 
 static int add_stable(bg_machine *m, gpu_info *g, size_t n)
@@ -213,10 +250,11 @@ static int probe_nvml(bg_machine *m, const char *lib_name, int stable)
 	gpu_info *g = NULL;
 	nvml_api api;
 	unsigned int count = 0, i;
+	unsigned char taken[MAX_GPUS] = { 0 };
 	size_t n = 0;
 	char driver[96];
 	void *lib;
-	int err = 0, inited = 0;
+	int err = 0, inited = 0, slot;
 
 	if (!(lib = dlopen(lib_name, RTLD_NOW | RTLD_LOCAL)))
 		return 0;
@@ -262,6 +300,7 @@ static int probe_nvml(bg_machine *m, const char *lib_name, int stable)
 		if (!g[n].name[0])
 			continue;
 		g[n].memory = round_up_gib(mem.total);
+		g[n].index = i;
 		n++;
 	}
 	qsort(g, n, sizeof(*g), gpu_cmp);
@@ -273,7 +312,8 @@ static int probe_nvml(bg_machine *m, const char *lib_name, int stable)
 			goto cleanup;
 	}
 	for (i = 0; i < n; i++)
-		if ((err = nvml_volatile(&api, m, i, g[i].dev)) < 0)
+		if ((slot = gpu_slot(m, &g[i], taken)) >= 0 &&
+		    (err = nvml_volatile(&api, m, (size_t)slot, g[i].dev)) < 0)
 			goto cleanup;
 	err = 1;
 cleanup:
@@ -370,6 +410,7 @@ static int probe_cuda(bg_machine *m, const char *lib_name, int stable)
 		if (!g[n].name[0])
 			continue;
 		g[n].memory = round_up_gib(mem);
+		g[n].index = (unsigned int)i;
 		n++;
 	}
 	qsort(g, n, sizeof(*g), gpu_cmp);

@@ -7,7 +7,9 @@
  * libraries report.  Volatile values come from the environment
  * (FAKE_GPU_TEMP, FAKE_GPU_SM_CLOCK, FAKE_GPU_THROTTLE, FAKE_GPU_DRIVER) so
  * a test can change them between probes.  FAKE_GPU_NVML_FAIL=1 makes
- * nvmlInit fail, as it does when the kernel module is missing.
+ * nvmlInit fail, as it does when the kernel module is missing;
+ * FAKE_GPU_LOST=<NVML index + 1> makes that one GPU unreachable, as one
+ * that fell off the bus is.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +86,8 @@ int nvmlDeviceGetHandleByIndex_v2(unsigned int index, const struct fake_dev **de
 {
 	if (index > 1)
 		return 2; /* NVML_ERROR_INVALID_ARGUMENT */
+	if (env_uint("FAKE_GPU_LOST", 0) == index + 1)
+		return 15; /* NVML_ERROR_GPU_IS_LOST */
 	*dev = &devs[index];
 	return 0;
 }

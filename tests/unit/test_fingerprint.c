@@ -447,6 +447,7 @@ static void fake_gpu_env(const char *temp, const char *clock, const char *thrott
 	setenv("FAKE_GPU_DRIVER", driver, 1);
 	unsetenv("FAKE_GPU_NVML_FAIL");
 	unsetenv("FAKE_GPU_CUDA_COUNT");
+	unsetenv("FAKE_GPU_LOST");
 }
 
 static void assert_no_gpu_facts(const bg_machine *m)
@@ -586,6 +587,25 @@ static void test_gpu_throttling(void **state)
 	free(why);
 	assert_int_equal(bg_gpu_throttling(m, NULL), 1);
 	bg_machine_free(m);
+
+	/* The A100 (gpu0) is lost by the time the run is over: the H100's state
+	 * is still its own, and the warning names the H100, not the A100. */
+	fake_gpu_env("41", "1980", "0x1", "580.65.06");
+	assert_int_equal(bg_machine_new(&m), 0);
+	assert_int_equal(bg_gpu__probe(m, fake_gpu_lib(), NULL, 1), 0);
+	setenv("FAKE_GPU_LOST", "2", 1);
+	setenv("FAKE_GPU_THROTTLE", "0x20", 1);
+	setenv("FAKE_GPU_TEMP", "90", 1);
+	assert_int_equal(bg_gpu__probe(m, fake_gpu_lib(), NULL, 0), 0);
+	assert_fact(m, "gpu1_throttle", "sw_thermal_slowdown");
+	assert_fact(m, "gpu1_temp_c", "90");
+	assert_fact(m, "gpu0_throttle", "gpu_idle");
+	assert_fact(m, "gpu0_temp_c", "41");
+	assert_int_equal(bg_gpu_throttling(m, &why), 1);
+	assert_string_equal(why, "GPU 1 (NVIDIA H100 80GB HBM3): sw thermal slowdown");
+	free(why);
+	bg_machine_free(m);
+	unsetenv("FAKE_GPU_LOST");
 
 	/* Facts handed over as data (a stored run's): no name, still a warning. */
 	assert_int_equal(bg_machine_new(&m), 0);
