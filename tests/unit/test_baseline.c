@@ -373,6 +373,26 @@ static void test_parse_errors(void **state)
 		  "\"lower\","
 		  " \"samples\": [2]}]}",
 		  "runs[0].series[1].unit: is empty" },
+		/* Whole numbers past 64 bits: json-c would clamp them to the
+		 * nearest bound, storing 1.8e19 for 1.2e29 (or a time of
+		 * INT64_MAX), so they are refused rather than misread. */
+		{ "{" GOOD_UID ", " GOOD_COMMIT
+		  ", \"started_at\": 5, \"series\": [{\"benchmark\": \"b\","
+		  " \"metric\": \"t\", \"unit\": \"s\", \"direction\": \"lower\", \"samples\": "
+		  "[1, 123456789012345678901234567890]}]}",
+		  "runs[0].series[0].samples[1]: whole number out of range" },
+		{ "{" GOOD_UID ", " GOOD_COMMIT
+		  ", \"started_at\": 5, \"series\": [{\"benchmark\": \"b\","
+		  " \"metric\": \"t\", \"unit\": \"s\", \"direction\": \"lower\", \"samples\": "
+		  "[-123456789012345678901234567890]}]}",
+		  "runs[0].series[0].samples[0]: whole number out of range" },
+		{ "{" GOOD_UID ", " GOOD_COMMIT ", \"started_at\": 99999999999999999999,"
+		  " \"series\": []}",
+		  "runs[0].started_at: whole number out of range" },
+		{ "{" GOOD_UID ", \"commit\": {\"sha\": "
+		  "\"0123456789abcdef0123456789abcdef01234567\", \"author_time\": "
+		  "-99999999999999999999}, \"started_at\": 5, \"series\": []}",
+		  "runs[0].commit.author_time: whole number out of range" },
 	};
 	bg_ctx *ctx = NULL;
 	bg_baseline *b = NULL;
@@ -414,6 +434,19 @@ static void test_parse_errors(void **state)
 		                 BG_EINPUT);
 		assert_non_null(
 		        strstr(bg_ctx_error(ctx), "runs[2].series[0]: unit \"B\" of b:t differs"));
+		free(text);
+	}
+	/* Inside 64 bits whole numbers are fine, unsigned ones past INT64_MAX too. */
+	{
+		char *text = file_with_run(
+		        "{" GOOD_UID ", " GOOD_COMMIT
+		        ", \"started_at\": 5, \"series\": [{\"benchmark\":"
+		        " \"b\", \"metric\": \"t\", \"unit\": \"s\", \"direction\": \"lower\","
+		        " \"samples\": [10000000000000000000, -9223372036854775807]}]}");
+
+		assert_int_equal(bg_baseline_parse(ctx, "x.json", text, strlen(text), &b), 0);
+		bg_baseline_free(b);
+		b = NULL;
 		free(text);
 	}
 	bg_ctx_free(ctx);
