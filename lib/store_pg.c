@@ -26,6 +26,7 @@
  * the handle, db->pq.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -496,10 +497,20 @@ static int pg__bind_int64(bg_db_stmt *s, int i, int64_t v)
 	return t ? pg__bind(s, i, t) : -1;
 }
 
+/*
+ * -0 as 0, as SQLite stores it (a REAL -0.0 comes back 0 there): kept
+ * here, a sample or a minimum of -0 read back "-0" from PostgreSQL alone,
+ * and the two backends exported different baseline files and histories.
+ */
+static double pg__zero(double v)
+{
+	return fpclassify(v) == FP_ZERO ? 0.0 : v;
+}
+
 static int pg__bind_double(bg_db_stmt *s, int i, double v)
 {
 	/* 17 significant digits read back to the same double. */
-	char *t = bg_printf("%.17g", v);
+	char *t = bg_printf("%.17g", pg__zero(v));
 
 	return t ? pg__bind(s, i, t) : -1;
 }
@@ -655,7 +666,9 @@ static int pg__samples(bg_db *d, int64_t result_id, const double *values, size_t
 	p = pg__be(p, n, 4);
 	p = pg__be(p, 1, 4);
 	for (i = 0; i < n; i++) {
-		memcpy(&bits, &values[i], sizeof(bits));
+		double v = pg__zero(values[i]);
+
+		memcpy(&bits, &v, sizeof(bits));
 		p = pg__be(p, 8, 4);
 		p = pg__be(p, bits, 8);
 	}

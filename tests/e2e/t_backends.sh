@@ -285,6 +285,21 @@ if got != want:
     print("# got %r, want %r" % (got, want))
     sys.exit(1)
 P
+# -0 is one number, 0, on both: SQLite stores a REAL -0.0 as 0, so the
+# same sample must not come back as -0 from PostgreSQL alone (JSON's -0.0
+# equals 0 for `same`: the files are compared byte for byte).
+PG=$(pg_db negzero) LITE="$T/negzero.db"
+printf 'BENCHGUARD v %s s\n' -0.0 1.5 -0 >"$T/negzero.txt"
+compare negzero-import 0 --json import "$T/negzero.txt" --format lines --name nz --machine nz
+both negzero-export baseline export --machine nz
+# The two imports made their own run (uid, start time): the rest is the same text.
+unvolatile() { grep -Ev '"(uid|started_at)":' "$1"; }
+check "a sample of -0 exports alike from both backends" \
+	cmp <(unvolatile "$T/negzero-export.lite") <(unvolatile "$T/negzero-export.pg")
+both negzero-history history nz:v
+check "... and history shows it alike" cmp "$T/negzero-history.lite" "$T/negzero-history.pg"
+check "... stored as 0 in PostgreSQL too, summaries and samples" \
+	test "$(db_sql "$PG" "SELECT min FROM results UNION ALL SELECT value FROM samples" | tr '\n' ' ')" = "0 0 1.5 0 "
 PG=$PG_MAIN LITE=$LITE_MAIN
 
 # Credentials: a role that must give its password, from PGPASSWORD, from a
