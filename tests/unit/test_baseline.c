@@ -6,6 +6,7 @@
  */
 #include <limits.h>
 #include <math.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "unit.h"
@@ -533,6 +534,69 @@ static void test_hostile_input(void **state)
 	bg_ctx_free(ctx);
 }
 
+/* CPU seconds bg_baseline_parse takes over `text`, which must parse. */
+static double parse_seconds(bg_ctx *ctx, const bg_buf *text)
+{
+	bg_baseline *b = NULL;
+	clock_t start = clock();
+	double s;
+
+	assert_int_equal(bg_baseline_parse(ctx, "x.json", text->ptr, text->len, &b), 0);
+	s = (double)(clock() - start) / CLOCKS_PER_SEC;
+	bg_baseline_free(b);
+	return s;
+}
+
+/*
+ * A large file is checked in time that grows with its size, not with its
+ * square: 200,000 runs (each uid compared with every earlier one took
+ * minutes), then one run of 200,000 series (each unit looked up among all
+ * the series before it).  Both files are a fraction of what a baseline
+ * file may be (256 MiB); the bound is far above what a loaded machine or
+ * a sanitizer build needs, and far below the quadratic time.
+ */
+static void test_large_files(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_buf text = BG_BUF_INIT;
+	double runs, series;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_buf_puts(&text, "{\"format\": \"benchguard-baseline\", \"version\": 1,"
+	                                    " \"machine\": \"m\", \"runs\": ["),
+	                 0);
+	for (i = 0; i < 200000; i++)
+		assert_int_equal(bg_buf_printf(&text,
+		                               "%s{\"uid\": \"%032zx\", " GOOD_COMMIT
+		                               ", \"started_at\": 5, \"series\": []}",
+		                               i ? ", " : "", i),
+		                 0);
+	assert_int_equal(bg_buf_puts(&text, "]}"), 0);
+	runs = parse_seconds(ctx, &text);
+
+	text.len = 0;
+	assert_int_equal(bg_buf_puts(&text, "{\"format\": \"benchguard-baseline\", \"version\": 1,"
+	                                    " \"machine\": \"m\", \"runs\": [{" GOOD_UID
+	                                    ", " GOOD_COMMIT ", \"started_at\": 5, \"series\": ["),
+	                 0);
+	for (i = 0; i < 200000; i++)
+		assert_int_equal(bg_buf_printf(&text,
+		                               "%s{\"benchmark\": \"b%zu\", \"metric\": \"t\","
+		                               " \"unit\": \"s\", \"direction\": \"lower\","
+		                               " \"samples\": [1]}",
+		                               i ? ", " : "", i),
+		                 0);
+	assert_int_equal(bg_buf_puts(&text, "]}]}"), 0);
+	series = parse_seconds(ctx, &text);
+	if (runs > 20.0 || series > 20.0)
+		fail_msg("parsing took %.1f s (200,000 runs) and %.1f s (200,000 series)", runs,
+		         series);
+	bg_buf_clear(&text);
+	bg_ctx_free(ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -540,6 +604,7 @@ int main(void)
 		cmocka_unit_test(test_other_machine_and_units),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_hostile_input),
+		cmocka_unit_test(test_large_files),
 	};
 	return cmocka_run_group_tests_name("baseline", tests, setup, teardown);
 }
