@@ -674,23 +674,71 @@ static int store__setup(bg_ctx *ctx, bg_store *st, int source)
 
 int bg_db_is_postgres(const char *spec)
 {
-	/* libpq's keywords that a key=value string may start with. */
-	static const char *const keywords[] = { "host",
-		                                "hostaddr",
-		                                "port",
-		                                "dbname",
-		                                "user",
-		                                "service",
-		                                "sslmode",
-		                                "options",
-		                                "passfile",
-		                                "connect_timeout",
-		                                "application_name" };
+	/*
+	 * Every keyword libpq knows: a key=value string may start with any of
+	 * them.  One left out ("password=... host=...") would be taken for a
+	 * SQLite file's name, printed in every message and made as a file.
+	 */
+	static const char *const keywords[] = {
+		"host",
+		"hostaddr",
+		"port",
+		"dbname",
+		"user",
+		"password",
+		"passfile",
+		"require_auth",
+		"channel_binding",
+		"connect_timeout",
+		"client_encoding",
+		"options",
+		"application_name",
+		"fallback_application_name",
+		"keepalives",
+		"keepalives_idle",
+		"keepalives_interval",
+		"keepalives_count",
+		"tcp_user_timeout",
+		"replication",
+		"gssencmode",
+		"sslmode",
+		"sslnegotiation",
+		"requiressl",
+		"sslcompression",
+		"sslcert",
+		"sslkey",
+		"sslkeylogfile",
+		"sslpassword",
+		"sslcertmode",
+		"sslrootcert",
+		"sslcrl",
+		"sslcrldir",
+		"sslsni",
+		"requirepeer",
+		"ssl_min_protocol_version",
+		"ssl_max_protocol_version",
+		"krbsrvname",
+		"gsslib",
+		"gssdelegation",
+		"service",
+		"target_session_attrs",
+		"load_balance_hosts",
+		"min_protocol_version",
+		"max_protocol_version",
+		"scram_client_key",
+		"scram_server_key",
+		"oauth_issuer",
+		"oauth_client_id",
+		"oauth_client_secret",
+		"oauth_scope",
+	};
 	size_t i, n;
 
+	/* Blanks before a URI too: a copied secret often has one, and as a
+	 * file name its password would be shown (libpq then refuses it). */
+	spec += strspn(spec, " \t");
 	if (!strncmp(spec, "postgresql://", 13) || !strncmp(spec, "postgres://", 11))
 		return 1;
-	spec += strspn(spec, " \t");
 	for (i = 0; i < BG_ARRAY_SIZE(keywords); i++) {
 		n = strlen(keywords[i]);
 		if (!strncmp(spec, keywords[i], n) && spec[n + strspn(spec + n, " \t")] == '=')

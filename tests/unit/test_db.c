@@ -19,6 +19,12 @@ static void test_is_postgres(void **state)
 		"dbname=bg",
 		"  user = me dbname=bg",
 		"service=bench",
+		/* Every libpq keyword may come first, the password among them: as
+		 * a file name it would be printed, and a file made under it. */
+		"password=hunter2 host=db dbname=bg",
+		"sslmode=require host=db",
+		"target_session_attrs=read-write host=db",
+		" postgresql://u:hunter2@h/db",
 	};
 	static const char *const files[] = {
 		"results.db",     "/tmp/x/results.db",     ".benchguard/results.db",
@@ -70,6 +76,11 @@ static void test_password_never_shown(void **state)
 	                 "password=kv-s3cr3t",
 	                 BG_EIO);
 	assert_null(strstr(msg, "kv-s3cr3t"));
+	free(msg);
+	/* The password first: still a connection string, not a file's name. */
+	msg = open_fails("password=first-s3cr3t host=/nonexistent-bg-socket-dir dbname=bench",
+	                 BG_EIO);
+	assert_null(strstr(msg, "first-s3cr3t"));
 	free(msg);
 	/* From a ${VAR}: the name may show, never the value. */
 	setenv("BG_TEST_DB_PW", "env-s3cr3t", 1);
