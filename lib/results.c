@@ -36,6 +36,10 @@ struct bg_results {
 	size_t tablecap;
 	bg_outcome *outcomes;
 	size_t noutcomes, capoutcomes;
+	/* Outcomes by benchmark, as series are: a file of a million skipped
+	 * benchmarks would otherwise compare each name with all before it. */
+	size_t *otable; /* index+1 into outcomes; 0 = empty */
+	size_t otablecap;
 };
 
 static uint64_t key_hash(const char *benchmark, const char *metric)
@@ -82,6 +86,7 @@ void bg_results_free(bg_results *res)
 	}
 	free(res->series);
 	free(res->table);
+	free(res->otable);
 	free(res->outcomes);
 	free(res);
 }
@@ -304,20 +309,55 @@ int bg_results_set_instrument(bg_ctx *ctx, bg_results *res, const char *benchmar
 	return 0;
 }
 
+static int otable_rebuild(bg_results *res, size_t cap)
+{
+	size_t *t = calloc(cap, sizeof(size_t)), i;
+
+	if (!t)
+		return BG_ENOMEM;
+	for (i = 0; i < res->noutcomes; i++) {
+		size_t j = (size_t)(key_hash(res->outcomes[i].benchmark, "") & (cap - 1));
+		while (t[j])
+			j = (j + 1) & (cap - 1);
+		t[j] = i + 1;
+	}
+	free(res->otable);
+	res->otable = t;
+	res->otablecap = cap;
+	return 0;
+}
+
+/* The outcome of `benchmark`, or NULL with *pos its free slot in otable. */
+static bg_outcome *outcome_find(const bg_results *res, const char *benchmark, size_t *pos)
+{
+	size_t j;
+
+	*pos = 0;
+	if (!res->otablecap)
+		return NULL;
+	j = (size_t)(key_hash(benchmark, "") & (res->otablecap - 1));
+	while (res->otable[j]) {
+		bg_outcome *o = &res->outcomes[res->otable[j] - 1];
+		if (!strcmp(o->benchmark, benchmark))
+			return o;
+		j = (j + 1) & (res->otablecap - 1);
+	}
+	*pos = j;
+	return NULL;
+}
+
 const bg_outcome *bg_results_find_outcome(const bg_results *res, const char *benchmark)
 {
-	size_t i;
+	size_t pos;
 
-	for (i = 0; i < res->noutcomes; i++)
-		if (!strcmp(res->outcomes[i].benchmark, benchmark))
-			return &res->outcomes[i];
-	return NULL;
+	return outcome_find(res, benchmark, &pos);
 }
 
 int bg_results_set_outcome(bg_ctx *ctx, bg_results *res, const char *benchmark,
                            bg_bench_status status, const char *message)
 {
-	bg_outcome *o = (bg_outcome *)bg_results_find_outcome(res, benchmark);
+	size_t pos;
+	bg_outcome *o = outcome_find(res, benchmark, &pos);
 	char *msg = NULL;
 	int rc;
 
@@ -327,7 +367,9 @@ int bg_results_set_outcome(bg_ctx *ctx, bg_results *res, const char *benchmark,
 		return bg_error_oom(ctx);
 	if (!o) {
 		if (bg_grow((void **)&res->outcomes, &res->capoutcomes, res->noutcomes,
-		            sizeof(*res->outcomes)) < 0) {
+		            sizeof(*res->outcomes)) < 0 ||
+		    ((res->noutcomes + 1) * 2 > res->otablecap &&
+		     otable_rebuild(res, res->otablecap ? res->otablecap * 2 : 64) < 0)) {
 			free(msg);
 			return bg_error_oom(ctx);
 		}
@@ -338,7 +380,8 @@ int bg_results_set_outcome(bg_ctx *ctx, bg_results *res, const char *benchmark,
 			free(msg);
 			return bg_error_oom(ctx);
 		}
-		res->noutcomes++;
+		outcome_find(res, benchmark, &pos);
+		res->otable[pos] = ++res->noutcomes;
 	}
 	free(o->message);
 	o->message = msg;

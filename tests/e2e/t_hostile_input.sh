@@ -2,7 +2,7 @@
 # a configuration nested 50,000 deep (`check`, `run`), names that carry
 # terminal escapes, CI workflow commands, bidi overrides or invalid UTF-8
 # (`import` of every format, `run`, `baseline import`), a go result line
-# that repeats its unit 200,000 times, perf stat lines and event counts
+# that repeats its unit 200,000 times, 200,000 skipped go benchmarks, perf stat lines and event counts
 # without end, nvbench side files
 # that name /dev/zero, a FIFO, a path out of the folder or a symlink out of
 # it, and a baseline whose machine facts hold a newline.  Each is refused
@@ -300,5 +300,20 @@ truncate -s 5M benchguard.json
 check "a 5 MiB benchguard.json: exit 2" refused "$BG" check
 check "... larger than 4 MiB" err_has "larger than 4 MiB"
 git checkout -q benchguard.json
+
+# Skipped benchmarks without end: each is an outcome, found again by name
+# for every new one, so 200,000 of them (7 MB) took hours; now seconds.
+$PY -c '
+import sys
+out = ["pkg: x", "BenchmarkA-2 100 10 ns/op"]
+for i in range(200000): out += ["--- SKIP: BenchmarkS%d" % i, "    skipped"]
+sys.stdout.write("\n".join(out + ["PASS"]) + "\n")' >"$T/skips.txt"
+before=$(runs)
+check "import of 200,000 skipped go benchmarks: stored within 10 s" \
+	expect_rc 0 timeout 10 "$BG" import "$T/skips.txt" --format go
+check "... as one run" test "$(runs)" = $((before + 1))
+check "... with every outcome" \
+	test "$(sqlite3 .benchguard/results.db "SELECT count(*) FROM outcomes WHERE status != 'ok'")" -ge 200000
+rm -f "$T/skips.txt"
 
 finish
