@@ -439,27 +439,95 @@ static char *join_series(const char *benchmark, const char *metric)
 	return bg_buf_detach(&b);
 }
 
+/*
+ * Rows of a benchmark's outcome (metric NULL), indexed by name: a run may
+ * hold a million skipped benchmarks, and a walk over the rows for each
+ * would be quadratic.  Slots hold a row's index + 1; 0 is empty.
+ */
+typedef struct {
+	size_t *slot;
+	size_t cap;
+} outcome_index;
+
+static uint64_t outcome_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* Where `benchmark` is (its slot holds a row) or would go (an empty one). */
+static size_t outcome_slot(const outcome_index *ix, const bg_check_result *res,
+                           const char *benchmark)
+{
+	size_t j = (size_t)(outcome_hash(benchmark) & (ix->cap - 1));
+
+	while (ix->slot[j] && strcmp(res->rows[ix->slot[j] - 1].benchmark, benchmark) != 0)
+		j = (j + 1) & (ix->cap - 1);
+	return j;
+}
+
+/* Room for one more row in the index, which stays at most half full. */
+static int outcome_reserve(outcome_index *ix, const bg_check_result *res, size_t used)
+{
+	outcome_index big;
+	size_t i;
+
+	if ((used + 1) * 2 <= ix->cap)
+		return 0;
+	big.cap = ix->cap ? ix->cap * 2 : 64;
+	if (!(big.slot = calloc(big.cap, sizeof(size_t))))
+		return BG_ENOMEM;
+	for (i = 0; i < ix->cap; i++)
+		if (ix->slot[i])
+			big.slot[outcome_slot(&big, res, res->rows[ix->slot[i] - 1].benchmark)] =
+			        ix->slot[i];
+	free(ix->slot);
+	*ix = big;
+	return 0;
+}
+
 static int add_outcome_rows(bg_ctx *ctx, bg_store *store, const bg_check_opts *o,
                             bg_check_result *res, size_t *cap)
 {
-	size_t k, i, j;
-	int error;
+	outcome_index ix = { NULL, 0 };
+	size_t k, i, j, used = 0;
+	int error = 0;
 
+	/* Rows without a metric may be there already; the last of a name wins,
+	 * as the walk over them did. */
+	for (j = 0; j < res->nrows; j++) {
+		if (res->rows[j].metric)
+			continue;
+		if (outcome_reserve(&ix, res, used) < 0) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+		i = outcome_slot(&ix, res, res->rows[j].benchmark);
+		used += !ix.slot[i];
+		ix.slot[i] = j + 1;
+	}
 	for (k = 0; k < o->nruns; k++) {
 		bg_outcome *out = NULL;
 		size_t n = 0;
 
 		if ((error = bg_store_run_outcomes(ctx, store, o->runs[k], &out, &n)) < 0)
-			return error;
+			goto cleanup;
 		for (i = 0; i < n; i++) {
 			bg_verdict v = out[i].status == BG_BENCH_SKIPPED ? BG_VERDICT_SKIPPED
 			                                                 : BG_VERDICT_FAILED;
 			bg_verdict_row *r = NULL;
 
-			for (j = 0; j < res->nrows; j++)
-				if (!res->rows[j].metric &&
-				    !strcmp(res->rows[j].benchmark, out[i].benchmark))
-					r = &res->rows[j];
+			if (outcome_reserve(&ix, res, used) < 0) {
+				bg_outcomes_free(out, n);
+				error = bg_error_oom(ctx);
+				goto cleanup;
+			}
+			j = outcome_slot(&ix, res, out[i].benchmark);
+			if (ix.slot[j])
+				r = &res->rows[ix.slot[j] - 1];
 			if (r) {
 				/* Failed in one run, skipped in another: failed wins. */
 				if (v == BG_VERDICT_FAILED && r->verdict != BG_VERDICT_FAILED) {
@@ -472,7 +540,8 @@ static int add_outcome_rows(bg_ctx *ctx, bg_store *store, const bg_check_opts *o
 			}
 			if (bg_grow((void **)&res->rows, cap, res->nrows, sizeof(*res->rows)) < 0) {
 				bg_outcomes_free(out, n);
-				return bg_error_oom(ctx);
+				error = bg_error_oom(ctx);
+				goto cleanup;
 			}
 			r = &res->rows[res->nrows++];
 			memset(r, 0, sizeof(*r));
@@ -484,12 +553,17 @@ static int add_outcome_rows(bg_ctx *ctx, bg_store *store, const bg_check_opts *o
 			r->current_runs = 1;
 			if (!r->series || !r->benchmark) {
 				bg_outcomes_free(out, n);
-				return bg_error_oom(ctx);
+				error = bg_error_oom(ctx);
+				goto cleanup;
 			}
+			ix.slot[j] = res->nrows;
+			used++;
 		}
 		bg_outcomes_free(out, n);
 	}
-	return 0;
+cleanup:
+	free(ix.slot);
+	return error;
 }
 
 int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opts *opts,

@@ -314,6 +314,9 @@ check "import of 200,000 skipped go benchmarks: stored within 10 s" \
 check "... as one run" test "$(runs)" = $((before + 1))
 check "... with every outcome" \
 	test "$(sqlite3 .benchguard/results.db "SELECT count(*) FROM outcomes WHERE status != 'ok'")" -ge 200000
+check "check of that run: within 10 s, each skip a row" bash -c "
+	timeout 10 \"$BG\" check --run \$(sqlite3 .benchguard/results.db 'SELECT max(id) FROM runs') \
+		>\"$T/out\" 2>\"$T/err\"; [ \$? -le 1 ] && grep -q '200000 skipped' \"$T/out\""
 rm -f "$T/skips.txt"
 
 finish
