@@ -38,6 +38,14 @@ check "... naming the line" err_has "benchguard.json:1: nesting deeper than 64 l
 $PY -c 'import sys; sys.stdout.write("{\"project\": \"p\", \"benchmarks\": " + "[" * 63 + "]" * 63 + "}")' >benchguard.json
 check "64 levels are still read (the error is about the key, not the depth)" bash -c "
 	timeout 10 \"$BG\" check >/dev/null 2>\"$T/err\"; ! grep -q nesting \"$T/err\" && grep -q benchmarks \"$T/err\""
+# Wide, not deep: 250,000 keys in one object (3.5 MB, under the 4 MiB bound)
+# are checked for duplicates in one pass, not each against all before it.
+$PY -c 'import sys; sys.stdout.write("{\"project\": \"p\", \"defaults\": {" + ", ".join("\"k%d\": 0" % i for i in range(250000)) + "}}\n")' >benchguard.json
+check "a config object of 250,000 keys: exit 2 within 10 s" refused "$BG" check
+check "... for its first unknown key" err_has 'defaults: unknown key "k0"'
+$PY -c 'import sys; sys.stdout.write("{\"project\": \"p\", \"defaults\": {" + ", ".join("\"k%d\": 0" % (i % 200000) for i in range(200001)) + "}}\n")' >benchguard.json
+check "... and one key there twice, at its end: found" refused "$BG" check
+check "... as a duplicate" err_has 'defaults: duplicate key "k0"'
 rm -f benchguard.json
 
 # Result files and baselines nested deep: the same bound, exit 2.
