@@ -268,6 +268,7 @@ open(sys.argv[2], "w").write(json.dumps(d))
 P
 }
 bdb() { refused "$BG" --db "$T/fresh.db" baseline import "$1" --force; }
+bdb_read() { refused "$BG" --db "$T/fresh.db" baseline import "$1"; }
 check "the exported baseline imports (the mutations below are all it lacks)" \
 	expect_rc 0 timeout 10 "$BG" --db "$T/fresh.db" baseline import "$T/base.json" --force
 rm -f "$T/fresh.db"
@@ -298,6 +299,30 @@ check "invalid UTF-8 in a series name: exit 2" bdb "$T/b-utf.json"
 check "... naming the file and line" err_has "b-utf.json:"
 check "none of the bad baselines stored a run" \
 	bash -c "[ ! -e \"$T/fresh.db\" ] || [ \"\$(sqlite3 \"$T/fresh.db\" 'SELECT count(*) FROM runs')\" = 0 ]"
+
+# Wide baselines: each series' unit and each run's uid used to be looked for
+# among all before it, so these took minutes; every entry is still checked.
+# Read whole, then refused for their machine (no --force), so the bound is
+# on reading them, not on storing them (slow under the sanitizers).
+bmut "$T/b-wide.json" 'd["machine"] = "elsewhere"; r = d["runs"][0]; s = r["series"][0]
+r["series"] = [dict(s, metric="m%d" % i) for i in range(150000)]'
+check "a baseline run of 150,000 series is read within 10 s" bdb_read "$T/b-wide.json"
+check "... to the end (then refused for its machine)" err_has "exported on machine elsewhere"
+bmut "$T/b-runs.json" 'd["machine"] = "elsewhere"; r = d["runs"][0]; r["series"] = r["series"][:1]
+d["runs"] = [dict(r, uid="%032x" % (i + 1)) for i in range(100000)]'
+check "a baseline of 100,000 runs is read within 10 s" bdb_read "$T/b-runs.json"
+check "... to the end (then refused for its machine)" err_has "exported on machine elsewhere"
+rm -f "$T/fresh.db"
+bmut "$T/b-uid.json" 'r = d["runs"][0]; r["series"] = r["series"][:1]
+d["runs"] = [dict(r, uid="%032x" % (i % 50000 + 1)) for i in range(50001)]'
+check "... one uid there twice, at its end: exit 2" bdb "$T/b-uid.json"
+check "... naming both runs" err_has 'runs[50000].uid: "00000000000000000000000000000001" is also the uid of runs[0]'
+bmut "$T/b-unit.json" 'r = d["runs"][0]; s = r["series"][0]
+r["series"] = [dict(s, metric="m%d" % i) for i in range(50000)]
+d["runs"].append(dict(r, uid="f" * 32, series=[dict(s, metric="m49999", unit="B")]))'
+check "... a unit that changes between runs, at its end: exit 2" bdb "$T/b-unit.json"
+check "... said so" err_has 'unit "B" of b:m49999 differs from "s" in an earlier run'
+rm -f "$T/fresh.db" "$T/b-wide.json" "$T/b-runs.json" "$T/b-uid.json" "$T/b-unit.json"
 
 # ----------------------------------------------------- size bounds
 truncate -s 300M "$T/big.txt"
