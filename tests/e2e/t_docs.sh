@@ -8,7 +8,10 @@
 #     the command's usage lines in README.md and docs/*.md (the lines that
 #     start `benchguard CMD`) is in the help, and is accepted;
 #   - the global options of `benchguard help` are in docs/commands.md, and
-#     every option the README names is one some help names.
+#     every option the README names is one some help names;
+#   - docs/configuration.md's key table names every key the loader takes
+#     and no other, its defaults are accepted, and those a run and a report
+#     show are the ones used.
 # An option the command takes but no text names cannot be found from
 # outside; what each text promises, and what they say, is tested here.
 . "$(dirname "$0")/lib.sh"
@@ -111,4 +114,106 @@ check "every option the README names is in some help${readme_unknown:+ (not:$rea
 	test -z "$readme_unknown"
 check "... and it names some (the global ones at least)" \
 	bash -c "grep -q -- '--db' '$README' && grep -q -- '--config' '$README'"
+# The configuration keys (docs/configuration.md, "## Keys"), against the
+# loader's key lists in lib/config.c: every key the loader takes is named in
+# the row of the object that holds it, every row is a top-level key the
+# loader takes and every top-level key has a row; each key the table shows
+# with a JSON default, as "`key` (VALUE)", is accepted where the table puts
+# it, and the defaults a run and a report can show are the documented ones.
+CONF="$BG_ROOT/docs/configuration.md"
+/usr/bin/python3 - "$CONF" "$BG_ROOT/lib/config.c" "$T/keys" >"$T/keys.problems" <<'PY'
+import json, re, sys
+conf, src, out = sys.argv[1:]
+text = open(conf, encoding="utf-8").read()
+keys = text.split("\n## Keys\n", 1)[1].split("\n## ", 1)[0]
+rows = {}
+for line in keys.splitlines():
+    m = re.match(r"\| `([a-z_]+)(\[\])?` \| (.*) \|$", line)
+    if m:
+        rows[m.group(1)] = m.group(3)
+lists = {m.group(1): re.findall(r'"([^"]+)"', m.group(2)) for m in re.finditer(
+    r"static const char \*const (\w+)_keys\[\] = \{([^}]*)\}", open(src).read())}
+# Where each of the loader's lists is documented: the row of its object.
+where = {"baseline": "baseline", "threshold": "thresholds", "threshold_metric": "thresholds",
+         "confirm": "confirm", "defaults": "defaults", "counters": "defaults",
+         "bench": "benchmarks", "metric": "benchmarks", "alert": "alerts"}
+if "root" not in lists or len(lists) < 5:
+    print("lib/config.c: the key lists (static const char *const X_keys[]) are not found")
+for name, ks in sorted(lists.items()):
+    if name == "root":
+        for k in ks:
+            if k not in rows:
+                print(f"top-level key {k!r} has no row")
+        for r in rows:
+            if r not in ks:
+                print(f"row {r!r} is not a key the loader takes")
+        continue
+    if name not in where:
+        print(f"lib/config.c: {name}_keys: tell t_docs.sh which row documents it")
+        continue
+    for k in ks:
+        # `key`, or "key" inside a JSON value of the row ({"events": [...]})
+        if f"`{k}`" not in rows.get(where[name], "") and f'"{k}"' not in rows.get(where[name], ""):
+            print(f"{where[name]}: key {k!r} is not in its row")
+with open(out, "w") as f:
+    for r, meaning in rows.items():
+        for k, v in re.findall(r"`([a-z_]+)`(?: in [a-z]+)? \(([^()]*)\)", meaning):
+            try:
+                value = json.loads(v.replace("`", ""))
+            except ValueError:
+                continue
+            f.write(f"{r}\t{k}\t{json.dumps(value)}\n")
+PY
+check "configuration.md names every key the loader takes, and no other$(sed 's/^/; /' "$T/keys.problems" | tr -d '\n')" \
+	test ! -s "$T/keys.problems"
+check "... and shows some defaults" test "$(wc -l <"$T/keys" 2>/dev/null || echo 0)" -ge 10
+
+new_repo "$T/cfg" >/dev/null && cd "$T/cfg" || exit 1
+export BENCHGUARD_DB="$T/cfg.db"
+bench='{ "name": "env", "format": "lines", "command": "echo BENCHGUARD warmup $BENCHGUARD_WARMUP n; echo BENCHGUARD samples $BENCHGUARD_SAMPLES n" }'
+echo "{ \"benchmarks\": [ $bench ] }" >"$T/env.json"
+"$BG" -q --config "$T/env.json" run >/dev/null 2>"$T/env.err"
+check "a suite without settings runs" test ! -s "$T/env.err"
+refused=
+while IFS=$'\t' read -r row key value; do
+	case $row in
+	benchmarks) cfg="{ \"benchmarks\": [ { \"name\": \"x\", \"command\": \"true\", \"$key\": $value } ] }" ;;
+	alerts) cfg="{ \"benchmarks\": [ $bench ], \"alerts\": [ { \"kind\": \"webhook\", \"url\": \"https://example.invalid/h\", \"$key\": $value } ] }" ;;
+	*) cfg="{ \"benchmarks\": [ $bench ], \"$row\": { \"$key\": $value } }" ;;
+	esac
+	echo "$cfg" >"$T/one.json"
+	"$BG" --config "$T/one.json" report --format json >/dev/null 2>"$T/one.err" ||
+		refused="$refused $row.$key=$value ($(head -1 "$T/one.err"))"
+done <"$T/keys"
+check "every key the table shows with a default is accepted with it${refused:+ (not:$refused)}" \
+	test -z "$refused"
+# What a run and a report show without settings: the defaults as used.
+"$BG" --config "$T/env.json" --json history env >"$T/env.hist" 2>&1
+"$BG" --config "$T/env.json" report --format json >"$T/env.report" 2>&1
+differ=$(/usr/bin/python3 - "$T/keys" "$T/env.hist" "$T/env.report" <<'PY'
+import json, sys
+documented = {}
+for line in open(sys.argv[1]):
+    row, key, value = line.rstrip("\n").split("\t")
+    documented[(row, key)] = json.loads(value)
+hist = json.load(open(sys.argv[2]))
+rows = hist if isinstance(hist, list) else hist.get("rows", hist.get("runs", []))
+used = {("defaults", r["series"].split(":")[1]): r["mean"] for r in rows}
+rep = json.load(open(sys.argv[3]))
+th = rep["thresholds"]
+used[("baseline", "branch")] = rep["branch"]
+for k in ("window", "min_runs"):
+    used[("baseline", k)] = th[k]
+for k in ("alpha", "fdr", "min_change", "min_effect"):
+    used[("thresholds", k)] = th[k]
+bad = [f"{row}.{key}: documented {want!r}, used {used[(row, key)]!r}"
+       for (row, key), want in sorted(documented.items())
+       if (row, key) in used and used[(row, key)] != want]
+missing = [f"{r}.{k}" for r, k in used if (r, k) not in documented]
+if missing:
+    bad.append("not shown with a default: " + ", ".join(missing))
+print("; ".join(bad))
+PY
+)
+check "the documented defaults are the ones used${differ:+ ($differ)}" test -z "$differ"
 finish
