@@ -444,70 +444,32 @@ struct bg_baseline {
 };
 
 /*
- * Pairs of strings already met in the file (run uids; series' benchmark
- * and metric), hashed: a file may hold a million runs or series, and a
- * lookup among all the earlier ones each took time in the square of that.
- * The strings are borrowed and must outlive the set.
+ * What the file has shown so far, by hash: a file may hold a million runs
+ * or series, and a lookup among all the earlier ones each took time in the
+ * square of that.  uids: runs by uid (entries: indices in bg_baseline.runs);
+ * series: the units by (benchmark, metric) (entries: where the triple
+ * starts in bg_baseline.units).
  */
-typedef struct {
-	const char *a, *b; /* NULL: a free slot */
-	size_t idx;        /* the run, or the series' unit in bg_baseline.units */
-} seen_slot;
-
-typedef struct {
-	seen_slot *slot;
-	size_t cap, n; /* cap: 0 or a power of two, never over half full */
-} seen_set;
-
 typedef struct {
 	bg_ctx *ctx;
 	const char *name;
 	char path[256];
-	seen_set uids, series;
+	bg_index uids, series;
 } validator;
 
-static uint64_t seen_hash(const char *a, const char *b)
+/* Run i has uid `key`. */
+static int same_uid(const void *set, size_t i, const void *key)
 {
-	/* FNV-1a over "a\0b". */
-	uint64_t h = 1469598103934665603ULL;
-	const unsigned char *p;
-
-	for (p = (const unsigned char *)a; *p; p++)
-		h = (h ^ *p) * 1099511628211ULL;
-	h *= 1099511628211ULL;
-	for (p = (const unsigned char *)b; *p; p++)
-		h = (h ^ *p) * 1099511628211ULL;
-	return h;
+	return !strcmp(((const bg_baseline *)set)->runs[i].uid, key);
 }
 
-/* The slot holding (a, b), or the free one where it goes: the caller
- * fills that and counts it in n.  NULL: out of memory. */
-static seen_slot *seen_find(seen_set *s, const char *a, const char *b)
+/* The triple at units[i] is of series (key[0], key[1]). */
+static int same_series(const void *set, size_t i, const void *key)
 {
-	size_t j;
+	char *const *u = ((const bg_baseline *)set)->units + i;
+	const char *const *k = key;
 
-	if (2 * (s->n + 1) > s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 64, i;
-		seen_slot *slot = calloc(cap, sizeof(*slot));
-
-		if (!slot)
-			return NULL;
-		for (i = 0; i < s->cap; i++) {
-			if (!s->slot[i].a)
-				continue;
-			for (j = (size_t)seen_hash(s->slot[i].a, s->slot[i].b) & (cap - 1);
-			     slot[j].a; j = (j + 1) & (cap - 1))
-				;
-			slot[j] = s->slot[i];
-		}
-		free(s->slot);
-		s->slot = slot;
-		s->cap = cap;
-	}
-	for (j = (size_t)seen_hash(a, b) & (s->cap - 1); s->slot[j].a; j = (j + 1) & (s->cap - 1))
-		if (!strcmp(s->slot[j].a, a) && !strcmp(s->slot[j].b, b))
-			break;
-	return &s->slot[j];
+	return !strcmp(u[0], k[0]) && !strcmp(u[1], k[1]);
 }
 
 /* BG_EINPUT "<file>: <path>: <what>". */
@@ -773,18 +735,18 @@ fail:
 static int note_unit(validator *v, bg_baseline *b, size_t *cap, const char *benchmark,
                      const char *metric, const char *unit)
 {
-	seen_slot *seen = seen_find(&v->series, benchmark, metric);
-	size_t i, at = b->nunits;
+	const char *key[2] = { benchmark, metric };
+	uint64_t h = bg_index__hash(benchmark, metric);
+	size_t i, at = bg_index__find(&v->series, h, same_series, b, key);
 
-	if (!seen)
-		return bg_error_oom(v->ctx);
-	if (seen->a) {
-		if (strcmp(b->units[seen->idx + 2], unit))
+	if (at != BG_INDEX_NONE) {
+		if (strcmp(b->units[at + 2], unit))
 			return invalid(v,
 			               "unit \"%s\" of %s:%s differs from \"%s\" in an earlier run",
-			               unit, benchmark, metric, b->units[seen->idx + 2]);
+			               unit, benchmark, metric, b->units[at + 2]);
 		return 0;
 	}
+	at = b->nunits;
 	/* Three strings and the NULL after them. */
 	if (bg_grow((void **)&b->units, cap, b->nunits + 3, sizeof(*b->units)) < 0)
 		return bg_error_oom(v->ctx);
@@ -793,11 +755,8 @@ static int note_unit(validator *v, bg_baseline *b, size_t *cap, const char *benc
 			return bg_error_oom(v->ctx);
 		b->units[++b->nunits] = NULL;
 	}
-	/* Keyed by the copies, which live as long as the file's units. */
-	seen->a = b->units[at];
-	seen->b = b->units[at + 1];
-	seen->idx = at;
-	v->series.n++;
+	if (bg_index__add(&v->series, h, at) < 0)
+		return bg_error_oom(v->ctx);
 	return 0;
 }
 
@@ -872,7 +831,7 @@ static int parse_run(validator *v, bg_baseline *b, size_t *ucap, json_object *o,
 	char prefix[64], cprefix[80];
 	const char *uid, *sha, *author, *subject, *branch;
 	json_object *commit, *tags, *series;
-	seen_slot *seen;
+	uint64_t h;
 	int64_t author_time = 0, started_at = 0;
 	size_t i, n;
 	int error;
@@ -886,15 +845,12 @@ static int parse_run(validator *v, bg_baseline *b, size_t *ucap, json_object *o,
 		return error;
 	if (!is_hex(uid, 32))
 		return invalid(v, "\"%s\" is not 32 lowercase hex digits", uid);
-	if (!(seen = seen_find(&v->uids, uid, "")))
-		return bg_error_oom(v->ctx);
-	if (seen->a)
-		return invalid(v, "\"%s\" is also the uid of runs[%zu]", uid, seen->idx);
+	h = bg_index__hash(uid, NULL);
+	if ((i = bg_index__find(&v->uids, h, same_uid, b, uid)) != BG_INDEX_NONE)
+		return invalid(v, "\"%s\" is also the uid of runs[%zu]", uid, i);
 	memcpy(r->uid, uid, 33);
-	seen->a = r->uid;
-	seen->b = "";
-	seen->idx = idx;
-	v->uids.n++;
+	if (bg_index__add(&v->uids, h, idx) < 0)
+		return bg_error_oom(v->ctx);
 	if (!(commit = get_typed(v, o, prefix, "commit", json_type_object, 0, &error)))
 		return error;
 	if ((error = get_string(v, commit, cprefix, "sha", 0, &sha)) < 0)
@@ -1074,8 +1030,8 @@ int bg_baseline_parse(bg_ctx *ctx, const char *name, const char *text, size_t le
 	b = NULL;
 
 cleanup:
-	free(v.uids.slot);
-	free(v.series.slot);
+	bg_index__free(&v.uids);
+	bg_index__free(&v.series);
 	json_object_put(top);
 	bg_baseline_free(b);
 	if (error == BG_EINPUT)

@@ -439,75 +439,36 @@ static char *join_series(const char *benchmark, const char *metric)
 	return bg_buf_detach(&b);
 }
 
-/*
- * Rows of a benchmark's outcome (metric NULL), indexed by name: a run may
- * hold a million skipped benchmarks, and a walk over the rows for each
- * would be quadratic.  Slots hold a row's index + 1; 0 is empty.
- */
-typedef struct {
-	size_t *slot;
-	size_t cap;
-} outcome_index;
-
-static uint64_t outcome_hash(const char *s)
+/* Row i, an outcome's (metric NULL), is of benchmark `key`. */
+static int same_outcome_row(const void *set, size_t i, const void *key)
 {
-	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-/* Where `benchmark` is (its slot holds a row) or would go (an empty one). */
-static size_t outcome_slot(const outcome_index *ix, const bg_check_result *res,
-                           const char *benchmark)
-{
-	size_t j = (size_t)(outcome_hash(benchmark) & (ix->cap - 1));
-
-	while (ix->slot[j] && strcmp(res->rows[ix->slot[j] - 1].benchmark, benchmark) != 0)
-		j = (j + 1) & (ix->cap - 1);
-	return j;
-}
-
-/* Room for one more row in the index, which stays at most half full. */
-static int outcome_reserve(outcome_index *ix, const bg_check_result *res, size_t used)
-{
-	outcome_index big;
-	size_t i;
-
-	if ((used + 1) * 2 <= ix->cap)
-		return 0;
-	big.cap = ix->cap ? ix->cap * 2 : 64;
-	if (!(big.slot = calloc(big.cap, sizeof(size_t))))
-		return BG_ENOMEM;
-	for (i = 0; i < ix->cap; i++)
-		if (ix->slot[i])
-			big.slot[outcome_slot(&big, res, res->rows[ix->slot[i] - 1].benchmark)] =
-			        ix->slot[i];
-	free(ix->slot);
-	*ix = big;
-	return 0;
+	return !strcmp(((const bg_check_result *)set)->rows[i].benchmark, key);
 }
 
 static int add_outcome_rows(bg_ctx *ctx, bg_store *store, const bg_check_opts *o,
                             bg_check_result *res, size_t *cap)
 {
-	outcome_index ix = { NULL, 0 };
-	size_t k, i, j, used = 0;
+	/* Rows of outcomes by benchmark: a run may hold a million skipped
+	 * benchmarks, and a walk over the rows for each would be quadratic. */
+	bg_index ix = { 0 };
+	size_t k, i, j;
 	int error = 0;
 
 	/* Rows without a metric may be there already; the last of a name wins,
-	 * as the walk over them did. */
-	for (j = 0; j < res->nrows; j++) {
+	 * as the walk over them did: they are filed from the last one on. */
+	for (j = res->nrows; j-- > 0;) {
+		uint64_t h;
+
 		if (res->rows[j].metric)
 			continue;
-		if (outcome_reserve(&ix, res, used) < 0) {
+		h = bg_index__hash(res->rows[j].benchmark, NULL);
+		if (bg_index__find(&ix, h, same_outcome_row, res, res->rows[j].benchmark) !=
+		    BG_INDEX_NONE)
+			continue;
+		if (bg_index__add(&ix, h, j) < 0) {
 			error = bg_error_oom(ctx);
 			goto cleanup;
 		}
-		i = outcome_slot(&ix, res, res->rows[j].benchmark);
-		used += !ix.slot[i];
-		ix.slot[i] = j + 1;
 	}
 	for (k = 0; k < o->nruns; k++) {
 		bg_outcome *out = NULL;
@@ -518,17 +479,12 @@ static int add_outcome_rows(bg_ctx *ctx, bg_store *store, const bg_check_opts *o
 		for (i = 0; i < n; i++) {
 			bg_verdict v = out[i].status == BG_BENCH_SKIPPED ? BG_VERDICT_SKIPPED
 			                                                 : BG_VERDICT_FAILED;
-			bg_verdict_row *r = NULL;
+			uint64_t h = bg_index__hash(out[i].benchmark, NULL);
+			bg_verdict_row *r;
 
-			if (outcome_reserve(&ix, res, used) < 0) {
-				bg_outcomes_free(out, n);
-				error = bg_error_oom(ctx);
-				goto cleanup;
-			}
-			j = outcome_slot(&ix, res, out[i].benchmark);
-			if (ix.slot[j])
-				r = &res->rows[ix.slot[j] - 1];
-			if (r) {
+			j = bg_index__find(&ix, h, same_outcome_row, res, out[i].benchmark);
+			if (j != BG_INDEX_NONE) {
+				r = &res->rows[j];
 				/* Failed in one run, skipped in another: failed wins. */
 				if (v == BG_VERDICT_FAILED && r->verdict != BG_VERDICT_FAILED) {
 					r->verdict = v;
@@ -551,18 +507,17 @@ static int add_outcome_rows(bg_ctx *ctx, bg_store *store, const bg_check_opts *o
 			r->message = bg_strdup(out[i].message);
 			r->p_adjusted = r->p_better_adjusted = NAN;
 			r->current_runs = 1;
-			if (!r->series || !r->benchmark) {
+			if (!r->series || !r->benchmark ||
+			    bg_index__add(&ix, h, res->nrows - 1) < 0) {
 				bg_outcomes_free(out, n);
 				error = bg_error_oom(ctx);
 				goto cleanup;
 			}
-			ix.slot[j] = res->nrows;
-			used++;
 		}
 		bg_outcomes_free(out, n);
 	}
 cleanup:
-	free(ix.slot);
+	bg_index__free(&ix);
 	return error;
 }
 

@@ -456,65 +456,39 @@ static char *decode_string(const char *s, size_t start, size_t end)
 
 static int scan_value(struct scan *sc, struct pos *p, const char *path);
 
+/* Member i of the object is `key`. */
+static int same_key(const void *set, size_t i, const void *key)
+{
+	return !strcmp(((const struct pos *)set)->kids[i].key, key);
+}
+
 /*
- * The keys of one object, by hash: slots hold a member's index + 1 (0 is
- * empty).  A walk over the members before each new key would be quadratic:
- * a 4 MiB config of one object with 300,000 keys took minutes.
+ * 1 when `key` is a member of p already; else 0, and it will be the next
+ * one (p->nkids); -1 out of memory.  The keys are indexed by hash: a walk
+ * over the members before each new key would be quadratic, and a 4 MiB
+ * config of one object with 300,000 keys took minutes.
  */
-struct key_set {
-	size_t *slot;
-	size_t cap;
-};
-
-static size_t key_slot(const struct key_set *ks, const struct pos *p, const char *key)
+static int key_seen(bg_index *ks, const struct pos *p, const char *key)
 {
-	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-	const unsigned char *c;
-	size_t j;
+	uint64_t h = bg_index__hash(key, NULL);
 
-	for (c = (const unsigned char *)key; *c; c++)
-		h = (h ^ *c) * 1099511628211ULL;
-	j = (size_t)(h & (ks->cap - 1));
-	while (ks->slot[j] && strcmp(p->kids[ks->slot[j] - 1].key, key) != 0)
-		j = (j + 1) & (ks->cap - 1);
-	return j;
-}
-
-/* 1 when `key` is a member of p already; else 0, and it will be the next
- * one (p->nkids); -1 out of memory.  The set stays at most half full. */
-static int key_seen(struct key_set *ks, const struct pos *p, const char *key)
-{
-	size_t j, i;
-
-	if ((p->nkids + 1) * 2 > ks->cap) {
-		struct key_set big = { NULL, ks->cap ? ks->cap * 2 : 16 };
-
-		if (!(big.slot = calloc(big.cap, sizeof(size_t))))
-			return -1;
-		for (i = 0; i < p->nkids; i++)
-			big.slot[key_slot(&big, p, p->kids[i].key)] = i + 1;
-		free(ks->slot);
-		*ks = big;
-	}
-	j = key_slot(ks, p, key);
-	if (ks->slot[j])
+	if (bg_index__find(ks, h, same_key, p, key) != BG_INDEX_NONE)
 		return 1;
-	ks->slot[j] = p->nkids + 1;
-	return 0;
+	return bg_index__add(ks, h, p->nkids) < 0 ? -1 : 0;
 }
 
-static int scan_object_in(struct scan *sc, struct pos *p, const char *path, struct key_set *ks);
+static int scan_object_in(struct scan *sc, struct pos *p, const char *path, bg_index *ks);
 
 static int scan_object(struct scan *sc, struct pos *p, const char *path)
 {
-	struct key_set ks = { NULL, 0 };
+	bg_index ks = { 0 };
 	int rc = scan_object_in(sc, p, path, &ks);
 
-	free(ks.slot);
+	bg_index__free(&ks);
 	return rc;
 }
 
-static int scan_object_in(struct scan *sc, struct pos *p, const char *path, struct key_set *ks)
+static int scan_object_in(struct scan *sc, struct pos *p, const char *path, bg_index *ks)
 {
 	int open_line = sc->line;
 	char kpath[PATH_SIZE], q[96];

@@ -130,6 +130,29 @@ int bg_grow(void **arr, size_t *cap, size_t n, size_t size);
 int bg_streq_null(const char *a, const char *b);
 
 /*
+ * lib/index.c: a hash index over the entries of the caller's array, by
+ * number, for lookups by name that stay linear over a million names.  A
+ * zeroed bg_index is empty.  hash: FNV-1a over a, or over "a\0b" when b is
+ * not NULL.  find: the entry filed under h for which same(set, entry, key)
+ * is true, else BG_INDEX_NONE.  add: files `entry` under h, the caller
+ * having found no equal one; 0, or BG_ENOMEM with the index as it was.
+ * reset: empties it and keeps its room, so that no more entries than it
+ * held go back in without allocating.  free leaves it empty.
+ */
+#define BG_INDEX_NONE SIZE_MAX
+typedef struct {
+	struct bg_index_slot *slot; /* cap of them: 0 or a power of two, at most half full */
+	size_t cap, n;
+} bg_index;
+typedef int (*bg_index_same)(const void *set, size_t entry, const void *key);
+uint64_t bg_index__hash(const char *a, const char *b);
+size_t bg_index__find(const bg_index *ix, uint64_t h, bg_index_same same, const void *set,
+                      const void *key);
+int bg_index__add(bg_index *ix, uint64_t h, size_t entry);
+void bg_index__reset(bg_index *ix);
+void bg_index__free(bg_index *ix);
+
+/*
  * lib/instrument.c: the defaults of the series an instrument measures.
  * `instrument` is a series' instrument string (bg_series.instrument; NULL
  * for the clock).  min_change: the relative change worth an alarm for that

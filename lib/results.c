@@ -3,8 +3,8 @@
  *
  * Parsers and the runner append samples here one at a time; the store then
  * writes the set in one transaction.  Series are found by (benchmark,
- * metric) through a small open-addressing hash table, because an import of
- * a large file appends a million samples across thousands of series.
+ * metric) through a hash index (lib/index.c), because an import of a large
+ * file appends a million samples across thousands of series.
  *
  * Every name and unit enters the store through here, so this is where a
  * name that could not be printed safely (a control character, a bidi
@@ -21,7 +21,6 @@
 typedef struct {
 	bg_series s;
 	size_t cap;
-	uint64_t hash;
 	/* The unit the last sample was given in, when short, and its scale to
 	 * s.unit: a series' samples come in one unit, and a million of them
 	 * then pay a strcmp, not the unit table (make bench's ingest). */
@@ -32,29 +31,13 @@ typedef struct {
 struct bg_results {
 	series_slot *series;
 	size_t nseries, capseries;
-	size_t *table; /* index+1 into series; 0 = empty */
-	size_t tablecap;
+	bg_index index; /* series by (benchmark, metric) */
 	bg_outcome *outcomes;
 	size_t noutcomes, capoutcomes;
 	/* Outcomes by benchmark, as series are: a file of a million skipped
 	 * benchmarks would otherwise compare each name with all before it. */
-	size_t *otable; /* index+1 into outcomes; 0 = empty */
-	size_t otablecap;
+	bg_index oindex;
 };
-
-static uint64_t key_hash(const char *benchmark, const char *metric)
-{
-	/* FNV-1a over "benchmark\0metric". */
-	uint64_t h = 1469598103934665603ULL;
-	const unsigned char *p;
-
-	for (p = (const unsigned char *)benchmark; *p; p++)
-		h = (h ^ *p) * 1099511628211ULL;
-	h = (h ^ 0) * 1099511628211ULL;
-	for (p = (const unsigned char *)metric; *p; p++)
-		h = (h ^ *p) * 1099511628211ULL;
-	return h;
-}
 
 int bg_results_new(bg_results **out)
 {
@@ -85,8 +68,8 @@ void bg_results_free(bg_results *res)
 		free(res->outcomes[i].message);
 	}
 	free(res->series);
-	free(res->table);
-	free(res->otable);
+	bg_index__free(&res->index);
+	bg_index__free(&res->oindex);
 	free(res->outcomes);
 	free(res);
 }
@@ -111,69 +94,44 @@ const bg_outcome *bg_results_outcome(const bg_results *res, size_t i)
 	return i < res->noutcomes ? &res->outcomes[i] : NULL;
 }
 
-static int table_rebuild(bg_results *res, size_t cap)
+/* Series i is (key[0], key[1]). */
+static int same_series(const void *set, size_t i, const void *key)
 {
-	size_t *t = calloc(cap, sizeof(size_t)), i;
+	const bg_series *s = &((const bg_results *)set)->series[i].s;
+	const char *const *k = key;
 
-	if (!t)
-		return BG_ENOMEM;
-	for (i = 0; i < res->nseries; i++) {
-		size_t j = (size_t)(res->series[i].hash & (cap - 1));
-		while (t[j])
-			j = (j + 1) & (cap - 1);
-		t[j] = i + 1;
-	}
-	free(res->table);
-	res->table = t;
-	res->tablecap = cap;
-	return 0;
+	return !strcmp(s->benchmark, k[0]) && !strcmp(s->metric, k[1]);
 }
 
+/* The series (benchmark, metric) of hash h, or NULL. */
 static series_slot *find(const bg_results *res, const char *benchmark, const char *metric,
-                         uint64_t h, size_t *pos)
+                         uint64_t h)
 {
-	size_t j;
+	const char *key[2] = { benchmark, metric };
+	size_t i = bg_index__find(&res->index, h, same_series, res, key);
 
-	if (!res->tablecap) {
-		*pos = 0;
-		return NULL;
-	}
-	j = (size_t)(h & (res->tablecap - 1));
-	while (res->table[j]) {
-		series_slot *sl = &res->series[res->table[j] - 1];
-		if (sl->hash == h && !strcmp(sl->s.benchmark, benchmark) &&
-		    !strcmp(sl->s.metric, metric))
-			return sl;
-		j = (j + 1) & (res->tablecap - 1);
-	}
-	*pos = j;
-	return NULL;
+	return i == BG_INDEX_NONE ? NULL : &res->series[i];
 }
 
 static series_slot *create(bg_results *res, const char *benchmark, const char *metric,
                            const char *unit, uint64_t h)
 {
 	series_slot *sl;
-	size_t pos;
 
 	if (bg_grow((void **)&res->series, &res->capseries, res->nseries, sizeof(*res->series)) < 0)
 		return NULL;
-	if ((res->nseries + 1) * 2 > res->tablecap &&
-	    table_rebuild(res, res->tablecap ? res->tablecap * 2 : 64) < 0)
-		return NULL;
 	sl = &res->series[res->nseries];
 	memset(sl, 0, sizeof(*sl));
-	sl->hash = h;
 	sl->s.benchmark = strdup(benchmark);
 	sl->s.metric = strdup(metric);
 	sl->s.unit = strdup(unit);
 	sl->s.direction = bg_direction_for_unit(unit);
-	if (!sl->s.benchmark || !sl->s.metric || !sl->s.unit) {
+	if (!sl->s.benchmark || !sl->s.metric || !sl->s.unit ||
+	    bg_index__add(&res->index, h, res->nseries) < 0) {
 		series_clear(&sl->s);
 		return NULL;
 	}
-	find(res, benchmark, metric, h, &pos);
-	res->table[pos] = ++res->nseries;
+	res->nseries++;
 	return sl;
 }
 
@@ -221,14 +179,13 @@ int bg_results_add(bg_ctx *ctx, bg_results *res, const char *benchmark, const ch
 	const char *canon;
 	double scale;
 	uint64_t h;
-	size_t pos;
 	series_slot *sl;
 	int rc, memo;
 
 	if (!benchmark || !*benchmark || !metric || !*metric)
 		return bg_error_set(ctx, BG_EINPUT, "a sample needs a benchmark and a metric name");
-	h = key_hash(benchmark, metric);
-	sl = find(res, benchmark, metric, h, &pos);
+	h = bg_index__hash(benchmark, metric);
+	sl = find(res, benchmark, metric, h);
 	/* Checked once per series: a million samples of it pay nothing more. */
 	if (!sl && ((rc = check_name(ctx, "benchmark name", benchmark)) < 0 ||
 	            (rc = check_name(ctx, "metric name", metric)) < 0))
@@ -272,8 +229,7 @@ int bg_results_add(bg_ctx *ctx, bg_results *res, const char *benchmark, const ch
 
 const bg_series *bg_results__find(const bg_results *res, const char *benchmark, const char *metric)
 {
-	size_t pos;
-	series_slot *sl = find(res, benchmark, metric, key_hash(benchmark, metric), &pos);
+	series_slot *sl = find(res, benchmark, metric, bg_index__hash(benchmark, metric));
 
 	return sl ? &sl->s : NULL;
 }
@@ -281,8 +237,7 @@ const bg_series *bg_results__find(const bg_results *res, const char *benchmark, 
 int bg_results_set_direction(bg_results *res, const char *benchmark, const char *metric,
                              bg_direction dir)
 {
-	size_t pos;
-	series_slot *sl = find(res, benchmark, metric, key_hash(benchmark, metric), &pos);
+	series_slot *sl = find(res, benchmark, metric, bg_index__hash(benchmark, metric));
 
 	if (!sl)
 		return BG_ENOTFOUND;
@@ -293,8 +248,7 @@ int bg_results_set_direction(bg_results *res, const char *benchmark, const char 
 int bg_results_set_instrument(bg_ctx *ctx, bg_results *res, const char *benchmark,
                               const char *metric, const char *instrument)
 {
-	size_t pos;
-	series_slot *sl = find(res, benchmark, metric, key_hash(benchmark, metric), &pos);
+	series_slot *sl = find(res, benchmark, metric, bg_index__hash(benchmark, metric));
 	char *copy = NULL;
 	int rc;
 
@@ -309,55 +263,30 @@ int bg_results_set_instrument(bg_ctx *ctx, bg_results *res, const char *benchmar
 	return 0;
 }
 
-static int otable_rebuild(bg_results *res, size_t cap)
+/* Outcome i is of benchmark `key`. */
+static int same_outcome(const void *set, size_t i, const void *key)
 {
-	size_t *t = calloc(cap, sizeof(size_t)), i;
-
-	if (!t)
-		return BG_ENOMEM;
-	for (i = 0; i < res->noutcomes; i++) {
-		size_t j = (size_t)(key_hash(res->outcomes[i].benchmark, "") & (cap - 1));
-		while (t[j])
-			j = (j + 1) & (cap - 1);
-		t[j] = i + 1;
-	}
-	free(res->otable);
-	res->otable = t;
-	res->otablecap = cap;
-	return 0;
+	return !strcmp(((const bg_results *)set)->outcomes[i].benchmark, key);
 }
 
-/* The outcome of `benchmark`, or NULL with *pos its free slot in otable. */
-static bg_outcome *outcome_find(const bg_results *res, const char *benchmark, size_t *pos)
+/* The outcome of `benchmark`, of hash h, or NULL. */
+static bg_outcome *outcome_find(const bg_results *res, const char *benchmark, uint64_t h)
 {
-	size_t j;
+	size_t i = bg_index__find(&res->oindex, h, same_outcome, res, benchmark);
 
-	*pos = 0;
-	if (!res->otablecap)
-		return NULL;
-	j = (size_t)(key_hash(benchmark, "") & (res->otablecap - 1));
-	while (res->otable[j]) {
-		bg_outcome *o = &res->outcomes[res->otable[j] - 1];
-		if (!strcmp(o->benchmark, benchmark))
-			return o;
-		j = (j + 1) & (res->otablecap - 1);
-	}
-	*pos = j;
-	return NULL;
+	return i == BG_INDEX_NONE ? NULL : &res->outcomes[i];
 }
 
 const bg_outcome *bg_results_find_outcome(const bg_results *res, const char *benchmark)
 {
-	size_t pos;
-
-	return outcome_find(res, benchmark, &pos);
+	return outcome_find(res, benchmark, bg_index__hash(benchmark, NULL));
 }
 
 int bg_results_set_outcome(bg_ctx *ctx, bg_results *res, const char *benchmark,
                            bg_bench_status status, const char *message)
 {
-	size_t pos;
-	bg_outcome *o = outcome_find(res, benchmark, &pos);
+	uint64_t h = bg_index__hash(benchmark, NULL);
+	bg_outcome *o = outcome_find(res, benchmark, h);
 	char *msg = NULL;
 	int rc;
 
@@ -367,21 +296,19 @@ int bg_results_set_outcome(bg_ctx *ctx, bg_results *res, const char *benchmark,
 		return bg_error_oom(ctx);
 	if (!o) {
 		if (bg_grow((void **)&res->outcomes, &res->capoutcomes, res->noutcomes,
-		            sizeof(*res->outcomes)) < 0 ||
-		    ((res->noutcomes + 1) * 2 > res->otablecap &&
-		     otable_rebuild(res, res->otablecap ? res->otablecap * 2 : 64) < 0)) {
+		            sizeof(*res->outcomes)) < 0) {
 			free(msg);
 			return bg_error_oom(ctx);
 		}
 		o = &res->outcomes[res->noutcomes];
 		o->benchmark = strdup(benchmark);
 		o->message = NULL;
-		if (!o->benchmark) {
+		if (!o->benchmark || bg_index__add(&res->oindex, h, res->noutcomes) < 0) {
+			free(o->benchmark);
 			free(msg);
 			return bg_error_oom(ctx);
 		}
-		outcome_find(res, benchmark, &pos);
-		res->otable[pos] = ++res->noutcomes;
+		res->noutcomes++;
 	}
 	free(o->message);
 	o->message = msg;
@@ -402,11 +329,11 @@ void bg_results_drop_benchmark(bg_results *res, const char *benchmark)
 	if (kept == res->nseries)
 		return;
 	res->nseries = kept;
-	/* Indices moved: rebuild; on allocation failure fall back to no table
-	 * (find() then reports "absent" and add() recreates it). */
-	if (table_rebuild(res, res->tablecap ? res->tablecap : 64) < 0) {
-		free(res->table);
-		res->table = NULL;
-		res->tablecap = 0;
-	}
+	/* Numbers moved: file the series again.  Fewer than the index held,
+	 * so they fit in its room, and adding them allocates nothing. */
+	bg_index__reset(&res->index);
+	for (i = 0; i < kept; i++)
+		(void)bg_index__add(
+		        &res->index,
+		        bg_index__hash(res->series[i].s.benchmark, res->series[i].s.metric), i);
 }

@@ -1,8 +1,9 @@
 /*
  * test_util.c -- lib/util.c's growth helpers, the one place arrays and byte
  * buffers grow: room for any element asked for (not only the next one), and
- * a size that would overflow refused with the array left as it was; and the
- * error message, whose end (the reason) survives a huge argument.
+ * a size that would overflow refused with the array left as it was; the
+ * error message, whose end (the reason) survives a huge argument; and
+ * lib/index.c's hash index, which every lookup by name goes through.
  */
 #include <errno.h>
 
@@ -139,12 +140,120 @@ static void test_long_message(void **state)
 	bg_ctx_free(ctx);
 }
 
+/* FNV-1a over n bytes, to hold bg_index__hash to the function it names. */
+static uint64_t fnv1a(const char *s, size_t n)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	while (n--)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+static void test_index_hash(void **state)
+{
+	(void)state;
+	assert_true(bg_index__hash("", NULL) == 0xcbf29ce484222325ULL);
+	assert_true(bg_index__hash("a", NULL) == 0xaf63dc4c8601ec8cULL);
+	assert_true(bg_index__hash("bench", NULL) == fnv1a("bench", 5));
+	/* A pair is "a\0b": where one string ends and the other starts counts. */
+	assert_true(bg_index__hash("bench", "ns") == fnv1a("bench\0ns", 8));
+	assert_true(bg_index__hash("ab", "c") != bg_index__hash("a", "bc"));
+	assert_true(bg_index__hash("a", "") != bg_index__hash("a", NULL));
+}
+
+/* Entry i of the string array `set` is `key`. */
+static int same_name(const void *set, size_t i, const void *key)
+{
+	return !strcmp(((char *const *)set)[i], key);
+}
+
+#define NAMES 5000
+
+static void test_index(void **state)
+{
+	bg_index ix = { 0 }, none = { 0 };
+	char **names = calloc(NAMES, sizeof(*names));
+	size_t i, cap;
+
+	(void)state;
+	assert_non_null(names);
+	/* An empty index finds nothing, and frees (twice) as one that never was. */
+	assert_int_equal(bg_index__find(&ix, 1, same_name, names, "x"), BG_INDEX_NONE);
+	bg_index__reset(&none);
+	bg_index__free(&none);
+	bg_index__free(&none);
+	assert_null(none.slot);
+
+	/* Growth across many doublings: every entry is found where it was
+	 * filed, and the table stays a power of two at most half full. */
+	for (i = 0; i < NAMES; i++) {
+		assert_non_null(names[i] = bg_printf("bench/%zu", i));
+		assert_int_equal(bg_index__find(&ix, bg_index__hash(names[i], NULL), same_name,
+		                                names, names[i]),
+		                 BG_INDEX_NONE);
+		assert_int_equal(bg_index__add(&ix, bg_index__hash(names[i], NULL), i), 0);
+		assert_int_equal(ix.n, i + 1);
+		assert_true(ix.cap >= 2 * ix.n && (ix.cap & (ix.cap - 1)) == 0);
+	}
+	assert_true(ix.cap >= 8192);
+	for (i = 0; i < NAMES; i++)
+		assert_int_equal(bg_index__find(&ix, bg_index__hash(names[i], NULL), same_name,
+		                                names, names[i]),
+		                 i);
+	/* Absent keys: a new name, and a known name under another's hash. */
+	assert_int_equal(bg_index__find(&ix, bg_index__hash("bench/5000", NULL), same_name, names,
+	                                "bench/5000"),
+	                 BG_INDEX_NONE);
+	assert_int_equal(
+	        bg_index__find(&ix, bg_index__hash(names[1], NULL), same_name, names, names[2]),
+	        BG_INDEX_NONE);
+
+	/* reset: empty, its room kept, and as many entries go back in. */
+	cap = ix.cap;
+	bg_index__reset(&ix);
+	assert_int_equal(ix.n, 0);
+	assert_int_equal(ix.cap, cap);
+	assert_int_equal(
+	        bg_index__find(&ix, bg_index__hash(names[7], NULL), same_name, names, names[7]),
+	        BG_INDEX_NONE);
+
+	/* Colliding hashes: every entry under one hash, and under hashes equal
+	 * modulo any capacity; each is still told apart by same(). */
+	for (i = 0; i < 300; i++) {
+		uint64_t h = i % 2 ? 42 : 42 + ((uint64_t)1 << 40);
+
+		assert_int_equal(bg_index__add(&ix, h, i), 0);
+	}
+	assert_int_equal(ix.cap, cap);
+	for (i = 0; i < 300; i++) {
+		uint64_t h = i % 2 ? 42 : 42 + ((uint64_t)1 << 40);
+
+		assert_int_equal(bg_index__find(&ix, h, same_name, names, names[i]), i);
+	}
+	assert_int_equal(bg_index__find(&ix, 42, same_name, names, names[300]), BG_INDEX_NONE);
+	assert_int_equal(bg_index__find(&ix, 42, same_name, names, names[0]), BG_INDEX_NONE);
+	bg_index__free(&ix);
+	assert_int_equal(ix.cap, 0);
+	assert_int_equal(bg_index__find(&ix, 42, same_name, names, names[1]), BG_INDEX_NONE);
+
+	/* From empty again, under one hash, across doublings. */
+	for (i = 0; i < 1000; i++)
+		assert_int_equal(bg_index__add(&ix, 7, i), 0);
+	for (i = 0; i < 1000; i++)
+		assert_int_equal(bg_index__find(&ix, 7, same_name, names, names[i]), i);
+	bg_index__free(&ix);
+	for (i = 0; i < NAMES; i++)
+		free(names[i]);
+	free(names);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_grow),
-		cmocka_unit_test(test_buf),
-		cmocka_unit_test(test_long_message),
+		cmocka_unit_test(test_grow),         cmocka_unit_test(test_buf),
+		cmocka_unit_test(test_long_message), cmocka_unit_test(test_index_hash),
+		cmocka_unit_test(test_index),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
