@@ -699,7 +699,8 @@ typedef enum {
 	BG_CONFIRM_NONE = 0,      /* not measured again */
 	BG_CONFIRM_CONFIRMED,     /* flagged first, and the pairs show it: it stands */
 	BG_CONFIRM_NOT_CONFIRMED, /* flagged first, the pairs do not show it: unchanged */
-	BG_CONFIRM_FOUND,         /* undecided first, the pairs show a change */
+	BG_CONFIRM_FOUND,         /* the pairs show a change the first look did not
+	                             (undecided, or flagged the other way) */
 	BG_CONFIRM_CLEARED,       /* the pairs show it smaller than what would be flagged */
 	BG_CONFIRM_UNDECIDED,     /* the cap was reached with nothing shown: unchanged */
 	BG_CONFIRM_COUNT

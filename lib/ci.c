@@ -11,7 +11,8 @@
  * measured again in interleaved pairs beside the baseline's newest commit
  * (bg_pairs_run: sequential looks, alpha split across them), and the pairs
  * decide.  A flag the pairs do not show becomes unchanged, "not
- * confirmed"; a change the first run missed is "found".  The final
+ * confirmed"; a change the first run missed, or saw the other way, is
+ * "found".  The final
  * verdict, with the pairs' figures, is stored (bg_store_check_record) so
  * that reports, history and comments show what ci decided.
  */
@@ -96,6 +97,34 @@ static const char *evidence(char *buf, size_t len, const bg_verdict_row *q, doub
 	return buf;
 }
 
+/*
+ * The one rule for a series measured again, whether in pairs or alone:
+ * the second measurement's flag stands, confirmed when the first look
+ * flagged the same way and found otherwise, even when the first look
+ * pointed the other way (a rolling baseline of older commits can show an
+ * improvement where the newest one shows a regression: hiding that would
+ * let the regression through).  A first-look flag the second measurement
+ * does not show is not confirmed, and unchanged.
+ */
+static bg_confirm_status second_status(bg_verdict first, bg_verdict again)
+{
+	if (flagged(again))
+		return again == first ? BG_CONFIRM_CONFIRMED : BG_CONFIRM_FOUND;
+	return flagged(first) ? BG_CONFIRM_NOT_CONFIRMED : BG_CONFIRM_NONE;
+}
+
+/* "; the first run showed an improvement of -20.0%" when the first look
+ * flagged the other way from what the second measurement found, else "". */
+static const char *first_way(char *buf, size_t len, const bg_verdict_row *r, bg_verdict again)
+{
+	if (!flagged(r->confirm.first) || r->confirm.first == again)
+		return "";
+	snprintf(buf, len, "; the first run showed %s of %+.1f%%",
+	         r->confirm.first == BG_VERDICT_IMPROVEMENT ? "an improvement" : "a regression",
+	         100 * r->test.delta);
+	return buf;
+}
+
 /* Folds what the pairs decided into the first check's rows. */
 static int merge(bg_ctx *ctx, bg_check_result *res, const bg_check_result *pairs,
                  const bg_pairs_series *open, size_t nopen)
@@ -108,7 +137,7 @@ static int merge(bg_ctx *ctx, bg_check_result *res, const bg_check_result *pairs
 		bg_verdict_row *r = name ? find_row(res, name) : NULL;
 		const bg_verdict_row *q = name ? find_row((bg_check_result *)pairs, name) : NULL;
 		bg_verdict first;
-		char ev[64];
+		char ev[64], fw[96];
 
 		free(name);
 		if (!r)
@@ -130,11 +159,8 @@ static int merge(bg_ctx *ctx, bg_check_result *res, const bg_check_result *pairs
 		r->confirm = q->confirm;
 		r->confirm.first = first;
 		r->verdict = q->verdict;
-		if (flagged(first))
-			r->confirm.status = q->verdict == first ? BG_CONFIRM_CONFIRMED
-			                                        : BG_CONFIRM_NOT_CONFIRMED;
-		else if (flagged(q->verdict))
-			r->confirm.status = BG_CONFIRM_FOUND;
+		if (second_status(first, q->verdict) != BG_CONFIRM_NONE)
+			r->confirm.status = second_status(first, q->verdict);
 		switch (r->confirm.status) {
 		case BG_CONFIRM_CONFIRMED:
 			error = set_message(
@@ -156,10 +182,11 @@ static int merge(bg_ctx *ctx, bg_check_result *res, const bg_check_result *pairs
 			error = set_message(
 			        ctx, r,
 			        bg_printf("%s found by the pairs: %+.1f%% against %.12s "
-			                  "in %zu interleaved pairs (%s)",
+			                  "in %zu interleaved pairs (%s)%s",
 			                  bg_verdict_name(q->verdict), 100 * q->test.delta,
 			                  pairs->reference, q->confirm.pairs,
-			                  evidence(ev, sizeof(ev), q, r->confirm.p_adjusted)));
+			                  evidence(ev, sizeof(ev), q, r->confirm.p_adjusted),
+			                  first_way(fw, sizeof(fw), r, q->verdict)));
 			break;
 		default:
 			error = set_message(
@@ -259,6 +286,7 @@ static int confirm_alone(bg_ctx *ctx, const bg_ci_opts *o, bg_check_result *res,
 		bg_verdict_row *r = name ? find_row(res, name) : NULL;
 		const bg_verdict_row *q = name ? find_row(again, name) : NULL;
 		bg_verdict first;
+		char fw[96];
 
 		free(name);
 		if (!r) {
@@ -276,23 +304,18 @@ static int confirm_alone(bg_ctx *ctx, const bg_ci_opts *o, bg_check_result *res,
 		r->confirm.level = o->check.thresholds.alpha;
 		r->confirm.pairs = q->current_runs;
 		r->confirm.look = r->confirm.looks = 1;
-		if (flagged(first)) {
-			r->confirm.status = q->verdict == first ? BG_CONFIRM_CONFIRMED
-			                                        : BG_CONFIRM_NOT_CONFIRMED;
-			if (q->verdict != first)
-				r->verdict = BG_VERDICT_UNCHANGED;
-		} else {
-			r->confirm.status = flagged(q->verdict) ? BG_CONFIRM_FOUND
-			                    : q->undecided      ? BG_CONFIRM_UNDECIDED
-			                                        : BG_CONFIRM_CLEARED;
-			r->verdict = q->verdict;
-		}
+		r->confirm.status = second_status(first, q->verdict);
+		if (r->confirm.status == BG_CONFIRM_NONE)
+			r->confirm.status =
+			        q->undecided ? BG_CONFIRM_UNDECIDED : BG_CONFIRM_CLEARED;
+		r->verdict = flagged(q->verdict) ? q->verdict : BG_VERDICT_UNCHANGED;
 		if ((error = set_message(ctx, r,
 		                         bg_printf("%s by %zu more run%s alone (no reference to "
-		                                   "pair with): %+.1f%%",
+		                                   "pair with): %+.1f%%%s",
 		                                   bg_confirm_status_name(r->confirm.status),
 		                                   q->current_runs, q->current_runs == 1 ? "" : "s",
-		                                   100 * q->test.delta))) < 0)
+		                                   100 * q->test.delta,
+		                                   first_way(fw, sizeof(fw), r, q->verdict)))) < 0)
 			goto cleanup;
 	}
 	res->confirm_pairs = more.nruns;

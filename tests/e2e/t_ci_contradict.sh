@@ -1,0 +1,67 @@
+# t_ci_contradict.sh -- `benchguard ci` when the second measurement points
+# the other way from the first look.  The rolling baseline (an average of
+# older commits) can show an improvement where the baseline's newest commit,
+# measured beside the candidate, shows a regression: the regression the
+# second measurement made must stand (exit 1, "found"), and the first look's
+# flag must not read as confirmed.  Both ways of measuring again are driven:
+# interleaved pairs beside the reference, and more runs alone when the
+# reference does not build.
+. "$(dirname "$0")/lib.sh"
+
+# setup DIR: a repository whose one benchmark prints, exactly, the number in
+# `val` (ignored by git, so a fresh checkout has none and prints 5), or once
+# `val2` exists the number there; `next`, when present, becomes `val2` after
+# the first invocation.  Four commits of history at 10 are measured by ci.
+setup() {
+	new_repo "$1" >/dev/null && cd "$1" || exit 1
+	cat >bench.sh <<'S'
+v=$(cat val 2>/dev/null || echo 5); [ -f val2 ] && v=$(cat val2); [ -f next ] && mv next val2
+awk -v l="$v" 'BEGIN { printf "BENCHGUARD v %.6f ms\n", l }'
+S
+	printf '.benchguard/\nval\nval2\nnext\n' >.gitignore
+	cat >benchguard.json <<J
+{ ${2:-} "baseline": { "window": 5, "min_runs": 3 }, "defaults": { "warmup": 0, "samples": 1 },
+  "benchmarks": [ { "name": "b", "format": "lines", "command": "sh bench.sh" } ] }
+J
+	echo 10 >val
+	git add -A && git commit -qm suite
+	for i in 1 2 3 4; do
+		echo "$i" >notes && git add -A && git commit -qm "history $i"
+		"$BG" -q ci >/dev/null 2>&1
+	done
+	git checkout -q -b cand && echo x >notes && git commit -qam candidate
+}
+recorded() {
+	sqlite3 "$BENCHGUARD_DB" "SELECT verdict || '/' || first || '/' || confirmation
+		FROM verdicts WHERE series = 'b:v' ORDER BY check_id DESC LIMIT 1"
+}
+
+# Pairs: 8 against the rolling 10 is an improvement; beside the reference's
+# checkout (5) it is +60%.
+export BENCHGUARD_DB="$T/pairs.db" GITHUB_STEP_SUMMARY="$T/summary.md"
+setup "$T/pairs"
+echo 8 >val
+GITHUB_ACTIONS=true "$BG" -q ci >"$T/out" 2>"$T/err"
+rc=$?
+check "pairs show a regression the first look called an improvement: exit 1 (got $rc)" test "$rc" = 1
+check "... recorded as a regression found, not as not-confirmed ($(recorded))" \
+	test "$(recorded)" = regression/improvement/found
+check "... the table says the pairs found it and what the first run showed" \
+	grep -q '^regression .*b:v.*found: +60.0% in 4 pairs' "$T/out"
+check "... the annotation says so" \
+	grep -q '^::error title=benchguard%3A performance regression::.*regression found by the pairs: +60.0%25.*the first run showed an improvement of -20.0%25' "$T/out"
+
+# Alone: the reference does not build (no `val` in its checkout), so the
+# benchmark runs 4 more times alone; the first run measured 8, the next
+# ones 12 against the rolling 10.
+export BENCHGUARD_DB="$T/alone.db"
+setup "$T/alone" '"build": "test -f val",'
+echo 8 >val && echo 12 >next
+GITHUB_ACTIONS=true "$BG" -q ci >"$T/out" 2>"$T/err"
+rc=$?
+check "more runs alone show a regression the first look called an improvement: exit 1 (got $rc)" test "$rc" = 1
+check "... recorded as a regression found ($(recorded))" \
+	test "$(recorded)" = regression/improvement/found
+check "... and the annotation says what the first run showed" \
+	grep -q '^::error .*found by 4 more runs alone (no reference to pair with): +20.0%25; the first run showed an improvement of -20.0%25' "$T/out"
+finish
