@@ -8,6 +8,7 @@
  * the pull request, and sends the alerts.  A failure (exit 3) outranks a regression
  * (exit 1).
  */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +102,44 @@ static FILE *open_summary(cli_state *st)
 	if (!(f = fopen(path, "a")))
 		cli_warn(st, "cannot write the step summary %s", path);
 	return f;
+}
+
+/*
+ * The verdict's Markdown appended to the open step summary, then closed.
+ * GitHub drops a summary over 1 MiB whole (earlier steps' text and ours
+ * together), so the table is cut to what is left, the regressions and
+ * failures first.  A write that fails (a full disk shows at the close) is
+ * a warning; only running out of memory is an error.
+ */
+static int write_summary(cli_state *st, const bg_check_result *res, FILE *f)
+{
+	const char *path = getenv("GITHUB_STEP_SUMMARY");
+	size_t room = BG_STEP_SUMMARY_MAX;
+	char *md = NULL;
+	long have;
+	int rc, bad;
+
+	if (fseek(f, 0, SEEK_END) == 0 && (have = ftell(f)) > 0)
+		room = (size_t)have < room ? room - (size_t)have : 0;
+	if ((rc = bg_check_markdown_max(st->ctx, res, room, &md)) < 0) {
+		fclose(f);
+		return rc;
+	}
+	if (strlen(md) > room) {
+		cli_warn(st,
+		         "the step summary %s is full (GitHub takes 1 MiB): the verdict is "
+		         "not added to it",
+		         path);
+		fclose(f);
+		free(md);
+		return 0;
+	}
+	bad = fputs(md, f) == EOF;
+	bad |= fclose(f) != 0;
+	if (bad)
+		cli_warn(st, "cannot write the step summary %s: %s", path, strerror(errno));
+	free(md);
+	return 0;
 }
 
 static void on_pair(size_t k, size_t of, int ref_first, void *data)
@@ -272,7 +311,9 @@ int cmd_ci(cli_state *st, int argc, char **argv)
 			fprintf(summary, "### benchguard: %s\n\n%s\n\n",
 			        rc == BG_EBUILD ? "build failed" : "run failed", why ? why : "");
 			free(why);
-			fclose(summary);
+			if (fclose(summary) != 0)
+				cli_warn(st, "cannot write the step summary %s: %s",
+				         getenv("GITHUB_STEP_SUMMARY"), strerror(errno));
 		}
 		if (github)
 			annotate(ann, "error", "benchguard", bg_ctx_error(st->ctx));
@@ -287,12 +328,8 @@ int cmd_ci(cli_state *st, int argc, char **argv)
 		goto cleanup;
 	if (junit)
 		write_junit(st, junit, out.result);
-	if ((summary = open_summary(st))) {
-		rc = cli_check_markdown(st, out.result, summary);
-		fclose(summary);
-		if (rc < 0)
-			goto cleanup;
-	}
+	if ((summary = open_summary(st)) && (rc = write_summary(st, out.result, summary)) < 0)
+		goto cleanup;
 	if (github)
 		annotations(ann, out.result);
 	/* Delivery trouble is a warning: it never changes the exit code. */

@@ -1056,6 +1056,13 @@ void bg_check_sort(bg_check_result *res);
  */
 int bg_check_json(bg_ctx *ctx, const bg_check_result *res, char **out);
 int bg_check_markdown(bg_ctx *ctx, const bg_check_result *res, char **out);
+/* The Markdown within `max` bytes where it can be: as many of the table's
+ * rows as fit (regressions and failures come first), then a line saying how
+ * many were left out.  The heading and the counts are always there, so *out
+ * may still pass `max` when even they do not fit. */
+int bg_check_markdown_max(bg_ctx *ctx, const bg_check_result *res, size_t max, char **out);
+/* GitHub drops a step summary ($GITHUB_STEP_SUMMARY) larger than this whole. */
+#define BG_STEP_SUMMARY_MAX ((size_t)1024 * 1024)
 int bg_check_junit(bg_ctx *ctx, const bg_check_result *res, char **out);
 /* A value in a readable unit: seconds as ns/µs/ms/s, bytes as KiB/MiB/GiB,
  * rates in SI steps ("12.5 GB/s"); anything else as written. */

@@ -289,7 +289,10 @@ int bg_check__summary_line(const bg_check_result *res, bg_buf *b)
 	return e ? BG_ENOMEM : 0;
 }
 
-int bg_check_markdown(bg_ctx *ctx, const bg_check_result *res, char **out)
+/* The Markdown verdict with the table's first `nshow` rows (the most
+ * important: rows are sorted regressions and failures first) and, when
+ * that leaves some out, a line saying how many. */
+static int markdown(bg_ctx *ctx, const bg_check_result *res, size_t nshow, char **out)
 {
 	static const char *const head[] = { "verdict", "series", "baseline",
 		                            "current", "change", "p",
@@ -309,7 +312,7 @@ int bg_check_markdown(bg_ctx *ctx, const bg_check_result *res, char **out)
 	/* The cells are Markdown: the verdict's emphasis is ours, the series is
 	 * a code span and the rest (units, messages) text escaped as such. */
 	bg_table_markup(t);
-	for (i = 0; i < res->nrows && !e; i++) {
+	for (i = 0; i < res->nrows && i < nshow && !e; i++) {
 		char cells[9][BG_CHECK_CELL];
 		char *md[9] = { NULL };
 		const char *row[9];
@@ -351,6 +354,11 @@ int bg_check_markdown(bg_ctx *ctx, const bg_check_result *res, char **out)
 	if (!e)
 		e |= bg_table_render(t, 1, 0, &b);
 	e |= bg_buf_puts(&b, "\n");
+	if (nshow < res->nrows)
+		e |= bg_buf_printf(&b,
+		                   "%zu more row%s not shown here, to stay within the size "
+		                   "limit; the command's own output lists every row.\n\n",
+		                   res->nrows - nshow, res->nrows - nshow == 1 ? "" : "s");
 	e |= bg_check__summary_line(res, &b);
 	if (res->confirm_pairs)
 		e |= bg_buf_printf(&b,
@@ -365,6 +373,35 @@ int bg_check_markdown(bg_ctx *ctx, const bg_check_result *res, char **out)
 	}
 	*out = bg_buf_detach(&b);
 	return 0;
+}
+
+int bg_check_markdown(bg_ctx *ctx, const bg_check_result *res, char **out)
+{
+	return markdown(ctx, res, res->nrows, out);
+}
+
+int bg_check_markdown_max(bg_ctx *ctx, const bg_check_result *res, size_t max, char **out)
+{
+	size_t lo = 0, hi = res->nrows;
+	int error;
+
+	if ((error = markdown(ctx, res, res->nrows, out)) < 0 || strlen(*out) <= max)
+		return error;
+	/* The most rows that fit: the table pads every row to its widest
+	 * cells, so its size is found by rendering, halving the range. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo + 1) / 2;
+
+		free(*out);
+		if ((error = markdown(ctx, res, mid, out)) < 0)
+			return error;
+		if (strlen(*out) <= max)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	free(*out);
+	return markdown(ctx, res, lo, out);
 }
 
 /* ------------------------------------------------------------------ JUnit */
