@@ -1189,6 +1189,13 @@ static int exec_run(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, 
 		;
 	if (rc < 0 && !error) /* ECHILD: the host ignores SIGCHLD, so nothing is known */
 		error = bg_error_errno(ctx, BG_ERROR, "cannot wait for \"%s\"", command);
+	/* Cancelled as the command ended: wait_child saw it gone before the
+	 * flag.  The signal that cancels us may have killed the command too
+	 * (systemd and CI runners signal the whole tree at once): its end then
+	 * says nothing of the benchmark, or of a build that would be
+	 * remembered as broken. */
+	if (bg_ctx_cancelled(ctx))
+		cancelled = 1;
 	if (out->timed_out)
 		out->wall = bg_now();
 	out->wall -= start;

@@ -625,6 +625,74 @@ static void test_exec_cancel(void **state)
 	remove_tmpdir(dir, files);
 }
 
+/* The thread that takes SIGUSR1 (blocked in the others): it sets the cancel
+ * flag without interrupting the thread waiting for the command, then says
+ * so with the file "flagged" in the folder it is given. */
+static void *cancel_thread(void *arg)
+{
+	const char *dir = arg;
+	char path[96];
+	sigset_t usr1;
+	int sig = 0;
+	FILE *f;
+
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	if (sigwait(&usr1, &sig) != 0)
+		return NULL;
+	cancel_flag = sig;
+	snprintf(path, sizeof(path), "%s/flagged", dir);
+	if ((f = fopen(path, "w")))
+		fclose(f);
+	return NULL;
+}
+
+/*
+ * The signal that interrupts benchguard may reach the command too, at the
+ * same moment (systemd, a CI runner killing the whole tree): a command that
+ * died of it while the flag was being set is an interrupted execution, not
+ * the benchmark's failure (stored as such, the run then marked complete),
+ * nor a failed build that a worktree would remember.
+ */
+static void test_exec_cancelled_as_it_ends(void **state)
+{
+	bg_ctx *ctx = *state;
+	bg_exec_opts o = { NULL, 0, 1, 0, NULL, NULL };
+	const char *const files[] = { "flagged", NULL };
+	bg_exec_result r;
+	sigset_t usr1, old;
+	pthread_t t;
+	char dir[64];
+	int rc, flag, signaled;
+
+	make_tmpdir(dir);
+	o.cwd = dir;
+	o.timeout = 10;
+	cancel_flag = 0;
+	bg_ctx_set_cancel(ctx, &cancel_flag);
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	assert_int_equal(pthread_sigmask(SIG_BLOCK, &usr1, &old), 0);
+	assert_int_equal(pthread_create(&t, NULL, cancel_thread, dir), 0);
+	/* No sleep in the loop: the command is gone within the 100 ms the
+	 * waiting thread would take to look at the flag by itself. */
+	rc = bg_exec(ctx, "kill -USR1 $PPID; while [ ! -e flagged ]; do :; done; kill -TERM $$", &o,
+	             &r);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(pthread_sigmask(SIG_SETMASK, &old, NULL), 0);
+	flag = cancel_flag;
+	signaled = r.signaled;
+	bg_exec_result_clear(&r);
+	/* Put back before asserting: the next tests must not start cancelled. */
+	bg_ctx_set_cancel(ctx, NULL);
+	cancel_flag = 0;
+	remove_tmpdir(dir, files);
+	assert_int_equal(flag, SIGUSR1);
+	assert_int_equal(rc, BG_ERROR);
+	assert_string_equal(bg_ctx_error(ctx), "interrupted");
+	assert_false(signaled);
+}
+
 static void test_exec_crash_and_describe(void **state)
 {
 	bg_ctx *ctx = *state;
@@ -1301,6 +1369,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_exec_escaped_holder),
 		cmocka_unit_test(test_exec_leaves_host_alone),
 		cmocka_unit_test(test_exec_cancel),
+		cmocka_unit_test(test_exec_cancelled_as_it_ends),
 		cmocka_unit_test(test_exec_crash_and_describe),
 		cmocka_unit_test(test_exec_stdout_bounded),
 		cmocka_unit_test(test_exec_stdout_tail_kept),
