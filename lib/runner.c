@@ -610,8 +610,11 @@ static _Noreturn void spawn_child(spawn_plan *sp)
 			execve(sp->argv[0], sp->argv, sp->envp);
 			e = errno;
 		}
-		/* Not found or not executable: the shell says so, with its 127/126. */
-		if (sp->no_shell || (e != ENOENT && e != EACCES && e != ENOEXEC)) {
+		/* Not found, not executable, a link loop, a binary still open
+		 * for writing: the shell tries again and says so, with its
+		 * 127/126, as for the same command written with shell syntax.
+		 * The benchmark failed, not benchguard. */
+		if (sp->no_shell) {
 			errno = e;
 			goto fail;
 		}

@@ -11,6 +11,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -178,6 +179,63 @@ static void test_exec_direct_path(void **state)
 	if (saved)
 		setenv("PWD", saved, 1);
 	free(saved);
+}
+
+/*
+ * A plain word list whose exec fails for another reason than "not found" or
+ * "not executable" (a symbolic link loop, a binary still open for writing
+ * by a build) is the command's failure, with the shell's status and
+ * message, as it is when the same command goes through the shell: not a
+ * library error that stopped the whole suite.
+ */
+static void test_exec_direct_exec_errors(void **state)
+{
+	bg_ctx *ctx = *state;
+	bg_exec_opts o = { NULL, 10, 1, 0, NULL, NULL };
+	const char *const files[] = { "loop1", "loop2", "busy", NULL };
+	bg_benchmark b = { .name = "busy",
+		           .command = "./busy --flag",
+		           .format = BG_FORMAT_TIME,
+		           .warmup = 0,
+		           .samples = 2,
+		           .timeout = 10 };
+	bg_run_opts ro = BG_RUN_OPTS_INIT;
+	const bg_outcome *oc;
+	bg_results *res = NULL;
+	bg_exec_result r;
+	char dir[64], path[96];
+	int fd, rc;
+
+	make_tmpdir(dir);
+	o.cwd = dir;
+	ro.cwd = dir;
+	snprintf(path, sizeof(path), "%s/loop1", dir);
+	assert_int_equal(symlink("loop2", path), 0);
+	snprintf(path, sizeof(path), "%s/loop2", dir);
+	assert_int_equal(symlink("loop1", path), 0);
+	exec_ok(ctx, "./loop1", &o, &r);
+	assert_true(r.exited && (r.exit_status == 126 || r.exit_status == 127));
+	assert_true(r.err_len > 0);
+	bg_exec_result_clear(&r);
+
+	/* Open for writing while it is run: ETXTBSY. */
+	snprintf(path, sizeof(path), "%s/busy", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0755);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "#!/bin/sh\n", 10), 10);
+	exec_ok(ctx, "./busy", &o, &r);
+	assert_true(r.exited && r.exit_status == 126);
+	bg_exec_result_clear(&r);
+	assert_int_equal(bg_results_new(&res), 0);
+	rc = bg_runner_run(ctx, &b, &ro, res);
+	close(fd);
+	oc = bg_results_find_outcome(res, "busy");
+	assert_int_equal(rc, 0);
+	assert_non_null(oc);
+	assert_int_equal(oc->status, BG_BENCH_FAILED);
+	assert_non_null(strstr(oc->message, "exit status 126"));
+	bg_results_free(res);
+	remove_tmpdir(dir, files);
 }
 
 static void test_exec_cwd(void **state)
@@ -1360,6 +1418,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_exec_no_leaks),
 		cmocka_unit_test(test_exec_statuses),
 		cmocka_unit_test(test_exec_direct_path),
+		cmocka_unit_test(test_exec_direct_exec_errors),
 		cmocka_unit_test(test_exec_cwd),
 		cmocka_unit_test(test_exec_env),
 		cmocka_unit_test(test_exec_signal_dispositions),
