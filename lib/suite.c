@@ -329,6 +329,12 @@ int bg_suite_run(bg_ctx *ctx, bg_store *store, const bg_suite_opts *opts, bg_sui
 			ro.progress = on_progress;
 			ro.progress_data = &ps;
 		}
+		/* Before the run is begun: one interrupted here would be stored
+		 * empty, an incomplete run with nothing measured. */
+		if (bg_ctx_cancelled(ctx)) {
+			error = bg_error_set(ctx, BG_ERROR, "interrupted");
+			goto cleanup;
+		}
 		if ((error = bg_results_new(&out->res[k])) < 0)
 			goto cleanup;
 		out->nruns = (size_t)k + 1;

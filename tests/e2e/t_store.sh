@@ -1,7 +1,8 @@
 # t_store.sh -- reliability of the results database through the CLI:
 # 4 processes storing 50 runs each at once all land (no "database is
 # locked"); a `run` killed with SIGKILL half-way leaves the file intact and
-# its run marked incomplete; bad import input stores nothing; `db copy`
+# its run marked incomplete, one interrupted before its run began stores
+# none; bad import input stores nothing; `db copy`
 # never creates its source.
 . "$(dirname "$0")/lib.sh"
 
@@ -73,6 +74,31 @@ J
 		"$(sqlite3 "$T/sig$sig.db" 'SELECT status FROM runs')" = incomplete
 	pkill -f "slee[p] $m.5"
 done
+
+# Interrupted before a run begins (here while `run --commit` asks the
+# compiler its version, once the worktree is built): no run is stored, not
+# even an empty incomplete one, and the next run is stored as run 1.
+cat >"$T/fakecc" <<'S'
+#!/bin/sh
+p=$PPID
+[ "$(cat /proc/$p/comm)" = benchguard ] || p=$(awk '{ print $4 }' /proc/$p/stat)
+kill -INT "$p"
+echo "fakecc 1.0"
+S
+chmod +x "$T/fakecc"
+cat >benchguard.json <<J
+{ "build": "true", "defaults": { "warmup": 0, "samples": 2 },
+  "benchmarks": [ { "name": "quick", "command": "true" } ] }
+J
+git add benchguard.json && git commit -qm "build step"
+check "SIGINT before the first benchmark of run --commit -> exit 3" \
+	expect_rc 3 env CC="$T/fakecc" "$BG" --db "$T/early.db" run --commit HEAD
+check "... saying it was interrupted" grep -q '^benchguard: interrupted' "$T/err"
+check "... with no run stored, not even an empty one" \
+	test "$(sqlite3 "$T/early.db" 'SELECT count(*) FROM runs')" = 0
+check "the next run --commit is stored whole" bash -c "
+	\"$BG\" --db $T/early.db run --commit HEAD >/dev/null 2>&1 &&
+	[ \"\$(sqlite3 $T/early.db \"SELECT group_concat(status) FROM runs\")\" = complete ]"
 
 printf 'BENCHGUARD lat 1 us\nBENCHGUARD lat oops us\n' >"$T/bad.txt"
 check "import of a malformed file -> exit 2 naming file and line" bash -c "
