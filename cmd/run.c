@@ -231,8 +231,14 @@ int cli_run_option(cli_state *st, cli_run_flags *f, int argc, int opt, const cha
 	case CLI_OPT_TIMEOUT: {
 		char *end;
 		f->timeout = strtod(arg, &end);
-		if (end == arg || *end || !(f->timeout > 0))
-			rc = cli_usage_error(st, "--timeout needs seconds > 0 (got \"%s\")", arg);
+		/* As the config's `timeout`: decimal, above 0, at most the bound. */
+		if (end == arg || *end || !(f->timeout > 0) || f->timeout > BG_TIMEOUT_MAX ||
+		    strpbrk(arg, "xXpP"))
+			rc = cli_usage_error(
+			        st,
+			        "--timeout needs seconds above 0 and at most %.0f (got "
+			        "\"%s\")",
+			        BG_TIMEOUT_MAX, arg);
 		break;
 	}
 	case CLI_OPT_MACHINE:

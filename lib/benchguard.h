@@ -249,6 +249,10 @@ enum {
 	BG_ALERT_ON_ALWAYS = 1 << 2
 };
 
+/* The longest a benchmark's execution may be given (`timeout`, --timeout):
+ * more is a typo, 11 days and a half. */
+#define BG_TIMEOUT_MAX 1e6
+
 /* An alert target's time per `ci` or `alert flush`, retries included (seconds). */
 #define BG_ALERT_TIMEOUT 30.0
 #define BG_ALERT_MAX_TIMEOUT 600

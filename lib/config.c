@@ -27,7 +27,6 @@
 
 /* Counts larger than this are typos (1e6 samples of a benchmark is not a plan). */
 #define MAX_COUNT 1000000
-#define MAX_TIMEOUT 1e6
 /* Room for a key path in a message, e.g. "benchmarks[3].metrics.wall_time.direction". */
 #define PATH_SIZE 256
 /* A configuration is a few kilobytes; a file far larger is not one. */
@@ -1273,9 +1272,9 @@ static int read_timeout(struct loader *ld, const struct pos *p, const char *path
 		return err;
 	if (!(*out > 0.0))
 		return failp(ld, p->line, path, "must be greater than 0 (got %.*s)", RAW(ld, p));
-	if (*out > MAX_TIMEOUT)
+	if (*out > BG_TIMEOUT_MAX)
 		return failp(ld, p->line, path, "must be at most %.0f seconds (got %.*s)",
-		             MAX_TIMEOUT, RAW(ld, p));
+		             BG_TIMEOUT_MAX, RAW(ld, p));
 	return 0;
 }
 

@@ -43,6 +43,11 @@ check "init writes benchguard.json and the database" bash -c "
 check "the default database folder ignores itself" bash -c "! git status --porcelain --untracked-files=all | grep -q '[.]benchguard/'"
 check "init twice refuses to overwrite -> exit 2" expect_rc 2 "$BG" init
 check "init --force overwrites" expect_rc 0 "$BG" init --force
+for v in inf 2e6 0x10 0 -1 5s; do
+	check "run --timeout $v: exit 2, as the config's timeout would be" bash -c "
+		\"$BG\" run --timeout $v 2>$T/e; [ \$? -eq 2 ] &&
+		grep -q '^benchguard: --timeout needs seconds above 0 and at most 1000000 (got \"$v\")\$' $T/e"
+done
 # A write that fails part way (here: no file may grow) keeps the file there was.
 echo '{"benchmarks": [{"name": "mine", "command": "true"}]}' >kept.json
 cp kept.json kept.orig
