@@ -334,21 +334,71 @@ static void catch_signals(void)
 }
 
 /*
+ * Standard output goes through a sink that keeps the first failed write's
+ * errno: stdio keeps only a flag, and a large write that bypassed the
+ * buffer leaves nothing for the final flush to fail on, so the reason (a
+ * full disk, a reader gone) would be lost by the time the command returns.
+ */
+typedef struct {
+	FILE *orig; /* the stdout the sink replaced */
+	int err;    /* errno of the first write that failed; 0: none */
+} out_sink;
+
+static ssize_t sink_write(void *cookie, const char *buf, size_t len)
+{
+	out_sink *s = cookie;
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = write(STDOUT_FILENO, buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!s->err)
+				s->err = n < 0 ? errno : EIO;
+			break; /* what was written; stdio marks the stream in error */
+		}
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+/* stdout through the sink; left as it is when the sink cannot be made. */
+static void sink_open(out_sink *s)
+{
+	cookie_io_functions_t io = { NULL, sink_write, NULL, NULL };
+	FILE *f;
+
+	s->orig = stdout;
+	s->err = 0;
+	if (!(f = fopencookie(s, "w", io)))
+		return;
+	setvbuf(f, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, BUFSIZ);
+	stdout = f;
+}
+
+/*
  * rc, or a failure when what the command printed never reached stdout: a
  * full disk or a closed descriptor would otherwise exit 0 (or with the
  * verdict's 1) over an empty or cut `check --json >verdict.json`.  A
  * reader that stopped reading (`| head -1`, SIGPIPE ignored) has what it
- * wanted: that is no failure.
+ * wanted: that is no failure.  Puts the real stdout back.
  */
-static int stdout_written(cli_state *st, int rc)
+static int sink_close(cli_state *st, out_sink *s, int rc)
 {
-	int err;
+	int bad, err;
 
 	errno = 0;
-	if (fflush(stdout) == 0 && !ferror(stdout))
-		return rc;
-	err = errno;
-	if (err == EPIPE || rc < 0)
+	bad = fflush(stdout) != 0 || ferror(stdout);
+	err = s->err ? s->err : errno;
+	if (stdout != s->orig) {
+		FILE *f = stdout;
+
+		stdout = s->orig;
+		fclose(f);
+	}
+	if (!bad || err == EPIPE || rc < 0)
 		return rc;
 	return bg_error_set(st->ctx, BG_EIO, "cannot write to standard output: %s",
 	                    err ? strerror(err) : "write error");
@@ -358,6 +408,7 @@ int main(int argc, char **argv)
 {
 	static const struct option globals_only[] = { { 0, 0, 0, 0 } };
 	cli_state st;
+	out_sink sink;
 	const cli_command *cmd;
 	int rc, code;
 	const char *env_db = getenv("BENCHGUARD_DB");
@@ -368,6 +419,7 @@ int main(int argc, char **argv)
 		fputs("benchguard: out of memory\n", stderr);
 		return 3;
 	}
+	sink_open(&sink);
 	bg_ctx_set_log(st.ctx, cli_log_cb, &st);
 	bg_ctx_set_cancel(st.ctx, &interrupted);
 	catch_signals();
@@ -382,7 +434,7 @@ int main(int argc, char **argv)
 			cli_print_usage(stdout);
 		else
 			printf("benchguard %s\n", BG_VERSION);
-		rc = stdout_written(&st, 0);
+		rc = 0;
 		goto done;
 	}
 	if (rc == '?') {
@@ -391,6 +443,7 @@ int main(int argc, char **argv)
 	}
 	if (optind >= argc) {
 		cli_print_usage(stderr);
+		sink_close(&st, &sink, 0);
 		bg_ctx_free(st.ctx);
 		return 2;
 	}
@@ -404,8 +457,9 @@ int main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 	optind = 0; /* full reset: commands parse their own argv with getopt_long */
-	rc = stdout_written(&st, cmd->fn(&st, argc, argv));
+	rc = cmd->fn(&st, argc, argv);
 done:
+	rc = sink_close(&st, &sink, rc);
 	cli_progress_done(&st);
 	if (rc >= 0) {
 		bg_ctx_free(st.ctx);
@@ -413,6 +467,7 @@ done:
 	}
 	code = bg_error_exit_code(rc);
 fail:
+	sink_close(&st, &sink, -1);
 	cli_progress_done(&st);
 	cli_put_message(stderr, "benchguard: ",
 	                *bg_ctx_error(st.ctx) ? bg_ctx_error(st.ctx) : "unknown error");

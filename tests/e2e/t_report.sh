@@ -58,6 +58,17 @@ check "report --format json" expect_rc 0 "$BG" report --machine e2e --format jso
 check "... says the side-branch run was left out" grep -q '^1 run of commits off the first-parent history of main left out' "$T/err"
 check "report --format markdown" expect_rc 0 "$BG" report --machine e2e --format markdown -o "$T/r.md"
 check "report (HTML by default)" expect_rc 0 "$BG" report --machine e2e -o "$T/r.html"
+# A pipe whose reader is gone before the report is written, SIGPIPE ignored
+# (as under a runner that ignores it): EPIPE, for a write past stdio's buffer.
+check "a reader gone (SIGPIPE ignored): exit 0, no error" $PY -c '
+import os, subprocess, sys
+r, w = os.pipe(); os.close(r)
+p = subprocess.run(sys.argv[1:], stdout=w, stderr=subprocess.PIPE, restore_signals=False)
+sys.exit(p.returncode != 0 or b"benchguard:" in p.stderr)' "$BG" report --machine e2e
+check "report to a full disk: exit 3, saying why" bash -c "
+	\"$BG\" report --machine e2e >/dev/full 2>$T/e; [ \$? -eq 3 ] &&
+	[ \"\$(grep -c '^benchguard:' $T/e)\" = 1 ] &&
+	grep -q '^benchguard: cannot write to standard output: No space left on device\$' $T/e"
 check "... -o FILE.md means Markdown" bash -c "\"$BG\" report --machine e2e -o \"$T/again.md\" 2>/dev/null && diff <(grep -v UTC \"$T/r.md\") <(grep -v UTC \"$T/again.md\")"
 check "... in any case: -o FILE.MD too" bash -c "\"$BG\" report --machine e2e -o \"$T/AGAIN.MD\" 2>/dev/null && diff <(grep -v UTC \"$T/r.md\") <(grep -v UTC \"$T/AGAIN.MD\")"
 check "JSON numbers in their shortest exact form (0.8, not 0.80000000000000004)" \
