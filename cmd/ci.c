@@ -51,15 +51,42 @@ static void annotate(FILE *f, const char *level, const char *title, const char *
 	free(m);
 }
 
+static int annotated(const bg_verdict_row *r)
+{
+	return r->verdict == BG_VERDICT_REGRESSION || r->verdict == BG_VERDICT_FAILED;
+}
+
+/*
+ * One ::error per regression or failed benchmark, in the table's order
+ * (what needs attention first).  GitHub shows only BG_ANNOTATIONS_MAX of
+ * a step and drops the rest without a word, so past that the last one
+ * says how many more there are and where they are listed.
+ */
 static void annotations(FILE *f, const bg_check_result *res)
 {
-	size_t i;
+	size_t i, total = 0, shown = 0;
 
+	for (i = 0; i < res->nrows; i++)
+		total += annotated(&res->rows[i]);
 	/* Formatted whole (a series name may be 2 KiB, a failure's message
 	 * longer): a fixed buffer cut the numbers off, or a character in two. */
 	for (i = 0; i < res->nrows; i++) {
 		const bg_verdict_row *r = &res->rows[i];
 		char *msg = NULL, worse[64];
+
+		if (!annotated(r))
+			continue;
+		if (total > BG_ANNOTATIONS_MAX && shown == BG_ANNOTATIONS_MAX - 1) {
+			msg = bg_printf("%zu more regressions or failed benchmarks are not "
+			                "annotated (GitHub shows %d a step): see the step "
+			                "summary, and the verdict table in the log for all "
+			                "of them",
+			                total - shown, BG_ANNOTATIONS_MAX);
+			annotate(f, "error", "benchguard", msg);
+			free(msg);
+			return;
+		}
+		shown++;
 
 		/* "got 2.5% worse", or from a zero mean "got worse from 0". */
 		if (isnan(r->test.change))

@@ -1067,6 +1067,9 @@ int bg_check_markdown(bg_ctx *ctx, const bg_check_result *res, char **out);
 int bg_check_markdown_max(bg_ctx *ctx, const bg_check_result *res, size_t max, char **out);
 /* GitHub drops a step summary ($GITHUB_STEP_SUMMARY) larger than this whole. */
 #define BG_STEP_SUMMARY_MAX ((size_t)1024 * 1024)
+/* GitHub shows at most this many error annotations (and as many warnings)
+ * of one step and drops the rest unseen. */
+#define BG_ANNOTATIONS_MAX 10
 int bg_check_junit(bg_ctx *ctx, const bg_check_result *res, char **out);
 /* A value in a readable unit: seconds as ns/µs/ms/s, bytes as KiB/MiB/GiB,
  * rates in SI steps ("12.5 GB/s"); anything else as written. */

@@ -1,7 +1,8 @@
 # t_ci_summary_cap.sh -- `benchguard ci`'s step summary when many series
 # regress: GitHub drops a step summary over 1 MiB whole, so ci keeps what it
 # appends within what is left of that 1 MiB, the regressions first, and says
-# how many rows it left out; and a summary that cannot be written (a full
+# how many rows it left out; GitHub shows only 10 error annotations a step,
+# so ci prints at most 10, the last saying how many more there are; and a summary that cannot be written (a full
 # disk) is a warning that leaves the exit code the verdict's.
 . "$(dirname "$0")/lib.sh"
 
@@ -27,7 +28,7 @@ echo 20 >val
 # An earlier step's 100 KiB already in the summary counts against the cap.
 head -c 102400 /dev/zero | tr '\0' 'x' >"$GITHUB_STEP_SUMMARY"
 echo >>"$GITHUB_STEP_SUMMARY"
-"$BG" -q ci --confirm 0 >"$T/out" 2>"$T/err"
+GITHUB_ACTIONS=true "$BG" -q ci --confirm 0 >"$T/out" 2>"$T/err"
 rc=$?
 size=$(wc -c <"$GITHUB_STEP_SUMMARY")
 check "1500 regressions: ci exits 1 (got $rc)" test "$rc" = 1
@@ -40,6 +41,13 @@ check "... and counts all 1500 in its last line" grep -q '^1500 regression$' "$G
 shown=$(grep -c '^| \*\*regression\*\*' "$GITHUB_STEP_SUMMARY")
 more=$(sed -n 's/^\([0-9]*\) more rows\{0,1\} not shown.*/\1/p' "$GITHUB_STEP_SUMMARY")
 check "... rows shown ($shown) and left out (${more:-?}) add up to 1500" test "$((shown + ${more:-0}))" = 1500
+# GitHub shows 10 error annotations a step and drops the rest unseen.
+nerr=$(grep -c '^::error ' "$T/out")
+check "... at most 10 ::error annotations (got $nerr)" test "$nerr" -le 10
+check "... the first ones name the first regressions" \
+	grep -q '^::error title=benchguard%3A performance regression::b:m0000_' "$T/out"
+check "... and the last says how many more there are and where to see them" \
+	grep -q '^::error title=benchguard::1491 more regressions or failed benchmarks are not annotated.*step summary.*table' "$T/out"
 
 # A full disk: the summary's bytes are lost at its close.
 if [ -w /dev/full ]; then
