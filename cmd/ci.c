@@ -73,6 +73,12 @@ static void annotations(FILE *f, const bg_check_result *res)
 	for (i = 0; i < res->nrows; i++) {
 		const bg_verdict_row *r = &res->rows[i];
 		char *msg = NULL, worse[64];
+		/* Measured again, the second measurement decided the verdict:
+		 * its change is the one to state (the first look's may even
+		 * point the other way); the message says against what. */
+		int again = r->confirm.status == BG_CONFIRM_CONFIRMED ||
+		            r->confirm.status == BG_CONFIRM_FOUND;
+		double change = again ? r->confirm.test.change : r->test.change;
 
 		if (!annotated(r))
 			continue;
@@ -89,11 +95,16 @@ static void annotations(FILE *f, const bg_check_result *res)
 		shown++;
 
 		/* "got 2.5% worse", or from a zero mean "got worse from 0". */
-		if (isnan(r->test.change))
+		if (isnan(change))
 			snprintf(worse, sizeof(worse), "got worse from 0");
 		else
-			snprintf(worse, sizeof(worse), "got %.1f%% worse", 100.0 * r->test.change);
-		if (r->verdict == BG_VERDICT_REGRESSION && r->deterministic) {
+			snprintf(worse, sizeof(worse), "got %.1f%% worse", 100.0 * change);
+		if (r->verdict == BG_VERDICT_REGRESSION && again) {
+			msg = bg_printf("%s %s when measured again; %s", r->series, worse,
+			                r->message ? r->message
+			                           : bg_confirm_status_name(r->confirm.status));
+			annotate(f, "error", "benchguard: performance regression", msg);
+		} else if (r->verdict == BG_VERDICT_REGRESSION && r->deterministic) {
 			/* No p and no g: the noise floor judged it, as the table says. */
 			msg = bg_printf("%s %s than the %s baseline (near-deterministic, "
 			                "noise floor %.2g%%, %zu baseline runs)%s%s",

@@ -50,6 +50,8 @@ check "... the table says the pairs found it and what the first run showed" \
 	grep -q '^regression .*b:v.*found: +60.0% in 4 pairs' "$T/out"
 check "... the annotation says so" \
 	grep -q '^::error title=benchguard%3A performance regression::.*regression found by the pairs: +60.0%25.*the first run showed an improvement of -20.0%25' "$T/out"
+check "... and states the change the pairs measured, not the first look's" \
+	grep -q '^::error title=benchguard%3A performance regression::b:v got 60.0%25 worse when measured again' "$T/out"
 
 # Alone: the reference does not build (no `val` in its checkout), so the
 # benchmark runs 4 more times alone; the first run measured 8, the next
@@ -64,4 +66,6 @@ check "... recorded as a regression found ($(recorded))" \
 	test "$(recorded)" = regression/improvement/found
 check "... and the annotation says what the first run showed" \
 	grep -q '^::error .*found by 4 more runs alone (no reference to pair with): +20.0%25; the first run showed an improvement of -20.0%25' "$T/out"
+check "... and states the change the runs alone measured, not the first look's" \
+	grep -q '^::error title=benchguard%3A performance regression::b:v got 20.0%25 worse when measured again' "$T/out"
 finish
