@@ -358,7 +358,13 @@ int cmd_ci(cli_state *st, int argc, char **argv)
 		goto cleanup;
 	}
 	cli_say_stored(st, &env, &out.head, out.runs.nruns);
-	if (out.result->confirm_pairs)
+	if (out.result->confirm_pairs && out.result->confirm_alone)
+		cli_info(st,
+		         "measured again alone: %zu more run%s (no reference to pair with) in "
+		         "%.1f s; ci took %.1f s",
+		         out.result->confirm_pairs, out.result->confirm_pairs == 1 ? "" : "s",
+		         out.result->confirm_seconds, out.seconds);
+	else if (out.result->confirm_pairs)
 		cli_info(st, "measured again: %zu pair%s (at most %zu) in %.1f s; ci took %.1f s",
 		         out.result->confirm_pairs, out.result->confirm_pairs == 1 ? "" : "s",
 		         out.result->confirm_max, out.result->confirm_seconds, out.seconds);

@@ -1030,6 +1030,9 @@ typedef struct {
 	/* Measured again: pairs (or runs) made, the seconds they took, the cap. */
 	size_t confirm_pairs, confirm_max;
 	double confirm_seconds;
+	/* Nonzero when what was measured again ran alone (no reference to pair
+	 * with): confirm_pairs then counts the candidate's extra runs. */
+	int confirm_alone;
 } bg_check_result;
 
 /*

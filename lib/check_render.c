@@ -360,7 +360,13 @@ static int markdown(bg_ctx *ctx, const bg_check_result *res, size_t nshow, char 
 		                   "limit; the command's own output lists every row.\n\n",
 		                   res->nrows - nshow, res->nrows - nshow == 1 ? "" : "s");
 	e |= bg_check__summary_line(res, &b);
-	if (res->confirm_pairs)
+	if (res->confirm_pairs && res->confirm_alone)
+		e |= bg_buf_printf(&b,
+		                   "\nMeasured again alone: %zu more run%s (no reference to pair "
+		                   "with) in %.1f s.\n",
+		                   res->confirm_pairs, res->confirm_pairs == 1 ? "" : "s",
+		                   res->confirm_seconds);
+	else if (res->confirm_pairs)
 		e |= bg_buf_printf(&b,
 		                   "\nMeasured again: %zu interleaved pair%s (at most %zu) in %.1f "
 		                   "s.\n",

@@ -319,6 +319,7 @@ static int confirm_alone(bg_ctx *ctx, const bg_ci_opts *o, bg_check_result *res,
 			goto cleanup;
 	}
 	res->confirm_pairs = more.nruns;
+	res->confirm_alone = 1;
 	res->confirm_seconds = bg_now() - t0;
 	bg_check_sort(res);
 cleanup:

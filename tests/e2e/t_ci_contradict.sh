@@ -59,7 +59,8 @@ check "... and states the change the pairs measured, not the first look's" \
 export BENCHGUARD_DB="$T/alone.db"
 setup "$T/alone" '"build": "test -f val",'
 echo 8 >val && echo 12 >next
-GITHUB_ACTIONS=true "$BG" -q ci >"$T/out" 2>"$T/err"
+: >"$GITHUB_STEP_SUMMARY"
+GITHUB_ACTIONS=true "$BG" ci >"$T/out" 2>"$T/err"
 rc=$?
 check "more runs alone show a regression the first look called an improvement: exit 1 (got $rc)" test "$rc" = 1
 check "... recorded as a regression found ($(recorded))" \
@@ -68,4 +69,10 @@ check "... and the annotation says what the first run showed" \
 	grep -q '^::error .*found by 4 more runs alone (no reference to pair with): +20.0%25; the first run showed an improvement of -20.0%25' "$T/out"
 check "... and states the change the runs alone measured, not the first look's" \
 	grep -q '^::error title=benchguard%3A performance regression::b:v got 20.0%25 worse when measured again' "$T/out"
+# No pairs were made: the lines that count what was measured again say so.
+check "... stderr says 4 more runs alone, not pairs" \
+	grep -q '^measured again alone: 4 more runs (no reference to pair with) in [0-9.]* s' "$T/err"
+check "... and so does the step summary" \
+	grep -q '^Measured again alone: 4 more runs (no reference to pair with) in [0-9.]* s\.' "$GITHUB_STEP_SUMMARY"
+check "... which speaks of no pairs" bash -c "! grep -qi 'pairs (at most\|interleaved pair' '$T/err' '$GITHUB_STEP_SUMMARY'"
 finish
