@@ -126,7 +126,7 @@ static const char *first_way(char *buf, size_t len, const bg_verdict_row *r, bg_
 }
 
 /* Folds what the pairs decided into the first check's rows. */
-static int merge(bg_ctx *ctx, bg_check_result *res, const bg_check_result *pairs,
+int bg_ci__merge(bg_ctx *ctx, bg_check_result *res, const bg_check_result *pairs,
                  const bg_pairs_series *open, size_t nopen)
 {
 	size_t i, k;
@@ -143,16 +143,22 @@ static int merge(bg_ctx *ctx, bg_check_result *res, const bg_check_result *pairs
 		if (!r)
 			return bg_error_oom(ctx);
 		first = r->verdict;
-		if (!q || q->verdict == BG_VERDICT_NO_BASELINE) {
-			/* The reference has no such series, or it failed in the
-			 * pairs: nothing to pair with, the first verdict stands. */
+		if (!q || (q->verdict != BG_VERDICT_UNCHANGED && !flagged(q->verdict))) {
+			/* The reference has no such series, it failed in the
+			 * pairs, or the pairs' values cannot be judged (skipped):
+			 * nothing was measured again, so the first verdict
+			 * stands.  Taking the pairs' "skipped" would turn a
+			 * regression into a pass, labelled "not confirmed". */
 			if ((error = set_message(
 			             ctx, r,
 			             bg_printf("not measured again beside %.12s (%s): the first "
 			                       "run's verdict",
 			                       pairs->reference,
-			                       q ? "too few pairs have it" : "no pair has it"))) <
-			    0)
+			                       !q ? "no pair has it"
+			                       : q->verdict == BG_VERDICT_NO_BASELINE
+			                               ? "too few pairs have it"
+			                       : q->message ? q->message
+			                                    : bg_verdict_name(q->verdict)))) < 0)
 				return error;
 			continue;
 		}
@@ -521,7 +527,7 @@ int bg_ci_run(bg_ctx *ctx, const bg_ci_opts *opts, bg_ci_result *out)
 		       "%zu)",
 		       nopen, ref.sha, opts->confirm_max);
 		if ((error = bg_pairs_run(ctx, opts->store, &po, &pairs)) < 0 ||
-		    (error = merge(ctx, out->result, pairs, open, nopen)) < 0)
+		    (error = bg_ci__merge(ctx, out->result, pairs, open, nopen)) < 0)
 			goto cleanup;
 	}
 done:

@@ -296,6 +296,12 @@ void bg_check__confirm_text(const bg_verdict_row *r, char *buf, size_t len);
 int bg_check__row_cells(const bg_verdict_row *r, int md, char cells[9][BG_CHECK_CELL]);
 int bg_check__summary_line(const bg_check_result *res, bg_buf *b);
 
+/* ci's merge (lib/ci.c): folds what the pairs decided for the `open`
+ * series into the first check's rows of `res`; a series the pairs could
+ * not judge keeps the first look's verdict. */
+int bg_ci__merge(bg_ctx *ctx, bg_check_result *res, const bg_check_result *pairs,
+                 const bg_pairs_series *open, size_t nopen);
+
 /*
  * When a first-parent walk that looks for stored commits can stop (util.c).
  * A commit is never older than its author time, and along a first-parent

@@ -552,6 +552,11 @@ static int make_result(pstate *p, size_t nlooks, double level, double seconds, s
 			r->confirm.status = BG_CONFIRM_NONE;
 			if (!(r->message = bg_printf("fewer than 2 pairs have it (%zu)", x->pairs)))
 				goto oom;
+		} else if (x->verdict == BG_VERDICT_SKIPPED) {
+			/* Why its values cannot be judged, as check says it. */
+			r->confirm.status = BG_CONFIRM_NONE;
+			if (!(r->message = bg_strdup(x->j.reason)))
+				goto oom;
 		}
 	}
 	for (i = 0; i < p->nfailed; i++) {

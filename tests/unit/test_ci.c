@@ -1,0 +1,69 @@
+/*
+ * test_ci.c -- how ci folds what it measured again into the first look's
+ * verdict (bg_ci__merge, lib/ci.c), on results built by hand: a series the
+ * pairs could not judge keeps the first look's verdict, so that a
+ * regression is never hidden behind a second measurement that did not
+ * happen.
+ */
+#include <math.h>
+
+#include "unit.h"
+
+static bg_check_result *one_row(const char *reference, bg_verdict v, const char *message)
+{
+	bg_check_result *res = calloc(1, sizeof(*res));
+	bg_verdict_row *r;
+
+	assert_non_null(res);
+	assert_non_null(res->rows = calloc(1, sizeof(*res->rows)));
+	snprintf(res->reference, sizeof(res->reference), "%s", reference);
+	res->nrows = 1;
+	r = &res->rows[0];
+	r->series = bg_strdup("b:v");
+	r->benchmark = bg_strdup("b");
+	r->metric = bg_strdup("v");
+	r->unit = bg_strdup("ms");
+	r->message = message ? bg_strdup(message) : NULL;
+	r->verdict = v;
+	r->p_adjusted = r->p_better_adjusted = v == BG_VERDICT_REGRESSION ? 0.001 : NAN;
+	r->test.delta = r->test.change = v == BG_VERDICT_REGRESSION ? 0.25 : NAN;
+	r->current_runs = r->baseline_runs = 4;
+	res->count[v] = 1;
+	return res;
+}
+
+/* A first-look regression whose pairs' values cannot be judged: the
+ * regression stands (exit 1), not "skipped, not confirmed" (exit 0). */
+static void test_skipped_pairs_keep_the_regression(void **state)
+{
+	bg_pairs_series open = { "b", "v", 1, 0 };
+	bg_check_result *res = one_row("", BG_VERDICT_REGRESSION, NULL);
+	bg_check_result *pairs =
+	        one_row("0123456789abcdef0123456789abcdef01234567", BG_VERDICT_SKIPPED,
+	                "cannot be judged: a value is not finite");
+	bg_ctx *ctx = NULL;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_ci__merge(ctx, res, pairs, &open, 1), 0);
+	assert_int_equal(res->nrows, 1);
+	assert_int_equal(res->rows[0].verdict, BG_VERDICT_REGRESSION);
+	assert_int_equal(res->rows[0].confirm.status, BG_CONFIRM_NONE);
+	assert_int_equal(res->count[BG_VERDICT_REGRESSION], 1);
+	assert_int_equal(res->count[BG_VERDICT_SKIPPED], 0);
+	assert_int_equal(bg_check_exit_code(res), 1);
+	assert_non_null(strstr(res->rows[0].message, "not measured again beside 0123456789ab"));
+	assert_non_null(strstr(res->rows[0].message, "a value is not finite"));
+	bg_check_result_free(res);
+	bg_check_result_free(pairs);
+	bg_ctx_free(ctx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_skipped_pairs_keep_the_regression),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
