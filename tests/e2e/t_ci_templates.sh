@@ -11,7 +11,12 @@
 #     to copy it into the server, is fine) and name the runner class with
 #     --machine in every `benchguard ci`;
 #   - the GitLab templates and the Jenkinsfile publish the JUnit report
-#     that `benchguard ci --junit FILE` writes, also when the job fails.
+#     that `benchguard ci --junit FILE` writes, also when the job fails;
+#   - the SQLite templates keep the database in the CI cache also when the
+#     job fails (a regression exits 1: its runs and verdict are the next
+#     job's baseline), and every cache of it holds results.db-wal beside
+#     results.db (a killed run leaves committed data there), with the same
+#     paths wherever GitHub restores it (its cache is keyed by the paths).
 . "$(dirname "$0")/lib.sh"
 
 CI_DIR="${BG_ROOT:?}/ci"
@@ -131,6 +136,50 @@ P
 else
 	skip "the GitLab templates publish ci's JUnit report" "python3 has no yaml module"
 fi
+# The SQLite database in the CI cache: saved whatever ci exits with, the
+# -wal with it, restored under the same paths it was saved with.
+if python3 -c 'import yaml' 2>/dev/null; then
+	check "the GitHub templates cache results.db with its -wal, saved also when the job fails" \
+		python3 - "$CI_DIR"/github-actions.yml "$CI_DIR"/github-actions-nightly.yml "$gh" <<'P'
+import sys, yaml
+want = [".benchguard/results.db", ".benchguard/results.db-wal"]
+saves = 0
+for path in sys.argv[1:]:
+    doc = yaml.safe_load(open(path))
+    for name, job in doc["jobs"].items():
+        for step in job.get("steps", []):
+            uses = step.get("uses", "")
+            if not uses.startswith("actions/cache"):
+                continue
+            paths = step["with"]["path"].split()
+            assert paths == want, f"{path}: {name}: cache path {paths}, want {want}"
+            # actions/cache@ (restore and save) saves only when the job succeeds.
+            assert "/" in uses.split("@")[0], f"{path}: {name}: {uses} saves only on success"
+            if uses.startswith("actions/cache/save@"):
+                assert "always()" in str(step.get("if", "")), f"{path}: {name}: save without if: always()"
+                saves += 1
+assert saves == 1, f"{saves} saves of the database"
+P
+	check "the GitLab templates cache results.db with its -wal, saved also when the job fails" \
+		python3 - "$CI_DIR"/gitlab-ci.yml "$CI_DIR"/gitlab-ci-nightly.yml "$gl" <<'P'
+import sys, yaml
+want = [".benchguard/results.db", ".benchguard/results.db-wal"]
+n = 0
+for path in sys.argv[1:]:
+    for name, job in yaml.safe_load(open(path)).items():
+        if not isinstance(job, dict) or "cache" not in job:
+            continue
+        c = job["cache"]
+        assert c["paths"] == want, f"{path}: {name}: cache paths {c['paths']}, want {want}"
+        if c.get("policy", "pull-push") != "pull":
+            assert c.get("when") == "always", f"{path}: {name}: cache saved when: {c.get('when', 'on_success')}"
+            n += 1
+assert n == 1, f"{n} jobs save the database"
+P
+else
+	skip "the templates cache results.db with its -wal" "python3 has no yaml module"
+fi
+
 # Jenkins: ci writes the file the junit step of `post { always { ... } }` reads.
 check "Jenkinsfile: benchguard ci --junit FILE, read by the junit step in post always" \
 	python3 - "$jenkins" <<'P'
