@@ -270,6 +270,10 @@ int cli_detect_machine(cli_state *st, cli_env *env, const char *name);
  * it are created.
  */
 int cli_write_file(cli_state *st, const char *path, const char *text, size_t len);
+/* Creates the directories above `path` that are not there (baselines/ on
+ * first export, the folders of a new --config): a path the user names is
+ * where they want the file, so a missing folder is made, not refused. */
+int cli_make_parents(cli_state *st, const char *path);
 /* Creates .benchguard-style directory `dir` with a .gitignore that ignores it all. */
 int cli_private_dir(cli_state *st, const char *dir);
 void cli_env_clear(cli_env *env);

@@ -478,8 +478,7 @@ int cli_read_store(cli_state *st, cli_env *env)
 	return open_store(st, env, 1);
 }
 
-/* Creates the directories above `path` (baselines/ on first export). */
-static int make_parents(cli_state *st, const char *path)
+int cli_make_parents(cli_state *st, const char *path)
 {
 	char *copy = strdup(path), *p;
 	int rc = 0;
@@ -523,7 +522,7 @@ int cli_write_file(cli_state *st, const char *path, const char *text, size_t len
 		return cli_usage_error(st, "no file name to write to");
 	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
 		return write_in_place(st, path, text, len);
-	if ((rc = make_parents(st, path)) < 0)
+	if ((rc = cli_make_parents(st, path)) < 0)
 		return rc;
 	if (bg_buf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)
 		return bg_error_oom(st->ctx);

@@ -55,6 +55,10 @@ int cmd_init(cli_state *st, int argc, char **argv)
 		                     path);
 		goto cleanup;
 	}
+	/* Its folders are made as `report -o` makes its own (cli_write_file
+	 * does for --force): a new --config path names where the file goes. */
+	if ((rc = cli_make_parents(st, path)) < 0)
+		goto cleanup;
 	/* --force replaces the file whole (a new file renamed over it), so a
 	 * write that fails part way keeps the suite there was.  Without it,
 	 * O_EXCL: never clobber a suite someone wrote. */

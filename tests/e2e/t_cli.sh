@@ -71,6 +71,13 @@ for f in "" --force; do
 		\"$BG\" init $f --config confdir 2>$T/e; [ \$? -eq 2 ] &&
 		grep -q '^benchguard: confdir is a directory' $T/e"
 done
+# A folder that is not there yet is made, as `report -o` and `baseline export
+# -o` make theirs: naming a new place is what the user asked for.
+for f in "" --force; do
+	check "init $f --config new/sub/x.json makes the folders and writes the file" bash -c "
+		\"$BG\" init $f --config new$f/sub/x.json >/dev/null 2>$T/e && [ -s new$f/sub/x.json ] &&
+		\"$BG\" --config new$f/sub/x.json history --help >/dev/null"
+done
 check "missing config (--config) -> exit 2 naming the file" bash -c "
 	\"$BG\" --config nope.json run 2>$T/e; [ \$? -eq 2 ] && grep -q 'nope.json' $T/e"
 # An empty file name is a usage error, never a path to write (an empty -o
