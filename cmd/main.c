@@ -22,7 +22,8 @@ const cli_command cli_commands[] = {
 	{ "run", cmd_run,
 	  "build and run the suite at the working tree or at a commit; store every sample",
 	  "usage: benchguard run [--commit REV [--retry-build]] [--filter RE] [--samples N]\n"
-	  "                      [--warmup N] [--runs K] [--machine NAME] [--tag K=V]...\n"
+	  "                      [--warmup N] [--runs K] [--timeout SEC] [--machine NAME]\n"
+	  "                      [--tag K=V]... [--no-build]\n"
 	  "\n"
 	  "Runs the configured build, then every benchmark (warm-up, then samples) in\n"
 	  "the repository's working tree, and stores each run under HEAD's commit and\n"
@@ -49,7 +50,8 @@ const cli_command cli_commands[] = {
 	{ "check", cmd_check, "judge stored runs against their rolling baseline",
 	  "usage: benchguard check [--run ID | --commit REV] [--machine NAME]\n"
 	  "                        [--baseline-branch B] [--window N] [--min-runs N]\n"
-	  "                        [--alpha A] [--min-change X] [--min-effect G] [--no-fdr]\n"
+	  "                        [--alpha A] [--min-change X] [--min-effect G]\n"
+	  "                        [--no-fdr | --fdr] [--format junit]\n"
 	  "\n"
 	  "Judges runs against the last N complete, clean runs of each series on the\n"
 	  "same machine along the first-parent history of the baseline branch (from\n"
@@ -151,6 +153,7 @@ const cli_command cli_commands[] = {
 	  "usage: benchguard import FILE --format lines|gbench|nvbench|hyperfine|go|pytest|\n"
 	  "                                       catch2|perfstat\n"
 	  "                         [--commit REV] [--machine NAME] [--name BENCH] [--tag K=V]...\n"
+	  "                         [--json]\n"
 	  "\n"
 	  "Parses FILE (\"-\" for standard input) and stores it as one run.\n"
 	  "\n"

@@ -54,6 +54,36 @@ for c in $cmds; do
 		test -z "$missing_ref"
 	check "$c: every option its help names is accepted${missing_cmd:+ (not:$missing_cmd)}" \
 		test -z "$missing_cmd"
+	# Its usage lines (up to the first blank line) name every option its
+	# list below names: the list's lines that start "  -", up to two
+	# spaces; "-o, --output FILE" are one option, "--no-fdr / --fdr" either
+	# way of one, and "[run options]" stands for the "run options:" below.
+	awk 'NR == 1, /^$/' "$T/h.$c" >"$T/use.$c"
+	not_in_usage=
+	while IFS= read -r head; do
+		case $head in
+		-[a-zA-Z],*) alts=("${head%%,*}" "$(echo "$head" | grep -o -- '--[a-z][a-z0-9-]*' | head -1)") ;;
+		*) alts=() ;;
+		esac
+		if [ ${#alts[@]} -gt 0 ]; then
+			groups=("${alts[*]}")
+		else
+			mapfile -t groups < <(echo "$head" | sed 's/, /\n/g' | grep -- '--' |
+				while IFS= read -r item; do echo "$item" | grep -o -- '--[a-z][a-z0-9-]*' | tr '\n' ' '; echo; done)
+		fi
+		for g in "${groups[@]}"; do
+			named=
+			for o in $g; do
+				grep -qE -- "(^|[^a-z-])$o\b([^-]|\$)" "$T/use.$c" && named=1
+			done
+			[ -n "$named" ] || not_in_usage="$not_in_usage ${g%% *}"
+		done
+	done < <(grep -E '^  -' "$T/h.$c" | sed -E 's/^  //; s/  .*//')
+	for g in $(grep -oE '^  [a-z]+ options:' "$T/h.$c" | awk '{ print $1 }'); do
+		grep -q "\[$g options\]" "$T/use.$c" || not_in_usage="$not_in_usage [$g options]"
+	done
+	check "$c: its usage line names every option its help lists${not_in_usage:+ (missing:$not_in_usage)}" \
+		test -z "$not_in_usage"
 	# The usage lines of the command (in code spans or blocks): the
 	# reference must have one; those of every doc are checked.
 	usage_re="^(\`|\\\$ )?benchguard $c( |\`|\$)"
