@@ -490,6 +490,11 @@ static int add_outcome_rows(bg_ctx *ctx, bg_store *store, const bg_check_opts *o
 					r->verdict = v;
 					free(r->message);
 					r->message = bg_strdup(out[i].message);
+					if (out[i].message && !r->message) {
+						bg_outcomes_free(out, n);
+						error = bg_error_oom(ctx);
+						goto cleanup;
+					}
 				}
 				r->current_runs++;
 				continue;
@@ -507,7 +512,7 @@ static int add_outcome_rows(bg_ctx *ctx, bg_store *store, const bg_check_opts *o
 			r->message = bg_strdup(out[i].message);
 			r->p_adjusted = r->p_better_adjusted = NAN;
 			r->current_runs = 1;
-			if (!r->series || !r->benchmark ||
+			if (!r->series || !r->benchmark || (out[i].message && !r->message) ||
 			    bg_index__add(&ix, h, res->nrows - 1) < 0) {
 				bg_outcomes_free(out, n);
 				error = bg_error_oom(ctx);

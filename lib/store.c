@@ -2093,7 +2093,8 @@ int bg_store_run_outcomes(bg_ctx *ctx, bg_store *store, int64_t run_id, bg_outco
 		o[len].status = status && !strcmp((const char *)status, "skipped")
 		                        ? BG_BENCH_SKIPPED
 		                        : BG_BENCH_FAILED;
-		if (!o[len++].benchmark) {
+		/* A message lost to memory is an error, not an outcome without one. */
+		if (!o[len++].benchmark || (!o[len - 1].message && !bg_db_column_is_null(s, 2))) {
 			error = bg_error_oom(ctx);
 			goto cleanup;
 		}

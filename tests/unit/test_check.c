@@ -3,10 +3,39 @@
  * over lib/xml.c) on a verdict built by hand: what each outcome becomes,
  * the counts on every level, the failure's message for a rolling and a
  * paired judgement, and names that XML 1.0 cannot carry as they are.
+ * And bg_check_run's rows of failed benchmarks when memory runs out: an
+ * error, never a row that lost its message.
  */
+#include <errno.h>
 #include <math.h>
+#include <unistd.h>
 
 #include "unit.h"
+
+/*
+ * strdup, as the library and everything it calls sees it in this program:
+ * the `fail_at`-th copy of `fail_of` (counting from 1) fails as malloc
+ * would when out of memory.  `seen` counts the copies of it made.
+ */
+static struct {
+	const char *fail_of;
+	size_t fail_at, seen;
+} dup_fault;
+
+char *strdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p;
+
+	if (dup_fault.fail_of && strcmp(s, dup_fault.fail_of) == 0 &&
+	    ++dup_fault.seen == dup_fault.fail_at) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if ((p = malloc(n)))
+		memcpy(p, s, n);
+	return p;
+}
 
 static void row(bg_verdict_row *r, const char *series, const char *bench, const char *metric,
                 bg_verdict v)
@@ -217,12 +246,119 @@ static void test_long_names(void **state)
 	bg_ctx_free(ctx);
 }
 
+/* Stores a run of `res` at a commit whose SHA is 40 copies of `c`. */
+static int64_t store_run(bg_ctx *ctx, bg_store *st, bg_machine *m, char c, const bg_results *res)
+{
+	bg_commit commit;
+	bg_run_info info = { .commit = &commit, .machine = m, .source = "run" };
+	int64_t id = 0;
+
+	memset(&commit, 0, sizeof(commit));
+	memset(commit.sha, c, 40);
+	commit.branch = "main";
+	commit.author_time = 1700000000;
+	commit.author = "A U Thor <author@example.com>";
+	commit.subject = "a commit";
+	assert_int_equal(bg_store_run_begin(ctx, st, &info, &id), 0);
+	assert_int_equal(bg_store_run_add(ctx, st, id, res), 0);
+	assert_int_equal(bg_store_run_finish(ctx, st, id), 0);
+	return id;
+}
+
+/* A run whose benchmarks `x` and `y` have the given outcomes. */
+static int64_t outcome_run(bg_ctx *ctx, bg_store *st, bg_machine *m, char c, bg_bench_status x,
+                           const char *why_x, bg_bench_status y, const char *why_y)
+{
+	bg_results *res = NULL;
+	int64_t id;
+	int i;
+
+	assert_int_equal(bg_results_new(&res), 0);
+	for (i = 0; i < 5; i++)
+		assert_int_equal(bg_results_add(ctx, res, "ok", "wall_time", "s", 1.0 + i / 100.0),
+		                 0);
+	assert_int_equal(bg_results_set_outcome(ctx, res, "x", x, why_x), 0);
+	assert_int_equal(bg_results_set_outcome(ctx, res, "y", y, why_y), 0);
+	id = store_run(ctx, st, m, c, res);
+	bg_results_free(res);
+	return id;
+}
+
+/*
+ * Each copy of a failed benchmark's message check makes fails in turn:
+ * bg_check_run says out of memory, where it used to return the row without
+ * its message.  `x` fails in the first candidate run (a row of its own);
+ * `y` is skipped there and fails in the second (failed wins, the message
+ * replaced).
+ */
+static void test_run_out_of_memory(void **state)
+{
+	static const char *const messages[] = { "x: exit status 1", "y: exit status 2" };
+	char dir[] = "/tmp/bg-check-XXXXXX", path[64];
+	bg_check_opts o = { .window = 20, .min_runs = 2 };
+	bg_check_result *res = NULL;
+	bg_machine *m = NULL;
+	bg_store *st = NULL;
+	bg_ctx *ctx = NULL;
+	int64_t base, runs[2];
+	size_t k, i, n;
+	int rc;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/results.db", dir);
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_store_open(ctx, path, &st), 0);
+	assert_int_equal(bg_machine_new(&m), 0);
+	assert_int_equal(bg_machine_set_fact(m, "cpu_model", "Test CPU", 0), 0);
+	base = outcome_run(ctx, st, m, 'a', BG_BENCH_OK, NULL, BG_BENCH_OK, NULL);
+	runs[0] = outcome_run(ctx, st, m, 'b', BG_BENCH_FAILED, messages[0], BG_BENCH_SKIPPED,
+	                      "no GPU");
+	runs[1] = outcome_run(ctx, st, m, 'b', BG_BENCH_FAILED, messages[0], BG_BENCH_FAILED,
+	                      messages[1]);
+	o.thresholds.alpha = 0.01;
+	o.thresholds.fdr = 1;
+	o.thresholds.min_change = 0.02;
+	o.thresholds.min_effect = 0.8;
+	o.runs = runs;
+	o.nruns = 2;
+	o.baseline = &base;
+	o.nbaseline = 1;
+	for (k = 0; k < BG_ARRAY_SIZE(messages); k++) {
+		/* How many copies of the message a check makes... */
+		memset(&dup_fault, 0, sizeof(dup_fault));
+		dup_fault.fail_of = messages[k];
+		assert_int_equal(bg_check_run(ctx, st, NULL, &o, &res), 0);
+		bg_check_result_free(res);
+		n = dup_fault.seen;
+		assert_true(n > 0);
+		/* ... and each of them failing. */
+		for (i = 1; i <= n; i++) {
+			dup_fault.seen = 0;
+			dup_fault.fail_at = i;
+			res = NULL;
+			rc = bg_check_run(ctx, st, NULL, &o, &res);
+			if (rc != BG_ENOMEM)
+				fail_msg("copy %zu of %zu of \"%s\" failed: bg_check_run returned "
+				         "%d",
+				         i, n, messages[k], rc);
+			assert_null(res);
+		}
+	}
+	memset(&dup_fault, 0, sizeof(dup_fault));
+	bg_store_free(st);
+	bg_machine_free(m);
+	bg_ctx_free(ctx);
+	bg_test_sh(dir, "rm -f results.db* && cd / && rmdir %s", dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_outcomes),
 		cmocka_unit_test(test_hostile_names),
 		cmocka_unit_test(test_long_names),
+		cmocka_unit_test(test_run_out_of_memory),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
