@@ -818,8 +818,12 @@ static int parse_series(validator *v, bg_baseline *b, size_t *ucap, baseline_run
 		if (i == 0 && bg_results_series_count(r->res) == before)
 			return invalid(v, "%s:%s appears twice in this run", bench, metric);
 	}
-	if (bg_results_set_direction(r->res, bench, metric, dir) < 0)
-		return bg_error_oom(v->ctx);
+	/* It fails only for a series that is not there (BG_ENOTFOUND), never
+	 * for memory: said as what it is, although the samples just added make
+	 * the series. */
+	if ((error = bg_results_set_direction(r->res, bench, metric, dir)) < 0)
+		return bg_error_set(v->ctx, error, "%s:%s: no such series to set the direction of",
+		                    bench, metric);
 	if (inst && (error = bg_results_set_instrument(v->ctx, r->res, bench, metric, inst)) < 0)
 		return error == BG_ENOMEM ? error : invalid(v, "%s", bg_ctx_error(v->ctx));
 	return 0;
