@@ -1087,6 +1087,79 @@ cleanup:
 	return error;
 }
 
+/* The first run of the import to show a series: its file and run. */
+typedef struct {
+	const bg_series *s;
+	size_t file, run;
+} first_seen;
+
+/* The series of entry i is (key[0], key[1]). */
+static int same_first(const void *set, size_t i, const void *key)
+{
+	const bg_series *s = ((const first_seen *)set)[i].s;
+	const char *const *k = key;
+
+	return !strcmp(s->benchmark, k[0]) && !strcmp(s->metric, k[1]);
+}
+
+/*
+ * Every run and file of one import says the same direction for a series,
+ * as it says the same unit: the store keeps one direction per series and
+ * follows the latest run, so a disagreement would let whichever came last
+ * flip the series for everyone.  BG_EINPUT naming both.
+ */
+static int check_directions(bg_ctx *ctx, const bg_baseline *const *b, size_t nb)
+{
+	first_seen *seen = NULL;
+	bg_index ix = { 0 };
+	size_t i, r, k, ns, n = 0, cap = 0, at;
+	int error = 0;
+
+	for (i = 0; i < nb; i++)
+		for (r = 0; r < b[i]->nruns; r++) {
+			const bg_results *res = b[i]->runs[r].res;
+
+			ns = bg_results_series_count(res);
+			for (k = 0; k < ns; k++) {
+				const bg_series *s = bg_results_series(res, k);
+				const char *key[2] = { s->benchmark, s->metric };
+				uint64_t h = bg_index__hash(s->benchmark, s->metric);
+				const first_seen *f;
+
+				at = bg_index__find(&ix, h, same_first, seen, key);
+				if (at == BG_INDEX_NONE) {
+					if (bg_grow((void **)&seen, &cap, n, sizeof(*seen)) < 0 ||
+					    bg_index__add(&ix, h, n) < 0) {
+						error = bg_error_oom(ctx);
+						goto cleanup;
+					}
+					seen[n].s = s;
+					seen[n].file = i;
+					seen[n++].run = r;
+					continue;
+				}
+				f = &seen[at];
+				if (f->s->direction == s->direction)
+					continue;
+				error = bg_error_set(ctx, BG_EINPUT,
+				                     "%s: run %s: direction \"%s\" of %s:%s "
+				                     "differs from \"%s\" in "
+				                     "%s%s run %s; nothing imported",
+				                     b[i]->name, b[i]->runs[r].uid,
+				                     bg_direction_name(s->direction), s->benchmark,
+				                     s->metric, bg_direction_name(f->s->direction),
+				                     f->file == i ? "" : b[f->file]->name,
+				                     f->file == i ? "the earlier" : "'s",
+				                     b[f->file]->runs[f->run].uid);
+				goto cleanup;
+			}
+		}
+cleanup:
+	bg_index__free(&ix);
+	free(seen);
+	return error;
+}
+
 int bg_baseline_import_all(bg_ctx *ctx, bg_store *store, const bg_baseline *const *b, size_t nb,
                            const char *machine, int force, size_t *imported, size_t *present)
 {
@@ -1115,6 +1188,8 @@ int bg_baseline_import_all(bg_ctx *ctx, bg_store *store, const bg_baseline *cons
 	for (i = 0; i < nb; i++)
 		if ((error = import_machine(ctx, b[i], machine, force, &m[i])) < 0)
 			goto cleanup;
+	if ((error = check_directions(ctx, b, nb)) < 0)
+		goto cleanup;
 	for (i = 0; i < nb; i++)
 		for (r = 0; r < b[i]->nruns; r++) {
 			const baseline_run *run = &b[i]->runs[r];

@@ -234,9 +234,9 @@ check "an unknown baseline branch: exit 2" expect_rc 2 "$BG" baseline export --b
 # has a ':' in its name, which a lookup by "benchmark:metric" would split
 # in the wrong place.
 sha=$(git rev-parse HEAD)
-brun() { # UID BENCH METRIC UNIT
-	printf '{"uid":"%032x","commit":{"sha":"%s","branch":"main","author_time":1,"author":"a","subject":"s"},"started_at":100,"series":[{"benchmark":"%s","metric":"%s","unit":"%s","direction":"lower","samples":[1,2,3]}]}' \
-		"$1" "$sha" "$2" "$3" "$4"
+brun() { # UID BENCH METRIC UNIT [DIRECTION]
+	printf '{"uid":"%032x","commit":{"sha":"%s","branch":"main","author_time":1,"author":"a","subject":"s"},"started_at":100,"series":[{"benchmark":"%s","metric":"%s","unit":"%s","direction":"%s","samples":[1,2,3]}]}' \
+		"$1" "$sha" "$2" "$3" "$4" "${5:-lower}"
 }
 bfile() { # FILE RUN...
 	local f=$1
@@ -263,6 +263,26 @@ check "files that agree are stored together; a run in two files once" bash -c "
 	grep -qx 'imported 1 run (0 already present) from $T/u3.json' '$T/u.out' &&
 	grep -qx 'imported 0 runs (1 already present) from $T/u3.json' '$T/u.out' &&
 	[ \"\$(sqlite3 '$T/u2.db' \"SELECT count(*) FROM runs WHERE status = 'complete'\")\" = 2 ]"
+# No run stored: no database made, or one without runs.
+no_runs() { [ ! -e "$1" ] || [ "$(sqlite3 "$1" 'SELECT count(*) FROM runs')" = 0 ]; }
+export -f no_runs
+# A direction is one per series as a unit is: runs or files of one import
+# that disagree on it are refused, where the last one used to flip the
+# series for everyone.
+bfile "$T/d1.json" "$(brun 6 d m s)" "$(brun 7 d m s higher)"
+check "two runs of a file that disagree on a direction: exit 2, naming both" bash -c "
+	'$BG' --db '$T/dir.db' baseline import --machine m1 '$T/d1.json' 2>'$T/d.err'; [ \$? = 2 ] &&
+	grep -qx 'benchguard: .*d1.json: run 0*7: direction \"higher\" of d:m differs from \"lower\" in the earlier run 0*6; nothing imported' '$T/d.err' &&
+	no_runs '$T/dir.db'"
+bfile "$T/d2.json" "$(brun 8 d2 m s higher)"
+bfile "$T/d3.json" "$(brun 9 g d2:x s)" "$(brun 10 d2 m s lower)"
+check "two files that disagree on a direction: exit 2, naming both" bash -c "
+	'$BG' --db '$T/dir.db' baseline import --machine m1 '$T/d2.json' '$T/d3.json' 2>'$T/d.err'; [ \$? = 2 ] &&
+	grep -qx 'benchguard: .*d3.json: run 0*a: direction \"lower\" of d2:m differs from \"higher\" in .*d2.json.s run 0*8; nothing imported' '$T/d.err' &&
+	no_runs '$T/dir.db'"
+check "files that agree on it are stored, higher is better" bash -c "
+	'$BG' -q --db '$T/dir.db' baseline import --machine m1 '$T/d2.json' '$T/d2.json' &&
+	[ \"\$(sqlite3 '$T/dir.db' \"SELECT direction FROM series WHERE benchmark = 'd2'\")\" = higher ]"
 
 # `import` is one transaction too: a unit the store refuses leaves no run.
 printf 'BENCHGUARD v 1.0 ms\n' >"$T/i1.txt"
