@@ -1655,11 +1655,12 @@ static size_t go_base(const char *f, size_t n, unsigned long *procs)
 
 /*
  * The GOMAXPROCS each benchmark name ran at, to tell whether one ran at
- * several (go test -cpu 1,2,4): then each keeps its own series.  Open
- * addressing on names that point into the input.
+ * several (go test -cpu 1,2,4): then each keeps its own series.  The names
+ * point into the input (no copies); the shared index (lib/index.c) finds
+ * them by a hash of their bytes.
  */
 typedef struct {
-	const char *name; /* NULL: a free slot */
+	const char *name;
 	size_t len;
 	unsigned long procs;
 	int mixed;
@@ -1668,27 +1669,33 @@ typedef struct {
 } go_proc;
 
 typedef struct {
-	go_proc *slot;
-	size_t cap, n;
+	go_proc *e;
+	size_t n, cap;
+	bg_index ix;
 } go_procs;
 
-static uint64_t go_hash(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ULL;
+/* A name to find: not terminated, a slice of the input. */
+typedef struct {
+	const char *name;
+	size_t len;
+} go_name;
 
-	while (n--)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-	return h;
+/* Entry i of the go_proc array `set` is named `key` (a go_name). */
+static int same_go_proc(const void *set, size_t i, const void *key)
+{
+	const go_proc *e = (const go_proc *)set + i;
+	const go_name *k = key;
+
+	return e->len == k->len && !memcmp(e->name, k->name, k->len);
 }
 
-static go_proc *go_procs_find(const go_procs *t, const char *name, size_t len)
+/* The entry of `name` (whose hash is h), or NULL. */
+static go_proc *go_procs_find(const go_procs *t, const char *name, size_t len, uint64_t h)
 {
-	size_t i = (size_t)go_hash(name, len) & (t->cap - 1);
+	go_name key = { name, len };
+	size_t i = bg_index__find(&t->ix, h, same_go_proc, t->e, &key);
 
-	while (t->slot[i].name &&
-	       (t->slot[i].len != len || memcmp(t->slot[i].name, name, len) != 0))
-		i = (i + 1) & (t->cap - 1);
-	return &t->slot[i];
+	return i == BG_INDEX_NONE ? NULL : &t->e[i];
 }
 
 /*
@@ -1699,31 +1706,21 @@ static go_proc *go_procs_find(const go_procs *t, const char *name, size_t len)
 static int go_procs_note(go_procs *t, const char *name, size_t len, unsigned long procs,
                          const char *pkg, size_t pkg_len, size_t line, const go_proc **first)
 {
-	go_proc *e;
-	size_t i;
+	uint64_t h = bg_index__hash_n(name, len);
+	go_proc *e = go_procs_find(t, name, len, h);
 
-	if (2 * (t->n + 1) > t->cap) {
-		go_procs bigger = { NULL, t->cap ? 2 * t->cap : 64, 0 };
-
-		if (!(bigger.slot = calloc(bigger.cap, sizeof(*bigger.slot))))
+	if (!e) {
+		if (bg_grow((void **)&t->e, &t->cap, t->n, sizeof(*t->e)) < 0 ||
+		    bg_index__add(&t->ix, h, t->n) < 0)
 			return BG_ENOMEM;
-		for (i = 0; i < t->cap; i++)
-			if (t->slot[i].name)
-				*go_procs_find(&bigger, t->slot[i].name, t->slot[i].len) =
-				        t->slot[i];
-		bigger.n = t->n;
-		free(t->slot);
-		*t = bigger;
-	}
-	e = go_procs_find(t, name, len);
-	if (!e->name) {
+		e = &t->e[t->n++];
 		e->name = name;
 		e->len = len;
 		e->procs = procs;
+		e->mixed = 0;
 		e->pkg = pkg;
 		e->pkg_len = pkg_len;
 		e->line = line;
-		t->n++;
 		return 0;
 	}
 	if (e->pkg_len != pkg_len || (pkg_len && memcmp(e->pkg, pkg, pkg_len) != 0)) {
@@ -1751,7 +1748,7 @@ static int go_series(go_state *st, size_t line, const char *f, size_t n)
 {
 	unsigned long procs;
 	size_t base = go_base(f, n, &procs);
-	const go_proc *e = st->procs.cap ? go_procs_find(&st->procs, f, base) : NULL;
+	const go_proc *e = go_procs_find(&st->procs, f, base, bg_index__hash_n(f, base));
 	const char *why;
 	char q[320];
 
@@ -1761,8 +1758,7 @@ static int go_series(go_state *st, size_t line, const char *f, size_t n)
 	st->series.len = 0;
 	if ((st->benchmark && bg_buf_printf(&st->series, "%s/", st->benchmark) < 0) ||
 	    bg_buf_put(&st->series, f, base) < 0 ||
-	    (e && e->name && e->mixed &&
-	     bg_buf_printf(&st->series, "/gomaxprocs=%lu", procs) < 0) ||
+	    (e && e->mixed && bg_buf_printf(&st->series, "/gomaxprocs=%lu", procs) < 0) ||
 	    bg_buf_put(&st->series, "", 1) < 0)
 		return bg_error_oom(st->ctx);
 	return 0;
@@ -1939,8 +1935,11 @@ static int go_note(go_state *st, size_t line, const char *p, const char *eol, in
 static int parse_go(bg_ctx *ctx, const char *source, const char *benchmark, const char *dir,
                     const char *data, size_t len, bg_results *out)
 {
-	go_state st = { ctx,         source,      benchmark, out, (locale_t)0, { NULL, 0, 0 },
-		        BG_BUF_INIT, BG_BUF_INIT, 0,         0 };
+	go_state st = { ctx,         source,
+		        benchmark,   out,
+		        (locale_t)0, { NULL, 0, 0, { NULL, 0, 0 } },
+		        BG_BUF_INIT, BG_BUF_INIT,
+		        0,           0 };
 	const char *p, *end = data + len, *pkg = NULL;
 	size_t line, pkg_len = 0;
 	int pass, rc = 0;
@@ -1971,7 +1970,8 @@ static int parse_go(bg_ctx *ctx, const char *source, const char *benchmark, cons
 		                  "%s: no benchmark results in output (go test -bench)", source);
 
 cleanup:
-	free(st.procs.slot);
+	free(st.procs.e);
+	bg_index__free(&st.procs.ix);
 	bg_buf_clear(&st.series);
 	bg_buf_clear(&st.metric);
 	freelocale(st.c_locale);

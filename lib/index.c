@@ -28,20 +28,34 @@ struct bg_index_slot {
  * object of the file and most objects have a few keys. */
 #define INDEX_MIN 16
 
+/* FNV-1a's 64-bit offset basis, all 20 digits of it, and its prime. */
+#define FNV_BASIS 14695981039346656037ULL
+#define FNV_PRIME 1099511628211ULL
+
 uint64_t bg_index__hash(const char *a, const char *b)
 {
 	/* FNV-1a, over "a\0b" for a pair, so that ("ab", "c") and ("a", "bc")
-	 * differ.  The offset basis is FNV's, all 20 digits of it. */
-	uint64_t h = 14695981039346656037ULL;
+	 * differ. */
+	uint64_t h = FNV_BASIS;
 	const unsigned char *p;
 
 	for (p = (const unsigned char *)a; *p; p++)
-		h = (h ^ *p) * 1099511628211ULL;
+		h = (h ^ *p) * FNV_PRIME;
 	if (!b)
 		return h;
-	h *= 1099511628211ULL;
+	h *= FNV_PRIME;
 	for (p = (const unsigned char *)b; *p; p++)
-		h = (h ^ *p) * 1099511628211ULL;
+		h = (h ^ *p) * FNV_PRIME;
+	return h;
+}
+
+uint64_t bg_index__hash_n(const char *a, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)a;
+	uint64_t h = FNV_BASIS;
+
+	while (len--)
+		h = (h ^ *p++) * FNV_PRIME;
 	return h;
 }
 

@@ -146,6 +146,9 @@ typedef struct {
 } bg_index;
 typedef int (*bg_index_same)(const void *set, size_t entry, const void *key);
 uint64_t bg_index__hash(const char *a, const char *b);
+/* The same FNV-1a over the `len` bytes at a, which need no terminator (names
+ * that are slices of an input); bg_index__hash(a, NULL) for a C string. */
+uint64_t bg_index__hash_n(const char *a, size_t len);
 size_t bg_index__find(const bg_index *ix, uint64_t h, bg_index_same same, const void *set,
                       const void *key);
 int bg_index__add(bg_index *ix, uint64_t h, size_t entry);

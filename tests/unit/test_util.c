@@ -160,6 +160,13 @@ static void test_index_hash(void **state)
 	assert_true(bg_index__hash("bench", "ns") == fnv1a("bench\0ns", 8));
 	assert_true(bg_index__hash("ab", "c") != bg_index__hash("a", "bc"));
 	assert_true(bg_index__hash("a", "") != bg_index__hash("a", NULL));
+	/* Over bytes: a slice of a longer string, a NUL among them, none. */
+	assert_true(bg_index__hash_n("", 0) == 0xcbf29ce484222325ULL);
+	assert_true(bg_index__hash_n("a", 1) == 0xaf63dc4c8601ec8cULL);
+	assert_true(bg_index__hash_n("benchmark", 5) == bg_index__hash("bench", NULL));
+	assert_true(bg_index__hash_n("bench\0ns", 8) == bg_index__hash("bench", "ns"));
+	assert_true(bg_index__hash_n("BenchmarkSort-8", 13) == fnv1a("BenchmarkSort", 13));
+	assert_true(bg_index__hash_n("ab", 1) != bg_index__hash_n("ab", 2));
 }
 
 /* Entry i of the string array `set` is `key`. */
