@@ -448,13 +448,16 @@ struct bg_baseline {
  * or series, and a lookup among all the earlier ones each took time in the
  * square of that.  uids: runs by uid (entries: indices in bg_baseline.runs);
  * series: the units by (benchmark, metric) (entries: where the triple
- * starts in bg_baseline.units).
+ * starts in bg_baseline.units); dirs: each such series' direction (at the
+ * triple's start / 3).
  */
 typedef struct {
 	bg_ctx *ctx;
 	const char *name;
 	char path[256];
 	bg_index uids, series;
+	bg_direction *dirs;
+	size_t dcap;
 } validator;
 
 /* Run i has uid `key`. */
@@ -731,9 +734,11 @@ fail:
 	return rc;
 }
 
-/* Holds a series to one unit over the whole file (the store would refuse a mix). */
+/* Holds a series to one unit over the whole file (the store would refuse a
+ * mix), and to one direction (the store keeps one per series, and the last
+ * run's would win). */
 static int note_unit(validator *v, bg_baseline *b, size_t *cap, const char *benchmark,
-                     const char *metric, const char *unit)
+                     const char *metric, const char *unit, bg_direction dir)
 {
 	const char *key[2] = { benchmark, metric };
 	uint64_t h = bg_index__hash(benchmark, metric);
@@ -744,9 +749,19 @@ static int note_unit(validator *v, bg_baseline *b, size_t *cap, const char *benc
 			return invalid(v,
 			               "unit \"%s\" of %s:%s differs from \"%s\" in an earlier run",
 			               unit, benchmark, metric, b->units[at + 2]);
+		if (v->dirs[at / 3] != dir)
+			return invalid(
+			        v,
+			        "direction \"%s\" of %s:%s differs from \"%s\" in an earlier "
+			        "run",
+			        bg_direction_name(dir), benchmark, metric,
+			        bg_direction_name(v->dirs[at / 3]));
 		return 0;
 	}
 	at = b->nunits;
+	if (bg_grow((void **)&v->dirs, &v->dcap, at / 3 + 1, sizeof(*v->dirs)) < 0)
+		return bg_error_oom(v->ctx);
+	v->dirs[at / 3] = dir;
 	/* Three strings and the NULL after them. */
 	if (bg_grow((void **)&b->units, cap, b->nunits + 3, sizeof(*b->units)) < 0)
 		return bg_error_oom(v->ctx);
@@ -807,7 +822,7 @@ static int parse_series(validator *v, bg_baseline *b, size_t *ucap, baseline_run
 	/* As the store will see it: "ms" is kept in seconds. */
 	if (bg_unit_canonical(unit, &canon, &scale) < 0)
 		return invalid(v, "bad unit \"%s\"", unit);
-	if ((error = note_unit(v, b, ucap, bench, metric, canon)) < 0)
+	if ((error = note_unit(v, b, ucap, bench, metric, canon, dir)) < 0)
 		return error;
 	before = bg_results_series_count(r->res);
 	for (i = 0; i < n; i++) {
@@ -1036,6 +1051,7 @@ int bg_baseline_parse(bg_ctx *ctx, const char *name, const char *text, size_t le
 cleanup:
 	bg_index__free(&v.uids);
 	bg_index__free(&v.series);
+	free(v.dirs);
 	json_object_put(top);
 	bg_baseline_free(b);
 	if (error == BG_EINPUT)
