@@ -402,7 +402,7 @@ static int on_result(const bg_result_row *row, void *data)
 			bg_buf_clear(&b);
 		}
 	}
-	if (!g->cur_match || !isfinite(row->summary.robust_mean))
+	if (!g->cur_match || !isfinite(row->robust_mean))
 		return 0;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
@@ -429,11 +429,10 @@ static int on_result(const bg_result_row *row, void *data)
 		s->cap = c[0];
 	}
 	s->run[s->n] = at;
-	s->mean[s->n] = row->summary.robust_mean;
-	s->count[s->n] = row->summary.n;
-	s->ci[s->n] = row->summary.n >= 2 ? q975(g->qc, row->summary.n - 1) * row->summary.stddev /
-	                                            sqrt((double)row->summary.n)
-	                                  : NAN;
+	s->mean[s->n] = row->robust_mean;
+	s->count[s->n] = row->n;
+	s->ci[s->n] =
+	        row->n >= 2 ? q975(g->qc, row->n - 1) * row->stddev / sqrt((double)row->n) : NAN;
 	s->n++;
 	return 0;
 }

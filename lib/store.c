@@ -430,12 +430,12 @@ static const char *const stmt_sql[ST_COUNT] = {
 		 * carried in every row, they tripled what the sort moves.  The
 		 * period's runs are a set looked up per row rather than a join:
 		 * joined, SQLite seeks the run and its machine for every result
-		 * (a quarter of a report's time).  The unary + keeps it walking
+		 * (two b-tree descents per row).  The unary + keeps it walking
 		 * results_series_run in the order asked for; without it SQLite
-		 * reads by run through the UNIQUE index and sorts afterwards. */
-		"SELECT x.run_id, x.series_id,"
-		"       x.n, x.mean, x.median, x.stddev, x.min, x.max,"
-		"       coalesce(x.robust_mean, x.mean), x.outliers, x.instrument"
+		 * reads by run through the UNIQUE index and sorts afterwards.
+		 * Only the columns a trend uses: each one read costs per row. */
+		"SELECT x.run_id, x.series_id, x.n, x.stddev, coalesce(x.robust_mean, x.mean),"
+		"       x.instrument"
 		"  FROM results x"
 		" WHERE +x.run_id IN (SELECT r.id FROM runs r JOIN machines m ON m.id = r.machine_id"
 		"   WHERE r.status = 'complete' AND r.dirty = 0 AND (?3 OR r.role = 'primary')"
@@ -2515,8 +2515,10 @@ int bg_store_each_result(bg_ctx *ctx, bg_store *store, const bg_period *period, 
 			}
 		}
 		row.run_id = bg_db_column_int64(s, 0);
-		store__summary(s, 2, &row.summary);
-		row.instrument = (const char *)bg_db_column_text(s, 10);
+		row.n = (size_t)bg_db_column_int64(s, 2);
+		row.stddev = bg_db_column_double(s, 3);
+		row.robust_mean = bg_db_column_double(s, 4);
+		row.instrument = (const char *)bg_db_column_text(s, 5);
 		if ((error = cb(&row, data)) < 0)
 			goto cleanup;
 	}

@@ -246,12 +246,15 @@ int bg_store_runs_since(bg_ctx *ctx, bg_store *store, const bg_period *period, b
 void bg_run_rows_free(bg_run_row *rows, size_t n);
 
 /* One series of one run, as bg_store_each_result hands it over: the strings
- * are borrowed for the duration of the callback. */
+ * are borrowed for the duration of the callback.  Of the run's summary only
+ * what a trend reads, since every column read costs per row of a period. */
 typedef struct {
 	int64_t run_id, series_id;
 	const char *benchmark, *metric, *unit;
 	bg_direction direction;
-	bg_summary summary;
+	size_t n;               /* samples */
+	double stddev;          /* of the samples */
+	double robust_mean;     /* else the mean, where the run stored none */
 	const char *instrument; /* what measured it; NULL: the clock */
 } bg_result_row;
 

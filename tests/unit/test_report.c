@@ -154,8 +154,8 @@ static int count_rows(const bg_result_row *row, void *data)
 		assert_string_equal(row->benchmark, "x");
 		assert_string_equal(row->metric, "wall_time");
 		assert_string_equal(row->unit, "s");
-		assert_int_equal(row->summary.n, 3);
-		s->first_x = row->summary.robust_mean;
+		assert_int_equal(row->n, 3);
+		s->first_x = row->robust_mean;
 	}
 	s->last_series = row->series_id;
 	s->last_run = row->run_id;
