@@ -48,6 +48,14 @@ static double q975(qcache *c, size_t df)
 	return c->q[df];
 }
 
+/* x * 2^e.  ldexp is a call into libm even for e = 0, the exponent of every
+ * real measurement (stats.c says why), and a report's pooling and levels
+ * make over a million of them. */
+static double scaled(double x, int e)
+{
+	return e ? ldexp(x, e) : x;
+}
+
 static void series_clear(rep_series *s)
 {
 	free(s->name);
@@ -486,19 +494,19 @@ static int pool_commits(const bg_report *r, rep_series *s, qcache *qc)
 
 		for (j = i; j < nr && r->runs[s->rrun[j]].commit == r->runs[s->rrun[i]].commit;
 		     j++) {
-			sum += ldexp(s->rmean[j], -e);
+			sum += scaled(s->rmean[j], -e);
 			samples += s->count[j];
 		}
 		k = j - i;
 		m = sum / (double)k;
 		for (t = i; t < j; t++)
-			ss += (ldexp(s->rmean[t], -e) - m) * (ldexp(s->rmean[t], -e) - m);
+			ss += (scaled(s->rmean[t], -e) - m) * (scaled(s->rmean[t], -e) - m);
 		/* p <= i: what is written here was read already. */
-		s->ci[p] = k >= 2 ? ldexp(q975(qc, k - 1) * sqrt(ss / (double)(k - 1)) /
-		                                  sqrt((double)k),
-		                          e)
+		s->ci[p] = k >= 2 ? scaled(q975(qc, k - 1) * sqrt(ss / (double)(k - 1)) /
+		                                   sqrt((double)k),
+		                           e)
 		                  : s->ci[i];
-		s->mean[p] = ldexp(m, e);
+		s->mean[p] = scaled(m, e);
 		s->run[p] = s->rrun[j - 1];
 		s->count[p] = samples;
 		s->nruns[p] = k;
@@ -536,11 +544,11 @@ static int find_steps(bg_ctx *ctx, rep_series *s, const bg_changepoint_opts *co)
 	if (!(x = malloc((s->n ? s->n : 1) * sizeof(double))))
 		return bg_error_oom(ctx);
 	for (i = 0; i < s->n; i++)
-		x[i] = ldexp(s->mean[i], -e);
+		x[i] = scaled(s->mean[i], -e);
 	error = bg_changepoints_find(ctx, x, s->n, co, &s->cps);
 	for (i = 0; error == 0 && i < s->cps.npoints; i++) {
-		s->cps.points[i].before = ldexp(s->cps.points[i].before, e);
-		s->cps.points[i].after = ldexp(s->cps.points[i].after, e);
+		s->cps.points[i].before = scaled(s->cps.points[i].before, e);
+		s->cps.points[i].after = scaled(s->cps.points[i].after, e);
 	}
 	free(x);
 	return error;
@@ -571,15 +579,15 @@ static int levels(bg_ctx *ctx, rep_series *s, qcache *qc)
 		l->to = to;
 		for (i = from; i < to; i++)
 			if (!s->outlier[i]) {
-				sum += ldexp(s->mean[i], -e);
+				sum += scaled(s->mean[i], -e);
 				m++;
 			}
 		lm = m ? sum / (double)m : NAN;
 		for (i = from; i < to; i++)
 			if (!s->outlier[i])
-				v += (ldexp(s->mean[i], -e) - lm) * (ldexp(s->mean[i], -e) - lm);
-		l->mean = ldexp(lm, e);
-		l->sd = m > 1 ? ldexp(sqrt(v / (double)(m - 1)), e) : 0.0;
+				v += (scaled(s->mean[i], -e) - lm) * (scaled(s->mean[i], -e) - lm);
+		l->mean = scaled(lm, e);
+		l->sd = m > 1 ? scaled(sqrt(v / (double)(m - 1)), e) : 0.0;
 		l->band = m > 1 ? q975(qc, m - 1) * l->sd * sqrt(1.0 + 1.0 / (double)m) : 0.0;
 		if (m) {
 			ss += v;
