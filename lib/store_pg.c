@@ -35,6 +35,13 @@
 
 #include "db.h"
 
+/*
+ * Seconds to wait for a connection when neither the connection string,
+ * PGCONNECT_TIMEOUT nor a service file says: libpq's own default is to wait
+ * for ever, and a server that accepts and never answers (or an address
+ * that drops packets) would hang a CI job until its own time limit.
+ */
+#define PG_CONNECT_TIMEOUT "10"
 /* The advisory lock every write transaction takes ("bench" in ASCII). */
 #define PG_WRITE_LOCK "427869726572"
 /* Samples are sent when this much is waiting, else at commit. */
@@ -54,7 +61,7 @@
 #define PG_FUNCTIONS(X)                                                                            \
 	X(PQclear)                                                                                 \
 	X(PQcmdTuples)                                                                             \
-	X(PQconnectdb)                                                                             \
+	X(PQconnectdbParams)                                                                       \
 	X(PQconninfoFree)                                                                          \
 	X(PQconninfoParse)                                                                         \
 	X(PQerrorMessage)                                                                          \
@@ -822,7 +829,17 @@ int bg_db_pg_open(bg_ctx *ctx, const char *spec, bg_db **out)
 		error = bg_error_oom(ctx);
 		goto cleanup;
 	}
-	db->conn = db->pq.PQconnectdb(conninfo);
+	{
+		/* The string's own connect_timeout, given after ours, wins. */
+		const char *keys[] = { "connect_timeout", "dbname", NULL };
+		const char *vals[] = { PG_CONNECT_TIMEOUT, conninfo, NULL };
+		const char *env = getenv("PGCONNECT_TIMEOUT"), *svc = getenv("PGSERVICE");
+		int ours = !pg__opt(opts, "connect_timeout") && !pg__opt(opts, "service") &&
+		           !(env && *env) && !(svc && *svc);
+
+		db->conn =
+		        db->pq.PQconnectdbParams(ours ? keys : keys + 1, ours ? vals : vals + 1, 1);
+	}
 	if (!db->conn) {
 		error = bg_error_oom(ctx);
 		goto cleanup;

@@ -23,6 +23,9 @@
 #   tests/pg.sh stop DIR            stops the server (immediate shutdown) and
 #                                   waits until the postmaster is gone; fine
 #                                   when it is not running or DIR is missing
+#   tests/pg.sh restart DIR         starts the stopped server in DIR again,
+#                                   its databases as they were (an outage
+#                                   ends); stop it as before
 #
 # Roles: bgtest, the superuser, logs in without a password (trust).  bgpass
 # (LOGIN, not a superuser) must give its password (scram-sha-256): the one in
@@ -213,6 +216,17 @@ stop() {
 	return 0
 }
 
+restart() {
+	local dir=$1
+	BIN=$(bindir) || die "no PostgreSQL server binaries"
+	[ -f "$dir/data/PG_VERSION" ] || die "$dir: no cluster (start one first)"
+	if [ ! -d "$(sockdir "$dir")" ]; then # stop removed a folder under /tmp
+		die "$dir: its socket folder is gone"
+	fi
+	as_owner "$BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -s start >/dev/null 2>&1 ||
+		{ tail_log "$dir"; exit 1; }
+}
+
 cmd=${1:-}
 case $cmd in
 available) available ;;
@@ -237,5 +251,9 @@ stop)
 	[ $# -eq 2 ] || die "usage: tests/pg.sh stop DIR"
 	stop "$2"
 	;;
-*) die "usage: tests/pg.sh available|start DIR|url DIR [DB [USER]]|createdb DIR NAME [OWNER]|password DIR|stop DIR" ;;
+restart)
+	[ $# -eq 2 ] || die "usage: tests/pg.sh restart DIR"
+	restart "$(cd "$2" && pwd)"
+	;;
+*) die "usage: tests/pg.sh available|start DIR|url DIR [DB [USER]]|createdb DIR NAME [OWNER]|password DIR|stop DIR|restart DIR" ;;
 esac

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# t_pg_outage.sh -- benchguard when the PostgreSQL server is away or mute,
+# on a real server this script starts (tests/pg.sh): a server that stops
+# between two benchmarks of a `run` ends it with exit 3 and one line, keeps
+# the runs committed before and the incomplete run's first benchmark, and
+# a rerun once it is back stores a whole run; a server that accepts the
+# connection and never answers (as an address behind a firewall that drops
+# packets keeps libpq waiting) ends a command after the default connect
+# timeout, or the one the string or PGCONNECT_TIMEOUT gives, instead of
+# hanging the CI job.  Skipped, with the reason, where there are no
+# PostgreSQL server binaries.
+. "$(dirname "$0")/lib.sh"
+
+now() { date +%s.%N; }
+# within A B LO HI: B - A seconds lie in [LO, HI] (says how long when not).
+within() {
+	awk -v a="$1" -v b="$2" -v lo="$3" -v hi="$4" \
+		'BEGIN { d = b - a; if (d < lo || d > hi) { printf "# took %.1f s, want %s..%s\n", d, lo, hi; exit 1 } }'
+}
+
+# 1. A server that accepts connections and never says a word (no server
+# binaries needed).
+cat >"$T/mute.py" <<'PY'
+import socket, sys
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(64)
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write(str(s.getsockname()[1]))
+import os
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+held = []
+while True:
+    held.append(s.accept()[0])
+PY
+python3 "$T/mute.py" "$T/mute.port" &
+MUTE=$!
+mute_exit() {
+	kill "$MUTE" 2>/dev/null
+	_cleanup
+}
+trap mute_exit EXIT
+for _ in $(seq 100); do [ -s "$T/mute.port" ] && break; sleep 0.05; done
+MP=$(cat "$T/mute.port")
+# mute_db EXPECTED-LO EXPECTED-HI DB [ENV...]: db info on DB exits 3 with
+# "cannot connect" within the bounds; `timeout` ends a hang after 60 s
+# (with SIGKILL at last: libpq waits on through SIGTERM).
+mute_db() {
+	local lo=$1 hi=$2 db=$3 a b rc
+	shift 3
+	a=$(now)
+	env "$@" timeout -k 5 60 "$BG" --db "$db" db info >"$T/out" 2>"$T/err"
+	rc=$?
+	b=$(now)
+	[ "$rc" -eq 3 ] || { echo "# exit $rc, want 3"; sed 's/^/# err: /' "$T/err"; return 1; }
+	grep -q 'cannot connect' "$T/err" || { sed 's/^/# err: /' "$T/err"; return 1; }
+	within "$a" "$b" "$lo" "$hi"
+}
+check "a server that never answers: no connect_timeout given, exit 3 after the default 10 s" \
+	mute_db 9 30 "postgresql://bench@127.0.0.1:$MP/bench"
+check "... in key=value words too" \
+	mute_db 9 30 "host=127.0.0.1 port=$MP dbname=bench user=bench"
+check "... the string's connect_timeout=2 is kept: 2 s" \
+	mute_db 1.5 8 "postgresql://bench@127.0.0.1:$MP/bench?connect_timeout=2"
+check "... PGCONNECT_TIMEOUT=2 is kept: 2 s" \
+	mute_db 1.5 8 "postgresql://bench@127.0.0.1:$MP/bench" PGCONNECT_TIMEOUT=2
+kill "$MUTE" 2>/dev/null
+
+# 2. The server stops between two benchmarks of a run, and comes back.
+pg_start
+case $? in
+0) ;;
+1)
+	skip "a PostgreSQL server that stops mid-run" "$PG_SKIP_REASON"
+	finish
+	exit
+	;;
+*)
+	not_ok "the PostgreSQL server starts"
+	finish
+	exit 1
+	;;
+esac
+PG=$(pg_db outage) || {
+	not_ok "creating the database"
+	finish
+	exit 1
+}
+# tests/pg.sh's server commits asynchronously and stops with an immediate
+# shutdown, which loses the last commits: this database commits for real.
+db_sql "$PG" "ALTER DATABASE outage SET synchronous_commit = on" >/dev/null
+new_repo "$T/r" >/dev/null
+cd "$T/r" || exit 1
+echo '.benchguard/' >.gitignore
+cat >benchguard.json <<J
+{ "project": "outage", "defaults": { "warmup": 0, "samples": 3 },
+  "benchmarks": [
+    { "name": "a", "format": "lines", "command": "printf 'BENCHGUARD t 1 ms\\\\n%.0s' 1 2 3" },
+    { "name": "b", "format": "lines",
+      "command": "if [ -f '$T/stop' ]; then rm -f '$T/stop'; '$BG_ROOT/tests/pg.sh' stop '$PG_DIR' >/dev/null; fi; printf 'BENCHGUARD t 2 ms\\\\n%.0s' 1 2 3" },
+    { "name": "c", "format": "lines", "command": "printf 'BENCHGUARD t 3 ms\\\\n%.0s' 1 2 3" } ] }
+J
+git add . && git commit -qm suite
+check "a run into the database: exit 0" expect_rc 0 "$BG" -q --db "$PG" run
+touch "$T/stop"
+check "the server stops after the run's first benchmark: exit 3" expect_rc 3 "$BG" -q --db "$PG" run
+check "... with one line that says the database, not a password, and why" \
+	bash -c "[ \$(wc -l <'$T/err') = 1 ] && grep -q '^benchguard: database postgresql://bgtest@/outage?host=.*: .*server closed the connection' '$T/err'"
+"$BG_ROOT/tests/pg.sh" restart "$PG_DIR"
+check "... back up: the first run complete with 3 results, the second incomplete with the first benchmark's" \
+	bash -c "[ \"\$(db_sql() { psql -X -A -t -q -w -d \"\$1\" -c \"\$2\"; }; db_sql '$PG' \"SELECT r.status || ':' || (SELECT count(*) FROM results s WHERE s.run_id = r.id) FROM runs r ORDER BY r.id\" | tr '\n' ' ')\" = 'complete:3 incomplete:1 ' ]"
+check "a rerun once it is back: exit 0" expect_rc 0 "$BG" -q --db "$PG" run
+check "... history of c: the two complete runs" \
+	bash -c "[ \$('$BG' --json --db '$PG' history c:t | grep -c '\"run\"') = 2 ]"
+finish
