@@ -297,15 +297,26 @@ static int pg__version(bg_db *d, long *version, int *has_tables)
 
 	*version = 0;
 	*has_tables = 0;
-	if (pg__query(db,
-	              "SELECT count(*) FROM information_schema.tables"
-	              " WHERE table_schema = current_schema() AND table_name = 'benchguard_schema'",
-	              buf, sizeof(buf)) < 0)
+	/*
+	 * The catalog, not information_schema.tables, which lists only the
+	 * tables the role has some right on: to a role granted nothing, a
+	 * migrated database looked empty, and even a reading command set out
+	 * to create the tables again ("relation already exists").
+	 */
+	if (pg__query(
+	            db,
+	            "SELECT count(*) FROM pg_catalog.pg_class c"
+	            " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+	            " WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v', 'm', 'f')"
+	            " AND c.relname = 'benchguard_schema'",
+	            buf, sizeof(buf)) < 0)
 		return -1;
 	ours = atol(buf);
 	if (pg__query(db,
-	              "SELECT count(*) FROM information_schema.tables"
-	              " WHERE table_schema = current_schema()",
+	              "SELECT count(*) FROM pg_catalog.pg_class c"
+	              " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+	              " WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v', 'm', "
+	              "'f')",
 	              buf, sizeof(buf)) < 0)
 		return -1;
 	all = atol(buf);

@@ -112,4 +112,16 @@ check "... back up: the first run complete with 3 results, the second incomplete
 check "a rerun once it is back: exit 0" expect_rc 0 "$BG" -q --db "$PG" run
 check "... history of c: the two complete runs" \
 	bash -c "[ \$('$BG' --json --db '$PG' history c:t | grep -c '\"run\"') = 2 ]"
+
+# 3. A role that may log in and create tables but was granted nothing on
+# benchguard's tables: the schema is there, at its version, and the role
+# is told it may not read it; nothing tries to create the tables again.
+db_sql "$PG" "CREATE ROLE peek LOGIN; GRANT CREATE ON SCHEMA public TO peek" >/dev/null
+PEEK=${PG/bgtest@/peek@}
+check "a role granted nothing on the tables: history exits 3" expect_rc 3 "$BG" --db "$PEEK" history c:t
+check "... saying permission denied, not migrating the schema" \
+	bash -c "grep -q 'permission denied' '$T/err' && ! grep -q 'migrating' '$T/err'"
+check "... run too, before measuring" expect_rc 3 "$BG" --db "$PEEK" run
+check "... saying permission denied, not migrating the schema" \
+	bash -c "grep -q 'permission denied' '$T/err' && ! grep -q 'migrating' '$T/err' && [ ! -s '$T/out' ]"
 finish
