@@ -109,6 +109,18 @@ pg_start() {
 	PG_DIR=$(mktemp -d /tmp/bgpg.XXXXXX) || return 2
 	"$BG_ROOT/tests/pg.sh" start "$PG_DIR" || return 2
 }
+# pg_start_or_end WHAT: pg_start, or the script ends there: WHAT skipped
+# when this machine has no server binaries, a failure when it would not start.
+pg_start_or_end() {
+	pg_start
+	case $? in
+	0) return 0 ;;
+	1) skip "$1" "skipped: $PG_SKIP_REASON" ;;
+	*) not_ok "the PostgreSQL server starts" ;;
+	esac
+	finish
+	exit
+}
 # pg_db NAME [OWNER]: creates database NAME (owner bgtest, or OWNER, e.g.
 # bgpass, whose password is `tests/pg.sh password "$PG_DIR"` or
 # $BG_PG_TEST_PASSWORD if set before pg_start) and prints its URI.

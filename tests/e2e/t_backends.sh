@@ -18,20 +18,7 @@
 # that holds such text raw into PostgreSQL.
 . "$(dirname "$0")/lib.sh"
 
-pg_start
-case $? in
-0) ;;
-1)
-	skip "both backends" "$PG_SKIP_REASON"
-	finish
-	exit
-	;;
-*)
-	not_ok "the PostgreSQL server starts"
-	finish
-	exit 1
-	;;
-esac
+pg_start_or_end "both backends"
 ok "a PostgreSQL server of this test's own is up"
 PG=$(pg_db backends) || {
 	not_ok "creating the database"

@@ -105,18 +105,7 @@ recv() {
 	PORT=$(cat "$T/$1.port")
 }
 
-pg_start
-rc=$?
-if [ "$rc" -eq 1 ]; then
-	skip "benchguard fleets on PostgreSQL" "skipped: $PG_SKIP_REASON"
-	finish
-	exit
-fi
-if [ "$rc" -ne 0 ]; then
-	not_ok "pg_start starts a PostgreSQL server (exit $rc)"
-	finish
-	exit
-fi
+pg_start_or_end "benchguard fleets on PostgreSQL"
 LOG="$PG_DIR/server.log"
 # migrated_db NAME: a new database with benchguard's schema made by one
 # process first, so that the concurrent jobs of a point test that point

@@ -67,20 +67,7 @@ check "... PGCONNECT_TIMEOUT=2 is kept: 2 s" \
 kill "$MUTE" 2>/dev/null
 
 # 2. The server stops between two benchmarks of a run, and comes back.
-pg_start
-case $? in
-0) ;;
-1)
-	skip "a PostgreSQL server that stops mid-run" "$PG_SKIP_REASON"
-	finish
-	exit
-	;;
-*)
-	not_ok "the PostgreSQL server starts"
-	finish
-	exit 1
-	;;
-esac
+pg_start_or_end "a PostgreSQL server that stops mid-run"
 PG=$(pg_db outage) || {
 	not_ok "creating the database"
 	finish
