@@ -1119,10 +1119,10 @@ static int same_first(const void *set, size_t i, const void *key)
 }
 
 /*
- * Every run and file of one import says the same direction for a series,
- * as it says the same unit: the store keeps one direction per series and
- * follows the latest run, so a disagreement would let whichever came last
- * flip the series for everyone.  BG_EINPUT naming both.
+ * Every file of one import says the same direction for a series, as it
+ * says the same unit (within a file, bg_baseline_parse has held it): the store keeps one direction
+ * per series and follows the latest run, so a disagreement would let whichever came last flip the
+ * series for everyone.  BG_EINPUT naming both.
  */
 static int check_directions(bg_ctx *ctx, const bg_baseline *const *b, size_t nb)
 {
@@ -1159,13 +1159,12 @@ static int check_directions(bg_ctx *ctx, const bg_baseline *const *b, size_t nb)
 					continue;
 				error = bg_error_set(ctx, BG_EINPUT,
 				                     "%s: run %s: direction \"%s\" of %s:%s "
-				                     "differs from \"%s\" in "
-				                     "%s%s run %s; nothing imported",
+				                     "differs from \"%s\" in %s's run %s; nothing "
+				                     "imported",
 				                     b[i]->name, b[i]->runs[r].uid,
 				                     bg_direction_name(s->direction), s->benchmark,
 				                     s->metric, bg_direction_name(f->s->direction),
-				                     f->file == i ? "" : b[f->file]->name,
-				                     f->file == i ? "the earlier" : "'s",
+				                     b[f->file]->name,
 				                     b[f->file]->runs[f->run].uid);
 				goto cleanup;
 			}

@@ -137,6 +137,7 @@ int bg_ci__merge(bg_ctx *ctx, bg_check_result *res, const bg_check_result *pairs
 		bg_verdict_row *r = name ? find_row(res, name) : NULL;
 		const bg_verdict_row *q = name ? find_row((bg_check_result *)pairs, name) : NULL;
 		bg_verdict first;
+		bg_confirm_status status;
 		char ev[64], fw[96];
 
 		free(name);
@@ -165,8 +166,8 @@ int bg_ci__merge(bg_ctx *ctx, bg_check_result *res, const bg_check_result *pairs
 		r->confirm = q->confirm;
 		r->confirm.first = first;
 		r->verdict = q->verdict;
-		if (second_status(first, q->verdict) != BG_CONFIRM_NONE)
-			r->confirm.status = second_status(first, q->verdict);
+		if ((status = second_status(first, q->verdict)) != BG_CONFIRM_NONE)
+			r->confirm.status = status;
 		switch (r->confirm.status) {
 		case BG_CONFIRM_CONFIRMED:
 			error = set_message(
