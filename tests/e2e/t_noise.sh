@@ -19,6 +19,8 @@
 # BG_STAT_SIZE=small (the sanitizer build in CI) runs 6 A/A commits and 2
 # branches after a window of 10 and reports the claims without asserting
 # them.
+# Its claims are about timing: tests/run.sh runs it with nothing beside it.
+# run.sh: alone
 . "$(dirname "$0")/lib.sh"
 
 AA=$(stat_n 100 6)

@@ -14,6 +14,8 @@
 # script prints ci's seconds per commit (median, 95th percentile).
 # BG_STAT_SIZE=small: 3 rounds after a window of 10, claims reported, not
 # asserted.
+# Its claims are about timing: tests/run.sh runs it with nothing beside it.
+# run.sh: alone
 . "$(dirname "$0")/lib.sh"
 
 ROUNDS_N=$(stat_n 20 3)

@@ -7,6 +7,8 @@
 # most 5 of the 100 ci runs may raise any alert; the script prints how many
 # series the first check alone, without fdr, would have flagged.
 # BG_STAT_SIZE=small: 5 A/A commits, the claim reported, not asserted.
+# Its claims are about timing: tests/run.sh runs it with nothing beside it.
+# run.sh: alone
 . "$(dirname "$0")/lib.sh"
 
 cc -O2 -o "$T/suite50" "$FIX/bench/suite50.c" || { not_ok "building suite50"; finish; exit 1; }
