@@ -751,7 +751,10 @@ static int html_series(const bg_report *r, size_t idx, bg_buf *b)
 	if (s->cps.noutliers)
 		e |= bg_buf_printf(b, "%zu outlier commit%s · ", s->cps.noutliers,
 		                   s->cps.noutliers == 1 ? "" : "s");
-	if (g && v != BG_VERDICT_NO_BASELINE) {
+	/* The figures are the replayed check's, shown only where it had a
+	 * baseline, as Markdown and JSON show them: ci's verdict may stand on
+	 * runs before the period, and the replay's zeros are no test. */
+	if (g && g->replayed != BG_VERDICT_NO_BASELINE) {
 		e |= bg_buf_puts(b, "newest commit <code>");
 		e |= html_sha(b, bg_report__point_run(r, s, g->from)->row.sha, 7);
 		/* The value's own movement (delta), as every table shows it: a
@@ -759,6 +762,13 @@ static int html_series(const bg_report *r, size_t idx, bg_buf *b)
 		e |= bg_buf_printf(b, "</code>: %+.1f%% against a baseline of %zu runs (p %s)",
 		                   100.0 * g->test.delta, g->test.n_base,
 		                   p_text(pbuf, sizeof(pbuf), g->p_adjusted));
+	} else if (g && g->recorded) {
+		e |= bg_buf_puts(b, "newest commit <code>");
+		e |= html_sha(b, bg_report__point_run(r, s, g->from)->row.sha, 7);
+		e |= bg_buf_printf(b,
+		                   "</code>: %s by ci; fewer than %d baseline runs in this period "
+		                   "to show its figures",
+		                   bg_report__group_label(g), r->min_runs);
 	} else
 		e |= bg_buf_printf(b, "newest commit: fewer than %d baseline runs", r->min_runs);
 	if (r->nmachines > 1) {

@@ -629,6 +629,56 @@ static void test_step_from_zero(void **state)
 	close_scratch(ctx, st, m, dir);
 }
 
+/* A verdict ci recorded where the period holds too few runs to replay the
+ * check (its baseline lay before --since): the page says whose verdict it
+ * is, never "+0.0% against a baseline of 0 runs", the figures of a test
+ * that was not made; Markdown and JSON leave them out alike. */
+static void test_latest_recorded_without_replay(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_store *st;
+	bg_machine *m = NULL;
+	bg_report_opts o = opts_default();
+	bg_report *r = NULL;
+	bg_verdict_record vr;
+	bg_check_record rec;
+	char dir[256], *text = NULL;
+	const char *p;
+	size_t len = 0;
+	int64_t latest = 0;
+	int i;
+
+	(void)state;
+	open_scratch(&ctx, &st, &m, dir, sizeof(dir));
+	for (i = 0; i < 3; i++)
+		put_value(ctx, st, m, i, "t", "s", i < 2 ? 1.0 : 1.2);
+	assert_int_equal(bg_store_latest_run(ctx, st, "ma", &latest), 0);
+	memset(&vr, 0, sizeof(vr));
+	vr.series = "z:t";
+	vr.benchmark = "z";
+	vr.metric = "t";
+	vr.verdict = vr.first = BG_VERDICT_REGRESSION;
+	vr.confirm = BG_CONFIRM_CONFIRMED;
+	memset(&rec, 0, sizeof(rec));
+	rec.run_id = latest;
+	rec.source = "ci";
+	rec.json = "{}";
+	rec.rows = &vr;
+	rec.nrows = 1;
+	assert_int_equal(bg_store_check_record(ctx, st, &rec, NULL), 0);
+	assert_int_equal(bg_report_build(ctx, st, NULL, &o, &r), 0);
+	assert_int_equal(bg_report_render(ctx, r, BG_REPORT_HTML, &text, &len), 0);
+	assert_non_null(strstr(text, "data-verdict=\"regression\""));
+	assert_null(strstr(text, "against a baseline of 0 runs"));
+	assert_non_null(p = strstr(text, "newest commit <code>0000000</code>: regression by ci"));
+	free(text);
+	assert_int_equal(bg_report_render(ctx, r, BG_REPORT_MARKDOWN, &text, &len), 0);
+	assert_non_null(strstr(text, "| `z:t` | 3 | regression (ci) |  |"));
+	free(text);
+	bg_report_free(r);
+	close_scratch(ctx, st, m, dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -642,6 +692,7 @@ int main(void)
 		cmocka_unit_test(test_time_order_pools_commits),
 		cmocka_unit_test(test_tables_name_machines),
 		cmocka_unit_test(test_step_from_zero),
+		cmocka_unit_test(test_latest_recorded_without_replay),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
