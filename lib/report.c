@@ -100,6 +100,7 @@ void bg_report_free(bg_report *r)
 	free(r->branch);
 	free(r->machine);
 	free(r->project);
+	free(r->filter);
 	free(r);
 }
 
@@ -956,7 +957,8 @@ int bg_report_build(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_report
 	r->min_segment = opts->min_segment ? opts->min_segment : 5;
 	if ((opts->branch && !(r->branch = bg_strdup(opts->branch))) ||
 	    (opts->machine && !(r->machine = bg_strdup(opts->machine))) ||
-	    (opts->project && !(r->project = bg_strdup(opts->project)))) {
+	    (opts->project && !(r->project = bg_strdup(opts->project))) ||
+	    (opts->filter && !(r->filter = bg_strdup(opts->filter)))) {
 		error = bg_error_oom(ctx);
 		goto cleanup;
 	}

@@ -877,7 +877,14 @@ int bg_report__render_html(bg_ctx *ctx, const bg_report *r, bg_buf *b)
 	e |= bg_buf_puts(b, html_legend);
 	for (i = 0; i < r->nseries && !e; i++)
 		e |= html_series(r, i, b);
-	if (!r->nseries)
+	/* Runs that a filter left without a series are still runs: the page
+	 * says which of the two left it empty. */
+	if (!r->nseries && r->nruns && r->filter) {
+		e |= bg_buf_puts(b, "<p>No series matches <code>--filter ");
+		e |= html_esc(b, r->filter);
+		e |= bg_buf_printf(b, "</code> (%zu run%s in this period).</p>\n", r->nruns,
+		                   r->nruns == 1 ? "" : "s");
+	} else if (!r->nseries)
 		e |= bg_buf_puts(b, "<p>No runs in this period.</p>\n");
 	e |= bg_buf_printf(b, "<footer>benchguard %s</footer>\n</main>\n", BG_VERSION);
 	e |= html_commits(r, b);

@@ -91,6 +91,7 @@ typedef struct {
 struct bg_report {
 	int64_t since, now;
 	char *branch, *machine, *project;
+	char *filter; /* --filter, to say so when it matched no series */
 	int by_git;
 	bg_thresholds th;
 	int window, min_runs;
