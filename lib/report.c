@@ -641,8 +641,11 @@ static size_t point_of_run(const rep_series *s, size_t k)
 /*
  * The rolling check replayed, commit by commit: each commit's runs of every
  * series against the last `window` runs of earlier commits (an outlier run
- * left out), the series of one commit judged together by bg_judge, as
- * bg_check_run judges a commit of the branch.
+ * left out), the series of one commit on one machine judged together by
+ * bg_judge, as bg_check_run judges a run of a commit of the branch.  Not
+ * every machine's at once: with --machine all, one machine's flat series
+ * would dilute another's regression through the FDR adjustment, and a
+ * verdict would depend on which machines the report shows.
  */
 static int judge_commits(bg_ctx *ctx, bg_report *r)
 {
@@ -659,50 +662,66 @@ static int judge_commits(bg_ctx *ctx, bg_report *r)
 		goto cleanup;
 	}
 	for (c = 0; c < r->ncommits; c++) {
-		for (i = n = 0; i < r->nseries; i++) {
-			rep_series *s = &r->series[i];
-			rep_group *g;
-			double *bv = base + n * reach;
-			size_t nb = 0, removed = 0, first;
+		/* One pass per machine of the commit: a series judged moves its
+		 * cursor past c, so the next pass takes the next machine's. */
+		for (;;) {
+			const char *machine = NULL;
+			int others = 0; /* series of c on another machine: a later pass */
 
-			if (cursor[i] >= s->ngroups || s->groups[cursor[i]].commit != c)
-				continue;
-			g = &s->groups[cursor[i]++];
-			first = s->rfirst[g->from];
-			/* The runs before this commit's, newest first, as check reads them,
-			 * and made into its baseline the way check makes it. */
-			for (k = first; k > 0 && nb < reach; k--)
-				bv[nb++] = s->rmean[k - 1];
-			if ((error = bg_verdict__baseline(ctx, bv, &nb, r->window, &removed)) < 0)
+			for (i = n = 0; i < r->nseries; i++) {
+				rep_series *s = &r->series[i];
+				rep_group *g;
+				double *bv = base + n * reach;
+				size_t nb = 0, removed = 0, first;
+
+				if (cursor[i] >= s->ngroups || s->groups[cursor[i]].commit != c)
+					continue;
+				if (machine && strcmp(s->machine, machine) != 0) {
+					others = 1;
+					continue;
+				}
+				machine = s->machine;
+				g = &s->groups[cursor[i]++];
+				first = s->rfirst[g->from];
+				/* The runs before this commit's, newest first, as check reads them,
+				 * and made into its baseline the way check makes it. */
+				for (k = first; k > 0 && nb < reach; k--)
+					bv[nb++] = s->rmean[k - 1];
+				if ((error = bg_verdict__baseline(ctx, bv, &nb, r->window,
+				                                  &removed)) < 0)
+					goto cleanup;
+				/* The runs it was formed from are the newest nb + removed: the
+				 * one left out lies among them, never a spare behind them. */
+				g->base_from = point_of_run(s, first - nb - removed);
+				memset(&in[n], 0, sizeof(in[n]));
+				in[n].design = BG_DESIGN_ROLLING;
+				in[n].direction = s->direction;
+				in[n].base = bv;
+				in[n].n_base = nb >= (size_t)r->min_runs ? nb : 0;
+				in[n].cur = s->rmean + first;
+				in[n].n_cur = s->nruns[g->from];
+				in[n].min_change = s->min_change;
+				in[n].resolution = s->resolution;
+				gs[n++] = g;
+			}
+			if (!n)
+				break;
+			if ((error = bg_judge(ctx, in, n, &r->th, r->th.alpha, jd)) < 0)
 				goto cleanup;
-			/* The runs it was formed from are the newest nb + removed: the
-			 * one left out lies among them, never a spare behind them. */
-			g->base_from = point_of_run(s, first - nb - removed);
-			memset(&in[n], 0, sizeof(in[n]));
-			in[n].design = BG_DESIGN_ROLLING;
-			in[n].direction = s->direction;
-			in[n].base = bv;
-			in[n].n_base = nb >= (size_t)r->min_runs ? nb : 0;
-			in[n].cur = s->rmean + first;
-			in[n].n_cur = s->nruns[g->from];
-			in[n].min_change = s->min_change;
-			in[n].resolution = s->resolution;
-			gs[n++] = g;
-		}
-		if (!n)
-			continue;
-		if ((error = bg_judge(ctx, in, n, &r->th, r->th.alpha, jd)) < 0)
-			goto cleanup;
-		for (k = 0; k < n; k++) {
-			gs[k]->verdict = gs[k]->first = gs[k]->replayed = jd[k].verdict;
-			gs[k]->test.change = jd[k].test.change;
-			gs[k]->test.delta = jd[k].test.delta;
-			gs[k]->test.effect = jd[k].test.effect;
-			gs[k]->test.base_mean = jd[k].test.base_mean;
-			gs[k]->test.cur_mean = jd[k].test.cur_mean;
-			gs[k]->test.n_base = jd[k].test.n_base;
-			gs[k]->p_adjusted =
-			        jd[k].test.change >= 0 ? jd[k].p_adjusted : jd[k].p_better_adjusted;
+			for (k = 0; k < n; k++) {
+				gs[k]->verdict = gs[k]->first = gs[k]->replayed = jd[k].verdict;
+				gs[k]->test.change = jd[k].test.change;
+				gs[k]->test.delta = jd[k].test.delta;
+				gs[k]->test.effect = jd[k].test.effect;
+				gs[k]->test.base_mean = jd[k].test.base_mean;
+				gs[k]->test.cur_mean = jd[k].test.cur_mean;
+				gs[k]->test.n_base = jd[k].test.n_base;
+				gs[k]->p_adjusted = jd[k].test.change >= 0
+				                            ? jd[k].p_adjusted
+				                            : jd[k].p_better_adjusted;
+			}
+			if (!others)
+				break;
 		}
 	}
 cleanup:

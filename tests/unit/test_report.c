@@ -679,6 +679,68 @@ static void test_latest_recorded_without_replay(void **state)
 	close_scratch(ctx, st, m, dir);
 }
 
+/* The replayed check judges a commit's series on one machine together, as
+ * check judges one run: with --machine all, a machine's flat series must not
+ * dilute another machine's regression through the FDR adjustment. */
+static void test_fdr_per_machine(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_store *st;
+	bg_machine *a = NULL, *b = NULL;
+	bg_report_opts o = opts_default();
+	bg_report *r = NULL;
+	json_object *top, *series, *x, *v;
+	char dir[256], *text = NULL, metric[16];
+	size_t len = 0, k;
+	int i, j, found = 0;
+
+	(void)state;
+	open_scratch(&ctx, &st, &a, dir, sizeof(dir));
+	assert_int_equal(bg_machine_new(&b), 0);
+	assert_int_equal(bg_machine_set_name(b, "mb"), 0);
+	for (i = 0; i < 12; i++) {
+		double wob = 1.0 + 0.01 * (double)((i * 7) % 5 - 2) / 2.0;
+
+		put_value(ctx, st, a, i, "t", "s", i < 11 ? wob : 1.03);
+		for (j = 0; j < 19; j++) {
+			snprintf(metric, sizeof(metric), "f%02d", j);
+			put_value(ctx, st, b, i, metric, "s", wob);
+		}
+	}
+	/* Alone, ma's newest commit is a regression ... */
+	assert_int_equal(bg_report_build(ctx, st, NULL, &o, &r), 0);
+	assert_int_equal(bg_report_render(ctx, r, BG_REPORT_JSON, &text, &len), 0);
+	assert_non_null(top = json_tokener_parse(text));
+	assert_true(json_object_object_get_ex(top, "series", &series));
+	x = json_object_array_get_idx(series, 0);
+	assert_true(json_object_object_get_ex(x, "verdict", &v));
+	assert_string_equal(json_object_get_string(v), "regression");
+	json_object_put(top);
+	free(text);
+	bg_report_free(r);
+	/* ... and so it stays beside mb's nineteen flat series. */
+	o.machine = NULL;
+	assert_int_equal(bg_report_build(ctx, st, NULL, &o, &r), 0);
+	assert_int_equal(bg_report_render(ctx, r, BG_REPORT_JSON, &text, &len), 0);
+	assert_non_null(top = json_tokener_parse(text));
+	assert_true(json_object_object_get_ex(top, "series", &series));
+	for (k = 0; k < json_object_array_length(series); k++) {
+		x = json_object_array_get_idx(series, k);
+		assert_true(json_object_object_get_ex(x, "machine", &v));
+		if (strcmp(json_object_get_string(v), "ma"))
+			continue;
+		assert_true(json_object_object_get_ex(x, "verdict", &v));
+		assert_string_equal(json_object_get_string(v), "regression");
+		found++;
+	}
+	assert_int_equal(found, 1);
+	json_object_put(top);
+	free(text);
+	bg_report_free(r);
+	bg_machine_free(b);
+	close_scratch(ctx, st, a, dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -693,6 +755,7 @@ int main(void)
 		cmocka_unit_test(test_tables_name_machines),
 		cmocka_unit_test(test_step_from_zero),
 		cmocka_unit_test(test_latest_recorded_without_replay),
+		cmocka_unit_test(test_fdr_per_machine),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
