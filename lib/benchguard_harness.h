@@ -163,8 +163,11 @@ static inline int bgh_run(const bgh_opts *o, void (*fn)(void *), void *arg)
 		fprintf(stderr, "benchguard harness: the label must be one word without ':'\n");
 		return -1;
 	}
-	for (i = 0; i < o->warmup * iters; i++)
-		fn(arg);
+	/* Two loops, not one of warmup * iters calls: the product of two
+	 * counts that each fit an int need not. */
+	for (i = 0; i < o->warmup; i++)
+		for (k = 0; k < iters; k++)
+			fn(arg);
 	for (i = 0; i < o->samples; i++) {
 		t0 = bgh_now();
 		/* Inside the clock readings: only the calls are counted. */
@@ -228,8 +231,9 @@ static inline int bgh_cuda_run(const bgh_opts *o, void (*launch)(void *, cudaStr
 		    bgh_cuda_ok(cudaMalloc(&flush, flush_bytes), "cudaMalloc(L2 flush buffer)"))
 			goto cleanup;
 	}
-	for (i = 0; i < o->warmup * iters; i++)
-		launch(arg, stream);
+	for (i = 0; i < o->warmup; i++)
+		for (k = 0; k < iters; k++)
+			launch(arg, stream);
 	if (bgh_cuda_ok(cudaGetLastError(), "kernel launch (warm-up)") ||
 	    bgh_cuda_ok(cudaStreamSynchronize(stream), "warm-up"))
 		goto cleanup;
