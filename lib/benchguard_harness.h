@@ -30,7 +30,8 @@
  * is on (under `counters`, two ioctls per sample inside the timed span).
  *
  * C (any C99/C11 compiler; include this header before any system header so
- * that CLOCK_MONOTONIC is declared):
+ * that CLOCK_MONOTONIC is declared) or C++ (C++11 and later, clean under
+ * -Wold-style-cast):
  *
  *     static void work(void *arg) { ... one call of the code under test ... }
  *     bgh_opts o = bgh_opts_default("sort");
@@ -80,6 +81,14 @@
 #define bg_region_end() ((void)0)
 #endif
 
+/* A conversion said out loud: static_cast in C++, whose projects often
+ * build with -Wold-style-cast, and a plain cast in C. */
+#if defined(__cplusplus)
+#define BGH_CAST(type, x) (static_cast<type>(x))
+#else
+#define BGH_CAST(type, x) ((type)(x))
+#endif
+
 #if defined(__CUDACC__) && !defined(BGH_CUDA)
 #define BGH_CUDA 1
 #endif
@@ -112,7 +121,7 @@ static inline int bgh_env_int(const char *name, int dflt)
 		        dflt);
 		return dflt;
 	}
-	return (int)n;
+	return BGH_CAST(int, n);
 }
 
 /* Options with the counts benchguard asked for (or 1 warm-up, 10 samples). */
@@ -150,7 +159,7 @@ static inline double bgh_now(void)
 #else
 	timespec_get(&ts, TIME_UTC);
 #endif
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return BGH_CAST(double, ts.tv_sec) + BGH_CAST(double, ts.tv_nsec) * 1e-9;
 }
 
 /* Host-timed samples of fn(arg): warm-up, then o->samples samples of o->iters calls. */
@@ -226,7 +235,7 @@ static inline int bgh_cuda_run(const bgh_opts *o, void (*launch)(void *, cudaStr
 			goto cleanup;
 		/* Twice the L2: its replacement is not strict LRU, and some GPUs
 		 * (H100) split it in two halves that each cache the other's lines. */
-		flush_bytes = 2 * (size_t)l2;
+		flush_bytes = 2 * BGH_CAST(size_t, l2);
 		if (flush_bytes &&
 		    bgh_cuda_ok(cudaMalloc(&flush, flush_bytes), "cudaMalloc(L2 flush buffer)"))
 			goto cleanup;
@@ -250,7 +259,7 @@ static inline int bgh_cuda_run(const bgh_opts *o, void (*launch)(void *, cudaStr
 		    bgh_cuda_ok(cudaEventSynchronize(stop), "kernel") ||
 		    bgh_cuda_ok(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime"))
 			goto cleanup;
-		bgh_report(o, (double)ms * 1e-3 / iters);
+		bgh_report(o, BGH_CAST(double, ms) * 1e-3 / iters);
 	}
 	rc = fflush(stdout) == 0 ? 0 : -1;
 cleanup:

@@ -70,6 +70,13 @@
 #include <sys/ioctl.h>
 #endif
 
+/* static_cast in C++, whose projects often build with -Wold-style-cast. */
+#if defined(__cplusplus)
+#define BG_REGION_CAST(type, x) (static_cast<type>(x))
+#else
+#define BG_REGION_CAST(type, x) ((type)(x))
+#endif
+
 enum { BG_REGION__NONE = 1, BG_REGION__CALLGRIND, BG_REGION__PERF };
 
 struct bg_region__state {
@@ -100,7 +107,7 @@ static inline struct bg_region__state *bg_region__get(void)
 			if (v && *v) {
 				fd = strtol(v, &end, 10);
 				if (!*end && fd >= 0 && fd < 1048576) {
-					s.fd = (int)fd;
+					s.fd = BG_REGION_CAST(int, fd);
 					s.how = BG_REGION__PERF;
 				}
 			}

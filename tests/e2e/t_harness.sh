@@ -26,7 +26,7 @@ int main(int argc, char **argv)
 	bgh_opts o = bgh_opts_default("count");
 	o.iters = argc > 1 ? atoi(argv[1]) : 1;
 	stop = argc > 2 ? atol(argv[2]) : -1;
-	if (bgh_run(&o, work, NULL))
+	if (bgh_run(&o, work, &stop))
 		return 1;
 	printf("calls %ld\n", calls);
 	return 0;
@@ -43,6 +43,38 @@ if "$CC" -std=c11 -O1 -fsanitize=signed-integer-overflow -fno-sanitize-recover=a
 	sed 's/^/# /' "$T/err" | head -5
 else
 	skip "warm-up x iters past INT_MAX" "skipped: $CC has no -fsanitize=signed-integer-overflow"
+fi
+
+# 2. Both headers compile without a warning under the strict flags a
+# project may build its benchmarks with: C99 and C11 with -pedantic, and
+# C++ (a benchmark is often C++) with -Wold-style-cast and the conversion
+# warnings besides.
+cat >"$T/region.c" <<'C'
+#include "benchguard_region.h"
+int main(void)
+{
+	bg_region_begin();
+	bg_region_end();
+	return 0;
+}
+C
+STRICT="-Wall -Wextra -Werror -pedantic -Wconversion -Wsign-conversion -Wshadow -Wcast-qual -Wdouble-promotion"
+for std in c99 c11; do
+	for f in count region; do
+		check "$f.c compiles as -std=$std with $STRICT" \
+			"$CC" -std=$std $STRICT -Wstrict-prototypes -I"$ROOT/lib" -fsyntax-only "$T/$f.c"
+	done
+done
+if [ -n "$CXX_BIN" ]; then
+	for f in count region; do
+		"$CXX_BIN" -std=c++11 $STRICT -Wold-style-cast -Wzero-as-null-pointer-constant -x c++ \
+			-I"$ROOT/lib" -fsyntax-only "$T/$f.c" >"$T/cxx.out" 2>&1
+		check "$f.c compiles as C++11 with -Wold-style-cast -Wzero-as-null-pointer-constant" \
+			test $? -eq 0
+		sed 's/^/# /' "$T/cxx.out" | head -5
+	done
+else
+	skip "the headers compile as C++" "skipped: no C++ compiler"
 fi
 
 finish
