@@ -53,7 +53,8 @@
  *     return bgh_cuda_run(&o, launch, arg, 0) ? 1 : 0;
  *
  * bgh_run and bgh_cuda_run return 0, or -1 after printing why on stderr.
- * bgh_report prints one sample's lines for a time measured some other way.
+ * bgh_report prints one sample's lines for a time measured some other way;
+ * it does not check the label: call bgh_label_check once first.
  */
 #ifndef BENCHGUARD_HARNESS_H
 #define BENCHGUARD_HARNESS_H
@@ -150,6 +151,29 @@ static inline void bgh_report(const bgh_opts *o, double seconds)
 		       o->flops / seconds * 1e-9);
 }
 
+/*
+ * 0 for a label that comes back from the printed lines as one series name,
+ * else -1 after saying why: benchguard splits a line at blanks (a carriage
+ * return among them, for CRLF output), refuses names holding a control
+ * character, and addresses a series as "benchmark:metric".
+ */
+static inline int bgh_label_check(const char *label)
+{
+	const char *p = label;
+	unsigned char c;
+
+	if (p && *p) {
+		/* Bytes from 0x80 up are UTF-8, not control characters. */
+		while ((c = BGH_CAST(unsigned char, *p)) > 0x20 && c != 0x7f && c != ':')
+			p++;
+		if (!*p)
+			return 0;
+	}
+	fprintf(stderr, "benchguard harness: the label must be one word without ':' or control "
+	                "characters\n");
+	return -1;
+}
+
 static inline double bgh_now(void)
 {
 	struct timespec ts;
@@ -168,10 +192,8 @@ static inline int bgh_run(const bgh_opts *o, void (*fn)(void *), void *arg)
 	int i, k, iters = o->iters > 0 ? o->iters : 1;
 	double t0;
 
-	if (!o->label || !*o->label || strpbrk(o->label, " \t\n:")) {
-		fprintf(stderr, "benchguard harness: the label must be one word without ':'\n");
+	if (bgh_label_check(o->label))
 		return -1;
-	}
 	/* Two loops, not one of warmup * iters calls: the product of two
 	 * counts that each fit an int need not. */
 	for (i = 0; i < o->warmup; i++)
@@ -221,10 +243,8 @@ static inline int bgh_cuda_run(const bgh_opts *o, void (*launch)(void *, cudaStr
 	int i, k, rc = -1, dev = 0, l2 = 0, iters = o->iters > 0 ? o->iters : 1;
 	float ms = 0;
 
-	if (!o->label || !*o->label || strpbrk(o->label, " \t\n:")) {
-		fprintf(stderr, "benchguard harness: the label must be one word without ':'\n");
+	if (bgh_label_check(o->label))
 		return -1;
-	}
 	if (bgh_cuda_ok(cudaEventCreate(&start), "cudaEventCreate") ||
 	    bgh_cuda_ok(cudaEventCreate(&stop), "cudaEventCreate"))
 		goto cleanup;

@@ -77,4 +77,26 @@ else
 	skip "the headers compile as C++" "skipped: no C++ compiler"
 fi
 
+# 3. A label that would not come back as one series name is refused before
+# anything runs: blanks (a carriage return splits the line for benchguard,
+# as a space does), other control characters, and ':'.
+cat >"$T/label.c" <<'C'
+#include "benchguard_harness.h"
+static void work(void *arg) { (void)arg; }
+int main(int argc, char **argv)
+{
+	bgh_opts o = bgh_opts_default(argc > 1 ? argv[1] : "");
+	return bgh_run(&o, work, argv) ? 1 : 0;
+}
+C
+"$CC" -std=c11 -I"$ROOT/lib" -o "$T/label" "$T/label.c"
+for label in 'a b' $'a\rb' $'a\tb' $'a\x01b' $'a\x7fb' 'a:b' ''; do
+	q=$(printf '%q' "$label")
+	BENCHGUARD_SAMPLES=1 "$T/label" "$label" >"$T/out" 2>"$T/err"
+	check "label $q: refused (exit 1, nothing printed, one sentence)" \
+		test $? -eq 1 -a ! -s "$T/out" -a "$(wc -l <"$T/err")" -eq 1
+done
+BENCHGUARD_SAMPLES=1 "$T/label" 'sort/1M-é_x.y' >"$T/out" 2>"$T/err"
+check "label with '/', '-', '.', '_' and UTF-8: accepted" grep -q '^BENCHGUARD sort/1M-é_x.y/time ' "$T/out"
+
 finish
