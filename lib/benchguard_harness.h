@@ -174,15 +174,35 @@ static inline int bgh_label_check(const char *label)
 	return -1;
 }
 
+/*
+ * The clock: CLOCK_MONOTONIC where POSIX declares it, else C11's wall clock
+ * (a C program that included a system header before this one), which NTP
+ * may step.
+ */
+static inline void bgh_clock(struct timespec *ts)
+{
+#if defined(CLOCK_MONOTONIC)
+	clock_gettime(CLOCK_MONOTONIC, ts);
+#else
+	timespec_get(ts, TIME_UTC);
+#endif
+}
+
+/* Seconds from t0 to t1, the whole seconds subtracted first: the wall
+ * clock's 1.8e9 s as one double is a multiple of 238 ns. */
+static inline double bgh_seconds(const struct timespec *t0, const struct timespec *t1)
+{
+	return BGH_CAST(double, t1->tv_sec - t0->tv_sec) +
+	       BGH_CAST(double, t1->tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+/* A reading of the clock in seconds, for a program's own use; bgh_run
+ * subtracts two readings with bgh_seconds, which keeps the nanoseconds. */
 static inline double bgh_now(void)
 {
 	struct timespec ts;
 
-#if defined(CLOCK_MONOTONIC)
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-#else
-	timespec_get(&ts, TIME_UTC);
-#endif
+	bgh_clock(&ts);
 	return BGH_CAST(double, ts.tv_sec) + BGH_CAST(double, ts.tv_nsec) * 1e-9;
 }
 
@@ -190,7 +210,7 @@ static inline double bgh_now(void)
 static inline int bgh_run(const bgh_opts *o, void (*fn)(void *), void *arg)
 {
 	int i, k, iters = o->iters > 0 ? o->iters : 1;
-	double t0;
+	struct timespec t0, t1;
 
 	if (bgh_label_check(o->label))
 		return -1;
@@ -200,13 +220,14 @@ static inline int bgh_run(const bgh_opts *o, void (*fn)(void *), void *arg)
 		for (k = 0; k < iters; k++)
 			fn(arg);
 	for (i = 0; i < o->samples; i++) {
-		t0 = bgh_now();
+		bgh_clock(&t0);
 		/* Inside the clock readings: only the calls are counted. */
 		bg_region_begin();
 		for (k = 0; k < iters; k++)
 			fn(arg);
 		bg_region_end();
-		bgh_report(o, (bgh_now() - t0) / iters);
+		bgh_clock(&t1);
+		bgh_report(o, bgh_seconds(&t0, &t1) / iters);
 	}
 	return fflush(stdout) == 0 ? 0 : -1;
 }

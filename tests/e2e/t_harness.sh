@@ -99,4 +99,30 @@ done
 BENCHGUARD_SAMPLES=1 "$T/label" 'sort/1M-é_x.y' >"$T/out" 2>"$T/err"
 check "label with '/', '-', '.', '_' and UTF-8: accepted" grep -q '^BENCHGUARD sort/1M-é_x.y/time ' "$T/out"
 
+# 4. Sample times keep their nanoseconds whatever the clock reads.  A C11
+# program that includes a system header first gets no CLOCK_MONOTONIC and
+# the harness falls back to timespec_get(TIME_UTC), some 1.8e9 s: as one
+# double, a reading is a multiple of 2^-22 s (238 ns), and so was every
+# sample time, most of them 0.  Times of one call are multiples of 1 ns,
+# not of 2^-22 s (%.9g prints them to 1e-3 of that step).
+cat >"$T/utc.c" <<'C'
+#include <stdio.h>
+#include "benchguard_harness.h"
+static volatile int sink;
+static void work(void *arg) { (void)arg; sink++; }
+int main(void)
+{
+	bgh_opts o = bgh_opts_default("utc");
+	return bgh_run(&o, work, &o) ? 1 : 0;
+}
+C
+"$CC" -std=c11 -I"$ROOT/lib" -o "$T/utc" "$T/utc.c"
+BENCHGUARD_WARMUP=0 BENCHGUARD_SAMPLES=50 "$T/utc" >"$T/utc.out"
+check "with the C11 clock, sample times are not rounded to 238 ns" python3 -c '
+import sys
+t = [float(l.split()[2]) for l in open(sys.argv[1])]
+assert len(t) == 50, t
+odd = [x for x in t if x > 0 and abs(x * 2**22 - round(x * 2**22)) > 1e-3]
+assert odd, t' "$T/utc.out"
+
 finish
