@@ -537,6 +537,45 @@ int bg_repo_merge_base(bg_ctx *ctx, bg_repo *repo, const char *a, const char *b,
 	return 0;
 }
 
+/*
+ * A first-parent walk that cannot go past `c` because this is a shallow
+ * clone (a CI checkout of depth 1) whose history ends there: BG_EINPUT with
+ * what to do, rather than libgit2's "object not found" for the parent it
+ * lacks (libgit2 1.5) or a root commit that is none (later ones, which read
+ * .git/shallow and give the boundary no parents).  0 when the walk truly
+ * reached the root.
+ */
+static int shallow_end(bg_ctx *ctx, bg_repo *repo, const git_commit *c)
+{
+	char hex[41], line[128];
+	const char *common = git_repository_commondir(repo->repo);
+	bg_buf path = BG_BUF_INIT;
+	FILE *f;
+	int listed = 0;
+
+	if (git_repository_is_shallow(repo->repo) != 1)
+		return 0;
+	git_oid_tostr(hex, sizeof(hex), git_commit_id(c));
+	/* A commit with parents here lacks them only because of the clone's depth. */
+	if (git_commit_parentcount(c) > 0)
+		listed = 1;
+	else if (common && bg_buf_printf(&path, "%sshallow", common) == 0 &&
+	         (f = fopen(path.ptr, "r")) != NULL) {
+		while (!listed && fgets(line, sizeof(line), f))
+			listed = !strncmp(line, hex, 40);
+		fclose(f);
+	}
+	bg_buf_clear(&path);
+	if (!listed)
+		return 0;
+	return bg_error_set(ctx, BG_EINPUT,
+	                    "this shallow clone's history ends at %.12s, and benchguard needs "
+	                    "the commits before it: fetch the whole history (git fetch "
+	                    "--unshallow; fetch-depth: 0 in actions/checkout, GIT_DEPTH: 0 on "
+	                    "GitLab)",
+	                    hex);
+}
+
 int bg_repo_walk_first_parent(bg_ctx *ctx, bg_repo *repo, const char *sha, bg_walk_cb cb,
                               void *data)
 {
@@ -560,10 +599,13 @@ int bg_repo_walk_first_parent(bg_ctx *ctx, bg_repo *repo, const char *sha, bg_wa
 		git_oid_tostr(hex, sizeof(hex), git_commit_id(c));
 		if ((rc = cb(hex, (int64_t)git_commit_time(c), data)) != 0)
 			break;
-		if (git_commit_parentcount(c) == 0)
+		if (git_commit_parentcount(c) == 0) {
+			rc = shallow_end(ctx, repo, c);
 			break;
+		}
 		if (git_commit_parent(&parent, c, 0) < 0) {
-			rc = git__fail(ctx, BG_ERROR, "walking the history");
+			if ((rc = shallow_end(ctx, repo, c)) == 0)
+				rc = git__fail(ctx, BG_ERROR, "walking the history");
 			break;
 		}
 		git_commit_free(c);
@@ -615,6 +657,8 @@ int bg_repo_first_parent_range(bg_ctx *ctx, bg_repo *repo, const char *good, con
 		git_oid_tostr(list[len++], 41, git_commit_id(c));
 		if (git_commit_parentcount(c) == 0) {
 			char gs[41], bs[41];
+			if ((err = shallow_end(ctx, repo, c)) < 0)
+				goto cleanup;
 			git_oid_tostr(gs, sizeof(gs), &g);
 			git_oid_tostr(bs, sizeof(bs), &b);
 			err = bg_error_set(ctx, BG_EINPUT,
@@ -625,7 +669,8 @@ int bg_repo_first_parent_range(bg_ctx *ctx, bg_repo *repo, const char *good, con
 			goto cleanup;
 		}
 		if (git_commit_parent(&parent, c, 0) < 0) {
-			err = git__fail(ctx, BG_ERROR, "reading a parent commit");
+			if ((err = shallow_end(ctx, repo, c)) == 0)
+				err = git__fail(ctx, BG_ERROR, "reading a parent commit");
 			goto cleanup;
 		}
 		git_commit_free(c);

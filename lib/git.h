@@ -38,7 +38,8 @@ int bg_repo_merge_base(bg_ctx *ctx, bg_repo *repo, const char *a, const char *b,
  * the epoch); return 0 to go on, 1 to stop, < 0 to fail. */
 typedef int (*bg_walk_cb)(const char *sha, int64_t time, void *data);
 /* Walks the first-parent history from `sha` (itself first) back to the root,
- * reading one commit at a time: a walk that stops early costs what it read. */
+ * reading one commit at a time: a walk that stops early costs what it read.
+ * A shallow clone whose history ends before the walk does -> BG_EINPUT. */
 int bg_repo_walk_first_parent(bg_ctx *ctx, bg_repo *repo, const char *sha, bg_walk_cb cb,
                               void *data);
 

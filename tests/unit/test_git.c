@@ -757,6 +757,49 @@ static void test_walk_first_parent(void **state)
 }
 
 /*
+ * A shallow clone (a CI checkout of depth 1) ends its history before the
+ * root: a walk that reaches that end is told so, with what to fetch, as
+ * bad input -- not libgit2's "object not found" for the missing parent,
+ * and not a quiet end as if the history began there.
+ */
+static void test_walk_shallow(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_repo *r = NULL;
+	walk_log w;
+	char head[64];
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	make_repo("deep");
+	sh("cd deep && printf 'c\\n' >c.txt && git add c.txt && " AUTHOR T2
+	   "git commit -q -m third");
+	sh("git clone -q --depth 1 \"file://%s\" shallow", path_of("deep"));
+	capture(head, sizeof(head), "git -C shallow rev-parse HEAD");
+	r = open_repo(ctx, "shallow");
+	memset(&w, 0, sizeof(w));
+	assert_int_equal(bg_repo_walk_first_parent(ctx, r, "HEAD", log_commit, &w), BG_EINPUT);
+	assert_int_equal(w.n, 1);
+	assert_string_equal(w.seen[0], head);
+	assert_non_null(strstr(bg_ctx_error(ctx), "shallow clone"));
+	assert_non_null(strstr(bg_ctx_error(ctx), "--unshallow"));
+	/* A walk that stops before the end never sees it. */
+	memset(&w, 0, sizeof(w));
+	w.stop_after = 1;
+	assert_int_equal(bg_repo_walk_first_parent(ctx, r, "HEAD", log_commit, &w), 0);
+	bg_repo_free(r);
+
+	/* Unshallowed, the same walk goes to the root. */
+	sh("git -C shallow fetch -q --unshallow");
+	r = open_repo(ctx, "shallow");
+	memset(&w, 0, sizeof(w));
+	assert_int_equal(bg_repo_walk_first_parent(ctx, r, "HEAD", log_commit, &w), 0);
+	assert_int_equal(w.n, 3);
+	bg_repo_free(r);
+	bg_ctx_free(ctx);
+}
+
+/*
  * When a walk looking for stored commits may stop: once its committer time
  * is more than a day of clock skew below the author time of every stored
  * commit not met yet; never while an older stored commit may lie behind.
@@ -804,6 +847,7 @@ int main(void)
 		cmocka_unit_test(test_head),
 		cmocka_unit_test(test_walk_first_parent),
 		cmocka_unit_test(test_walk_bound),
+		cmocka_unit_test(test_walk_shallow),
 		cmocka_unit_test(test_dirty),
 		cmocka_unit_test(test_untracked_is_not_dirty),
 		cmocka_unit_test(test_submodule),
