@@ -10,7 +10,8 @@
  *                      checkout: SHA-256 of its machine and command
  *   <sha>.lock         flock: exclusive while the commit is checked out,
  *                      built or removed; shared while a benchguard uses it
- *   .tmp-<sha>-XXXXXX  a checkout being written, renamed into place whole
+ *   .tmp-<sha>-XXXXXX  a checkout being written, renamed into place whole,
+ *                      or one gc moved out of its place whole to remove it
  *
  * The database remembers outcomes (a failed build is not retried; bisect
  * skips it), but whether *this* checkout holds a build is the .built file's
@@ -487,6 +488,43 @@ static uint64_t entry_bytes(const char *dir, const char *sha)
 }
 
 /*
+ * Moves the checkout <dir>/<sha>, when it is a directory, to a new
+ * .tmp-<sha>-XXXXXX beside it (*scratch, to be removed; NULL when there was
+ * nothing to move).  A link or a file at <sha> stays: it is removed at once.
+ */
+static int set_aside(bg_ctx *ctx, const char *dir, const char *sha, char **scratch)
+{
+	char *checkout = cache_file(dir, sha, ""), *tmp = cache_file(dir, ".tmp-", sha);
+	bg_buf b = BG_BUF_INIT;
+	struct stat sb;
+	int err = 0;
+
+	*scratch = NULL;
+	if (!checkout || !tmp || bg_buf_printf(&b, "%s-XXXXXX", tmp) < 0) {
+		err = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	if (lstat(checkout, &sb) != 0 || !S_ISDIR(sb.st_mode))
+		goto cleanup;
+	/* rename() replaces the empty directory mkdtemp made, in one step. */
+	if (!mkdtemp(b.ptr)) {
+		err = bg_error_errno(ctx, BG_EIO, "cannot create a directory in %s", dir);
+		goto cleanup;
+	}
+	if (rename(checkout, b.ptr) < 0) {
+		err = bg_error_errno(ctx, BG_EIO, "cannot move %s aside to remove it", checkout);
+		rmdir(b.ptr);
+		goto cleanup;
+	}
+	*scratch = bg_buf_detach(&b);
+cleanup:
+	bg_buf_clear(&b);
+	free(checkout);
+	free(tmp);
+	return err;
+}
+
+/*
  * Removes one entry unless a benchguard uses it: 1 removed (or, dry run,
  * removable), 0 in use, 2 kept (an orphan's checkout was made since it was
  * listed), < 0 on failure.
@@ -495,6 +533,7 @@ static int gc_remove(bg_ctx *ctx, const char *dir, const char *sha, int orphan, 
 {
 	static const char *const suffixes[] = { "", ".build.log", ".built" };
 	char *lock = cache_file(dir, sha, ".lock"), *checkout = cache_file(dir, sha, "");
+	char *scratch = NULL;
 	struct stat sb;
 	size_t i;
 	int fd = -1, err;
@@ -516,15 +555,28 @@ static int gc_remove(bg_ctx *ctx, const char *dir, const char *sha, int orphan, 
 		free(lock);
 		return err < 0 ? err : err == 1 ? 0 : err == 3 ? 2 : 1;
 	}
+	/*
+	 * The checkout leaves its place whole before any of its files go: a gc
+	 * killed while removing it must not leave half a checkout at <sha>
+	 * beside the stamp that says it is built, where the next benchguard
+	 * would run the benchmarks.  A scratch directory left instead is the
+	 * next gc's to remove (gc_temp).
+	 */
+	if ((err = set_aside(ctx, dir, sha, &scratch)) < 0)
+		goto done;
 	for (i = 0; err == 0 && i < BG_ARRAY_SIZE(suffixes); i++) {
 		char *p = cache_file(dir, sha, suffixes[i]);
 		err = p ? bg_rmtree(ctx, p) : bg_error_oom(ctx);
 		free(p);
 	}
+	if (err == 0 && scratch)
+		err = bg_rmtree(ctx, scratch);
 	if (err == 0 && unlink(lock) < 0 && errno != ENOENT)
 		err = bg_error_errno(ctx, BG_EIO, "cannot remove %s", lock);
+done:
 	close(fd);
 	free(lock);
+	free(scratch);
 	return err < 0 ? err : 1;
 }
 

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -479,6 +480,75 @@ static void test_gc_orphans(void **state)
 	close_fixture(&f);
 }
 
+/*
+ * A gc killed while it removes a checkout (SIGKILL, a CI job cancelled)
+ * leaves no half-removed checkout at <sha> beside a stamp that still says
+ * it is built: the next use would run the benchmarks in what was left.
+ * The checkout leaves its place whole before its files go; what is left
+ * is a scratch directory the next gc removes, and the commit is checked
+ * out and built again.
+ */
+static void test_gc_killed_midway(void **state)
+{
+	fixture f;
+	bg_worktree wt;
+	bg_gc_stats gs;
+	char path[PATH_MAX + 64], cmd[PATH_MAX * 2 + 64], out[64];
+	struct stat sb;
+	nlink_t links;
+	pid_t pid;
+	int status, builds;
+
+	(void)state;
+	open_fixture(&f, "gc-killed");
+	prepare(&f, good, 0, &wt);
+	bg_worktree_clear(&wt);
+	builds = builds_of(good);
+	/* Enough to remove that the kill lands half-way. */
+	snprintf(cmd, sizeof(cmd),
+	         "cd '%s/%s' && mkdir -p out && cd out && for i in $(seq 3000); do mkdir d$i && "
+	         ": >d$i/f; done",
+	         f.cache, good);
+	sh("%s", cmd);
+	snprintf(path, sizeof(path), "%s/%s/out", f.cache, good);
+	assert_int_equal(stat(path, &sb), 0);
+	links = sb.st_nlink;
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		bg_ctx *ctx = NULL;
+		if (bg_ctx_new(&ctx) < 0)
+			_exit(1);
+		bg_worktree_gc(ctx, f.cache, 0, UINT64_MAX, 0, &gs);
+		_exit(0);
+	}
+	/* Killed as soon as the checkout is no longer what it was. */
+	while (stat(path, &sb) == 0 && sb.st_nlink == links)
+		;
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+
+	/* Either gone from its place, or there whole with its stamp. */
+	snprintf(path, sizeof(path), "%s/%s", f.cache, good);
+	if (stat(path, &sb) == 0) {
+		snprintf(cmd, sizeof(cmd), "ls '%s/%s/out' | wc -l", f.cache, good);
+		capture(out, sizeof(out), cmd);
+		assert_string_equal(out, "3000");
+	}
+	/* The next gc leaves nothing behind, scratch directory included. */
+	assert_int_equal(bg_worktree_gc(f.ctx, f.cache, 0, UINT64_MAX, 0, &gs), 0);
+	snprintf(cmd, sizeof(cmd), "ls -A '%s' | wc -l", f.cache);
+	capture(out, sizeof(out), cmd);
+	assert_string_equal(out, "0");
+	/* And the commit is checked out and built again when next needed. */
+	prepare(&f, good, 0, &wt);
+	assert_int_equal(wt.checked_out, 1);
+	assert_int_equal(builds_of(good), builds + 1);
+	bg_worktree_clear(&wt);
+	close_fixture(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -488,6 +558,7 @@ int main(void)
 		cmocka_unit_test(test_parallel_users_do_not_wait_for_each_other),
 		cmocka_unit_test(test_gc),
 		cmocka_unit_test(test_gc_orphans),
+		cmocka_unit_test(test_gc_killed_midway),
 	};
 	return cmocka_run_group_tests_name("worktree", tests, setup, teardown);
 }
