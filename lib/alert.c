@@ -1845,6 +1845,9 @@ int bg_alert_queue(bg_ctx *ctx, bg_store *store, const bg_config *cfg, const bg_
 	size_t n = 0, i;
 	int err;
 
+	BG_NEED(ctx, store);
+	BG_NEED(ctx, cfg);
+
 	if (!ev || !ev->result || !ev->check_json)
 		return bg_error_set(ctx, BG_EINPUT, "an alert needs a check result");
 	if (!bg_config_alert_count(cfg))
@@ -1992,6 +1995,9 @@ int bg_alert_flush(bg_ctx *ctx, bg_store *store, const bg_config *cfg, bg_alert_
 	CURL *curl = NULL;
 	int err;
 
+	BG_NEED(ctx, store);
+	BG_NEED(ctx, cfg);
+
 	if ((err = bg_store_outbox_prune(ctx, store, (int64_t)time(NULL) - ALERT_KEEP_SECONDS)) <
 	            0 ||
 	    (err = bg_store_outbox_list(ctx, store, "pending", &rows, &nrows)) < 0)
@@ -2053,6 +2059,8 @@ int bg_alert_test(bg_ctx *ctx, const bg_config *cfg, const bg_alert_event *ev,
 	size_t n = 0, i;
 	CURL *curl = NULL;
 	int err;
+
+	BG_NEED(ctx, cfg);
 
 	if (!ev || !ev->result || !ev->check_json)
 		return bg_error_set(ctx, BG_EINPUT, "an alert needs a check result");

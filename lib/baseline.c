@@ -325,6 +325,12 @@ int bg_baseline_export(bg_ctx *ctx, bg_store *store, bg_repo *repo,
 	size_t i;
 	int error, bad = 0;
 
+	BG_NEED(ctx, store);
+	BG_NEED(ctx, repo);
+	BG_NEED(ctx, opts);
+	BG_NEED(ctx, json);
+	BG_NEED(ctx, nruns);
+
 	*json = NULL;
 	*nruns = 0;
 	memset(&w, 0, sizeof(w));
@@ -670,11 +676,15 @@ void bg_baseline_free(bg_baseline *b)
 
 const char *bg_baseline_machine(const bg_baseline *b)
 {
+	if (!b)
+		return NULL;
 	return b->machine;
 }
 
 size_t bg_baseline_run_count(const bg_baseline *b)
 {
+	if (!b)
+		return 0;
 	return b->nruns;
 }
 
@@ -987,6 +997,9 @@ int bg_baseline_parse(bg_ctx *ctx, const char *name, const char *text, size_t le
 	size_t i, n, ucap = 0;
 	int error;
 
+	BG_NEED_N(ctx, text, len);
+	BG_NEED(ctx, out);
+
 	*out = NULL;
 	memset(&v, 0, sizeof(v));
 	v.ctx = ctx;
@@ -1184,6 +1197,16 @@ int bg_baseline_import_all(bg_ctx *ctx, bg_store *store, const bg_baseline *cons
 	int64_t *ids = NULL;
 	size_t *file_of = NULL, total = 0, n = 0, failed, i, r;
 	int error = 0;
+
+	BG_NEED(ctx, store);
+	BG_NEED_N(ctx, b, nb);
+	BG_NEED(ctx, machine);
+	BG_NEED_N(ctx, imported, nb);
+	BG_NEED_N(ctx, present, nb);
+	for (i = 0; i < nb; i++)
+		if (!b[i])
+			return bg_error_set(ctx, BG_EINPUT, "%s: baseline %zu is NULL", __func__,
+			                    i);
 
 	for (i = 0; i < nb; i++) {
 		imported[i] = present[i] = 0;

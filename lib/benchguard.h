@@ -26,6 +26,14 @@
  *    getrusage()'s ru_maxrss), because Linux reports a child's peak as at
  *    least its spawner's.
  *
+ *  - Arguments.  A NULL where a function needs a pointer (the context
+ *    aside: NULL there only loses the message) is the calling program's
+ *    mistake: the call returns BG_EINPUT with "<function>: <argument> is
+ *    NULL" and touches nothing; an accessor given a NULL object returns NULL
+ *    (or 0), a void function does nothing.  An array may be NULL when its
+ *    count is 0.  A parameter documented as "may be NULL" or "NULL: ..."
+ *    means what its comment says.
+ *
  *  - Ownership.  A result returned through an `**out` or `*out` parameter
  *    belongs to the caller, who releases it with the matching _free/_clear.
  *    Every _free(NULL) and _clear() of a zeroed struct is a no-op.  `const`
@@ -779,6 +787,7 @@ typedef struct {
  * only when benchguard itself fails (git, disk, database).  Progress
  * ("checking out…", "building…") through bg_log on ctx.  Until
  * bg_worktree_clear, the checkout is marked in use and gc leaves it alone.
+ * `store` NULL: no build outcome is remembered or looked up.
  */
 int bg_worktree_prepare(bg_ctx *ctx, bg_repo *repo, bg_store *store, const char *sha,
                         const bg_worktree_opts *opts, int retry_failed, bg_worktree *out);
@@ -954,7 +963,7 @@ size_t bg_looks(size_t first, size_t max, size_t *sizes);
  * th->min_change).  A near-deterministic judgement is decided at once:
  * more pairs cannot narrow its noise floor, only widen it.  Pure: what
  * bg_pairs_run applies, and what the unit tests simulate to show the
- * false-alarm rate of repeated looks.
+ * false-alarm rate of repeated looks.  A NULL pointer -> BG_EINPUT.
  */
 int bg_sequential_decide(const bg_judgement *j, size_t look, size_t looks, size_t max,
                          const bg_thresholds *th, double level, int *worse, int *better,
@@ -1046,7 +1055,7 @@ typedef struct {
 int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opts *opts,
                  bg_check_result **out);
 void bg_check_result_free(bg_check_result *res);
-/* 3 if anything failed, else 1 if anything regressed, else 0. */
+/* 3 if anything failed (or res is NULL), else 1 if anything regressed, else 0. */
 int bg_check_exit_code(const bg_check_result *res);
 /* Recounts res->count and puts the rows in report order (regressions first). */
 void bg_check_sort(bg_check_result *res);

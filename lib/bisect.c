@@ -323,13 +323,16 @@ static lr_stats at(const search *s, size_t i)
 
 int bg_bisect_search(bg_ctx *ctx, const bg_bisect_opts *opts, bg_bisect_result *out)
 {
-	bg_bisect_opts o = *opts;
+	bg_bisect_opts o;
 	search s;
 	size_t lo = 0, hi, i, k = 0;
 	lr_stats a, b;
 	double sd, df, diff, se;
 	int error = 0;
 
+	BG_NEED(ctx, opts);
+	BG_NEED(ctx, out);
+	o = *opts;
 	memset(out, 0, sizeof(*out));
 	memset(&s, 0, sizeof(s));
 	if (o.n < 1 || !o.measure || !o.good || !o.bad || o.npairs < 2)

@@ -92,6 +92,9 @@ int bg_calibrate(bg_ctx *ctx, const bg_summary *runs, size_t nruns, double alpha
 	double n_total = 0.0, var_m, var_pred;
 	size_t i;
 
+	BG_NEED_N(ctx, runs, nruns);
+	BG_NEED(ctx, out);
+
 	memset(out, 0, sizeof(*out));
 	if (nruns < 2)
 		return bg_error_set(ctx, BG_EINPUT,

@@ -404,6 +404,9 @@ int bg_changepoints_find(bg_ctx *ctx, const double *x, size_t n, const bg_change
 	sums ps;
 	int error = 0;
 
+	BG_NEED_N(ctx, x, n);
+	BG_NEED(ctx, out);
+
 	memset(out, 0, sizeof(*out));
 	if (opts) {
 		o = *opts;

@@ -45,6 +45,9 @@ int bg_verdict_from_name(const char *name, bg_verdict *out)
 {
 	int v;
 
+	if (!name || !out)
+		return BG_EINPUT;
+
 	for (v = 0; v < BG_VERDICT_COUNT; v++)
 		if (name && !strcmp(name, verdict_names[v])) {
 			*out = (bg_verdict)v;
@@ -232,6 +235,9 @@ void bg_check_sort(bg_check_result *res)
 {
 	size_t i;
 
+	if (!res)
+		return;
+
 	qsort(res->rows, res->nrows, sizeof(*res->rows), cmp_rows);
 	memset(res->count, 0, sizeof(res->count));
 	for (i = 0; i < res->nrows; i++)
@@ -240,6 +246,9 @@ void bg_check_sort(bg_check_result *res)
 
 int bg_check_exit_code(const bg_check_result *res)
 {
+	/* No result: nothing was judged, which is no pass. */
+	if (!res)
+		return 3;
 	if (res->count[BG_VERDICT_FAILED])
 		return 3;
 	return res->count[BG_VERDICT_REGRESSION] ? 1 : 0;
@@ -538,6 +547,10 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 	walk_state w;
 	char tip[41];
 	int error;
+
+	BG_NEED(ctx, store);
+	BG_NEED(ctx, opts);
+	BG_NEED(ctx, out);
 
 	*out = NULL;
 	memset(&w, 0, sizeof(w));

@@ -61,6 +61,9 @@ int bg_check_json(bg_ctx *ctx, const bg_check_result *res, char **out)
 	size_t i;
 	int v;
 
+	BG_NEED(ctx, res);
+	BG_NEED(ctx, out);
+
 	*out = NULL;
 	json_object_object_add(run, "id", json_object_new_int64(res->run_id));
 	json_object_object_add(run, "commit", json_object_new_string(res->sha));
@@ -383,14 +386,19 @@ static int markdown(bg_ctx *ctx, const bg_check_result *res, size_t nshow, char 
 
 int bg_check_markdown(bg_ctx *ctx, const bg_check_result *res, char **out)
 {
+	BG_NEED(ctx, res);
+	BG_NEED(ctx, out);
 	return markdown(ctx, res, res->nrows, out);
 }
 
 int bg_check_markdown_max(bg_ctx *ctx, const bg_check_result *res, size_t max, char **out)
 {
-	size_t lo = 0, hi = res->nrows;
+	size_t lo = 0, hi;
 	int error;
 
+	BG_NEED(ctx, res);
+	BG_NEED(ctx, out);
+	hi = res->nrows;
 	if ((error = markdown(ctx, res, res->nrows, out)) < 0 || strlen(*out) <= max)
 		return error;
 	/* The most rows that fit: the table pads every row to its widest
@@ -638,6 +646,9 @@ int bg_check_junit(bg_ctx *ctx, const bg_check_result *res, char **out)
 	size_t *idx = NULL, i, j, k;
 	char window[24];
 	int e = 0;
+
+	BG_NEED(ctx, res);
+	BG_NEED(ctx, out);
 
 	*out = NULL;
 	if ((e = bg_xml__writer_new(ctx, &w)) < 0)

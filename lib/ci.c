@@ -435,8 +435,8 @@ static int record(bg_ctx *ctx, const bg_ci_opts *o, bg_ci_result *out)
 
 int bg_ci_run(bg_ctx *ctx, const bg_ci_opts *opts, bg_ci_result *out)
 {
-	bg_suite_opts so = opts->run;
-	bg_check_opts co = opts->check;
+	bg_suite_opts so;
+	bg_check_opts co;
 	bg_pairs_series *open = NULL;
 	bg_check_result *pairs = NULL;
 	bg_config *ref_cfg = NULL;
@@ -447,6 +447,10 @@ int bg_ci_run(bg_ctx *ctx, const bg_ci_opts *opts, bg_ci_result *out)
 	double t0 = bg_now();
 	int error, ok = 0;
 
+	BG_NEED(ctx, opts);
+	BG_NEED(ctx, out);
+	so = opts->run;
+	co = opts->check;
 	memset(out, 0, sizeof(*out));
 	memset(&ref, 0, sizeof(ref));
 	memset(&wt, 0, sizeof(wt));

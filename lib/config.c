@@ -991,6 +991,8 @@ int bg_config_expand(bg_ctx *ctx, const char *in, char **out)
 	char msg[256];
 	int err;
 
+	BG_NEED(ctx, out);
+
 	*out = NULL;
 	if (!in)
 		return bg_error_set(ctx, BG_EINPUT, "nothing to expand");
@@ -2030,6 +2032,9 @@ int bg_config_parse(bg_ctx *ctx, const char *name, const char *text, size_t len,
 	const char *nul;
 	int err;
 
+	BG_NEED_N(ctx, text, len);
+	BG_NEED(ctx, out);
+
 	*out = NULL;
 	memset(&root, 0, sizeof(root));
 	ld.ctx = ctx;
@@ -2097,9 +2102,12 @@ int bg_config_load(bg_ctx *ctx, const char *path, bg_config **out)
 {
 	char *text = NULL, why[512] = "";
 	const char *msg;
-	size_t len = 0, plen = strlen(path);
+	size_t len = 0, plen;
 	int err;
 
+	BG_NEED(ctx, path);
+	BG_NEED(ctx, out);
+	plen = strlen(path);
 	*out = NULL;
 	err = bg_read_file_max(ctx, path, CONFIG_MAX, &text, &len);
 	if (err == BG_ENOMEM)
@@ -2128,16 +2136,22 @@ void bg_config_free(bg_config *cfg)
 
 const char *bg_config_path(const bg_config *cfg)
 {
+	if (!cfg)
+		return NULL;
 	return cfg->path;
 }
 
 const char *bg_config_project(const bg_config *cfg)
 {
+	if (!cfg)
+		return NULL;
 	return cfg->project;
 }
 
 const char *bg_config_database(const bg_config *cfg)
 {
+	if (!cfg)
+		return NULL;
 	return cfg->database;
 }
 
@@ -2147,6 +2161,9 @@ int bg_config_database_spec(bg_ctx *ctx, const bg_config *cfg, const char *workd
 	char *x = NULL;
 	const char *p;
 	int err = 0;
+
+	BG_NEED(ctx, cfg);
+	BG_NEED(ctx, out);
 
 	*out = NULL;
 	if (!cfg->database)
@@ -2186,41 +2203,57 @@ int bg_config_database_spec(bg_ctx *ctx, const bg_config *cfg, const char *workd
 
 const char *bg_config_build(const bg_config *cfg)
 {
+	if (!cfg)
+		return NULL;
 	return cfg->build;
 }
 
 const bg_baseline_cfg *bg_config_baseline(const bg_config *cfg)
 {
+	if (!cfg)
+		return NULL;
 	return &cfg->baseline;
 }
 
 const bg_confirm_cfg *bg_config_confirm(const bg_config *cfg)
 {
+	if (!cfg)
+		return NULL;
 	return &cfg->confirm;
 }
 
 const bg_thresholds *bg_config_thresholds(const bg_config *cfg)
 {
+	if (!cfg)
+		return NULL;
 	return &cfg->thresholds;
 }
 
 size_t bg_config_benchmark_count(const bg_config *cfg)
 {
+	if (!cfg)
+		return 0;
 	return cfg->nbenchmarks;
 }
 
 const bg_benchmark *bg_config_benchmark(const bg_config *cfg, size_t i)
 {
+	if (!cfg)
+		return NULL;
 	return i < cfg->nbenchmarks ? &cfg->benchmarks[i] : NULL;
 }
 
 size_t bg_config_alert_count(const bg_config *cfg)
 {
+	if (!cfg)
+		return 0;
 	return cfg->nalerts;
 }
 
 const bg_alert_cfg *bg_config_alert(const bg_config *cfg, size_t i)
 {
+	if (!cfg)
+		return NULL;
 	return i < cfg->nalerts ? &cfg->alerts[i] : NULL;
 }
 

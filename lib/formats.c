@@ -2539,6 +2539,9 @@ int bg_format_parse_at(bg_ctx *ctx, bg_format format, const char *source, const 
 	size_t i;
 	int rc;
 
+	BG_NEED_N(ctx, data, len);
+	BG_NEED(ctx, into);
+
 	if (!source)
 		source = "output";
 	for (i = 0; i < BG_ARRAY_SIZE(parsers); i++)

@@ -53,6 +53,8 @@ int bg_repo_open(bg_ctx *ctx, const char *path, bg_repo **out)
 	size_t len;
 	int err;
 
+	BG_NEED(ctx, out);
+
 	*out = NULL;
 	if (!path || !*path)
 		path = ".";
@@ -270,6 +272,9 @@ int bg_repo_head(bg_ctx *ctx, bg_repo *repo, bg_commit *out)
 	bg_commit c;
 	int err;
 
+	BG_NEED(ctx, repo);
+	BG_NEED(ctx, out);
+
 	memset(out, 0, sizeof(*out));
 	memset(&c, 0, sizeof(c));
 	err = git_repository_head_unborn(repo->repo);
@@ -340,6 +345,10 @@ int bg_repo_lookup(bg_ctx *ctx, bg_repo *repo, const char *rev, bg_commit *out)
 	git_object *obj = NULL, *commit = NULL;
 	bg_commit c;
 	int err;
+
+	BG_NEED(ctx, repo);
+	BG_NEED(ctx, rev);
+	BG_NEED(ctx, out);
 
 	memset(out, 0, sizeof(*out));
 	memset(&c, 0, sizeof(c));

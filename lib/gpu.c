@@ -441,7 +441,10 @@ int bg_gpu__probe(bg_machine *m, const char *nvml_lib, const char *cuda_lib, int
 
 int bg_gpu_detect(bg_ctx *ctx, bg_machine *m)
 {
-	int err = bg_gpu__probe(m, NVML_LIB, CUDA_LIB, 1);
+	int err;
+
+	BG_NEED(ctx, m);
+	err = bg_gpu__probe(m, NVML_LIB, CUDA_LIB, 1);
 
 	if (err == BG_ENOMEM)
 		return bg_error_oom(ctx);
@@ -450,8 +453,11 @@ int bg_gpu_detect(bg_ctx *ctx, bg_machine *m)
 
 int bg_gpu_refresh(bg_ctx *ctx, bg_machine *m)
 {
+	int err;
+
+	BG_NEED(ctx, m);
 	/* Only NVML has clocks, temperature and throttle reasons. */
-	int err = bg_gpu__probe(m, NVML_LIB, NULL, 0);
+	err = bg_gpu__probe(m, NVML_LIB, NULL, 0);
 
 	if (err == BG_ENOMEM)
 		return bg_error_oom(ctx);

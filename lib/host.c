@@ -11,6 +11,9 @@ int bg_machine_detect(bg_ctx *ctx, const char *root, bg_machine **out)
 	bg_machine *m = NULL;
 	int err, is_host;
 
+	BG_NEED(ctx, root);
+	BG_NEED(ctx, out);
+
 	*out = NULL;
 	if (bg_machine_new(&m) < 0)
 		return bg_error_oom(ctx);

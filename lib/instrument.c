@@ -85,6 +85,9 @@ int bg_instrument_from_name(const char *name, bg_instrument *out)
 {
 	size_t i;
 
+	if (!out)
+		return BG_EINPUT;
+
 	for (i = 0; name && i < BG_INSTR_COUNT; i++) {
 		if (!strcmp(name, instrument_names[i])) {
 			*out = (bg_instrument)i;
@@ -100,6 +103,8 @@ int bg_instruments_probe(bg_ctx *ctx, const char *const *events, size_t nevents,
 	bg_counters *c = NULL;
 	size_t i, len;
 	int error;
+
+	BG_NEED(ctx, out);
 
 	memset(out, 0, BG_INSTR_COUNT * sizeof(*out));
 	out[BG_INSTR_TIME].available = 1;

@@ -37,6 +37,24 @@ int bg_error_oom(bg_ctx *ctx);
 
 void bg_log(bg_ctx *ctx, bg_log_level level, const char *fmt, ...) BG_PRINTF(3, 4);
 
+/*
+ * A public function's guard for a pointer it needs: a NULL there is the
+ * calling program's mistake, which gets BG_EINPUT and "<function>: <p> is
+ * NULL" on the context (when there is one) instead of a crash.  At the top
+ * of the function, before anything is acquired.
+ */
+#define BG_NEED(ctx, p)                                                                            \
+	do {                                                                                       \
+		if (!(p))                                                                          \
+			return bg_error_set((ctx), BG_EINPUT, "%s: %s is NULL", __func__, #p);     \
+	} while (0)
+/* The same for an array of n elements, which may be NULL when n is 0. */
+#define BG_NEED_N(ctx, p, n)                                                                       \
+	do {                                                                                       \
+		if (!(p) && (n))                                                                   \
+			return bg_error_set((ctx), BG_EINPUT, "%s: %s is NULL", __func__, #p);     \
+	} while (0)
+
 /* A growable byte buffer, always NUL-terminated once anything was added. */
 typedef struct {
 	char *ptr;

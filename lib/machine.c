@@ -26,6 +26,7 @@ static int fact_cmp(int vol_a, const char *key_a, int vol_b, const char *key_b)
 
 int bg_machine_new(bg_machine **out)
 {
+	BG_NEED(NULL, out);
 	*out = calloc(1, sizeof(bg_machine));
 	return *out ? 0 : BG_ENOMEM;
 }

@@ -594,6 +594,12 @@ int bg_pairs_make(bg_ctx *ctx, bg_store *store, const bg_pairs_opts *opts, size_
 	pstate p;
 	int error;
 
+	BG_NEED(ctx, store);
+	BG_NEED(ctx, opts);
+	BG_NEED(ctx, ref_ids);
+	BG_NEED(ctx, cand_ids);
+	BG_NEED(ctx, n);
+
 	*ref_ids = *cand_ids = NULL;
 	*n = 0;
 	if ((error = check_sides(ctx, opts)) < 0)
@@ -620,6 +626,10 @@ int bg_pairs_run(bg_ctx *ctx, bg_store *store, const bg_pairs_opts *opts, bg_che
 	double level, t0 = bg_now();
 	pstate p;
 	int error = 0;
+
+	BG_NEED(ctx, store);
+	BG_NEED(ctx, opts);
+	BG_NEED(ctx, out);
 
 	*out = NULL;
 	memset(&p, 0, sizeof(p));

@@ -106,6 +106,8 @@ void bg_report_free(bg_report *r)
 
 size_t bg_report_series_count(const bg_report *r)
 {
+	if (!r)
+		return 0;
 	return r->nseries;
 }
 
@@ -116,11 +118,15 @@ size_t bg_report_commit_count(const bg_report *r)
 
 size_t bg_report_run_count(const bg_report *r)
 {
+	if (!r)
+		return 0;
 	return r->nruns;
 }
 
 size_t bg_report_excluded_runs(const bg_report *r)
 {
+	if (!r)
+		return 0;
 	return r->excluded;
 }
 
@@ -939,8 +945,13 @@ int bg_report_build(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_report
 	regex_t re;
 	int have_re = 0, error = 0;
 	qcache *qc = NULL;
-	bg_period period = { opts->since, opts->machine, opts->include_paired };
+	bg_period period;
 	gather g;
+
+	BG_NEED(ctx, store);
+	BG_NEED(ctx, opts);
+	BG_NEED(ctx, out);
+	period = (bg_period){ opts->since, opts->machine, opts->include_paired };
 
 	*out = NULL;
 	memset(&g, 0, sizeof(g));
@@ -1091,6 +1102,10 @@ int bg_report_steps(bg_ctx *ctx, const bg_report *r, bg_report_step **steps, siz
 {
 	bg_report_step *v = NULL;
 	size_t i, k, len = 0, total = 0;
+
+	BG_NEED(ctx, r);
+	BG_NEED(ctx, steps);
+	BG_NEED(ctx, n);
 
 	*steps = NULL;
 	*n = 0;

@@ -40,6 +40,8 @@ void bg_report__fmt_pct(char *buf, size_t len, double change)
 
 int bg_report_format_from_name(const char *name, bg_report_format *out)
 {
+	if (!name || !out)
+		return BG_EINPUT;
 	if (!strcmp(name, "html"))
 		*out = BG_REPORT_HTML;
 	else if (!strcmp(name, "markdown") || !strcmp(name, "md"))
@@ -56,6 +58,10 @@ int bg_report_render(bg_ctx *ctx, const bg_report *r, bg_report_format format, c
 {
 	bg_buf b = BG_BUF_INIT;
 	int error;
+
+	BG_NEED(ctx, r);
+	BG_NEED(ctx, text);
+	BG_NEED(ctx, len);
 
 	*text = NULL;
 	*len = 0;

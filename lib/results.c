@@ -41,6 +41,7 @@ struct bg_results {
 
 int bg_results_new(bg_results **out)
 {
+	BG_NEED(NULL, out);
 	*out = calloc(1, sizeof(bg_results));
 	return *out ? 0 : BG_ENOMEM;
 }
@@ -76,21 +77,29 @@ void bg_results_free(bg_results *res)
 
 size_t bg_results_series_count(const bg_results *res)
 {
+	if (!res)
+		return 0;
 	return res->nseries;
 }
 
 const bg_series *bg_results_series(const bg_results *res, size_t i)
 {
+	if (!res)
+		return NULL;
 	return i < res->nseries ? &res->series[i].s : NULL;
 }
 
 size_t bg_results_outcome_count(const bg_results *res)
 {
+	if (!res)
+		return 0;
 	return res->noutcomes;
 }
 
 const bg_outcome *bg_results_outcome(const bg_results *res, size_t i)
 {
+	if (!res)
+		return NULL;
 	return i < res->noutcomes ? &res->outcomes[i] : NULL;
 }
 
@@ -182,6 +191,11 @@ int bg_results_add(bg_ctx *ctx, bg_results *res, const char *benchmark, const ch
 	series_slot *sl;
 	int rc, memo;
 
+	BG_NEED(ctx, res);
+	BG_NEED(ctx, benchmark);
+	BG_NEED(ctx, metric);
+	BG_NEED(ctx, unit);
+
 	if (!benchmark || !*benchmark || !metric || !*metric)
 		return bg_error_set(ctx, BG_EINPUT, "a sample needs a benchmark and a metric name");
 	h = bg_index__hash(benchmark, metric);
@@ -237,8 +251,12 @@ const bg_series *bg_results__find(const bg_results *res, const char *benchmark, 
 int bg_results_set_direction(bg_results *res, const char *benchmark, const char *metric,
                              bg_direction dir)
 {
-	series_slot *sl = find(res, benchmark, metric, bg_index__hash(benchmark, metric));
+	series_slot *sl;
 
+	BG_NEED(NULL, res);
+	BG_NEED(NULL, benchmark);
+	BG_NEED(NULL, metric);
+	sl = find(res, benchmark, metric, bg_index__hash(benchmark, metric));
 	if (!sl)
 		return BG_ENOTFOUND;
 	sl->s.direction = dir;
@@ -248,10 +266,14 @@ int bg_results_set_direction(bg_results *res, const char *benchmark, const char 
 int bg_results_set_instrument(bg_ctx *ctx, bg_results *res, const char *benchmark,
                               const char *metric, const char *instrument)
 {
-	series_slot *sl = find(res, benchmark, metric, bg_index__hash(benchmark, metric));
+	series_slot *sl;
 	char *copy = NULL;
 	int rc;
 
+	BG_NEED(ctx, res);
+	BG_NEED(ctx, benchmark);
+	BG_NEED(ctx, metric);
+	sl = find(res, benchmark, metric, bg_index__hash(benchmark, metric));
 	if (!sl)
 		return bg_error_set(ctx, BG_ENOTFOUND, "%s:%s: no such series", benchmark, metric);
 	if (instrument && (rc = check_name(ctx, "instrument", instrument)) < 0)
@@ -279,17 +301,23 @@ static bg_outcome *outcome_find(const bg_results *res, const char *benchmark, ui
 
 const bg_outcome *bg_results_find_outcome(const bg_results *res, const char *benchmark)
 {
+	if (!res || !benchmark)
+		return NULL;
 	return outcome_find(res, benchmark, bg_index__hash(benchmark, NULL));
 }
 
 int bg_results_set_outcome(bg_ctx *ctx, bg_results *res, const char *benchmark,
                            bg_bench_status status, const char *message)
 {
-	uint64_t h = bg_index__hash(benchmark, NULL);
-	bg_outcome *o = outcome_find(res, benchmark, h);
+	uint64_t h;
+	bg_outcome *o;
 	char *msg = NULL;
 	int rc;
 
+	BG_NEED(ctx, res);
+	BG_NEED(ctx, benchmark);
+	h = bg_index__hash(benchmark, NULL);
+	o = outcome_find(res, benchmark, h);
 	if (!o && (rc = check_name(ctx, "benchmark name", benchmark)) < 0)
 		return rc;
 	if (message && !(msg = strdup(message)))
@@ -319,6 +347,9 @@ int bg_results_set_outcome(bg_ctx *ctx, bg_results *res, const char *benchmark,
 void bg_results_drop_benchmark(bg_results *res, const char *benchmark)
 {
 	size_t i, kept = 0;
+
+	if (!res || !benchmark)
+		return;
 
 	for (i = 0; i < res->nseries; i++) {
 		if (!strcmp(res->series[i].s.benchmark, benchmark))

@@ -1304,6 +1304,8 @@ static int exec_alone(bg_ctx *ctx, const char *command, const bg_exec_opts *opts
 
 int bg_exec(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, bg_exec_result *out)
 {
+	BG_NEED(ctx, command);
+	BG_NEED(ctx, out);
 	return exec_alone(ctx, command, opts, NULL, out);
 }
 
@@ -1327,6 +1329,9 @@ char *bg_exec_describe(const bg_exec_result *res, double timeout)
 {
 	bg_buf b = BG_BUF_INIT;
 	int rc;
+
+	if (!res)
+		return NULL;
 
 	if (res->timed_out)
 		rc = bg_buf_printf(&b, "timed out after %g s", timeout > 0 ? timeout : res->wall);
@@ -1398,6 +1403,11 @@ int bg_runner_requirement_met(const char *req, char **why)
 {
 	char *reason = NULL;
 	int met;
+
+	if (why)
+		*why = NULL;
+	if (!req)
+		return 0;
 
 	if (!strcmp(req, "cuda")) {
 		met = bg_gpu_cuda_usable(&reason);
@@ -1840,6 +1850,10 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 	size_t i, first;
 	double timeout, values[16];
 
+	BG_NEED(ctx, bench);
+	BG_NEED(ctx, bench->name);
+	BG_NEED(ctx, bench->command);
+	BG_NEED(ctx, into);
 	memset(&ch, 0, sizeof(ch));
 	if (!opts)
 		opts = &no_opts;

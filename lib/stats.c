@@ -71,6 +71,9 @@ int bg_stats_summarize(bg_ctx *ctx, const double *values, size_t n, bg_summary *
 	double *sorted;
 	size_t i;
 
+	BG_NEED_N(ctx, values, n);
+	BG_NEED(ctx, out);
+
 	memset(out, 0, sizeof(*out));
 	if (n == 0)
 		return bg_error_set(ctx, BG_EINPUT, "no samples to summarize");
@@ -241,6 +244,10 @@ int bg_stats_hedges_g(bg_ctx *ctx, const double *a, size_t n_a, const double *b,
 	double ma, mb, sa, sb;
 	int error, e;
 
+	BG_NEED_N(ctx, a, n_a);
+	BG_NEED_N(ctx, b, n_b);
+	BG_NEED(ctx, g);
+
 	*g = NAN;
 	if (n_a == 0 || n_b == 0 || n_a + n_b < 3)
 		return bg_error_set(
@@ -307,6 +314,10 @@ int bg_stats_compare_cached(bg_ctx *ctx, const double *base, size_t n_base, cons
 	bg_test r;
 	int error, e;
 
+	BG_NEED(ctx, out);
+	BG_NEED_N(ctx, base, n_base);
+	BG_NEED_N(ctx, cur, n_cur);
+	BG_NEED(ctx, cache);
 	/* Filled in `r` and copied at the end: a failed call leaves *out zeroed. */
 	memset(out, 0, sizeof(*out));
 	memset(&r, 0, sizeof(r));
@@ -422,6 +433,9 @@ int bg_stats_bh(bg_ctx *ctx, const double *p, size_t n, double *adjusted)
 	size_t i, m = 0, k;
 	int error = 0;
 
+	BG_NEED_N(ctx, p, n);
+	BG_NEED_N(ctx, adjusted, n);
+
 	for (i = 0; i < n; i++) {
 		if (isnan(p[i]))
 			continue;
@@ -536,6 +550,8 @@ int bg_stats__drop_outliers_window(bg_ctx *ctx, double *v, size_t *n, size_t m, 
 
 int bg_stats_drop_outliers(bg_ctx *ctx, double *v, size_t *n, double k, size_t *removed)
 {
+	BG_NEED(ctx, v);
+	BG_NEED(ctx, n);
 	return bg_stats__drop_outliers_window(ctx, v, n, *n, k, removed);
 }
 
@@ -566,6 +582,10 @@ int bg_stats_paired_t(bg_ctx *ctx, const double *cur, const double *ref, size_t 
 	bg_test r;
 	size_t k, n_all;
 	int error;
+
+	BG_NEED_N(ctx, cur, n);
+	BG_NEED_N(ctx, ref, n);
+	BG_NEED(ctx, out);
 
 	memset(out, 0, sizeof(*out));
 	memset(&r, 0, sizeof(r));

@@ -824,6 +824,8 @@ cleanup:
 
 int bg_store_open(bg_ctx *ctx, const char *path, bg_store **out)
 {
+	BG_NEED(ctx, path);
+	BG_NEED(ctx, out);
 	return store__open(ctx, path, STORE_WRITE, out);
 }
 
@@ -839,6 +841,7 @@ int bg_store_open_source(bg_ctx *ctx, const char *spec, bg_store **out)
 
 int bg_store_writable(bg_ctx *ctx, bg_store *store)
 {
+	BG_NEED(ctx, store);
 	if (store->db->readonly)
 		return bg_error_set(ctx, BG_EIO,
 		                    "database %s: the database is read-only (the folder or file "
@@ -866,11 +869,15 @@ int bg_store_schema_version(bg_store *store)
 
 const char *bg_store_name(const bg_store *store)
 {
+	if (!store)
+		return NULL;
 	return store->db->name;
 }
 
 const char *bg_store_backend(const bg_store *store)
 {
+	if (!store)
+		return NULL;
 	return store->db->drv->name;
 }
 

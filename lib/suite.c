@@ -92,6 +92,10 @@ int bg_suite_count(bg_ctx *ctx, const bg_suite_opts *opts, size_t *n)
 	size_t i;
 	int error;
 
+	BG_NEED(ctx, opts);
+	BG_NEED(ctx, opts->config);
+	BG_NEED(ctx, n);
+
 	*n = 0;
 	if (!opts->config)
 		return bg_error_set(ctx, BG_EINPUT, "no suite to run");
@@ -124,6 +128,9 @@ void bg_suite_note_compiler(bg_ctx *ctx, bg_machine *machine, const char *cwd)
 	bg_exec_result r;
 	size_t n;
 
+	if (!machine)
+		return;
+
 	/* The compiler explains a step in a chart without splitting baselines:
 	 * a volatile fact of the run, asked only when there is a build. */
 	memset(&o, 0, sizeof(o));
@@ -145,11 +152,14 @@ void bg_suite_note_compiler(bg_ctx *ctx, bg_machine *machine, const char *cwd)
 int bg_suite_build(bg_ctx *ctx, const bg_config *cfg, const char *cwd, bg_machine *machine,
                    bg_build_result *out)
 {
-	const char *cmd = bg_config_build(cfg);
+	const char *cmd;
 	bg_exec_opts o;
 	bg_exec_result r;
 	int error;
 
+	BG_NEED(ctx, cfg);
+	BG_NEED(ctx, out);
+	cmd = bg_config_build(cfg);
 	memset(out, 0, sizeof(*out));
 	if (!cmd)
 		return 0;
@@ -264,12 +274,16 @@ static void emit(const bg_suite_opts *o, bg_suite_event *ev, bg_suite_event_kind
 
 int bg_suite_run(bg_ctx *ctx, bg_store *store, const bg_suite_opts *opts, bg_suite_output *out)
 {
-	const bg_config *cfg = opts->config;
+	const bg_config *cfg;
 	bg_instrument_status inst[BG_INSTR_COUNT];
 	selection sel;
 	size_t i, total = 0;
 	int k, idx, error, simulated = 0;
 
+	BG_NEED(ctx, store);
+	BG_NEED(ctx, opts);
+	BG_NEED(ctx, out);
+	cfg = opts->config;
 	memset(out, 0, sizeof(*out));
 	if (!cfg || !opts->commit || !opts->machine || opts->runs < 1)
 		return bg_error_set(ctx, BG_EINPUT,

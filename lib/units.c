@@ -41,6 +41,9 @@ int bg_unit_canonical(const char *unit, const char **canon, double *scale)
 {
 	size_t i;
 
+	if (!canon || !scale)
+		return BG_EINPUT;
+
 	if (!unit || !*unit)
 		return BG_EINPUT;
 	for (i = 0; i < BG_ARRAY_SIZE(time_units); i++) {
@@ -74,6 +77,8 @@ const char *bg_direction_name(bg_direction dir)
 
 int bg_direction_from_name(const char *name, bg_direction *out)
 {
+	if (!name || !out)
+		return BG_EINPUT;
 	if (!strcmp(name, "lower"))
 		*out = BG_DIR_LOWER;
 	else if (!strcmp(name, "higher"))
@@ -86,6 +91,9 @@ int bg_direction_from_name(const char *name, bg_direction *out)
 int bg_format_from_name(const char *name, bg_format *out)
 {
 	size_t i;
+
+	if (!name || !out)
+		return BG_EINPUT;
 
 	for (i = 0; i < BG_ARRAY_SIZE(format_names); i++) {
 		if (!strcmp(name, format_names[i])) {

@@ -42,6 +42,7 @@ int bg_error_exit_code(int error)
 
 int bg_ctx_new(bg_ctx **out)
 {
+	BG_NEED(NULL, out);
 	*out = calloc(1, sizeof(bg_ctx));
 	return *out ? 0 : BG_ENOMEM;
 }
@@ -64,12 +65,16 @@ void bg_ctx_clear_error(bg_ctx *ctx)
 
 void bg_ctx_set_log(bg_ctx *ctx, bg_log_cb cb, void *data)
 {
+	if (!ctx)
+		return;
 	ctx->log = cb;
 	ctx->log_data = data;
 }
 
 void bg_ctx_set_cancel(bg_ctx *ctx, const volatile sig_atomic_t *flag)
 {
+	if (!ctx)
+		return;
 	ctx->cancel = flag;
 }
 

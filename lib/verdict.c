@@ -161,6 +161,8 @@ double bg_thresholds_min_change(const bg_thresholds *th, const char *benchmark, 
 	double suite = NAN, d;
 	size_t i;
 
+	if (!th)
+		return NAN;
 	for (i = 0; metric && i < th->nmetrics; i++) {
 		const bg_metric_threshold *m = &th->metrics[i];
 
@@ -254,6 +256,9 @@ int bg_judge_rule(bg_ctx *ctx, const double *v, size_t n, double min_change, dou
 	double mean = 0.0;
 	size_t i;
 
+	BG_NEED_N(ctx, v, n);
+	BG_NEED(ctx, out);
+
 	memset(out, 0, sizeof(*out));
 	out->noise_floor = NAN;
 	out->min_change = min_change;
@@ -289,6 +294,12 @@ void bg_rule_text(char *buf, size_t len, const bg_rule *rule)
 {
 	char f[32], m[32];
 
+	if (!buf || !len)
+		return;
+	if (!rule) {
+		buf[0] = '\0';
+		return;
+	}
 	short_pct(f, sizeof(f), rule->noise_floor);
 	short_pct(m, sizeof(m), rule->min_change);
 	if (rule->deterministic)
@@ -312,6 +323,10 @@ int bg_judge(bg_ctx *ctx, const bg_judge_input *in, size_t n, const bg_threshold
 	double *p = NULL;
 	size_t i;
 	int error = 0;
+
+	BG_NEED_N(ctx, in, n);
+	BG_NEED(ctx, th);
+	BG_NEED(ctx, out);
 
 	if (!(th->alpha > 0 && th->alpha < 1) || !(level > 0 && level < 1))
 		return bg_error_set(ctx, BG_EINPUT, "alpha must be between 0 and 1 (got %g, %g)",
@@ -345,6 +360,13 @@ int bg_judge(bg_ctx *ctx, const bg_judge_input *in, size_t n, const bg_threshold
 			}
 			if (!in[i].n_base)
 				continue;
+			/* The caller's mistake, not values that cannot be judged:
+			 * no skipped verdict for it. */
+			if (!in[i].base || (!in[i].cur && in[i].n_cur)) {
+				error = bg_error_set(ctx, BG_EINPUT, "%s: input %zu: %s is NULL",
+				                     __func__, i, in[i].base ? "cur" : "base");
+				goto cleanup;
+			}
 			if (in[i].design == BG_DESIGN_PAIRED && in[i].n_cur != in[i].n_base) {
 				error = bg_error_set(
 				        ctx, BG_EINPUT,
@@ -442,9 +464,12 @@ int bg_sequential_decide(const bg_judgement *j, size_t look, size_t looks, size_
                          const bg_thresholds *th, double level, int *worse, int *better,
                          bg_verdict *verdict, bg_confirm_status *status)
 {
-	double floor_change = j->min_change > 0 ? j->min_change : th->min_change, q, r;
+	double floor_change, q, r;
 	double floor_worse, floor_better;
 
+	if (!j || !th || !worse || !better || !verdict || !status)
+		return BG_EINPUT;
+	floor_change = j->min_change > 0 ? j->min_change : th->min_change;
 	if (j->verdict == BG_VERDICT_NO_BASELINE || j->verdict == BG_VERDICT_SKIPPED) {
 		/* Fewer than two pairs have the series, or its values cannot be
 		 * judged: nothing to decide on. */

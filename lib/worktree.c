@@ -302,9 +302,8 @@ void bg_worktree_clear(bg_worktree *wt)
 int bg_worktree_prepare(bg_ctx *ctx, bg_repo *repo, bg_store *store, const char *sha,
                         const bg_worktree_opts *opts, int retry_failed, bg_worktree *out)
 {
-	const char *machine = opts->machine && *opts->machine ? opts->machine : "-";
-	const char *build = opts->build && *opts->build ? opts->build : NULL;
-	double timeout = opts->build_timeout > 0 ? opts->build_timeout : DEFAULT_BUILD_TIMEOUT;
+	const char *machine, *build;
+	double timeout;
 	char hash[65], stamp_line[65];
 	bg_buf key = BG_BUF_INIT;
 	char *lock = NULL, *stamp = NULL;
@@ -313,6 +312,12 @@ int bg_worktree_prepare(bg_ctx *ctx, bg_repo *repo, bg_store *store, const char 
 	struct stat sb;
 	int fd = -1, err = 0, pass, said = 0;
 
+	BG_NEED(ctx, repo);
+	BG_NEED(ctx, opts);
+	BG_NEED(ctx, out);
+	machine = opts->machine && *opts->machine ? opts->machine : "-";
+	build = opts->build && *opts->build ? opts->build : NULL;
+	timeout = opts->build_timeout > 0 ? opts->build_timeout : DEFAULT_BUILD_TIMEOUT;
 	memset(out, 0, sizeof(*out));
 	memset(&wt, 0, sizeof(wt));
 	memset(&row, 0, sizeof(row));
@@ -650,6 +655,9 @@ int bg_worktree_gc_each(bg_ctx *ctx, const char *cache_dir, int64_t max_age, uin
 	DIR *d;
 	int64_t now = (int64_t)time(NULL);
 	int err = 0, rc;
+
+	BG_NEED(ctx, cache_dir);
+	BG_NEED(ctx, out);
 
 	memset(out, 0, sizeof(*out));
 	if (!(d = opendir(cache_dir))) {
