@@ -16,6 +16,7 @@
  * nearer-end rule are one code path; figures handed back are labelled in
  * the series' own direction.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,9 +50,11 @@ const char *bg_probe_verdict_term(bg_probe_verdict v, int improvement)
 
 size_t bg_bisect_estimate(size_t n)
 {
-	size_t k = 0;
+	size_t k = 0, bits = sizeof(size_t) * CHAR_BIT;
 
-	while (((size_t)1 << k) < n)
+	/* Past 2^(bits-1) the answer is `bits`: a shift by `bits` is undefined
+	 * (it wrapped to 1 here, and the loop never ended). */
+	while (k < bits && ((size_t)1 << k) < n)
 		k++;
 	return k;
 }

@@ -165,6 +165,22 @@ static size_t probes(const bg_bisect_result *r)
 	return n;
 }
 
+/* ceil(log2 n) for every n a size_t holds: past 2^63 it is 64, not an
+ * endless loop on a shift wider than the type. */
+static void test_estimate(void **state)
+{
+	(void)state;
+	assert_int_equal(bg_bisect_estimate(0), 0);
+	assert_int_equal(bg_bisect_estimate(1), 0);
+	assert_int_equal(bg_bisect_estimate(2), 1);
+	assert_int_equal(bg_bisect_estimate(3), 2);
+	assert_int_equal(bg_bisect_estimate(1024), 10);
+	assert_int_equal(bg_bisect_estimate(1025), 11);
+	assert_int_equal(bg_bisect_estimate(SIZE_MAX / 2 + 1), sizeof(size_t) * 8 - 1);
+	assert_int_equal(bg_bisect_estimate(SIZE_MAX / 2 + 2), sizeof(size_t) * 8);
+	assert_int_equal(bg_bisect_estimate(SIZE_MAX), sizeof(size_t) * 8);
+}
+
 /* Every position of the step is found, in at most ceil(log2 63) = 6 probes. */
 static void test_every_position(void **state)
 {
@@ -687,6 +703,7 @@ static void test_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_estimate),
 		cmocka_unit_test(test_every_position),
 		cmocka_unit_test(test_higher_is_better_labelled),
 		cmocka_unit_test(test_improvement_every_position),
