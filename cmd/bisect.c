@@ -95,21 +95,37 @@ static int run_value(bisect_state *b, int64_t run_id, double *v)
 }
 
 /*
- * The pairs stored on this machine of a complete clean run of c[ref] tagged
- * key=c[cand] with one of c[cand] tagged key2=c[ref], oldest first: only
- * runs recorded as one pair, so that a run whose partner was interrupted
- * shifts no later pair.
+ * The pairs stored on this machine of a complete clean run of the good end
+ * tagged key=c[cand] with one of c[cand] tagged key2=c[0], oldest first:
+ * only runs recorded as one pair, so that a run whose partner was
+ * interrupted shifts no later pair, and only pairs that ran what this
+ * bisect runs (a probe: the bisected benchmark; the ends: the selection),
+ * so that an earlier bisect of another series is not read as this one's.
  */
-static int tagged_pairs(bisect_state *b, size_t ref, const char *key, size_t cand, const char *key2,
+static int tagged_pairs(bisect_state *b, const char *key, size_t cand, const char *key2, int probe,
                         int64_t **ref_ids, int64_t **cand_ids, size_t *n)
 {
+	bg_commit ref_commit, cand_commit;
+	bg_pairs_opts po;
 	char tag[128], tag2[128];
 
+	memset(&ref_commit, 0, sizeof(ref_commit));
+	memset(&cand_commit, 0, sizeof(cand_commit));
+	memcpy(ref_commit.sha, b->shas[0], sizeof(ref_commit.sha));
+	memcpy(cand_commit.sha, b->shas[cand], sizeof(cand_commit.sha));
 	snprintf(tag, sizeof(tag), "%s=%s", key, b->shas[cand]);
-	snprintf(tag2, sizeof(tag2), "%s=%s", key2, b->shas[ref]);
-	return bg_store_pairs_tagged(b->st->ctx, b->env->store,
-	                             bg_machine_fingerprint(b->env->machine), 0, b->shas[ref], tag,
-	                             b->shas[cand], tag2, ref_ids, cand_ids, n);
+	snprintf(tag2, sizeof(tag2), "%s=%s", key2, b->shas[0]);
+	memset(&po, 0, sizeof(po));
+	cli_suite_opts(b->st, b->env, b->rflags, &po.run);
+	if (b->benchmark)
+		po.run.only = b->only;
+	if (probe)
+		po.run.filter = NULL;
+	po.ref.commit = &ref_commit;
+	po.ref.tag = tag;
+	po.cand.commit = &cand_commit;
+	po.cand.tag = tag2;
+	return bg_pairs_stored(b->st->ctx, b->env->store, &po, ref_ids, cand_ids, n);
 }
 
 /* Checks out and builds c[index] (once).  1: it does not build. */
@@ -145,7 +161,7 @@ static int prepare_good(bisect_state *b)
 /* The pairs of c[index] with the good end: probe runs and the good runs made beside them. */
 static int probe_pairs(bisect_state *b, size_t index, int64_t **p, int64_t **g, size_t *n)
 {
-	return tagged_pairs(b, 0, "bisect-probe", index, "bisect-good", g, p, n);
+	return tagged_pairs(b, "bisect-probe", index, "bisect-good", 1, g, p, n);
 }
 
 /* Pairs of the good end (prepared) and `cand` checked out at `cwd`, each
@@ -346,7 +362,7 @@ static int measure_ends(bisect_state *b, const bg_check_opts *co, int runs, int 
 
 	memset(&bad, 0, sizeof(bad));
 	memset(&bad_wt, 0, sizeof(bad_wt));
-	if ((rc = tagged_pairs(b, 0, "bisect-end", b->n, "bisect-end", gids, bids, &np)) < 0)
+	if ((rc = tagged_pairs(b, "bisect-end", b->n, "bisect-end", 0, gids, bids, &np)) < 0)
 		return rc;
 	e->good_reused = e->bad_reused = np >= (size_t)runs;
 	free(*gids);
@@ -380,7 +396,7 @@ static int measure_ends(bisect_state *b, const bg_check_opts *co, int runs, int 
 	po.look_data = b;
 	if ((rc = bg_pairs_run(b->st->ctx, b->env->store, &po, res)) < 0)
 		goto cleanup;
-	if ((rc = tagged_pairs(b, 0, "bisect-end", b->n, "bisect-end", gids, bids, &np)) < 0)
+	if ((rc = tagged_pairs(b, "bisect-end", b->n, "bisect-end", 0, gids, bids, &np)) < 0)
 		goto cleanup;
 	/* The pairs the verdict used (later ones belong to no decision). */
 	e->npairs = (size_t)(*res)->window;
@@ -722,7 +738,7 @@ static int check_selection(bisect_state *b, const char *opt, const char *series)
  * runs do not have although its benchmark ran is a metric the benchmark
  * does not measure; a usage error that lists those it does.  0 when the
  * series was judged, its benchmark failed (the table says why), or the
- * pairs (stored ones, made for another series) did not run it.
+ * pairs did not run it.
  */
 static int check_series_measured(bisect_state *b, const bg_check_result *res, const char *opt,
                                  const char *series, const int64_t *bids, size_t npairs)

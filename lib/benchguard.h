@@ -1244,6 +1244,16 @@ int bg_pairs_run(bg_ctx *ctx, bg_store *store, const bg_pairs_opts *opts, bg_che
 int bg_pairs_make(bg_ctx *ctx, bg_store *store, const bg_pairs_opts *opts, size_t want,
                   int64_t **ref_ids, int64_t **cand_ids, size_t *n);
 
+/*
+ * The pairs stored under the sides' tags that opts->reuse would reuse,
+ * oldest first: those whose two runs each hold every benchmark the call
+ * selects on their side (opts->series, opts->run's only and filter), run,
+ * failed or skipped.  Pairs made for another selection are left out.  The
+ * commits, tags, machine and suites are read; nothing else is.
+ */
+int bg_pairs_stored(bg_ctx *ctx, bg_store *store, const bg_pairs_opts *opts, int64_t **ref_ids,
+                    int64_t **cand_ids, size_t *n);
+
 /* -------------------------------------------------------------------- ci */
 
 /*

@@ -327,15 +327,86 @@ static int measure(pstate *p, size_t want, size_t goal)
  * matched by their position, which a run left without its partner by an
  * interruption would shift by one for good.
  */
+/*
+ * Whether a stored run of `side` holds every benchmark this call selects
+ * there (measured, failed or skipped).  Pairs are found by their tags, which
+ * do not say what was run: a pair made for a narrower selection (a bisect
+ * of another series over the same range) lacks the rest, and reused it
+ * would judge them on no runs at all.
+ */
+static int run_covers(bg_ctx *ctx, bg_store *store, const bg_pairs_opts *o, const bg_side *side,
+                      int64_t run, int *covers)
+{
+	const bg_config *cfg = side->config ? side->config : o->run.config;
+	bg_run_series *rs = NULL;
+	bg_outcome *oc = NULL;
+	size_t nrs = 0, noc = 0, i, k;
+	int error, want, have;
+
+	*covers = 1;
+	if (!cfg)
+		return 0;
+	if ((error = bg_store_run_series(ctx, store, run, &rs, &nrs)) < 0 ||
+	    (error = bg_store_run_outcomes(ctx, store, run, &oc, &noc)) < 0)
+		goto cleanup;
+	for (i = 0; i < bg_config_benchmark_count(cfg) && *covers; i++) {
+		const char *name = bg_config_benchmark(cfg, i)->name;
+		unsigned char keep = 0;
+
+		if ((error = bg_suite__selects(ctx, &o->run, &name, 1, &keep)) < 0)
+			goto cleanup;
+		for (k = 0, want = keep && !o->series; keep && o->series && k < o->nseries; k++)
+			want |= !strcmp(o->series[k].benchmark, name);
+		for (k = 0, have = !want; !have && k < nrs; k++)
+			have = !strcmp(rs[k].benchmark, name);
+		for (k = 0; !have && k < noc; k++)
+			have = !strcmp(oc[k].benchmark, name);
+		*covers = have;
+	}
+cleanup:
+	bg_run_series_free(rs, nrs);
+	bg_outcomes_free(oc, noc);
+	return error;
+}
+
+int bg_pairs_stored(bg_ctx *ctx, bg_store *store, const bg_pairs_opts *opts, int64_t **ref_ids,
+                    int64_t **cand_ids, size_t *n)
+{
+	size_t len = 0, i, kept = 0;
+	int error, a, b;
+
+	*n = 0;
+	if ((error = bg_store_pairs_tagged(ctx, store, bg_machine_fingerprint(opts->run.machine), 0,
+	                                   opts->ref.commit->sha, opts->ref.tag,
+	                                   opts->cand.commit->sha, opts->cand.tag, ref_ids,
+	                                   cand_ids, &len)) < 0)
+		return error;
+	/* In their order, so that a rerun with the same selection sees the
+	 * pairs it saw before. */
+	for (i = 0; i < len; i++) {
+		if ((error = run_covers(ctx, store, opts, &opts->ref, (*ref_ids)[i], &a)) < 0 ||
+		    (error = run_covers(ctx, store, opts, &opts->cand, (*cand_ids)[i], &b)) < 0) {
+			free(*ref_ids);
+			free(*cand_ids);
+			*ref_ids = *cand_ids = NULL;
+			return error;
+		}
+		if (a && b) {
+			(*ref_ids)[kept] = (*ref_ids)[i];
+			(*cand_ids)[kept++] = (*cand_ids)[i];
+		}
+	}
+	*n = kept;
+	return 0;
+}
+
 static int stored_pairs(pstate *p)
 {
 	const bg_pairs_opts *o = p->o;
 	size_t n = 0, i;
 	int error;
 
-	if ((error = bg_store_pairs_tagged(p->ctx, p->store, bg_machine_fingerprint(o->run.machine),
-	                                   0, o->ref.commit->sha, o->ref.tag, o->cand.commit->sha,
-	                                   o->cand.tag, &p->ref_ids, &p->cand_ids, &n)) < 0)
+	if ((error = bg_pairs_stored(p->ctx, p->store, o, &p->ref_ids, &p->cand_ids, &n)) < 0)
 		return error;
 	p->npairs = p->cap = n;
 	for (i = 0; i < p->npairs && error == 0; i++)

@@ -1,0 +1,56 @@
+# t_bisect_series.sh -- bisect of one series, then of another, over the same
+# range: the pairs the first stored ran only its own benchmark, so the
+# second must measure its own, not read the first's as "no difference".  A
+# small C program in two benchmarks that takes twice as long from C5 on.
+. "$(dirname "$0")/lib.sh"
+
+new_repo "$T/r" >/dev/null
+cd "$T/r" || exit 1
+cat >benchguard.json <<J
+{ "build": "cc -O2 -o prog prog.c",
+  "thresholds": { "alpha": 0.01, "min_change": 0.02, "min_effect": 0.8 },
+  "defaults": { "warmup": 1, "samples": 5 },
+  "benchmarks": [ { "name": "a", "command": "./prog" }, { "name": "b", "command": "./prog" } ] }
+J
+cat >prog.c <<'C'
+/* The benchmark: a CPU-bound loop of WORK steps. */
+#include "work.h"
+int main(void)
+{
+	volatile unsigned long x = 0;
+	for (unsigned long i = 0; i < WORK; i++)
+		x += i * i;
+	return 0;
+}
+C
+echo '.benchguard/' >.gitignore
+echo '#define WORK 5000000UL' >work.h
+git add -A && git commit -qm "C0: the benchmark"
+for i in 1 2 3 4 5 6 7 8; do
+	if [ "$i" = 5 ]; then echo '#define WORK 10000000UL' >work.h; else echo "$i" >notes.txt; fi
+	git add -A && git commit -qm "C$i"
+done
+culprit=$(git rev-parse HEAD~3)
+export BENCHGUARD_DB="$T/db"
+
+check "bisect of a:wall_time names C5" \
+	expect_rc 0 "$BG" bisect --good HEAD~8 --bad HEAD --series a:wall_time --json
+check "... (the commit)" grep -q "\"first_changed\": \"$culprit\"" "$T/out"
+check "then bisect of b:wall_time over the same range names C5 too" \
+	expect_rc 0 "$BG" bisect --good HEAD~8 --bad HEAD --series b:wall_time --json
+check "... (the commit)" grep -q "\"first_changed\": \"$culprit\"" "$T/out"
+check "... measured b itself, not a's pairs" /usr/bin/python3 - "$T/out" <<'P'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["series"] == "b:wall_time", d["series"]
+assert d["builds"] == 0, d["builds"]  # the worktrees of the first are reused
+assert not d["steps"][0]["reused"], d["steps"][0]
+P
+check "and again: b's own pairs are reused, nothing runs" \
+	expect_rc 0 "$BG" bisect --good HEAD~8 --bad HEAD --series b:wall_time --json
+check "... every step reused" /usr/bin/python3 - "$T/out" <<'P'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert all(s["reused"] for s in d["steps"]), d["steps"]
+P
+finish
