@@ -576,9 +576,14 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 		                        : "a regression",
 		       p, r->change.n_cur, 100 * bg_change_oriented(r->step, b->direction),
 		       r->improvement ? "old" : "good", r->improvement ? "new" : "bad");
-		printf("%zu commits, %zu probes, %zu builds in this session\n\n", b->n, r->nsteps,
-		       b->builds);
-		cli_table_print(st, t, stdout);
+		printf("%zu commit%s, %zu probe%s, %zu build%s in this session\n", b->n,
+		       b->n == 1 ? "" : "s", r->nsteps, r->nsteps == 1 ? "" : "s", b->builds,
+		       b->builds == 1 ? "" : "s");
+		/* A range of one commit has nothing to probe: no table of no steps. */
+		if (r->nsteps) {
+			printf("\n");
+			cli_table_print(st, t, stdout);
+		}
 		bg_table_free(t);
 	}
 	bg_commit_clear(&c);

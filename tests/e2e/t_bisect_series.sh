@@ -1,7 +1,8 @@
 # t_bisect_series.sh -- bisect of one series, then of another, over the same
 # range: the pairs the first stored ran only its own benchmark, so the
-# second must measure its own, not read the first's as "no difference".  A
-# small C program in two benchmarks that takes twice as long from C5 on.
+# second must measure its own, not read the first's as "no difference".  And
+# a range of one commit prints no empty table.  A small C program in two
+# benchmarks that takes twice as long from C5 on.
 . "$(dirname "$0")/lib.sh"
 
 new_repo "$T/r" >/dev/null
@@ -53,4 +54,10 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert all(s["reused"] for s in d["steps"]), d["steps"]
 P
+# A range of one commit: the bad end is the culprit, found with no probe.
+check "bisect of C4..C5 names C5" \
+	expect_rc 0 "$BG" bisect --good HEAD~4 --bad HEAD~3 --series a:wall_time
+check "... (the commit)" grep -q "^first bad commit: $culprit" "$T/out"
+check "... says 1 commit, 0 probes" grep -q "^1 commit, 0 probes, 0 builds in this session" "$T/out"
+check "... and prints no empty table of steps" eval '! grep -q "^step " "$T/out"'
 finish
