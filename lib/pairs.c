@@ -375,7 +375,17 @@ int bg_pairs_stored(bg_ctx *ctx, bg_store *store, const bg_pairs_opts *opts, int
 	size_t len = 0, i, kept = 0;
 	int error, a, b;
 
+	BG_NEED(ctx, store);
+	BG_NEED(ctx, opts);
+	BG_NEED(ctx, ref_ids);
+	BG_NEED(ctx, cand_ids);
+	BG_NEED(ctx, n);
+
+	*ref_ids = *cand_ids = NULL;
 	*n = 0;
+	/* What it reads; the checkouts and the suite need not be there. */
+	if (!opts->ref.commit || !opts->cand.commit || !opts->run.machine)
+		return bg_error_set(ctx, BG_EINPUT, "stored pairs need two commits and a machine");
 	if ((error = bg_store_pairs_tagged(ctx, store, bg_machine_fingerprint(opts->run.machine), 0,
 	                                   opts->ref.commit->sha, opts->ref.tag,
 	                                   opts->cand.commit->sha, opts->cand.tag, ref_ids,

@@ -509,6 +509,12 @@ static int case_pairs_ci(const fixture *f)
 	ERR(bg_pairs_make(ctx, store, &po, 4, &r, NULL, &n));
 	ERR(bg_pairs_make(ctx, store, &po, 4, &r, &c, NULL));
 	ERR(bg_pairs_make(ctx, store, &po, 4, &r, &c, &n));
+	ERR(bg_pairs_stored(ctx, NULL, &po, &r, &c, &n));
+	ERR(bg_pairs_stored(ctx, store, NULL, &r, &c, &n));
+	ERR(bg_pairs_stored(ctx, store, &po, NULL, &c, &n));
+	ERR(bg_pairs_stored(ctx, store, &po, &r, NULL, &n));
+	ERR(bg_pairs_stored(ctx, store, &po, &r, &c, NULL));
+	ERR(bg_pairs_stored(ctx, store, &po, &r, &c, &n)); /* no commits */
 	memset(&cio, 0, sizeof(cio));
 	ERR(bg_ci_run(ctx, NULL, &cr));
 	ERR(bg_ci_run(ctx, &cio, NULL));
