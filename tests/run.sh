@@ -66,7 +66,7 @@ report() {
 	printf '%-40s %3d passed %3d failed %3d skipped  (%ds)\n' "$name" "$p" "$f" "$s" "$secs"
 	if [ "$f" -gt 0 ]; then
 		failed_files+=("$name")
-		grep -E '^not ok|^#' "$out" | sed 's/^/    /' | head -40
+		grep -E '^not ok|^#' "$out" | sed 's/^/    /' | head -80
 		tail -n 15 "$out" | sed 's/^/    | /'
 	fi
 	grep -E '^ok [0-9]+.*# (SKIP|skip)' "$out" | sed 's/^/    /'
