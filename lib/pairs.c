@@ -322,47 +322,75 @@ static int measure(pstate *p, size_t want, size_t goal)
 }
 
 /*
- * Pairs already stored under the sides' tags, oldest first: only those
- * recorded as pairs (both runs made back to back and complete), never runs
- * matched by their position, which a run left without its partner by an
- * interruption would shift by one for good.
+ * The benchmarks this call selects on `side` (opts->series, and the run's
+ * only and filter, over that side's suite): *names of *n, pointing into the
+ * config; none without a suite.  Worked out once, for every stored run.
  */
-/*
- * Whether a stored run of `side` holds every benchmark this call selects
- * there (measured, failed or skipped).  Pairs are found by their tags, which
- * do not say what was run: a pair made for a narrower selection (a bisect
- * of another series over the same range) lacks the rest, and reused it
- * would judge them on no runs at all.
- */
-static int run_covers(bg_ctx *ctx, bg_store *store, const bg_pairs_opts *o, const bg_side *side,
-                      int64_t run, int *covers)
+static int side_wants(bg_ctx *ctx, const bg_pairs_opts *o, const bg_side *side, const char ***names,
+                      size_t *n)
 {
 	const bg_config *cfg = side->config ? side->config : o->run.config;
+	size_t count = cfg ? bg_config_benchmark_count(cfg) : 0, i, k;
+	unsigned char *keep = NULL;
+	int error = 0;
+
+	*names = NULL;
+	*n = 0;
+	if (!count)
+		return 0;
+	if (!(*names = malloc(count * sizeof(**names))) || !(keep = malloc(count))) {
+		error = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	for (i = 0; i < count; i++)
+		(*names)[i] = bg_config_benchmark(cfg, i)->name;
+	if ((error = bg_suite__selects(ctx, &o->run, *names, count, keep)) < 0)
+		goto cleanup;
+	for (i = 0; i < count; i++) {
+		int want = keep[i] && !o->series;
+
+		for (k = 0; keep[i] && !want && o->series && k < o->nseries; k++)
+			want = !strcmp(o->series[k].benchmark, (*names)[i]);
+		if (want)
+			(*names)[(*n)++] = (*names)[i];
+	}
+cleanup:
+	free(keep);
+	if (error < 0) {
+		free((void *)*names);
+		*names = NULL;
+	}
+	return error;
+}
+
+/*
+ * Whether a stored run holds every one of names[0..n) (measured, failed or
+ * skipped).  Pairs are found by their tags, which do not say what was run:
+ * a pair made for a narrower selection (a bisect of another series over the
+ * same range) lacks the rest, and reused it would judge them on no runs.
+ */
+static int run_covers(bg_ctx *ctx, bg_store *store, int64_t run, const char *const *names, size_t n,
+                      int *covers)
+{
 	bg_run_series *rs = NULL;
 	bg_outcome *oc = NULL;
 	size_t nrs = 0, noc = 0, i, k;
-	int error, want, have;
+	int error, have = 1;
 
-	*covers = 1;
-	if (!cfg)
+	if (!n) {
+		*covers = 1;
 		return 0;
+	}
 	if ((error = bg_store_run_series(ctx, store, run, &rs, &nrs)) < 0 ||
 	    (error = bg_store_run_outcomes(ctx, store, run, &oc, &noc)) < 0)
 		goto cleanup;
-	for (i = 0; i < bg_config_benchmark_count(cfg) && *covers; i++) {
-		const char *name = bg_config_benchmark(cfg, i)->name;
-		unsigned char keep = 0;
-
-		if ((error = bg_suite__selects(ctx, &o->run, &name, 1, &keep)) < 0)
-			goto cleanup;
-		for (k = 0, want = keep && !o->series; keep && o->series && k < o->nseries; k++)
-			want |= !strcmp(o->series[k].benchmark, name);
-		for (k = 0, have = !want; !have && k < nrs; k++)
-			have = !strcmp(rs[k].benchmark, name);
+	for (i = 0; i < n && have; i++) {
+		for (k = 0, have = 0; !have && k < nrs; k++)
+			have = !strcmp(rs[k].benchmark, names[i]);
 		for (k = 0; !have && k < noc; k++)
-			have = !strcmp(oc[k].benchmark, name);
-		*covers = have;
+			have = !strcmp(oc[k].benchmark, names[i]);
 	}
+	*covers = have;
 cleanup:
 	bg_run_series_free(rs, nrs);
 	bg_outcomes_free(oc, noc);
@@ -372,8 +400,9 @@ cleanup:
 int bg_pairs_stored(bg_ctx *ctx, bg_store *store, const bg_pairs_opts *opts, int64_t **ref_ids,
                     int64_t **cand_ids, size_t *n)
 {
-	size_t len = 0, i, kept = 0;
-	int error, a, b;
+	const char **rwant = NULL, **cwant = NULL;
+	size_t len = 0, i, kept = 0, nr = 0, nc = 0;
+	int error, a = 0, b = 0;
 
 	BG_NEED(ctx, store);
 	BG_NEED(ctx, opts);
@@ -391,25 +420,38 @@ int bg_pairs_stored(bg_ctx *ctx, bg_store *store, const bg_pairs_opts *opts, int
 	                                   opts->cand.commit->sha, opts->cand.tag, ref_ids,
 	                                   cand_ids, &len)) < 0)
 		return error;
+	if (len && ((error = side_wants(ctx, opts, &opts->ref, &rwant, &nr)) < 0 ||
+	            (error = side_wants(ctx, opts, &opts->cand, &cwant, &nc)) < 0))
+		goto cleanup;
 	/* In their order, so that a rerun with the same selection sees the
 	 * pairs it saw before. */
 	for (i = 0; i < len; i++) {
-		if ((error = run_covers(ctx, store, opts, &opts->ref, (*ref_ids)[i], &a)) < 0 ||
-		    (error = run_covers(ctx, store, opts, &opts->cand, (*cand_ids)[i], &b)) < 0) {
-			free(*ref_ids);
-			free(*cand_ids);
-			*ref_ids = *cand_ids = NULL;
-			return error;
-		}
+		if ((error = run_covers(ctx, store, (*ref_ids)[i], rwant, nr, &a)) < 0 ||
+		    (error = run_covers(ctx, store, (*cand_ids)[i], cwant, nc, &b)) < 0)
+			goto cleanup;
 		if (a && b) {
 			(*ref_ids)[kept] = (*ref_ids)[i];
 			(*cand_ids)[kept++] = (*cand_ids)[i];
 		}
 	}
 	*n = kept;
-	return 0;
+cleanup:
+	free((void *)rwant);
+	free((void *)cwant);
+	if (error < 0) {
+		free(*ref_ids);
+		free(*cand_ids);
+		*ref_ids = *cand_ids = NULL;
+	}
+	return error;
 }
 
+/*
+ * Pairs already stored under the sides' tags, oldest first: only those
+ * recorded as pairs (both runs made back to back and complete), never runs
+ * matched by their position, which a run left without its partner by an
+ * interruption would shift by one for good.
+ */
 static int stored_pairs(pstate *p)
 {
 	const bg_pairs_opts *o = p->o;
