@@ -327,7 +327,6 @@ int bg_baseline_export(bg_ctx *ctx, bg_store *store, bg_repo *repo,
 
 	BG_NEED(ctx, store);
 	BG_NEED(ctx, repo);
-	BG_NEED(ctx, opts);
 	BG_NEED(ctx, json);
 	BG_NEED(ctx, nruns);
 

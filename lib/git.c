@@ -347,7 +347,6 @@ int bg_repo_lookup(bg_ctx *ctx, bg_repo *repo, const char *rev, bg_commit *out)
 	int err;
 
 	BG_NEED(ctx, repo);
-	BG_NEED(ctx, rev);
 	BG_NEED(ctx, out);
 
 	memset(out, 0, sizeof(*out));

@@ -93,7 +93,6 @@ int bg_suite_count(bg_ctx *ctx, const bg_suite_opts *opts, size_t *n)
 	int error;
 
 	BG_NEED(ctx, opts);
-	BG_NEED(ctx, opts->config);
 	BG_NEED(ctx, n);
 
 	*n = 0;
