@@ -7,16 +7,16 @@
 # that name /dev/zero, a FIFO, a path out of the folder or a symlink out of
 # it, and a baseline whose machine facts hold a newline.  Each is refused
 # with exit 2 and one line naming the file and the place, stores nothing,
-# never hangs (every command runs under `timeout 10`) and never prints the
-# hostile bytes themselves.
+# never hangs (every command runs under `timeout 10`, longer under the
+# sanitizers) and never prints the hostile bytes themselves.
 . "$(dirname "$0")/lib.sh"
 
 PY=/usr/bin/python3
 new_repo "$T/r" >/dev/null
 cd "$T/r" || exit 1
 runs() { sqlite3 .benchguard/results.db 'SELECT count(*) FROM runs' 2>/dev/null || echo 0; }
-# refused CMD...: exit 2 within 10 s.
-refused() { expect_rc 2 timeout 10 "$@"; }
+# refused CMD...: exit 2 within 10 s (the sanitizer build: `bound`).
+refused() { expect_rc 2 timeout "$(bound 10)" "$@"; }
 # err_has TEXT: stderr holds TEXT (fixed string).
 err_has() { grep -qF -- "$1" "$T/err" || { sed 's/^/# err: /' "$T/err"; return 1; }; }
 # err_clean: stderr is one line of printable text (no ESC, BEL, CR or other control).
@@ -37,11 +37,11 @@ check "a closed document 71 deep: the same message" refused "$BG" check
 check "... naming the line" err_has "benchguard.json:1: nesting deeper than 64 levels"
 $PY -c 'import sys; sys.stdout.write("{\"project\": \"p\", \"benchmarks\": " + "[" * 63 + "]" * 63 + "}")' >benchguard.json
 check "64 levels are still read (the error is about the key, not the depth)" bash -c "
-	timeout 10 \"$BG\" check >/dev/null 2>\"$T/err\"; ! grep -q nesting \"$T/err\" && grep -q benchmarks \"$T/err\""
+	timeout $(bound 10) \"$BG\" check >/dev/null 2>\"$T/err\"; ! grep -q nesting \"$T/err\" && grep -q benchmarks \"$T/err\""
 # Wide, not deep: 250,000 keys in one object (3.5 MB, under the 4 MiB bound)
 # are checked for duplicates in one pass, not each against all before it.
 $PY -c 'import sys; sys.stdout.write("{\"project\": \"p\", \"defaults\": {" + ", ".join("\"k%d\": 0" % i for i in range(250000)) + "}}\n")' >benchguard.json
-check "a config object of 250,000 keys: exit 2 within 10 s" refused "$BG" check
+check "a config object of 250,000 keys: exit 2 within $(bound 10) s" refused "$BG" check
 check "... for its first unknown key" err_has 'defaults: unknown key "k0"'
 $PY -c 'import sys; sys.stdout.write("{\"project\": \"p\", \"defaults\": {" + ", ".join("\"k%d\": 0" % (i % 200000) for i in range(200001)) + "}}\n")' >benchguard.json
 check "... and one key there twice, at its end: found" refused "$BG" check
@@ -193,7 +193,7 @@ cat >benchguard.json <<'J'
   { "name": "ok", "format": "lines", "command": "echo BENCHGUARD m 1 ms" } ] }
 J
 cp "$T/esc.json" .
-timeout 10 "$BG" run >"$T/out" 2>"$T/err"
+timeout "$(bound 10)" "$BG" run >"$T/out" 2>"$T/err"
 check "run: the gbench benchmark with ESC in a name fails, and says why" \
 	grep -qF 'benchmarks[0].name: "BM_x\x1b[31m" has a control character' "$T/out" "$T/err"
 check "... no ESC reaches the terminal" bash -c "! grep -q $'\x1b' \"$T/out\" \"$T/err\""
@@ -206,7 +206,7 @@ before=$(runs)
 mkdir -p "$T/nv/sub"
 $PY -c 'import struct, sys; open(sys.argv[1], "wb").write(struct.pack("<4f", 1e-3, 2e-3, 3e-3, 4e-3))' "$T/nv/ok.bin"
 nvdoc "$T/nv/ok.json" '"copy"' '"D=0"' ok.bin 4
-check "nvbench: a side file inside the folder is read" expect_rc 0 timeout 10 "$BG" import "$T/nv/ok.json" --format nvbench
+check "nvbench: a side file inside the folder is read" expect_rc 0 timeout "$(bound 10)" "$BG" import "$T/nv/ok.json" --format nvbench
 check "... its 4 samples stored" grep -q '1 series, 4 samples' "$T/out"
 
 nvdoc "$T/nv/zero.json" '"copy"' '"D=0"' /dev/zero 4
@@ -245,8 +245,8 @@ check "only the good nvbench file stored a run" test "$(runs)" -eq $((before + 1
 # `run`: a benchmark printing nvbench JSON that names /dev/zero fails, fast.
 cp "$T/nv/zero.json" zero.json
 echo '{ "benchmarks": [ { "name": "nv", "format": "nvbench", "command": "cat zero.json" } ] }' >benchguard.json
-timeout 10 "$BG" run >"$T/out" 2>"$T/err"
-check "run: a benchmark naming /dev/zero as its side file fails within 10 s" \
+timeout "$(bound 10)" "$BG" run >"$T/out" 2>"$T/err"
+check "run: a benchmark naming /dev/zero as its side file fails within $(bound 10) s" \
 	grep -qF 'sample times file "/dev/zero" is an absolute path' "$T/out" "$T/err"
 rm -f benchguard.json zero.json
 
@@ -270,7 +270,7 @@ P
 bdb() { refused "$BG" --db "$T/fresh.db" baseline import "$1" --force; }
 bdb_read() { refused "$BG" --db "$T/fresh.db" baseline import "$1"; }
 check "the exported baseline imports (the mutations below are all it lacks)" \
-	expect_rc 0 timeout 10 "$BG" --db "$T/fresh.db" baseline import "$T/base.json" --force
+	expect_rc 0 timeout "$(bound 10)" "$BG" --db "$T/fresh.db" baseline import "$T/base.json" --force
 rm -f "$T/fresh.db"
 bmut "$T/b-fact.json" 'd["facts"]["cpu_model"] = "Intel\nfake=1"'
 check "machine facts with a newline: exit 2 (was out of memory, exit 3)" bdb "$T/b-fact.json"
@@ -306,11 +306,11 @@ check "none of the bad baselines stored a run" \
 # on reading them, not on storing them (slow under the sanitizers).
 bmut "$T/b-wide.json" 'd["machine"] = "elsewhere"; r = d["runs"][0]; s = r["series"][0]
 r["series"] = [dict(s, metric="m%d" % i) for i in range(150000)]'
-check "a baseline run of 150,000 series is read within 10 s" bdb_read "$T/b-wide.json"
+check "a baseline run of 150,000 series is read within $(bound 10) s" bdb_read "$T/b-wide.json"
 check "... to the end (then refused for its machine)" err_has "exported on machine elsewhere"
 bmut "$T/b-runs.json" 'd["machine"] = "elsewhere"; r = d["runs"][0]; r["series"] = r["series"][:1]
 d["runs"] = [dict(r, uid="%032x" % (i + 1)) for i in range(100000)]'
-check "a baseline of 100,000 runs is read within 10 s" bdb_read "$T/b-runs.json"
+check "a baseline of 100,000 runs is read within $(bound 10) s" bdb_read "$T/b-runs.json"
 check "... to the end (then refused for its machine)" err_has "exported on machine elsewhere"
 rm -f "$T/fresh.db"
 bmut "$T/b-uid.json" 'r = d["runs"][0]; r["series"] = r["series"][:1]
@@ -342,13 +342,13 @@ out = ["pkg: x", "BenchmarkA-2 100 10 ns/op"]
 for i in range(200000): out += ["--- SKIP: BenchmarkS%d" % i, "    skipped"]
 sys.stdout.write("\n".join(out + ["PASS"]) + "\n")' >"$T/skips.txt"
 before=$(runs)
-check "import of 200,000 skipped go benchmarks: stored within 10 s" \
-	expect_rc 0 timeout 10 "$BG" import "$T/skips.txt" --format go
+check "import of 200,000 skipped go benchmarks: stored within $(bound 10) s" \
+	expect_rc 0 timeout "$(bound 10)" "$BG" import "$T/skips.txt" --format go
 check "... as one run" test "$(runs)" = $((before + 1))
 check "... with every outcome" \
 	test "$(sqlite3 .benchguard/results.db "SELECT count(*) FROM outcomes WHERE status != 'ok'")" -ge 200000
-check "check of that run: within 10 s, each skip a row" bash -c "
-	timeout 10 \"$BG\" check --run \$(sqlite3 .benchguard/results.db 'SELECT max(id) FROM runs') \
+check "check of that run: within $(bound 10) s, each skip a row" bash -c "
+	timeout $(bound 10) \"$BG\" check --run \$(sqlite3 .benchguard/results.db 'SELECT max(id) FROM runs') \
 		>\"$T/out\" 2>\"$T/err\"; [ \$? -le 1 ] && grep -q '200000 skipped' \"$T/out\""
 rm -f "$T/skips.txt"
 
