@@ -598,16 +598,18 @@ static void alert__target_clear(alert_target *t)
 /* Expands one string; an unset variable disables the target with the reason. */
 static int alert__expand(bg_ctx *ctx, alert_target *t, const char *in, char **out)
 {
+	bg_saved_error saved;
 	int err;
 
 	if (!in)
 		return 0;
+	bg_ctx__save_error(ctx, &saved);
 	err = bg_config_expand(ctx, in, out);
 	if (err == BG_ENOTFOUND || err == BG_EINPUT) {
 		if (t->enabled)
 			snprintf(t->why, sizeof(t->why), "%s", bg_ctx_error(ctx));
 		t->enabled = 0;
-		bg_ctx_clear_error(ctx);
+		bg_ctx__restore_error(ctx, &saved);
 		return 0;
 	}
 	return err;
@@ -856,6 +858,7 @@ static char *alert__scrub(const alert_target *t, const char *s)
 static int alert__target_init(bg_ctx *ctx, const alert_curl *cu, const bg_alert_cfg *cfg,
                               alert_target *t)
 {
+	bg_saved_error saved;
 	char hash[65];
 	bg_buf id = BG_BUF_INIT;
 	int err;
@@ -893,9 +896,10 @@ static int alert__target_init(bg_ctx *ctx, const alert_curl *cu, const bg_alert_
 	if (t->forge && cfg->pr) {
 		/* A missing PR number disables new comments only: what is pending
 		 * names its own pull request. */
+		bg_ctx__save_error(ctx, &saved);
 		err = bg_config_expand(ctx, cfg->pr, &t->pr);
 		if (err == BG_ENOTFOUND || err == BG_EINPUT) {
-			bg_ctx_clear_error(ctx);
+			bg_ctx__restore_error(ctx, &saved);
 			t->pr = NULL;
 		} else if (err < 0) {
 			return err;

@@ -1235,9 +1235,12 @@ int bg_baseline_import_all(bg_ctx *ctx, bg_store *store, const bg_baseline *cons
 			if ((error = bg_store_run_by_uid(ctx, store, run->uid, &id)) < 0)
 				goto cleanup;
 			if (id) {
+				bg_saved_error saved;
 				bg_run_row row;
 
 				present[i]++;
+				/* Only for a warning: unread, the run is present all the same. */
+				bg_ctx__save_error(ctx, &saved);
 				if (bg_store_run_get(ctx, store, id, &row) == 0) {
 					if (!row.complete)
 						bg_log(ctx, BG_LOG_WARN,
@@ -1248,6 +1251,8 @@ int bg_baseline_import_all(bg_ctx *ctx, bg_store *store, const bg_baseline *cons
 						       "used as a baseline",
 						       run->uid);
 					bg_run_row_clear(&row);
+				} else {
+					bg_ctx__restore_error(ctx, &saved);
 				}
 				continue;
 			}

@@ -347,6 +347,7 @@ static int prepare_reference(bg_ctx *ctx, const bg_ci_opts *o, const bg_check_re
                              bg_commit *commit, bg_worktree *wt, bg_config **cfg, int *ok)
 {
 	bg_worktree_opts wo;
+	bg_saved_error saved;
 	char *path = NULL;
 	int error;
 
@@ -380,6 +381,7 @@ static int prepare_reference(bg_ctx *ctx, const bg_ci_opts *o, const bg_check_re
 			free(path);
 			return 0;
 		}
+		bg_ctx__save_error(ctx, &saved);
 		error = bg_config_load(ctx, path, cfg);
 		free(path);
 		if (error == BG_ENOMEM)
@@ -387,7 +389,7 @@ static int prepare_reference(bg_ctx *ctx, const bg_ci_opts *o, const bg_check_re
 		if (error < 0) {
 			bg_log(ctx, BG_LOG_WARN, "%s: confirming without the baseline commit",
 			       bg_ctx_error(ctx));
-			bg_ctx_clear_error(ctx);
+			bg_ctx__restore_error(ctx, &saved);
 			return 0;
 		}
 	}

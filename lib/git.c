@@ -409,15 +409,17 @@ static int on_line_cb(const char *sha, int64_t time, void *data)
 int bg_repo_lookup_on(bg_ctx *ctx, bg_repo *repo, const char *rev, const char *branch,
                       bg_commit *out)
 {
+	bg_saved_error saved;
 	on_line l;
 	char tip[41];
 	int err;
 
 	if ((err = bg_repo_lookup(ctx, repo, rev, out)) < 0 || out->branch || !branch || !*branch)
 		return err;
+	bg_ctx__save_error(ctx, &saved);
 	if (bg_repo_branch_tip(ctx, repo, branch, tip) < 0) {
 		/* No such branch here: the commit is on none we can name. */
-		bg_ctx_clear_error(ctx);
+		bg_ctx__restore_error(ctx, &saved);
 		return 0;
 	}
 	l.sha = out->sha;

@@ -100,6 +100,7 @@ int bg_instrument_from_name(const char *name, bg_instrument *out)
 int bg_instruments_probe(bg_ctx *ctx, const char *const *events, size_t nevents, int kernel,
                          bg_instrument_status out[BG_INSTR_COUNT])
 {
+	bg_saved_error saved;
 	bg_counters *c = NULL;
 	size_t i, len;
 	int error;
@@ -110,6 +111,9 @@ int bg_instruments_probe(bg_ctx *ctx, const char *const *events, size_t nevents,
 	out[BG_INSTR_TIME].available = 1;
 	snprintf(out[BG_INSTR_TIME].detail, sizeof(out[0].detail), "the clock");
 
+	/* An instrument this machine lacks is a detail of the answer, not a
+	 * failure: the caller's message stays. */
+	bg_ctx__save_error(ctx, &saved);
 	error = bg_counters__new(ctx, events, nevents, kernel, &c);
 	if (error == 0) {
 		bg_instrument_status *st = &out[BG_INSTR_COUNTERS];
@@ -122,7 +126,7 @@ int bg_instruments_probe(bg_ctx *ctx, const char *const *events, size_t nevents,
 	} else if (error == BG_ENOTFOUND) {
 		snprintf(out[BG_INSTR_COUNTERS].detail, sizeof(out[0].detail), "%s",
 		         bg_ctx_error(ctx));
-		bg_ctx_clear_error(ctx);
+		bg_ctx__restore_error(ctx, &saved);
 	} else {
 		return error;
 	}
@@ -133,7 +137,7 @@ int bg_instruments_probe(bg_ctx *ctx, const char *const *events, size_t nevents,
 	} else if (error == BG_ENOTFOUND) {
 		snprintf(out[BG_INSTR_SIMULATE].detail, sizeof(out[0].detail), "%s",
 		         bg_ctx_error(ctx));
-		bg_ctx_clear_error(ctx);
+		bg_ctx__restore_error(ctx, &saved);
 	} else {
 		return error;
 	}

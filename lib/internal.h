@@ -35,6 +35,27 @@ int bg_error_vset(bg_ctx *ctx, int code, const char *fmt, va_list ap) BG_PRINTF(
 /* The common out-of-memory failure. */
 int bg_error_oom(bg_ctx *ctx);
 
+/* Bytes the context keeps of a message, its NUL included. */
+#define BG_CTX_MSG_MAX 1024
+
+/*
+ * The context's message, kept aside across a failure the library recovers
+ * from: an instrument this machine lacks, a benchmark's bad output recorded
+ * as its outcome, a best-effort cache trim.  benchguard.h promises the
+ * caller that a message stays valid until the next failing call on the
+ * context, so a call that returns 0 must leave it as it found it, neither
+ * cleared nor replaced.  Saved before the call that may fail; where a
+ * warning or an outcome wants the recovered failure's words, they are
+ * taken before the restore.  Never bg_ctx_clear_error() for this: that
+ * also wipes what an earlier failing call left for the caller.
+ */
+typedef struct {
+	char msg[BG_CTX_MSG_MAX];
+} bg_saved_error;
+
+void bg_ctx__save_error(const bg_ctx *ctx, bg_saved_error *saved);
+void bg_ctx__restore_error(bg_ctx *ctx, const bg_saved_error *saved);
+
 void bg_log(bg_ctx *ctx, bg_log_level level, const char *fmt, ...) BG_PRINTF(3, 4);
 
 /*

@@ -1663,9 +1663,13 @@ static int choose_instruments(bg_ctx *ctx, const bg_benchmark *bench, const bg_r
 	const bg_measure *m = bench->nmeasure ? bench->measure : &time_only;
 	size_t n = bench->nmeasure ? bench->nmeasure : 1, i, k;
 	bg_buf why = BG_BUF_INIT, name = BG_BUF_INIT;
+	bg_saved_error saved;
 	int error = 0, got;
 
 	memset(ch, 0, sizeof(*ch));
+	/* An instrument this machine lacks is the skip's reason, not a failure
+	 * of the call: the caller's message stays. */
+	bg_ctx__save_error(ctx, &saved);
 	for (i = 0; i < n; i++) {
 		bg_buf_clear(&why);
 		for (k = 0, got = 0; k < m[i].nalt && !got; k++) {
@@ -1682,7 +1686,7 @@ static int choose_instruments(bg_ctx *ctx, const bg_benchmark *bench, const bg_r
 					error = bg_buf_printf(&why, "%scounters: %s",
 					                      why.len ? "; " : "",
 					                      bg_ctx_error(ctx));
-					bg_ctx_clear_error(ctx);
+					bg_ctx__restore_error(ctx, &saved);
 				}
 				break;
 			case BG_INSTR_SIMULATE:
@@ -1703,7 +1707,7 @@ static int choose_instruments(bg_ctx *ctx, const bg_benchmark *bench, const bg_r
 					error = bg_buf_printf(&why, "%ssimulate: %s",
 					                      why.len ? "; " : "",
 					                      bg_ctx_error(ctx));
-					bg_ctx_clear_error(ctx);
+					bg_ctx__restore_error(ctx, &saved);
 				}
 				break;
 			}
@@ -1842,6 +1846,7 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 	bg_exec_opts eo = { NULL, 0.0, 0, 0, env, NULL };
 	bg_buf name = BG_BUF_INIT;
 	bg_exec_result r = { 0 };
+	bg_saved_error saved;
 	chosen_instruments ch;
 	proc_view pv = PROC_VIEW_INIT;
 	exec_extra x = { .proc = &pv };
@@ -1854,6 +1859,10 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 	BG_NEED(ctx, bench->name);
 	BG_NEED(ctx, bench->command);
 	BG_NEED(ctx, into);
+	/* A benchmark's failure (bad output, a counter never scheduled) is its
+	 * outcome, and the call succeeds: where one is recorded, the caller's
+	 * message is put back as the call found it. */
+	bg_ctx__save_error(ctx, &saved);
 	memset(&ch, 0, sizeof(ch));
 	if (!opts)
 		opts = &no_opts;
@@ -1944,6 +1953,7 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 			if ((error = add_counters(ctx, bench, ch.counters, values, into)) ==
 			    BG_EINPUT) {
 				msg = bg_strdup(bg_ctx_error(ctx));
+				bg_ctx__restore_error(ctx, &saved);
 				error = record_failure(ctx, bench, into, msg);
 				goto cleanup;
 			}
@@ -1971,6 +1981,7 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 			                           opts->cwd, r.out, r.out_len, into);
 			if (error == BG_EINPUT) {
 				msg = bg_strdup(bg_ctx_error(ctx));
+				bg_ctx__restore_error(ctx, &saved);
 				error = record_failure(ctx, bench, into, msg);
 				goto cleanup;
 			}
@@ -1987,6 +1998,8 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 		if (msg) {
 			char *full = bg_printf("under valgrind: %s", msg);
 
+			/* Callgrind's output that did not read is in msg already. */
+			bg_ctx__restore_error(ctx, &saved);
 			error = record_failure(ctx, bench, into, full ? full : msg);
 			free(full);
 			goto cleanup;

@@ -123,6 +123,7 @@ int bg_suite__selects(bg_ctx *ctx, const bg_suite_opts *opts, const char *const 
 
 void bg_suite_note_compiler(bg_ctx *ctx, bg_machine *machine, const char *cwd)
 {
+	bg_saved_error saved;
 	bg_exec_opts o;
 	bg_exec_result r;
 	size_t n;
@@ -138,13 +139,15 @@ void bg_suite_note_compiler(bg_ctx *ctx, bg_machine *machine, const char *cwd)
 	o.timeout = 10;
 	o.capture_stdout = 1;
 	o.out_limit = 4096;
+	/* No compiler to ask is no fact, not a failure: the message stays. */
+	bg_ctx__save_error(ctx, &saved);
 	if (bg_exec(ctx, "${CC:-cc} --version", &o, &r) == 0 && r.exited && r.exit_status == 0 &&
 	    r.out_len) {
 		n = strcspn(r.out, "\n");
 		r.out[n] = '\0';
 		bg_machine_set_fact(machine, "compiler", r.out, 1);
 	}
-	bg_ctx_clear_error(ctx);
+	bg_ctx__restore_error(ctx, &saved);
 	bg_exec_result_clear(&r);
 }
 

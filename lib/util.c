@@ -5,7 +5,9 @@
  *
  * The context keeps one error message.  Modules set it where the failure is
  * first seen (copying any third-party message immediately) and return a
- * negative code; callers up the stack just pass the code on.
+ * negative code; callers up the stack just pass the code on.  A failure a
+ * module recovers from leaves the message as the call found it
+ * (bg_ctx__save_error, internal.h).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -21,7 +23,7 @@
 #include "internal.h"
 
 struct bg_ctx {
-	char msg[1024];
+	char msg[BG_CTX_MSG_MAX];
 	bg_log_cb log;
 	void *log_data;
 	const volatile sig_atomic_t *cancel;
@@ -61,6 +63,20 @@ void bg_ctx_clear_error(bg_ctx *ctx)
 {
 	if (ctx)
 		ctx->msg[0] = '\0';
+}
+
+void bg_ctx__save_error(const bg_ctx *ctx, bg_saved_error *saved)
+{
+	const char *msg = bg_ctx_error(ctx);
+
+	/* Up to its NUL: the rest of the buffer is unused. */
+	memcpy(saved->msg, msg, strlen(msg) + 1);
+}
+
+void bg_ctx__restore_error(bg_ctx *ctx, const bg_saved_error *saved)
+{
+	if (ctx)
+		memcpy(ctx->msg, saved->msg, strlen(saved->msg) + 1);
 }
 
 void bg_ctx_set_log(bg_ctx *ctx, bg_log_cb cb, void *data)

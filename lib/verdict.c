@@ -339,8 +339,12 @@ int bg_judge(bg_ctx *ctx, const bg_judge_input *in, size_t n, const bg_threshold
 		double *pw = p, *pb = p + n, *aw = p + 2 * n, *ab = p + 3 * n;
 		bg_stats_cache cache;
 		screen_cache sc = { NAN, NAN };
+		bg_saved_error saved;
 
 		memset(&cache, 0, sizeof(cache));
+		/* A series that cannot be judged gets its reason; the call does
+		 * not fail for it, so the caller's message stays. */
+		bg_ctx__save_error(ctx, &saved);
 		for (i = 0; i < n; i++) {
 			bg_judgement *j = &out[i];
 
@@ -385,7 +389,7 @@ int bg_judge(bg_ctx *ctx, const bg_judge_input *in, size_t n, const bg_threshold
 				j->verdict = BG_VERDICT_SKIPPED;
 				snprintf(j->reason, sizeof(j->reason), "cannot be judged: %s",
 				         bg_ctx_error(ctx));
-				bg_ctx_clear_error(ctx);
+				bg_ctx__restore_error(ctx, &saved);
 				error = 0;
 				continue;
 			}

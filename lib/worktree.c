@@ -433,12 +433,15 @@ done:
 	fd = -1;
 	if (wt.checked_out || wt.built) {
 		bg_gc_stats gs;
+		bg_saved_error saved;
 		uint64_t max = opts->max_bytes ? opts->max_bytes : BG_WORKTREE_MAX_BYTES;
 
+		/* A trim is best effort: the commit is ready, the call succeeds. */
+		bg_ctx__save_error(ctx, &saved);
 		if (bg_worktree_gc(ctx, opts->cache_dir, -1, max, 0, &gs) < 0) {
 			bg_log(ctx, BG_LOG_WARN, "worktree cache not trimmed: %s",
 			       bg_ctx_error(ctx));
-			bg_ctx_clear_error(ctx);
+			bg_ctx__restore_error(ctx, &saved);
 		} else if (gs.removed) {
 			bg_log(ctx, BG_LOG_INFO,
 			       "removed %zu least recently used worktree%s to keep the cache under "
@@ -616,6 +619,7 @@ static int orphan_of(int dir, const char *name, char sha[41], int64_t *used)
 static void gc_temp(bg_ctx *ctx, const char *dir, const char *name)
 {
 	char sha[41], *p, *lock, *final;
+	bg_saved_error saved;
 	struct stat sb;
 	int fd = -1;
 
@@ -626,13 +630,15 @@ static void gc_temp(bg_ctx *ctx, const char *dir, const char *name)
 	p = cache_file(dir, name, "");
 	lock = cache_file(dir, sha, ".lock");
 	final = cache_file(dir, sha, "");
+	/* Best effort: a lock that cannot be taken leaves it to the next gc. */
+	bg_ctx__save_error(ctx, &saved);
 	if (p && lock && final && lock_file(ctx, lock, LOCK_EX, 1, 0, &fd) == 0) {
 		bg_rmtree(NULL, p);
 		if (lstat(final, &sb) != 0)
 			unlink(lock);
 		close(fd);
 	}
-	bg_ctx_clear_error(ctx);
+	bg_ctx__restore_error(ctx, &saved);
 	free(p);
 	free(lock);
 	free(final);
