@@ -16,8 +16,11 @@
  *  - Errors.  Functions that can fail return 0 on success or a negative
  *    bg_error_code.  The human-readable reason is kept on the bg_ctx passed
  *    in (bg_ctx_error()); it is copied at once from SQLite/libgit2/json-c so
- *    it stays valid until the next failing call on that context.  The library
- *    never prints and never exits; warnings go to the context's log callback.
+ *    it stays valid until the next failing call on that context (or
+ *    bg_ctx_clear_error()).  A call that succeeds leaves it as it was, also
+ *    one that got over a failure inside (an instrument this machine lacks, a
+ *    benchmark's bad output recorded as its outcome).  The library never
+ *    prints and never exits; warnings go to the context's log callback.
  *    It installs no signal handler and leaves the process's state alone,
  *    with two exceptions: while a command runs (bg_exec, bg_runner_run and
  *    what calls them) the process is a child subreaper
