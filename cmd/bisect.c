@@ -275,18 +275,19 @@ cleanup:
 static void progress(const bg_bisect_step *s, size_t k, size_t total, void *data)
 {
 	bisect_state *b = data;
+	char pct[32];
 
 	if (s->verdict == BG_PROBE_SKIP)
 		cli_info(b->st,
 		         "bisect: step %zu of about %zu: %.12s skipped (does not build or run)", k,
 		         total, b->shas[s->index]);
 	else
-		cli_info(b->st,
-		         "bisect: step %zu of about %zu: %.12s is %s (%+.1f%%, %zu pairs%s%s)", k,
-		         total, b->shas[s->index],
-		         bg_probe_verdict_term(s->verdict, b->improvement),
-		         100 * bg_change_oriented(s->change, b->direction), s->runs,
-		         s->reused ? ", stored" : "", s->by_distance ? ", nearer end" : "");
+		cli_info(
+		        b->st, "bisect: step %zu of about %zu: %.12s is %s (%s, %zu pairs%s%s)", k,
+		        total, b->shas[s->index], bg_probe_verdict_term(s->verdict, b->improvement),
+		        bg_unit__pct(pct, sizeof(pct), bg_change_oriented(s->change, b->direction),
+		                     1),
+		        s->runs, s->reused ? ", stored" : "", s->by_distance ? ", nearer end" : "");
 }
 
 /* The last phase: the culprit and the commit before it measured to as many
@@ -522,7 +523,7 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 			                                   "p better than old",
 			                                   "p worse than new" };
 		bg_table *t = bg_table_new(7, r->improvement ? better_head : worse_head, "rllrrrr");
-		char cells[7][64];
+		char cells[7][64], delta[32], step[32];
 		const char *row[7];
 		size_t k;
 
@@ -545,8 +546,8 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 				snprintf(cells[3], 64, "%zu%s", s->runs,
 				         s->reused ? " stored" : "");
 			if (isfinite(s->change))
-				snprintf(cells[4], 64, "%+.1f%%",
-				         100 * bg_change_oriented(s->change, b->direction));
+				bg_unit__pct(cells[4], 64,
+				             bg_change_oriented(s->change, b->direction), 1);
 			else
 				snprintf(cells[4], 64, "-");
 			snprintf(cells[5], 64, isfinite(s->p_good) ? "%.2g" : "-", s->p_good);
@@ -568,13 +569,16 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 			for (i = r->lo; i <= r->hi; i++)
 				printf("  %s\n", b->shas[i]);
 		}
-		printf("  %s: %+.1f%% against %.12s, %s (p %.2g, %zu pairs); %+.1f%% from %s "
+		printf("  %s: %s against %.12s, %s (p %.2g, %zu pairs); %s from %s "
 		       "to %s end\n",
-		       series, 100 * r->change.delta, b->shas[r->last_good],
+		       series, bg_unit__pct(delta, sizeof(delta), r->change.delta, 1),
+		       b->shas[r->last_good],
 		       !r->significant  ? "not significant"
 		       : r->improvement ? "an improvement"
 		                        : "a regression",
-		       p, r->change.n_cur, 100 * bg_change_oriented(r->step, b->direction),
+		       p, r->change.n_cur,
+		       bg_unit__pct(step, sizeof(step), bg_change_oriented(r->step, b->direction),
+		                    1),
 		       r->improvement ? "old" : "good", r->improvement ? "new" : "bad");
 		printf("%zu commit%s, %zu probe%s, %zu build%s in this session\n", b->n,
 		       b->n == 1 ? "" : "s", r->nsteps, r->nsteps == 1 ? "" : "s", b->builds,
@@ -621,7 +625,7 @@ static int step_ends(bisect_state *b, const bg_check_opts *co, const char *spec,
 	bg_report_opts ro;
 	bg_commit rev;
 	bg_buf list = BG_BUF_INIT;
-	char(*range)[41] = NULL;
+	char(*range)[41] = NULL, pct[32];
 	size_t i, k, n = 0, nrange = 0, mine = 0;
 	const bg_report_step *pick = NULL;
 	int rc = 0;
@@ -650,8 +654,8 @@ static int step_ends(bisect_state *b, const bg_check_opts *co, const char *spec,
 		if (strcmp(steps[i].series, *series) != 0)
 			continue;
 		mine++;
-		bg_buf_printf(&list, "%s %.12s..%.12s (%+.1f%%)", mine > 1 ? "," : "",
-		              steps[i].before, steps[i].after, 100 * steps[i].delta);
+		bg_buf_printf(&list, "%s %.12s..%.12s (%s)", mine > 1 ? "," : "", steps[i].before,
+		              steps[i].after, bg_unit__pct(pct, sizeof(pct), steps[i].delta, 1));
 		if (!at) {
 			pick = &steps[i]; /* oldest first: the newest wins */
 			continue;
@@ -689,10 +693,10 @@ static int step_ends(bisect_state *b, const bg_check_opts *co, const char *spec,
 	memcpy(good, pick->before, 41);
 	memcpy(bad, pick->after, 41);
 	cli_info(st,
-	         "bisect: the report shows %s moving %+.1f%% (%s, p %.2g) between %.12s and "
+	         "bisect: the report shows %s moving %s (%s, p %.2g) between %.12s and "
 	         "%.12s",
-	         *series, 100 * pick->delta, bg_verdict_name(pick->verdict), pick->p, pick->before,
-	         pick->after);
+	         *series, bg_unit__pct(pct, sizeof(pct), pick->delta, 1),
+	         bg_verdict_name(pick->verdict), pick->p, pick->before, pick->after);
 cleanup:
 	free(range);
 	bg_buf_clear(&list);
@@ -1025,17 +1029,18 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 	b.improvement = target->verdict == BG_VERDICT_IMPROVEMENT;
 	{
 		double tp = b.improvement ? target->p_better_adjusted : target->p_adjusted;
-		char how[64];
+		char how[64], pct[32];
 
 		if (target->deterministic)
 			snprintf(how, sizeof(how), "near-deterministic");
 		else
 			snprintf(how, sizeof(how), "p %.2g", tp);
 		cli_info(st,
-		         "bisect: %s is %+.1f%% at the %s end (%s), %s: searching for the first "
+		         "bisect: %s is %s at the %s end (%s), %s: searching for the first "
 		         "commit where it got %s",
-		         target->series, 100 * target->test.delta, b.improvement ? "new" : "bad",
-		         how, b.improvement ? "an improvement" : "a regression",
+		         target->series, bg_unit__pct(pct, sizeof(pct), target->test.delta, 1),
+		         b.improvement ? "new" : "bad", how,
+		         b.improvement ? "an improvement" : "a regression",
 		         b.improvement ? "better" : "worse");
 	}
 

@@ -164,7 +164,7 @@ int bg_check_json(bg_ctx *ctx, const bg_check_result *res, char **out)
 void bg_check__pct(char *buf, size_t len, double change)
 {
 	if (isfinite(change))
-		snprintf(buf, len, "%+.2f%%", 100.0 * change);
+		bg_unit__pct(buf, len, change, 2);
 	else
 		snprintf(buf, len, "-");
 }
@@ -192,17 +192,18 @@ void bg_check__confirm_text(const bg_verdict_row *r, char *buf, size_t len)
 {
 	const bg_confirmation *c = &r->confirm;
 	const char *what = c->design == BG_DESIGN_PAIRED ? "pair" : "more run";
-	char p[24];
+	char p[24], pct[32];
 
 	if (c->status == BG_CONFIRM_NONE) {
 		snprintf(buf, len, "%s", r->undecided ? "undecided" : "");
 		return;
 	}
 	bg_check__p(p, sizeof(p), c->p_adjusted);
-	snprintf(buf, len, "%s: %+.1f%% in %zu %s%s (p %s)",
+	snprintf(buf, len, "%s: %s in %zu %s%s (p %s)",
 	         c->status == BG_CONFIRM_NOT_CONFIRMED ? "not confirmed"
 	                                               : bg_confirm_status_name(c->status),
-	         100.0 * c->test.delta, c->pairs, what, c->pairs == 1 ? "" : "s", p);
+	         bg_unit__pct(pct, sizeof(pct), c->test.delta, 1), c->pairs, what,
+	         c->pairs == 1 ? "" : "s", p);
 }
 
 /* s as a cell, cut where a character starts, with an ellipsis, if longer

@@ -117,11 +117,13 @@ static bg_confirm_status second_status(bg_verdict first, bg_verdict again)
  * flagged the other way from what the second measurement found, else "". */
 static const char *first_way(char *buf, size_t len, const bg_verdict_row *r, bg_verdict again)
 {
+	char pct[32];
+
 	if (!flagged(r->confirm.first) || r->confirm.first == again)
 		return "";
-	snprintf(buf, len, "; the first run showed %s of %+.1f%%",
+	snprintf(buf, len, "; the first run showed %s of %s",
 	         r->confirm.first == BG_VERDICT_IMPROVEMENT ? "an improvement" : "a regression",
-	         100 * r->test.delta);
+	         bg_unit__pct(pct, sizeof(pct), r->test.delta, 1));
 	return buf;
 }
 
@@ -138,7 +140,7 @@ int bg_ci__merge(bg_ctx *ctx, bg_check_result *res, const bg_check_result *pairs
 		const bg_verdict_row *q = name ? find_row((bg_check_result *)pairs, name) : NULL;
 		bg_verdict first;
 		bg_confirm_status status;
-		char ev[64], fw[96];
+		char ev[64], fw[96], pct[32], was[32];
 
 		free(name);
 		if (!r)
@@ -172,25 +174,29 @@ int bg_ci__merge(bg_ctx *ctx, bg_check_result *res, const bg_check_result *pairs
 		case BG_CONFIRM_CONFIRMED:
 			error = set_message(
 			        ctx, r,
-			        bg_printf("confirmed: %+.1f%% against %.12s in %zu "
+			        bg_printf("confirmed: %s against %.12s in %zu "
 			                  "interleaved pairs (%s)",
-			                  100 * q->test.delta, pairs->reference, q->confirm.pairs,
+			                  bg_unit__pct(pct, sizeof(pct), q->test.delta, 1),
+			                  pairs->reference, q->confirm.pairs,
 			                  evidence(ev, sizeof(ev), q, r->confirm.p_adjusted)));
 			break;
 		case BG_CONFIRM_NOT_CONFIRMED:
 			error = set_message(
 			        ctx, r,
-			        bg_printf("%s of %+.1f%% not confirmed: %+.1f%% against "
+			        bg_printf("%s of %s not confirmed: %s against "
 			                  "%.12s in %zu interleaved pairs",
-			                  bg_verdict_name(first), 100 * r->test.delta,
-			                  100 * q->test.delta, pairs->reference, q->confirm.pairs));
+			                  bg_verdict_name(first),
+			                  bg_unit__pct(was, sizeof(was), r->test.delta, 1),
+			                  bg_unit__pct(pct, sizeof(pct), q->test.delta, 1),
+			                  pairs->reference, q->confirm.pairs));
 			break;
 		case BG_CONFIRM_FOUND:
 			error = set_message(
 			        ctx, r,
-			        bg_printf("%s found by the pairs: %+.1f%% against %.12s "
+			        bg_printf("%s found by the pairs: %s against %.12s "
 			                  "in %zu interleaved pairs (%s)%s",
-			                  bg_verdict_name(q->verdict), 100 * q->test.delta,
+			                  bg_verdict_name(q->verdict),
+			                  bg_unit__pct(pct, sizeof(pct), q->test.delta, 1),
 			                  pairs->reference, q->confirm.pairs,
 			                  evidence(ev, sizeof(ev), q, r->confirm.p_adjusted),
 			                  first_way(fw, sizeof(fw), r, q->verdict)));
@@ -198,12 +204,13 @@ int bg_ci__merge(bg_ctx *ctx, bg_check_result *res, const bg_check_result *pairs
 		default:
 			error = set_message(
 			        ctx, r,
-			        bg_printf("%s: %+.1f%% against %.12s in %zu interleaved "
+			        bg_printf("%s: %s against %.12s in %zu interleaved "
 			                  "pairs",
 			                  r->confirm.status == BG_CONFIRM_CLEARED
 			                          ? "cleared"
 			                          : "undecided at the cap",
-			                  100 * q->test.delta, pairs->reference, q->confirm.pairs));
+			                  bg_unit__pct(pct, sizeof(pct), q->test.delta, 1),
+			                  pairs->reference, q->confirm.pairs));
 		}
 		if (error < 0)
 			return error;
@@ -293,7 +300,7 @@ static int confirm_alone(bg_ctx *ctx, const bg_ci_opts *o, bg_check_result *res,
 		bg_verdict_row *r = name ? find_row(res, name) : NULL;
 		const bg_verdict_row *q = name ? find_row(again, name) : NULL;
 		bg_verdict first;
-		char fw[96];
+		char fw[96], pct[32];
 
 		free(name);
 		if (!r) {
@@ -318,10 +325,10 @@ static int confirm_alone(bg_ctx *ctx, const bg_ci_opts *o, bg_check_result *res,
 		r->verdict = flagged(q->verdict) ? q->verdict : BG_VERDICT_UNCHANGED;
 		if ((error = set_message(ctx, r,
 		                         bg_printf("%s by %zu more run%s alone (no reference to "
-		                                   "pair with): %+.1f%%%s",
+		                                   "pair with): %s%s",
 		                                   bg_confirm_status_name(r->confirm.status),
 		                                   q->current_runs, q->current_runs == 1 ? "" : "s",
-		                                   100 * q->test.delta,
+		                                   bg_unit__pct(pct, sizeof(pct), q->test.delta, 1),
 		                                   first_way(fw, sizeof(fw), r, q->verdict)))) < 0)
 			goto cleanup;
 	}

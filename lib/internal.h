@@ -134,6 +134,12 @@ int bg_text__utf8_repair(bg_buf *b, const char *s, size_t n);
  * on, for a message (lib/units.c).  Returns buf. */
 const char *bg_format__list(bg_format first, char *buf, size_t size);
 
+/* A relative change (0.05 is 5%) as "+5.0%" with `decimals` places, the one
+ * way every report, check, ci and bisect text writes one; a change that
+ * rounds to zero reads "+0.0%" from either side (lib/units.c).  Returns
+ * buf. */
+const char *bg_unit__pct(char *buf, size_t len, double change, int decimals);
+
 /*
  * Bounds on input from outside (results, configs, baselines), so that no
  * file can make a parser recurse, allocate or read without end: JSON

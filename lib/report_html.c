@@ -579,7 +579,7 @@ static const char html_step_head[] =
 static int html_summary(const bg_report *r, bg_buf *b)
 {
 	const rep_series *top5[5];
-	char from[32], to[32], pbuf[32];
+	char from[32], to[32], pbuf[32], pct[32];
 	step_ref *steps;
 	size_t i, k, n;
 	int e = 0;
@@ -665,9 +665,9 @@ static int html_summary(const bg_report *r, bg_buf *b)
 			if (g->replayed != BG_VERDICT_NO_BASELINE)
 				e |= bg_buf_printf(
 				        b,
-				        "<td class=\"num %s\">%+.1f%%</td><td "
+				        "<td class=\"num %s\">%s</td><td "
 				        "class=\"num\">%s</td><td class=\"num\">%zu</td>",
-				        v, 100.0 * g->test.delta,
+				        v, bg_unit__pct(pct, sizeof(pct), g->test.delta, 1),
 				        p_text(pbuf, sizeof(pbuf), g->p_adjusted), g->test.n_base);
 			else
 				e |= bg_buf_puts(b,
@@ -732,7 +732,7 @@ static int html_series(const bg_report *r, size_t idx, bg_buf *b)
 	const rep_series *s = &r->series[idx];
 	const rep_group *g = bg_report__latest_group(s);
 	bg_verdict v = bg_report__latest_verdict(s);
-	char pbuf[32];
+	char pbuf[32], pct[32];
 	size_t i;
 	int e = 0;
 
@@ -759,8 +759,8 @@ static int html_series(const bg_report *r, size_t idx, bg_buf *b)
 		e |= html_sha(b, bg_report__point_run(r, s, g->from)->row.sha, 7);
 		/* The value's own movement (delta), as every table shows it: a
 		 * throughput that fell reads -10%, whatever its direction. */
-		e |= bg_buf_printf(b, "</code>: %+.1f%% against a baseline of %zu runs (p %s)",
-		                   100.0 * g->test.delta, g->test.n_base,
+		e |= bg_buf_printf(b, "</code>: %s against a baseline of %zu runs (p %s)",
+		                   bg_unit__pct(pct, sizeof(pct), g->test.delta, 1), g->test.n_base,
 		                   p_text(pbuf, sizeof(pbuf), g->p_adjusted));
 	} else if (g && g->recorded) {
 		e |= bg_buf_puts(b, "newest commit <code>");

@@ -109,7 +109,7 @@ static int md_flagged_row(const bg_report *r, const rep_series *x, const rep_gro
 	int e = 0;
 
 	if (g->replayed != BG_VERDICT_NO_BASELINE) {
-		snprintf(pct, sizeof(pct), "%+.1f%%", 100.0 * g->test.delta);
+		bg_unit__pct(pct, sizeof(pct), g->test.delta, 1);
 		/* No p-value: a near-deterministic series is judged by its threshold. */
 		snprintf(p, sizeof(p), isnan(g->p_adjusted) ? "—" : "%.2g", g->p_adjusted);
 		snprintf(n, sizeof(n), "%zu", g->test.n_base);

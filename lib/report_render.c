@@ -31,7 +31,7 @@ disp_unit bg_report__display_unit(const rep_series *s)
 void bg_report__fmt_pct(char *buf, size_t len, double change)
 {
 	if (isfinite(change))
-		snprintf(buf, len, "%+.1f%%", 100.0 * change);
+		bg_unit__pct(buf, len, change, 1);
 	else
 		snprintf(buf, len, "n/a");
 }

@@ -183,6 +183,17 @@ void bg_unit_format(char *buf, size_t len, double v, const char *unit)
 	}
 }
 
+const char *bg_unit__pct(char *buf, size_t len, double change, int decimals)
+{
+	snprintf(buf, len, "%+.*f%%", decimals, 100.0 * change);
+	/* A constant series' means differ in their last bit (0.1 summed five
+	 * times is not 0.5), and a change of -0.01% rounds to nothing: either
+	 * would read "-0.0%", as if a zero had a direction. */
+	if (buf[0] == '-' && buf[1 + strspn(buf + 1, "0.")] == '%')
+		buf[0] = '+';
+	return buf;
+}
+
 /* The same steps as bg_unit_format, chosen once for a magnitude; the scale
  * is built up step by step (and compared as typical * scale) so that a
  * series reads exactly as the report always showed it. */

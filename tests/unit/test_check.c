@@ -352,13 +352,33 @@ static void test_run_out_of_memory(void **state)
 	bg_test_sh(dir, "rm -f results.db* && cd / && rmdir %s", dir);
 }
 
+/* A change that rounds to zero reads "+0.00%" from either side: a constant
+ * series' means may differ in their last bit. */
+static void test_zero_change_sign(void **state)
+{
+	char buf[32];
+
+	(void)state;
+	bg_check__pct(buf, sizeof(buf), -1e-17);
+	assert_string_equal(buf, "+0.00%");
+	bg_check__pct(buf, sizeof(buf), -0.0);
+	assert_string_equal(buf, "+0.00%");
+	bg_check__pct(buf, sizeof(buf), -0.00004);
+	assert_string_equal(buf, "+0.00%");
+	bg_check__pct(buf, sizeof(buf), -0.0001);
+	assert_string_equal(buf, "-0.01%");
+	bg_check__pct(buf, sizeof(buf), 0.0);
+	assert_string_equal(buf, "+0.00%");
+	bg_check__pct(buf, sizeof(buf), NAN);
+	assert_string_equal(buf, "-");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_outcomes),
-		cmocka_unit_test(test_hostile_names),
-		cmocka_unit_test(test_long_names),
-		cmocka_unit_test(test_run_out_of_memory),
+		cmocka_unit_test(test_outcomes),         cmocka_unit_test(test_hostile_names),
+		cmocka_unit_test(test_long_names),       cmocka_unit_test(test_run_out_of_memory),
+		cmocka_unit_test(test_zero_change_sign),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

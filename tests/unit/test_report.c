@@ -456,6 +456,37 @@ static void test_latest_change_sign(void **state)
 	close_scratch(ctx, st, m, dir);
 }
 
+/* A change that rounds to zero reads "+0.0%", not "-0.0%", in every
+ * rendering: here the newest commit is 0.03% below its baseline. */
+static void test_zero_change_sign(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_store *st;
+	bg_machine *m = NULL;
+	bg_report_opts o = opts_default();
+	bg_report *r = NULL;
+	char dir[256], *text = NULL;
+	size_t len = 0;
+	int i;
+
+	(void)state;
+	open_scratch(&ctx, &st, &m, dir, sizeof(dir));
+	/* put_value's wobble makes runs 0..11 average 1.002 times v. */
+	for (i = 0; i < 13; i++)
+		put_value(ctx, st, m, i, "t", "s", i < 12 ? 1.0 : 1.0017);
+	assert_int_equal(bg_report_build(ctx, st, NULL, &o, &r), 0);
+	assert_int_equal(bg_report_render(ctx, r, BG_REPORT_MARKDOWN, &text, &len), 0);
+	assert_non_null(strstr(text, "| `z:t` | 13 | unchanged | +0.0% |"));
+	assert_null(strstr(text, "-0.0%"));
+	free(text);
+	assert_int_equal(bg_report_render(ctx, r, BG_REPORT_HTML, &text, &len), 0);
+	assert_non_null(strstr(text, "newest commit <code>0000000</code>: +0.0% against"));
+	assert_null(strstr(text, "-0.0%"));
+	free(text);
+	bg_report_free(r);
+	close_scratch(ctx, st, m, dir);
+}
+
 /* JSON's "latest" counts the runs of the newest commit (pooled into one
  * point), as its "points" do. */
 static void test_latest_runs(void **state)
@@ -750,6 +781,7 @@ int main(void)
 		cmocka_unit_test(test_select),
 		cmocka_unit_test(test_display_units),
 		cmocka_unit_test(test_latest_change_sign),
+		cmocka_unit_test(test_zero_change_sign),
 		cmocka_unit_test(test_latest_runs),
 		cmocka_unit_test(test_time_order_pools_commits),
 		cmocka_unit_test(test_tables_name_machines),
