@@ -152,6 +152,9 @@ int bg_check_json(bg_ctx *ctx, const bg_check_result *res, char **out)
 		                       json_object_new_int64((int64_t)res->confirm_pairs));
 		json_object_object_add(c, "max_pairs",
 		                       json_object_new_int64((int64_t)res->confirm_max));
+		/* Without it "pairs": 4 would claim pairs that were never made
+		 * when the reference did not build and ci ran the series alone. */
+		json_object_object_add(c, "alone", json_object_new_boolean(res->confirm_alone));
 		json_object_object_add(top, "confirmation", c);
 	}
 	text = bg_text__json(top, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |

@@ -75,4 +75,25 @@ check "... stderr says 4 more runs alone, not pairs" \
 check "... and so does the step summary" \
 	grep -q '^Measured again alone: 4 more runs (no reference to pair with) in [0-9.]* s\.' "$GITHUB_STEP_SUMMARY"
 check "... which speaks of no pairs" bash -c "! grep -qi 'pairs (at most\|interleaved pair' '$T/err' '$GITHUB_STEP_SUMMARY'"
+
+# The same with --json: its confirmation says the 4 were more runs alone.
+export BENCHGUARD_DB="$T/alone_json.db"
+setup "$T/alone_json" '"build": "test -f val",'
+echo 8 >val && echo 12 >next
+"$BG" ci --json >"$T/out" 2>"$T/err"
+rc=$?
+check "ci --json, measured again alone: exit 1 (got $rc)" test "$rc" = 1
+check "... its confirmation says alone, and counts the 4 more runs" /usr/bin/python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["confirmation"]
+sys.exit(c != {"pairs": 4, "max_pairs": 32, "alone": True})' "$T/out"
+# and in pairs it says not alone.
+export BENCHGUARD_DB="$T/pairs_json.db"
+setup "$T/pairs_json"
+echo 8 >val
+"$BG" ci --json >"$T/out" 2>"$T/err"
+check "ci --json, measured again in pairs: its confirmation says not alone" /usr/bin/python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["confirmation"]
+sys.exit(c["alone"] is not False or c["pairs"] < 4)' "$T/out"
 finish
