@@ -17,7 +17,9 @@
  * How many: BENCHGUARD_WARMUP (samples run first and not printed) and
  * BENCHGUARD_SAMPLES, which `benchguard run` sets from the config
  * ("warmup", "samples"), else 1 and 10.  Under the `simulate` instrument
- * benchguard asks for one sample and at most one warm-up.
+ * benchguard asks for one sample and at most one warm-up.  A value that is
+ * not a count (BENCHGUARD_SAMPLES: of 1 or more) is named on stderr, and
+ * the default is used.
  * BENCHGUARD_FLUSH_L2=1 turns on the L2 flush of CUDA timings.
  *
  * Counted, not timed: under the `simulate` (Valgrind) and `counters`
@@ -107,8 +109,9 @@ typedef struct {
 	int flush_l2;      /* CUDA: write over the L2 before each sample */
 } bgh_opts;
 
-/* A non-negative integer from the environment, else dflt. */
-static inline int bgh_env_int(const char *name, int dflt)
+/* An integer from `min` on from the environment, else dflt, after saying
+ * on stderr why a value set there is not used. */
+static inline int bgh_env_count(const char *name, int min, int dflt)
 {
 	const char *v = getenv(name);
 	char *end;
@@ -117,12 +120,24 @@ static inline int bgh_env_int(const char *name, int dflt)
 	if (!v || !*v)
 		return dflt;
 	n = strtol(v, &end, 10);
-	if (*end || n < 0 || n > 1000000000L) {
-		fprintf(stderr, "benchguard harness: %s=\"%s\" is not a count; using %d\n", name, v,
-		        dflt);
+	if (*end || n < min || n > 1000000000L) {
+		if (min > 0)
+			fprintf(stderr,
+			        "benchguard harness: %s=\"%s\" is not a count of %d or more; using "
+			        "%d\n",
+			        name, v, min, dflt);
+		else
+			fprintf(stderr, "benchguard harness: %s=\"%s\" is not a count; using %d\n",
+			        name, v, dflt);
 		return dflt;
 	}
 	return BGH_CAST(int, n);
+}
+
+/* A non-negative integer from the environment, else dflt. */
+static inline int bgh_env_int(const char *name, int dflt)
+{
+	return bgh_env_count(name, 0, dflt);
 }
 
 /* Options with the counts benchguard asked for (or 1 warm-up, 10 samples). */
@@ -133,7 +148,9 @@ static inline bgh_opts bgh_opts_default(const char *label)
 	memset(&o, 0, sizeof(o));
 	o.label = label;
 	o.warmup = bgh_env_int("BENCHGUARD_WARMUP", 1);
-	o.samples = bgh_env_int("BENCHGUARD_SAMPLES", 10);
+	/* 0 samples would print nothing, and benchguard would find no series
+	 * with no word of why: refused, like any other value that is no count. */
+	o.samples = bgh_env_count("BENCHGUARD_SAMPLES", 1, 10);
 	o.iters = 1;
 	o.flush_l2 = bgh_env_int("BENCHGUARD_FLUSH_L2", 0) != 0;
 	return o;

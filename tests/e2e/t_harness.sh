@@ -99,6 +99,21 @@ done
 BENCHGUARD_SAMPLES=1 "$T/label" 'sort/1M-é_x.y' >"$T/out" 2>"$T/err"
 check "label with '/', '-', '.', '_' and UTF-8: accepted" grep -q '^BENCHGUARD sort/1M-é_x.y/time ' "$T/out"
 
+# 3b. A count from the environment that is none is named on stderr and
+# the default used, as for "abc": BENCHGUARD_SAMPLES=0 too, which would
+# print nothing, and benchguard would find no series with no word of why.
+# BENCHGUARD_WARMUP=0 is a count: no warm-up.
+for v in 0 -1 abc; do
+	BENCHGUARD_WARMUP=0 BENCHGUARD_SAMPLES=$v "$T/label" z >"$T/out" 2>"$T/err"
+	check "BENCHGUARD_SAMPLES=$v: exit 0 with the 10 samples of the default" \
+		test $? -eq 0 -a "$(grep -c '^BENCHGUARD z/time ' "$T/out")" -eq 10
+	check "... and one line on stderr naming the variable" \
+		test "$(grep -c "^benchguard harness: BENCHGUARD_SAMPLES=\"$v\" is not a count.*; using 10\$" "$T/err")" -eq 1 -a "$(wc -l <"$T/err")" -eq 1
+done
+BENCHGUARD_WARMUP=0 BENCHGUARD_SAMPLES=2 "$T/label" z >"$T/out" 2>"$T/err"
+check "BENCHGUARD_WARMUP=0 BENCHGUARD_SAMPLES=2: 2 samples, nothing on stderr" \
+	test "$(grep -c '^BENCHGUARD z/time ' "$T/out")" -eq 2 -a ! -s "$T/err"
+
 # 4. Sample times keep their nanoseconds whatever the clock reads.  A C11
 # program that includes a system header first gets no CLOCK_MONOTONIC and
 # the harness falls back to timespec_get(TIME_UTC), some 1.8e9 s: as one
