@@ -206,9 +206,10 @@ int cmd_report(cli_state *st, int argc, char **argv)
 		cli_info(st, "%zu run%s of commits off the first-parent history of %s left out",
 		         bg_report_excluded_runs(report),
 		         bg_report_excluded_runs(report) == 1 ? "" : "s", o.branch);
-	if (!bg_report_series_count(report) && filter && bg_report_run_count(report))
+	if (!bg_report_series_count(report) && filter && bg_report_period_run_count(report))
 		cli_warn(st, "no series matches --filter \"%s\" (%zu run%s in this period)", filter,
-		         bg_report_run_count(report), bg_report_run_count(report) == 1 ? "" : "s");
+		         bg_report_period_run_count(report),
+		         bg_report_period_run_count(report) == 1 ? "" : "s");
 	else if (!bg_report_series_count(report))
 		cli_warn(st, "no runs%s%s in this period (--since %s)%s",
 		         machine ? " of machine " : "", machine ? machine : "", since_arg,

@@ -1632,9 +1632,13 @@ int bg_report_build(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_report
                     bg_report **out);
 void bg_report_free(bg_report *r);
 size_t bg_report_series_count(const bg_report *r);
+/* The runs and commits the report covers: with a filter, those holding a
+ * selected series; a commit is one point in every series with runs there. */
 size_t bg_report_run_count(const bg_report *r);
-/* Commits: one point each in every series that has runs there. */
 size_t bg_report_commit_count(const bg_report *r);
+/* Every run of the period on the branch's history, whatever the filter
+ * selected (to say that the filter, not the period, left a report empty). */
+size_t bg_report_period_run_count(const bg_report *r);
 /* Runs of the period left out: their commits are not on the branch's history. */
 size_t bg_report_excluded_runs(const bg_report *r);
 /* A change point of the report, as `bisect --step` searches it: the series

@@ -113,14 +113,19 @@ size_t bg_report_series_count(const bg_report *r)
 
 size_t bg_report_commit_count(const bg_report *r)
 {
-	return r ? r->ncommits : 0;
+	return r ? r->shown_commits : 0;
 }
 
 size_t bg_report_run_count(const bg_report *r)
 {
 	if (!r)
 		return 0;
-	return r->nruns;
+	return r->shown_runs;
+}
+
+size_t bg_report_period_run_count(const bg_report *r)
+{
+	return r ? r->nruns : 0;
 }
 
 size_t bg_report_excluded_runs(const bg_report *r)
@@ -888,6 +893,37 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The runs and commits the report covers: with --filter, those that hold a
+ * selected series, not every run of the period (a filter on one benchmark
+ * said "120 runs" of a benchmark measured in 10).  Runs are in commit
+ * order, so a commit is counted at its first run held. */
+static int shown(bg_ctx *ctx, bg_report *r)
+{
+	unsigned char *held;
+	size_t i, j, last = SIZE_MAX;
+
+	r->shown_runs = r->nruns;
+	r->shown_commits = r->ncommits;
+	if (!r->filter)
+		return 0;
+	if (!(held = calloc(r->nruns ? r->nruns : 1, 1)))
+		return bg_error_oom(ctx);
+	for (i = 0; i < r->nseries; i++)
+		for (j = 0; j < r->series[i].nr; j++)
+			held[r->series[i].rrun[j]] = 1;
+	r->shown_runs = r->shown_commits = 0;
+	for (i = 0; i < r->nruns; i++) {
+		if (!held[i])
+			continue;
+		r->shown_runs++;
+		if (r->runs[i].commit != last)
+			r->shown_commits++;
+		last = r->runs[i].commit;
+	}
+	free(held);
+	return 0;
+}
+
 /* The machines of the report, each with its CPU model from the stored facts. */
 static int machines(bg_ctx *ctx, bg_report *r, bg_store *store)
 {
@@ -1058,7 +1094,7 @@ int bg_report_build(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_report
 	}
 	if ((error = judge_commits(ctx, r)) < 0 ||
 	    (error = apply_recorded(ctx, r, store, opts)) < 0 ||
-	    (error = machines(ctx, r, store)) < 0)
+	    (error = machines(ctx, r, store)) < 0 || (error = shown(ctx, r)) < 0)
 		goto cleanup;
 	flag_points(r);
 	*out = r;

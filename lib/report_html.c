@@ -622,9 +622,10 @@ static int html_summary(const bg_report *r, bg_buf *b)
 	        "<div class=\"card reg\"><b>%zu</b>regression%s at the newest commit</div>"
 	        "<div class=\"card imp\"><b>%zu</b>improvement%s at the newest commit</div>"
 	        "<div class=\"card\"><b>%zu</b>flagged by a first run, not confirmed</div>",
-	        r->nseries, r->nruns, r->ncommits, r->steps[0], r->steps[0] == 1 ? "" : "s",
-	        r->steps[1], r->steps[1] == 1 ? "" : "s", r->latest[BG_VERDICT_REGRESSION],
-	        r->latest[BG_VERDICT_REGRESSION] == 1 ? "" : "s", r->latest[BG_VERDICT_IMPROVEMENT],
+	        r->nseries, r->shown_runs, r->shown_commits, r->steps[0],
+	        r->steps[0] == 1 ? "" : "s", r->steps[1], r->steps[1] == 1 ? "" : "s",
+	        r->latest[BG_VERDICT_REGRESSION], r->latest[BG_VERDICT_REGRESSION] == 1 ? "" : "s",
+	        r->latest[BG_VERDICT_IMPROVEMENT],
 	        r->latest[BG_VERDICT_IMPROVEMENT] == 1 ? "" : "s", r->unconfirmed);
 	e |= bg_buf_puts(b, "</div>\n");
 	if (r->excluded)

@@ -194,8 +194,8 @@ static json_object *json_report(const bg_report *r)
 
 	o = json_object_new_object();
 	json_object_object_add(o, "series", json_object_new_int64((int64_t)r->nseries));
-	json_object_object_add(o, "runs", json_object_new_int64((int64_t)r->nruns));
-	json_object_object_add(o, "commits", json_object_new_int64((int64_t)r->ncommits));
+	json_object_object_add(o, "runs", json_object_new_int64((int64_t)r->shown_runs));
+	json_object_object_add(o, "commits", json_object_new_int64((int64_t)r->shown_commits));
 	json_object_object_add(o, "runs_off_branch", json_object_new_int64((int64_t)r->excluded));
 	json_object_object_add(o, "step_regressions", json_object_new_int64((int64_t)r->steps[0]));
 	json_object_object_add(o, "step_improvements", json_object_new_int64((int64_t)r->steps[1]));

@@ -69,8 +69,8 @@ static int md_summary_line(const bg_report *r, bg_buf *b)
 		e |= md_code(b, r->branch);
 	} else
 		e |= bg_buf_puts(b, " in run-time order");
-	e |= bg_buf_printf(b, ": %zu series, %zu runs, %zu commits.", r->nseries, r->nruns,
-	                   r->ncommits);
+	e |= bg_buf_printf(b, ": %zu series, %zu runs, %zu commits.", r->nseries, r->shown_runs,
+	                   r->shown_commits);
 	if (r->excluded)
 		e |= bg_buf_printf(b, " %zu runs on other branches left out.", r->excluded);
 	e |= bg_buf_puts(b, "\nMachine");

@@ -98,6 +98,10 @@ struct bg_report {
 	size_t min_segment;
 	rep_run *runs;
 	size_t nruns, ncommits, excluded;
+	/* What the report covers: the runs and commits that hold a series the
+	 * filter selected (all of them without --filter).  nruns and ncommits
+	 * are the period's, which the runs above list. */
+	size_t shown_runs, shown_commits;
 	rep_series *series;
 	size_t nseries;
 	char **machines; /* distinct, sorted */

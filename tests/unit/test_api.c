@@ -625,6 +625,7 @@ static int case_report(const fixture *f)
 	CALL(bg_report_free(NULL));
 	EXPECT(bg_report_series_count(NULL) == 0 && bg_report_run_count(NULL) == 0);
 	EXPECT(bg_report_commit_count(NULL) == 0 && bg_report_excluded_runs(NULL) == 0);
+	EXPECT(bg_report_period_run_count(NULL) == 0);
 	ERR(bg_report_steps(ctx, NULL, &steps, &n));
 	CALL(bg_report_steps_free(NULL, 5));
 	ERR(bg_report_render(ctx, NULL, BG_REPORT_HTML, &text, &len));

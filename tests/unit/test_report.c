@@ -487,6 +487,66 @@ static void test_zero_change_sign(void **state)
 	close_scratch(ctx, st, m, dir);
 }
 
+/* With a filter the report counts the runs and commits that hold a selected
+ * series, in every rendering, not every run of the period. */
+static void test_filter_counts_runs(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_store *st;
+	bg_machine *m = NULL;
+	bg_report_opts o = opts_default();
+	bg_report *r = NULL;
+	json_object *top, *sum, *v;
+	char dir[256], *text = NULL;
+	size_t len = 0;
+	int i;
+
+	(void)state;
+	open_scratch(&ctx, &st, &m, dir, sizeof(dir));
+	for (i = 0; i < 10; i++)
+		put_value(ctx, st, m, i, "a", "s", 1.0);
+	for (i = 10; i < 15; i++)
+		put_value(ctx, st, m, i, "b", "s", 1.0);
+	put_value(ctx, st, m, 14, "b", "s", 1.0); /* two runs of the newest commit */
+
+	assert_int_equal(bg_report_build(ctx, st, NULL, &o, &r), 0);
+	assert_int_equal(bg_report_run_count(r), 16);
+	assert_int_equal(bg_report_commit_count(r), 15);
+	bg_report_free(r);
+
+	o.filter = "b$";
+	assert_int_equal(bg_report_build(ctx, st, NULL, &o, &r), 0);
+	assert_int_equal(bg_report_series_count(r), 1);
+	assert_int_equal(bg_report_run_count(r), 6);
+	assert_int_equal(bg_report_commit_count(r), 5);
+	assert_int_equal(bg_report_period_run_count(r), 16);
+	assert_int_equal(bg_report_render(ctx, r, BG_REPORT_MARKDOWN, &text, &len), 0);
+	assert_non_null(strstr(text, ": 1 series, 6 runs, 5 commits."));
+	free(text);
+	assert_int_equal(bg_report_render(ctx, r, BG_REPORT_HTML, &text, &len), 0);
+	assert_non_null(strstr(text, "<b>1</b>series over 6 runs of 5 commits<"));
+	free(text);
+	assert_int_equal(bg_report_render(ctx, r, BG_REPORT_JSON, &text, &len), 0);
+	assert_non_null(top = json_tokener_parse(text));
+	assert_true(json_object_object_get_ex(top, "summary", &sum));
+	assert_true(json_object_object_get_ex(sum, "runs", &v));
+	assert_int_equal(json_object_get_int(v), 6);
+	assert_true(json_object_object_get_ex(sum, "commits", &v));
+	assert_int_equal(json_object_get_int(v), 5);
+	json_object_put(top);
+	free(text);
+	bg_report_free(r);
+
+	/* None selected: nothing covered, the period's runs still counted. */
+	o.filter = "^nomatch";
+	assert_int_equal(bg_report_build(ctx, st, NULL, &o, &r), 0);
+	assert_int_equal(bg_report_run_count(r), 0);
+	assert_int_equal(bg_report_commit_count(r), 0);
+	assert_int_equal(bg_report_period_run_count(r), 16);
+	bg_report_free(r);
+	close_scratch(ctx, st, m, dir);
+}
+
 /* JSON's "latest" counts the runs of the newest commit (pooled into one
  * point), as its "points" do. */
 static void test_latest_runs(void **state)
@@ -782,6 +842,7 @@ int main(void)
 		cmocka_unit_test(test_display_units),
 		cmocka_unit_test(test_latest_change_sign),
 		cmocka_unit_test(test_zero_change_sign),
+		cmocka_unit_test(test_filter_counts_runs),
 		cmocka_unit_test(test_latest_runs),
 		cmocka_unit_test(test_time_order_pools_commits),
 		cmocka_unit_test(test_tables_name_machines),
