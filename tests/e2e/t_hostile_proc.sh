@@ -42,9 +42,12 @@ D="$T/pids"
 mkdir -p "$D"
 # "held": the daemon keeps the benchmark's stdout and stderr; "detached":
 # it lets go of them too, so nothing waits for it; "hang": the benchmark
-# starts one and then times out.  Each waits until the daemon wrote its pid.
-daemon() { # NAME: a shell command that starts a setsid'd sleeper, pid in $D/NAME.N
-	echo "setsid sh -c 'echo \$\$ > $D/$1.\$BENCHGUARD_SAMPLES.tmp && mv $D/$1.\$BENCHGUARD_SAMPLES.tmp $D/$1.\$\$; exec sleep 300' $2 & while ! ls $D/$1.[0-9]* >/dev/null 2>&1; do sleep 0.01; done"
+# starts one and then times out.  Each waits until its daemon is the one
+# process left, asleep: the pid file alone was not enough (its .tmp matched
+# the pattern, and the daemon's mv could still be running), and a benchmark
+# that ended then had left two processes behind.
+daemon() { # NAME: a shell command that starts a setsid'd sleeper, pid in $D/NAME.PID
+	echo "setsid sh -c 'echo \$\$ > $D/$1.tmp && mv $D/$1.tmp $D/$1.\$\$; exec sleep 300' $2 & until f=\$(ls $D/$1.[0-9]* 2>/dev/null) && [ x\$(cat /proc/\${f##*.}/comm 2>/dev/null) = xsleep ]; do sleep 0.01; done"
 }
 cat >benchguard.json <<J
 { "defaults": { "warmup": 0, "samples": 1, "timeout": 30 },
