@@ -10,7 +10,9 @@
 # "# run.sh: alone" makes timing claims (A/A, power) that other tests
 # running beside it would bend: at full size it runs after the others, with
 # nothing beside it.  Sized small (BG_STAT_SIZE=small) its claims are only
-# reported, so it joins the others.
+# reported, so it joins the others.  "# run.sh: alone at every size" is for
+# a script whose timing claims are asserted at both sizes (a slowdown that
+# bisect must find): it runs alone in either.
 #
 # BG_TEST_FILTER=regex limits the run to matching test files.
 set -u
@@ -35,7 +37,8 @@ add() { # name, command...
 	shift
 	names+=("$name")
 	cmds+=("$(printf '%q ' "$@")")
-	if [ "${BG_STAT_SIZE:-full}" != small ] && [[ ${!#} == *.sh ]] && grep -qx '# run.sh: alone' "${!#}"; then
+	if [[ ${!#} == *.sh ]] && { grep -qx '# run.sh: alone at every size' "${!#}" ||
+		{ [ "${BG_STAT_SIZE:-full}" != small ] && grep -qx '# run.sh: alone' "${!#}"; }; }; then
 		alone+=(1)
 	else
 		alone+=(0)

@@ -3,10 +3,10 @@
 # second must measure its own, not read the first's as "no difference".  And
 # a range of one commit prints no empty table.  A small C program in two
 # benchmarks that takes twice as long from C5 on.
-# The bisects judge wall time: tests/run.sh runs it with nothing beside it
-# (on two CPUs loaded with another test and a compiler, the first named
-# another commit).
-# run.sh: alone
+# The bisects judge wall time: tests/run.sh runs it with nothing beside it,
+# at both sizes (on two CPUs loaded with another test and a compiler, the
+# first named another commit).
+# run.sh: alone at every size
 . "$(dirname "$0")/lib.sh"
 
 new_repo "$T/r" >/dev/null

@@ -9,7 +9,7 @@
 # both sizes (the slowdown is far above the noise).
 # Its claim, a 30% slowdown caught by ci and named by bisect, is about
 # timing: tests/run.sh runs it with nothing beside it.
-# run.sh: alone
+# run.sh: alone at every size
 . "$(dirname "$0")/lib.sh"
 
 # The user's checkout: the demo script and the examples it copies, a

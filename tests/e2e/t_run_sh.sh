@@ -1,6 +1,7 @@
 # t_run_sh.sh -- tests/run.sh itself, on a scratch tree of fake tests: it
 # runs tests side by side (BG_TEST_JOBS at a time), runs a script marked
-# "# run.sh: alone" with nothing beside it (unless BG_STAT_SIZE=small),
+# "# run.sh: alone" with nothing beside it (unless BG_STAT_SIZE=small; one
+# marked "# run.sh: alone at every size" even then),
 # counts a script that dies without a "not ok" as failed, names the failing
 # files and ends with the count line.
 . "$(dirname "$0")/lib.sh"
@@ -25,8 +26,9 @@ mv "$m/$name.running" "$m/$name.ran"
 echo "ok 1 - $name"
 echo "1..1"
 SH
-for n in a b c; do printf 'bash "$(dirname "$0")/../meet.sh" %s\n' "$n" >"$R/tests/e2e/t_$n.sh"; done
+for n in a b c d; do printf 'bash "$(dirname "$0")/../meet.sh" %s\n' "$n" >"$R/tests/e2e/t_$n.sh"; done
 sed -i '1i # run.sh: alone' "$R/tests/e2e/t_c.sh"
+sed -i '1i # run.sh: alone at every size' "$R/tests/e2e/t_d.sh"
 printf 'echo "not ok 1 - broken"; echo "1..1"; exit 1\n' >"$R/tests/e2e/t_fail.sh"
 printf 'echo "ok 1 - started"; exit 3\n' >"$R/tests/e2e/t_die.sh"
 printf '#!/bin/sh\necho "ok 1 - unit"\necho "ok 2 - later # SKIP not here"\necho "1..2"\n' >"$R/build/tests/test_u"
@@ -46,12 +48,14 @@ check "a failing test makes run.sh exit 1 ($rc)" test "$rc" = 1
 check "two tests ran side by side with BG_TEST_JOBS=2" \
 	bash -c "grep -qx 'a met b' '$MARKS/log' && grep -qx 'b met a' '$MARKS/log'"
 check "the test marked alone ran with nothing beside it" grep -qx 'c saw: ' "$MARKS/log"
-check "... after every other test" test "$(tail -n 1 "$MARKS/log")" = "c saw: "
+check "... and the one marked alone at every size" grep -qx 'd saw: ' "$MARKS/log"
+check "... after every other test" \
+	bash -c "tail -n 2 '$MARKS/log' | sort | tr '\n' , | grep -qx 'c saw: ,d saw: ,'"
 check "a script that exits non-zero without 'not ok' fails" grep -q 'not ok - e2e/t_die exited 3' "$T/run.out"
 check "the failing files are named" grep -qx 'failing: .*e2e/t_die.*' "$T/run.out"
 check "... t_fail among them" grep -qx 'failing: .*e2e/t_fail.*' "$T/run.out"
-check "the last line counts every test: 5 passed, 2 failed, 1 skipped" \
-	test "$(tail -n 1 "$T/run.out")" = "5 passed, 2 failed, 1 skipped"
+check "the last line counts every test: 6 passed, 2 failed, 1 skipped" \
+	test "$(tail -n 1 "$T/run.out")" = "6 passed, 2 failed, 1 skipped"
 check "a skip is shown with its reason" grep -q 'ok 2 - later # SKIP not here' "$T/run.out"
 
 runs BG_TEST_JOBS=1 MEET_a=b BG_TEST_FILTER='t_a|t_b'
@@ -63,6 +67,10 @@ check "BG_TEST_FILTER picks files: 2 passed" test "$(tail -n 1 "$T/run.out")" = 
 runs BG_TEST_JOBS=2 BG_STAT_SIZE=small MEET_c=b MEET_b=c BG_TEST_FILTER='t_b|t_c'
 check "sized small, the test marked alone runs beside the others" \
 	bash -c "grep -qx 'c met b' '$MARKS/log' && grep -qx 'b met c' '$MARKS/log'"
+
+runs BG_TEST_JOBS=2 BG_STAT_SIZE=small MEET_b=d BG_TEST_FILTER='t_b|t_d'
+check "... but not the one marked alone at every size" \
+	bash -c "grep -qx 'b missed d' '$MARKS/log' && grep -qx 'd saw: ' '$MARKS/log'"
 
 runs BG_TEST_JOBS=0
 rc=$?
