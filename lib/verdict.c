@@ -487,6 +487,16 @@ int bg_sequential_decide(const bg_judgement *j, size_t look, size_t looks, size_
 		return 1;
 	}
 	*verdict = BG_VERDICT_UNCHANGED;
+	/* A direction the caller closed (the first check, against runs made at
+	 * other times, ruled it out) opens again when these pairs show it:
+	 * their bound lies beyond min_change on that side.  Interleaved pairs
+	 * are the better evidence, and each look is still a test at `level`,
+	 * so alpha holds; without this a slowdown the first run hid was
+	 * "cleared" by pairs that measured it (+5.9% in 4 pairs). */
+	if (!*worse && j->lo >= floor_change)
+		*worse = 1;
+	if (!*better && j->hi <= -floor_change)
+		*better = 1;
 	/* Cleared: the open directions' bounds lie within min_change. */
 	if ((!*worse || j->hi < floor_change) && (!*better || j->lo > -floor_change)) {
 		*status = BG_CONFIRM_CLEARED;
