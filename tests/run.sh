@@ -11,8 +11,9 @@
 # running beside it would bend: at full size it runs after the others, with
 # nothing beside it.  Sized small (BG_STAT_SIZE=small) its claims are only
 # reported, so it joins the others.  "# run.sh: alone at every size" is for
-# a script whose timing claims are asserted at both sizes (a slowdown that
-# bisect must find): it runs alone in either.
+# a script whose timing claims are asserted at both sizes (a slowdown far
+# above the noise, which ci must catch and bisect name): it runs alone in
+# either.
 #
 # BG_TEST_FILTER=regex limits the run to matching test files.
 set -u

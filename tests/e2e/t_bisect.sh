@@ -8,11 +8,16 @@
 # range, not a wrong commit, when the culprit itself does not build.  And
 # ends or a compare left undecided by too few pairs get more (a series of
 # set values, so that 2 pairs are undecided and 4 are not).
-# Its claims (a 10% slowdown found by compare and bisect) are about wall and
-# CPU time, at both sizes: tests/run.sh runs it with nothing beside it, in
-# the sanitizer pass too.  Beside another test on two CPUs, compare saw no
-# regression at +10% (in 8 pairs) and bisect called the ends equal.
-# run.sh: alone at every size
+# Its claims about time (compare and bisect find the 10% slowdown, and the
+# 30% one behind a broken build; commits that differ in nothing are called
+# unchanged) are asserted at full size, with nothing beside it (tests/
+# run.sh): beside another test on two CPUs, compare saw no regression at
+# +10% (in 8 pairs) and bisect called the ends equal.  BG_STAT_SIZE=small
+# (the sanitizer build in CI) runs the same script beside other tests and
+# reports those claims without asserting them, as the other statistical
+# tests do; every other check (exit codes, JSON, reuse, stored pairs,
+# options) is asserted at both sizes.
+# run.sh: alone
 . "$(dirname "$0")/lib.sh"
 
 # work N: the program's loop count (about 1 ns each).
@@ -61,9 +66,10 @@ export BENCHGUARD_DB="$T/bisect.db"
 
 # ---------------------------------------------------------------- compare
 expect_rc 1 "$BG" compare "${C[36]}" "${C[37]}" --json
+rc=$?
 cp "$T/out" "$T/cmp1.json"
-check "compare of the slower commit against its parent exits 1" true
-check "... with a regression verdict" /usr/bin/python3 - "$T/cmp1.json" <<'P'
+claim "compare of the slower commit against its parent exits 1" test "$rc" = 0
+claim "... with a regression verdict" /usr/bin/python3 - "$T/cmp1.json" <<'P'
 import json, sys
 d = json.load(open(sys.argv[1]))
 # Looks at 8 pairs, then 16 (--max-runs defaults to 2K) if still undecided.
@@ -78,9 +84,9 @@ for r in d["results"]:
 assert "regression" in (v["loop:wall_time"], v["loop:cpu_time"]), v
 assert d["summary"]["regression"] >= 1
 P
-check "compare of two commits that differ in a README exits 0" \
+claim "compare of two commits that differ in a README exits 0" \
 	expect_rc 0 "$BG" compare "${C[1]}" "${C[2]}"
-check "... and says unchanged" grep -q 'unchanged' "$T/out"
+claim "... and says unchanged" grep -q 'unchanged' "$T/out"
 check "compare of an unknown commit exits 2" expect_rc 2 "$BG" compare "${C[1]}" deadbeef
 check "compare needs two commits" expect_rc 2 "$BG" compare "${C[1]}"
 check "the user's working tree is untouched" test -z "$(git status --porcelain)"
@@ -90,11 +96,12 @@ check "the user's working tree is untouched" test -z "$(git status --porcelain)"
 export BENCHGUARD_CACHE="$T/bisect-cache"
 start=$SECONDS
 expect_rc 0 "$BG" bisect --good "${C[0]}" --bad "${C[63]}" --json
+rc=$?
 cp "$T/out" "$T/b1.json"
 cp "$T/err" "$T/b1.err"
 echo "# first bisect: $((SECONDS - start)) s"
-check "bisect exits 0" true
-check "bisect names C37 in at most 8 builds, listing its steps" \
+claim "bisect exits 0" test "$rc" = 0
+claim "bisect names C37 in at most 8 builds, listing its steps" \
 	/usr/bin/python3 - "$T/b1.json" "${C[37]}" "${C[36]}" <<'P'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -121,7 +128,7 @@ assert 1 <= len(probes) <= 7
 for s in probes:
     assert s["verdict"] in ("good", "bad", "skip") and s["runs"] >= 1 and not s["reused"], s
 P
-check "progress went to stderr, step by step" grep -q 'step 1 of about' "$T/b1.err"
+claim "progress went to stderr, step by step" grep -q 'step 1 of about' "$T/b1.err"
 
 expect_rc 0 "$BG" bisect --good "${C[0]}" --bad "${C[63]}" --json
 cp "$T/out" "$T/b2.json"
@@ -129,15 +136,18 @@ check "the same bisect again builds nothing and reuses every stored result" \
 	/usr/bin/python3 - "$T/b1.json" "$T/b2.json" <<'P'
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:])
-assert a["first_bad"] and b["first_bad"] == a["first_bad"]
+# Whatever the first one answered (at the small size the noise may have
+# hidden the step): the same answer, from the stored pairs alone.
+assert b["first_bad"] == a["first_bad"], (a["first_bad"], b["first_bad"])
 assert b["builds"] == 0, b["builds"]
-assert len(b["steps"]) == len(a["steps"]) >= 3
+assert len(b["steps"]) == len(a["steps"]) >= (3 if a["first_bad"] else 0)
 assert all(s["reused"] for s in b["steps"]), b["steps"]
 P
 
 expect_rc 1 "$BG" bisect --good "${C[40]}" --bad "${C[63]}"
-check "bisect between two commits that do not differ exits 1" true
-check "... and says so" grep -q 'nothing to bisect' "$T/out"
+rc=$?
+claim "bisect between two commits that do not differ exits 1" test "$rc" = 0
+claim "... and says so" grep -q 'nothing to bisect' "$T/out"
 check "bisect with good not an ancestor of bad exits 2" \
 	expect_rc 2 "$BG" bisect --good "${C[40]}" --bad "${C[10]}"
 check "... with a clear message" grep -q 'ancestor' "$T/err"
@@ -164,7 +174,7 @@ done
 export BENCHGUARD_DB="$T/bisect2.db"
 expect_rc 0 "$BG" bisect --good "${D[0]}" --bad "${D[15]}" --json
 cp "$T/out" "$T/b3.json"
-check "when the culprit does not build, bisect reports the range that holds it" \
+claim "when the culprit does not build, bisect reports the range that holds it" \
 	/usr/bin/python3 - "$T/b3.json" "${D[8]}" "${D[9]}" "${D[10]}" <<'P'
 import json, sys
 d = json.load(open(sys.argv[1]))
