@@ -8,7 +8,7 @@
 # (the benchmark untouched), each judged by ci as CI would; beside every
 # third one, a pull-request branch off main that makes the benchmark 10%
 # slower (its time, calibrated on this machine before the neighbour
-# starts), judged by ci too: 30 branches.
+# starts), judged by ci too: 33 branches.
 #
 #   A/A:   at most 2 of the 100 ci runs exit 1; none fails (2, 3).
 #   power: ci judges the wall_time series a regression on >= 95% of the
