@@ -15,7 +15,8 @@
 # above the noise, which ci must catch and bisect name): it runs alone in
 # either.
 #
-# BG_TEST_FILTER=regex limits the run to matching test files.
+# BG_TEST_FILTER=regex limits the run to matching test files;
+# BG_TEST_SKIP=regex leaves matching ones out, and says which.
 set -u
 build=${1:-build/release}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,11 +31,15 @@ jobs_max=${BG_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
 passed=0 failed=0 skipped=0 failed_files=()
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
-names=() cmds=() alone=() running=()
+names=() cmds=() alone=() running=() left_out=()
 
 add() { # name, command...
 	local name=$1
 	if [ -n "${BG_TEST_FILTER:-}" ] && ! [[ $name =~ $BG_TEST_FILTER ]]; then return; fi
+	if [ -n "${BG_TEST_SKIP:-}" ] && [[ $name =~ $BG_TEST_SKIP ]]; then
+		left_out+=("$name")
+		return
+	fi
 	shift
 	names+=("$name")
 	cmds+=("$(printf '%q ' "$@")")
@@ -96,6 +101,7 @@ for t in tests/e2e/t_*.sh; do
 	[ -f "$t" ] || continue
 	add "e2e/$(basename "$t" .sh)" bash "$t"
 done
+[ ${#left_out[@]} -eq 0 ] || echo "left out (BG_TEST_SKIP): ${left_out[*]}"
 
 for i in "${!names[@]}"; do
 	[ "${alone[$i]}" = 0 ] || continue

@@ -3,7 +3,7 @@
 # "# run.sh: alone" with nothing beside it (unless BG_STAT_SIZE=small; one
 # marked "# run.sh: alone at every size" even then),
 # counts a script that dies without a "not ok" as failed, names the failing
-# files and ends with the count line.
+# files and ends with the count line; BG_TEST_SKIP leaves files out.
 . "$(dirname "$0")/lib.sh"
 
 R=$T/tree
@@ -39,7 +39,7 @@ export MARKS=$T/marks
 # settings (not the ones this test runs under), output in $T/run.out.
 runs() {
 	rm -f "$MARKS"/*
-	env -u BG_TEST_FILTER -u BG_STAT_SIZE -u BG_TEST_JOBS "$@" bash "$R/tests/run.sh" build >"$T/run.out" 2>&1
+	env -u BG_TEST_FILTER -u BG_TEST_SKIP -u BG_STAT_SIZE -u BG_TEST_JOBS "$@" bash "$R/tests/run.sh" build >"$T/run.out" 2>&1
 }
 
 runs BG_TEST_JOBS=2 MEET_a=b MEET_b=a
@@ -71,6 +71,13 @@ check "sized small, the test marked alone runs beside the others" \
 runs BG_TEST_JOBS=2 BG_STAT_SIZE=small MEET_b=d BG_TEST_FILTER='t_b|t_d'
 check "... but not the one marked alone at every size" \
 	bash -c "grep -qx 'b missed d' '$MARKS/log' && grep -qx 'd saw: ' '$MARKS/log'"
+
+runs BG_TEST_JOBS=1 BG_TEST_SKIP='t_(a|c|d|fail|die)$'
+rc=$?
+check "BG_TEST_SKIP leaves files out: the unit test and t_b run ($rc)" \
+	bash -c "[ $rc = 0 ] && test \"\$(tail -n 1 '$T/run.out')\" = '2 passed, 0 failed, 1 skipped'"
+check "... and says which" grep -qx 'left out (BG_TEST_SKIP): e2e/t_a e2e/t_c e2e/t_d e2e/t_die e2e/t_fail' "$T/run.out"
+check "... none of them ran" bash -c "! grep -Eq '^(a|c|d) ' '$MARKS/log' && grep -q '^b ' '$MARKS/log'"
 
 runs BG_TEST_JOBS=0
 rc=$?
