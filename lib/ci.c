@@ -206,9 +206,10 @@ int bg_ci__merge(bg_ctx *ctx, bg_check_result *res, const bg_check_result *pairs
 			        ctx, r,
 			        bg_printf("%s: %s against %.12s in %zu interleaved "
 			                  "pairs",
-			                  r->confirm.status == BG_CONFIRM_CLEARED
-			                          ? "cleared"
-			                          : "undecided at the cap",
+			                  r->confirm.status == BG_CONFIRM_CLEARED ? "cleared"
+			                  : q->confirm.pairs >= pairs->confirm_max
+			                          ? "undecided at the cap"
+			                          : "undecided",
 			                  bg_unit__pct(pct, sizeof(pct), q->test.delta, 1),
 			                  pairs->reference, q->confirm.pairs));
 		}

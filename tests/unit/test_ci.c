@@ -59,10 +59,47 @@ static void test_skipped_pairs_keep_the_regression(void **state)
 	bg_ctx_free(ctx);
 }
 
+/* The pairs' message says "at the cap" only when the cap was reached: a
+ * series left undecided after 4 of 32 pairs (its closed direction shown
+ * by the pairs, or a futility stop) reads "undecided", and at 32 of 32
+ * "undecided at the cap". */
+static void test_undecided_says_where(void **state)
+{
+	static const size_t made[] = { 4, 32 };
+	static const char *const said[] = { "undecided: +5.9% against 0123456789ab in 4 ",
+		                            "undecided at the cap: +5.9% against "
+		                            "0123456789ab in 32 " };
+	bg_pairs_series open = { "b", "v", 0, 1 };
+	bg_ctx *ctx = NULL;
+	size_t k;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	for (k = 0; k < 2; k++) {
+		bg_check_result *res = one_row("", BG_VERDICT_UNCHANGED, NULL);
+		bg_check_result *pairs = one_row("0123456789abcdef0123456789abcdef01234567",
+		                                 BG_VERDICT_UNCHANGED, NULL);
+
+		pairs->confirm_max = 32;
+		pairs->rows[0].test.delta = pairs->rows[0].test.change = 0.059;
+		pairs->rows[0].confirm.status = BG_CONFIRM_UNDECIDED;
+		pairs->rows[0].confirm.pairs = made[k];
+		assert_int_equal(bg_ci__merge(ctx, res, pairs, &open, 1), 0);
+		assert_int_equal(res->rows[0].verdict, BG_VERDICT_UNCHANGED);
+		assert_non_null(res->rows[0].message);
+		if (!strstr(res->rows[0].message, said[k]))
+			fail_msg("message: %s", res->rows[0].message);
+		bg_check_result_free(res);
+		bg_check_result_free(pairs);
+	}
+	bg_ctx_free(ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_skipped_pairs_keep_the_regression),
+		cmocka_unit_test(test_undecided_says_where),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1158,14 +1158,15 @@ static void test_futility_both_directions(void **state)
 }
 
 /*
- * A direction the first check closed opens again when the pairs show it.
- * A branch 5% slower whose first run looked 3% faster: only "better" was
- * left open, and 4 pairs measured +5.9% (not yet significant at alpha / 4,
- * its 90% bound +3.7%).  That was "cleared": a regression measured and
- * called nothing.  Now "worse" opens and the pairs go on; at the last look
- * it is undecided, never cleared.  The same for a rate, and mirrored.
+ * A direction the first check closed, which the pairs show, is not
+ * cleared.  A branch 5% slower whose first run looked 3% faster: only
+ * "better" was left open, and 4 pairs measured +5.9% (not significant at
+ * alpha / 4, its 90% bound +3.7%).  That was "cleared": a regression
+ * measured and vouched for as nothing.  Now it is undecided at once (no
+ * flag: testing the closed direction on the data that picked it raised
+ * a suite's A/A alerts from 1 to 5 in 100).  Time and rate, both sides.
  */
-static void test_closed_direction_reopens(void **state)
+static void test_closed_direction_not_cleared(void **state)
 {
 	const double level = TH.alpha / 4;
 	bg_judgement j;
@@ -1187,18 +1188,12 @@ static void test_closed_direction_reopens(void **state)
 			better = !side;
 			assert_int_equal(bg_sequential_decide(&j, 1, 4, 32, &TH, level, &worse,
 			                                      &better, &v, &st),
-			                 0);
+			                 1);
 			assert_int_equal(v, BG_VERDICT_UNCHANGED);
 			assert_int_equal(st, BG_CONFIRM_UNDECIDED);
-			assert_true(side ? better : worse);
-			/* The last look: undecided, not cleared. */
-			worse = side;
-			better = !side;
-			assert_int_equal(bg_sequential_decide(&j, 4, 4, 32, &TH, level, &worse,
-			                                      &better, &v, &st),
-			                 1);
-			assert_int_equal(st, BG_CONFIRM_UNDECIDED);
-			/* Within min_change the closed side stays closed: cleared. */
+			/* The closed side stays closed: nothing is flagged on it. */
+			assert_true(side ? !better : !worse);
+			/* Within min_change on the closed side: cleared, as before. */
 			j.lo = side ? -0.019 : -0.01;
 			j.hi = side ? 0.01 : 0.019;
 			worse = side;
@@ -1207,7 +1202,6 @@ static void test_closed_direction_reopens(void **state)
 			                                      &better, &v, &st),
 			                 1);
 			assert_int_equal(st, BG_CONFIRM_CLEARED);
-			assert_true(side ? !better : !worse);
 		}
 	}
 }
@@ -1237,7 +1231,7 @@ int main(void)
 		cmocka_unit_test(test_deterministic_paired),
 		cmocka_unit_test(test_sequential_own_min_change),
 		cmocka_unit_test(test_futility_both_directions),
-		cmocka_unit_test(test_closed_direction_reopens),
+		cmocka_unit_test(test_closed_direction_not_cleared),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
