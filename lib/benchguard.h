@@ -963,11 +963,12 @@ size_t bg_looks(size_t first, size_t max, size_t *sizes);
  * lie within min_change in the open directions, UNDECIDED at the last
  * look, when the change left is smaller than the cap could show, or when
  * the bound of a closed direction lies beyond min_change: the pairs show
- * what the first check ruled out), 0 to measure more.  min_change is the judgement's own
- * (j->min_change, else th->min_change).  A near-deterministic judgement is decided at once: more
- * pairs cannot narrow its noise floor, only widen it.  Pure: what bg_pairs_run applies, and what
- * the unit tests simulate to show the false-alarm rate of repeated looks.  A NULL pointer ->
- * BG_EINPUT.
+ * what the first check ruled out), 0 to measure more.  min_change is the
+ * judgement's own (j->min_change, else th->min_change).  A near-deterministic
+ * judgement is decided at once: more pairs cannot narrow its noise floor,
+ * only widen it.  Pure: what bg_pairs_run applies, and what the unit tests
+ * simulate to show the false-alarm rate of repeated looks.  A NULL pointer
+ * -> BG_EINPUT.
  */
 int bg_sequential_decide(const bg_judgement *j, size_t look, size_t looks, size_t max,
                          const bg_thresholds *th, double level, int *worse, int *better,
