@@ -15,9 +15,10 @@
 #   identity:  a run under another Valgrind is not compared with the
 #              baseline (no-baseline, not a regression).
 #
-# BG_STAT_SIZE=small (the sanitizer build in CI) runs 6 A/A commits and 2
-# branches after a window of 5 and reports the claims without asserting
-# them.
+# BG_STAT_SIZE=small (CI) runs 6 A/A commits and 2 branches after a window
+# of 5.  The claims are asserted at both sizes: an instruction count does
+# not move with the neighbour (CV 0% over 20 runs), so none of 6 A/A
+# commits may exit 1 and both branches must, as at full size.
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v valgrind >/dev/null 2>&1; then
@@ -95,10 +96,10 @@ read -r _ aa_n _ aa_one aa_bad _ <<<"$(grep '^aa ' "$T/summary.txt")"
 read -r _ sl_n _ sl_one sl_bad sl_flag _ <<<"$(grep '^slow ' "$T/summary.txt")"
 check "the history's ci runs all succeeded" bash -c "! awk '\$1 == \"history\" && \$3 != 0' $T/ci.txt | grep -q ."
 check "no A/A or branch ci run failed (exit 2 or 3)" test "$((aa_bad + sl_bad))" = 0
-claim "simulate A/A under noise: 0 of $aa_n ci runs exit 1 ($aa_one)" test "$aa_one" = 0
-claim "simulate power under noise: +0.5% work flagged on $sl_flag of $sl_n branches (all)" \
+check "simulate A/A under noise: 0 of $aa_n ci runs exit 1 ($aa_one)" test "$aa_one" = 0
+check "simulate power under noise: +0.5% work flagged on $sl_flag of $sl_n branches (all)" \
 	test "$sl_flag" = "$sl_n"
-claim "every +0.5% branch exits 1 ($sl_one of $sl_n)" test "$sl_one" = "$sl_n"
+check "every +0.5% branch exits 1 ($sl_one of $sl_n)" test "$sl_one" = "$sl_n"
 python3 - "$T/ci/slow-1.json" <<'P' >"$T/rule" || true
 import json, sys
 d = json.load(open(sys.argv[1]))
