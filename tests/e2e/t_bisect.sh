@@ -15,8 +15,8 @@
 # +10% (in 8 pairs) and bisect called the ends equal.  At full size the
 # claims of power (a step found) also need a host quiet enough: an A/A
 # compare before them and another after, 16 pairs each, must each say
-# that 16 pairs show 5% (mde, 80% power), half the step.  On a host noisier than
-# that (the same program's run means moving between 30 and 90 ms within
+# that 16 pairs show 5% (mde, 80% power), half the step.  On a noisier
+# host (the same program's run means moving between 30 and 90 ms within
 # seconds, as seen here) no tool could promise them in 16 pairs, and the
 # test says so with both figures, not asserting them.  The A/A claims are
 # asserted whatever the noise.  BG_STAT_SIZE=small (CI) runs the same
