@@ -2316,3 +2316,54 @@ const char *bg_config_starter(void)
 	       "  // ]\n"
 	       "}\n";
 }
+
+/* One field of a definition: its name, then its text with its length, so
+ * that no two definitions run together into the same bytes. */
+static int definition_put(bg_buf *b, const char *field, const char *text)
+{
+	return bg_buf_printf(b, "%s %zu:%s\n", field, text ? strlen(text) : 0, text ? text : "");
+}
+
+int bg_config__definition(const bg_benchmark *bench, const bg_suite_opts *o, char out[65])
+{
+	bg_buf b = BG_BUF_INIT;
+	int samples = o->samples >= 0 ? o->samples : bench->samples;
+	int warmup = o->warmup >= 0 ? o->warmup : bench->warmup;
+	double timeout = o->timeout > 0 ? o->timeout : bench->timeout;
+	size_t i, k;
+	int error = 0;
+
+	out[0] = '\0';
+	/* As the runner resolves them (lib/runner.c). */
+	if (samples < 0)
+		samples = 0;
+	if (warmup < 0)
+		warmup = 0;
+	if (definition_put(&b, "command", bench->command) < 0 ||
+	    definition_put(&b, "format", bg_format_name(bench->format)) < 0 ||
+	    bg_buf_printf(&b, "samples %d\nwarmup %d\ntimeout %.17g\nkernel %d\n", samples, warmup,
+	                  timeout, bench->kernel ? 1 : 0) < 0)
+		goto oom;
+	for (i = 0; i < bench->nrequires; i++)
+		if (definition_put(&b, "requires", bench->requires[i]) < 0)
+			goto oom;
+	for (i = 0; i < bench->nmeasure; i++) {
+		if (bg_buf_printf(&b, "measure %zu\n", bench->measure[i].nalt) < 0)
+			goto oom;
+		for (k = 0; k < bench->measure[i].nalt; k++)
+			if (definition_put(&b, "instrument",
+			                   bg_instrument_name(bench->measure[i].alt[k])) < 0)
+				goto oom;
+	}
+	if (bench->events && bg_buf_printf(&b, "events %zu\n", bench->nevents) < 0)
+		goto oom;
+	for (i = 0; bench->events && i < bench->nevents; i++)
+		if (definition_put(&b, "event", bench->events[i]) < 0)
+			goto oom;
+	error = bg_sha256_hex(b.ptr, b.len, out) < 0 ? BG_ERROR : 0;
+	bg_buf_clear(&b);
+	return error;
+oom:
+	bg_buf_clear(&b);
+	return BG_ENOMEM;
+}

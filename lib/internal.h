@@ -167,6 +167,11 @@ int bg_read_file_max(bg_ctx *ctx, const char *path, size_t max, char **data, siz
 /* The series (benchmark, metric) of a result set, or NULL; by its hash
  * table, so that a parser asking once per series stays linear. */
 const bg_series *bg_results__find(const bg_results *res, const char *benchmark, const char *metric);
+/* What measured outcome `benchmark` (bg_config__definition), or NULL for
+ * none; bg_results__definition: that of outcome i, or NULL. */
+int bg_results__set_definition(bg_ctx *ctx, bg_results *res, const char *benchmark,
+                               const char *definition);
+const char *bg_results__definition(const bg_results *res, size_t i);
 
 /* Makes room in an array of `size`-byte elements for element n (its
  * capacity doubles); 0 or BG_ENOMEM, the array unchanged on failure. */
@@ -397,6 +402,15 @@ int bg_config__valid_repo(const char *repo, int deep);
 /* A pull or merge request's number as "pr" may be, written or from a
  * ${VAR}: 1 to INT64_MAX in decimal, without a sign or a leading zero. */
 int bg_config__valid_pr(const char *pr);
+/*
+ * What a benchmark measures, as a SHA-256 in hex: its command, format,
+ * requirements, instruments, counters, and the samples, warmup and timeout
+ * that `o` gives it (its own where o leaves them).  Not its name or the
+ * directions of its metrics, which judge the samples but do not change
+ * them.  Stored with each outcome (outcomes.definition), so that stored
+ * pairs are reused only while the benchmark is what measured them.
+ */
+int bg_config__definition(const bg_benchmark *bench, const bg_suite_opts *o, char out[65]);
 
 /* lib/dl.c: loads `soname` (what it is, `what`, for messages) and stores
  * the address of names[i] at slots[i], each the address of a function

@@ -321,86 +321,94 @@ static int measure(pstate *p, size_t want, size_t goal)
 	return error;
 }
 
+/* A benchmark a stored run must hold, measured as it is defined now. */
+typedef struct {
+	const char *name; /* into the config */
+	char definition[65];
+} wanted_bench;
+
 /*
  * The benchmarks this call selects on `side` (opts->series, and the run's
- * only and filter, over that side's suite): *names of *n, pointing into the
- * config; none without a suite.  Worked out once, for every stored run.
+ * only and filter, over that side's suite), each with its definition as
+ * that side would run it: *wants of *n; none without a suite.  Worked out
+ * once, for every stored run.
  */
-static int side_wants(bg_ctx *ctx, const bg_pairs_opts *o, const bg_side *side, const char ***names,
-                      size_t *n)
+static int side_wants(bg_ctx *ctx, const bg_pairs_opts *o, const bg_side *side,
+                      wanted_bench **wants, size_t *n)
 {
 	const bg_config *cfg = side->config ? side->config : o->run.config;
 	size_t count = cfg ? bg_config_benchmark_count(cfg) : 0, i, k;
+	const char **names = NULL;
 	unsigned char *keep = NULL;
 	int error = 0;
 
-	*names = NULL;
+	*wants = NULL;
 	*n = 0;
 	if (!count)
 		return 0;
-	if (!(*names = malloc(count * sizeof(**names))) || !(keep = malloc(count))) {
+	if (!(names = malloc(count * sizeof(*names))) || !(keep = malloc(count)) ||
+	    !(*wants = malloc(count * sizeof(**wants)))) {
 		error = bg_error_oom(ctx);
 		goto cleanup;
 	}
 	for (i = 0; i < count; i++)
-		(*names)[i] = bg_config_benchmark(cfg, i)->name;
-	if ((error = bg_suite__selects(ctx, &o->run, *names, count, keep)) < 0)
+		names[i] = bg_config_benchmark(cfg, i)->name;
+	if ((error = bg_suite__selects(ctx, &o->run, names, count, keep)) < 0)
 		goto cleanup;
 	for (i = 0; i < count; i++) {
-		int want = keep[i] && !o->series;
+		int wanted = keep[i] && !o->series;
+		wanted_bench *w = &(*wants)[*n];
 
-		for (k = 0; keep[i] && !want && o->series && k < o->nseries; k++)
-			want = !strcmp(o->series[k].benchmark, (*names)[i]);
-		if (want)
-			(*names)[(*n)++] = (*names)[i];
+		for (k = 0; keep[i] && !wanted && o->series && k < o->nseries; k++)
+			wanted = !strcmp(o->series[k].benchmark, names[i]);
+		if (!wanted)
+			continue;
+		w->name = names[i];
+		if ((error = bg_config__definition(bg_config_benchmark(cfg, i), &o->run,
+		                                   w->definition)) < 0) {
+			error = bg_error_set(ctx, error, "cannot describe benchmark \"%s\"",
+			                     names[i]);
+			goto cleanup;
+		}
+		(*n)++;
 	}
 cleanup:
 	free(keep);
+	free((void *)names);
 	if (error < 0) {
-		free((void *)*names);
-		*names = NULL;
+		free(*wants);
+		*wants = NULL;
+		*n = 0;
 	}
 	return error;
 }
 
 /*
- * Whether a stored run holds every one of names[0..n) (measured, failed or
- * skipped).  Pairs are found by their tags, which do not say what was run:
- * a pair made for a narrower selection (a bisect of another series over the
- * same range) lacks the rest, and reused it would judge them on no runs.
+ * Whether a stored run measured every one of wants[0..n), each as it is
+ * defined now (measured, failed or skipped).  Pairs are found by their
+ * tags, which do not say what was run: a pair made for a narrower selection
+ * (a bisect of another series over the same range) lacks the rest, and
+ * reused it would judge them on no runs; one made before a benchmark's
+ * command, samples or timeout changed measured something else.  Runs that
+ * recorded no definition (an older benchguard) cover nothing.
  */
-static int run_covers(bg_ctx *ctx, bg_store *store, int64_t run, const char *const *names, size_t n,
-                      int *covers)
+static int run_covers(bg_ctx *ctx, bg_store *store, int64_t run, const wanted_bench *wants,
+                      size_t n, int *covers)
 {
-	bg_run_series *rs = NULL;
-	bg_outcome *oc = NULL;
-	size_t nrs = 0, noc = 0, i, k;
-	int error, have = 1;
+	size_t i;
+	int error = 0, have = 1;
 
-	if (!n) {
-		*covers = 1;
-		return 0;
-	}
-	if ((error = bg_store_run_series(ctx, store, run, &rs, &nrs)) < 0 ||
-	    (error = bg_store_run_outcomes(ctx, store, run, &oc, &noc)) < 0)
-		goto cleanup;
-	for (i = 0; i < n && have; i++) {
-		for (k = 0, have = 0; !have && k < nrs; k++)
-			have = !strcmp(rs[k].benchmark, names[i]);
-		for (k = 0; !have && k < noc; k++)
-			have = !strcmp(oc[k].benchmark, names[i]);
-	}
-	*covers = have;
-cleanup:
-	bg_run_series_free(rs, nrs);
-	bg_outcomes_free(oc, noc);
+	for (i = 0; i < n && have && error == 0; i++)
+		error = bg_store_run_defined(ctx, store, run, wants[i].name, wants[i].definition,
+		                             &have);
+	*covers = error == 0 && have;
 	return error;
 }
 
 int bg_pairs_stored(bg_ctx *ctx, bg_store *store, const bg_pairs_opts *opts, int64_t **ref_ids,
                     int64_t **cand_ids, size_t *n)
 {
-	const char **rwant = NULL, **cwant = NULL;
+	wanted_bench *rwant = NULL, *cwant = NULL;
 	size_t len = 0, i, kept = 0, nr = 0, nc = 0;
 	int error, a = 0, b = 0;
 
@@ -436,8 +444,8 @@ int bg_pairs_stored(bg_ctx *ctx, bg_store *store, const bg_pairs_opts *opts, int
 	}
 	*n = kept;
 cleanup:
-	free((void *)rwant);
-	free((void *)cwant);
+	free(rwant);
+	free(cwant);
 	if (error < 0) {
 		free(*ref_ids);
 		free(*cand_ids);

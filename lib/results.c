@@ -28,11 +28,17 @@ typedef struct {
 	double scale;
 } series_slot;
 
+/* An outcome, and what measured it (bg_config__definition; NULL: not known). */
+typedef struct {
+	bg_outcome o;
+	char *definition;
+} outcome_slot;
+
 struct bg_results {
 	series_slot *series;
 	size_t nseries, capseries;
 	bg_index index; /* series by (benchmark, metric) */
-	bg_outcome *outcomes;
+	outcome_slot *outcomes;
 	size_t noutcomes, capoutcomes;
 	/* Outcomes by benchmark, as series are: a file of a million skipped
 	 * benchmarks would otherwise compare each name with all before it. */
@@ -65,8 +71,9 @@ void bg_results_free(bg_results *res)
 	for (i = 0; i < res->nseries; i++)
 		series_clear(&res->series[i].s);
 	for (i = 0; i < res->noutcomes; i++) {
-		free(res->outcomes[i].benchmark);
-		free(res->outcomes[i].message);
+		free(res->outcomes[i].o.benchmark);
+		free(res->outcomes[i].o.message);
+		free(res->outcomes[i].definition);
 	}
 	free(res->series);
 	bg_index__free(&res->index);
@@ -100,7 +107,7 @@ const bg_outcome *bg_results_outcome(const bg_results *res, size_t i)
 {
 	if (!res)
 		return NULL;
-	return i < res->noutcomes ? &res->outcomes[i] : NULL;
+	return i < res->noutcomes ? &res->outcomes[i].o : NULL;
 }
 
 /* Series i is (key[0], key[1]). */
@@ -285,7 +292,7 @@ int bg_results_set_instrument(bg_ctx *ctx, bg_results *res, const char *benchmar
 /* Outcome i is of benchmark `key`. */
 static int same_outcome(const void *set, size_t i, const void *key)
 {
-	return !strcmp(((const bg_results *)set)->outcomes[i].benchmark, key);
+	return !strcmp(((const bg_results *)set)->outcomes[i].o.benchmark, key);
 }
 
 /* The outcome of `benchmark`, of hash h, or NULL. */
@@ -293,7 +300,7 @@ static bg_outcome *outcome_find(const bg_results *res, const char *benchmark, ui
 {
 	size_t i = bg_index__find(&res->oindex, h, same_outcome, res, benchmark);
 
-	return i == BG_INDEX_NONE ? NULL : &res->outcomes[i];
+	return i == BG_INDEX_NONE ? NULL : &res->outcomes[i].o;
 }
 
 const bg_outcome *bg_results_find_outcome(const bg_results *res, const char *benchmark)
@@ -325,7 +332,8 @@ int bg_results_set_outcome(bg_ctx *ctx, bg_results *res, const char *benchmark,
 			free(msg);
 			return bg_error_oom(ctx);
 		}
-		o = &res->outcomes[res->noutcomes];
+		res->outcomes[res->noutcomes].definition = NULL;
+		o = &res->outcomes[res->noutcomes].o;
 		o->benchmark = strdup(benchmark);
 		o->message = NULL;
 		if (!o->benchmark || bg_index__add(&res->oindex, h, res->noutcomes) < 0) {
@@ -339,6 +347,34 @@ int bg_results_set_outcome(bg_ctx *ctx, bg_results *res, const char *benchmark,
 	o->message = msg;
 	o->status = status;
 	return 0;
+}
+
+/* The slot of an outcome handed out by this set: o is its first member. */
+static outcome_slot *outcome_slot_of(const bg_outcome *o)
+{
+	return (outcome_slot *)(void *)o;
+}
+
+int bg_results__set_definition(bg_ctx *ctx, bg_results *res, const char *benchmark,
+                               const char *definition)
+{
+	bg_outcome *o;
+	char *copy = NULL;
+
+	BG_NEED(ctx, res);
+	BG_NEED(ctx, benchmark);
+	if (!(o = outcome_find(res, benchmark, bg_index__hash(benchmark, NULL))))
+		return bg_error_set(ctx, BG_EINPUT, "no outcome of \"%s\" to describe", benchmark);
+	if (definition && !(copy = strdup(definition)))
+		return bg_error_oom(ctx);
+	free(outcome_slot_of(o)->definition);
+	outcome_slot_of(o)->definition = copy;
+	return 0;
+}
+
+const char *bg_results__definition(const bg_results *res, size_t i)
+{
+	return res && i < res->noutcomes ? res->outcomes[i].definition : NULL;
 }
 
 void bg_results_drop_benchmark(bg_results *res, const char *benchmark)

@@ -196,6 +196,10 @@ static const char *const migrations[] = {
 	 * step name none either, and are reused by no one. */
 	"ALTER TABLE runs ADD COLUMN pair_ref TEXT;"
 	"CREATE INDEX runs_pair_ref ON runs(pair_ref);",
+	/* 10: what measured each benchmark of a run (bg_config__definition):
+	 * a stored pair is reused only while the benchmark is defined as it
+	 * was.  Older rows have none, and their pairs are measured again. */
+	"ALTER TABLE outcomes ADD COLUMN definition TEXT;",
 };
 
 /*
@@ -219,7 +223,7 @@ static const char *const migrations_pg[] = {
 	"CREATE VIEW samples(result_id, idx, value) AS"
 	"  SELECT a.result_id, s.i - 1, a.vals[s.i]"
 	"  FROM sample_arrays a, generate_subscripts(a.vals, 1) AS s(i);",
-	NULL,
+	NULL, NULL,
 };
 /* clang-format on */
 
@@ -258,6 +262,7 @@ enum store_stmt {
 	ST_RUN_SERIES,
 	ST_RUN_MEANS,
 	ST_RUN_OUTCOMES,
+	ST_RUN_DEFINED,
 	ST_RUN_TAGS,
 	ST_BUILD_GET,
 	ST_BUILD_PUT,
@@ -305,9 +310,10 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_RESULT_INSERT] = "INSERT INTO results(run_id, series_id, n, mean, median, stddev,"
 			     " min, max, robust_mean, outliers, instrument)"
 			     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) RETURNING id",
-	[ST_OUTCOME_INSERT] = "INSERT INTO outcomes(run_id, benchmark, status, message)"
-			      " VALUES (?1, ?2, ?3, ?4) ON CONFLICT (run_id, benchmark)"
-			      " DO UPDATE SET status = excluded.status, message = excluded.message",
+	[ST_OUTCOME_INSERT] = "INSERT INTO outcomes(run_id, benchmark, status, message, definition)"
+			      " VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (run_id, benchmark)"
+			      " DO UPDATE SET status = excluded.status, message = excluded.message,"
+			      " definition = excluded.definition",
 	[ST_SERIES_COUNT] = "SELECT count(*) FROM series"
 			    " WHERE benchmark = ?1 AND (CAST(?2 AS TEXT) IS NULL OR metric = ?2)",
 	/* ?3 counts runs, not rows, so a benchmark's metrics stay together. */
@@ -391,6 +397,8 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_RUN_OUTCOMES] =
 		"SELECT benchmark, status, message FROM outcomes"
 		" WHERE run_id = ?1 AND status != 'ok' ORDER BY benchmark",
+	[ST_RUN_DEFINED] = "SELECT 1 FROM outcomes"
+			   " WHERE run_id = ?1 AND benchmark = ?2 AND definition = ?3",
 	[ST_RUN_TAGS] = "SELECT key || '=' || value FROM run_tags WHERE run_id = ?1 ORDER BY key",
 	[ST_BUILD_GET] = "SELECT ok, log_tail, seconds, finished_at FROM builds"
 			 " WHERE sha = ?1 AND machine = ?2 AND command_hash = ?3",
@@ -1281,7 +1289,8 @@ static int store__outcomes(bg_ctx *ctx, bg_store *st, int64_t run_id, const bg_r
 		if (bg_db_bind_int64(s, 1, run_id) != 0 ||
 		    bg_db_bind_text(s, 2, o->benchmark, -1) != 0 ||
 		    bg_db_bind_text(s, 3, store__outcome_name(o->status), -1) != 0 ||
-		    bg_db_bind_text(s, 4, o->message, -1) != 0)
+		    bg_db_bind_text(s, 4, o->message, -1) != 0 ||
+		    bg_db_bind_text(s, 5, bg_results__definition(res, i), -1) != 0)
 			return store__bind_fail(ctx, st, s);
 		if ((error = store__run(ctx, st, s, "storing outcomes")) < 0)
 			return error;
@@ -2122,6 +2131,27 @@ int bg_store_run_outcomes(bg_ctx *ctx, bg_store *store, int64_t run_id, bg_outco
 cleanup:
 	bg_db_reset(s);
 	bg_outcomes_free(o, len);
+	return error;
+}
+
+int bg_store_run_defined(bg_ctx *ctx, bg_store *store, int64_t run_id, const char *benchmark,
+                         const char *definition, int *yes)
+{
+	bg_db_stmt *s;
+	int error = 0, rc;
+
+	*yes = 0;
+	if ((error = store__stmt(ctx, store, ST_RUN_DEFINED, &s)) < 0)
+		return error;
+	if (bg_db_bind_int64(s, 1, run_id) != 0 || bg_db_bind_text(s, 2, benchmark, -1) != 0 ||
+	    bg_db_bind_text(s, 3, definition, -1) != 0)
+		return store__bind_fail(ctx, store, s);
+	rc = bg_db_step(s);
+	if (rc == BG_DB_ROW)
+		*yes = 1;
+	else if (rc != BG_DB_DONE)
+		error = store__fail(ctx, store, "reading a run's outcomes");
+	bg_db_reset(s);
 	return error;
 }
 

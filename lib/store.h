@@ -219,6 +219,10 @@ void bg_strings_free(char **v, size_t n);
 int bg_store_run_outcomes(bg_ctx *ctx, bg_store *store, int64_t run_id, bg_outcome **out,
                           size_t *n);
 void bg_outcomes_free(bg_outcome *o, size_t n);
+/* *yes: the run measured `benchmark` as `definition` describes
+ * (bg_config__definition), whatever became of it. */
+int bg_store_run_defined(bg_ctx *ctx, bg_store *store, int64_t run_id, const char *benchmark,
+                         const char *definition, int *yes);
 /* A run's tags as "K=V" strings (NULL-terminated array; free with bg_strv_free). */
 int bg_store_run_tags(bg_ctx *ctx, bg_store *store, int64_t run_id, char ***tags);
 void bg_strv_free(char **v);

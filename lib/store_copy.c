@@ -72,7 +72,8 @@ static const char *const copy_sql[CP_COUNT] = {
 		       " FROM results x JOIN series s ON s.id = x.series_id"
 		       " WHERE x.run_id = ?1 ORDER BY x.id",
 	[CP_SAMPLES] = "SELECT value FROM samples WHERE result_id = ?1 ORDER BY idx",
-	[CP_OUTCOMES] = "SELECT benchmark, status, message FROM outcomes WHERE run_id = ?1",
+	[CP_OUTCOMES] = "SELECT benchmark, status, message, definition FROM outcomes"
+			" WHERE run_id = ?1",
 	[CP_CHECKS] = "SELECT id, source, created_at, pairs, seconds, json FROM checks"
 		      " WHERE run_id = ?1 ORDER BY id",
 	[CP_VERDICTS] = "SELECT series, benchmark, metric, verdict, first, confirmation"
@@ -108,8 +109,8 @@ static const char *const copy_sql[CP_COUNT] = {
 	[CP_D_RESULT] = "INSERT INTO results(run_id, series_id, n, mean, median, stddev, min, max,"
 			" robust_mean, outliers, instrument)"
 			" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) RETURNING id",
-	[CP_D_OUTCOME] = "INSERT INTO outcomes(run_id, benchmark, status, message)"
-			 " VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
+	[CP_D_OUTCOME] = "INSERT INTO outcomes(run_id, benchmark, status, message, definition)"
+			 " VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",
 	[CP_D_CHECK] = "INSERT INTO checks(run_id, source, created_at, pairs, seconds, json)"
 		       " VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id",
 	[CP_D_VERDICT] = "INSERT INTO verdicts(check_id, series, benchmark, metric, verdict,"
@@ -414,7 +415,8 @@ static int cp__run_body(copier *c, int64_t src_run, const char *uid)
 	while ((rc = bg_db_step(r)) == BG_DB_ROW) {
 		d = c->s[CP_D_OUTCOME];
 		if (bg_db_bind_int64(d, 1, run_id) < 0 || cp__text(d, 2, r, 0) < 0 ||
-		    cp__text(d, 3, r, 1) < 0 || cp__text(d, 4, r, 2) < 0) {
+		    cp__text(d, 3, r, 1) < 0 || cp__text(d, 4, r, 2) < 0 ||
+		    cp__text(d, 5, r, 3) < 0) {
 			error = cp__fail(c, CP_D_OUTCOME, "storing outcomes");
 			goto cleanup;
 		}

@@ -250,6 +250,24 @@ static int gpu_state_after(bg_ctx *ctx, bg_store *store, bg_machine *machine, in
 	return 0;
 }
 
+/*
+ * Stores with the benchmark's outcome what measured it, so that stored
+ * pairs are reused (bg_pairs_stored) only while the benchmark still is
+ * what it was: a bisect run again after its command, samples or timeout
+ * changed measures anew.
+ */
+static int describe(bg_ctx *ctx, const bg_benchmark *b, const bg_suite_opts *opts, bg_results *one)
+{
+	char definition[65];
+	int error;
+
+	if (!bg_results_find_outcome(one, b->name))
+		return 0;
+	if ((error = bg_config__definition(b, opts, definition)) < 0)
+		return bg_error_set(ctx, error, "cannot describe benchmark \"%s\"", b->name);
+	return bg_results__set_definition(ctx, one, b->name, definition);
+}
+
 typedef struct {
 	const bg_suite_opts *o;
 	bg_suite_event ev;
@@ -377,6 +395,8 @@ int bg_suite_run(bg_ctx *ctx, bg_store *store, const bg_suite_opts *opts, bg_sui
 			if ((error = bg_results_new(&one)) < 0)
 				goto cleanup;
 			error = bg_runner_run(ctx, b, &ro, one);
+			if (error == 0)
+				error = describe(ctx, b, opts, one);
 			if (error == 0)
 				error = bg_store_run_add(ctx, store, out->ids[k], one);
 			if (error == 0)

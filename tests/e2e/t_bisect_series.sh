@@ -71,6 +71,44 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert all(s["reused"] for s in d["steps"]), d["steps"]
 P
+# Stored pairs are reused only while the benchmark is what measured them.
+# steps_reused all|none: every step of the JSON answer in $T/out was (or
+# none was) read from stored pairs, and the answer is C5.
+steps_reused() {
+	/usr/bin/python3 - "$T/out" "$1" <<'P2' && names_culprit
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = [s["reused"] for s in d["steps"]]
+assert r and (all(r) if sys.argv[2] == "all" else not any(r)), r
+P2
+}
+# b's command changed, the program it runs the same: the file says so.
+sed 's|"name": "b", "format": "lines", "command": "sh bench.sh"|"name": "b", "format": "lines", "command": "sh ./bench.sh"|' \
+	benchguard.json >"$T/changed.json"
+check "(b's command changed in the copy of the config)" eval '! cmp -s benchguard.json "$T/changed.json"'
+check "b's command changed: bisect of b:v measures again" \
+	expect_rc 0 "$BG" bisect --good HEAD~8 --bad HEAD --series b:v --json --config "$T/changed.json"
+check "... no step read from the pairs of the old command" steps_reused none
+check "and again: the new pairs are reused" \
+	expect_rc 0 "$BG" bisect --good HEAD~8 --bad HEAD --series b:v --json --config "$T/changed.json"
+check "... every step reused" steps_reused all
+check "a, unchanged, keeps its pairs" \
+	expect_rc 0 "$BG" bisect --good HEAD~8 --bad HEAD --series a:v --json --config "$T/changed.json"
+check "... every step reused" steps_reused all
+check "--samples 2 measures a again (its runs had 1 sample)" \
+	expect_rc 0 "$BG" bisect --good HEAD~8 --bad HEAD --series a:v --json --samples 2
+check "... no step reused" steps_reused none
+check "db copy keeps what measured each run: the copy reuses them" \
+	expect_rc 0 "$BG" db copy "$T/db" "$T/copy.db"
+check "... (bisect over the copy)" expect_rc 0 env BENCHGUARD_DB="$T/copy.db" \
+	"$BG" bisect --good HEAD~8 --bad HEAD --series a:v --json --samples 2
+check "... every step reused" steps_reused all
+# Runs an older benchguard stored say nothing of what measured them.
+sqlite3 "$T/copy.db" "UPDATE outcomes SET definition = NULL"
+check "runs stored without a definition are measured again" \
+	expect_rc 0 env BENCHGUARD_DB="$T/copy.db" \
+	"$BG" bisect --good HEAD~8 --bad HEAD --series a:v --json --samples 2
+check "... no step reused" steps_reused none
 # A range of one commit: the bad end is the culprit, found with no probe.
 check "bisect of C4..C5 names C5" \
 	expect_rc 0 "$BG" bisect --good HEAD~4 --bad HEAD~3 --series a:v

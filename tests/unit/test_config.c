@@ -1160,6 +1160,85 @@ static void test_starter(void **state)
 	bg_ctx_free(ctx);
 }
 
+/* The definition of benchmark "b" in a config whose benchmarks are `benchmarks`. */
+static void definition_of(bg_ctx *ctx, const char *benchmarks, const bg_suite_opts *o, char out[65])
+{
+	char text[1024];
+	bg_config *cfg;
+	const bg_benchmark *b;
+
+	snprintf(text, sizeof(text), "{ \"benchmarks\": [ %s ] }", benchmarks);
+	cfg = parse_ok(ctx, text);
+	b = bg_config_benchmark(cfg, bg_config_benchmark_count(cfg) - 1);
+	assert_string_equal(b->name, "b");
+	assert_int_equal(bg_config__definition(b, o, out), 0);
+	assert_int_equal(strlen(out), 64);
+	bg_config_free(cfg);
+}
+
+/*
+ * What measured a benchmark: every field that changes its samples changes
+ * the definition (a stored pair is then measured again), its name, line and
+ * metrics' directions do not, and an option given as in the file is the same.
+ */
+static void test_definition(void **state)
+{
+	static const char *const base =
+	        "{ \"name\": \"b\", \"command\": \"./x --n 1\", \"format\": \"lines\" }";
+	static const char *const changed[] = {
+		"{ \"name\": \"b\", \"command\": \"./x --n 2\", \"format\": \"lines\" }",
+		"{ \"name\": \"b\", \"command\": \"./x --n 1\", \"format\": \"gbench\" }",
+		"{ \"name\": \"b\", \"command\": \"./x --n 1\", \"format\": \"lines\", "
+		"\"requires\": [\"sh\"] }",
+		"{ \"name\": \"b\", \"command\": \"./x --n 1\", \"format\": \"lines\", "
+		"\"samples\": 16 }",
+		"{ \"name\": \"b\", \"command\": \"./x --n 1\", \"format\": \"lines\", "
+		"\"warmup\": 3 }",
+		"{ \"name\": \"b\", \"command\": \"./x --n 1\", \"format\": \"lines\", "
+		"\"timeout\": 61 }",
+		"{ \"name\": \"b\", \"command\": \"./x --n 1\", \"format\": \"lines\", "
+		"\"measure\": [\"counters\"] }",
+		"{ \"name\": \"b\", \"command\": \"./x --n 1\", \"format\": \"lines\", "
+		"\"measure\": [\"counters\"], \"counters\": { \"kernel\": true } }",
+		"{ \"name\": \"b\", \"command\": \"./x --n 1\", \"format\": \"lines\", "
+		"\"measure\": [\"counters\"], \"counters\": { \"events\": [\"cycles\"] } }",
+	};
+	bg_suite_opts o;
+	bg_ctx *ctx = NULL;
+	char want[65], got[65], other[65];
+	size_t i;
+
+	(void)state;
+	memset(&o, 0, sizeof(o));
+	o.samples = o.warmup = -1;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	definition_of(ctx, base, &o, want);
+	definition_of(ctx, base, &o, got);
+	assert_string_equal(got, want);
+	for (i = 0; i < BG_ARRAY_SIZE(changed); i++) {
+		definition_of(ctx, changed[i], &o, got);
+		if (!strcmp(got, want))
+			fail_msg("same definition as the base: %s", changed[i]);
+	}
+	/* Not what it measures: where it is, the benchmarks beside it, and the
+	 * direction of its metrics. */
+	definition_of(ctx,
+	              "{ \"name\": \"a\", \"command\": \"y\" },\n"
+	              "{ \"name\": \"b\", \"command\": \"./x --n 1\", \"format\": \"lines\","
+	              " \"metrics\": { \"m\": { \"direction\": \"higher\" } } }",
+	              &o, got);
+	assert_string_equal(got, want);
+	/* --samples 15 is the default's 15; --samples 16 is not. */
+	o.samples = 15;
+	definition_of(ctx, base, &o, got);
+	assert_string_equal(got, want);
+	o.samples = 16;
+	definition_of(ctx, base, &o, got);
+	definition_of(ctx, changed[3], &(bg_suite_opts){ .samples = -1, .warmup = -1 }, other);
+	assert_string_equal(got, other);
+	bg_ctx_free(ctx);
+}
+
 static void test_load_errors_and_free(void **state)
 {
 	bg_ctx *ctx = NULL;
@@ -1200,6 +1279,7 @@ int main(void)
 		cmocka_unit_test(test_database_spec),
 		cmocka_unit_test(test_starter),
 		cmocka_unit_test(test_load_errors_and_free),
+		cmocka_unit_test(test_definition),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

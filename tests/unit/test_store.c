@@ -1286,13 +1286,15 @@ static void test_migrate_to_builds(void **state)
 
 	/* Back to the schema of version 3: migration 4 only added `builds`, 5
 	 * the alert outbox, 6 the runs' role and the recorded verdicts, 7 the
-	 * results' instrument, 9 the runs' pairs. */
+	 * results' instrument, 9 the runs' pairs, 10 the outcomes'
+	 * definitions. */
 	assert_int_equal(sql_exec(path, "DROP TABLE builds; DROP TABLE outbox;"
 	                                " DROP TABLE verdicts; DROP TABLE checks;"
 	                                " ALTER TABLE runs DROP COLUMN role;"
 	                                " ALTER TABLE results DROP COLUMN instrument;"
 	                                " DROP INDEX runs_pair_ref;"
 	                                " ALTER TABLE runs DROP COLUMN pair_ref;"
+	                                " ALTER TABLE outcomes DROP COLUMN definition;"
 	                                " PRAGMA user_version = 3"),
 	                 SQLITE_OK);
 	assert_int_equal(sql_int(path, "SELECT count(*) FROM sqlite_master WHERE name = 'builds'"),
@@ -1390,6 +1392,7 @@ static void test_open_source(void **state)
 	                                " ALTER TABLE results DROP COLUMN instrument;"
 	                                " DROP INDEX runs_pair_ref;"
 	                                " ALTER TABLE runs DROP COLUMN pair_ref;"
+	                                " ALTER TABLE outcomes DROP COLUMN definition;"
 	                                " PRAGMA user_version = 3"),
 	                 SQLITE_OK);
 	assert_int_equal(bg_store_open_source(ctx, path, &st), 0);
@@ -1586,12 +1589,13 @@ static void test_roles_and_recorded_verdicts(void **state)
 	}
 	bg_store_free(st);
 	st = NULL;
-	/* As version 5 left it: no role, no recorded verdicts (nor what 7 and 9 added). */
+	/* As version 5 left it: no role, no recorded verdicts (nor what 7, 9 and 10 added). */
 	assert_int_equal(sql_exec(path, "DROP TABLE verdicts; DROP TABLE checks;"
 	                                " ALTER TABLE runs DROP COLUMN role;"
 	                                " ALTER TABLE results DROP COLUMN instrument;"
 	                                " DROP INDEX runs_pair_ref;"
 	                                " ALTER TABLE runs DROP COLUMN pair_ref;"
+	                                " ALTER TABLE outcomes DROP COLUMN definition;"
 	                                " PRAGMA user_version = 5"),
 	                 SQLITE_OK);
 	assert_int_equal(bg_store_open(ctx, path, &st), 0);
@@ -1808,6 +1812,7 @@ static void test_pairs_recorded(void **state)
 	 * none, and new pairs are recorded. */
 	assert_int_equal(sql_exec(path, "DROP INDEX runs_pair_ref;"
 	                                " ALTER TABLE runs DROP COLUMN pair_ref;"
+	                                " ALTER TABLE outcomes DROP COLUMN definition;"
 	                                " PRAGMA user_version = 8"),
 	                 SQLITE_OK);
 	assert_int_equal(bg_store_open(ctx, path, &st), 0);
