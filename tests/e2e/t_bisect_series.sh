@@ -1,7 +1,11 @@
 # t_bisect_series.sh -- bisect of one series, then of another, over the same
 # range: the pairs the first stored ran only its own benchmark, so the
-# second must measure its own, not read the first's as "no difference".  And
-# a range of one commit prints no empty table.  Two benchmarks whose values
+# second must measure its own, not read the first's as "no difference".
+# Pairs are reused only while the benchmark is what measured them: after
+# its command or samples change it is measured again, a benchmark left
+# alone keeps its pairs, db copy keeps what measured each run, and runs
+# that do not say (an older benchguard's) are measured again.  And a range
+# of one commit prints no empty table.  Two benchmarks whose values
 # are set, not timed: the level the build copies from the commit (100, then
 # 200 from C5 on), times a fixed noise of about 1% from a shared counter.
 # What is tested is which pairs bisect reads, not its power: with a 5 ms
