@@ -281,15 +281,33 @@ static const char *headline(const bg_check_result *res)
 	                                           : "no regression";
 }
 
+/* The counts in words, as the trend report writes them ("2 regressions,
+ * 1 without a baseline"), not the verdicts' names (JSON's, the table's). */
 int bg_check__summary_line(const bg_check_result *res, bg_buf *b)
 {
+	static const char *const one[BG_VERDICT_COUNT] = {
+		[BG_VERDICT_REGRESSION] = "regression",
+		[BG_VERDICT_IMPROVEMENT] = "improvement",
+		[BG_VERDICT_UNCHANGED] = "unchanged",
+		[BG_VERDICT_NO_BASELINE] = "without a baseline",
+		[BG_VERDICT_SKIPPED] = "skipped",
+		[BG_VERDICT_FAILED] = "failed",
+	};
+	static const char *const many[BG_VERDICT_COUNT] = {
+		[BG_VERDICT_REGRESSION] = "regressions",
+		[BG_VERDICT_IMPROVEMENT] = "improvements",
+		[BG_VERDICT_UNCHANGED] = "unchanged",
+		[BG_VERDICT_NO_BASELINE] = "without a baseline",
+		[BG_VERDICT_SKIPPED] = "skipped",
+		[BG_VERDICT_FAILED] = "failed",
+	};
 	int v, first = 1, e = 0;
 
 	for (v = 0; v < BG_VERDICT_COUNT; v++) {
 		if (!res->count[v])
 			continue;
 		e |= bg_buf_printf(b, "%s%zu %s", first ? "" : ", ", res->count[v],
-		                   bg_verdict_name((bg_verdict)v));
+		                   res->count[v] == 1 ? one[v] : many[v]);
 		first = 0;
 	}
 	e |= bg_buf_puts(b, "\n");

@@ -373,12 +373,40 @@ static void test_zero_change_sign(void **state)
 	assert_string_equal(buf, "-");
 }
 
+/* The count line in words: one or many, and no verdict's JSON name. */
+static void test_summary_line(void **state)
+{
+	bg_check_result res;
+	bg_buf b = BG_BUF_INIT;
+
+	(void)state;
+	memset(&res, 0, sizeof(res));
+	res.count[BG_VERDICT_REGRESSION] = 1;
+	res.count[BG_VERDICT_IMPROVEMENT] = 2;
+	res.count[BG_VERDICT_UNCHANGED] = 3;
+	res.count[BG_VERDICT_NO_BASELINE] = 1;
+	res.count[BG_VERDICT_FAILED] = 2;
+	assert_int_equal(bg_check__summary_line(&res, &b), 0);
+	assert_string_equal(b.ptr, "1 regression, 2 improvements, 3 unchanged, 1 without a "
+	                           "baseline, 2 failed\n");
+	bg_buf_clear(&b);
+	memset(&res, 0, sizeof(res));
+	res.count[BG_VERDICT_REGRESSION] = 2;
+	res.count[BG_VERDICT_IMPROVEMENT] = 1;
+	res.count[BG_VERDICT_NO_BASELINE] = 4;
+	res.count[BG_VERDICT_SKIPPED] = 1;
+	assert_int_equal(bg_check__summary_line(&res, &b), 0);
+	assert_string_equal(b.ptr,
+	                    "2 regressions, 1 improvement, 4 without a baseline, 1 skipped\n");
+	bg_buf_clear(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_outcomes),         cmocka_unit_test(test_hostile_names),
 		cmocka_unit_test(test_long_names),       cmocka_unit_test(test_run_out_of_memory),
-		cmocka_unit_test(test_zero_change_sign),
+		cmocka_unit_test(test_zero_change_sign), cmocka_unit_test(test_summary_line),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
