@@ -338,7 +338,7 @@ static void on_look(size_t look, size_t looks, size_t pairs, size_t open, double
 	bisect_state *b = data;
 
 	cli_info(b->st,
-	         "bisect: the ends, look %zu of %zu at %zu pairs: %zu series undecided "
+	         "bisect: the ends, look %zu of %zu at %zu pairs: %zu series still open "
 	         "(%.1f s)",
 	         look, looks, pairs, open, seconds);
 }

@@ -40,8 +40,8 @@ static void on_pair(size_t k, size_t of, int ref_first, void *data)
 static void on_look(size_t look, size_t looks, size_t pairs, size_t open, double seconds,
                     void *data)
 {
-	cli_info(data, "compare: look %zu of %zu at %zu pairs: %zu series undecided (%.1f s)", look,
-	         looks, pairs, open, seconds);
+	cli_info(data, "compare: look %zu of %zu at %zu pairs: %zu series still open (%.1f s)",
+	         look, looks, pairs, open, seconds);
 }
 
 static int print(cli_state *st, const bg_check_result *res, const side *a, const side *b)

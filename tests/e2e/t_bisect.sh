@@ -289,8 +289,8 @@ assert d["first_bad"] == sys.argv[2], d
 assert d["series"] == "set:v", d
 P
 check "... saying so on stderr, look by look" bash -c "
-	grep -q 'the ends, look 1 of 3 at 2 pairs: 1 series undecided' $T/err &&
-	grep -q 'the ends, look 3 of 3 at 8 pairs: 0 series undecided' $T/err"
+	grep -q 'the ends, look 1 of 3 at 2 pairs: 1 series still open' $T/err &&
+	grep -q 'the ends, look 3 of 3 at 8 pairs: 0 series still open' $T/err"
 check "... with 8 pairs stored at each end" test "$(sqlite3 "$BENCHGUARD_DB" \
 	"SELECT count(*) FROM run_tags WHERE key = 'bisect-end'")" = 16
 check "... all of them paired runs, none in a rolling baseline" test "$(sqlite3 "$BENCHGUARD_DB" \
@@ -313,7 +313,7 @@ assert c["look"] == 3 and c["looks"] == 3 and abs(c["level"] - 0.01 / 3) < 1e-12
 assert abs(r["delta"] - 0.05) < 0.01 and r["change"] == r["delta"], r
 P
 check "... saying so on stderr" bash -c "
-	grep -q 'compare: look 2 of 3 at 4 pairs: 1 series undecided' $T/err &&
+	grep -q 'compare: look 2 of 3 at 4 pairs: 1 series still open' $T/err &&
 	grep -q 'compare: pair 8 of 8' $T/err"
 
 # ------------------------------------------ options compare and bisect take
