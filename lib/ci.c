@@ -131,7 +131,7 @@ static const char *first_way(char *buf, size_t len, const bg_verdict_row *r, bg_
 int bg_ci__merge(bg_ctx *ctx, bg_check_result *res, const bg_check_result *pairs,
                  const bg_pairs_series *open, size_t nopen)
 {
-	size_t i, k;
+	size_t i, k, cap;
 	int error;
 
 	for (i = 0; i < nopen; i++) {
@@ -216,16 +216,17 @@ int bg_ci__merge(bg_ctx *ctx, bg_check_result *res, const bg_check_result *pairs
 		if (error < 0)
 			return error;
 	}
-	/* A benchmark that failed during the pairs: failure outranks. */
+	/* A benchmark that failed during the pairs: failure outranks.  The
+	 * rows' room is not kept; taken as their count, they grow at once. */
+	cap = res->nrows;
 	for (k = 0; k < pairs->nrows; k++) {
 		const bg_verdict_row *q = &pairs->rows[k];
 		bg_verdict_row *r;
 
 		if (q->verdict != BG_VERDICT_FAILED || find_row(res, q->series))
 			continue;
-		if (!(r = realloc(res->rows, (res->nrows + 1) * sizeof(*r))))
+		if (bg_grow((void **)&res->rows, &cap, res->nrows, sizeof(*res->rows)) < 0)
 			return bg_error_oom(ctx);
-		res->rows = r;
 		r = &res->rows[res->nrows];
 		memset(r, 0, sizeof(*r));
 		r->verdict = BG_VERDICT_FAILED;

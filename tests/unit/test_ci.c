@@ -95,11 +95,55 @@ static void test_undecided_says_where(void **state)
 	bg_ctx_free(ctx);
 }
 
+/* Benchmarks that failed while measured again join the verdict as
+ * failures, however many: 40, past the rows' first growth. */
+static void test_failed_in_pairs_added(void **state)
+{
+	bg_pairs_series open = { "b", "v", 1, 0 };
+	bg_check_result *res = one_row("", BG_VERDICT_REGRESSION, NULL);
+	bg_check_result *pairs =
+	        one_row("0123456789abcdef0123456789abcdef01234567", BG_VERDICT_REGRESSION, NULL);
+	bg_ctx *ctx = NULL;
+	size_t i, failed = 0;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_non_null(pairs->rows = realloc(pairs->rows, 41 * sizeof(*pairs->rows)));
+	for (i = 1; i <= 40; i++) {
+		bg_verdict_row *q = &pairs->rows[i];
+		char name[32];
+
+		memset(q, 0, sizeof(*q));
+		snprintf(name, sizeof(name), "f%zu", i);
+		q->benchmark = bg_strdup(name);
+		q->series = bg_strdup(name);
+		q->message = bg_strdup("exit status 3");
+		q->verdict = BG_VERDICT_FAILED;
+	}
+	pairs->nrows = 41;
+	assert_int_equal(bg_ci__merge(ctx, res, pairs, &open, 1), 0);
+	assert_int_equal(res->nrows, 41);
+	assert_int_equal(res->count[BG_VERDICT_FAILED], 40);
+	for (i = 0; i < res->nrows; i++) {
+		if (res->rows[i].verdict != BG_VERDICT_FAILED)
+			continue;
+		failed++;
+		assert_true(res->rows[i].series[0] == 'f');
+		assert_string_equal(res->rows[i].message, "exit status 3");
+	}
+	assert_int_equal(failed, 40);
+	assert_int_equal(bg_check_exit_code(res), 3);
+	bg_check_result_free(res);
+	bg_check_result_free(pairs);
+	bg_ctx_free(ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_skipped_pairs_keep_the_regression),
 		cmocka_unit_test(test_undecided_says_where),
+		cmocka_unit_test(test_failed_in_pairs_added),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
