@@ -2324,7 +2324,8 @@ static int definition_put(bg_buf *b, const char *field, const char *text)
 	return bg_buf_printf(b, "%s %zu:%s\n", field, text ? strlen(text) : 0, text ? text : "");
 }
 
-int bg_config__definition(const bg_benchmark *bench, const bg_suite_opts *o, char out[65])
+int bg_config__definition(const bg_config *cfg, const bg_benchmark *bench, const bg_suite_opts *o,
+                          char out[65])
 {
 	bg_buf b = BG_BUF_INIT;
 	int samples = o->samples >= 0 ? o->samples : bench->samples;
@@ -2339,7 +2340,8 @@ int bg_config__definition(const bg_benchmark *bench, const bg_suite_opts *o, cha
 		samples = 0;
 	if (warmup < 0)
 		warmup = 0;
-	if (definition_put(&b, "command", bench->command) < 0 ||
+	if (definition_put(&b, "build", cfg ? bg_config_build(cfg) : NULL) < 0 ||
+	    definition_put(&b, "command", bench->command) < 0 ||
 	    definition_put(&b, "format", bg_format_name(bench->format)) < 0 ||
 	    bg_buf_printf(&b, "samples %d\nwarmup %d\ntimeout %.17g\nkernel %d\n", samples, warmup,
 	                  timeout, bench->kernel ? 1 : 0) < 0)

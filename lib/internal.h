@@ -403,14 +403,16 @@ int bg_config__valid_repo(const char *repo, int deep);
  * ${VAR}: 1 to INT64_MAX in decimal, without a sign or a leading zero. */
 int bg_config__valid_pr(const char *pr);
 /*
- * What a benchmark measures, as a SHA-256 in hex: its command, format,
- * requirements, instruments, counters, and the samples, warmup and timeout
- * that `o` gives it (its own where o leaves them).  Not its name or the
- * directions of its metrics, which judge the samples but do not change
- * them.  Stored with each outcome (outcomes.definition), so that stored
- * pairs are reused only while the benchmark is what measured them.
+ * What a benchmark of cfg measures, as a SHA-256 in hex: the suite's build
+ * command, the benchmark's command, format, requirements, instruments,
+ * counters, and the samples, warmup and timeout that `o` gives it (its own
+ * where o leaves them).  Not its name or the directions of its metrics,
+ * which judge the samples but do not change them.  Stored with each
+ * outcome (outcomes.definition), so that stored pairs are reused only while
+ * the benchmark is what measured them.
  */
-int bg_config__definition(const bg_benchmark *bench, const bg_suite_opts *o, char out[65]);
+int bg_config__definition(const bg_config *cfg, const bg_benchmark *bench, const bg_suite_opts *o,
+                          char out[65]);
 
 /* lib/dl.c: loads `soname` (what it is, `what`, for messages) and stores
  * the address of names[i] at slots[i], each the address of a function

@@ -364,7 +364,7 @@ static int side_wants(bg_ctx *ctx, const bg_pairs_opts *o, const bg_side *side,
 		if (!wanted)
 			continue;
 		w->name = names[i];
-		if ((error = bg_config__definition(bg_config_benchmark(cfg, i), &o->run,
+		if ((error = bg_config__definition(cfg, bg_config_benchmark(cfg, i), &o->run,
 		                                   w->definition)) < 0) {
 			error = bg_error_set(ctx, error, "cannot describe benchmark \"%s\"",
 			                     names[i]);
@@ -389,7 +389,8 @@ cleanup:
  * tags, which do not say what was run: a pair made for a narrower selection
  * (a bisect of another series over the same range) lacks the rest, and
  * reused it would judge them on no runs; one made before a benchmark's
- * command, samples or timeout changed measured something else.  Runs that
+ * command, samples or timeout (or the build) changed measured something
+ * else.  Runs that
  * recorded no definition (an older benchguard) cover nothing.
  */
 static int run_covers(bg_ctx *ctx, bg_store *store, int64_t run, const wanted_bench *wants,

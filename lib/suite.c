@@ -253,8 +253,8 @@ static int gpu_state_after(bg_ctx *ctx, bg_store *store, bg_machine *machine, in
 /*
  * Stores with the benchmark's outcome what measured it, so that stored
  * pairs are reused (bg_pairs_stored) only while the benchmark still is
- * what it was: a bisect run again after its command, samples or timeout
- * changed measures anew.
+ * what it was: a bisect run again after its command, samples, timeout or
+ * the suite's build command changed measures anew.
  */
 static int describe(bg_ctx *ctx, const bg_benchmark *b, const bg_suite_opts *opts, bg_results *one)
 {
@@ -263,7 +263,7 @@ static int describe(bg_ctx *ctx, const bg_benchmark *b, const bg_suite_opts *opt
 
 	if (!bg_results_find_outcome(one, b->name))
 		return 0;
-	if ((error = bg_config__definition(b, opts, definition)) < 0)
+	if ((error = bg_config__definition(opts->config, b, opts, definition)) < 0)
 		return bg_error_set(ctx, error, "cannot describe benchmark \"%s\"", b->name);
 	return bg_results__set_definition(ctx, one, b->name, definition);
 }

@@ -2,11 +2,11 @@
 # range: the pairs the first stored ran only its own benchmark, so the
 # second must measure its own, not read the first's as "no difference".
 # Pairs are reused only while the benchmark is what measured them: after
-# its command or samples change it is measured again, a benchmark left
-# alone keeps its pairs, db copy keeps what measured each run, and runs
-# that do not say (an older benchguard's) are measured again.  And a range
-# of one commit prints no empty table.  Two benchmarks whose values
-# are set, not timed: the level the build copies from the commit (100, then
+# its command, its samples or the build change it is measured again, a
+# benchmark left alone keeps its pairs, db copy keeps what measured each
+# run, and runs that do not say (an older benchguard's) are measured
+# again.  And a range of one commit prints no empty table.  Two benchmarks
+# whose values are set, not timed: the level the build copies from the commit (100, then
 # 200 from C5 on), times a fixed noise of about 1% from a shared counter.
 # What is tested is which pairs bisect reads, not its power: with a 5 ms
 # timed program on a busy host (run means moving by a third within
@@ -101,6 +101,12 @@ check "a, unchanged, keeps its pairs" \
 check "... every step reused" steps_reused all
 check "--samples 2 measures a again (its runs had 1 sample)" \
 	expect_rc 0 "$BG" bisect --good HEAD~8 --bad HEAD --series a:v --json --samples 2
+check "... no step reused" steps_reused none
+sed 's|"build": "cp level level.built"|"build": "cp level level.built \&\& :"|' \
+	benchguard.json >"$T/build.json"
+check "(the build command changed in another copy)" eval '! cmp -s benchguard.json "$T/build.json"'
+check "the build command changed: a is measured again" \
+	expect_rc 0 "$BG" bisect --good HEAD~8 --bad HEAD --series a:v --json --config "$T/build.json"
 check "... no step reused" steps_reused none
 check "db copy keeps what measured each run: the copy reuses them" \
 	expect_rc 0 "$BG" db copy "$T/db" "$T/copy.db"

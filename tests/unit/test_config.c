@@ -1160,18 +1160,21 @@ static void test_starter(void **state)
 	bg_ctx_free(ctx);
 }
 
-/* The definition of benchmark "b" in a config whose benchmarks are `benchmarks`. */
-static void definition_of(bg_ctx *ctx, const char *benchmarks, const bg_suite_opts *o, char out[65])
+/* The definition of benchmark "b" in a config whose benchmarks are
+ * `benchmarks`, with `build` (JSON text, NULL: none) for its build. */
+static void definition_of(bg_ctx *ctx, const char *build, const char *benchmarks,
+                          const bg_suite_opts *o, char out[65])
 {
 	char text[1024];
 	bg_config *cfg;
 	const bg_benchmark *b;
 
-	snprintf(text, sizeof(text), "{ \"benchmarks\": [ %s ] }", benchmarks);
+	snprintf(text, sizeof(text), "{ %s%s%s\"benchmarks\": [ %s ] }", build ? "\"build\": " : "",
+	         build ? build : "", build ? ", " : "", benchmarks);
 	cfg = parse_ok(ctx, text);
 	b = bg_config_benchmark(cfg, bg_config_benchmark_count(cfg) - 1);
 	assert_string_equal(b->name, "b");
-	assert_int_equal(bg_config__definition(b, o, out), 0);
+	assert_int_equal(bg_config__definition(cfg, b, o, out), 0);
 	assert_int_equal(strlen(out), 64);
 	bg_config_free(cfg);
 }
@@ -1212,29 +1215,36 @@ static void test_definition(void **state)
 	memset(&o, 0, sizeof(o));
 	o.samples = o.warmup = -1;
 	assert_int_equal(bg_ctx_new(&ctx), 0);
-	definition_of(ctx, base, &o, want);
-	definition_of(ctx, base, &o, got);
+	definition_of(ctx, NULL, base, &o, want);
+	definition_of(ctx, NULL, base, &o, got);
 	assert_string_equal(got, want);
 	for (i = 0; i < BG_ARRAY_SIZE(changed); i++) {
-		definition_of(ctx, changed[i], &o, got);
+		definition_of(ctx, NULL, changed[i], &o, got);
 		if (!strcmp(got, want))
 			fail_msg("same definition as the base: %s", changed[i]);
 	}
 	/* Not what it measures: where it is, the benchmarks beside it, and the
 	 * direction of its metrics. */
-	definition_of(ctx,
+	definition_of(ctx, NULL,
 	              "{ \"name\": \"a\", \"command\": \"y\" },\n"
 	              "{ \"name\": \"b\", \"command\": \"./x --n 1\", \"format\": \"lines\","
 	              " \"metrics\": { \"m\": { \"direction\": \"higher\" } } }",
 	              &o, got);
 	assert_string_equal(got, want);
+	/* The suite's build makes what the command runs. */
+	definition_of(ctx, "\"make\"", base, &o, got);
+	assert_string_not_equal(got, want);
+	definition_of(ctx, "\"make CFLAGS=-O3\"", base, &o, other);
+	assert_string_not_equal(other, got);
+	assert_string_not_equal(other, want);
 	/* --samples 15 is the default's 15; --samples 16 is not. */
 	o.samples = 15;
-	definition_of(ctx, base, &o, got);
+	definition_of(ctx, NULL, base, &o, got);
 	assert_string_equal(got, want);
 	o.samples = 16;
-	definition_of(ctx, base, &o, got);
-	definition_of(ctx, changed[3], &(bg_suite_opts){ .samples = -1, .warmup = -1 }, other);
+	definition_of(ctx, NULL, base, &o, got);
+	definition_of(ctx, NULL, changed[3], &(bg_suite_opts){ .samples = -1, .warmup = -1 },
+	              other);
 	assert_string_equal(got, other);
 	bg_ctx_free(ctx);
 }
