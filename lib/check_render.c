@@ -285,21 +285,14 @@ static const char *headline(const bg_check_result *res)
  * 1 without a baseline"), not the verdicts' names (JSON's, the table's). */
 int bg_check__summary_line(const bg_check_result *res, bg_buf *b)
 {
-	static const char *const one[BG_VERDICT_COUNT] = {
-		[BG_VERDICT_REGRESSION] = "regression",
-		[BG_VERDICT_IMPROVEMENT] = "improvement",
-		[BG_VERDICT_UNCHANGED] = "unchanged",
-		[BG_VERDICT_NO_BASELINE] = "without a baseline",
-		[BG_VERDICT_SKIPPED] = "skipped",
-		[BG_VERDICT_FAILED] = "failed",
-	};
-	static const char *const many[BG_VERDICT_COUNT] = {
-		[BG_VERDICT_REGRESSION] = "regressions",
-		[BG_VERDICT_IMPROVEMENT] = "improvements",
-		[BG_VERDICT_UNCHANGED] = "unchanged",
-		[BG_VERDICT_NO_BASELINE] = "without a baseline",
-		[BG_VERDICT_SKIPPED] = "skipped",
-		[BG_VERDICT_FAILED] = "failed",
+	/* Each verdict's count, of one and of several. */
+	static const char *const words[BG_VERDICT_COUNT][2] = {
+		[BG_VERDICT_REGRESSION] = { "regression", "regressions" },
+		[BG_VERDICT_IMPROVEMENT] = { "improvement", "improvements" },
+		[BG_VERDICT_UNCHANGED] = { "unchanged", "unchanged" },
+		[BG_VERDICT_NO_BASELINE] = { "without a baseline", "without a baseline" },
+		[BG_VERDICT_SKIPPED] = { "skipped", "skipped" },
+		[BG_VERDICT_FAILED] = { "failed", "failed" },
 	};
 	int v, first = 1, e = 0;
 
@@ -307,7 +300,7 @@ int bg_check__summary_line(const bg_check_result *res, bg_buf *b)
 		if (!res->count[v])
 			continue;
 		e |= bg_buf_printf(b, "%s%zu %s", first ? "" : ", ", res->count[v],
-		                   res->count[v] == 1 ? one[v] : many[v]);
+		                   words[v][res->count[v] != 1]);
 		first = 0;
 	}
 	e |= bg_buf_puts(b, "\n");
