@@ -390,8 +390,8 @@ cleanup:
  * (a bisect of another series over the same range) lacks the rest, and
  * reused it would judge them on no runs; one made before a benchmark's
  * command, samples or timeout (or the build) changed measured something
- * else.  Runs that
- * recorded no definition (an older benchguard) cover nothing.
+ * else.  Runs that recorded no definition (an older benchguard) cover
+ * nothing.
  */
 static int run_covers(bg_ctx *ctx, bg_store *store, int64_t run, const wanted_bench *wants,
                       size_t n, int *covers)
