@@ -54,7 +54,9 @@
  *     o.bytes = 12.0 * n;  o.flops = 2.0 * n;
  *     return bgh_cuda_run(&o, launch, arg, 0) ? 1 : 0;
  *
- * bgh_run and bgh_cuda_run return 0, or -1 after printing why on stderr.
+ * bgh_run and bgh_cuda_run return 0, or -1 after printing why on stderr
+ * (a label that is not one word, fewer than one sample, a negative warm-up,
+ * a CUDA error).
  * bgh_report prints one sample's lines for a time measured some other way;
  * it does not check the label: call bgh_label_check once first.
  */
@@ -192,6 +194,26 @@ static inline int bgh_label_check(const char *label)
 }
 
 /*
+ * 0 for options bgh_run can measure with, else -1 after saying why: a
+ * label as bgh_label_check wants it, at least one sample (a program that
+ * set o.samples to 0 would print nothing, and benchguard would find no
+ * series with no word of why) and no negative warm-up.
+ */
+static inline int bgh_opts_check(const bgh_opts *o)
+{
+	if (bgh_label_check(o->label))
+		return -1;
+	if (o->samples < 1 || o->warmup < 0) {
+		fprintf(stderr,
+		        "benchguard harness: %s: %d samples after %d warm-up; a run needs at least "
+		        "one sample and no negative warm-up\n",
+		        o->label, o->samples, o->warmup);
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * The clock: CLOCK_MONOTONIC where POSIX declares it, else C11's wall clock
  * (a C program that included a system header before this one), which NTP
  * may step.
@@ -229,7 +251,7 @@ static inline int bgh_run(const bgh_opts *o, void (*fn)(void *), void *arg)
 	int i, k, iters = o->iters > 0 ? o->iters : 1;
 	struct timespec t0, t1;
 
-	if (bgh_label_check(o->label))
+	if (bgh_opts_check(o))
 		return -1;
 	/* Two loops, not one of warmup * iters calls: the product of two
 	 * counts that each fit an int need not. */
@@ -281,7 +303,7 @@ static inline int bgh_cuda_run(const bgh_opts *o, void (*launch)(void *, cudaStr
 	int i, k, rc = -1, dev = 0, l2 = 0, iters = o->iters > 0 ? o->iters : 1;
 	float ms = 0;
 
-	if (bgh_label_check(o->label))
+	if (bgh_opts_check(o))
 		return -1;
 	if (bgh_cuda_ok(cudaEventCreate(&start), "cudaEventCreate") ||
 	    bgh_cuda_ok(cudaEventCreate(&stop), "cudaEventCreate"))

@@ -114,6 +114,36 @@ BENCHGUARD_WARMUP=0 BENCHGUARD_SAMPLES=2 "$T/label" z >"$T/out" 2>"$T/err"
 check "BENCHGUARD_WARMUP=0 BENCHGUARD_SAMPLES=2: 2 samples, nothing on stderr" \
 	test "$(grep -c '^BENCHGUARD z/time ' "$T/out")" -eq 2 -a ! -s "$T/err"
 
+# 3c. Counts the program sets itself are held to the same: o.samples of 0
+# or less, or a negative o.warmup, is refused before anything runs (exit
+# 1, nothing on stdout, one sentence naming the label), not a silent run
+# that prints nothing.
+cat >"$T/counts.c" <<'C'
+#include "benchguard_harness.h"
+static long calls;
+static void work(void *arg) { (void)arg; calls++; }
+int main(int argc, char **argv)
+{
+	bgh_opts o = bgh_opts_default("counts");
+	o.samples = atoi(argv[1]);
+	o.warmup = atoi(argv[2]);
+	if (bgh_run(&o, work, argv))
+		return calls ? 3 : 1;
+	return 0;
+}
+C
+"$CC" -std=c11 -I"$ROOT/lib" -o "$T/counts" "$T/counts.c"
+for sw in "0 0" "-1 1" "1 -1"; do
+	"$T/counts" $sw >"$T/out" 2>"$T/err"
+	check "o.samples/o.warmup $sw: refused before a call (exit 1, nothing printed)" \
+		test $? -eq 1 -a ! -s "$T/out"
+	check "... one sentence naming the label and the counts" \
+		test "$(grep -c "^benchguard harness: counts: ${sw% *} samples after ${sw#* } warm-up; a run needs" "$T/err")" -eq 1 -a "$(wc -l <"$T/err")" -eq 1
+done
+"$T/counts" 2 0 >"$T/out" 2>"$T/err"
+check "o.samples 2, o.warmup 0: 2 samples, nothing on stderr" \
+	test "$(grep -c '^BENCHGUARD counts/time ' "$T/out")" -eq 2 -a ! -s "$T/err"
+
 # 4. Sample times keep their nanoseconds whatever the clock reads.  A C11
 # program that includes a system header first gets no CLOCK_MONOTONIC and
 # the harness falls back to timespec_get(TIME_UTC), some 1.8e9 s: as one
