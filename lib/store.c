@@ -1167,9 +1167,12 @@ static int store__check_run(bg_ctx *ctx, bg_store *st, int64_t run_id)
 /*
  * The series' id, created on first use.  A unit that differs from the one
  * stored is refused: mixing seconds and bytes in one history is meaningless.
- * The direction follows the latest run, since the config may override it.
+ * The direction follows the latest run, since the config may override it,
+ * unless `keep_dir`: a baseline file says a direction of its own, and one
+ * that differs from the stored one would turn every stored run's
+ * regression into an improvement for everyone; it is refused as a unit is.
  */
-static int store__series(bg_ctx *ctx, bg_store *st, const bg_series *ser, int64_t *id)
+static int store__series(bg_ctx *ctx, bg_store *st, const bg_series *ser, int keep_dir, int64_t *id)
 {
 	const char *dir = bg_direction_name(ser->direction);
 	bg_db_stmt *s;
@@ -1195,6 +1198,14 @@ static int store__series(bg_ctx *ctx, bg_store *st, const bg_series *ser, int64_
 			return error;
 		}
 		same_dir = !strcmp(old_dir, dir);
+		if (!same_dir && keep_dir) {
+			error = bg_error_set(ctx, BG_EINPUT,
+			                     "series \"%s:%s\" is stored as %s is better, but "
+			                     "this run says %s is better",
+			                     ser->benchmark, ser->metric, old_dir, dir);
+			bg_db_reset(s);
+			return error;
+		}
 	} else if (rc != BG_DB_DONE) {
 		error = store__fail(ctx, st, "finding the series");
 		bg_db_reset(s);
@@ -1220,14 +1231,15 @@ static int store__series(bg_ctx *ctx, bg_store *st, const bg_series *ser, int64_
 }
 
 /* One series of a run: its summary row, then every sample in order. */
-static int store__series_samples(bg_ctx *ctx, bg_store *st, int64_t run_id, const bg_series *ser)
+static int store__series_samples(bg_ctx *ctx, bg_store *st, int64_t run_id, const bg_series *ser,
+                                 int keep_dir)
 {
 	bg_summary sum;
 	int64_t series_id = 0, result_id;
 	bg_db_stmt *s;
 	int error, rc;
 
-	if ((error = store__series(ctx, st, ser, &series_id)) < 0)
+	if ((error = store__series(ctx, st, ser, keep_dir, &series_id)) < 0)
 		return error;
 	if ((error = bg_stats_summarize(ctx, ser->values, ser->n, &sum)) < 0)
 		return error;
@@ -1298,8 +1310,10 @@ static int store__outcomes(bg_ctx *ctx, bg_store *st, int64_t run_id, const bg_r
 	return 0;
 }
 
-/* Series and outcomes of an open run, inside the caller's transaction. */
-static int store__run_add(bg_ctx *ctx, bg_store *store, int64_t run_id, const bg_results *res)
+/* Series and outcomes of an open run, inside the caller's transaction;
+ * keep_dir: as store__series. */
+static int store__run_add(bg_ctx *ctx, bg_store *store, int64_t run_id, const bg_results *res,
+                          int keep_dir)
 {
 	size_t i, n = bg_results_series_count(res);
 	int error;
@@ -1307,8 +1321,8 @@ static int store__run_add(bg_ctx *ctx, bg_store *store, int64_t run_id, const bg
 	if ((error = store__check_run(ctx, store, run_id)) < 0)
 		return error;
 	for (i = 0; i < n; i++)
-		if ((error = store__series_samples(ctx, store, run_id, bg_results_series(res, i))) <
-		    0)
+		if ((error = store__series_samples(ctx, store, run_id, bg_results_series(res, i),
+		                                   keep_dir)) < 0)
 			return error;
 	return store__outcomes(ctx, store, run_id, res);
 }
@@ -1337,7 +1351,7 @@ int bg_store_run_add(bg_ctx *ctx, bg_store *store, int64_t run_id, const bg_resu
 
 	if ((error = store__begin(ctx, store)) < 0)
 		return error;
-	if ((error = store__run_add(ctx, store, run_id, res)) < 0 ||
+	if ((error = store__run_add(ctx, store, run_id, res, 0)) < 0 ||
 	    (error = store__commit(ctx, store)) < 0)
 		store__rollback(store);
 	return error;
@@ -1386,7 +1400,7 @@ int bg_store_runs_put(bg_ctx *ctx, bg_store *store, const bg_run_info *info,
 			break;
 		if (!run_ids[i]) /* stored already */
 			continue;
-		if ((error = store__run_add(ctx, store, run_ids[i], res[i])) < 0 ||
+		if ((error = store__run_add(ctx, store, run_ids[i], res[i], 1)) < 0 ||
 		    (error = store__run_finish(ctx, store, run_ids[i])) < 0)
 			break;
 	}

@@ -86,7 +86,9 @@ int bg_store_run_add(bg_ctx *ctx, bg_store *store, int64_t run_id, const bg_resu
 /* Marks the run complete. */
 int bg_store_run_finish(bg_ctx *ctx, bg_store *store, int64_t run_id);
 /* Whole runs (an import) in one transaction: for each, begin, series,
- * outcomes and finish, so that a refusal stores none of them.  A run with
+ * outcomes and finish, so that a refusal stores none of them.  A series
+ * stored already keeps its direction: a run that says the other is
+ * refused (BG_EINPUT), as one in another unit is.  A run with
  * info[i].uid already stored leaves run_ids[i] 0, as bg_store_run_begin_new.
  * On an error, *failed (when not NULL) is the index of the run refused, or
  * n when no one run is to blame (the commit). */

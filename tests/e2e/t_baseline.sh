@@ -283,6 +283,17 @@ check "two files that disagree on a direction: exit 2, naming both" bash -c "
 check "files that agree on it are stored, higher is better" bash -c "
 	'$BG' -q --db '$T/dir.db' baseline import --machine m1 '$T/d2.json' '$T/d2.json' &&
 	[ \"\$(sqlite3 '$T/dir.db' \"SELECT direction FROM series WHERE benchmark = 'd2'\")\" = higher ]"
+# Nor does a later import turn the stored direction round: a file saying
+# "lower" of a series stored "higher" made every stored regression an
+# improvement (and check exit 0).  Refused as a unit is, nothing stored.
+bfile "$T/d4.json" "$(brun 11 g2 n s)" "$(brun 12 d2 m s lower)"
+before=$(runs_of "$T/dir.db")
+check "a file whose direction contradicts the database: exit 2, naming the series" bash -c "
+	'$BG' --db '$T/dir.db' baseline import --machine m1 '$T/d4.json' 2>'$T/d.err'; [ \$? = 2 ] &&
+	grep -qx 'benchguard: .*d4.json: run 0*c: series \"d2:m\" is stored as higher is better, but this run says lower is better; nothing imported' '$T/d.err'"
+check "... the stored direction unchanged, none of its runs stored" bash -c "
+	[ \"\$(sqlite3 '$T/dir.db' \"SELECT direction FROM series WHERE benchmark = 'd2'\")\" = higher ] &&
+	[ \"\$(sqlite3 '$T/dir.db' 'SELECT count(*) FROM runs')\" = $before ]"
 
 # `import` is one transaction too: a unit the store refuses leaves no run.
 printf 'BENCHGUARD v 1.0 ms\n' >"$T/i1.txt"
