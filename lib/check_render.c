@@ -499,16 +499,27 @@ static int junit_message(bg_buf *b, const bg_check_result *res, const bg_verdict
 	return e ? BG_ENOMEM : 0;
 }
 
+/* A name from outside on one line of the details: a line break it holds
+ * (an older or edited database) is shown, not a line of its own. */
+static int junit_name(bg_buf *b, const char *s)
+{
+	return bg_text__escape(b, BG_ESC_TERM, s ? s : "");
+}
+
 /* What a row's testcase says in full (a failure's text, a pass's system-out). */
 static int junit_details(bg_buf *b, const bg_check_result *res, const bg_verdict_row *r)
 {
 	char a[48], ci[48], cur[48], pct[32], p[24], conf[256];
 	int e = 0;
 
-	e |= bg_buf_printf(b, "series: %s\nverdict: %s\n", r->series, bg_verdict_name(r->verdict));
-	if (r->metric)
-		e |= bg_buf_printf(b, "unit: %s (%s is better)\n", r->unit ? r->unit : "",
-		                   bg_direction_name(r->direction));
+	e |= bg_buf_puts(b, "series: ");
+	e |= junit_name(b, r->series);
+	e |= bg_buf_printf(b, "\nverdict: %s\n", bg_verdict_name(r->verdict));
+	if (r->metric) {
+		e |= bg_buf_puts(b, "unit: ");
+		e |= junit_name(b, r->unit);
+		e |= bg_buf_printf(b, " (%s is better)\n", bg_direction_name(r->direction));
+	}
 	if (tested(r)) {
 		bg_unit_format(a, sizeof(a), r->test.base_mean, r->unit);
 		bg_unit_format(ci, sizeof(ci), r->test.base_ci, r->unit);
@@ -534,13 +545,20 @@ static int junit_details(bg_buf *b, const bg_check_result *res, const bg_verdict
 		e |= bg_buf_printf(b, "confirmation: %s\n", conf);
 	if (r->message)
 		e |= bg_buf_printf(b, "%s\n", r->message);
-	e |= bg_buf_printf(b, "commit: %s%s%s%s on machine %s\n", res->sha, res->branch ? " (" : "",
-	                   res->branch ? res->branch : "", res->branch ? ")" : "",
-	                   res->machine ? res->machine : "");
-	if (res->baseline_branch)
-		e |= bg_buf_printf(b, "baseline: %s, window %d, from %.12s\n", res->baseline_branch,
-		                   res->window, res->baseline_from);
-	else
+	e |= bg_buf_printf(b, "commit: %s", res->sha);
+	if (res->branch) {
+		e |= bg_buf_puts(b, " (");
+		e |= junit_name(b, res->branch);
+		e |= bg_buf_puts(b, ")");
+	}
+	e |= bg_buf_puts(b, " on machine ");
+	e |= junit_name(b, res->machine);
+	e |= bg_buf_puts(b, "\n");
+	if (res->baseline_branch) {
+		e |= bg_buf_puts(b, "baseline: ");
+		e |= junit_name(b, res->baseline_branch);
+		e |= bg_buf_printf(b, ", window %d, from %.12s\n", res->window, res->baseline_from);
+	} else
 		e |= bg_buf_printf(b, "baseline: commit %.12s\n", res->baseline_from);
 	return e ? BG_ENOMEM : 0;
 }

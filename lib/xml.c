@@ -706,12 +706,19 @@ int bg_xml__writer_new(bg_ctx *ctx, bg_xml__writer **out)
 	return 0;
 }
 
-/* Text from outside as XML 1.0 can carry it; NULL when out of memory
- * (remembered). */
-static char *shown(bg_xml__writer *w, const char *s)
+/*
+ * Text from outside as XML 1.0 can carry it; NULL when out of memory
+ * (remembered).  The document is printed into CI logs too (`check
+ * --format junit`), so the log's rules come first: an attribute is one line
+ * (BG_ESC_TERM: a line break shown as \x0a), text keeps its line breaks
+ * (BG_ESC_LOG); neither lets a line start with "::" or hold "##[", which
+ * GitHub reads as a workflow command.
+ */
+static char *shown(bg_xml__writer *w, const char *s, bg_esc log)
 {
-	char *t = bg_text__escaped(BG_ESC_XML, s);
+	char *l = bg_text__escaped(log, s), *t = l ? bg_text__escaped(BG_ESC_XML, l) : NULL;
 
+	free(l);
 	if (!t)
 		w->failed = 1;
 	return t;
@@ -727,7 +734,7 @@ void bg_xml__attr(bg_xml__writer *w, const char *name, const char *value)
 {
 	char *v;
 
-	if (!w || w->failed || !value || !(v = shown(w, value)))
+	if (!w || w->failed || !value || !(v = shown(w, value, BG_ESC_TERM)))
 		return;
 	if (w->x.xmlTextWriterWriteAttribute(w->tw, BAD_CAST name, BAD_CAST v) < 0)
 		w->failed = 1;
@@ -755,7 +762,7 @@ void bg_xml__text(bg_xml__writer *w, const char *text)
 {
 	char *t;
 
-	if (!w || w->failed || !text || !(t = shown(w, text)))
+	if (!w || w->failed || !text || !(t = shown(w, text, BG_ESC_LOG)))
 		return;
 	if (w->x.xmlTextWriterWriteString(w->tw, BAD_CAST t) < 0)
 		w->failed = 1;

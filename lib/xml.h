@@ -27,9 +27,10 @@ int bg_xml__parse_catch2(bg_ctx *ctx, const char *source, const char *benchmark,
  * A document written element by element with libxml2's xmlTextWriter, so
  * that escaping and encoding are libxml2's: UTF-8, declared, indented.
  * Element and attribute names are the caller's constants; values and text
- * come from outside and are written as BG_ESC_XML shows them (lib/text.c),
- * so what XML 1.0 cannot carry (control characters, invalid UTF-8) is
- * shown, never a broken document.  A failure (out of memory, an element
+ * come from outside and are written as a CI log shows them (BG_ESC_TERM
+ * for an attribute, one line; BG_ESC_LOG for text), then as BG_ESC_XML
+ * does (lib/text.c), so what XML 1.0 cannot carry (control characters,
+ * invalid UTF-8) is shown, never a broken document.  A failure (out of memory, an element
  * ended that was never started) is remembered: the calls go on as no-ops
  * and bg_xml__finish() reports it, so a document is checked once.
  */

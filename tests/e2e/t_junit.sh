@@ -161,6 +161,25 @@ if command -v xmllint >/dev/null; then
 	check "... valid against junit.xsd" xmllint --noout --schema "$XSD" "$T/crash.xml"
 fi
 
+# A database edited (or written by an older benchguard) to hold line breaks
+# and a workflow command in a metric and the branch: `check --format junit`
+# prints into the CI log, so no line of its data starts with "::" and none
+# holds "##[", in attributes (libxml2's &#10;) or in the text (raw before).
+cp "$BENCHGUARD_DB" "$T/edited.db"
+sqlite3 "$T/edited.db" "UPDATE series SET metric = 'v' || char(10) || '::error::forged' || char(10) || '##[error]x' WHERE benchmark = 'steady' AND metric = 'v';
+UPDATE runs SET branch = 'main' || char(10) || '::warning::forged' WHERE branch IS NOT NULL" 2>"$T/e" ||
+	sed 's/^/# sqlite3: /' "$T/e"
+"$BG" --db "$T/edited.db" check --format junit >"$T/edited.xml" 2>/dev/null
+check "an edited database: check --format junit still writes the document" grep -q '</testsuites>' "$T/edited.xml"
+check "... no line starts with :: and none holds ##[" bash -c "
+	! grep -nE '^[[:space:]]*::|##\\[' '$T/edited.xml'"
+check "... the line breaks shown as \\x0a, in the name and in the details" bash -c "
+	grep -qF 'name=\"v\\x0a::error::forged\\x0a\\x23#[error]x\"' '$T/edited.xml' &&
+	grep -qF 'series: steady:v\\x0a::error::forged\\x0a\\x23#[error]x' '$T/edited.xml' &&
+	grep -qF '(main\\x0a::warning::forged) on machine' '$T/edited.xml' &&
+	grep -qF 'name=\"branch\" value=\"main\\x0a::warning::forged\"' '$T/edited.xml'"
+check "... valid against junit.xsd" xmllint --noout --schema "$XSD" "$T/edited.xml"
+
 # An unwritable FILE: a warning; the exit code stays the verdict's.
 "$BG" -q ci --confirm 0 --junit /proc/nope/x.xml >/dev/null 2>"$T/err"
 rc=$?
