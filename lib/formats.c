@@ -98,22 +98,6 @@ static int is_blank(char c)
 }
 
 /*
- * Whether the n bytes at s are written as a decimal number could be: what
- * strtod_l() reads besides ("0x10" as 16, "0x1p4", "infinity") is no
- * benchmark's way of printing a measurement, and a hexadecimal count read
- * as a time would be stored as if it were one.
- */
-static int decimal_chars(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!strchr("0123456789+-.eE", s[i]) || !s[i])
-			return 0;
-	return n > 0;
-}
-
-/*
  * What makes a field unfit to be a series name or a unit, or NULL: what no
  * name may hold (bg_results__bad_name), and for a series name a ':', since
  * series are addressed as "benchmark:metric".
@@ -204,7 +188,7 @@ static int lines_one(bg_ctx *ctx, const char *source, size_t line, const char *b
 		return bg_error_set(ctx, BG_EINPUT, "%s:%zu: value \"%.*s\" is not a finite number",
 		                    source, line, (int)(flen[1] < QUOTE_MAX ? flen[1] : QUOTE_MAX),
 		                    field[1]);
-	if (!decimal_chars(field[1], flen[1]))
+	if (!bg_text__decimal(field[1], flen[1]))
 		return bg_error_set(ctx, BG_EINPUT,
 		                    "%s:%zu: value \"%.*s\" is not a decimal number", source, line,
 		                    (int)(flen[1] < QUOTE_MAX ? flen[1] : QUOTE_MAX), field[1]);
@@ -857,7 +841,7 @@ static int nv_number(nvbench_state *st, json_object *summ, const char *path, con
 	if (!isfinite(*out))
 		return at_error(st->ctx, st->source, path, "%s \"%.*s\" is not a finite number",
 		                name, QUOTE_MAX, value);
-	if (!decimal_chars(value, strlen(value)))
+	if (!bg_text__decimal(value, strlen(value)))
 		return at_error(st->ctx, st->source, path, "%s \"%.*s\" is not a decimal number",
 		                name, QUOTE_MAX, value);
 	/* A GPU time, a bandwidth or an item rate, as the sample times are. */
@@ -1821,7 +1805,7 @@ static int go_result(go_state *st, size_t line, const char *p, const char *end)
 			return bg_error_set(
 			        st->ctx, BG_EINPUT, "%s:%zu: value \"%.*s\" is not a finite number",
 			        st->source, line, (int)(vn < QUOTE_MAX ? vn : QUOTE_MAX), v);
-		if (!decimal_chars(v, vn))
+		if (!bg_text__decimal(v, vn))
 			return bg_error_set(st->ctx, BG_EINPUT,
 			                    "%s:%zu: value \"%.*s\" is not a decimal number",
 			                    st->source, line,
@@ -2227,7 +2211,7 @@ static int perf_number(perf_state *st, const char *f, size_t n, double *v)
 	memcpy(buf, f, n);
 	buf[n] = '\0';
 	*v = strtod_l(buf, &end, st->c_locale);
-	return end == buf + n && decimal_chars(buf, n) && isfinite(*v);
+	return end == buf + n && bg_text__decimal(buf, n) && isfinite(*v);
 }
 
 static int perf_uncounted(const char *f, size_t n)

@@ -128,6 +128,11 @@ const char *bg_text__json(struct json_object *o, int flags);
  * that is not part of a well-formed sequence replaced by U+FFFD
  * (BG_ENOMEM on failure). */
 int bg_text__utf8_valid(const char *s, size_t n);
+/* Whether s[0..n) is written as a decimal number could be: what strtod_l()
+ * reads besides ("0x10" as 16, "0x1p4", "infinity") is no benchmark's way
+ * of printing a measurement, and a hexadecimal count read as a time would
+ * be stored as if it were one.  Every reader of numbers in text asks it. */
+int bg_text__decimal(const char *s, size_t n);
 int bg_text__utf8_repair(bg_buf *b, const char *s, size_t n);
 
 /* "lines, gbench, ... or perfstat": the names of the formats from `first`

@@ -157,9 +157,17 @@ const char *bg_results__bad_name(const char *s, size_t n, int text)
 
 	if (n > (text ? BG_TEXT_MAX : BG_NAME_MAX))
 		return text ? "is longer than 65536 bytes" : "is longer than 1024 bytes";
-	if ((why = bg_text__invalid(s, n, NULL)) == NULL)
-		return NULL;
-	return strcmp(why, "invalid UTF-8") ? "has a control character" : "is not valid UTF-8";
+	if ((why = bg_text__invalid(s, n, NULL)) != NULL)
+		return strcmp(why, "invalid UTF-8") ? "has a control character"
+		                                    : "is not valid UTF-8";
+	/* U+FFFD is what a decoder leaves for a character it could not read:
+	 * json-c for a lone UTF-16 surrogate ("\ud800").  Two names that lost
+	 * different characters would be one series, their samples mixed.
+	 * Free text (a subject) keeps it, as it keeps its own repairs. */
+	if (!text && memmem(s, n, "\xEF\xBF\xBD", 3))
+		return "holds U+FFFD, a character lost before it got here (a lone UTF-16 "
+		       "surrogate in JSON is one)";
+	return NULL;
 }
 
 const char *bg_results__bad_pair(const char *key, size_t keylen, const char *value, size_t vlen,
@@ -217,6 +225,12 @@ int bg_results_add(bg_ctx *ctx, bg_results *res, const char *benchmark, const ch
 	if (!isfinite(value))
 		return bg_error_set(ctx, BG_EINPUT, "%s:%s: value is not a finite number",
 		                    benchmark, metric);
+	/* A time is never negative; every format that names its times already
+	 * refuses one, and so does a unit that says it is one (lines, a
+	 * baseline file, b.ReportMetric's "ms"). */
+	if (value < 0 && !strcmp(canon, "s"))
+		return bg_error_set(ctx, BG_EINPUT, "%s:%s: value %g s is negative, not a time",
+		                    benchmark, metric, value * scale);
 	value *= scale;
 	/* 1e307 min is finite; in seconds it is not. */
 	if (!isfinite(value))

@@ -451,3 +451,13 @@ const char *bg_text__json(json_object *o, int flags)
 		return NULL;
 	return json_object_to_json_string_ext(o, flags);
 }
+
+int bg_text__decimal(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strchr("0123456789+-.eE", s[i]) || !s[i])
+			return 0;
+	return n > 0;
+}

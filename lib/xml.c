@@ -330,6 +330,12 @@ static int c2_benchmark(c2_state *st, const xmlNode *node)
 		              bg_text__quote(q, sizeof(q), value));
 		goto cleanup;
 	}
+	/* Catch2 writes decimals; "0x10" read as 16 ns would be a made-up time. */
+	if (!bg_text__decimal(value, strlen(value))) {
+		rc = c2_error(st, mean, "mean value %s is not a decimal number",
+		              bg_text__quote(q, sizeof(q), value));
+		goto cleanup;
+	}
 	if (v < 0) {
 		rc = c2_error(st, mean, "mean value %s is negative, not a time",
 		              bg_text__quote(q, sizeof(q), value));

@@ -184,6 +184,27 @@ check "... on one printable line" err_clean
 c2doc "$T/c2bidi.xml" $'sort\u202e'
 check "catch2: a bidi override is exit 2" refused "$BG" import "$T/c2bidi.xml" --format catch2
 check "... on one printable line" err_clean
+# A lone UTF-16 surrogate is a character json-c cannot decode: it leaves
+# U+FFFD, and two names that lost different ones were one series, their
+# samples mixed (1 ms and 5 ms stored as one 3 ms series).
+printf '{"benchmarks": [%s, %s]}\n' \
+	'{"name": "BM_\ud800", "run_type": "iteration", "real_time": 1, "cpu_time": 1, "time_unit": "ms"}' \
+	'{"name": "BM_\udfff", "run_type": "iteration", "real_time": 5, "cpu_time": 5, "time_unit": "ms"}' >"$T/sur.json"
+check "gbench: names with lone UTF-16 surrogates are exit 2" refused "$BG" import "$T/sur.json" --format gbench
+check "... naming the path and U+FFFD" err_has 'sur.json: benchmarks[0].name: "BM_'
+check "... said why" err_has 'holds U+FFFD, a character lost before it got here (a lone UTF-16 surrogate in JSON is one)'
+# A time is never negative: gbench, go, pytest, catch2 and nvbench refused
+# one; a unit of time in `lines` now says the same.
+printf 'BENCHGUARD lat -10.1 ms\n' >"$T/neg.txt"
+check "lines: a negative time is exit 2" refused "$BG" import "$T/neg.txt" --format lines
+check "... naming the line and the value in seconds" err_has 'neg.txt:1: neg:lat: value -0.0101 s is negative, not a time'
+printf 'BENCHGUARD delta -3 pt\n' >"$T/negpt.txt"
+check "lines: a negative value in a unit of the program's own is a value" \
+	expect_rc 0 "$BG" import "$T/negpt.txt" --format lines --db "$T/negpt.db"
+# Catch2 writes decimals; strtod() reads "0x10" as 16, stored as 16 ns.
+printf '<?xml version="1.0" encoding="UTF-8"?>\n<Catch2TestRun name="t">\n  <TestCase name="sort">\n    <BenchmarkResults name="b">\n      <mean value="0x10"/>\n    </BenchmarkResults>\n    <OverallResult success="true"/>\n  </TestCase>\n</Catch2TestRun>\n' >"$T/c2hex.xml"
+check "catch2: a hexadecimal mean is exit 2" refused "$BG" import "$T/c2hex.xml" --format catch2
+check "... as the other formats say it" err_has 'mean value "0x10" is not a decimal number'
 check "none of these stored a run" test "$(runs)" -eq 0
 
 # `run`: the benchmark printing such a name fails with the message, escaped.

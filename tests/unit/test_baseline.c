@@ -437,17 +437,32 @@ static void test_parse_errors(void **state)
 		        strstr(bg_ctx_error(ctx), "runs[2].series[0]: unit \"B\" of b:t differs"));
 		free(text);
 	}
-	/* Inside 64 bits whole numbers are fine, unsigned ones past INT64_MAX too. */
+	/* Inside 64 bits whole numbers are fine, unsigned ones past INT64_MAX
+	 * too (in a unit of the file's own, where a value may be negative). */
 	{
 		char *text = file_with_run(
 		        "{" GOOD_UID ", " GOOD_COMMIT
 		        ", \"started_at\": 5, \"series\": [{\"benchmark\":"
-		        " \"b\", \"metric\": \"t\", \"unit\": \"s\", \"direction\": \"lower\","
+		        " \"b\", \"metric\": \"t\", \"unit\": \"pt\", \"direction\": \"lower\","
 		        " \"samples\": [10000000000000000000, -9223372036854775807]}]}");
 
 		assert_int_equal(bg_baseline_parse(ctx, "x.json", text, strlen(text), &b), 0);
 		bg_baseline_free(b);
 		b = NULL;
+		free(text);
+	}
+	/* A time is never negative: -1 ms is refused, naming the series. */
+	{
+		char *text = file_with_run(
+		        "{" GOOD_UID ", " GOOD_COMMIT
+		        ", \"started_at\": 5, \"series\": [{\"benchmark\":"
+		        " \"b\", \"metric\": \"t\", \"unit\": \"ms\", \"direction\": \"lower\","
+		        " \"samples\": [2, -1]}]}");
+
+		assert_int_equal(bg_baseline_parse(ctx, "x.json", text, strlen(text), &b),
+		                 BG_EINPUT);
+		if (!strstr(bg_ctx_error(ctx), "b:t: value -0.001 s is negative, not a time"))
+			fail_msg("%s", bg_ctx_error(ctx));
 		free(text);
 	}
 	bg_ctx_free(ctx);

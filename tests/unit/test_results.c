@@ -48,8 +48,70 @@ static void test_rejects_bad_samples(void **state)
 	assert_non_null(strstr(bg_ctx_error(ctx), "differs"));
 	assert_int_equal(bg_results_add(ctx, r, "b", "m", "ns", 5.0), 0);
 	assert_int_equal(bg_results_series(r, 0)->n, 2);
+	/* A time is never negative, in any unit of time; a value in a unit of
+	 * the program's own may be, and -0 is no negative time. */
+	assert_int_equal(bg_results_add(ctx, r, "b", "m", "ms", -10.1), BG_EINPUT);
+	if (!strstr(bg_ctx_error(ctx), "b:m: value -0.0101 s is negative, not a time"))
+		fail_msg("%s", bg_ctx_error(ctx));
+	assert_int_equal(bg_results_add(ctx, r, "b", "new", "us", -1.0), BG_EINPUT);
+	assert_int_equal(bg_results_add(ctx, r, "b", "m", "s", -0.0), 0);
+	assert_int_equal(bg_results_add(ctx, r, "b", "delta", "pt", -3.0), 0);
+	assert_int_equal(bg_results_series(r, 0)->n, 3);
+	assert_int_equal(bg_results_series_count(r), 2);
 	bg_results_free(r);
 	bg_ctx_free(ctx);
+}
+
+/*
+ * U+FFFD in a name is what a decoder left for a character it could not
+ * read (json-c for a lone "\ud800"): two names that lost different
+ * characters would be one series, their samples mixed.  Refused in a
+ * benchmark, metric or unit; free text (a tag's value) keeps it.
+ */
+static void test_replacement_character(void **state)
+{
+	static const char *const names[][3] = { { "BM_\xEF\xBF\xBD", "t", "s" },
+		                                { "b", "x\xEF\xBF\xBDy", "s" },
+		                                { "b", "t", "\xEF\xBF\xBDs" } };
+	bg_ctx *ctx = NULL;
+	bg_results *r = NULL;
+	size_t i;
+	int bad;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_results_new(&r), 0);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(bg_results_add(ctx, r, names[i][0], names[i][1], names[i][2], 1.0),
+		                 BG_EINPUT);
+		if (!strstr(bg_ctx_error(ctx), "holds U+FFFD"))
+			fail_msg("%zu: %s", i, bg_ctx_error(ctx));
+	}
+	assert_int_equal(bg_results_series_count(r), 0);
+	/* Other characters outside ASCII are names like any. */
+	assert_int_equal(bg_results_add(ctx, r, "tri\xC3\xA9", "\xE2\x88\x91", "s", 1.0), 0);
+	assert_null(bg_results__bad_name("\xEF\xBF\xBD", 3, 1));
+	assert_null(bg_results__bad_pair("k", 1, "a\xEF\xBF\xBD", 4, &bad));
+	assert_non_null(bg_results__bad_pair("k\xEF\xBF\xBD", 4, "v", 1, &bad));
+	bg_results_free(r);
+	bg_ctx_free(ctx);
+}
+
+/* What reads a number in text takes decimals only. */
+static void test_decimal(void **state)
+{
+	static const char *const yes[] = { "1", "-2.5", "1e-9", "+3.E+4", "0.000" };
+	static const char *const no[] = {
+		"0x10", "0x1p4", "inf", "infinity", "nan", "", "1 ", "1\0"
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(yes) / sizeof(*yes); i++)
+		assert_true(bg_text__decimal(yes[i], strlen(yes[i])));
+	for (i = 0; i < sizeof(no) / sizeof(*no); i++)
+		assert_false(bg_text__decimal(
+		        no[i], i + 1 == sizeof(no) / sizeof(*no) ? 3 : strlen(no[i])));
 }
 
 static void test_directions(void **state)
@@ -164,7 +226,8 @@ int main(void)
 		cmocka_unit_test(test_add_and_lookup), cmocka_unit_test(test_rejects_bad_samples),
 		cmocka_unit_test(test_directions),     cmocka_unit_test(test_outcomes_and_drop),
 		cmocka_unit_test(test_summary),        cmocka_unit_test(test_far_out_samples),
-		cmocka_unit_test(test_units),
+		cmocka_unit_test(test_units),          cmocka_unit_test(test_replacement_character),
+		cmocka_unit_test(test_decimal),
 	};
 	return cmocka_run_group_tests_name("results", tests, NULL, NULL);
 }
