@@ -334,6 +334,13 @@ static void catch_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* A reader that stops early (`| head -1`) must not kill benchguard:
+	 * under `set -o pipefail` (GitHub Actions' bash) exit 141 fails the
+	 * step, and a `ci` killed while it stores leaves its run incomplete.
+	 * Writes fail with EPIPE instead, which sink_close forgives.  The
+	 * runner puts SIGPIPE back to its default in every benchmark. */
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
 }
 
 /*

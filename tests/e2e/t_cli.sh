@@ -110,6 +110,30 @@ p = subprocess.Popen(['$BG', 'fingerprint'], stdout=subprocess.PIPE, stderr=subp
 p.stdout.close()
 err = p.stderr.read(); p.wait()
 assert p.returncode == 0 and not err, (p.returncode, err)"
+# The same where SIGPIPE has its default disposition, as in a shell's
+# pipeline: no death by SIGPIPE (exit 141, which bash's pipefail, GitHub
+# Actions' default, turns into a failed step), exit 0.
+check "a reader that stops early, SIGPIPE at its default: exit 0" python3 -c "
+import subprocess
+for args in (['--help'], ['help', 'ci'], ['fingerprint']):
+    p = subprocess.Popen(['$BG'] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, restore_signals=True)
+    p.stdout.close()
+    err = p.stderr.read(); p.wait()
+    assert p.returncode == 0 and not err, (args, p.returncode, err)"
+# benchguard ignores SIGPIPE itself; a benchmark must still get it (`yes |
+# head` ends by it), whatever the host ignores.
+(
+	new_repo "$T/sigpipe" >/dev/null && cd "$T/sigpipe" || exit 1
+	cat >benchguard.json <<'J'
+{ "defaults": { "warmup": 0, "samples": 1 },
+  "benchmarks": [ { "name": "sig", "format": "lines",
+    "command": "m=$(awk '/^SigIgn:/ { print $2 }' /proc/self/status); echo BENCHGUARD ignored $(( 0x$m >> 12 & 1 )) pt" } ] }
+J
+	git add benchguard.json && git commit -qm suite
+	"$BG" -q --db "$T/sigpipe.db" run >/dev/null 2>"$T/sp.err" || sed 's/^/# run: /' "$T/sp.err"
+)
+check "... a benchmark still runs with SIGPIPE at its default" test \
+	"$(sqlite3 "$T/sigpipe.db" "SELECT value FROM samples" 2>/dev/null)" = 0.0
 
 fp1=$("$BG" fingerprint --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["fingerprint"])')
 fp2=$("$BG" fingerprint --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["fingerprint"])')
