@@ -929,7 +929,8 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 	    (rc = cli_open_store(st, b.env)) < 0 ||
 	    (rc = bg_store_writable(st->ctx, b.env->store)) < 0)
 		goto cleanup;
-	cli_check_opts(&cflags, b.env->config, &o);
+	if ((rc = cli_check_opts(st, &cflags, b.env->config, &o)) < 0)
+		goto cleanup;
 	/* Checkouts and builds are steps' details here: lines of their own with -v. */
 	st->info_verbose = 1;
 	if (step_arg) {

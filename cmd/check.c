@@ -76,7 +76,7 @@ int cli_check_option(cli_state *st, cli_check_flags *f, int opt, const char *arg
 	}
 }
 
-void cli_check_opts(const cli_check_flags *f, const bg_config *cfg, bg_check_opts *o)
+int cli_check_opts(cli_state *st, const cli_check_flags *f, const bg_config *cfg, bg_check_opts *o)
 {
 	const bg_baseline_cfg *b = bg_config_baseline(cfg);
 	const bg_thresholds *t = bg_config_thresholds(cfg);
@@ -85,9 +85,18 @@ void cli_check_opts(const cli_check_flags *f, const bg_config *cfg, bg_check_opt
 	o->baseline_branch = f->baseline_branch ? f->baseline_branch : b->branch;
 	o->window = f->window > 0 ? f->window : b->window;
 	o->min_runs = f->min_runs > 0 ? f->min_runs : b->min_runs;
-	/* A window smaller than the configured min_runs lowers min_runs with it. */
-	if (o->min_runs > o->window)
-		o->min_runs = o->window;
+	/* Judging on fewer runs than min_runs is what min_runs forbids: a
+	 * `--window 2` under the config's 5 judged on 2 runs, and `--min-runs
+	 * 10 --window 3` on 3.  Refused as baseline.min_runs > window is. */
+	if (o->min_runs > o->window) {
+		if (f->min_runs > 0)
+			return cli_usage_error(st, "--min-runs %d must not exceed the window (%d)",
+			                       o->min_runs, o->window);
+		return cli_usage_error(st,
+		                       "--window %d is smaller than baseline.min_runs (%d); give "
+		                       "--min-runs N too",
+		                       o->window, o->min_runs);
+	}
 	o->thresholds = *t;
 	if (!isnan(f->alpha))
 		o->thresholds.alpha = f->alpha;
@@ -97,6 +106,7 @@ void cli_check_opts(const cli_check_flags *f, const bg_config *cfg, bg_check_opt
 		o->thresholds.min_effect = f->min_effect;
 	if (f->fdr >= 0)
 		o->thresholds.fdr = f->fdr;
+	return 0;
 }
 
 /* ---------------------------------------------------------------- output */
@@ -274,8 +284,9 @@ int cmd_check(cli_state *st, int argc, char **argv)
 	    (rc = cli_read_store(st, &env)) < 0 ||
 	    (rc = pick_runs(st, &env, run_id, rev, &ids, &nids)) < 0)
 		goto cleanup;
+	if ((rc = cli_check_opts(st, &flags, env.config, &o)) < 0)
+		goto cleanup;
 	cli_warn_throttled_runs(st, env.store, ids, nids);
-	cli_check_opts(&flags, env.config, &o);
 	o.runs = ids;
 	o.nruns = nids;
 	if ((rc = cli_branch_hint(st, bg_check_run(st->ctx, env.store, env.repo, &o, &res),

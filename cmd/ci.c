@@ -305,8 +305,9 @@ int cmd_ci(cli_state *st, int argc, char **argv)
 		goto cleanup;
 
 	memset(&o, 0, sizeof(o));
+	if ((rc = cli_check_opts(st, &cflags, env.config, &o.check)) < 0)
+		goto cleanup;
 	cli_suite_opts(st, &env, &rflags, &o.run);
-	cli_check_opts(&cflags, env.config, &o.check);
 	o.repo = env.repo;
 	o.store = env.store;
 	o.config = env.config;

@@ -147,7 +147,9 @@ enum {
 void cli_check_flags_init(cli_check_flags *f);
 /* 1 if `opt` was a verdict flag (taken), 0 if not, < 0 on a bad value. */
 int cli_check_option(cli_state *st, cli_check_flags *f, int opt, const char *arg);
-void cli_check_opts(const cli_check_flags *f, const bg_config *cfg, bg_check_opts *o);
+/* The verdict's options: the config's, with the flags over them.  A window
+ * smaller than min_runs is refused (exit 2) as the config refuses it. */
+int cli_check_opts(cli_state *st, const cli_check_flags *f, const bg_config *cfg, bg_check_opts *o);
 /* The verdict on stdout: a table, Markdown or JSON (--format). */
 int cli_check_print(cli_state *st, const bg_check_result *res);
 /* Its Markdown (the step summary) into f. */

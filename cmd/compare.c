@@ -150,7 +150,10 @@ int cmd_compare(cli_state *st, int argc, char **argv)
 	    (rc = cli_detect_machine(st, &env, rflags.machine)) < 0 ||
 	    (rc = cli_open_store(st, &env)) < 0 || (rc = bg_store_writable(st->ctx, env.store)) < 0)
 		goto cleanup;
-	/* A bad --filter is a usage error before anything is checked out or built. */
+	/* A bad --filter or window is a usage error before anything is checked
+	 * out or built. */
+	if ((rc = cli_check_opts(st, &cflags, env.config, &co)) < 0)
+		goto cleanup;
 	cli_suite_opts(st, &env, &rflags, &po.run);
 	if ((rc = bg_suite_count(st->ctx, &po.run, &nbench)) < 0)
 		goto cleanup;
@@ -166,7 +169,6 @@ int cmd_compare(cli_state *st, int argc, char **argv)
 
 	/* Every run is tagged with the comparison it belongs to. */
 	snprintf(tag, sizeof(tag), "compare=%.12s..%.12s", a.commit.sha, b.commit.sha);
-	cli_check_opts(&cflags, env.config, &co);
 	memset(&po, 0, sizeof(po));
 	cli_suite_opts(st, &env, &rflags, &po.run);
 	po.run.event = cli_quiet_events();

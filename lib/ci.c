@@ -483,6 +483,17 @@ int bg_ci_run(bg_ctx *ctx, const bg_ci_opts *opts, bg_ci_result *out)
 	} else if ((error = bg_repo_head(ctx, opts->repo, &out->head)) < 0) {
 		goto cleanup;
 	}
+	/* The baseline's start, found now as the check will find it: a
+	 * baseline branch that does not exist, or a shallow clone that lacks
+	 * where this commit left it, is exit 2 before the suite runs for
+	 * minutes and stores a run that no check can judge. */
+	if (!co.nbaseline) {
+		char tip[41], base[41];
+
+		if ((error = bg_repo_branch_tip(ctx, opts->repo, co.baseline_branch, tip)) < 0 ||
+		    (error = bg_repo_merge_base(ctx, opts->repo, out->head.sha, tip, base)) < 0)
+			goto cleanup;
+	}
 	cwd = opts->run.cwd ? opts->run.cwd : bg_repo_workdir(opts->repo);
 	so.config = opts->config;
 	so.commit = &out->head;

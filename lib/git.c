@@ -528,6 +528,17 @@ int bg_repo_branch_tip(bg_ctx *ctx, bg_repo *repo, const char *name, char sha[41
 	return unknown_branch(ctx, repo, name);
 }
 
+/* A shallow clone lacks `what` benchguard needs: BG_EINPUT saying how to
+ * fetch the whole history. */
+static int shallow_error(bg_ctx *ctx, const char *what)
+{
+	return bg_error_set(ctx, BG_EINPUT,
+	                    "this shallow clone%s: fetch the whole history (git fetch "
+	                    "--unshallow; fetch-depth: 0 in actions/checkout, GIT_DEPTH: 0 on "
+	                    "GitLab)",
+	                    what);
+}
+
 int bg_repo_merge_base(bg_ctx *ctx, bg_repo *repo, const char *a, const char *b, char sha[41])
 {
 	git_oid ia, ib, base;
@@ -538,6 +549,12 @@ int bg_repo_merge_base(bg_ctx *ctx, bg_repo *repo, const char *a, const char *b,
 	    (err = oid_of(ctx, repo->repo, b, &ib)) < 0)
 		return err;
 	err = git_merge_base(&base, repo->repo, &ia, &ib);
+	/* A depth-1 checkout of a pull request (actions/checkout's default)
+	 * has neither side's parents: libgit2 says "object not found" for the
+	 * first it lacks, or finds no common history.  Say what to do. */
+	if (err < 0 && git_repository_is_shallow(repo->repo) == 1)
+		return shallow_error(ctx, " lacks the history where the two commits meet, which "
+		                          "benchguard needs to find the baseline");
 	if (err == GIT_ENOTFOUND)
 		return bg_error_set(ctx, BG_EINPUT,
 		                    "commits %.12s and %.12s have no common history", a, b);
@@ -578,12 +595,11 @@ static int shallow_end(bg_ctx *ctx, bg_repo *repo, const git_commit *c)
 	bg_buf_clear(&path);
 	if (!listed)
 		return 0;
-	return bg_error_set(ctx, BG_EINPUT,
-	                    "this shallow clone's history ends at %.12s, and benchguard needs "
-	                    "the commits before it: fetch the whole history (git fetch "
-	                    "--unshallow; fetch-depth: 0 in actions/checkout, GIT_DEPTH: 0 on "
-	                    "GitLab)",
-	                    hex);
+	snprintf(line, sizeof(line),
+	         "'s history ends at %.12s, and benchguard needs the commits "
+	         "before it",
+	         hex);
+	return shallow_error(ctx, line);
 }
 
 int bg_repo_walk_first_parent(bg_ctx *ctx, bg_repo *repo, const char *sha, bg_walk_cb cb,

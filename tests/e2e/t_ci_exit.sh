@@ -62,4 +62,43 @@ check "... the candidate's first run kept" \
 	test "$(sqlite3 "$BENCHGUARD_DB" "SELECT count(*) FROM runs r JOIN commits c ON c.id = r.commit_id WHERE c.sha = '$(git rev-parse HEAD)' AND r.status = 'complete'")" -ge 1
 check "... and the step summary says the run failed" \
 	grep -q '^### benchguard: run failed' "$GITHUB_STEP_SUMMARY"
+
+# What no verdict can come of is exit 2 before the suite runs: a baseline
+# branch that does not exist (ci measured for as long as the suite takes,
+# stored a run, then said so), and a window smaller than min_runs (which
+# judged on fewer runs than min_runs).
+runs_now() { sqlite3 "$BENCHGUARD_DB" 'SELECT count(*) FROM runs'; }
+n=$(runs_now)
+check "ci --baseline-branch nope: exit 2 naming the branches there" bash -c "
+	\"$BG\" ci --baseline-branch nope >/dev/null 2>'$T/err'; [ \$? = 2 ] &&
+	grep -q '^benchguard: unknown baseline branch \"nope\" .*branches there: main, slow' '$T/err'"
+check "... before measuring: no run stored" test "$(runs_now)" = "$n"
+check "ci --window 2 under min_runs 3: exit 2, nothing measured" bash -c "
+	\"$BG\" ci --window 2 >/dev/null 2>'$T/err'; [ \$? = 2 ] && [ \"\$(sqlite3 '$BENCHGUARD_DB' 'SELECT count(*) FROM runs')\" = $n ] &&
+	grep -qx 'benchguard: --window 2 is smaller than baseline.min_runs (3); give --min-runs N too' '$T/err'"
+check "check --window 3 --min-runs 10: exit 2" bash -c "
+	\"$BG\" check --window 3 --min-runs 10 >/dev/null 2>'$T/err'; [ \$? = 2 ] &&
+	grep -qx 'benchguard: --min-runs 10 must not exceed the window (3)' '$T/err'"
+check "check --window 3 --min-runs 3: judged on 3 runs" bash -c "
+	\"$BG\" --json check --commit main --window 3 --min-runs 3 | python3 -c '
+import json, sys
+r = json.load(sys.stdin)[\"results\"]
+assert [x[\"baseline_runs\"] for x in r if x[\"series\"] == \"b:v\"] == [3], r'"
+
+# A pull request checked out at depth 1 (actions/checkout's default): its
+# branch and main share no history in the clone.  check and ci said
+# "finding the merge base: object not found" (exit 3), after ci had
+# measured; now exit 2 with what to do, before anything runs.
+git checkout -q main
+git clone -q --depth 1 --no-single-branch --branch slow "file://$T/r" "$T/shallow"
+(
+	cd "$T/shallow" || exit 1
+	echo 20 >val
+	"$BG" ci >/dev/null 2>"$T/err"
+	echo $? >"$T/rc"
+)
+check "ci in a depth-1 clone of a branch: exit 2 (got $(cat "$T/rc"))" test "$(cat "$T/rc")" = 2
+check "... saying to fetch the whole history" \
+	grep -q '^benchguard: this shallow clone lacks the history where the two commits meet, .*git fetch --unshallow; fetch-depth: 0 in actions/checkout' "$T/err"
+check "... before measuring: no run stored" test "$(runs_now)" = "$n"
 finish
