@@ -20,7 +20,10 @@
  *     below alpha; both halves are searched again.
  *  3. Each step is then moved to the best split between its neighbours and
  *     tested there again; the weakest one that fails alpha or min_change is
- *     dropped, until every step stands on its own.
+ *     dropped, until every step stands on its own.  A step whose level
+ *     moves nearer an end than min_segment lets a step stand keeps its
+ *     place as a boundary (its neighbours' levels end there) but is not
+ *     reported: its place is min_segment's, not the data's.
  *
  * Everything is a closed formula over prefix sums, so a series of n runs
  * costs O(n log n), and the same input always gives the same steps.
@@ -392,6 +395,26 @@ static int fails(const split *sp, const double *clean, size_t lo, size_t hi, dou
 	return !moved(ml, mr, o->min_change);
 }
 
+/*
+ * Whether the step at `at` in [lo, hi) stands where min_segment pushed it
+ * rather than where the level moves: the best split near it, with as few
+ * as two runs on a side, lies closer to an end than a step may.  A step
+ * four commits before the newest was reported one commit early (the
+ * nearest place with five after it), and its range then held no change;
+ * it is not reported until enough runs follow it.  Only the neighbourhood
+ * that step 3 moves a step in is searched: a larger step farther off, too
+ * near an end itself, says nothing of this one.
+ */
+static int misplaced(const sums *ps, size_t lo, size_t hi, size_t at)
+{
+	sums two = *ps;
+	split near;
+
+	two.m = 2;
+	near = best_split_scan(&two, lo, hi, at > ps->m ? at - ps->m : 0, at + ps->m);
+	return near.at && (near.at < lo + ps->m || near.at + ps->m > hi);
+}
+
 int bg_changepoints_find(bg_ctx *ctx, const double *x, size_t n, const bg_changepoint_opts *opts,
                          bg_changepoints *out)
 {
@@ -492,8 +515,11 @@ int bg_changepoints_find(bg_ctx *ctx, const double *x, size_t n, const bg_change
 	for (i = 0; i < ncp; i++) {
 		size_t lo = i ? cps[i - 1] : 0, hi = i + 1 < ncp ? cps[i + 1] : n;
 		split one = best_split_in(&ps, lo, hi, cps[i], cps[i]);
-		bg_changepoint *c = &out->points[i];
+		bg_changepoint *c = &out->points[out->npoints];
 
+		if (misplaced(&ps, lo, hi, cps[i]))
+			continue;
+		out->npoints++;
 		/* The statistics at the step's own place (stable after step 3). */
 		c->index = cps[i];
 		c->before = level_mean(clean, lo, cps[i]);
@@ -502,7 +528,6 @@ int bg_changepoints_find(bg_ctx *ctx, const double *x, size_t n, const bg_change
 		c->t = one.t;
 		c->p = one.p;
 	}
-	out->npoints = ncp;
 
 cleanup:
 	free(clean);

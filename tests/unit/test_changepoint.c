@@ -246,6 +246,43 @@ static void test_min_segment(void **state)
 	bg_changepoints_clear(&cp);
 }
 
+/*
+ * A step fewer than min_segment runs from the end is not there yet: with
+ * 4 runs after a tripling, the nearest place with 5 after it (one run
+ * early, its range holding no change) was reported.  With 5 after, it is
+ * at its place; and a clear step stays when a larger one follows too near
+ * the end to be placed.
+ */
+static void test_step_near_the_end(void **state)
+{
+	static const size_t at8[] = { 8 }, at12[] = { 12 }, abc[] = { 15, 30 };
+	static const double triple[] = { 2.0 }, two[] = { 0.3, 1.0 };
+	double x[33];
+	bg_changepoints cp;
+	uint64_t seed;
+
+	(void)state;
+	for (seed = 1; seed <= 50; seed++) {
+		history(seed, x, 12, 0.01, at8, triple, 1);
+		find(x, 12, &cp);
+		if (cp.npoints != 0)
+			fail_msg("seed %llu: 4 runs after the step: a step at %zu",
+			         (unsigned long long)seed, cp.points[0].index);
+		bg_changepoints_clear(&cp);
+		history(seed, x, 17, 0.01, at12, triple, 1);
+		find(x, 17, &cp);
+		assert_int_equal(cp.npoints, 1);
+		assert_int_equal(cp.points[0].index, 12);
+		bg_changepoints_clear(&cp);
+		/* +30% after 15 runs, then x2 with 3 runs left: the first stands. */
+		history(seed, x, 33, 0.01, abc, two, 2);
+		find(x, 33, &cp);
+		assert_int_equal(cp.npoints, 1);
+		assert_int_equal(cp.points[0].index, 15);
+		bg_changepoints_clear(&cp);
+	}
+}
+
 /* A step smaller than min_change is not reported, however sure. */
 static void test_min_change(void **state)
 {
@@ -328,9 +365,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_known_steps),    cmocka_unit_test(test_flat_histories),
 		cmocka_unit_test(test_single_outlier), cmocka_unit_test(test_outlier_beside_step),
-		cmocka_unit_test(test_min_segment),    cmocka_unit_test(test_min_change),
-		cmocka_unit_test(test_edges),          cmocka_unit_test(test_from_zero),
-		cmocka_unit_test(test_quantized),
+		cmocka_unit_test(test_min_segment),    cmocka_unit_test(test_step_near_the_end),
+		cmocka_unit_test(test_min_change),     cmocka_unit_test(test_edges),
+		cmocka_unit_test(test_from_zero),      cmocka_unit_test(test_quantized),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
