@@ -1227,13 +1227,21 @@ int bg_baseline_import_all(bg_ctx *ctx, bg_store *store, const bg_baseline *cons
 			goto cleanup;
 	if ((error = check_directions(ctx, b, nb)) < 0)
 		goto cleanup;
-	for (i = 0; i < nb; i++)
+	for (i = 0; i < nb; i++) {
+		/* Runs present under another machine (an earlier import with
+		 * another --machine): said once per file, since a run is stored
+		 * once, by its uid, and "already present" alone hides where. */
+		char *other = NULL;
+		size_t elsewhere = 0;
+
 		for (r = 0; r < b[i]->nruns; r++) {
 			const baseline_run *run = &b[i]->runs[r];
 			int64_t id = 0;
 
-			if ((error = bg_store_run_by_uid(ctx, store, run->uid, &id)) < 0)
+			if ((error = bg_store_run_by_uid(ctx, store, run->uid, &id)) < 0) {
+				free(other);
 				goto cleanup;
+			}
 			if (id) {
 				bg_saved_error saved;
 				bg_run_row row;
@@ -1250,6 +1258,12 @@ int bg_baseline_import_all(bg_ctx *ctx, bg_store *store, const bg_baseline *cons
 						       "never "
 						       "used as a baseline",
 						       run->uid);
+					if (row.machine &&
+					    strcmp(row.machine, bg_machine_fingerprint(m[i])) !=
+					            0) {
+						if (!elsewhere++)
+							other = bg_strdup(row.machine);
+					}
 					bg_run_row_clear(&row);
 				} else {
 					bg_ctx__restore_error(ctx, &saved);
@@ -1265,6 +1279,16 @@ int bg_baseline_import_all(bg_ctx *ctx, bg_store *store, const bg_baseline *cons
 			res[n] = run->res;
 			file_of[n++] = i;
 		}
+		if (elsewhere)
+			bg_log(ctx, BG_LOG_WARN,
+			       "%zu of the runs of %s %s in the database already under machine "
+			       "%s, not %s: a run is stored once, by its uid (--machine %s "
+			       "judges %s there)",
+			       elsewhere, b[i]->name, elsewhere == 1 ? "is" : "are",
+			       other ? other : "?", bg_machine_fingerprint(m[i]),
+			       other ? other : "NAME", elsewhere == 1 ? "it" : "them");
+		free(other);
+	}
 	/*
 	 * Every run of every file in one transaction: a series whose unit
 	 * contradicts the database, or another file's, is refused with nothing

@@ -165,6 +165,16 @@ check "--force again: all present, and no warning of runs imported" bash -c "
 check "--machine NAME imports it under that name" bash -c "
 	\"$BG\" --db $T/d.db -q baseline import --machine other-box $T/other.json >/dev/null &&
 	[ \"\$(sqlite3 $T/d.db \"SELECT count(*) FROM runs r JOIN machines m ON m.id = r.machine_id WHERE m.fingerprint = 'other-box'\")\" = 14 ]"
+# A run is stored once, by its uid: imported under another machine before
+# (here this one, with --force), an import as other-box stores nothing, and
+# says where the runs are rather than only "already present".
+check "runs present under another machine: said, with where they are" bash -c "
+	\"$BG\" --db $C baseline import --machine other-box $T/other.json >$T/f.out 2>$T/f.err &&
+	grep -q 'imported 0 runs (14 already present)' $T/f.out &&
+	grep -qx 'benchguard: warning: 14 of the runs of .*other.json are in the database already under machine $fp, not other-box: a run is stored once, by its uid (--machine $fp judges them there)' $T/f.err"
+check "... and not when they are under the machine imported as" bash -c "
+	\"$BG\" --db $T/d.db baseline import --machine other-box $T/other.json >$T/f.out 2>$T/f.err &&
+	grep -q 'imported 0 runs (14 already present)' $T/f.out && ! grep -q 'already under machine' $T/f.err"
 
 # Several files, a file per kind of runner: this machine's is imported,
 # the others are skipped with a note; none of ours, or a broken one among
