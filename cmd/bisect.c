@@ -976,8 +976,9 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 	memcpy(b.shas[0], cg.sha, 41);
 	memcpy(b.shas + 1, range, nrange * sizeof(*range));
 	b.n = nrange;
-	cli_info(st, "bisect: %zu commits from %.12s (good) to %.12s (bad), about %zu steps", b.n,
-	         cg.sha, cb.sha, bg_bisect_estimate(b.n));
+	cli_info(st, "bisect: %zu commit%s from %.12s (good) to %.12s (bad), about %zu step%s", b.n,
+	         b.n == 1 ? "" : "s", cg.sha, cb.sha, bg_bisect_estimate(b.n),
+	         bg_bisect_estimate(b.n) == 1 ? "" : "s");
 
 	/* The ends, judged like `compare`: sequential pairs up to end_cap. */
 	if ((rc = measure_ends(&b, &o, end_runs, end_cap, &res, &gids, &bids, &e)) < 0 ||

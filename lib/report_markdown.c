@@ -72,7 +72,8 @@ static int md_summary_line(const bg_report *r, bg_buf *b)
 	e |= bg_buf_printf(b, ": %zu series, %zu runs, %zu commits.", r->nseries, r->shown_runs,
 	                   r->shown_commits);
 	if (r->excluded)
-		e |= bg_buf_printf(b, " %zu runs on other branches left out.", r->excluded);
+		e |= bg_buf_printf(b, " %zu run%s on other branches left out.", r->excluded,
+		                   r->excluded == 1 ? "" : "s");
 	e |= bg_buf_puts(b, "\nMachine");
 	e |= bg_buf_puts(b, r->nmachines == 1 ? ": " : "s: ");
 	for (i = 0; i < r->nmachines; i++) {

@@ -41,8 +41,12 @@ cd "$T/r" || exit 1
 check "init writes benchguard.json and the database" bash -c "
 	\"$BG\" init >/dev/null && [ -s benchguard.json ] && [ -f .benchguard/results.db ]"
 check "the default database folder ignores itself" bash -c "! git status --porcelain --untracked-files=all | grep -q '[.]benchguard/'"
+check "... says it created the database" bash -c "
+	rm -rf .benchguard benchguard.json && \"$BG\" init | grep -qx 'created .*/.benchguard/results.db'"
 check "init twice refuses to overwrite -> exit 2" expect_rc 2 "$BG" init
 check "init --force overwrites" expect_rc 0 "$BG" init --force
+check "... and says it kept the database there, not that it created one" \
+	grep -qx 'kept the results in .*/.benchguard/results.db' "$T/out"
 for v in inf 2e6 0x10 0 -1 5s; do
 	check "run --timeout $v: exit 2, as the config's timeout would be" bash -c "
 		\"$BG\" run --timeout $v 2>$T/e; [ \$? -eq 2 ] &&
