@@ -720,6 +720,11 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 	if ((error = add_outcome_rows(ctx, store, opts, res, &cap)) < 0)
 		goto cleanup;
 	bg_check_sort(res);
+	if (!opts->paired)
+		for (k = 0; k < opts->nruns && error == 0; k++)
+			error = bg_check__warn_recorded(ctx, store, res, opts->runs[k]);
+	if (error < 0)
+		goto cleanup;
 	*out = res;
 	res = NULL;
 

@@ -6,7 +6,8 @@
  * and the pull-request comment, and the JUnit XML that GitLab, Jenkins and
  * Azure Pipelines show as test reports (written through lib/xml.h).  In
  * the library so that a program using it prints what `benchguard ci`
- * prints, and the alerts carry the same text.
+ * prints, and the alerts carry the same text.  Also the one reader of that
+ * JSON back: a check that disagrees with what ci recorded says so.
  */
 #include <math.h>
 #include <stdio.h>
@@ -730,4 +731,88 @@ int bg_check_junit(bg_ctx *ctx, const bg_check_result *res, char **out)
 		return bg_error_oom(ctx);
 	}
 	return bg_xml__finish(ctx, w, out);
+}
+
+/* For the index of a result's rows by series. */
+static int same_series(const void *set, size_t entry, const void *key)
+{
+	const bg_check_result *res = set;
+
+	return res->rows[entry].series && !strcmp(res->rows[entry].series, key);
+}
+
+/* At most this many series named when ci recorded other verdicts. */
+#define BG_RECORDED_SHOWN 5
+
+/*
+ * A warning when ci recorded, for run `run_id`, verdicts other than those
+ * this check reached: a plain check judges the stored runs alone, and a
+ * series ci measured again in pairs and did not confirm is a regression
+ * here.  A CI step that ran `check --format junit` after `ci` failed the
+ * build ci had passed, with no word of why.  The recorded check is read
+ * back as the JSON ci stored; one it cannot read is no reason to fail.
+ */
+int bg_check__warn_recorded(bg_ctx *ctx, bg_store *store, const bg_check_result *res,
+                            int64_t run_id)
+{
+	char *text = NULL;
+	json_object *top = NULL, *rows;
+	bg_buf list = BG_BUF_INIT;
+	bg_index ix = { 0 };
+	size_t i, k, n, differ = 0;
+	int error;
+
+	if ((error = bg_store_recorded_json(ctx, store, run_id, &text)) < 0 || !text)
+		return error;
+	/* By series: a check of 1,000 series against ci's 1,000 rows. */
+	for (k = 0; k < res->nrows; k++)
+		if (res->rows[k].series &&
+		    bg_index__add(&ix, bg_index__hash(res->rows[k].series, NULL), k) < 0) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+	if (!(top = json_tokener_parse(text)) ||
+	    !json_object_object_get_ex(top, "results", &rows) ||
+	    !json_object_is_type(rows, json_type_array))
+		goto cleanup;
+	n = json_object_array_length(rows);
+	for (i = 0; i < n; i++) {
+		json_object *row = json_object_array_get_idx(rows, i), *s, *v, *c, *st;
+		bg_verdict recorded;
+		const char *status = NULL;
+
+		if (!json_object_object_get_ex(row, "series", &s) ||
+		    !json_object_object_get_ex(row, "verdict", &v) ||
+		    bg_verdict_from_name(json_object_get_string(v), &recorded) < 0)
+			continue;
+		if (json_object_object_get_ex(row, "confirmation", &c) &&
+		    json_object_object_get_ex(c, "status", &st))
+			status = json_object_get_string(st);
+		k = bg_index__find(&ix, bg_index__hash(json_object_get_string(s), NULL),
+		                   same_series, res, json_object_get_string(s));
+		if (k == BG_INDEX_NONE || res->rows[k].verdict == recorded)
+			continue;
+		if (differ++ < BG_RECORDED_SHOWN &&
+		    bg_buf_printf(&list, "%s%s %s%s%s%s here %s", differ > 1 ? "; " : "",
+		                  res->rows[k].series, bg_verdict_name(recorded),
+		                  status ? " (" : "", status ? status : "", status ? ")," : ",",
+		                  bg_verdict_name(res->rows[k].verdict)) < 0) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+	}
+	if (differ)
+		bg_log(ctx, BG_LOG_WARN,
+		       "ci recorded other verdicts for run %lld: %s%s; check judges the stored "
+		       "runs "
+		       "against the baseline alone, without ci's pairs (`benchguard history` shows "
+		       "ci's)",
+		       (long long)run_id, list.ptr ? list.ptr : "",
+		       differ > BG_RECORDED_SHOWN ? "; and more" : "");
+cleanup:
+	json_object_put(top);
+	free(text);
+	bg_buf_clear(&list);
+	bg_index__free(&ix);
+	return error;
 }

@@ -348,6 +348,11 @@ void bg_check__pct(char *buf, size_t len, double change);
 void bg_check__delta(char *buf, size_t len, const bg_test *t);
 void bg_check__p(char *buf, size_t len, double p);
 void bg_check__confirm_text(const bg_verdict_row *r, char *buf, size_t len);
+/* A warning on ctx's log when ci recorded, for run_id, verdicts other than
+ * res's (lib/check_render.c, which reads ci's JSON back); < 0 only for
+ * the store or memory. */
+int bg_check__warn_recorded(bg_ctx *ctx, bg_store *store, const bg_check_result *res,
+                            int64_t run_id);
 /* A cell holds a whole series name (benchmark and metric) or two values in
  * a unit of BG_NAME_MAX bytes; a longer message is cut, with an ellipsis. */
 #define BG_CHECK_CELL (2 * BG_NAME_MAX + 128)

@@ -52,6 +52,15 @@ check "... the annotation says so" \
 	grep -q '^::error title=benchguard%3A performance regression::.*regression found by the pairs: +60.0%25.*the first run showed an improvement of -20.0%25' "$T/out"
 check "... and states the change the pairs measured, not the first look's" \
 	grep -q '^::error title=benchguard%3A performance regression::b:v got 60.0%25 worse when measured again' "$T/out"
+# A plain check of the same run replays the first look alone (improvement,
+# exit 0) where ci failed the step: it says that ci recorded otherwise.
+"$BG" check >"$T/cout" 2>"$T/cerr"
+rc=$?
+check "check of that run: the first look's improvement, exit 0 (got $rc)" test "$rc" = 0
+check "... with a warning that ci recorded a regression found for it" \
+	grep -q "^benchguard: warning: ci recorded other verdicts for run [0-9]*: b:v regression (found), here improvement; check judges the stored runs against the baseline alone, without ci's pairs" "$T/cerr"
+"$BG" check --commit main >/dev/null 2>"$T/cerr"
+check "... and none for a run where ci agreed" bash -c "! grep -q 'ci recorded' '$T/cerr'"
 
 # Alone: the reference does not build (no `val` in its checkout), so the
 # benchmark runs 4 more times alone; the first run measured 8, the next
