@@ -22,10 +22,12 @@ static const struct option history_options[] = {
 
 static const char *row_status(const bg_history_row *r)
 {
+	/* Both of a paired run on a dirty tree (ci's candidate side there):
+	 * "dirty" says why it is no baseline, "paired" what it was for. */
 	if (!r->complete)
 		return "incomplete";
 	if (r->paired)
-		return "paired";
+		return r->dirty ? "paired, dirty" : "paired";
 	return r->dirty ? "dirty" : "ok";
 }
 

@@ -210,6 +210,11 @@ int cmd_report(cli_state *st, int argc, char **argv)
 		cli_warn(st, "no series matches --filter \"%s\" (%zu run%s in this period)", filter,
 		         bg_report_period_run_count(report),
 		         bg_report_period_run_count(report) == 1 ? "" : "s");
+	else if (!bg_report_series_count(report) && o.since > o.now)
+		/* A date ahead of this clock (a typo, or another time zone's
+		 * today): the period, not the machine, is why there is nothing. */
+		cli_warn(st, "no runs%s%s in this period: --since %s starts after now",
+		         machine ? " of machine " : "", machine ? machine : "", since_arg);
 	else if (!bg_report_series_count(report))
 		cli_warn(st, "no runs%s%s in this period (--since %s)%s",
 		         machine ? " of machine " : "", machine ? machine : "", since_arg,

@@ -61,6 +61,13 @@ check "... with a warning that ci recorded a regression found for it" \
 	grep -q "^benchguard: warning: ci recorded other verdicts for run [0-9]*: b:v regression (found), here improvement; check judges the stored runs against the baseline alone, without ci's pairs" "$T/cerr"
 "$BG" check --commit main >/dev/null 2>"$T/cerr"
 check "... and none for a run where ci agreed" bash -c "! grep -q 'ci recorded' '$T/cerr'"
+# The same on a tree with uncommitted changes: ci's candidate side of the
+# pairs is both paired and dirty, and history says both.
+echo y >>notes
+"$BG" -q ci >/dev/null 2>&1
+check "history: ci's candidate pairs on a dirty tree read \"paired, dirty\"" bash -c "
+	\"$BG\" history b:v --limit 40 | grep -q 'paired, dirty'"
+git checkout -q notes
 
 # Alone: the reference does not build (no `val` in its checkout), so the
 # benchmark runs 4 more times alone; the first run measured 8, the next
