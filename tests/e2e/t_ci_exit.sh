@@ -94,7 +94,10 @@ git clone -q --depth 1 --no-single-branch --branch slow "file://$T/r" "$T/shallo
 (
 	cd "$T/shallow" || exit 1
 	echo 20 >val
-	"$BG" ci >/dev/null 2>"$T/err"
+	# libgit2 1.5's git_merge_base leaks 80 bytes of its own when a parent
+	# is missing (every frame in libgit2.so): not ours, and LeakSanitizer
+	# would turn this exit 2 into 1 in the sanitizer build.
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$BG" ci >/dev/null 2>"$T/err"
 	echo $? >"$T/rc"
 )
 check "ci in a depth-1 clone of a branch: exit 2 (got $(cat "$T/rc"))" test "$(cat "$T/rc")" = 2
