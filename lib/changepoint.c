@@ -514,12 +514,13 @@ int bg_changepoints_find(bg_ctx *ctx, const double *x, size_t n, const bg_change
 	}
 	for (i = 0; i < ncp; i++) {
 		size_t lo = i ? cps[i - 1] : 0, hi = i + 1 < ncp ? cps[i + 1] : n;
-		split one = best_split_in(&ps, lo, hi, cps[i], cps[i]);
-		bg_changepoint *c = &out->points[out->npoints];
+		split one;
+		bg_changepoint *c;
 
 		if (misplaced(&ps, lo, hi, cps[i]))
 			continue;
-		out->npoints++;
+		one = best_split_in(&ps, lo, hi, cps[i], cps[i]);
+		c = &out->points[out->npoints++];
 		/* The statistics at the step's own place (stable after step 3). */
 		c->index = cps[i];
 		c->before = level_mean(clean, lo, cps[i]);
