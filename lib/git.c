@@ -425,7 +425,15 @@ int bg_repo_lookup_on(bg_ctx *ctx, bg_repo *repo, const char *rev, const char *b
 	l.sha = out->sha;
 	l.oldest = out->author_time - BG_CLOCK_SKEW;
 	l.on = 0;
-	if ((err = bg_repo_walk_first_parent(ctx, repo, tip, on_line_cb, &l)) < 0) {
+	err = bg_repo_walk_first_parent(ctx, repo, tip, on_line_cb, &l);
+	/* A shallow clone's line may end before the walk can tell: the commit
+	 * is then on no branch we can name, which only labels its runs.  Failing
+	 * here failed compare and bisect of a commit the clone has. */
+	if (err == BG_EINPUT && git_repository_is_shallow(repo->repo) == 1) {
+		bg_ctx__restore_error(ctx, &saved);
+		err = 0;
+	}
+	if (err < 0) {
 		bg_commit_clear(out);
 		return err;
 	}

@@ -104,4 +104,27 @@ check "ci in a depth-1 clone of a branch: exit 2 (got $(cat "$T/rc"))" test "$(c
 check "... saying to fetch the whole history" \
 	grep -q '^benchguard: this shallow clone lacks the history where the two commits meet, .*git fetch --unshallow; fetch-depth: 0 in actions/checkout' "$T/err"
 check "... before measuring: no run stored" test "$(runs_now)" = "$n"
+
+# compare, bisect and run --commit need no merge base: both commits are in the clone.
+# They failed with the shallow-clone sentence all the same, from the walk
+# that asks whether a commit named by SHA is on the baseline branch.
+(
+	cd "$T/shallow" || exit 1
+	head=$(git rev-parse HEAD)
+	"$BG" -q compare --runs 2 --max-runs 2 origin/main "$head" >"$T/cmp" 2>"$T/cmp.err"
+	echo $? >"$T/cmp.rc"
+	"$BG" -q bisect --good origin/main --bad "$head" >"$T/bis" 2>"$T/bis.err"
+	echo $? >"$T/bis.rc"
+	"$BG" -q run --commit "$head" >/dev/null 2>"$T/run.err"
+	echo $? >"$T/run.rc"
+)
+check "compare of two commits a depth-1 clone has: exit 0 (got $(cat "$T/cmp.rc"))" \
+	test "$(cat "$T/cmp.rc")" = 0
+check "... its table, and no word of the shallow clone" bash -c "
+	grep -q '^commit $(git rev-parse --short=12 slow) against $(git rev-parse --short=12 main) ' '$T/cmp' &&
+	! grep -q shallow '$T/cmp.err'"
+check "bisect of the same two: nothing to bisect, exit 1 (got $(cat "$T/bis.rc"))" bash -c "
+	[ \"\$(cat '$T/bis.rc')\" = 1 ] && grep -q '^nothing to bisect: ' '$T/bis' && ! grep -q shallow '$T/bis.err'"
+check "run --commit of the branch's tip by SHA: exit 0 (got $(cat "$T/run.rc"))" \
+	test "$(cat "$T/run.rc")" = 0
 finish
