@@ -143,6 +143,8 @@ void bg_unit_format(char *buf, size_t len, double v, const char *unit)
 	double a = fabs(v);
 	size_t i = 0;
 
+	if (!buf || !len)
+		return;
 	if (!unit)
 		unit = "";
 	if (!strcmp(unit, "s")) {

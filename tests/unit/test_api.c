@@ -403,6 +403,11 @@ static int case_judge(const fixture *f)
 	ERR(bg_sequential_decide(&j, 1, 1, 8, &th, 0.01, &worse, &better, NULL, &status));
 	ERR(bg_sequential_decide(&j, 1, 1, 8, &th, 0.01, &worse, &better, &verdict, NULL));
 	CALL(bg_unit_format(NULL, 0, 1.0, "s"));
+	/* A length with no buffer (a caller's sizeof of a pointer gone NULL). */
+	CALL(bg_unit_format(NULL, 64, 1.0, "s"));
+	CALL(bg_unit_format(NULL, 64, 1.0, "B"));
+	CALL(bg_unit_format(NULL, 64, 1.0, "pt"));
+	CALL(bg_rule_text(NULL, 64, &rule));
 	CALL(bg_unit_format(buf, sizeof(buf), 1.0, NULL));
 	CALL(bg_ctx_free(ctx));
 	return 0;
