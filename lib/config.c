@@ -427,14 +427,23 @@ static int scan_string(struct scan *sc)
 	return scan_fail(sc, start, 1, "unterminated string");
 }
 
-/* The decoded text of the string at [start, end): json-c does the escapes. */
-static char *decode_string(const char *s, size_t start, size_t end)
+/*
+ * The decoded text of the string at [start, end): json-c does the escapes.
+ * *nul is set when the text holds a NUL (`\u0000`, or the byte itself),
+ * which a C string would cut short: "build\u0000x" read as "build".
+ */
+static char *decode_string(const char *s, size_t start, size_t end, int *nul)
 {
 	struct json_tokener *tok;
 	json_object *o;
 	char *out = NULL;
 
+	*nul = 0;
 	if (s[start] == '"' && !memchr(s + start, '\\', end - start)) {
+		if (memchr(s + start, '\0', end - start)) {
+			*nul = 1;
+			return NULL;
+		}
 		out = malloc(end - start - 1);
 		if (out) {
 			memcpy(out, s + start + 1, end - start - 2);
@@ -446,8 +455,15 @@ static char *decode_string(const char *s, size_t start, size_t end)
 	if (!tok)
 		return NULL;
 	o = json_tokener_parse_ex(tok, s + start, (int)(end - start));
-	if (o && json_object_is_type(o, json_type_string))
-		out = strdup(json_object_get_string(o));
+	if (o && json_object_is_type(o, json_type_string)) {
+		const char *text = json_object_get_string(o);
+		size_t len = (size_t)json_object_get_string_len(o);
+
+		if (memchr(text, '\0', len))
+			*nul = 1;
+		else
+			out = strdup(text);
+	}
 	json_object_put(o);
 	json_tokener_free(tok);
 	return out;
@@ -512,9 +528,12 @@ static int scan_object_in(struct scan *sc, struct pos *p, const char *path, bg_i
 		if (scan_string(sc) < 0)
 			return -1;
 		if (!sc->diag) {
-			int seen;
+			int seen, nul;
 
-			key = decode_string(sc->s, kstart, sc->i);
+			key = decode_string(sc->s, kstart, sc->i, &nul);
+			if (!key && nul)
+				return scan_fail(sc, kline, 0, "%s%sa key must not contain a NUL character",
+				                 path, *path ? ": " : "");
 			if (!key)
 				return scan_fail(sc, kline, 0, "cannot decode this key");
 			if ((seen = key_seen(ks, p, key)) != 0) {
@@ -1365,8 +1384,11 @@ static int load_measure(struct loader *ld, const struct pos *p, json_object *a, 
 		}
 		for (k = 0; k < BG_INSTR_COUNT; k++)
 			seen[k] |= seen_entry[k];
+		/* Only this entry can complete the pair (each instrument is listed
+		 * once): by one of them beside the other in an earlier entry.  An
+		 * entry holding neither, after an entry holding both, is fine. */
 		if (seen[BG_INSTR_COUNTERS] && seen[BG_INSTR_SIMULATE] &&
-		    !(seen_entry[BG_INSTR_COUNTERS] && seen_entry[BG_INSTR_SIMULATE]))
+		    seen_entry[BG_INSTR_COUNTERS] != seen_entry[BG_INSTR_SIMULATE])
 			return failp(ld, ep->line, epath,
 			             "\"counters\" and \"simulate\" both give the series "
 			             "\"instructions\": list them as alternatives, "

@@ -579,6 +579,13 @@ static void test_value_errors(void **state)
 		  "t.json:1: benchmarks[0].name: must not contain a NUL character" },
 		{ "{\"project\": \"a\", \"proj\\u0065ct\": \"b\"}",
 		  "t.json:1: duplicate key \"project\"" },
+		/* A key's NUL cut it short: "build\u0000evil" was taken as "build",
+		 * and a metric "m\u0000x" overrode metric "m". */
+		{ "{\"build\\u0000evil\": \"make\"}",
+		  "t.json:1: a key must not contain a NUL character" },
+		{ "{\"benchmarks\": [{\"name\": \"a\", \"command\": \"x\",\n"
+		  "  \"metrics\": {\"m\\u0000x\": {\"direction\": \"higher\"}}}]}",
+		  "t.json:2: benchmarks[0].metrics: a key must not contain a NUL character" },
 		{ "{\"confirm\": {\"pairs\": 1}}",
 		  "t.json:1: confirm.pairs: must be 0 (no confirmation) or at least 2: one pair "
 		  "has no spread to judge" },

@@ -66,6 +66,19 @@ static void test_measure_config(void **state)
 	assert_string_equal(c->events[0], "instructions");
 	bg_config_free(cfg);
 
+	/* The alternatives before the clock: the order of entries is the
+	 * user's (it was refused as counters and simulate twice). */
+	cfg = parse_ok(ctx, "{\"defaults\": {\"measure\": [[\"counters\", \"simulate\"], \"time\"]},\n"
+	                    " \"benchmarks\": [{\"name\": \"a\", \"command\": \"true\",\n"
+	                    "  \"measure\": [[\"simulate\", \"counters\"], \"time\"]}]}");
+	a = bg_config_benchmark(cfg, 0);
+	assert_int_equal(a->nmeasure, 2);
+	assert_int_equal(a->measure[0].nalt, 2);
+	assert_int_equal(a->measure[0].alt[0], BG_INSTR_SIMULATE);
+	assert_int_equal(a->measure[0].alt[1], BG_INSTR_COUNTERS);
+	assert_int_equal(a->measure[1].alt[0], BG_INSTR_TIME);
+	bg_config_free(cfg);
+
 	/* Without "measure": the clock alone (nmeasure 0). */
 	cfg = parse_ok(ctx, "{\"benchmarks\": [{\"name\": \"a\", \"command\": \"true\"}]}");
 	assert_int_equal(bg_config_benchmark(cfg, 0)->nmeasure, 0);
@@ -98,6 +111,10 @@ static void test_measure_errors(void **state)
 		  "\"simulate\"]" },
 		{ "\"measure\": [[\"simulate\"], [\"time\", \"counters\"]]",
 		  "t.json:1: benchmarks[0].measure[1]: \"counters\" and \"simulate\" both give the "
+		  "series \"instructions\": list them as alternatives, [\"counters\", "
+		  "\"simulate\"]" },
+		{ "\"measure\": [[\"counters\"], \"time\", \"simulate\"]",
+		  "t.json:1: benchmarks[0].measure[2]: \"counters\" and \"simulate\" both give the "
 		  "series \"instructions\": list them as alternatives, [\"counters\", "
 		  "\"simulate\"]" },
 		{ "\"counters\": []",
