@@ -171,25 +171,94 @@ static inline void bgh_report(const bgh_opts *o, double seconds)
 }
 
 /*
- * 0 for a label that comes back from the printed lines as one series name,
- * else -1 after saying why: benchguard splits a line at blanks (a carriage
- * return among them, for CRLF output), refuses names holding a control
- * character, and addresses a series as "benchmark:metric".
+ * The longest label: "<label>/throughput", the longest series this header
+ * prints, must fit the 1,024 bytes benchguard takes for a series name.
+ */
+#define BGH_LABEL_MAX (1024 - sizeof("/throughput") + 1)
+
+/*
+ * One UTF-8 character of s (n bytes left) into *cp: its length, or 0 when
+ * it is malformed (cut short, overlong, a UTF-16 surrogate, past
+ * U+10FFFF).  The rules of benchguard's own reader, repeated here because
+ * this header runs in programs that do not link the library.
+ */
+static inline size_t bgh__utf8(const char *s, size_t n, unsigned long *cp)
+{
+	unsigned long b = BGH_CAST(unsigned char, s[0]), c, min;
+	size_t len, i;
+
+	if (b < 0x80) {
+		*cp = b;
+		return 1;
+	}
+	if ((b & 0xE0) == 0xC0) {
+		len = 2, c = b & 0x1Fu, min = 0x80;
+	} else if ((b & 0xF0) == 0xE0) {
+		len = 3, c = b & 0x0Fu, min = 0x800;
+	} else if ((b & 0xF8) == 0xF0) {
+		len = 4, c = b & 0x07u, min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		b = BGH_CAST(unsigned char, s[i]);
+		if ((b & 0xC0) != 0x80)
+			return 0;
+		c = (c << 6) | (b & 0x3Fu);
+	}
+	if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+		return 0;
+	*cp = c;
+	return len;
+}
+
+/*
+ * What benchguard refuses in a name, as its reader does: blanks (it splits
+ * a line at them), C0, DEL and C1 controls, the line and paragraph
+ * separators, the bidirectional marks, embeddings, overrides and isolates
+ * (which make a name read as another), U+FFFD (a character some decoder
+ * lost), and ':' (a series is addressed as "benchmark:metric").
+ */
+static inline int bgh__refused(unsigned long c)
+{
+	return c <= 0x20 || c == ':' || (c >= 0x7F && c <= 0x9F) || c == 0x2028 || c == 0x2029 ||
+	       (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069) || c == 0x200E ||
+	       c == 0x200F || c == 0x061C || c == 0xFFFD;
+}
+
+/*
+ * 0 for a label that comes back from the printed lines as one series name
+ * benchguard stores, else -1 after saying why: a label benchguard would
+ * refuse fails every run of the benchmark, so it is refused here first.
  */
 static inline int bgh_label_check(const char *label)
 {
-	const char *p = label;
-	unsigned char c;
+	const char *why = NULL;
+	size_t n = label ? strlen(label) : 0, i = 0, len;
+	unsigned long c;
 
-	if (p && *p) {
-		/* Bytes from 0x80 up are UTF-8, not control characters. */
-		while ((c = BGH_CAST(unsigned char, *p)) > 0x20 && c != 0x7f && c != ':')
-			p++;
-		if (!*p)
-			return 0;
+	if (!n)
+		why = "the label is empty";
+	else if (n > BGH_LABEL_MAX)
+		why = "the label is longer than 1013 bytes (\"<label>/throughput\" must fit "
+		      "benchguard's 1024)";
+	while (!why && i < n) {
+		if (!(len = bgh__utf8(label + i, n - i, &c)))
+			why = "the label is not valid UTF-8";
+		else if (bgh__refused(c))
+			why = c == 0xFFFD
+			              ? "the label holds U+FFFD, a character lost before it got "
+			                "here"
+			              : "the label must be one word without ':' or control "
+			                "characters";
+		else
+			i += len;
 	}
-	fprintf(stderr, "benchguard harness: the label must be one word without ':' or control "
-	                "characters\n");
+	if (!why)
+		return 0;
+	fprintf(stderr, "benchguard harness: %s\n", why);
 	return -1;
 }
 

@@ -532,8 +532,9 @@ static int scan_object_in(struct scan *sc, struct pos *p, const char *path, bg_i
 
 			key = decode_string(sc->s, kstart, sc->i, &nul);
 			if (!key && nul)
-				return scan_fail(sc, kline, 0, "%s%sa key must not contain a NUL character",
-				                 path, *path ? ": " : "");
+				return scan_fail(sc, kline, 0,
+				                 "%s%sa key must not contain a NUL character", path,
+				                 *path ? ": " : "");
 			if (!key)
 				return scan_fail(sc, kline, 0, "cannot decode this key");
 			if ((seen = key_seen(ks, p, key)) != 0) {

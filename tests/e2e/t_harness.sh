@@ -99,6 +99,33 @@ done
 BENCHGUARD_SAMPLES=1 "$T/label" 'sort/1M-é_x.y' >"$T/out" 2>"$T/err"
 check "label with '/', '-', '.', '_' and UTF-8: accepted" grep -q '^BENCHGUARD sort/1M-é_x.y/time ' "$T/out"
 
+# 3a. The harness and benchguard's reader agree on every label: one the
+# harness passes is stored, one it refuses benchguard would refuse (the
+# harness passed a C1 control, a bidi override, bytes that are no UTF-8,
+# U+FFFD and labels too long, and every run of such a benchmark failed).
+# Each label is tried as "<label>/throughput", the longest series printed.
+new_repo "$T/lbl" >/dev/null
+long1013=$(printf 'a%.0s' $(seq 1013))
+for label in $'a\xc2\x85b' $'a\xe2\x80\xaeb' $'a\xe2\x80\xa8b' $'a\xe2\x81\xa6b' $'a\xd8\x9cb' \
+	$'a\xffb' $'a\xc3' $'a\xc0\xafb' $'a\xed\xa0\x80b' $'a\xf4\x90\x80\x80b' $'a\xef\xbf\xbdb' \
+	"${long1013}b" "$long1013" 'é' $'\xe4\xb8\xad\xe6\x96\x87' $'\xf0\x9f\x9a\x80' $'a\xc2\xa0b' \
+	$'a\xef\xbb\xbfb' 'a b' 'a:b'; do
+	q=$(LC_ALL=C printf '%q' "$label") # bytes past ASCII as escapes, not shown
+	[ ${#q} -gt 60 ] && q="a label of $(printf '%s' "$label" | wc -c) bytes"
+	BENCHGUARD_SAMPLES=1 "$T/label" "$label" >"$T/out" 2>"$T/err"
+	h=$?
+	printf 'BENCHGUARD %s/throughput 1 GFLOP/s\n' "$label" >"$T/line"
+	(cd "$T/lbl" && "$BG" --db "$T/lbl.db" import "$T/line" --format lines --name x) >/dev/null 2>"$T/ierr"
+	i=$?
+	if [ "$h" = 0 ]; then
+		check "label $q: the harness passes it and benchguard stores it (import exit $i)" \
+			test "$i" = 0 -a ! -s "$T/err"
+	else
+		check "label $q: the harness refuses it in one sentence, as benchguard does (import exit $i)" \
+			test "$h" = 1 -a "$i" = 2 -a ! -s "$T/out" -a "$(wc -l <"$T/err")" -eq 1
+	fi
+done
+
 # 3b. A count from the environment that is none is named on stderr and
 # the default used, as for "abc": BENCHGUARD_SAMPLES=0 too, which would
 # print nothing, and benchguard would find no series with no word of why.

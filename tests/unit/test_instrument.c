@@ -68,9 +68,10 @@ static void test_measure_config(void **state)
 
 	/* The alternatives before the clock: the order of entries is the
 	 * user's (it was refused as counters and simulate twice). */
-	cfg = parse_ok(ctx, "{\"defaults\": {\"measure\": [[\"counters\", \"simulate\"], \"time\"]},\n"
-	                    " \"benchmarks\": [{\"name\": \"a\", \"command\": \"true\",\n"
-	                    "  \"measure\": [[\"simulate\", \"counters\"], \"time\"]}]}");
+	cfg = parse_ok(ctx,
+	               "{\"defaults\": {\"measure\": [[\"counters\", \"simulate\"], \"time\"]},\n"
+	               " \"benchmarks\": [{\"name\": \"a\", \"command\": \"true\",\n"
+	               "  \"measure\": [[\"simulate\", \"counters\"], \"time\"]}]}");
 	a = bg_config_benchmark(cfg, 0);
 	assert_int_equal(a->nmeasure, 2);
 	assert_int_equal(a->measure[0].nalt, 2);
