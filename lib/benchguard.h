@@ -595,7 +595,9 @@ typedef struct {
  * outcome to `into`.  A benchmark that crashes, times out or prints
  * unparsable output is recorded as BG_BENCH_FAILED (its partial series are
  * dropped) and the call still returns 0; an unmet `requires` is
- * BG_BENCH_SKIPPED.  < 0 only when benchguard itself fails.  Measuring
+ * BG_BENCH_SKIPPED.  < 0 when benchguard itself fails, and BG_EINPUT for
+ * a benchmark no config gives (fewer than one sample, a format or an
+ * instrument outside its enum), which would run nothing.  Measuring
  * `peak_rss` (format `time` with the clock) resets the calling process's
  * own peak RSS first: a host that reports its ru_maxrss should read it
  * before.

@@ -1834,6 +1834,40 @@ static int add_counters(bg_ctx *ctx, const bg_benchmark *bench, bg_counters *c,
 	return 0;
 }
 
+/* BG_EINPUT for a benchmark no config would give: see bg_runner_run. */
+static int check_benchmark(bg_ctx *ctx, const bg_benchmark *bench, int samples)
+{
+	size_t i, k;
+
+	if (samples < 1)
+		return bg_error_set(ctx, BG_EINPUT,
+		                    "benchmark \"%s\": %d samples; a run needs at least one",
+		                    bench->name, samples);
+	if ((unsigned)bench->format > (unsigned)BG_FORMAT_PERFSTAT)
+		return bg_error_set(ctx, BG_EINPUT, "benchmark \"%s\": unknown format %d",
+		                    bench->name, (int)bench->format);
+	if (bench->nmeasure && !bench->measure)
+		return bg_error_set(ctx, BG_EINPUT,
+		                    "benchmark \"%s\": nmeasure is %zu but measure is NULL",
+		                    bench->name, bench->nmeasure);
+	for (i = 0; i < bench->nmeasure; i++) {
+		const bg_measure *m = &bench->measure[i];
+
+		if (m->nalt < 1 || m->nalt > BG_INSTR_COUNT)
+			return bg_error_set(ctx, BG_EINPUT,
+			                    "benchmark \"%s\": measure[%zu] holds %zu alternatives "
+			                    "(1 to %d)",
+			                    bench->name, i, m->nalt, BG_INSTR_COUNT);
+		for (k = 0; k < m->nalt; k++)
+			if ((unsigned)m->alt[k] >= BG_INSTR_COUNT)
+				return bg_error_set(ctx, BG_EINPUT,
+				                    "benchmark \"%s\": measure[%zu] names unknown "
+				                    "instrument %d",
+				                    bench->name, i, (int)m->alt[k]);
+	}
+	return 0;
+}
+
 int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opts, bg_results *into)
 {
 	static const bg_run_opts no_opts = BG_RUN_OPTS_INIT;
@@ -1869,10 +1903,13 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 	samples = opts->samples >= 0 ? opts->samples : bench->samples;
 	warmup = opts->warmup >= 0 ? opts->warmup : bench->warmup;
 	timeout = opts->timeout > 0 ? opts->timeout : bench->timeout;
-	if (samples < 0)
-		samples = 0;
 	if (warmup < 0)
 		warmup = 0;
+	/* A benchmark built by hand rather than loaded from a config: what
+	 * the config refuses would run nothing, or fall through every format
+	 * and instrument, and be stored as a success with no series. */
+	if ((error = check_benchmark(ctx, bench, samples)) < 0)
+		return error;
 
 	for (i = 0; i < bench->nrequires; i++) {
 		if (bg_runner_requirement_met(bench->requires[i], &why))

@@ -1025,6 +1025,74 @@ static void test_run_overrides_and_env(void **state)
 	bg_results_free(res);
 }
 
+/*
+ * A benchmark built by hand that no config gives is refused before
+ * anything runs: with 0 samples, or a format or an instrument outside its
+ * enum, it ran nothing and was stored as a success with no series.
+ */
+static void test_run_refuses_what_no_config_gives(void **state)
+{
+	static const bg_measure bad_instr[] = { { { (bg_instrument)7 }, 1 } };
+	static const bg_measure no_alt[] = { { { BG_INSTR_TIME }, 0 } };
+	bg_ctx *ctx = *state;
+	bg_benchmark b = { .name = "h",
+		           .command = "touch ran",
+		           .format = BG_FORMAT_TIME,
+		           .samples = 3,
+		           .timeout = 10 };
+	static const char *const files[] = { "ran", NULL };
+	bg_run_opts o = BG_RUN_OPTS_INIT;
+	bg_results *res = NULL;
+	char dir[64], ran[128];
+	const struct {
+		int samples, opt_samples, format;
+		const bg_measure *m;
+		const char *msg;
+	} cases[] = {
+		{ 0, -1, BG_FORMAT_TIME, NULL,
+		  "benchmark \"h\": 0 samples; a run needs at least one" },
+		{ -2, -1, BG_FORMAT_TIME, NULL,
+		  "benchmark \"h\": -2 samples; a run needs at least one" },
+		{ 3, 0, BG_FORMAT_TIME, NULL,
+		  "benchmark \"h\": 0 samples; a run needs at least one" },
+		{ 3, -1, 42, NULL, "benchmark \"h\": unknown format 42" },
+		{ 3, -1, -1, NULL, "benchmark \"h\": unknown format -1" },
+		{ 3, -1, BG_FORMAT_TIME, bad_instr,
+		  "benchmark \"h\": measure[0] names unknown instrument 7" },
+		{ 3, -1, BG_FORMAT_TIME, no_alt,
+		  "benchmark \"h\": measure[0] holds 0 alternatives (1 to 3)" },
+	};
+	size_t i;
+
+	make_tmpdir(dir);
+	snprintf(ran, sizeof(ran), "%s/ran", dir);
+	o.cwd = dir;
+	assert_int_equal(bg_results_new(&res), 0);
+	for (i = 0; i < BG_ARRAY_SIZE(cases); i++) {
+		b.samples = cases[i].samples;
+		o.samples = cases[i].opt_samples;
+		b.format = (bg_format)cases[i].format;
+		b.measure = cases[i].m;
+		b.nmeasure = cases[i].m ? 1 : 0;
+		assert_int_equal(bg_runner_run(ctx, &b, &o, res), BG_EINPUT);
+		assert_string_equal(bg_ctx_error(ctx), cases[i].msg);
+		assert_null(bg_results_find_outcome(res, "h"));
+		assert_int_equal(access(ran, F_OK), -1);
+	}
+	/* The same benchmark as a config gives it runs. */
+	b.samples = 2;
+	o.samples = -1;
+	b.format = BG_FORMAT_TIME;
+	b.measure = NULL;
+	b.nmeasure = 0;
+	assert_int_equal(bg_runner_run(ctx, &b, &o, res), 0);
+	assert_int_equal(bg_results_find_outcome(res, "h")->status, BG_BENCH_OK);
+	assert_int_equal(find_series(res, "h", "wall_time")->n, 2);
+	assert_int_equal(access(ran, F_OK), 0);
+	remove_tmpdir(dir, files);
+	bg_results_free(res);
+}
+
 static void test_run_failures(void **state)
 {
 	bg_ctx *ctx = *state;
@@ -1439,6 +1507,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_run_failures),
 		cmocka_unit_test(test_run_failure_stderr_lines),
 		cmocka_unit_test(test_run_dispositions_each_execution),
+		cmocka_unit_test(test_run_refuses_what_no_config_gives),
 		cmocka_unit_test(test_run_requires),
 		cmocka_unit_test(test_requires_cuda_fake_driver),
 		cmocka_unit_test(test_run_lines_format),
