@@ -32,14 +32,23 @@ static int db_copy(cli_state *st, const char *from, const char *to)
 		                       json_object_new_int64((int64_t)stats.runs_copied));
 		json_object_object_add(top, "runs_present",
 		                       json_object_new_int64((int64_t)stats.runs_present));
+		json_object_object_add(top, "checks_since",
+		                       json_object_new_int64((int64_t)stats.checks_since));
 		json_object_object_add(top, "builds", json_object_new_int64((int64_t)stats.builds));
 		json_object_object_add(top, "alerts", json_object_new_int64((int64_t)stats.alerts));
 		rc = cli_print_json(st, top);
 	} else {
-		printf("copied %zu run%s from %s to %s (%zu already there), %zu build%s, "
+		char since[96] = "";
+
+		/* ci's verdicts on runs copied before, recorded since (a copy
+		 * taken while ci measured again in pairs). */
+		if (stats.checks_since)
+			snprintf(since, sizeof(since), ", ci's verdict on %zu of them added",
+			         stats.checks_since);
+		printf("copied %zu run%s from %s to %s (%zu already there%s), %zu build%s, "
 		       "%zu alert%s\n",
 		       stats.runs_copied, stats.runs_copied == 1 ? "" : "s", bg_store_name(src),
-		       bg_store_name(dst), stats.runs_present, stats.builds,
+		       bg_store_name(dst), stats.runs_present, since, stats.builds,
 		       stats.builds == 1 ? "" : "s", stats.alerts, stats.alerts == 1 ? "" : "s");
 	}
 cleanup:

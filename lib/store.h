@@ -27,7 +27,8 @@ int bg_store_schema_version(bg_store *store);
 /* What bg_store_copy did. */
 typedef struct {
 	size_t runs_copied;  /* complete runs the destination did not have */
-	size_t runs_present; /* runs it had already (by uid): left alone */
+	size_t runs_present; /* runs it had already (by uid) */
+	size_t checks_since; /* ci's verdicts on those, recorded after a copy */
 	size_t builds;       /* remembered builds added */
 	size_t alerts;       /* alert outbox entries added */
 } bg_copy_stats;
@@ -36,8 +37,10 @@ typedef struct {
  * Copies every complete run of `src` (with its machine, commit, facts, tags,
  * results, samples, outcomes and recorded verdicts), its builds and its
  * alert outbox into `dst`, between any two backends.  Runs are matched by
- * uid, so copying again adds nothing; each run is one transaction of `dst`.
- * A series whose unit differs between the two stops the copy (BG_EINPUT).
+ * uid, so copying again adds nothing but what the source recorded about a
+ * run since (ci's verdicts, its pair); each run is one transaction of
+ * `dst`.  A series whose unit or direction differs between the two stops
+ * the copy (BG_EINPUT).
  */
 int bg_store_copy(bg_ctx *ctx, bg_store *src, bg_store *dst, bg_copy_stats *stats);
 /*

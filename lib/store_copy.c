@@ -34,6 +34,7 @@ enum {
 	CP_VERDICTS,
 	CP_BUILDS,
 	CP_OUTBOX,
+	CP_RUN_PAIR_REF,
 	CP_SRC_COUNT,
 	/* written to the destination */
 	CP_D_RUN_BY_UID = CP_SRC_COUNT,
@@ -50,6 +51,8 @@ enum {
 	CP_D_RESULT,
 	CP_D_OUTCOME,
 	CP_D_CHECK,
+	CP_D_CHECK_FIND,
+	CP_D_PAIR_REF,
 	CP_D_VERDICT,
 	CP_D_BUILD,
 	CP_D_OUTBOX,
@@ -84,6 +87,7 @@ static const char *const copy_sql[CP_COUNT] = {
 		      " o.state, o.created_at, o.attempts, o.last_status, o.last_error,"
 		      " o.delivered_at FROM outbox o LEFT JOIN runs r ON r.id = o.run_id"
 		      " ORDER BY o.id",
+	[CP_RUN_PAIR_REF] = "SELECT pair_ref FROM runs WHERE id = ?1 AND pair_ref IS NOT NULL",
 	[CP_D_RUN_BY_UID] = "SELECT id FROM runs WHERE uid = ?1",
 	[CP_D_MACHINE] = "INSERT INTO machines(fingerprint, first_seen) VALUES (?1, ?2)"
 			 " ON CONFLICT DO NOTHING",
@@ -102,7 +106,8 @@ static const char *const copy_sql[CP_COUNT] = {
 			 " ON CONFLICT DO NOTHING",
 	/* The units compared by the database: both sides of it as stored
 	 * (bg_db_bind_text repairs the source's), not as the source holds it. */
-	[CP_D_SERIES_FIND] = "SELECT id, unit, unit = CAST(?3 AS TEXT) FROM series"
+	[CP_D_SERIES_FIND] = "SELECT id, unit, unit = CAST(?3 AS TEXT), direction,"
+			     " direction = CAST(?4 AS TEXT) FROM series"
 			     " WHERE benchmark = ?1 AND metric = ?2",
 	[CP_D_SERIES_ADD] = "INSERT INTO series(benchmark, metric, unit, direction)"
 			    " VALUES (?1, ?2, ?3, ?4) RETURNING id",
@@ -113,6 +118,12 @@ static const char *const copy_sql[CP_COUNT] = {
 			 " VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",
 	[CP_D_CHECK] = "INSERT INTO checks(run_id, source, created_at, pairs, seconds, json)"
 		       " VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id",
+	/* A check is one ci's verdict on the run: its source and time name it. */
+	[CP_D_CHECK_FIND] = "SELECT 1 FROM checks WHERE run_id = ?1 AND source = CAST(?2 AS TEXT)"
+			    " AND created_at = ?3",
+	/* Pairs are recorded once both runs are complete: after a copy, maybe. */
+	[CP_D_PAIR_REF] = "UPDATE runs SET pair_ref = CAST(?2 AS TEXT)"
+			  " WHERE id = ?1 AND pair_ref IS NULL",
 	[CP_D_VERDICT] = "INSERT INTO verdicts(check_id, series, benchmark, metric, verdict,"
 			 " first, confirmation) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
 			 " ON CONFLICT DO NOTHING",
@@ -219,13 +230,16 @@ static int cp__id(copier *c, int find, const char *key, const char *what, int64_
 }
 
 /* The destination's series for a source result row, created if absent;
- * a unit that differs refuses the copy (one history, one unit). */
+ * a unit that differs refuses the copy (one history, one unit), and so
+ * does a direction: the copied runs would turn the destination's every
+ * regression of the series into an improvement, as baseline import says. */
 static int cp__series(copier *c, bg_db_stmt *r, int64_t *id)
 {
 	bg_db_stmt *f = c->s[CP_D_SERIES_FIND], *a = c->s[CP_D_SERIES_ADD];
 	int rc, error = 0;
 
-	if (cp__text(f, 1, r, 1) < 0 || cp__text(f, 2, r, 2) < 0 || cp__text(f, 3, r, 3) < 0)
+	if (cp__text(f, 1, r, 1) < 0 || cp__text(f, 2, r, 2) < 0 || cp__text(f, 3, r, 3) < 0 ||
+	    cp__text(f, 4, r, 4) < 0)
 		return cp__fail(c, CP_D_SERIES_FIND, "finding a series");
 	rc = bg_db_step(f);
 	if (rc == BG_DB_ROW) {
@@ -238,6 +252,13 @@ static int cp__series(copier *c, bg_db_stmt *r, int64_t *id)
 			        bg_db_column_text(r, 1), bg_db_column_text(r, 2),
 			        bg_db_column_text(f, 1), c->dst->name, bg_db_column_text(r, 3),
 			        c->src->name);
+		else if (!bg_db_column_int(f, 4))
+			error = bg_error_set(c->ctx, BG_EINPUT,
+			                     "series \"%s:%s\" is %s is better in %s but %s is "
+			                     "better in %s; nothing more copied",
+			                     bg_db_column_text(r, 1), bg_db_column_text(r, 2),
+			                     bg_db_column_text(f, 3), c->dst->name,
+			                     bg_db_column_text(r, 4), c->src->name);
 		bg_db_reset(f);
 		return error;
 	}
@@ -290,8 +311,29 @@ static int cp__result(copier *c, bg_db_stmt *r, int64_t run_id)
 	return 0;
 }
 
-/* The checks `ci` recorded for the source run, with their verdicts. */
-static int cp__checks(copier *c, int64_t src_run, int64_t dst_run)
+/* 1 when the destination's run holds the check at the source's row k. */
+static int cp__check_there(copier *c, bg_db_stmt *k, int64_t dst_run)
+{
+	bg_db_stmt *f = c->s[CP_D_CHECK_FIND];
+	int rc;
+
+	if (bg_db_bind_int64(f, 1, dst_run) < 0 || cp__text(f, 2, k, 1) < 0 ||
+	    cp__int(f, 3, k, 2) < 0)
+		return cp__fail(c, CP_D_CHECK_FIND, "finding a check");
+	rc = bg_db_step(f);
+	bg_db_reset(f);
+	if (rc < 0)
+		return cp__fail(c, CP_D_CHECK_FIND, "finding a check");
+	return rc == BG_DB_ROW;
+}
+
+/*
+ * The checks `ci` recorded for the source run, with their verdicts, that
+ * the destination's run lacks: all of them for a run just copied, and for
+ * a run copied before, those recorded since (a copy taken while ci
+ * measured again in pairs).  *added counts them.
+ */
+static int cp__checks(copier *c, int64_t src_run, int64_t dst_run, size_t *added)
 {
 	bg_db_stmt *k = c->s[CP_CHECKS], *d = c->s[CP_D_CHECK], *v = c->s[CP_VERDICTS];
 	int error = 0, rc, rv, i;
@@ -301,6 +343,14 @@ static int cp__checks(copier *c, int64_t src_run, int64_t dst_run)
 	while ((rc = bg_db_step(k)) == BG_DB_ROW) {
 		int64_t check_id = 0;
 
+		if ((error = cp__check_there(c, k, dst_run)) != 0) {
+			if (error > 0) {
+				error = 0;
+				continue;
+			}
+			break;
+		}
+		(*added)++;
 		if (bg_db_bind_int64(d, 1, dst_run) < 0 || cp__text(d, 2, k, 1) < 0 ||
 		    cp__int(d, 3, k, 2) < 0 || cp__int(d, 4, k, 3) < 0 ||
 		    cp__real(d, 5, k, 4) < 0 || cp__text(d, 6, k, 5) < 0) {
@@ -344,6 +394,7 @@ static int cp__run_body(copier *c, int64_t src_run, const char *uid)
 {
 	bg_db_stmt *r = c->s[CP_RUN], *d;
 	int64_t machine_id = 0, commit_id = 0, run_id = 0, src_machine;
+	size_t checks = 0;
 	int error = 0, rc;
 
 	if (bg_db_bind_int64(r, 1, src_run) < 0)
@@ -427,7 +478,7 @@ static int cp__run_body(copier *c, int64_t src_run, const char *uid)
 		error = cp__fail(c, CP_OUTCOMES, "reading outcomes");
 		goto cleanup;
 	}
-	error = cp__checks(c, src_run, run_id);
+	error = cp__checks(c, src_run, run_id, &checks);
 
 cleanup:
 	bg_db_reset(c->s[CP_RUN]);
@@ -436,9 +487,39 @@ cleanup:
 	return error;
 }
 
-/* One source run, unless the destination has its uid; *copied says so. */
-static int cp__run(copier *c, int64_t src_run, const char *uid, int *copied)
+/*
+ * What the source recorded about a run after it was complete, for a run the
+ * destination has: its pair, and ci's checks.  A copy taken while ci
+ * measured again in pairs has the run but not the verdict; the next copy
+ * adds it (*checks counts what it added).
+ */
+static int cp__run_since(copier *c, int64_t src_run, int64_t dst_run, size_t *checks)
 {
+	bg_db_stmt *q = c->s[CP_RUN_PAIR_REF], *d = c->s[CP_D_PAIR_REF];
+	int error = 0, rc;
+
+	if (bg_db_bind_int64(q, 1, src_run) < 0)
+		return cp__fail(c, CP_RUN_PAIR_REF, "reading a run's pair");
+	rc = bg_db_step(q);
+	if (rc == BG_DB_ROW) {
+		if (bg_db_bind_int64(d, 1, dst_run) < 0 || cp__text(d, 2, q, 0) < 0)
+			error = cp__fail(c, CP_D_PAIR_REF, "storing a run's pair");
+		else
+			error = cp__write(c, CP_D_PAIR_REF, "storing a run's pair", NULL);
+	} else if (rc < 0) {
+		error = cp__fail(c, CP_RUN_PAIR_REF, "reading a run's pair");
+	}
+	bg_db_reset(q);
+	if (error < 0)
+		return error;
+	return cp__checks(c, src_run, dst_run, checks);
+}
+
+/* One source run, unless the destination has its uid (then only what was
+ * recorded about it since); *copied says which. */
+static int cp__run(copier *c, int64_t src_run, const char *uid, int *copied, size_t *checks)
+{
+	int64_t dst_run = 0;
 	int error, found, rc;
 
 	*copied = 0;
@@ -449,13 +530,20 @@ static int cp__run(copier *c, int64_t src_run, const char *uid, int *copied)
 	/* Looked up inside the transaction: a concurrent copy cannot slip in. */
 	rc = bg_db_step(c->s[CP_D_RUN_BY_UID]);
 	found = rc == BG_DB_ROW;
+	if (found)
+		dst_run = bg_db_column_int64(c->s[CP_D_RUN_BY_UID], 0);
 	bg_db_reset(c->s[CP_D_RUN_BY_UID]);
 	if (rc < 0) {
 		error = cp__fail(c, CP_D_RUN_BY_UID, "finding a run");
 		goto cleanup;
 	}
 	if (found) {
-		c->dst->drv->rollback(c->dst);
+		if ((error = cp__run_since(c, src_run, dst_run, checks)) < 0)
+			goto cleanup;
+		if (c->dst->drv->commit(c->dst) < 0) {
+			error = cp__fail(c, CP_D_RUN, "committing");
+			goto cleanup;
+		}
 		return 0;
 	}
 	if ((error = cp__run_body(c, src_run, uid)) < 0)
@@ -548,7 +636,7 @@ int bg_store_copy(bg_ctx *ctx, bg_store *src, bg_store *dst, bg_copy_stats *stat
 		goto cleanup;
 	}
 	for (i = 0; i < n; i++) {
-		if ((error = cp__run(&c, ids[i], uids[i], &copied)) < 0)
+		if ((error = cp__run(&c, ids[i], uids[i], &copied, &stats->checks_since)) < 0)
 			goto cleanup;
 		if (copied)
 			stats->runs_copied++;

@@ -1,0 +1,67 @@
+# t_db_copy.sh -- `db copy` between two SQLite files keeps one history:
+# what the source recorded about a run after a first copy took it (ci's
+# verdict, once its pairs end; the run's pair) reaches the copy with the
+# next one, once; and a series whose unit or direction the destination
+# holds otherwise stops the copy (exit 2), nothing of it stored, as
+# `baseline import` refuses such a file.
+. "$(dirname "$0")/lib.sh"
+
+new_repo "$T/r" >/dev/null && cd "$T/r" || exit 1
+printf '.benchguard/\n' >.gitignore
+cat >benchguard.json <<'J'
+{ "baseline": { "window": 3, "min_runs": 2 }, "defaults": { "warmup": 0, "samples": 3 },
+  "benchmarks": [ { "name": "b", "format": "lines", "command": "echo BENCHGUARD v 1 ms" } ] }
+J
+git add -A && git commit -qm suite
+src="$T/src.db" dst="$T/dst.db"
+for i in 1 2 3; do
+	echo "$i" >n && git add n && git commit -qm "c$i"
+	BENCHGUARD_DB=$src "$BG" -q ci >/dev/null 2>&1
+done
+check "three ci runs, three verdicts recorded" test "$(sqlite3 "$src" 'SELECT count(*) FROM checks')" = 3
+"$BG" db copy "$src" "$dst" >/dev/null 2>&1
+check "db copy: the three runs and their verdicts" \
+	test "$(sqlite3 "$dst" 'SELECT count(*) FROM runs; SELECT count(*) FROM checks' | tr '\n' ' ')" = "3 3 "
+
+# The copy as it stands when it was taken while ci measured the newest run
+# again in pairs: the run complete, its verdict and pair not yet recorded.
+last=$(sqlite3 "$src" 'SELECT uid FROM runs ORDER BY id DESC LIMIT 1')
+sqlite3 "$dst" "DELETE FROM verdicts WHERE check_id IN (SELECT k.id FROM checks k JOIN runs r ON r.id = k.run_id WHERE r.uid = '$last');
+	DELETE FROM checks WHERE run_id = (SELECT id FROM runs WHERE uid = '$last')"
+sqlite3 "$src" "UPDATE runs SET pair_ref = uid WHERE uid = '$last'"
+verdicts() { sqlite3 "$1" "SELECT r.uid, k.source, k.created_at, v.series, v.verdict FROM verdicts v JOIN checks k ON k.id = v.check_id JOIN runs r ON r.id = k.run_id ORDER BY 1, 4"; }
+check "(the copy lacks the newest run's verdict)" test "$(verdicts "$src")" != "$(verdicts "$dst")"
+"$BG" db copy "$src" "$dst" >"$T/out" 2>&1
+rc=$?
+check "db copy again: exit 0, saying the verdict was added (got $rc)" \
+	grep -qx "copied 0 runs from $src to $dst (3 already there, ci's verdict on 1 of them added), 0 builds, 0 alerts" "$T/out"
+check "... the copy's verdicts are the source's" test "$(verdicts "$src")" = "$(verdicts "$dst")"
+check "... and the run's pair" test "$(sqlite3 "$dst" "SELECT pair_ref FROM runs WHERE uid = '$last'")" = "$last"
+check "... so history shows ci's verdict there" bash -c "
+	[ \"\$(BENCHGUARD_DB='$src' '$BG' history 2>/dev/null)\" = \"\$(BENCHGUARD_DB='$dst' '$BG' history 2>/dev/null)\" ]"
+"$BG" --json db copy "$src" "$dst" >"$T/out.json" 2>&1
+check "a third copy adds nothing: no verdict twice" bash -c "
+	grep -q '\"checks_since\": 0' '$T/out.json' && [ \"\$(sqlite3 '$dst' 'SELECT count(*) FROM checks')\" = 3 ]"
+
+# A series the destination holds in another unit, or with the other
+# direction: the copied run would be read on the destination's terms.
+new_repo "$T/u" >/dev/null && cd "$T/u" || exit 1
+printf '*.db*\n' >.gitignore
+suite() { printf '{ "defaults": { "warmup": 0, "samples": 2 }, "benchmarks": [ { "name": "t", "format": "lines", "command": "echo BENCHGUARD v 1 %s"%s } ] }\n' "$1" "$2" >benchguard.json; git add -A; git commit -qm "$1$2"; }
+suite ms ''
+"$BG" -q --db "$T/lower.db" run >/dev/null
+suite B ''
+"$BG" -q --db "$T/bytes.db" run >/dev/null
+suite ms ', "metrics": { "v": { "direction": "higher" } }'
+"$BG" -q --db "$T/higher.db" run >/dev/null
+"$BG" db copy "$T/lower.db" "$T/higher.db" >/dev/null 2>"$T/err"
+rc=$?
+check "db copy of a lower-is-better series into one stored higher-is-better: exit 2 (got $rc)" test "$rc" = 2
+check "... saying so" grep -qx "benchguard: series \"t:v\" is higher is better in $T/higher.db but lower is better in $T/lower.db; nothing more copied" "$T/err"
+check "... nothing of it stored" test "$(sqlite3 "$T/higher.db" 'SELECT count(*) FROM runs; SELECT direction FROM series' | tr '\n' ' ')" = "1 higher "
+"$BG" db copy "$T/bytes.db" "$T/lower.db" >/dev/null 2>"$T/err"
+rc=$?
+check "db copy of a series in bytes into one stored in seconds: exit 2 (got $rc)" test "$rc" = 2
+check "... saying so" grep -qx "benchguard: series \"t:v\" is in unit \"s\" in $T/lower.db but \"B\" in $T/bytes.db; nothing more copied" "$T/err"
+check "... nothing of it stored" test "$(sqlite3 "$T/lower.db" 'SELECT count(*) FROM runs')" = 1
+finish
