@@ -33,6 +33,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 /* curl.h's type-checking curl_easy_setopt and curl_easy_getinfo are macros
@@ -855,6 +856,37 @@ static char *alert__scrub(const alert_target *t, const char *s)
 	return bg_buf_detach(&b);
 }
 
+/*
+ * Disables the target when an expanded value cannot go into a request as it
+ * is: a control character (a secret pasted with its line break would end
+ * the headers early, or add a header of its own), or a URL that is not
+ * http:// or https:// (the only protocols a request may use).  The value is
+ * not shown: it came from the environment.
+ */
+static void alert__refuse_value(alert_target *t, const char *name, const char *v, int url)
+{
+	const char *p;
+
+	if (!t->enabled || !v)
+		return;
+	for (p = v; *p; p++) {
+		if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+			snprintf(t->why, sizeof(t->why), "%s holds a control character%s", name,
+			         *p == '\n' || *p == '\r'
+			                 ? " (a line break: a value pasted with its "
+			                   "newline?)"
+			                 : "");
+			t->enabled = 0;
+			return;
+		}
+	}
+	if (url && strncasecmp(v, "https://", 8) && strncasecmp(v, "http://", 7)) {
+		snprintf(t->why, sizeof(t->why), "%s does not start with https:// or http://",
+		         name);
+		t->enabled = 0;
+	}
+}
+
 static int alert__target_init(bg_ctx *ctx, const alert_curl *cu, const bg_alert_cfg *cfg,
                               alert_target *t)
 {
@@ -889,6 +921,11 @@ static int alert__target_init(bg_ctx *ctx, const alert_curl *cu, const bg_alert_
 	                                      : NULL,
 	                         &t->api)) < 0)
 		return err;
+	alert__refuse_value(t, "url", t->url, 1);
+	alert__refuse_value(t, "api_url", t->api, 1);
+	alert__refuse_value(t, "token", t->token, 0);
+	alert__refuse_value(t, "secret", t->secret, 0);
+	alert__refuse_value(t, "repo", t->repo, 0);
 	/* The API's paths are appended with their "/": "https://HOST/api/v4/"
 	 * would make "/api/v4//projects/...", which the forge does not know. */
 	while (t->forge && t->api && strlen(t->api) > 1 && t->api[strlen(t->api) - 1] == '/')
@@ -1155,18 +1192,24 @@ static CURLcode alert__attempt(bg_ctx *ctx, CURL *curl, const alert_target *t, c
 	if (strcmp(req->method, "GET") && strcmp(req->method, "POST"))
 		cu->curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, req->method);
 	rc = cu->curl_easy_perform(curl);
-	if (rc == CURLE_OK)
-		cu->curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &resp->status);
+	/* Also after a transfer that failed once the status line was read (a
+	 * body cut short, a timeout while it dripped): 0 when none came. */
+	if (cu->curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &resp->status) != CURLE_OK)
+		resp->status = 0;
 	cu->curl_easy_setopt(curl, CURLOPT_HTTPHEADER, NULL);
 	cu->curl_slist_free_all(h);
 	return rc;
 }
 
-/* Transport errors are worth retrying, except those that say the URL itself is wrong. */
+/*
+ * Transport errors are worth retrying, except those that say the URL itself
+ * is wrong.  Not CURLE_UNSUPPORTED_PROTOCOL: a target's scheme is checked
+ * before any request (alert__target_init), and libcurl also says so for a
+ * garbled status line ("XTTP/1.1 502"), a receiver's passing fault.
+ */
 static int alert__classify_curl(CURLcode rc)
 {
 	switch (rc) {
-	case CURLE_UNSUPPORTED_PROTOCOL:
 	case CURLE_URL_MALFORMAT:
 	case CURLE_NOT_BUILT_IN:
 		return BG_ALERT__REFUSED;
@@ -1315,6 +1358,15 @@ static int alert__request(bg_ctx *ctx, CURL *curl, const alert_target *t, const 
 			tally->status = (int)resp->status;
 			cls = bg_alert__classify(resp->status);
 			snprintf(what, sizeof(what), "HTTP %ld", resp->status);
+		} else if (strcmp(req->method, "GET") &&
+		           bg_alert__classify(resp->status) == BG_ALERT__OK) {
+			/* A POST or PATCH answered 2xx took effect, whatever became of
+			 * the answer's body, which such a request does not read: sent
+			 * again, it would be delivered twice. */
+			tally->status = (int)resp->status;
+			cls = BG_ALERT__OK;
+			snprintf(what, sizeof(what), "HTTP %ld (the answer cut short: %s)",
+			         resp->status, t->cu->curl_easy_strerror(rc));
 		} else {
 			cls = alert__classify_curl(rc);
 			/* curl's generic text: its error buffer may quote the URL. */

@@ -1724,6 +1724,18 @@ static int read_alert_url(struct loader *ld, const struct pos *p, const char *pa
 		return err;
 	if (strncmp(*out, "https://", 8) && strncmp(*out, "http://", 7) && strncmp(*out, "${", 2))
 		return failp(ld, p->line, path, "must start with https:// or http://");
+	/* Written out, it can be judged now rather than at every ci: a blank
+	 * or a control character, or no host, is no URL a request can use. */
+	if (!strchr(*out, '$')) {
+		const char *host = strstr(*out, "://") + 3, *c;
+
+		for (c = *out; *c; c++)
+			if ((unsigned char)*c <= 0x20 || *c == 0x7f)
+				return failp(ld, p->line, path,
+				             "must not hold a blank or a control character");
+		if (!*host || *host == '/' || *host == '?' || *host == '#' || *host == ':')
+			return failp(ld, p->line, path, "names no host");
+	}
 	return 0;
 }
 

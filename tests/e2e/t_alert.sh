@@ -126,6 +126,48 @@ check "a 404: one request, no retry, kept as failed; ci exits 1 (got $rc)" bash 
 	[ \"\$(sqlite3 '$BENCHGUARD_DB' 'SELECT state, last_status FROM outbox')\" = 'failed|404' ] &&
 	grep -q 'refused (POST http://127.0.0.1:[0-9]*/\*\*\*: HTTP 404' '$T/err'"
 
+# A 200 whose body ends early (the connection closed before its
+# Content-Length): the POST took effect.  It was retried four times, left
+# pending, and sent again by every alert flush and ci.
+db cut
+recv cut script:200cut
+cfg 30000000 "$HOOK"
+HOOK_URL="http://127.0.0.1:$PORT/hook" ci -v >/dev/null 2>"$T/err"
+rc=$?
+check "a 200 with its body cut short: one request, delivered; ci exits 1 (got $rc)" bash -c "
+	[ $rc = 1 ] && [ \$(wc -l <'$T/cut.log') = 1 ] &&
+	[ \"\$(sqlite3 '$BENCHGUARD_DB' 'SELECT state, attempts, last_status FROM outbox')\" = 'delivered|1|200' ] &&
+	grep -q 'try 1: HTTP 200 (the answer cut short: ' '$T/err'"
+HOOK_URL="http://127.0.0.1:$PORT/hook" expect_rc 0 "$BG" --config "$T/cfg.json" alert flush
+check "... alert flush sends nothing more" bash -c "
+	grep -q 'the outbox holds nothing to deliver' '$T/out' && [ \$(wc -l <'$T/cut.log') = 1 ]"
+
+# A garbled status line is the receiver's passing fault: retried, not
+# failed for good as "Unsupported protocol" (libcurl's word for it).
+db garbled
+recv garbled script:502xttp,200
+HOOK_URL="http://127.0.0.1:$PORT/hook" ci >/dev/null 2>"$T/err"
+check "a garbled status line, then 200: retried and delivered" bash -c "
+	[ \$(wc -l <'$T/garbled.log') = 2 ] &&
+	[ \"\$(sqlite3 '$BENCHGUARD_DB' 'SELECT state, attempts FROM outbox')\" = 'delivered|2' ]"
+
+# A value from the environment that cannot go into a request: a secret
+# pasted with its line break, a URL of another scheme.  The target is left
+# out with the reason, the value not shown, nothing sent.
+db crlf
+recv never script:200
+HOOK_SECRET=$'s3cret-zz9\n' HOOK_URL="http://127.0.0.1:$PORT/hook" ci >"$T/out" 2>"$T/err"
+rc=$?
+check "a secret ending in a line break: nothing sent, ci exits 1 (got $rc)" bash -c "
+	[ $rc = 1 ] && [ ! -s '$T/never.log' ] && [ \$(sqlite3 '$BENCHGUARD_DB' 'SELECT count(*) FROM outbox') = 0 ]"
+check "... a warning that says why, without the value" bash -c "
+	grep -q 'webhook alert not sent: secret holds a control character (a line break: a value pasted with its newline?)' '$T/err' &&
+	! grep -q zz9 '$T/out' '$T/err'"
+HOOK_URL="ftp://127.0.0.1:$PORT/hook" ci >/dev/null 2>"$T/err"
+check "a url of another scheme from the environment: left out, saying so" bash -c "
+	grep -q 'webhook alert not sent: url does not start with https:// or http://' '$T/err' &&
+	[ ! -s '$T/never.log' ] && [ \$(sqlite3 '$BENCHGUARD_DB' 'SELECT count(*) FROM outbox') = 0 ]"
+
 db unset
 ci_unset HOOK_URL
 check "a \${VAR} that is not set: a warning, the alert left out, the verdict's exit 1" bash -c "

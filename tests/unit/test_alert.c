@@ -418,6 +418,18 @@ static void test_config_keys(void **state)
 	expect_config("{\"kind\": \"github\", \"repo\": \"o/n\", \"token\": \"${T}\", \"pr\": 1,"
 	              " \"api_url\": \"ftp://x\"}",
 	              "t.json:3: alerts[0].api_url: must start with https:// or http://");
+	/* A URL written out is judged at load, not warned about at every ci. */
+	expect_config("{\"kind\": \"webhook\", \"url\": \"http://exa mple.com/x\"}",
+	              "t.json:3: alerts[0].url: must not hold a blank or a control character");
+	expect_config("{\"kind\": \"webhook\", \"url\": \"http://x/\\ny\"}",
+	              "t.json:3: alerts[0].url: must not hold a blank or a control character");
+	expect_config("{\"kind\": \"slack\", \"url\": \"https://\"}",
+	              "t.json:3: alerts[0].url: names no host");
+	expect_config("{\"kind\": \"webhook\", \"url\": \"http:///path\"}",
+	              "t.json:3: alerts[0].url: names no host");
+	expect_config("{\"kind\": \"gitlab\", \"repo\": \"g/n\", \"token\": \"${T}\", \"pr\": 1,"
+	              " \"api_url\": \"http://:80/api\"}",
+	              "t.json:3: alerts[0].api_url: names no host");
 	expect_config("{\"kind\": \"slack\", \"url\": \"${U}\", \"timeuot\": 3}",
 	              "t.json:3: alerts[0]: unknown key \"timeuot\" (did you mean \"timeout\"?)");
 	/* Without the keys: GitHub's API, and the default budget. */
@@ -425,6 +437,11 @@ static void test_config_keys(void **state)
 	assert_int_equal(bg_config_parse(ctx, "t.json", text, strlen(text), &cfg), 0);
 	assert_null(bg_config_alert(cfg, 0)->api_url);
 	assert_true(fabs(bg_config_alert(cfg, 0)->timeout - BG_ALERT_TIMEOUT) < 1e-12);
+	bg_config_free(cfg);
+	/* A URL with a ${VAR} is judged once expanded, at delivery. */
+	text = "{\"benchmarks\": [{\"name\": \"a\", \"command\": \"x\"}],"
+	       " \"alerts\": [{\"kind\": \"webhook\", \"url\": \"https://h.example/${K} x\"}]}";
+	assert_int_equal(bg_config_parse(ctx, "t.json", text, strlen(text), &cfg), 0);
 	bg_config_free(cfg);
 	/* The least budget taken. */
 	text = "{\"benchmarks\": [{\"name\": \"a\", \"command\": \"x\"}],"
