@@ -2089,8 +2089,31 @@ int bg_alert_flush(bg_ctx *ctx, bg_store *store, const bg_config *cfg, bg_alert_
 		             ctx, store, row->id,
 		             (int64_t)time(NULL) + (int64_t)t->cfg->timeout + 60, &claimed)) < 0)
 			break;
-		if (!claimed)
-			continue; /* delivered meanwhile, or another benchguard is at it */
+		if (!claimed) {
+			int64_t until = 0;
+
+			/* Delivered meanwhile: nothing to say.  Still pending: another
+			 * benchguard is at it, or died at it and its claim has not run
+			 * out; either way not delivered yet, and said so. */
+			if ((err = bg_store_outbox_held(ctx, store, row->id, &until)) < 0)
+				break;
+			if (until > 0) {
+				char when[32];
+				time_t tu = (time_t)until;
+				struct tm tm;
+
+				strftime(when, sizeof(when), "%H:%M:%S UTC", gmtime_r(&tu, &tm));
+				snprintf(
+				        tally.why, sizeof(tally.why),
+				        "another benchguard is sending it (or died sending it); it "
+				        "may be sent again from %s",
+				        when);
+				stats->pending++;
+				alert__report(cb, data, row, t->forge ? row->label : t->label,
+				              "pending", &tally);
+			}
+			continue;
+		}
 		if (alert__superseded(rows, nrows, i)) {
 			err = bg_store_outbox_settle(ctx, store, row->id, "superseded", 0, 0,
 			                             "a newer comment replaced it");

@@ -270,6 +270,7 @@ enum store_stmt {
 	ST_OUTBOX_ADD,
 	ST_OUTBOX_LIST,
 	ST_OUTBOX_CLAIM,
+	ST_OUTBOX_HELD,
 	ST_OUTBOX_SETTLE,
 	ST_OUTBOX_PRUNE,
 	ST_RUNS_SINCE,
@@ -418,6 +419,8 @@ static const char *const stmt_sql[ST_COUNT] = {
 			   " FROM outbox WHERE (CAST(?1 AS TEXT) IS NULL OR state = ?1) ORDER BY id",
 	[ST_OUTBOX_CLAIM] = "UPDATE outbox SET claimed_until = ?2 WHERE id = ?1 AND state = 'pending'"
 			    " AND coalesce(claimed_until, 0) <= ?3",
+	[ST_OUTBOX_HELD] = "SELECT coalesce(claimed_until, 0) FROM outbox"
+			   " WHERE id = ?1 AND state = 'pending'",
 	[ST_OUTBOX_SETTLE] = "UPDATE outbox SET state = ?2, attempts = attempts + ?3,"
 			     " last_status = coalesce(?4, last_status), last_error = ?5,"
 			     " delivered_at = CASE WHEN ?2 = 'delivered' THEN CAST(?6 AS BIGINT) END,"
@@ -2430,6 +2433,23 @@ int bg_store_outbox_claim(bg_ctx *ctx, bg_store *store, int64_t id, int64_t unti
 	if ((error = store__run(ctx, store, s, "claiming an alert")) < 0)
 		return error;
 	*claimed = store->db->drv->changes(store->db) == 1;
+	return 0;
+}
+
+int bg_store_outbox_held(bg_ctx *ctx, bg_store *store, int64_t id, int64_t *until)
+{
+	bg_db_stmt *s;
+	int error, found;
+
+	*until = 0;
+	if ((error = store__stmt(ctx, store, ST_OUTBOX_HELD, &s)) < 0)
+		return error;
+	if (bg_db_bind_int64(s, 1, id) != 0)
+		return store__bind_fail(ctx, store, s);
+	if ((error = store__int(ctx, store, s, "reading an alert's claim", until, &found)) < 0)
+		return error;
+	if (!found)
+		*until = 0;
 	return 0;
 }
 

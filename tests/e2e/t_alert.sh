@@ -187,6 +187,15 @@ check "receiver down: ci exits 1 (got $rc) and the alert waits in the outbox" \
 	test "$rc $(outbox state)" = "1 pending"
 recv up script:200
 export HOOK_URL="http://127.0.0.1:$PORT/hook"
+# Claimed by a benchguard that died sending it (killed -9 in ci), the
+# claim not run out yet: not delivered now, and said so, exit 3.  It said
+# "the outbox holds nothing to deliver", exit 0.
+sqlite3 "$BENCHGUARD_DB" "UPDATE outbox SET claimed_until = strftime('%s', 'now') + 100"
+expect_rc 3 "$BG" --config "$T/cfg.json" alert flush
+check "an alert another benchguard claimed: alert flush exits 3, saying it is pending and why" bash -c "
+	grep -q '^pending  *#1 webhook .*another benchguard is sending it (or died sending it); it may be sent again from [0-9][0-9]:[0-9][0-9]:[0-9][0-9] UTC' '$T/out' &&
+	grep -q '^0 delivered, 1 pending, 0 failed, 0 disabled' '$T/out' && [ ! -s '$T/up.log' ]"
+sqlite3 "$BENCHGUARD_DB" "UPDATE outbox SET claimed_until = strftime('%s', 'now') - 1"
 expect_rc 0 "$BG" --config "$T/cfg.json" alert flush
 check "alert flush with the receiver up: delivered, exit 0" bash -c "
 	[ \$(wc -l <'$T/up.log') = 1 ] && grep -q '^delivered  *#1 webhook' '$T/out' &&
