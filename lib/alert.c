@@ -558,7 +558,8 @@ typedef struct {
 	char *url, *secret, *token, *repo, *api, *pr; /* expanded; NULL when absent */
 	char pr_why[192]; /* why pr is NULL though its ${VAR}s are set */
 	char *path;       /* repo as a URL path segment */
-	char key[96];     /* kind ":" hash of the strings as written */
+	char key[128];    /* kind ":" hash of the strings as written "@" of the project */
+	char legacy[96];  /* the key without its project, as older outboxes hold it */
 	char *label;      /* for messages: no secret */
 	double deadline;  /* monotonic seconds; 0: not used yet */
 	char **secrets;   /* scrubbed from every message, longest first */
@@ -887,11 +888,23 @@ static void alert__refuse_value(alert_target *t, const char *name, const char *v
 	}
 }
 
+/* "@" and 16 hex digits of the project's hash: the end of its targets' keys. */
+#define ALERT_TAG_SIZE 18
+static int alert__project_tag(const char *project, char tag[ALERT_TAG_SIZE])
+{
+	char hash[65];
+
+	if (bg_sha256_hex(project ? project : "", project ? strlen(project) : 0, hash) < 0)
+		return -1;
+	snprintf(tag, ALERT_TAG_SIZE, "@%.16s", hash);
+	return 0;
+}
+
 static int alert__target_init(bg_ctx *ctx, const alert_curl *cu, const bg_alert_cfg *cfg,
-                              alert_target *t)
+                              const char *project, alert_target *t)
 {
 	bg_saved_error saved;
-	char hash[65];
+	char hash[65], ptag[ALERT_TAG_SIZE];
 	bg_buf id = BG_BUF_INIT;
 	int err;
 
@@ -907,9 +920,15 @@ static int alert__target_init(bg_ctx *ctx, const alert_curl *cu, const bg_alert_
 		return bg_error_oom(ctx);
 	err = bg_sha256_hex(id.ptr, id.len, hash);
 	bg_buf_clear(&id);
+	/* And the project: suites sharing a database may write the same target
+	 * ("${SLACK_WEBHOOK_URL}"), each with its own value behind it, and one
+	 * suite's pending alert must not go out with another's URL or secret. */
+	if (err == 0)
+		err = alert__project_tag(project, ptag);
 	if (err < 0)
 		return bg_error_set(ctx, BG_ERROR, "cannot hash an alert target");
-	snprintf(t->key, sizeof(t->key), "%s:%.32s", cfg->kind, hash);
+	snprintf(t->legacy, sizeof(t->legacy), "%s:%.32s", cfg->kind, hash);
+	snprintf(t->key, sizeof(t->key), "%s%s", t->legacy, ptag);
 
 	if ((err = alert__expand(ctx, t, cfg->url, &t->url)) < 0 ||
 	    (err = alert__expand(ctx, t, cfg->secret, &t->secret)) < 0 ||
@@ -1883,7 +1902,8 @@ static int alert__targets(bg_ctx *ctx, const alert_curl *cu, const bg_config *cf
 	if (!(t = calloc(count, sizeof(*t))))
 		return bg_error_oom(ctx);
 	for (i = 0; i < count; i++) {
-		if ((err = alert__target_init(ctx, cu, bg_config_alert(cfg, i), &t[i])) < 0) {
+		if ((err = alert__target_init(ctx, cu, bg_config_alert(cfg, i),
+		                              bg_config_project(cfg), &t[i])) < 0) {
 			alert__targets_free(t, count);
 			return err;
 		}
@@ -2049,11 +2069,14 @@ int bg_alert_flush(bg_ctx *ctx, bg_store *store, const bg_config *cfg, bg_alert_
 	size_t nt = 0, nrows = 0, i, k;
 	alert_curl cu = { .dl = NULL };
 	CURL *curl = NULL;
+	char ours[ALERT_TAG_SIZE];
 	int err;
 
 	BG_NEED(ctx, store);
 	BG_NEED(ctx, cfg);
 
+	if (alert__project_tag(bg_config_project(cfg), ours) < 0)
+		return bg_error_set(ctx, BG_ERROR, "cannot hash the project's name");
 	if ((err = bg_store_outbox_prune(ctx, store, (int64_t)time(NULL) - ALERT_KEEP_SECONDS)) <
 	            0 ||
 	    (err = bg_store_outbox_list(ctx, store, "pending", &rows, &nrows)) < 0)
@@ -2071,9 +2094,15 @@ int bg_alert_flush(bg_ctx *ctx, bg_store *store, const bg_config *cfg, bg_alert_
 		int claimed;
 
 		memset(&tally, 0, sizeof(tally));
+		/* An entry of an older benchguard names its target without the
+		 * project: any project's target of those strings may send it. */
 		for (k = 0; k < nt && !t; k++)
-			if (!strcmp(targets[k].key, row->target))
+			if (!strcmp(targets[k].key, row->target) ||
+			    (!strchr(row->target, '@') && !strcmp(targets[k].legacy, row->target)))
 				t = &targets[k];
+		/* Another project's, in a database they share: its own ci sends it. */
+		if (!t && strchr(row->target, '@') && strcmp(strchr(row->target, '@'), ours))
+			continue;
 		if (!t || !t->enabled) {
 			snprintf(tally.why, sizeof(tally.why), "%s",
 			         !t ? "its target is no longer configured" : t->why);
