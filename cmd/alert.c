@@ -7,6 +7,7 @@
  * what became of each alert.  Delivery trouble is a warning: it never
  * changes `ci`'s exit code.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -138,11 +139,14 @@ static void alert_print_report(const bg_alert_report *r, void *data)
 	describe(how, sizeof(how), r);
 	if (r->id)
 		snprintf(id, sizeof(id), "#%lld ", (long long)r->id);
-	printf("%-10s %s%s %s (%s)%s%s\n", r->outcome, id, r->kind, target ? target : "?", how,
-	       r->why ? ": " : "",
-	       why      ? why
-	       : r->why ? "?"
-	                : "");
+	if (!strcmp(r->outcome, "dropped")) /* nothing sent: no requests to count */
+		printf("%-10s %s%s %s\n", r->outcome, id, r->kind, target ? target : "?");
+	else
+		printf("%-10s %s%s %s (%s)%s%s\n", r->outcome, id, r->kind, target ? target : "?",
+		       how, r->why ? ": " : "",
+		       why      ? why
+		       : r->why ? "?"
+		                : "");
 	free(target);
 	free(why);
 	rs->lines++;
@@ -207,6 +211,52 @@ static int alert_test(cli_state *st, cli_env *env, report_state *rs, bg_alert_st
 	return rc;
 }
 
+static int no_alerts(cli_state *st, cli_env *env)
+{
+	return bg_error_set(st->ctx, BG_EINPUT, "%s: no \"alerts\" are configured",
+	                    bg_config_path(env->config));
+}
+
+/* `alert drop ID...`: gives up pending entries whose target is gone. */
+static int alert_drop(cli_state *st, int argc, char **argv)
+{
+	report_state rs = { st, 0 };
+	cli_env env;
+	int64_t *ids = NULL;
+	int i, rc = 0;
+
+	memset(&env, 0, sizeof(env));
+	if (argc < 1)
+		return cli_usage_error(st, "alert drop needs the id of a pending alert "
+		                           "(the #N that alert flush shows)");
+	if (!(ids = calloc((size_t)argc, sizeof(*ids))))
+		return bg_error_oom(st->ctx);
+	/* Every id read before any is dropped: a typo drops nothing. */
+	for (i = 0; i < argc && rc == 0; i++) {
+		const char *a = argv[i][0] == '#' ? argv[i] + 1 : argv[i];
+		char *end;
+
+		errno = 0;
+		ids[i] = strtoll(a, &end, 10);
+		if (errno || end == a || *end || ids[i] < 1)
+			rc = cli_usage_error(
+			        st,
+			        "alert drop takes the ids of pending alerts, the #N that "
+			        "alert flush shows (got \"%s\")",
+			        argv[i]);
+	}
+	if (rc < 0 || (rc = cli_open_repo(st, &env)) < 0 || (rc = cli_load_config(st, &env)) < 0 ||
+	    (rc = cli_read_store(st, &env)) < 0)
+		goto cleanup;
+	for (i = 0; i < argc; i++)
+		if ((rc = bg_alert_drop(st->ctx, env.store, ids[i], alert_print_report, &rs)) < 0)
+			goto cleanup;
+cleanup:
+	free(ids);
+	cli_env_clear(&env);
+	return rc;
+}
+
 int cmd_alert(cli_state *st, int argc, char **argv)
 {
 	static const struct option options[] = { { 0, 0, 0, 0 } };
@@ -226,28 +276,36 @@ int cmd_alert(cli_state *st, int argc, char **argv)
 			return BG_EINPUT;
 	}
 	if (optind >= argc)
-		return cli_usage_error(st, "alert needs a subcommand: test or flush");
+		return cli_usage_error(st, "alert needs a subcommand: test, flush or drop");
 	sub = argv[optind];
-	if (strcmp(sub, "test") && strcmp(sub, "flush"))
-		return cli_usage_error(st, "unknown alert subcommand \"%s\" (test or flush)", sub);
+	if (strcmp(sub, "test") && strcmp(sub, "flush") && strcmp(sub, "drop"))
+		return cli_usage_error(st, "unknown alert subcommand \"%s\" (test, flush or drop)",
+		                       sub);
+	if (!strcmp(sub, "drop"))
+		return alert_drop(st, argc - optind - 1, argv + optind + 1);
 	if (optind + 1 < argc)
 		return cli_usage_error(st, "alert %s takes no arguments (got \"%s\")", sub,
 		                       argv[optind + 1]);
 	if ((rc = cli_open_repo(st, &env)) < 0 || (rc = cli_load_config(st, &env)) < 0)
 		goto cleanup;
-	if (!bg_config_alert_count(env.config)) {
-		rc = bg_error_set(st->ctx, BG_EINPUT, "%s: no \"alerts\" are configured",
-		                  bg_config_path(env.config));
-		goto cleanup;
-	}
 	if (!strcmp(sub, "test")) {
+		if (!bg_config_alert_count(env.config)) {
+			rc = no_alerts(st, &env);
+			goto cleanup;
+		}
 		if ((rc = alert_test(st, &env, &rs, &stats)) < 0)
 			goto cleanup;
 	} else {
+		/* Without targets too: what the outbox still holds for this
+		 * project is listed, each with how to give it up. */
 		if ((rc = cli_read_store(st, &env)) < 0 ||
 		    (rc = bg_alert_flush(st->ctx, env.store, env.config, alert_print_report, &rs,
 		                         &stats)) < 0)
 			goto cleanup;
+		if (!rs.lines && !bg_config_alert_count(env.config)) {
+			rc = no_alerts(st, &env);
+			goto cleanup;
+		}
 		if (!rs.lines)
 			printf("the outbox holds nothing to deliver\n");
 	}

@@ -243,6 +243,7 @@ const cli_command cli_commands[] = {
 	{ "alert", cmd_alert, "send a sample alert to each target, or deliver the outbox",
 	  "usage: benchguard alert test\n"
 	  "       benchguard alert flush\n"
+	  "       benchguard alert drop ID...\n"
 	  "\n"
 	  "test sends a sample alert (a made-up regression, marked as a sample) to each\n"
 	  "webhook and Slack target of the config; for a github or gitlab target it\n"
@@ -250,7 +251,9 @@ const cli_command cli_commands[] = {
 	  "posting nothing.  flush delivers\n"
 	  "the alerts the outbox still holds (receiver down or slow during `ci`),\n"
 	  "oldest first, each target within its \"timeout\".  One line per alert or\n"
-	  "target on stdout.  Exit 0 when everything was delivered, 3 otherwise.\n" },
+	  "target on stdout.  Exit 0 when everything was delivered, 3 otherwise.\n"
+	  "drop gives up pending alerts by the #ID that flush shows (one whose target\n"
+	  "is no longer configured): each is kept as failed, never sent.\n" },
 	{ "report", cmd_report, "trend report with charts and detected change points",
 	  "usage: benchguard report [--since 30d] [--filter RE] [--branch B] [--machine FP|all]\n"
 	  "                         [--include-paired] [--format html|markdown|json] [-o FILE]\n"

@@ -2104,8 +2104,14 @@ int bg_alert_flush(bg_ctx *ctx, bg_store *store, const bg_config *cfg, bg_alert_
 		if (!t && strchr(row->target, '@') && strcmp(strchr(row->target, '@'), ours))
 			continue;
 		if (!t || !t->enabled) {
-			snprintf(tally.why, sizeof(tally.why), "%s",
-			         !t ? "its target is no longer configured" : t->why);
+			if (!t)
+				snprintf(tally.why, sizeof(tally.why),
+				         "its target is no longer configured; `benchguard alert "
+				         "drop "
+				         "%lld` gives it up",
+				         (long long)row->id);
+			else
+				snprintf(tally.why, sizeof(tally.why), "%s", t->why);
 			stats->pending++;
 			alert__report(cb, data, row, row->label, "pending", &tally);
 			continue;
@@ -2156,6 +2162,46 @@ cleanup:
 	alert__targets_free(targets, nt);
 	alert__curl_end(&cu);
 	bg_outbox_rows_free(rows, nrows);
+	return err;
+}
+
+int bg_alert_drop(bg_ctx *ctx, bg_store *store, int64_t id, bg_alert_report_cb cb, void *data)
+{
+	bg_outbox_row *rows = NULL;
+	size_t n = 0, i;
+	int64_t until;
+	int err, claimed = 0;
+
+	BG_NEED(ctx, store);
+	if ((err = bg_store_outbox_list(ctx, store, "pending", &rows, &n)) < 0)
+		return err;
+	for (i = 0; i < n && rows[i].id != id; i++)
+		;
+	if (i == n) {
+		err = bg_error_set(ctx, BG_EINPUT, "no alert #%lld is pending in the outbox",
+		                   (long long)id);
+		goto cleanup;
+	}
+	/* Claimed first, as a flush claims it: one sending it now keeps it. */
+	if ((err = bg_store_outbox_claim(ctx, store, id, (int64_t)time(NULL) + 60, &claimed)) < 0)
+		goto cleanup;
+	if (!claimed) {
+		if ((err = bg_store_outbox_held(ctx, store, id, &until)) < 0)
+			goto cleanup;
+		err = until > 0 ? bg_error_set(ctx, BG_EINPUT,
+		                               "alert #%lld is being sent by another benchguard",
+		                               (long long)id)
+		                : bg_error_set(ctx, BG_EINPUT,
+		                               "no alert #%lld is pending in the outbox",
+		                               (long long)id);
+		goto cleanup;
+	}
+	if ((err = bg_store_outbox_settle(ctx, store, id, "failed", 0, rows[i].last_status,
+	                                  "dropped by hand (benchguard alert drop)")) < 0)
+		goto cleanup;
+	alert__report(cb, data, &rows[i], rows[i].label, "dropped", NULL);
+cleanup:
+	bg_outbox_rows_free(rows, n);
 	return err;
 }
 

@@ -1560,6 +1560,14 @@ int bg_alert_queue(bg_ctx *ctx, bg_store *store, const bg_config *cfg, const bg_
 int bg_alert_flush(bg_ctx *ctx, bg_store *store, const bg_config *cfg, bg_alert_report_cb cb,
                    void *data, bg_alert_stats *stats);
 /*
+ * Gives up pending outbox entry `id` (`alert drop`): it is marked failed,
+ * "dropped by hand", and no flush sends it; for an alert whose target is
+ * gone from the config.  `cb` (may be NULL) hears of it as "dropped".
+ * BG_EINPUT when no entry `id` is pending, or another benchguard is
+ * sending it now.
+ */
+int bg_alert_drop(bg_ctx *ctx, bg_store *store, int64_t id, bg_alert_report_cb cb, void *data);
+/*
  * `alert test`: sends `ev` (a sample) straight to each webhook and Slack
  * target, nothing stored; for a github target it reads the pull request's
  * comments (or the repository) to check the token, posting nothing.

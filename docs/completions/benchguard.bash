@@ -171,7 +171,7 @@ _benchguard()
 			_benchguard_files "$cur"
 		fi
 		;;
-	alert) [[ -z $sub ]] && COMPREPLY=($(compgen -W 'test flush' -- "$cur")) ;;
+	alert) [[ -z $sub ]] && COMPREPLY=($(compgen -W 'test flush drop' -- "$cur")) ;;
 	help) ((nargs == 0)) && COMPREPLY=($(compgen -W "$_benchguard_commands" -- "$cur")) ;;
 	import) ((nargs == 0)) && _benchguard_files "$cur" ;;
 	compare) ((nargs < 2)) && _benchguard_revs "$cur" ;;

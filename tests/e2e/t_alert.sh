@@ -168,6 +168,42 @@ check "a url of another scheme from the environment: left out, saying so" bash -
 	grep -q 'webhook alert not sent: url does not start with https:// or http://' '$T/err' &&
 	[ ! -s '$T/never.log' ] && [ \$(sqlite3 '$BENCHGUARD_DB' 'SELECT count(*) FROM outbox') = 0 ]"
 
+# A pending alert whose target is gone from the config (its URL, mistyped,
+# since fixed): never sent, and every ci warned and every alert flush exited
+# 3 for good.  alert flush says how to give it up; alert drop does.
+db orphan
+cfg 30000000 '{ "kind": "webhook", "url": "http://127.0.0.1:1/hook", "timeout": 1 }'
+ci >/dev/null 2>&1
+recv fixed script:200
+cfg 30000000 "{ \"kind\": \"webhook\", \"url\": \"http://127.0.0.1:$PORT/hook\", \"timeout\": 5 }"
+expect_rc 3 "$BG" --config "$T/cfg.json" alert flush
+check "an alert whose target is gone: alert flush exits 3, saying how to give it up" \
+	grep -q '^pending  *#1 webhook http://127.0.0.1:1/\*\*\* (0 requests): its target is no longer configured; `benchguard alert drop 1` gives it up' "$T/out"
+expect_rc 2 "$BG" --config "$T/cfg.json" alert drop 1 x
+check "alert drop 1 x: exit 2, nothing dropped" bash -c "
+	grep -q 'alert drop takes the ids of pending alerts, the #N that alert flush shows (got \"x\")' '$T/err' &&
+	[ \"\$(sqlite3 '$BENCHGUARD_DB' 'SELECT state FROM outbox')\" = pending ]"
+expect_rc 0 "$BG" --config "$T/cfg.json" alert drop '#1'
+check "alert drop #1: exit 0, the entry kept as failed, dropped by hand" bash -c "
+	grep -qx 'dropped    #1 webhook http://127.0.0.1:1/\*\*\*' '$T/out' &&
+	[ \"\$(sqlite3 '$BENCHGUARD_DB' 'SELECT state, last_error FROM outbox')\" = 'failed|dropped by hand (benchguard alert drop)' ]"
+expect_rc 2 "$BG" --config "$T/cfg.json" alert drop 1
+check "... dropping it again: exit 2, it is not pending" grep -q 'no alert #1 is pending in the outbox' "$T/err"
+expect_rc 0 "$BG" --config "$T/cfg.json" alert flush
+check "... alert flush: nothing to deliver, exit 0, nothing sent" bash -c "
+	grep -q 'the outbox holds nothing to deliver' '$T/out' && [ ! -s '$T/fixed.log' ]"
+cfg 30000000 '{ "kind": "webhook", "url": "http://127.0.0.1:1/hook", "timeout": 1 }'
+ci >/dev/null 2>&1
+cfg 30000000
+sed -i 's/"alerts": \[  \]/"alerts": []/' "$T/cfg.json"
+expect_rc 3 "$BG" --config "$T/cfg.json" alert flush
+check "no alerts configured, one pending: alert flush lists it (exit 3)" \
+	grep -q '^pending  *#2 webhook .*`benchguard alert drop 2` gives it up' "$T/out"
+"$BG" --config "$T/cfg.json" alert drop 2 >/dev/null
+expect_rc 2 "$BG" --config "$T/cfg.json" alert flush
+check "... none pending: exit 2, no alerts are configured" grep -q 'no "alerts" are configured' "$T/err"
+cfg 30000000 "$HOOK"
+
 db unset
 ci_unset HOOK_URL
 check "a \${VAR} that is not set: a warning, the alert left out, the verdict's exit 1" bash -c "

@@ -210,7 +210,7 @@ want() { # WANT WORD...: bash offers exactly the words of WANT (any order)
 }
 check "bash: baseline completes export import" want "export import" baseline ''
 check "bash: db completes copy info" want "copy info" db ''
-check "bash: alert completes test flush" want "test flush" alert ''
+check "bash: alert completes test flush drop" want "test flush drop" alert ''
 check "bash: --format of the global options: table json markdown" want "table json markdown" --format ''
 check "bash: --format after check: table json markdown junit" want "table json markdown junit" check --format ''
 check "bash: --format after history: table json markdown (junit is check's)" want "table json markdown" history --format ''
@@ -305,7 +305,7 @@ if command -v zsh >/dev/null && zsh -f -c 'zmodload zsh/zpty' 2>/dev/null; then
 	check "zsh at Tab: the commands" zwant "$cmds" ''
 	check "zsh at Tab: baseline export import" zwant "export import" baseline ''
 	check "zsh at Tab: db copy info" zwant "copy info" db ''
-	check "zsh at Tab: alert test flush" zwant "test flush" alert ''
+	check "zsh at Tab: alert test flush drop" zwant "test flush drop" alert ''
 	check "zsh at Tab: help, the commands" zwant "$cmds" help ''
 	check "zsh at Tab: check --format table json markdown junit" zwant "table json markdown junit" check --format ''
 	check "zsh at Tab: history --format table json markdown" zwant "table json markdown" history --format ''

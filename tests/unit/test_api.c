@@ -599,6 +599,8 @@ static int case_alert(const fixture *f)
 	ERR(bg_alert_queue(ctx, store, cfg, NULL, &st));
 	ERR(bg_alert_flush(ctx, NULL, cfg, NULL, NULL, &st));
 	ERR(bg_alert_flush(ctx, store, NULL, NULL, NULL, &st));
+	ERR(bg_alert_drop(ctx, NULL, 1, NULL, NULL));
+	ERR(bg_alert_drop(NULL, NULL, 1, NULL, NULL));
 	ERR(bg_alert_test(ctx, NULL, &ev, NULL, NULL, &st));
 	ERR(bg_alert_test(ctx, cfg, NULL, NULL, NULL, &st));
 	CALL(bg_config_free(cfg));
