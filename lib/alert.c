@@ -2023,6 +2023,36 @@ static int alert__superseded(const bg_outbox_row *rows, size_t n, size_t i)
 	return found;
 }
 
+/*
+ * An entry another benchguard claimed: a parallel CI job sending it now, or
+ * one that died sending it.  Waits, within this target's budget, until it
+ * is settled (*until 0: delivered or failed there) or the claim runs out
+ * (then claims it: *claimed 1).  Still held when the budget ends (or on
+ * Ctrl-C): *until says when the claim runs out.
+ */
+static int alert__await(bg_ctx *ctx, bg_store *store, alert_target *t, const bg_outbox_row *row,
+                        int *claimed, int64_t *until)
+{
+	int err;
+
+	*claimed = 0;
+	for (;;) {
+		if ((err = bg_store_outbox_held(ctx, store, row->id, until)) < 0 || *until == 0)
+			return err;
+		if (*until <= (int64_t)time(NULL)) {
+			if ((err = bg_store_outbox_claim(ctx, store, row->id,
+			                                 (int64_t)time(NULL) +
+			                                         (int64_t)t->cfg->timeout + 60,
+			                                 claimed)) < 0 ||
+			    *claimed)
+				return err;
+			continue;
+		}
+		if (bg_now() + 0.2 > t->deadline - ALERT_MARGIN || alert__sleep(ctx, 0.2) < 0)
+			return 0;
+	}
+}
+
 /* Delivers one claimed entry and records what became of it. */
 static int alert__flush_one(bg_ctx *ctx, bg_store *store, CURL *curl, alert_target *t,
                             const bg_outbox_row *row, bg_alert_report_cb cb, void *data,
@@ -2091,6 +2121,7 @@ int bg_alert_flush(bg_ctx *ctx, bg_store *store, const bg_config *cfg, bg_alert_
 		const bg_outbox_row *row = &rows[i];
 		alert_target *t = NULL;
 		alert_tally tally;
+		int64_t until = 0;
 		int claimed;
 
 		memset(&tally, 0, sizeof(tally));
@@ -2125,13 +2156,13 @@ int bg_alert_flush(bg_ctx *ctx, bg_store *store, const bg_config *cfg, bg_alert_
 		             (int64_t)time(NULL) + (int64_t)t->cfg->timeout + 60, &claimed)) < 0)
 			break;
 		if (!claimed) {
-			int64_t until = 0;
-
-			/* Delivered meanwhile: nothing to say.  Still pending: another
-			 * benchguard is at it, or died at it and its claim has not run
-			 * out; either way not delivered yet, and said so. */
-			if ((err = bg_store_outbox_held(ctx, store, row->id, &until)) < 0)
+			if ((err = alert__await(ctx, store, t, row, &claimed, &until)) < 0)
 				break;
+		}
+		if (!claimed) {
+			/* Settled by the other benchguard: nothing to say.  Still
+			 * pending after this target's budget: not delivered yet, and
+			 * said so. */
 			if (until > 0) {
 				char when[32];
 				time_t tu = (time_t)until;

@@ -54,6 +54,9 @@ typedef struct {
 } bg_saved_error;
 
 void bg_ctx__save_error(const bg_ctx *ctx, bg_saved_error *saved);
+/* The host's cancel flag (bg_ctx_set_cancel), or NULL: for a store's waits,
+ * which outlast no call but are made where no context is passed. */
+const volatile sig_atomic_t *bg_ctx__cancel_flag(const bg_ctx *ctx);
 void bg_ctx__restore_error(bg_ctx *ctx, const bg_saved_error *saved);
 
 void bg_log(bg_ctx *ctx, bg_log_level level, const char *fmt, ...) BG_PRINTF(3, 4);

@@ -1396,7 +1396,16 @@ int bg_store_runs_put(bg_ctx *ctx, bg_store *store, const bg_run_info *info,
 		run_ids[i] = 0;
 	if ((error = store__begin(ctx, store)) < 0)
 		return error;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i <= n; i++) {
+		/* Ctrl-C or SIGTERM between runs, and before the commit: the
+		 * import is all or nothing, and now nothing. */
+		if (bg_ctx_cancelled(ctx)) {
+			error = bg_error_set(ctx, BG_ERROR, "interrupted; nothing stored");
+			i = n; /* no run of the input is at fault */
+			break;
+		}
+		if (i == n)
+			break;
 		if ((error = store__run_check(ctx, &info[i], uid)) < 0 ||
 		    (error = store__run_insert(ctx, store, &info[i], uid, info[i].uid != NULL,
 		                               &run_ids[i])) < 0)

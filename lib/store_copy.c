@@ -636,6 +636,15 @@ int bg_store_copy(bg_ctx *ctx, bg_store *src, bg_store *dst, bg_copy_stats *stat
 		goto cleanup;
 	}
 	for (i = 0; i < n; i++) {
+		/* Between runs: each one copied is whole, and the next copy
+		 * finishes the job. */
+		if (bg_ctx_cancelled(ctx)) {
+			error = bg_error_set(ctx, BG_ERROR,
+			                     "interrupted after %zu of %zu runs; the next db copy "
+			                     "finishes the job",
+			                     i, n);
+			goto cleanup;
+		}
 		if ((error = cp__run(&c, ids[i], uids[i], &copied, &stats->checks_since)) < 0)
 			goto cleanup;
 		if (copied)

@@ -29,6 +29,10 @@ typedef struct {
 	bg_db base;
 	sqlite3 *db;
 	sqlite3_stmt *samples; /* the hot loop of an import */
+	/* The host's cancel flag (bg_ctx_set_cancel) when the store was opened:
+	 * a wait for another writer's lock gives up when it is set. */
+	const volatile sig_atomic_t *cancel;
+	long long busy_since; /* monotonic ms: the first try of this wait */
 } sqlite_db;
 
 typedef struct {
@@ -63,6 +67,12 @@ static int sqlite__fail(bg_db *d, bg_ctx *ctx, const char *what)
 	sqlite3 *db = SDB(d)->db;
 	int rc = sqlite3_extended_errcode(db);
 
+	/* The wait for the lock gave up for Ctrl-C (sqlite__busy): that is
+	 * why, not the lock. */
+	if (((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED) && SDB(d)->cancel &&
+	    *SDB(d)->cancel)
+		return bg_error_set(ctx, BG_ERROR, "interrupted while waiting for database %s",
+		                    d->name);
 	/* A --db that names some other file: bad input, as another program's
 	 * database is (store__version), not a failure. */
 	if ((rc & 0xff) == SQLITE_NOTADB)
@@ -102,14 +112,34 @@ static long long sqlite__now_ms(void)
  * file, WAL recovery by another process) report "busy" at once.  Returns 0
  * while time is left before `deadline`.
  */
-static int sqlite__backoff(long long deadline, int *delay_ms)
+static int sqlite__backoff(const sqlite_db *d, long long deadline, int *delay_ms)
 {
-	if (sqlite__now_ms() >= deadline)
+	if (sqlite__now_ms() >= deadline || (d->cancel && *d->cancel))
 		return -1;
 	sqlite3_sleep(*delay_ms);
 	if (*delay_ms < 100)
 		*delay_ms *= 2;
 	return 0;
+}
+
+/*
+ * SQLite's wait for another writer's lock: as sqlite3_busy_timeout's, up to
+ * SQLITE_BUSY_MS with short sleeps, but it gives up at once when the host
+ * is cancelled, so Ctrl-C or SIGTERM stops a command queued behind another
+ * (sqlite__fail then says "interrupted").  1: try again; 0: give up.
+ */
+static int sqlite__busy(void *data, int count)
+{
+	sqlite_db *d = data;
+	long long now = sqlite__now_ms();
+	int ms = count < 4 ? 1 << count : 10;
+
+	if (count == 0)
+		d->busy_since = now;
+	if ((d->cancel && *d->cancel) || now - d->busy_since >= SQLITE_BUSY_MS)
+		return 0;
+	sqlite3_sleep(ms);
+	return 1;
 }
 
 /*
@@ -123,7 +153,7 @@ static int sqlite__exec(bg_db *d, const char *sql)
 	int retry = sqlite3_get_autocommit(db), delay = 1, rc;
 
 	while ((rc = sqlite3_exec(db, sql, NULL, NULL, NULL)) != SQLITE_OK) {
-		if (!retry || !sqlite__is_busy(rc) || sqlite__backoff(deadline, &delay) < 0)
+		if (!retry || !sqlite__is_busy(rc) || sqlite__backoff(SDB(d), deadline, &delay) < 0)
 			return -1;
 	}
 	return 0;
@@ -155,7 +185,7 @@ static int sqlite__query(bg_db *d, const char *sql, char *buf, size_t size)
 		}
 		if (rc == SQLITE_OK)
 			break;
-		if (!sqlite__is_busy(rc) || sqlite__backoff(deadline, &delay) < 0) {
+		if (!sqlite__is_busy(rc) || sqlite__backoff(SDB(d), deadline, &delay) < 0) {
 			/* Finalizing keeps the failure's code for the message. */
 			sqlite3_finalize(stmt);
 			return -1;
@@ -567,7 +597,8 @@ int bg_db_sqlite_open(bg_ctx *ctx, const char *path, const char *missing, bg_db 
 		}
 	}
 	sqlite3_extended_result_codes(db->db, 1);
-	sqlite3_busy_timeout(db->db, SQLITE_BUSY_MS);
+	db->cancel = bg_ctx__cancel_flag(ctx);
+	sqlite3_busy_handler(db->db, sqlite__busy, db);
 	*out = &db->base;
 	db = NULL;
 	error = 0;

@@ -94,6 +94,11 @@ void bg_ctx_set_cancel(bg_ctx *ctx, const volatile sig_atomic_t *flag)
 	ctx->cancel = flag;
 }
 
+const volatile sig_atomic_t *bg_ctx__cancel_flag(const bg_ctx *ctx)
+{
+	return ctx ? ctx->cancel : NULL;
+}
+
 int bg_ctx_cancelled(const bg_ctx *ctx)
 {
 	return ctx && ctx->cancel && *ctx->cancel;

@@ -123,4 +123,58 @@ check "db copy of the writers' store: exit 0" expect_rc 0 "$BG" db copy "$db" "$
 check "... all 200 runs" grep -q "^copied 200 runs" "$T/out"
 check "... the source left byte for byte as it was, nothing beside it" \
 	bash -c "[ \"\$(sha256sum <$db)\" = '$before' ] && [ ! -e $db-wal ] && [ ! -e $db-shm ]"
+
+# Ctrl-C or SIGTERM while a command waits for another writer's lock (a
+# long write of another job on the same file): it stops at once, exit 3
+# "interrupted", and stores nothing.  import, baseline import and db copy
+# went on and exited 0 once the lock was free; run stored an empty,
+# incomplete run.
+# hold DB SECONDS: another process holds DB's write lock that long.
+hold() {
+	(echo 'BEGIN IMMEDIATE; UPDATE runs SET branch = branch;'; sleep "$2"; echo 'ROLLBACK;') |
+		sqlite3 "$1" &
+	HOLDER=$!
+	sleep 0.5
+}
+# interrupted NAME SIGNAL CMD...: CMD, stopped by SIGNAL 1 s after it began
+# waiting: its exit code and seconds from the signal to its end in $T/NAME.rc.
+interrupted() {
+	local name=$1 sig=$2 pid t0
+	shift 2
+	"$@" >"$T/$name.out" 2>"$T/$name.err" &
+	pid=$!
+	sleep 1
+	t0=$(date +%s%N)
+	kill "-$sig" "$pid"
+	wait "$pid"
+	echo "$? $((($(date +%s%N) - t0) / 1000000))" >"$T/$name.rc"
+}
+stopped() { # NAME: exit 3 within 2 s, saying it was interrupted
+	read -r rc ms <"$T/$1.rc"
+	[ "$rc" = 3 ] && [ "$ms" -lt 2000 ] && grep -q '^benchguard: interrupted' "$T/$1.err"
+}
+runs_in() { sqlite3 "$1" "SELECT count(*) || '/' || coalesce(sum(status = 'complete'), 0) FROM runs"; }
+lockdb="$T/locked.db"
+cp "$T/early.db" "$lockdb"
+n0=$(runs_in "$lockdb")
+"$BG" --db "$db" baseline export -o "$T/base.json" >/dev/null 2>&1
+# Each behind a lock held 8 s: one that ignores the signal ends after it.
+hold "$lockdb" 8
+interrupted run INT "$BG" --db "$lockdb" run --commit HEAD
+wait "$HOLDER"
+hold "$lockdb" 8
+interrupted import TERM "$BG" --db "$lockdb" import "$T/sample.txt" --format lines --name w
+wait "$HOLDER"
+hold "$lockdb" 8
+interrupted bimport HUP "$BG" --db "$lockdb" baseline import "$T/base.json"
+wait "$HOLDER"
+hold "$lockdb" 8
+interrupted copy TERM "$BG" db copy "$db" "$lockdb"
+wait "$HOLDER"
+check "run waiting for the lock, Ctrl-C: exit 3 at once ($(cat "$T/run.rc"))" stopped run
+check "import waiting for the lock, SIGTERM: exit 3 at once ($(cat "$T/import.rc"))" stopped import
+check "baseline import waiting for the lock, SIGHUP: exit 3 at once ($(cat "$T/bimport.rc"))" stopped bimport
+check "db copy waiting for the lock, SIGTERM: exit 3 at once ($(cat "$T/copy.rc"))" stopped copy
+check "... and none of them stored a run, not even an empty one" test "$(runs_in "$lockdb")" = "$n0"
+check "... the file intact" test "$(sqlite3 "$lockdb" 'PRAGMA integrity_check')" = ok
 finish

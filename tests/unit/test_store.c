@@ -604,10 +604,23 @@ static void test_runs_put_all_or_nothing(void **state)
 	assert_int_equal(sql_int(path, "SELECT count(*) FROM runs"), 0);
 	assert_int_equal(sql_int(path, "SELECT count(*) FROM series"), 0);
 
-	/* The same uid twice in one call, then again: one run, complete. */
+	/* Cancelled (Ctrl-C, SIGTERM): nothing stored, and no run at fault. */
 	res[1] = a;
 	res[2] = a;
 	info[1].uid = NULL; /* a new run: a uid of its own */
+	{
+		volatile sig_atomic_t stop = 1;
+
+		bg_ctx_set_cancel(ctx, &stop);
+		failed = 9;
+		assert_int_equal(bg_store_runs_put(ctx, st, info, res, 3, ids, &failed), BG_ERROR);
+		assert_string_equal(bg_ctx_error(ctx), "interrupted; nothing stored");
+		assert_int_equal(failed, 3);
+		assert_int_equal(sql_int(path, "SELECT count(*) FROM runs"), 0);
+		bg_ctx_set_cancel(ctx, NULL);
+	}
+
+	/* The same uid twice in one call, then again: one run, complete. */
 	assert_int_equal(bg_store_runs_put(ctx, st, info, res, 3, ids, &failed), 0);
 	assert_true(ids[0] > 0 && ids[1] > 0 && ids[2] == 0);
 	assert_int_equal(bg_store_runs_put(ctx, st, info, res, 1, ids, NULL), 0);
@@ -1794,8 +1807,19 @@ static void test_pairs_recorded(void **state)
 	        pairs_of(ctx, st, m, &a, "compare=a..a", &a, "compare=a..a", buf, sizeof(buf)),
 	        want);
 
-	/* db copy keeps the pairs, by uid. */
+	/* db copy keeps the pairs, by uid.  Cancelled first: nothing copied,
+	 * and saying the next copy finishes the job. */
 	assert_int_equal(bg_store_open(ctx, copy, &dst), 0);
+	{
+		volatile sig_atomic_t stop = 1;
+
+		bg_ctx_set_cancel(ctx, &stop);
+		assert_int_equal(bg_store_copy(ctx, st, dst, &cs), BG_ERROR);
+		assert_string_equal(bg_ctx_error(ctx), "interrupted after 0 of 7 runs; the next db "
+		                                       "copy finishes the job");
+		assert_int_equal(sql_int(copy, "SELECT count(*) FROM runs"), 0);
+		bg_ctx_set_cancel(ctx, NULL);
+	}
 	assert_int_equal(bg_store_copy(ctx, st, dst, &cs), 0);
 	assert_int_equal(cs.runs_copied, 7);
 	assert_int_equal(sql_int(copy, "SELECT count(*) FROM runs WHERE pair_ref IS NOT NULL"), 6);
