@@ -139,8 +139,9 @@ int bg_machine_set_name(bg_machine *m, const char *name)
 		m->name = NULL;
 		return 0;
 	}
-	/* The name is printed, stored and passed on command lines: one word. */
-	if (!*name)
+	/* The name is printed, stored and passed on command lines: one word;
+	 * and not "all", which `report --machine all` reads as every machine. */
+	if (!*name || !strcmp(name, "all"))
 		return BG_EINPUT;
 	for (p = name; *p; p++)
 		if (!isgraph((unsigned char)*p))

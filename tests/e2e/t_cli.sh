@@ -148,6 +148,9 @@ check "fingerprint table shows hashed and volatile facts" bash -c "
 check "--machine overrides the fingerprint" bash -c "
 	[ \"\$(\"$BG\" fingerprint --machine ci-runner-1 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"fingerprint\"])')\" = ci-runner-1 ]"
 check "a bad --machine name -> exit 2" expect_rc 2 "$BG" fingerprint --machine "has space"
+check "run --machine all -> exit 2: report --machine all means every machine" bash -c "
+	\"$BG\" run --machine all >/dev/null 2>'$T/err'; [ \$? = 2 ] &&
+	grep -q 'not \"all\", which report reads as every machine' '$T/err'"
 
 # A series name as long as a name may be (a metric of 1,020 bytes, in
 # characters of three): whole in every table and JSON that names it,

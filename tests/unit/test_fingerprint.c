@@ -227,6 +227,10 @@ static void test_set_name(void **state)
 	assert_int_equal(bg_machine_set_name(m, "two words"), BG_EINPUT);
 	assert_int_equal(bg_machine_set_name(m, "tab\there"), BG_EINPUT);
 	assert_int_equal(bg_machine_set_name(m, "bell\a"), BG_EINPUT);
+	/* report --machine all means every machine: no machine may be "all". */
+	assert_int_equal(bg_machine_set_name(m, "all"), BG_EINPUT);
+	assert_int_equal(bg_machine_set_name(m, "all-runners"), 0);
+	assert_int_equal(bg_machine_set_name(m, "ci-runner-a100"), 0);
 	assert_string_equal(bg_machine_fingerprint(m), "ci-runner-a100"); /* unchanged by those */
 	/* NULL drops the override: back to the hash. */
 	assert_int_equal(bg_machine_set_name(m, NULL), 0);
