@@ -172,23 +172,88 @@ static int on_commit(const char *sha, int64_t time, void *data)
 	return bg_walk_bound_done(&w->bound, time);
 }
 
-/* One author time per stored commit the walk may meet (the candidate's own
- * left out): what bounds it. */
-static int bound_refs(walk_state *w)
+/* One author time per stored commit a walk may meet (`exclude`, the
+ * candidate's own, left out): what bounds it.  refs sorted by sha. */
+static int bound_of(bg_ctx *ctx, const bg_run_ref *refs, size_t nrefs, const char *exclude,
+                    bg_walk_bound *bound)
 {
-	int64_t *t = malloc((w->nrefs ? w->nrefs : 1) * sizeof(int64_t));
+	int64_t *t = malloc((nrefs ? nrefs : 1) * sizeof(int64_t));
 	size_t i, n = 0;
 	int error;
 
 	if (!t)
-		return bg_error_oom(w->ctx);
-	for (i = 0; i < w->nrefs; i++)
-		if ((i == 0 || strcmp(w->refs[i].sha, w->refs[i - 1].sha)) &&
-		    strcmp(w->refs[i].sha, w->exclude_sha))
-			t[n++] = w->refs[i].author_time;
-	error = bg_walk_bound_init(&w->bound, t, n);
+		return bg_error_oom(ctx);
+	for (i = 0; i < nrefs; i++)
+		if ((i == 0 || strcmp(refs[i].sha, refs[i - 1].sha)) &&
+		    strcmp(refs[i].sha, exclude))
+			t[n++] = refs[i].author_time;
+	error = bg_walk_bound_init(bound, t, n);
 	free(t);
-	return error < 0 ? bg_error_oom(w->ctx) : 0;
+	return error < 0 ? bg_error_oom(ctx) : 0;
+}
+
+static int bound_refs(walk_state *w)
+{
+	return bound_of(w->ctx, w->refs, w->nrefs, w->exclude_sha, &w->bound);
+}
+
+/* The first stored run of commit `sha` in refs (sorted by sha), or nrefs. */
+static size_t find_ref(const bg_run_ref *refs, size_t nrefs, const char *sha)
+{
+	size_t lo = 0, hi = nrefs;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (strcmp(refs[mid].sha, sha) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < nrefs && !strcmp(refs[lo].sha, sha) ? lo : nrefs;
+}
+
+typedef struct {
+	const bg_run_ref *refs;
+	size_t nrefs, met, want;
+	const char *exclude;
+	bg_walk_bound bound;
+} probe_state;
+
+static int on_probe(const char *sha, int64_t time, void *data)
+{
+	probe_state *p = data;
+	size_t k;
+
+	if (strcmp(sha, p->exclude) && (k = find_ref(p->refs, p->nrefs, sha)) < p->nrefs) {
+		bg_walk_bound_meet(&p->bound, p->refs[k].author_time);
+		if (++p->met >= p->want)
+			return 1;
+	}
+	return bg_walk_bound_done(&p->bound, time);
+}
+
+int bg_check__probe_history(bg_ctx *ctx, bg_store *store, bg_repo *repo, const char *machine,
+                            const char *from, const char *exclude_sha, size_t window)
+{
+	bg_run_ref *refs = NULL;
+	probe_state p;
+	size_t nrefs = 0;
+	int error;
+
+	memset(&p, 0, sizeof(p));
+	if ((error = bg_store_baseline_runs(ctx, store, machine, &refs, &nrefs)) < 0)
+		return error;
+	if (nrefs)
+		qsort(refs, nrefs, sizeof(*refs), cmp_ref);
+	p.refs = refs;
+	p.nrefs = nrefs;
+	p.want = window ? window : 1;
+	p.exclude = exclude_sha;
+	if ((error = bound_of(ctx, refs, nrefs, exclude_sha, &p.bound)) == 0 && nrefs)
+		error = bg_repo_walk_first_parent(ctx, repo, from, on_probe, &p);
+	bg_walk_bound_clear(&p.bound);
+	free(refs);
+	return error;
 }
 
 static int cmp_series_id(const void *a, const void *b)

@@ -485,13 +485,18 @@ int bg_ci_run(bg_ctx *ctx, const bg_ci_opts *opts, bg_ci_result *out)
 	}
 	/* The baseline's start, found now as the check will find it: a
 	 * baseline branch that does not exist, or a shallow clone that lacks
-	 * where this commit left it, is exit 2 before the suite runs for
-	 * minutes and stores a run that no check can judge. */
+	 * where this commit left it, or the commits before it that hold the
+	 * baseline's runs (a depth-1 checkout of a push to the branch), is
+	 * exit 2 before the suite runs for minutes and stores a run that no
+	 * check can judge. */
 	if (!co.nbaseline) {
 		char tip[41], base[41];
 
 		if ((error = bg_repo_branch_tip(ctx, opts->repo, co.baseline_branch, tip)) < 0 ||
-		    (error = bg_repo_merge_base(ctx, opts->repo, out->head.sha, tip, base)) < 0)
+		    (error = bg_repo_merge_base(ctx, opts->repo, out->head.sha, tip, base)) < 0 ||
+		    (error = bg_check__probe_history(
+		             ctx, opts->store, opts->repo, bg_machine_fingerprint(opts->machine),
+		             base, out->head.sha, co.window > 0 ? (size_t)co.window : 0)) < 0)
 			goto cleanup;
 	}
 	cwd = opts->run.cwd ? opts->run.cwd : bg_repo_workdir(opts->repo);

@@ -351,6 +351,15 @@ void bg_check__pct(char *buf, size_t len, double change);
 void bg_check__delta(char *buf, size_t len, const bg_test *t);
 void bg_check__p(char *buf, size_t len, double p);
 void bg_check__confirm_text(const bg_verdict_row *r, char *buf, size_t len);
+/*
+ * For ci, before it measures: the first-parent walk from `from` that the
+ * check will make, as far as `window` commits with stored runs of
+ * `machine` (`exclude_sha`, the candidate's, not counted) or the last that
+ * could lie further back.  0, or the error that walk would give then: a
+ * shallow clone whose history ends before those commits.
+ */
+int bg_check__probe_history(bg_ctx *ctx, bg_store *store, bg_repo *repo, const char *machine,
+                            const char *from, const char *exclude_sha, size_t window);
 /* A warning on ctx's log when ci recorded, for run_id, verdicts other than
  * res's (lib/check_render.c, which reads ci's JSON back); < 0 only for
  * the store or memory. */

@@ -105,6 +105,21 @@ check "... saying to fetch the whole history" \
 	grep -q '^benchguard: this shallow clone lacks the history where the two commits meet, .*git fetch --unshallow; fetch-depth: 0 in actions/checkout' "$T/err"
 check "... before measuring: no run stored" test "$(runs_now)" = "$n"
 
+# A push to main checked out at depth 1: the merge base is the commit
+# itself, and the stored runs it is judged against lie before it, where
+# the clone has nothing.  ci measured the whole suite and stored a run,
+# then said so; now it says so first.
+git clone -q --depth 1 --branch main "file://$T/r" "$T/shallow-main"
+(
+	cd "$T/shallow-main" || exit 1
+	"$BG" ci >/dev/null 2>"$T/err"
+	echo $? >"$T/rc"
+)
+check "ci in a depth-1 clone of main: exit 2 (got $(cat "$T/rc"))" test "$(cat "$T/rc")" = 2
+check "... saying to fetch the whole history" \
+	grep -q "^benchguard: this shallow clone's history ends at $(git rev-parse --short=12 main), and benchguard needs the commits before it: fetch the whole history" "$T/err"
+check "... before measuring: no run stored" test "$(runs_now)" = "$n"
+
 # compare, bisect and run --commit need no merge base: both commits are in the clone.
 # They failed with the shallow-clone sentence all the same, from the walk
 # that asks whether a commit named by SHA is on the baseline branch.
