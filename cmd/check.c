@@ -54,7 +54,7 @@ int cli_check_option(cli_state *st, cli_check_flags *f, int opt, const char *arg
 	case CLI_OPT_MIN_RUNS:
 		return cli_parse_count(st, "--min-runs", arg, 2, &f->min_runs) < 0 ? BG_EINPUT : 1;
 	case CLI_OPT_ALPHA:
-		if (parse_number(st, "--alpha", arg, 1e-12, 0.5, &f->alpha) < 0)
+		if (parse_number(st, "--alpha", arg, BG_ALPHA_MIN, BG_ALPHA_MAX, &f->alpha) < 0)
 			return BG_EINPUT;
 		return 1;
 	case CLI_OPT_MIN_CHANGE:

@@ -225,8 +225,14 @@ typedef struct {
 	double min_change; /* 0 < min_change < 1 */
 } bg_metric_threshold;
 
+/* The significance levels taken (thresholds.alpha, --alpha): a level
+ * past one half calls most noise a change, and one below 1e-12 asks the t
+ * quantile for more than a double holds. */
+#define BG_ALPHA_MIN 1e-12
+#define BG_ALPHA_MAX 0.5
+
 typedef struct {
-	double alpha;      /* default 0.01 */
+	double alpha;      /* default 0.01; BG_ALPHA_MIN to BG_ALPHA_MAX */
 	int fdr;           /* default 1 */
 	double min_change; /* default 0.02 */
 	double min_effect; /* default 0.8 */

@@ -1227,8 +1227,8 @@ static int load_thresholds(struct loader *ld, const struct pos *root, json_objec
 	if (member(p, o, "alpha", path, &kp, &v, kpath, sizeof(kpath))) {
 		if ((err = read_number(ld, kp, kpath, v, &t->alpha)) < 0)
 			return err;
-		if (!(t->alpha > 0.0 && t->alpha < 1.0))
-			return failp(ld, kp->line, kpath, "must be between 0 and 1 (got %.*s)",
+		if (!(t->alpha >= BG_ALPHA_MIN && t->alpha <= BG_ALPHA_MAX))
+			return failp(ld, kp->line, kpath, "must be from 1e-12 to 0.5 (got %.*s)",
 			             RAW(ld, kp));
 	}
 	if (member(p, o, "fdr", path, &kp, &v, kpath, sizeof(kpath)) &&

@@ -539,7 +539,12 @@ static void test_value_errors(void **state)
 		  "t.json:1: baseline.branch: must not be empty" },
 		{ "{\"baseline\": []}", "t.json:1: baseline: expected an object, got array" },
 		{ "{\"thresholds\": {\"alpha\": 0}}",
-		  "t.json:1: thresholds.alpha: must be between 0 and 1 (got 0)" },
+		  "t.json:1: thresholds.alpha: must be from 1e-12 to 0.5 (got 0)" },
+		/* As --alpha takes it: 0.9 was taken here and refused there. */
+		{ "{\"thresholds\": {\"alpha\": 0.9}}",
+		  "t.json:1: thresholds.alpha: must be from 1e-12 to 0.5 (got 0.9)" },
+		{ "{\"thresholds\": {\"alpha\": 1e-13}}",
+		  "t.json:1: thresholds.alpha: must be from 1e-12 to 0.5 (got 1e-13)" },
 		{ "{\"thresholds\": {\"alpha\": NaN}}",
 		  "t.json:1: thresholds.alpha: must be a finite number (got NaN)" },
 		{ "{\"thresholds\": {\"alpha\": \"0.01\"}}",
