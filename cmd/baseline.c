@@ -59,10 +59,15 @@ static int do_export(cli_state *st, const baseline_flags *fl)
 	             st, bg_baseline_export(st->ctx, env.store, env.repo, &o, &json, &nruns),
 	             "--baseline-branch")) < 0)
 		goto cleanup;
-	if (!fl->output || !strcmp(fl->output, "-"))
+	if (!fl->output || !strcmp(fl->output, "-")) {
+		/* Flushed now: "exported" is said only of what was written (a full
+		 * disk is main()'s error to report, not a success before it). */
 		fputs(json, stdout);
-	else if ((rc = cli_write_file(st, fl->output, json, strlen(json))) < 0)
+		if (fflush(stdout) != 0 || ferror(stdout))
+			goto cleanup;
+	} else if ((rc = cli_write_file(st, fl->output, json, strlen(json))) < 0) {
 		goto cleanup;
+	}
 	if (nruns == 0)
 		cli_warn(st, "no complete, clean run of machine %s along %s's history to export",
 		         o.machine, o.branch);

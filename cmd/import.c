@@ -175,9 +175,10 @@ int cmd_import(cli_state *st, int argc, char **argv)
 
 		if (nskipped)
 			snprintf(skipped, sizeof(skipped), ", %zu skipped", nskipped);
-		printf("imported run %lld: %zu series, %zu samples%s (commit %.12s, machine %s)\n",
-		       (long long)run_id, bg_results_series_count(res), nsamples, skipped,
-		       commit.sha, bg_machine_fingerprint(env.machine));
+		printf("imported run %lld: %zu series, %zu sample%s%s (commit %.12s, machine %s)\n",
+		       (long long)run_id, bg_results_series_count(res), nsamples,
+		       nsamples == 1 ? "" : "s", skipped, commit.sha,
+		       bg_machine_fingerprint(env.machine));
 	}
 
 cleanup:

@@ -43,6 +43,14 @@ fp=$("$BG" fingerprint --json | python3 -c 'import json,sys; print(json.load(sys
 git rev-list --first-parent --reverse main >"$T/main.txt"
 
 check "export -o writes baselines/x.json" expect_rc 0 "$BG" baseline export -o baselines/x.json
+if [ -w /dev/full ]; then
+	check "export to a full disk: exit 3, saying so, and not that it exported" bash -c "
+		\"$BG\" baseline export >/dev/full 2>'$T/full.err'; [ \$? = 3 ] &&
+		grep -q '^benchguard: cannot write to standard output: No space left on device' '$T/full.err' &&
+		! grep -q exported '$T/full.err'"
+else
+	skip "export to a full disk" "no writable /dev/full"
+fi
 check "... and says how many runs" grep -q "exported 14 runs of machine $fp" "$T/err"
 check "the JSON has the documented shape, runs oldest first" python3 - baselines/x.json "$T/main.txt" "$fp" <<'P'
 import json, re, sys
