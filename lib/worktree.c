@@ -6,8 +6,9 @@
  * The cache directory holds, per commit:
  *   <sha>/             the checkout (bg_repo_checkout), where the build runs
  *   <sha>.build.log    the last build's whole output, stdout and stderr
- *   <sha>.built        one line per build that succeeded in this very
- *                      checkout: SHA-256 of its machine and command
+ *   <sha>.built        the build whose output this very checkout holds, one
+ *                      line: SHA-256 of its machine and command; none while
+ *                      a build runs (it overwrites the last one's output)
  *   <sha>.lock         flock: exclusive while the commit is checked out,
  *                      built or removed; shared while a benchguard uses it
  *   .tmp-<sha>-XXXXXX  a checkout being written, renamed into place whole,
@@ -146,7 +147,7 @@ static int lock_file(bg_ctx *ctx, const char *path, int op, int create, int wait
 
 /* ----------------------------------------------------------------- builds */
 
-/* Does the .built file list this machine and command? */
+/* Does the .built file name this machine and command? */
 static int stamp_has(const char *stamp, const char *line)
 {
 	char buf[256];
@@ -163,9 +164,12 @@ static int stamp_has(const char *stamp, const char *line)
 	return found;
 }
 
-static int stamp_add(bg_ctx *ctx, const char *stamp, const char *line)
+/* Names the build the checkout now holds: the last one, not every one
+ * (-O0, then -O2, then -O0 again left -O2's output under a stamp that still
+ * listed -O0). */
+static int stamp_set(bg_ctx *ctx, const char *stamp, const char *line)
 {
-	FILE *f = fopen(stamp, "a");
+	FILE *f = fopen(stamp, "w");
 
 	if (!f || fprintf(f, "%s\n", line) < 0 || fclose(f) != 0) {
 		int err = bg_error_errno(ctx, BG_EIO, "cannot write %s", stamp);
@@ -407,9 +411,15 @@ int bg_worktree_prepare(bg_ctx *ctx, bg_repo *repo, bg_store *store, const char 
 	    (err = check_out(ctx, repo, opts->cache_dir, &wt, stamp)) < 0)
 		goto cleanup;
 	if (build && !stamp_has(stamp, stamp_line)) {
+		/* Whatever the checkout held is being overwritten: a build that
+		 * fails or is killed half-way leaves it named by no stamp. */
+		if (unlink(stamp) != 0 && errno != ENOENT) {
+			err = bg_error_errno(ctx, BG_EIO, "cannot remove %s", stamp);
+			goto cleanup;
+		}
 		if ((err = run_build(ctx, build, timeout, &wt)) < 0)
 			goto cleanup;
-		if (!wt.failed && (err = stamp_add(ctx, stamp, stamp_line)) < 0)
+		if (!wt.failed && (err = stamp_set(ctx, stamp, stamp_line)) < 0)
 			goto cleanup;
 		if (store && (err = bg_store_build_put(ctx, store, sha, machine, hash, !wt.failed,
 		                                       wt.log_tail, wt.build_seconds)) < 0)

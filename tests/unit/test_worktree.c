@@ -149,6 +149,31 @@ static void test_built_once(void **state)
 	bg_worktree_clear(&wt);
 	assert_int_equal(builds_of(good), 2);
 
+	/* Back to the first: built again, since the checkout now holds the
+	 * other's output (-O0, -O2, -O0 measured -O2's binaries). */
+	f.opts.build = BUILD;
+	prepare(&f, good, 0, &wt);
+	assert_int_equal(wt.checked_out, 0);
+	assert_int_equal(wt.built, 1);
+	bg_worktree_clear(&wt);
+	assert_int_equal(builds_of(good), 3);
+	prepare(&f, good, 0, &wt);
+	assert_int_equal(wt.built, 0);
+	bg_worktree_clear(&wt);
+	assert_int_equal(builds_of(good), 3);
+	/* A build that fails over it leaves the output half overwritten: the
+	 * first command builds again after it too. */
+	f.opts.build = BUILD " && false";
+	prepare(&f, good, 0, &wt);
+	assert_int_equal(wt.failed, 1);
+	bg_worktree_clear(&wt);
+	f.opts.build = BUILD;
+	prepare(&f, good, 0, &wt);
+	assert_int_equal(wt.failed, 0);
+	assert_int_equal(wt.built, 1);
+	bg_worktree_clear(&wt);
+	assert_int_equal(builds_of(good), 5);
+
 	/* No build command: a checkout only. */
 	f.opts.build = NULL;
 	prepare(&f, bad, 0, &wt);
