@@ -144,16 +144,34 @@ static int prepare(bisect_state *b, size_t index, bg_commit *commit, bg_worktree
 	return 0;
 }
 
+/*
+ * Checks out and builds an end, c[index]: one that does not build stops the
+ * bisect, with what `run --commit` says of it (its log's end on stderr, or
+ * that the failure is remembered and --retry-build tries again).
+ */
+static int prepare_end(bisect_state *b, size_t index, const char *which, bg_commit *commit,
+                       bg_worktree *wt)
+{
+	char why[1024];
+	int rc = cli_prepare_commit(b->st, b->env, b->shas[index], b->rflags->retry_build, commit,
+	                            wt);
+
+	b->builds += wt->built;
+	if (rc != BG_EBUILD)
+		return rc;
+	snprintf(why, sizeof(why), "%s", bg_ctx_error(b->st->ctx));
+	return bg_error_set(b->st->ctx, BG_EBUILD, "the %s end %.12s does not build: %s", which,
+	                    b->shas[index], why);
+}
+
 static int prepare_good(bisect_state *b)
 {
 	int rc;
 
 	if (b->good_ready)
 		return 0;
-	if ((rc = prepare(b, 0, &b->good, &b->good_wt)) != 0)
-		return rc == 1 ? bg_error_set(b->st->ctx, BG_EBUILD,
-		                              "the good end %.12s does not build", b->shas[0])
-		               : rc;
+	if ((rc = prepare_end(b, 0, "good", &b->good, &b->good_wt)) != 0)
+		return rc;
 	b->good_ready = 1;
 	return 0;
 }
@@ -371,12 +389,8 @@ static int measure_ends(bisect_state *b, const bg_check_opts *co, int runs, int 
 	*gids = *bids = NULL;
 	if ((rc = prepare_good(b)) < 0)
 		goto cleanup;
-	if ((rc = prepare(b, b->n, &bad, &bad_wt)) != 0) {
-		if (rc == 1)
-			rc = bg_error_set(b->st->ctx, BG_EBUILD, "the bad end %.12s does not build",
-			                  b->shas[b->n]);
+	if ((rc = prepare_end(b, b->n, "bad", &bad, &bad_wt)) != 0)
 		goto cleanup;
-	}
 	snprintf(gtag, sizeof(gtag), "bisect-end=%s", b->shas[b->n]);
 	snprintf(btag, sizeof(btag), "bisect-end=%s", b->shas[0]);
 	pairs_opts(b, &bad, bad_wt.path, gtag, btag, &po);

@@ -355,6 +355,14 @@ check "... s regressed" grep -q 'regression *s:v' "$T/out"
 touch "$BROKEN"
 check "bisect whose bad end does not build: exit 3" \
 	expect_rc 3 "$BG" bisect --good "${F[1]}" --bad "${F[2]}" --runs 4
+# As run --commit and compare say it: the log's end, and why; it said
+# "skipped" and no more.
+check "... its build log's end on stderr, and why the end does not build" bash -c "
+	grep -q '^--- build log of ${F[2]:0:12}' '$T/err' &&
+	grep -q '^benchguard: the bad end ${F[2]:0:12} does not build: build of ${F[2]:0:12} failed (exit status' '$T/err'"
+check "... again: remembered, exit 3, saying --retry-build tries again" bash -c "
+	\"$BG\" bisect --good '${F[1]}' --bad '${F[2]}' --runs 4 >/dev/null 2>'$T/err'; [ \$? = 3 ] &&
+	grep -q '^benchguard: the bad end ${F[2]:0:12} does not build: build of ${F[2]:0:12} failed (remembered from an earlier attempt; not rebuilt: pass --retry-build to try again)' '$T/err'"
 rm -f "$BROKEN"
 check "bisect --retry-build builds it again" \
 	expect_rc 1 "$BG" bisect --good "${F[1]}" --bad "${F[2]}" --runs 4 --retry-build
