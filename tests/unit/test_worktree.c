@@ -101,6 +101,21 @@ static void prepare(fixture *f, const char *sha, int retry, bg_worktree *wt)
 		fail_msg("prepare %s: %s", sha, bg_ctx_error(f->ctx));
 }
 
+/* Prepares the good commit with `build`: whether it built or failed, and
+ * how many builds of it there have been since the fixture began. */
+static void expect_build(fixture *f, const char *build, int built, int failed, int builds)
+{
+	bg_worktree wt;
+
+	f->opts.build = build;
+	prepare(f, good, 0, &wt);
+	assert_int_equal(wt.checked_out, 0);
+	assert_int_equal(wt.built, built);
+	assert_int_equal(wt.failed, failed);
+	bg_worktree_clear(&wt);
+	assert_int_equal(builds_of(good), builds);
+}
+
 static void test_built_once(void **state)
 {
 	fixture f;
@@ -134,45 +149,17 @@ static void test_built_once(void **state)
 	bg_worktree_clear(&wt);
 
 	/* Again: found in the cache, not built. */
-	prepare(&f, good, 0, &wt);
-	assert_int_equal(wt.checked_out, 0);
-	assert_int_equal(wt.built, 0);
-	assert_int_equal(wt.failed, 0);
-	bg_worktree_clear(&wt);
-	assert_int_equal(builds_of(good), 1);
-
+	expect_build(&f, BUILD, 0, 0, 1);
 	/* Another build command builds again, in the same checkout. */
-	f.opts.build = BUILD " && true";
-	prepare(&f, good, 0, &wt);
-	assert_int_equal(wt.checked_out, 0);
-	assert_int_equal(wt.built, 1);
-	bg_worktree_clear(&wt);
-	assert_int_equal(builds_of(good), 2);
-
+	expect_build(&f, BUILD " && true", 1, 0, 2);
 	/* Back to the first: built again, since the checkout now holds the
-	 * other's output (-O0, -O2, -O0 measured -O2's binaries). */
-	f.opts.build = BUILD;
-	prepare(&f, good, 0, &wt);
-	assert_int_equal(wt.checked_out, 0);
-	assert_int_equal(wt.built, 1);
-	bg_worktree_clear(&wt);
-	assert_int_equal(builds_of(good), 3);
-	prepare(&f, good, 0, &wt);
-	assert_int_equal(wt.built, 0);
-	bg_worktree_clear(&wt);
-	assert_int_equal(builds_of(good), 3);
+	 * other's output (-O0, -O2, -O0 measured -O2's binaries); then not. */
+	expect_build(&f, BUILD, 1, 0, 3);
+	expect_build(&f, BUILD, 0, 0, 3);
 	/* A build that fails over it leaves the output half overwritten: the
 	 * first command builds again after it too. */
-	f.opts.build = BUILD " && false";
-	prepare(&f, good, 0, &wt);
-	assert_int_equal(wt.failed, 1);
-	bg_worktree_clear(&wt);
-	f.opts.build = BUILD;
-	prepare(&f, good, 0, &wt);
-	assert_int_equal(wt.failed, 0);
-	assert_int_equal(wt.built, 1);
-	bg_worktree_clear(&wt);
-	assert_int_equal(builds_of(good), 5);
+	expect_build(&f, BUILD " && false", 1, 1, 4);
+	expect_build(&f, BUILD, 1, 0, 5);
 
 	/* No build command: a checkout only. */
 	f.opts.build = NULL;
