@@ -170,7 +170,7 @@ int bg_suite_build(bg_ctx *ctx, const bg_config *cfg, const char *cwd, bg_machin
 	memset(&o, 0, sizeof(o));
 	memset(&r, 0, sizeof(r));
 	o.cwd = cwd;
-	o.timeout = 3600;
+	o.timeout = BG_BUILD_TIMEOUT;
 	o.capture_stdout = 1;
 	o.out_limit = 1 << 20;
 	bg_log(ctx, BG_LOG_INFO, "build: %s", cmd);

@@ -42,7 +42,6 @@
 
 /* How much of a build's output the database keeps, and a failure shows. */
 #define LOG_TAIL 4096
-#define DEFAULT_BUILD_TIMEOUT 3600.0
 /* Between tries of a lock another benchguard holds (cancellation is seen). */
 #define LOCK_POLL_NS 100000000L
 
@@ -321,7 +320,7 @@ int bg_worktree_prepare(bg_ctx *ctx, bg_repo *repo, bg_store *store, const char 
 	BG_NEED(ctx, out);
 	machine = opts->machine && *opts->machine ? opts->machine : "-";
 	build = opts->build && *opts->build ? opts->build : NULL;
-	timeout = opts->build_timeout > 0 ? opts->build_timeout : DEFAULT_BUILD_TIMEOUT;
+	timeout = opts->build_timeout > 0 ? opts->build_timeout : BG_BUILD_TIMEOUT;
 	memset(out, 0, sizeof(*out));
 	memset(&wt, 0, sizeof(wt));
 	memset(&row, 0, sizeof(row));
