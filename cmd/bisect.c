@@ -361,6 +361,29 @@ static void on_look(size_t look, size_t looks, size_t pairs, size_t open, double
 	         look, looks, pairs, open, seconds);
 }
 
+/* The ends' checkouts, when bg_pairs_run must make a pair: a bisect whose
+ * end pairs are all stored checks out and builds neither (after gc too). */
+typedef struct {
+	bisect_state *b;
+	bg_commit bad;
+	bg_worktree bad_wt;
+} ends_checkout;
+
+static int prepare_ends(void *data, const char **good_cwd, const char **bad_cwd)
+{
+	ends_checkout *ec = data;
+	int rc;
+
+	if ((rc = prepare_good(ec->b)) < 0)
+		return rc;
+	bg_commit_clear(&ec->bad);
+	if ((rc = prepare_end(ec->b, ec->b->n, "bad", &ec->bad, &ec->bad_wt)) != 0)
+		return rc;
+	*good_cwd = ec->b->good_wt.path;
+	*bad_cwd = ec->bad_wt.path;
+	return 0;
+}
+
 /*
  * The ends, judged like `compare` (bg_pairs_run): pairs of the (filtered)
  * suite tagged `bisect-end=<the other end>`, good and bad in ABBA order, so
@@ -371,29 +394,34 @@ static void on_look(size_t look, size_t looks, size_t pairs, size_t open, double
 static int measure_ends(bisect_state *b, const bg_check_opts *co, int runs, int cap,
                         bg_check_result **res, int64_t **gids, int64_t **bids, ends_info *e)
 {
-	bg_commit bad;
-	bg_worktree bad_wt;
+	ends_checkout ec;
+	bg_commit good;
 	bg_pairs_opts po;
 	bg_pairs_series one;
 	char gtag[128], btag[128];
 	size_t np = 0;
 	int rc;
 
-	memset(&bad, 0, sizeof(bad));
-	memset(&bad_wt, 0, sizeof(bad_wt));
+	memset(&ec, 0, sizeof(ec));
+	memset(&good, 0, sizeof(good));
+	ec.b = b;
 	if ((rc = tagged_pairs(b, "bisect-end", b->n, "bisect-end", 0, gids, bids, &np)) < 0)
 		return rc;
 	e->good_reused = e->bad_reused = np >= (size_t)runs;
 	free(*gids);
 	free(*bids);
 	*gids = *bids = NULL;
-	if ((rc = prepare_good(b)) < 0)
-		goto cleanup;
-	if ((rc = prepare_end(b, b->n, "bad", &bad, &bad_wt)) != 0)
+	/* The ends as the runs store them; checked out only if pairs are made. */
+	if ((rc = cli_lookup_commit(b->st, b->env, b->shas[0], &good)) < 0 ||
+	    (rc = cli_lookup_commit(b->st, b->env, b->shas[b->n], &ec.bad)) < 0)
 		goto cleanup;
 	snprintf(gtag, sizeof(gtag), "bisect-end=%s", b->shas[b->n]);
 	snprintf(btag, sizeof(btag), "bisect-end=%s", b->shas[0]);
-	pairs_opts(b, &bad, bad_wt.path, gtag, btag, &po);
+	pairs_opts(b, &ec.bad, NULL, gtag, btag, &po);
+	po.ref.commit = &good;
+	po.ref.cwd = b->good_ready ? b->good_wt.path : NULL;
+	po.prepare = prepare_ends;
+	po.prepare_data = &ec;
 	if (b->benchmark) {
 		/* One series named: only its benchmark runs, only it is decided. */
 		po.run.only = b->only;
@@ -419,8 +447,9 @@ static int measure_ends(bisect_state *b, const bg_check_opts *co, int runs, int 
 		e->npairs = np;
 	rc = 0;
 cleanup:
-	bg_commit_clear(&bad);
-	bg_worktree_clear(&bad_wt);
+	bg_commit_clear(&good);
+	bg_commit_clear(&ec.bad);
+	bg_worktree_clear(&ec.bad_wt);
 	return rc;
 }
 

@@ -184,6 +184,9 @@ int cmd_report(cli_state *st, int argc, char **argv);
  * skips such a commit).  Both fill *commit and *wt (the caller clears them,
  * also on failure).
  */
+/* REV as run --commit stores it (on the baseline branch when it is), with
+ * no checkout. */
+int cli_lookup_commit(cli_state *st, cli_env *env, const char *rev, bg_commit *commit);
 int cli_prepare_commit(cli_state *st, cli_env *env, const char *rev, int retry_failed,
                        bg_commit *commit, bg_worktree *wt);
 int cli_prepare_commit_soft(cli_state *st, cli_env *env, const char *rev, int retry_failed,

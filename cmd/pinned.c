@@ -44,6 +44,19 @@ int cli_ensure_cache(cli_state *st, cli_env *env)
 	return rc;
 }
 
+int cli_lookup_commit(cli_state *st, cli_env *env, const char *rev, bg_commit *commit)
+{
+	int rc;
+
+	/* A commit named by SHA that is on the baseline branch is stored as its. */
+	if ((rc = bg_repo_lookup_on(st->ctx, env->repo, rev,
+	                            env->config ? bg_config_baseline(env->config)->branch : NULL,
+	                            commit)) < 0)
+		return rc;
+	commit->dirty = 0;
+	return 0;
+}
+
 int cli_prepare_commit_soft(cli_state *st, cli_env *env, const char *rev, int retry_failed,
                             bg_commit *commit, bg_worktree *wt)
 {
@@ -52,12 +65,8 @@ int cli_prepare_commit_soft(cli_state *st, cli_env *env, const char *rev, int re
 	int rc;
 
 	memset(wt, 0, sizeof(*wt));
-	/* A commit named by SHA that is on the baseline branch is stored as its. */
-	if ((rc = bg_repo_lookup_on(st->ctx, env->repo, rev,
-	                            env->config ? bg_config_baseline(env->config)->branch : NULL,
-	                            commit)) < 0)
+	if ((rc = cli_lookup_commit(st, env, rev, commit)) < 0)
 		return rc;
-	commit->dirty = 0;
 	if (!(cache = cli_cache_dir(st, env)))
 		return bg_error_oom(st->ctx);
 	if ((rc = cli_ensure_cache(st, env)) < 0)

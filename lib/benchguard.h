@@ -1219,6 +1219,9 @@ typedef void (*bg_pairs_look_cb)(size_t look, size_t looks, size_t pairs, size_t
                                  double seconds, void *data);
 /* Before each pair: pair k of the `of` this look needs (1-based); ref_first: its order. */
 typedef void (*bg_pairs_pair_cb)(size_t k, size_t of, int ref_first, void *data);
+/* Before the first pair a call makes, when a side's cwd is NULL: its
+ * checkouts (built), set in *ref_cwd and *cand_cwd.  < 0 stops the call. */
+typedef int (*bg_pairs_prepare_cb)(void *data, const char **ref_cwd, const char **cand_cwd);
 
 typedef struct {
 	bg_side ref, cand; /* ref: A, the good end, the baseline commit; cand: B, the bad end */
@@ -1237,6 +1240,11 @@ typedef struct {
 	bg_pairs_look_cb look; /* may be NULL */
 	bg_pairs_pair_cb pair; /* may be NULL */
 	void *look_data;       /* for both */
+	/* With reuse: the sides' checkouts only when a pair must be made (a
+	 * bisect run again whose pairs are all stored checks out and builds
+	 * nothing); the sides' cwd may then be NULL.  May be NULL. */
+	bg_pairs_prepare_cb prepare;
+	void *prepare_data;
 } bg_pairs_opts;
 
 /*

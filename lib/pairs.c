@@ -47,6 +47,7 @@ typedef struct {
 	bg_ctx *ctx;
 	bg_store *store;
 	const bg_pairs_opts *o;
+	const char *ref_cwd, *cand_cwd; /* the sides' checkouts: o's, or o->prepare's */
 	int64_t *ref_ids, *cand_ids;
 	size_t npairs, cap;
 	pseries *s;
@@ -250,7 +251,7 @@ static int run_side(pstate *p, const bg_side *side, char **only, int all, int64_
 		tags[nt++] = side->tag;
 	so.config = side->config ? side->config : o->run.config;
 	so.commit = side->commit;
-	so.cwd = side->cwd;
+	so.cwd = side == &o->ref ? p->ref_cwd : p->cand_cwd;
 	so.runs = 1;
 	so.tags = tags;
 	so.paired = 1;
@@ -298,6 +299,14 @@ static int measure(pstate *p, size_t want, size_t goal)
 			break;
 		}
 		p->cap = rcap;
+		/* The checkouts, only now that a pair is to be made. */
+		if ((!p->ref_cwd || !p->cand_cwd) &&
+		    (error = p->o->prepare(p->o->prepare_data, &p->ref_cwd, &p->cand_cwd)) < 0)
+			break;
+		if (!p->ref_cwd || !p->cand_cwd) {
+			error = bg_error_set(p->ctx, BG_ERROR, "pairs: no checkout to measure in");
+			break;
+		}
 		if (p->o->pair)
 			p->o->pair(k + 1, goal, k % 2 == 0, p->o->look_data);
 		if (k % 2 == 0) {
@@ -712,8 +721,9 @@ oom:
 
 static int check_sides(bg_ctx *ctx, const bg_pairs_opts *opts)
 {
-	if (!opts->ref.commit || !opts->cand.commit || !opts->ref.cwd || !opts->cand.cwd ||
-	    !opts->run.machine || (!opts->run.config && (!opts->ref.config || !opts->cand.config)))
+	if (!opts->ref.commit || !opts->cand.commit ||
+	    ((!opts->ref.cwd || !opts->cand.cwd) && !opts->prepare) || !opts->run.machine ||
+	    (!opts->run.config && (!opts->ref.config || !opts->cand.config)))
 		return bg_error_set(ctx, BG_EINPUT,
 		                    "a paired measurement needs two commits, their checkouts, a "
 		                    "suite and a machine");
@@ -740,6 +750,8 @@ int bg_pairs_make(bg_ctx *ctx, bg_store *store, const bg_pairs_opts *opts, size_
 	p.ctx = ctx;
 	p.store = store;
 	p.o = opts;
+	p.ref_cwd = opts->ref.cwd;
+	p.cand_cwd = opts->cand.cwd;
 	/* No series: measure() runs the caller's selection as it is. */
 	if ((!opts->reuse || (error = stored_pairs(&p)) == 0) &&
 	    (error = measure(&p, want, want)) == 0) {
@@ -790,6 +802,8 @@ int bg_pairs_run(bg_ctx *ctx, bg_store *store, const bg_pairs_opts *opts, bg_che
 	p.ctx = ctx;
 	p.store = store;
 	p.o = opts;
+	p.ref_cwd = opts->ref.cwd;
+	p.cand_cwd = opts->cand.cwd;
 	nlooks = bg_looks(opts->first, opts->max, sizes);
 	level = opts->thresholds.alpha / (double)nlooks;
 	if (opts->reuse && (error = stored_pairs(&p)) < 0)

@@ -367,6 +367,16 @@ rm -f "$BROKEN"
 check "bisect --retry-build builds it again" \
 	expect_rc 1 "$BG" bisect --good "${F[1]}" --bad "${F[2]}" --runs 4 --retry-build
 check "... and measures the ends" grep -q 'nothing to bisect' "$T/out"
+# The same bisect after gc, its end pairs all stored: nothing to check out
+# or build, so an end that no longer builds changes nothing.  It built both
+# ends again, and failed on the broken one.
+"$BG" gc --max-age 0d >/dev/null 2>&1
+touch "$BROKEN"
+check "the same bisect after gc, an end broken since: exit 1, nothing built" bash -c "
+	\"$BG\" -v bisect --good '${F[1]}' --bad '${F[2]}' --runs 4 >'$T/out' 2>'$T/err'; [ \$? = 1 ] &&
+	grep -q 'nothing to bisect' '$T/out' && ! grep -q 'build' '$T/err' &&
+	[ -z \"\$(ls '$BENCHGUARD_CACHE' 2>/dev/null | grep -v lock)\" ]"
+rm -f "$BROKEN"
 for o in --no-build "--window 4" "--min-runs 3"; do
 	check "compare $o: exit 2" expect_rc 2 "$BG" compare "${F[0]}" "${F[1]}" $o
 	check "... not an option of compare" grep -q "^benchguard: ${o%% *} is not an option of compare" "$T/err"
