@@ -2024,31 +2024,30 @@ static int alert__superseded(const bg_outbox_row *rows, size_t n, size_t i)
 }
 
 /*
- * An entry another benchguard claimed: a parallel CI job sending it now, or
- * one that died sending it.  Waits, within this target's budget, until it
- * is settled (*until 0: delivered or failed there) or the claim runs out
- * (then claims it: *claimed 1).  Still held when the budget ends (or on
- * Ctrl-C): *until says when the claim runs out.
+ * Claims an entry for delivery.  One another benchguard holds (a parallel
+ * CI job sending it now, or one that died sending it) is waited for, within
+ * this target's budget, until it is settled there (*until 0) or the claim
+ * runs out (then it is claimed here: *claimed 1).  Still held when the
+ * budget ends (or on Ctrl-C): *until says when the claim runs out.
  */
-static int alert__await(bg_ctx *ctx, bg_store *store, alert_target *t, const bg_outbox_row *row,
-                        int *claimed, int64_t *until)
+static int alert__take(bg_ctx *ctx, bg_store *store, alert_target *t, const bg_outbox_row *row,
+                       int *claimed, int64_t *until)
 {
 	int err;
 
-	*claimed = 0;
+	*until = 0;
 	for (;;) {
+		/* Held until well past this target's budget: a crashed process's
+		 * claim runs out, a live one's never does while it sends. */
+		if ((err = bg_store_outbox_claim(
+		             ctx, store, row->id,
+		             (int64_t)time(NULL) + (int64_t)t->cfg->timeout + 60, claimed)) < 0 ||
+		    *claimed)
+			return err;
 		if ((err = bg_store_outbox_held(ctx, store, row->id, until)) < 0 || *until == 0)
 			return err;
-		if (*until <= (int64_t)time(NULL)) {
-			if ((err = bg_store_outbox_claim(ctx, store, row->id,
-			                                 (int64_t)time(NULL) +
-			                                         (int64_t)t->cfg->timeout + 60,
-			                                 claimed)) < 0 ||
-			    *claimed)
-				return err;
-			continue;
-		}
-		if (bg_now() + 0.2 > t->deadline - ALERT_MARGIN || alert__sleep(ctx, 0.2) < 0)
+		if (*until > (int64_t)time(NULL) &&
+		    (bg_now() + 0.2 > t->deadline - ALERT_MARGIN || alert__sleep(ctx, 0.2) < 0))
 			return 0;
 	}
 }
@@ -2149,16 +2148,8 @@ int bg_alert_flush(bg_ctx *ctx, bg_store *store, const bg_config *cfg, bg_alert_
 		}
 		if (!(t->deadline > 0))
 			t->deadline = bg_now() + t->cfg->timeout;
-		/* Held until well past this target's budget: a crashed process's
-		 * claim runs out, a live one's never does while it sends. */
-		if ((err = bg_store_outbox_claim(
-		             ctx, store, row->id,
-		             (int64_t)time(NULL) + (int64_t)t->cfg->timeout + 60, &claimed)) < 0)
+		if ((err = alert__take(ctx, store, t, row, &claimed, &until)) < 0)
 			break;
-		if (!claimed) {
-			if ((err = alert__await(ctx, store, t, row, &claimed, &until)) < 0)
-				break;
-		}
 		if (!claimed) {
 			/* Settled by the other benchguard: nothing to say.  Still
 			 * pending after this target's budget: not delivered yet, and

@@ -54,14 +54,14 @@ typedef struct {
 } bg_saved_error;
 
 void bg_ctx__save_error(const bg_ctx *ctx, bg_saved_error *saved);
-/* How long a suite's `build` may run before it is killed and counted as
- * failed: one hour, in the working tree and in a cached worktree alike. */
-#define BG_BUILD_TIMEOUT 3600.0
-
+void bg_ctx__restore_error(bg_ctx *ctx, const bg_saved_error *saved);
 /* The host's cancel flag (bg_ctx_set_cancel), or NULL: for a store's waits,
  * which outlast no call but are made where no context is passed. */
 const volatile sig_atomic_t *bg_ctx__cancel_flag(const bg_ctx *ctx);
-void bg_ctx__restore_error(bg_ctx *ctx, const bg_saved_error *saved);
+
+/* How long a suite's `build` may run before it is killed and counted as
+ * failed: one hour, in the working tree and in a cached worktree alike. */
+#define BG_BUILD_TIMEOUT 3600.0
 
 void bg_log(bg_ctx *ctx, bg_log_level level, const char *fmt, ...) BG_PRINTF(3, 4);
 

@@ -419,7 +419,9 @@ static const char *const stmt_sql[ST_COUNT] = {
 			   " FROM outbox WHERE (CAST(?1 AS TEXT) IS NULL OR state = ?1) ORDER BY id",
 	[ST_OUTBOX_CLAIM] = "UPDATE outbox SET claimed_until = ?2 WHERE id = ?1 AND state = 'pending'"
 			    " AND coalesce(claimed_until, 0) <= ?3",
-	[ST_OUTBOX_HELD] = "SELECT coalesce(claimed_until, 0) FROM outbox"
+	/* 1, long past, for a pending entry nobody holds (one another process
+	 * gave back, still pending): it may be claimed now. */
+	[ST_OUTBOX_HELD] = "SELECT coalesce(claimed_until, 1) FROM outbox"
 			   " WHERE id = ?1 AND state = 'pending'",
 	[ST_OUTBOX_SETTLE] = "UPDATE outbox SET state = ?2, attempts = attempts + ?3,"
 			     " last_status = coalesce(?4, last_status), last_error = ?5,"
@@ -1372,6 +1374,13 @@ int bg_store_run_finish(bg_ctx *ctx, bg_store *store, int64_t run_id)
 	return error;
 }
 
+/* Ctrl-C or SIGTERM while an import is stored: all or nothing, so nothing. */
+static int store__interrupted(bg_ctx *ctx)
+{
+	return bg_ctx_cancelled(ctx) ? bg_error_set(ctx, BG_ERROR, "interrupted; nothing stored")
+	                             : 0;
+}
+
 /*
  * Whole runs at once (an import): each run's row, series, outcomes and end,
  * all in one write transaction, so that input the store refuses (a unit
@@ -1396,15 +1405,8 @@ int bg_store_runs_put(bg_ctx *ctx, bg_store *store, const bg_run_info *info,
 		run_ids[i] = 0;
 	if ((error = store__begin(ctx, store)) < 0)
 		return error;
-	for (i = 0; i <= n; i++) {
-		/* Ctrl-C or SIGTERM between runs, and before the commit: the
-		 * import is all or nothing, and now nothing. */
-		if (bg_ctx_cancelled(ctx)) {
-			error = bg_error_set(ctx, BG_ERROR, "interrupted; nothing stored");
-			i = n; /* no run of the input is at fault */
-			break;
-		}
-		if (i == n)
+	for (i = 0; i < n; i++) {
+		if ((error = store__interrupted(ctx)) < 0)
 			break;
 		if ((error = store__run_check(ctx, &info[i], uid)) < 0 ||
 		    (error = store__run_insert(ctx, store, &info[i], uid, info[i].uid != NULL,
@@ -1416,10 +1418,12 @@ int bg_store_runs_put(bg_ctx *ctx, bg_store *store, const bg_run_info *info,
 		    (error = store__run_finish(ctx, store, run_ids[i])) < 0)
 			break;
 	}
+	if (error == 0)
+		error = store__interrupted(ctx);
 	if (error < 0 || (error = store__commit(ctx, store)) < 0) {
 		store__rollback(store);
-		if (failed)
-			*failed = i;
+		if (failed) /* no run of the input is at fault when interrupted */
+			*failed = bg_ctx_cancelled(ctx) ? n : i;
 		for (i = 0; i < n; i++)
 			run_ids[i] = 0;
 	}
@@ -2455,11 +2459,7 @@ int bg_store_outbox_held(bg_ctx *ctx, bg_store *store, int64_t id, int64_t *unti
 		return error;
 	if (bg_db_bind_int64(s, 1, id) != 0)
 		return store__bind_fail(ctx, store, s);
-	if ((error = store__int(ctx, store, s, "reading an alert's claim", until, &found)) < 0)
-		return error;
-	if (!found)
-		*until = 0;
-	return 0;
+	return store__int(ctx, store, s, "reading an alert's claim", until, &found);
 }
 
 int bg_store_outbox_settle(bg_ctx *ctx, bg_store *store, int64_t id, const char *state,

@@ -364,8 +364,8 @@ void bg_outbox_rows_free(bg_outbox_row *rows, size_t n);
 /* Takes a pending entry for delivery until `until` (epoch seconds); *claimed
  * 0 when it is no longer pending or another process holds it. */
 int bg_store_outbox_claim(bg_ctx *ctx, bg_store *store, int64_t id, int64_t until, int *claimed);
-/* When a pending entry another process claimed may be taken again (epoch
- * seconds, the past for a claim that ran out); 0 when it is not pending. */
+/* When a pending entry may be claimed (epoch seconds: the past when nobody
+ * holds it or the holder's claim ran out); 0 when it is not pending. */
 int bg_store_outbox_held(bg_ctx *ctx, bg_store *store, int64_t id, int64_t *until);
 /* Records a delivery's end: the new state, requests made, and why (may be NULL). */
 int bg_store_outbox_settle(bg_ctx *ctx, bg_store *store, int64_t id, const char *state,

@@ -281,6 +281,7 @@ static void test_outbox(void **state)
 	bg_ctx *ctx = NULL;
 	int64_t id = 0, id2 = 0;
 	size_t n = 0;
+	int64_t until = 0;
 	int claimed = 0;
 
 	(void)state;
@@ -312,23 +313,33 @@ static void test_outbox(void **state)
 	assert_int_equal(rows[0].run_id, 3);
 	bg_outbox_rows_free(rows, n);
 
-	/* One claim wins; the second finds it taken. */
+	/* Pending and held by nobody: claimable now (a time long past). */
+	assert_int_equal(bg_store_outbox_held(ctx, st, id, &until), 0);
+	assert_true(until > 0 && until <= (int64_t)time(NULL));
+	/* One claim wins; the second finds it taken, until when it is held. */
 	assert_int_equal(bg_store_outbox_claim(ctx, st, id, (int64_t)time(NULL) + 100, &claimed),
 	                 0);
 	assert_int_equal(claimed, 1);
 	assert_int_equal(bg_store_outbox_claim(ctx, st, id, (int64_t)time(NULL) + 100, &claimed),
 	                 0);
 	assert_int_equal(claimed, 0);
-	/* Given back as pending, it can be claimed again. */
+	assert_int_equal(bg_store_outbox_held(ctx, st, id, &until), 0);
+	assert_true(until > (int64_t)time(NULL));
+	/* Given back as pending, it can be claimed again: held by nobody, not
+	 * settled (a waiter took it for settled, and the entry stayed). */
 	assert_int_equal(bg_store_outbox_settle(ctx, st, id, "pending", 2, 503, "HTTP 503"), 0);
+	assert_int_equal(bg_store_outbox_held(ctx, st, id, &until), 0);
+	assert_true(until > 0 && until <= (int64_t)time(NULL));
 	assert_int_equal(bg_store_outbox_claim(ctx, st, id, (int64_t)time(NULL) + 100, &claimed),
 	                 0);
 	assert_int_equal(claimed, 1);
 	assert_int_equal(bg_store_outbox_settle(ctx, st, id, "delivered", 1, 200, NULL), 0);
-	/* Delivered: never claimed again. */
+	/* Delivered: never claimed again, and held by nobody (0). */
 	assert_int_equal(bg_store_outbox_claim(ctx, st, id, (int64_t)time(NULL) + 100, &claimed),
 	                 0);
 	assert_int_equal(claimed, 0);
+	assert_int_equal(bg_store_outbox_held(ctx, st, id, &until), 0);
+	assert_int_equal(until, 0);
 	assert_true(bg_store_outbox_settle(ctx, st, id, "lost", 0, 0, NULL) < 0);
 
 	assert_int_equal(bg_store_outbox_list(ctx, st, NULL, &rows, &n), 0);
