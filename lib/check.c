@@ -134,30 +134,31 @@ static int take_run(walk_state *w, int64_t run_id)
 	return 0;
 }
 
+/* The first stored run of commit `sha` in refs (sorted by sha), or nrefs. */
+static size_t find_ref(const bg_run_ref *refs, size_t nrefs, const char *sha)
+{
+	size_t lo = 0, hi = nrefs;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (strcmp(refs[mid].sha, sha) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < nrefs && !strcmp(refs[lo].sha, sha) ? lo : nrefs;
+}
+
 static int on_commit(const char *sha, int64_t time, void *data)
 {
 	walk_state *w = data;
-	bg_run_ref key;
 	size_t k;
 
 	if (!strcmp(sha, w->exclude_sha))
 		return bg_walk_bound_done(&w->bound, time);
-	memset(&key, 0, sizeof(key));
-	memcpy(key.sha, sha, 41);
-	key.id = INT64_MAX; /* sorts before every real run of that sha */
-	/* The first (newest) run of this commit: a lower bound. */
-	{
-		size_t lo = 0, hi = w->nrefs;
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-			if (cmp_ref(&w->refs[mid], &key) < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		k = lo;
-	}
-	if (k < w->nrefs && !strcmp(w->refs[k].sha, sha))
+	/* The first (newest) run of this commit. */
+	k = find_ref(w->refs, w->nrefs, sha);
+	if (k < w->nrefs)
 		bg_walk_bound_meet(&w->bound, w->refs[k].author_time);
 	for (; k < w->nrefs && !strcmp(w->refs[k].sha, sha); k++) {
 		if (w->reference && !*w->reference)
@@ -195,21 +196,6 @@ static int bound_of(bg_ctx *ctx, const bg_run_ref *refs, size_t nrefs, const cha
 static int bound_refs(walk_state *w)
 {
 	return bound_of(w->ctx, w->refs, w->nrefs, w->exclude_sha, &w->bound);
-}
-
-/* The first stored run of commit `sha` in refs (sorted by sha), or nrefs. */
-static size_t find_ref(const bg_run_ref *refs, size_t nrefs, const char *sha)
-{
-	size_t lo = 0, hi = nrefs;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (strcmp(refs[mid].sha, sha) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < nrefs && !strcmp(refs[lo].sha, sha) ? lo : nrefs;
 }
 
 typedef struct {
