@@ -12,7 +12,12 @@
 #     benchguard calls, is an error that names it, exit 3, never a crash;
 #   - the sonames in lib/store_pg.c, lib/alert.c and lib/xml.c are those of
 #     the libpq.so, libcurl.so and libxml2.so the headers were installed
-#     with.
+#     with;
+#   - where libgit2 uses mbedTLS, the system's CA bundle it would parse at
+#     start-up is read only before a submodule is cloned over https (under
+#     strace: a `run` never opens it, the clone reads it before it
+#     connects), and only the benchguard binary, not libbenchguard.so,
+#     exports the function that defers it.
 . "$(dirname "$0")/lib.sh"
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
 
@@ -116,6 +121,60 @@ if LD_LIBRARY_PATH="$T/bogus" expect_rc 0 "$BG" --db "$T/lite.db" --config "$T/c
 	ok "alert flush with nothing pending: exit 0, a bogus libcurl.so.4 never loaded"
 else
 	not_ok "alert flush with nothing pending: exit 0, a bogus libcurl.so.4 never loaded"
+fi
+
+# ---------------------------------------- the CA bundle, only for https
+# libgit2 built with mbedTLS (Debian's) parses the system's whole CA bundle
+# when it starts.  The benchguard binary leaves that to the one thing that
+# needs it, a submodule cloned over https (lib/git.c says how).
+gitlib=$(ldd "$BG" | awk '/libgit2/ { print $3; exit }')
+bundle=$(strings -a "$gitlib" 2>/dev/null | grep -m1 -E '^/.*\.(crt|pem)$')
+if ! ldd "$BG" | grep -q 'libmbedtls'; then
+	skip "the CA bundle is parsed only for https" "libgit2 here does not use mbedTLS"
+elif [ -z "$bundle" ] || [ ! -f "$bundle" ]; then
+	skip "the CA bundle is parsed only for https" "libgit2 names no CA bundle that exists (${bundle:-none})"
+elif ! command -v strace >/dev/null || ! strace -f -o /dev/null true 2>/dev/null; then
+	skip "the CA bundle is parsed only for https" "strace cannot trace here"
+else
+	# traced CMD...: CMD under strace (files opened, connections made) into
+	# $T/st; its exit status in $T/st.rc, its stderr in $T/st.err.
+	# LeakSanitizer cannot work under ptrace: off for these.
+	traced() {
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -f -e trace=open,openat,connect -o "$T/st" "$@" >"$T/st.out" 2>"$T/st.err"
+		echo $? >"$T/st.rc"
+	}
+	check "the benchguard binary exports mbedtls_x509_crt_parse_file, libbenchguard.so does not" \
+		sh -c "nm -D --defined-only '$BG' | grep -qw mbedtls_x509_crt_parse_file &&
+			! nm -D --defined-only '$so' | grep -qw mbedtls_x509_crt_parse_file"
+	# So that the log is read right: libgit2 alone opens the bundle.
+	printf '#include <git2.h>\nint main(void) { return git_libgit2_init() < 0; }\n' >"$T/g2.c"
+	# shellcheck disable=SC2046
+	if cc -o "$T/g2" "$T/g2.c" $(pkg-config --cflags --libs libgit2); then
+		traced "$T/g2"
+		check "a program that only starts libgit2 opens $bundle" grep -qF "\"$bundle\"" "$T/st"
+	else
+		not_ok "building a program that starts libgit2"
+	fi
+	mkdir -p "$T/ca" && new_repo "$T/ca" >/dev/null && cd "$T/ca" || exit 1
+	echo '{ "benchmarks": [ { "name": "t", "command": "true", "samples": 1 } ] }' >benchguard.json
+	git add benchguard.json && git commit -qm suite
+	traced "$BG" --db "$T/ca.db" run
+	check "run (exit $(cat "$T/st.rc")) opens the repository and never $bundle" \
+		sh -c "test \"\$(cat '$T/st.rc')\" = 0 && grep -q '/.git/HEAD\"' '$T/st' &&
+			! grep -qF '\"$bundle\"' '$T/st'"
+	# A submodule only an https URL has: the bundle is read before the
+	# connection (nothing listens there, so the clone fails).
+	printf '[submodule "sub"]\n\tpath = sub\n\turl = https://127.0.0.1:1/sub.git\n' >.gitmodules
+	git add .gitmodules &&
+		git update-index --add --cacheinfo "160000,$(git rev-parse HEAD),sub" &&
+		git commit -qm 'a submodule over https'
+	BENCHGUARD_CACHE="$T/ca-cache" traced "$BG" --db "$T/ca.db" run --commit HEAD
+	first_open=$(grep -nF "\"$bundle\"" "$T/st" | head -1 | cut -d: -f1)
+	first_conn=$(grep -nE 'connect\(.*sin_port=htons\(1\)' "$T/st" | head -1 | cut -d: -f1)
+	check "run --commit cloning https://127.0.0.1:1/sub.git reads $bundle (line ${first_open:-none}) before it connects (line ${first_conn:-none})" \
+		sh -c "test -n '$first_open' && test -n '$first_conn' && test '$first_open' -lt '$first_conn'"
+	check "... and says it cannot clone (exit $(cat "$T/st.rc"))" \
+		sh -c "test \"\$(cat '$T/st.rc')\" != 0 && grep -q 'cannot clone https://127.0.0.1:1/sub.git' '$T/st.err'"
 fi
 
 # ------------------------------------ the sonames of the headers' libraries
