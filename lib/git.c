@@ -58,8 +58,8 @@ static int git__fail(bg_ctx *ctx, int code, const char *what)
  * Makefile) answers the parse that git_libgit2_init asks for with an empty
  * chain and remembers the file; git__tls_ready loads it, through the same
  * libgit2 option a program would use, before such a clone.  Every other
- * call, and every call where libgit2 uses OpenSSL or is linked statically,
- * goes to mbedTLS unchanged.
+ * call goes to mbedTLS unchanged; where libgit2 uses OpenSSL, nothing calls
+ * this.
  *
  * This is process-wide state, as libgit2's own initialisation is.  It is
  * armed only in the thread where bg_repo_open initialises libgit2, which
