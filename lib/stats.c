@@ -177,15 +177,25 @@ static void tails(double t, double df, double *worse, double *better)
  * from zero lose nothing to cancellation.  gsl_stats_mean/sd_m keep a
  * running mean with a division per value, a dependent chain that made them
  * most of a test's cost when a report replays 200,000 of them; the results
- * agree to the last few bits.
+ * agree to the last few bits.  Equal values are exact: their mean is the
+ * value and their SD 0.  Summed, ten runs of 0.1 s (100 ms) came to a mean
+ * a bit below 0.1 and an SD of 1.5e-17, which took the baseline for a
+ * noisy one, and the same runs in another unit for a constant one.
  */
 static void mean_sd(const double *v, size_t n, double *mean, double *sd)
 {
 	double sum = 0.0, ss = 0.0, m;
-	size_t i;
+	size_t i, same = 1;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		sum += v[i];
+		same += i > 0 && !(v[i] < v[0]) && !(v[i] > v[0]);
+	}
+	if (same == n) {
+		*mean = v[0];
+		*sd = 0.0;
+		return;
+	}
 	m = sum / (double)n;
 	for (i = 0; i < n; i++)
 		ss += (v[i] - m) * (v[i] - m);

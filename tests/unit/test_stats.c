@@ -324,6 +324,32 @@ static void test_compare_known_answers(void **state)
 	}
 }
 
+/*
+ * A constant baseline is constant in any unit: ten runs of 100 ms stored as
+ * 0.1 s have SD 0, as ten of 100 do, and two candidate runs spread from 100
+ * to 160 judge the same against both.  Summed, the 0.1s gave an SD of
+ * 1.5e-17, took the baseline-variance form, and p 4e-136.
+ */
+static void test_compare_constant_any_unit(void **state)
+{
+	double b01[10], b100[10], c01[2] = { 0.1, 0.16 }, c100[2] = { 100, 160 };
+	bg_test a, b;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 10; i++) {
+		b01[i] = 100 * 1e-3; /* what "100 ms" is stored as */
+		b100[i] = 100;
+	}
+	assert_int_equal(bg_stats_compare(NULL, b01, 10, c01, 2, BG_DIR_LOWER, 0.01, &a), 0);
+	assert_int_equal(bg_stats_compare(NULL, b100, 10, c100, 2, BG_DIR_LOWER, 0.01, &b), 0);
+	assert_true(!(a.base_sd > 0.0) && !(b.base_sd > 0.0));
+	assert_memory_equal(&a.base_mean, &b01[0], sizeof(double));
+	assert_true(a.p_worse > 0.1);
+	assert_true(fabs(a.p_worse - b.p_worse) < 1e-12);
+	assert_true(fabs(a.change - b.change) < 1e-12);
+}
+
 /* Swapping the direction mirrors every oriented quantity. */
 static void test_compare_orientation(void **state)
 {
@@ -766,6 +792,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_compare_known_answers),
+		cmocka_unit_test(test_compare_constant_any_unit),
 		cmocka_unit_test(test_compare_orientation),
 		cmocka_unit_test(test_compare_rejects_bad_input),
 		cmocka_unit_test(test_hedges_known_answers),
