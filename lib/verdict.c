@@ -158,21 +158,36 @@ static int test_one(bg_ctx *ctx, const bg_judge_input *in, const bg_thresholds *
 double bg_thresholds_min_change(const bg_thresholds *th, const char *benchmark, const char *metric,
                                 const char *instrument)
 {
-	double suite = NAN, d;
-	size_t i;
+	double suite = NAN, parent = NAN, d;
+	size_t i, longest = 0;
 
 	if (!th)
 		return NAN;
 	for (i = 0; metric && i < th->nmetrics; i++) {
 		const bg_metric_threshold *m = &th->metrics[i];
+		size_t len;
 
 		if (strcmp(m->metric, metric) != 0)
 			continue;
-		if (!m->benchmark)
+		if (!m->benchmark) {
 			suite = m->min_change;
-		else if (benchmark && !strcmp(m->benchmark, benchmark))
+			continue;
+		}
+		if (!benchmark)
+			continue;
+		if (!strcmp(m->benchmark, benchmark))
 			return m->min_change; /* the benchmark's own entry comes first */
+		/* The series a parser made for the benchmark ("<name>/<x>", as
+		 * its direction override reaches them); the nearest name wins. */
+		len = strlen(m->benchmark);
+		if (len > longest && !strncmp(benchmark, m->benchmark, len) &&
+		    benchmark[len] == '/') {
+			parent = m->min_change;
+			longest = len;
+		}
 	}
+	if (!isnan(parent))
+		return parent;
 	if (!isnan(suite))
 		return suite;
 	d = bg_instrument__min_change(instrument, metric);

@@ -109,4 +109,24 @@ check "... and says it in words in the table" bash -c "
 	\"$BG\" calibrate --runs 2 >$T/cal.txt 2>/dev/null &&
 	grep -q 'sim:instructions .*near-deterministic: noise floor 0%, min_change 0.1%' $T/cal.txt &&
 	grep -q 'spread:lat .*t-test: noise floor [0-9.]*% > min_change 2% / 4' $T/cal.txt"
+
+# A benchmark's own min_change reaches the series its parser makes
+# ("g/BenchmarkX" from Go's output), as its direction does: +20% on a 50%
+# threshold is unchanged.  Before, the suite's 2% judged them.
+new_repo "$T/go" >/dev/null
+cd "$T/go" || exit 1
+cat >benchguard.json <<'J'
+{ "baseline": { "branch": "main", "window": 20, "min_runs": 5 },
+  "benchmarks": [ { "name": "g", "command": "cat go.txt", "format": "go",
+    "metrics": { "time": { "min_change": 0.5 } } } ] }
+J
+for v in 1000 1010 990 1005 995 1002 1200; do
+	printf 'BenchmarkX-8 100 %s ns/op\n' "$v" >go.txt
+	git add -A && git commit -qm "v$v" && "$BG" --db "$T/go.db" run -q >/dev/null
+done
+"$BG" --db "$T/go.db" check --json >"$T/go.json"
+check "a Go benchmark's series g/BenchmarkX takes the benchmark's min_change (+20% unchanged, exit $?)" \
+	python3 -c "
+import json; r = [x for x in json.load(open('$T/go.json'))['results'] if x['series'] == 'g/BenchmarkX:time'][0]
+assert r['min_change'] == 0.5 and r['verdict'] == 'unchanged' and r['change'] > 0.15, r"
 finish

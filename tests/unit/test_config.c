@@ -470,6 +470,24 @@ static void test_metric_thresholds(void **state)
 	        near(bg_thresholds_min_change(th, "b", "branch_misses", "counters user"), 0.03));
 	bg_config_free(cfg);
 
+	/* The series a parser makes for a benchmark ("g/BenchmarkX" from Go's
+	 * output) take its threshold, as they take its direction; a benchmark
+	 * named "g/x" keeps its own and is nearer for what lies under it. */
+	cfg = parse_ok(ctx, "{\"benchmarks\": [\n"
+	                    "  {\"name\": \"g\", \"command\": \"x\", \"format\": \"go\",\n"
+	                    "   \"metrics\": {\"time\": {\"min_change\": 0.5}}},\n"
+	                    "  {\"name\": \"g/x\", \"command\": \"x\",\n"
+	                    "   \"metrics\": {\"time\": {\"min_change\": 0.2}}}]}\n");
+	th = bg_config_thresholds(cfg);
+	assert_true(near(bg_thresholds_min_change(th, "g", "time", NULL), 0.5));
+	assert_true(near(bg_thresholds_min_change(th, "g/BenchmarkX", "time", NULL), 0.5));
+	assert_true(near(bg_thresholds_min_change(th, "g/a/b", "time", NULL), 0.5));
+	assert_true(near(bg_thresholds_min_change(th, "g/x", "time", NULL), 0.2));
+	assert_true(near(bg_thresholds_min_change(th, "g/x/sub", "time", NULL), 0.2));
+	assert_true(near(bg_thresholds_min_change(th, "gg/x", "time", NULL), 0.02));
+	assert_true(near(bg_thresholds_min_change(th, "g/BenchmarkX", "allocs", NULL), 0.02));
+	bg_config_free(cfg);
+
 	/* Without any entry: the instrument's default, else the suite's. */
 	cfg = parse_ok(ctx, "{\"benchmarks\": [{\"name\": \"a\", \"command\": \"x\"}]}");
 	th = bg_config_thresholds(cfg);
