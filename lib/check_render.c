@@ -182,6 +182,24 @@ void bg_check__delta(char *buf, size_t len, const bg_test *t)
 		bg_check__pct(buf, len, t->delta);
 }
 
+const char *bg_check__moved(char *buf, size_t len, const bg_test *t)
+{
+	if (isnan(t->delta) && !(fabs(t->base_mean) > 0.0) && fabs(t->cur_mean) > 0.0)
+		snprintf(buf, len, "from 0");
+	else if (!isfinite(t->delta))
+		snprintf(buf, len, "n/a");
+	else
+		bg_unit__pct(buf, len, t->delta, 1);
+	return buf;
+}
+
+double bg_check__shown_p(const bg_test *t, double p_worse, double p_better)
+{
+	double side = isnan(t->change) ? t->t : t->change;
+
+	return side < 0 ? p_better : p_worse;
+}
+
 void bg_check__p(char *buf, size_t len, double p)
 {
 	if (!isfinite(p))
@@ -206,7 +224,7 @@ void bg_check__confirm_text(const bg_verdict_row *r, char *buf, size_t len)
 	snprintf(buf, len, "%s: %s in %zu %s%s (p %s)",
 	         c->status == BG_CONFIRM_NOT_CONFIRMED ? "not confirmed"
 	                                               : bg_confirm_status_name(c->status),
-	         bg_unit__pct(pct, sizeof(pct), c->test.delta, 1), c->pairs, what,
+	         bg_check__moved(pct, sizeof(pct), &c->test), c->pairs, what,
 	         c->pairs == 1 ? "" : "s", p);
 }
 
@@ -251,8 +269,9 @@ int bg_check__row_cells(const bg_verdict_row *r, int md, char cells[9][BG_CHECK_
 			/* No p: the threshold judged it, against this floor. */
 			snprintf(cells[5], BG_CHECK_CELL, "floor %.2g%%", 100.0 * r->noise_floor);
 		else
-			bg_check__p(cells[5], BG_CHECK_CELL,
-			            r->test.change < 0 ? r->p_better_adjusted : r->p_adjusted);
+			bg_check__p(
+			        cells[5], BG_CHECK_CELL,
+			        bg_check__shown_p(&r->test, r->p_adjusted, r->p_better_adjusted));
 		if (isfinite(r->test.effect))
 			snprintf(cells[6], BG_CHECK_CELL, "%.2f", r->test.effect);
 		else
@@ -494,7 +513,7 @@ static int junit_message(bg_buf *b, const bg_check_result *res, const bg_verdict
 	}
 	bg_check__delta(pct, sizeof(pct), &r->test);
 	e |= bg_buf_printf(b, "%s, ", pct);
-	e |= junit_p(b, r, r->test.change < 0 ? r->p_better_adjusted : r->p_adjusted);
+	e |= junit_p(b, r, bg_check__shown_p(&r->test, r->p_adjusted, r->p_better_adjusted));
 	e |= bg_buf_puts(b, ", ");
 	e |= junit_baseline(b, res, r);
 	return e ? BG_ENOMEM : 0;
@@ -534,8 +553,9 @@ static int junit_details(bg_buf *b, const bg_check_result *res, const bg_verdict
 			e |= bg_buf_printf(b, "rule: near-deterministic, noise floor %.2g%%\n",
 			                   100.0 * r->noise_floor);
 		} else {
-			bg_check__p(p, sizeof(p),
-			            r->test.change < 0 ? r->p_better_adjusted : r->p_adjusted);
+			bg_check__p(
+			        p, sizeof(p),
+			        bg_check__shown_p(&r->test, r->p_adjusted, r->p_better_adjusted));
 			e |= bg_buf_printf(b, "p (adjusted): %s\n", p);
 			if (isfinite(r->test.effect))
 				e |= bg_buf_printf(b, "effect size g: %.2f\n", r->test.effect);

@@ -123,7 +123,7 @@ static const char *first_way(char *buf, size_t len, const bg_verdict_row *r, bg_
 		return "";
 	snprintf(buf, len, "; the first run showed %s of %s",
 	         r->confirm.first == BG_VERDICT_IMPROVEMENT ? "an improvement" : "a regression",
-	         bg_unit__pct(pct, sizeof(pct), r->test.delta, 1));
+	         bg_check__moved(pct, sizeof(pct), &r->test));
 	return buf;
 }
 
@@ -176,19 +176,18 @@ int bg_ci__merge(bg_ctx *ctx, bg_check_result *res, const bg_check_result *pairs
 			        ctx, r,
 			        bg_printf("confirmed: %s against %.12s in %zu "
 			                  "interleaved pairs (%s)",
-			                  bg_unit__pct(pct, sizeof(pct), q->test.delta, 1),
+			                  bg_check__moved(pct, sizeof(pct), &q->test),
 			                  pairs->reference, q->confirm.pairs,
 			                  evidence(ev, sizeof(ev), q, r->confirm.p_adjusted)));
 			break;
 		case BG_CONFIRM_NOT_CONFIRMED:
-			error = set_message(
-			        ctx, r,
-			        bg_printf("%s of %s not confirmed: %s against "
-			                  "%.12s in %zu interleaved pairs",
-			                  bg_verdict_name(first),
-			                  bg_unit__pct(was, sizeof(was), r->test.delta, 1),
-			                  bg_unit__pct(pct, sizeof(pct), q->test.delta, 1),
-			                  pairs->reference, q->confirm.pairs));
+			error = set_message(ctx, r,
+			                    bg_printf("%s of %s not confirmed: %s against "
+			                              "%.12s in %zu interleaved pairs",
+			                              bg_verdict_name(first),
+			                              bg_check__moved(was, sizeof(was), &r->test),
+			                              bg_check__moved(pct, sizeof(pct), &q->test),
+			                              pairs->reference, q->confirm.pairs));
 			break;
 		case BG_CONFIRM_FOUND:
 			error = set_message(
@@ -196,22 +195,22 @@ int bg_ci__merge(bg_ctx *ctx, bg_check_result *res, const bg_check_result *pairs
 			        bg_printf("%s found by the pairs: %s against %.12s "
 			                  "in %zu interleaved pairs (%s)%s",
 			                  bg_verdict_name(q->verdict),
-			                  bg_unit__pct(pct, sizeof(pct), q->test.delta, 1),
+			                  bg_check__moved(pct, sizeof(pct), &q->test),
 			                  pairs->reference, q->confirm.pairs,
 			                  evidence(ev, sizeof(ev), q, r->confirm.p_adjusted),
 			                  first_way(fw, sizeof(fw), r, q->verdict)));
 			break;
 		default:
-			error = set_message(
-			        ctx, r,
-			        bg_printf("%s: %s against %.12s in %zu interleaved "
-			                  "pairs",
-			                  r->confirm.status == BG_CONFIRM_CLEARED ? "cleared"
-			                  : q->confirm.pairs >= pairs->confirm_max
-			                          ? "undecided at the cap"
-			                          : "undecided",
-			                  bg_unit__pct(pct, sizeof(pct), q->test.delta, 1),
-			                  pairs->reference, q->confirm.pairs));
+			error = set_message(ctx, r,
+			                    bg_printf("%s: %s against %.12s in %zu interleaved "
+			                              "pairs",
+			                              r->confirm.status == BG_CONFIRM_CLEARED
+			                                      ? "cleared"
+			                              : q->confirm.pairs >= pairs->confirm_max
+			                                      ? "undecided at the cap"
+			                                      : "undecided",
+			                              bg_check__moved(pct, sizeof(pct), &q->test),
+			                              pairs->reference, q->confirm.pairs));
 		}
 		if (error < 0)
 			return error;
@@ -330,7 +329,7 @@ static int confirm_alone(bg_ctx *ctx, const bg_ci_opts *o, bg_check_result *res,
 		                                   "pair with): %s%s",
 		                                   bg_confirm_status_name(r->confirm.status),
 		                                   q->current_runs, q->current_runs == 1 ? "" : "s",
-		                                   bg_unit__pct(pct, sizeof(pct), q->test.delta, 1),
+		                                   bg_check__moved(pct, sizeof(pct), &q->test),
 		                                   first_way(fw, sizeof(fw), r, q->verdict)))) < 0)
 			goto cleanup;
 	}

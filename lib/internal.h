@@ -353,7 +353,13 @@ void bg_check__pct(char *buf, size_t len, double change);
 /* A test's delta as bg_check__pct writes it, or "from 0" for a move away
  * from a zero mean (whose relative change is NAN). */
 void bg_check__delta(char *buf, size_t len, const bg_test *t);
+/* The same in a sentence: one decimal ("+10.0%"), "from 0", or "n/a"; buf. */
+const char *bg_check__moved(char *buf, size_t len, const bg_test *t);
 void bg_check__p(char *buf, size_t len, double p);
+/* Of a test's two adjusted p-values, the one a table shows: toward the side
+ * it moved to (worse when it did not move).  The side is the oriented
+ * change's sign, or t's where a zero mean leaves the change NAN. */
+double bg_check__shown_p(const bg_test *t, double p_worse, double p_better);
 void bg_check__confirm_text(const bg_verdict_row *r, char *buf, size_t len);
 /*
  * For ci, before it measures: the first-parent walk from `from` that the

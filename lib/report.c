@@ -727,9 +727,8 @@ static int judge_commits(bg_ctx *ctx, bg_report *r)
 				gs[k]->test.base_mean = jd[k].test.base_mean;
 				gs[k]->test.cur_mean = jd[k].test.cur_mean;
 				gs[k]->test.n_base = jd[k].test.n_base;
-				gs[k]->p_adjusted = jd[k].test.change >= 0
-				                            ? jd[k].p_adjusted
-				                            : jd[k].p_better_adjusted;
+				gs[k]->p_adjusted = bg_check__shown_p(&jd[k].test, jd[k].p_adjusted,
+				                                      jd[k].p_better_adjusted);
 			}
 			if (!others)
 				break;

@@ -668,7 +668,7 @@ static int html_summary(const bg_report *r, bg_buf *b)
 				        b,
 				        "<td class=\"num %s\">%s</td><td "
 				        "class=\"num\">%s</td><td class=\"num\">%zu</td>",
-				        v, bg_unit__pct(pct, sizeof(pct), g->test.delta, 1),
+				        v, bg_report__fmt_delta(pct, sizeof(pct), &g->test),
 				        p_text(pbuf, sizeof(pbuf), g->p_adjusted), g->test.n_base);
 			else
 				e |= bg_buf_puts(b,
@@ -761,7 +761,7 @@ static int html_series(const bg_report *r, size_t idx, bg_buf *b)
 		/* The value's own movement (delta), as every table shows it: a
 		 * throughput that fell reads -10%, whatever its direction. */
 		e |= bg_buf_printf(b, "</code>: %s against a baseline of %zu runs (p %s)",
-		                   bg_unit__pct(pct, sizeof(pct), g->test.delta, 1), g->test.n_base,
+		                   bg_report__fmt_delta(pct, sizeof(pct), &g->test), g->test.n_base,
 		                   p_text(pbuf, sizeof(pbuf), g->p_adjusted));
 	} else if (g && g->recorded) {
 		e |= bg_buf_puts(b, "newest commit <code>");

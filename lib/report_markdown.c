@@ -110,7 +110,7 @@ static int md_flagged_row(const bg_report *r, const rep_series *x, const rep_gro
 	int e = 0;
 
 	if (g->replayed != BG_VERDICT_NO_BASELINE) {
-		bg_unit__pct(pct, sizeof(pct), g->test.delta, 1);
+		bg_report__fmt_delta(pct, sizeof(pct), &g->test);
 		/* No p-value: a near-deterministic series is judged by its threshold. */
 		snprintf(p, sizeof(p), isnan(g->p_adjusted) ? "—" : "%.2g", g->p_adjusted);
 		snprintf(n, sizeof(n), "%zu", g->test.n_base);
@@ -244,7 +244,7 @@ int bg_report__render_markdown(bg_ctx *ctx, const bg_report *r, bg_buf *b)
 			char pct[32] = "";
 
 			if (g && g->replayed != BG_VERDICT_NO_BASELINE)
-				bg_report__fmt_pct(pct, sizeof(pct), g->test.delta);
+				bg_report__fmt_delta(pct, sizeof(pct), &g->test);
 			e |= bg_buf_puts(b, "| ");
 			e |= md_series(b, r, s);
 			e |= bg_buf_printf(b, " | %zu | %s%s | %s | %.2f%% | %zu |\n", s->n,

@@ -160,6 +160,9 @@ const rep_group *bg_report__point_group(const rep_series *s, size_t i);
 disp_unit bg_report__display_unit(const rep_series *s);
 /* A change as a signed percentage with one decimal, or "n/a". */
 void bg_report__fmt_pct(char *buf, size_t len, double change);
+/* A replayed test's delta the same way, or "from 0" for a move away from a
+ * zero mean, as check's tables say it. */
+const char *bg_report__fmt_delta(char *buf, size_t len, const rep_test *t);
 
 /* --------------------------------------------------------- the renderers */
 

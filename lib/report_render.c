@@ -36,6 +36,15 @@ void bg_report__fmt_pct(char *buf, size_t len, double change)
 		snprintf(buf, len, "n/a");
 }
 
+const char *bg_report__fmt_delta(char *buf, size_t len, const rep_test *t)
+{
+	if (isnan(t->delta) && !(fabs(t->base_mean) > 0.0) && fabs(t->cur_mean) > 0.0)
+		snprintf(buf, len, "from 0");
+	else
+		bg_report__fmt_pct(buf, len, t->delta);
+	return buf;
+}
+
 /* ------------------------------------------------------------------ public */
 
 int bg_report_format_from_name(const char *name, bg_report_format *out)

@@ -147,4 +147,18 @@ check "0 -> 2 allocs/op: ci exits 1 (got $rc)" test "$rc" = 1
 check "... the table says regression, from 0" grep -qE '^regression +g:allocs .* from 0 ' "$T/out"
 check "... a higher-is-better count from 0 is an improvement" grep -qE '^improvement +g:done .* from 0 ' "$T/out"
 check "... the annotation says so, with no nan" bash -c "grep -q '^::error title=benchguard%3A performance regression::g:allocs got worse from 0 than the main baseline' '$T/out' && ! grep -qi 'nan' '$T/out'"
+# The p each surface shows is the verdict's own side's, also where the
+# change is NAN (it was chosen by the change's sign: the improvement read
+# p 1.0000, and the report's regression p 1).
+check "... the table's p of both is the side they moved to (<0.0001, not 1.0000)" bash -c "
+	grep -qE '^regression +g:allocs .* from 0 +<0\.0001 ' '$T/out' &&
+	grep -qE '^improvement +g:done .* from 0 +<0\.0001 ' '$T/out'"
+"$BG" check --format junit >"$T/junit.xml" 2>/dev/null
+check "... JUnit's p of the improvement too" bash -c "
+	grep -A8 'series: g:done' '$T/junit.xml' | grep -q 'p (adjusted): &lt;0\.0001'"
+"$BG" report --format markdown >"$T/rep.md" 2>"$T/err"
+check "... the report's newest-commit rows say from 0 with a p below 0.01, no nan" bash -c "
+	! grep -qi nan '$T/rep.md' &&
+	grep -E '^\| .*g:allocs.* \| from 0 \| ' '$T/rep.md' | grep -qE '\| (0|0\.00[0-9]*|[0-9.]+e-[0-9]+) \| [0-9]+ \| regression' &&
+	grep -E '^\| .*g:done.* \| from 0 \| ' '$T/rep.md' | grep -qE '\| (0|0\.00[0-9]*|[0-9.]+e-[0-9]+) \| [0-9]+ \| improvement'"
 finish
