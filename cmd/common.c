@@ -5,6 +5,7 @@
  * table or Markdown form, JSON).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -512,32 +513,72 @@ static int write_in_place(cli_state *st, const char *path, const char *text, siz
 	return 0;
 }
 
+/* All of text to fd, through short writes and signals. */
+static int write_all(int fd, const char *text, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, text, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		text += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 int cli_write_file(cli_state *st, const char *path, const char *text, size_t len)
 {
 	bg_buf tmp = BG_BUF_INIT;
 	struct stat sb;
-	FILE *f;
-	int rc;
+	char id[33];
+	int exists, fd = -1, rc = 0, tries;
 
 	if (!*path)
 		return cli_usage_error(st, "no file name to write to");
-	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+	if (path[strlen(path) - 1] == '/')
+		return cli_usage_error(st, "%s names a folder: give a file name to write to", path);
+	exists = stat(path, &sb) == 0;
+	if (exists && !S_ISREG(sb.st_mode))
 		return write_in_place(st, path, text, len);
+	/* Renaming over a file needs only its folder's permission: a file
+	 * that may not be written is left as it is, as `>` would leave it. */
+	if (exists && access(path, W_OK) != 0)
+		return bg_error_errno(st->ctx, BG_EIO, "%s", path);
 	if ((rc = cli_make_parents(st, path)) < 0)
 		return rc;
-	if (bg_buf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)
-		return bg_error_oom(st->ctx);
-	if (!(f = fopen(tmp.ptr, "w"))) {
+	/* A new file (O_EXCL) under a name no one can guess: never a link or
+	 * a file someone left there. */
+	for (tries = 0; fd < 0 && tries < 8; tries++) {
+		tmp.len = 0;
+		if (bg_random_hex(id) < 0) {
+			rc = bg_error_errno(st->ctx, BG_EIO,
+			                    "%s: no random name for the temporary file", path);
+			goto cleanup;
+		}
+		if (bg_buf_printf(&tmp, "%s.tmp.%.12s", path, id) < 0) {
+			rc = bg_error_oom(st->ctx);
+			goto cleanup;
+		}
+		fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
 		rc = bg_error_errno(st->ctx, BG_EIO, "%s", path);
 		goto cleanup;
 	}
-	if (fwrite(text, 1, len, f) != len || fflush(f) != 0 || fsync(fileno(f)) != 0) {
+	/* The file it replaces keeps its permissions. */
+	if ((exists && fchmod(fd, sb.st_mode & 07777) != 0) || write_all(fd, text, len) != 0 ||
+	    fsync(fd) != 0) {
 		rc = bg_error_errno(st->ctx, BG_EIO, "%s", path);
-		fclose(f);
+		close(fd);
 		unlink(tmp.ptr);
 		goto cleanup;
 	}
-	if (fclose(f) != 0 || rename(tmp.ptr, path) != 0) {
+	if (close(fd) != 0 || rename(tmp.ptr, path) != 0) {
 		rc = bg_error_errno(st->ctx, BG_EIO, "%s", path);
 		unlink(tmp.ptr);
 	}

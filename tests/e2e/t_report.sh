@@ -250,6 +250,46 @@ check "-o into a new directory makes it" bash -c "\"$BG\" -q report --machine e2
 check "-o below a regular file: exit 3" expect_rc 3 "$BG" -q report --machine e2e -o "$T/r.json/r.html"
 check "... one line naming it, the file as it was" bash -c "grep -q \"^benchguard: $T/r.json\" \"$T/err\" && [ \$(wc -l <\"$T/err\") = 1 ] && [ -f \"$T/r.json\" ]"
 check "no temporary files left beside -o" bash -c "! ls \"$T\" | grep -q '\\.tmp\\.'"
+# -o over a file keeps its permissions; one that may not be written is
+# left as it was (renaming over it needs only its folder's); a link left at
+# a temporary name is never written through; a folder's name is refused
+# before anything is made.
+echo old >"$T/mode.md" && chmod 640 "$T/mode.md"
+check "-o over a file keeps its mode (640) and replaces its text" bash -c "
+	\"$BG\" -q report --machine e2e -o '$T/mode.md' && [ \$(stat -c %a '$T/mode.md') = 640 ] &&
+	! grep -qx old '$T/mode.md'"
+echo VICTIM >"$T/victim.txt"
+# The old temporary name was "<file>.tmp.<pid>": exec keeps sh's pid.
+sh -c 'ln -s "$1/victim.txt" "$1/out.md.tmp.$$" && exec "$2" -q report --machine e2e -o "$1/out.md"' \
+	sh "$T" "$BG" 2>/dev/null
+check "a link left at a temporary name is not written through" bash -c "
+	[ \"\$(cat '$T/victim.txt')\" = VICTIM ] && [ -f '$T/out.md' ] && [ ! -L '$T/out.md' ]"
+rm -f "$T"/out.md.tmp.*
+check "-o DIR/: exit 2" expect_rc 2 "$BG" -q report --machine e2e -o "$T/sub/"
+check "... says to give a file name, and makes no folder" bash -c "
+	grep -q '^benchguard: $T/sub/ names a folder: give a file name' '$T/err' && [ ! -e '$T/sub' ]"
+as=() work="$T/r"
+if [ "$(id -u)" = 0 ]; then
+	if command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
+		# libgit2 opens only a repository its user owns.
+		cp -r "$T/r" "$T/rn" && chown -R nobody "$T/rn" && chmod 755 "$T"
+		as=(setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups env HOME="$T/rn")
+		work="$T/rn"
+	else
+		as=(skip)
+	fi
+fi
+if [ "${as[0]:-}" = skip ]; then
+	skip "-o over a read-only file" "running as root without setpriv or a nobody user to drop to"
+else
+	echo ORIGINAL >"$work/keep.md" && chmod 444 "$work/keep.md"
+	[ -z "${as[*]}" ] || chown nobody "$work/keep.md"
+	(cd "$work" && "${as[@]}" "$BG" -q report --machine e2e -o keep.md >"$T/out" 2>"$T/err")
+	rc=$?
+	check "-o over a read-only file: exit 3 ($rc), the file as it was (text and mode 444)" bash -c "
+		[ $rc = 3 ] && [ \"\$(cat '$work/keep.md')\" = ORIGINAL ] &&
+		[ \$(stat -c %a '$work/keep.md') = 444 ] && grep -q '^benchguard: keep.md: Permission denied' '$T/err'"
+fi
 
 # ------------------------------------------------- one point per commit
 # A commit measured 25 times (bisect and compare leave such commits), its
