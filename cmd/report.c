@@ -50,8 +50,16 @@ static int parse_since(cli_state *st, const char *arg, int64_t now, int64_t *out
 	memset(&tm, 0, sizeof(tm));
 	if (((end = strptime(arg, "%Y-%m-%dT%H:%M:%SZ", &tm)) && !*end) ||
 	    (memset(&tm, 0, sizeof(tm)), (end = strptime(arg, "%Y-%m-%d", &tm)) && !*end)) {
+		struct tm given = tm;
+
 		*out = (int64_t)timegm(&tm);
-		return 0;
+		/* strptime takes any day up to 31 and timegm moves it on
+		 * (2023-02-29 to March 1st): a date that does not exist is no
+		 * date, as 25:00 is no time. */
+		if (tm.tm_mday == given.tm_mday && tm.tm_mon == given.tm_mon &&
+		    tm.tm_year == given.tm_year && tm.tm_hour == given.tm_hour &&
+		    tm.tm_min == given.tm_min && tm.tm_sec == given.tm_sec)
+			return 0;
 	}
 	errno = 0;
 	v = strtod(arg, &end);

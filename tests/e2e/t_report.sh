@@ -245,6 +245,12 @@ check "... naming the flag" grep -q '^benchguard: --filter "(": ' "$T/err"
 check "... and -o FILE is left as it was" cmp -s "$T/r.html" "$T/keep.html"
 check "--since banana: exit 2" expect_rc 2 "$BG" report --since banana
 check "... says what it takes" grep -q '^benchguard: --since needs a span like 30d' "$T/err"
+# strptime takes any day to 31, and timegm moved it on: 2023-02-29 read as
+# March 1st, exit 0.
+for d in 2023-02-29 2024-04-31 2024-02-30T10:00:00Z; do
+	check "--since $d, a date that does not exist: exit 2" expect_rc 2 "$BG" report --since "$d"
+done
+check "--since 2024-02-29, a leap day: exit 0" expect_rc 0 "$BG" report --machine e2e --since 2024-02-29 --format json
 check "--format pdf: exit 2" expect_rc 2 "$BG" report --format pdf
 check "-o into a new directory makes it" bash -c "\"$BG\" -q report --machine e2e -o \"$T/new/r.html\" && cmp -s <(grep -v UTC \"$T/r.html\") <(grep -v UTC \"$T/new/r.html\")"
 check "-o below a regular file: exit 3" expect_rc 3 "$BG" -q report --machine e2e -o "$T/r.json/r.html"
