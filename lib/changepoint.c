@@ -229,7 +229,8 @@ static double seeded_p(const sums *ps, seeded *iv, double tests)
 /*
  * The seeded intervals (Kovacs et al., "Seeded binary segmentation", 2020):
  * at lengths n, n/2, n/4, ... and last exactly 2 * min_segment, each length laid
- * over the series with half-overlapping starts.  A short level between two
+ * over the series with half-overlapping starts, or closer where that leaves
+ * a split position out.  A short level between two
  * steps (a plateau of a few runs) is the best split of some short interval,
  * where a split of the whole series cannot see it.  Each interval's split
  * p is multiplied by the number of split positions in the whole set: the
@@ -258,6 +259,18 @@ static int seed_intervals(const sums *ps, size_t n, seeded **out, size_t *nout, 
 		}
 		last = w;
 		count = 2 * (size_t)ceil((double)n / l) - 1;
+		/* Half-overlapping starts leave split positions no interval of a
+		 * short class can try: one of 2 * min_segment tries only its
+		 * middle, so in 20 runs (intervals at 0, 5, 10) a level from run
+		 * 7 to 13 was no interval's split, and the whole series', where
+		 * the level is one part of a side, was not significant.  Starts
+		 * at most w - 2 * min_segment + 1 apart reach every position. */
+		if (n > w) {
+			size_t reach = w - 2 * ps->m + 1, need = (n - w + reach - 1) / reach + 1;
+
+			if (need > count)
+				count = need;
+		}
 		shift = count > 1 ? (double)(n - w) / (double)(count - 1) : 0.0;
 
 		for (k = 0; k < count; k++) {
