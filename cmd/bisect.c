@@ -95,6 +95,34 @@ static int run_value(bisect_state *b, int64_t run_id, double *v)
 }
 
 /*
+ * 1 when row r's values at the ends are all above 0 (or missing), 0 when one
+ * is 0 or below, < 0 on error.  The search follows log ratios to the good
+ * end, which 0 allocs/op or a score below 0 does not have; compare and the
+ * ends' check judge such a series as two samples, the search cannot.
+ */
+static int positive_at_ends(bisect_state *b, const bg_verdict_row *r, const int64_t *gids,
+                            const int64_t *bids, size_t n)
+{
+	char *benchmark = b->benchmark, *metric = b->metric;
+	size_t i;
+	int rc = 1;
+
+	b->benchmark = r->benchmark;
+	b->metric = r->metric;
+	for (i = 0; i < n && rc == 1; i++) {
+		double x, y;
+
+		if (run_value(b, gids[i], &x) < 0 || run_value(b, bids[i], &y) < 0)
+			rc = BG_ERROR;
+		else if ((isfinite(x) && !(x > 0)) || (isfinite(y) && !(y > 0)))
+			rc = 0;
+	}
+	b->benchmark = benchmark;
+	b->metric = metric;
+	return rc;
+}
+
+/*
  * The pairs stored on this machine of a complete clean run of the good end
  * tagged key=c[cand] with one of c[cand] tagged key2=c[0], oldest first:
  * only runs recorded as one pair, so that a run whose partner was
@@ -303,8 +331,10 @@ static void progress(const bg_bisect_step *s, size_t k, size_t total, void *data
 		cli_info(
 		        b->st, "bisect: step %zu of about %zu: %.12s is %s (%s, %zu pairs%s%s)", k,
 		        total, b->shas[s->index], bg_probe_verdict_term(s->verdict, b->improvement),
-		        bg_unit__pct(pct, sizeof(pct), bg_change_oriented(s->change, b->direction),
-		                     1),
+		        isfinite(s->change)
+		                ? bg_unit__pct(pct, sizeof(pct),
+		                               bg_change_oriented(s->change, b->direction), 1)
+		                : "from 0",
 		        s->runs, s->reused ? ", stored" : "", s->by_distance ? ", nearer end" : "");
 }
 
@@ -614,7 +644,7 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 		}
 		printf("  %s: %s against %.12s, %s (p %.2g, %zu pairs); %s from %s "
 		       "to %s end\n",
-		       series, bg_unit__pct(delta, sizeof(delta), r->change.delta, 1),
+		       series, bg_check__moved(delta, sizeof(delta), &r->change),
 		       b->shas[r->last_good],
 		       !r->significant  ? "not significant"
 		       : r->improvement ? "an improvement"
@@ -895,7 +925,7 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 	int64_t *gids = NULL, *bids = NULL;
 	size_t nrange = 0, i, np = 0;
 	double *gv = NULL, *bv = NULL;
-	const bg_verdict_row *target = NULL;
+	const bg_verdict_row *target = NULL, *unsearchable = NULL;
 	int opt, rc = 0, n, end_runs, end_cap, max_runs = 12;
 
 	memset(&b, 0, sizeof(b));
@@ -1033,11 +1063,21 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 	for (i = 0; i < res->nrows; i++) {
 		const bg_verdict_row *r = &res->rows[i];
 		double p, tp;
+		int ok;
 
 		if (r->verdict != BG_VERDICT_REGRESSION && r->verdict != BG_VERDICT_IMPROVEMENT)
 			continue;
 		if (series_arg && strcmp(r->series, series_arg) != 0)
 			continue;
+		if ((ok = positive_at_ends(&b, r, gids, bids, e.npairs)) < 0) {
+			rc = ok;
+			goto cleanup;
+		}
+		if (!ok) {
+			if (!unsearchable)
+				unsearchable = r;
+			continue;
+		}
 		p = r->deterministic                      ? 0
 		    : r->verdict == BG_VERDICT_REGRESSION ? r->p_adjusted
 		                                          : r->p_better_adjusted;
@@ -1048,6 +1088,19 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 		if (!target || p < tp ||
 		    (!(p > tp) && fabs(r->test.change) > fabs(target->test.change)))
 			target = r;
+	}
+	if (!target && unsearchable) {
+		char pct[32];
+
+		rc = bg_error_set(st->ctx, BG_EINPUT,
+		                  "bisect: %s moved %s between the ends (a %s), but it has values "
+		                  "at or below 0 there, and the search follows ratios to the good "
+		                  "end: `benchguard compare %.12s %.12s` judges the ends as two "
+		                  "samples, and compare of the commits between them finds the step",
+		                  unsearchable->series,
+		                  bg_check__moved(pct, sizeof(pct), &unsearchable->test),
+		                  bg_verdict_name(unsearchable->verdict), cg.sha, cb.sha);
+		goto cleanup;
 	}
 	if (!target) {
 		/* A benchmark that failed at an end may be the one that moved:
@@ -1083,7 +1136,7 @@ int cmd_bisect(cli_state *st, int argc, char **argv)
 		cli_info(st,
 		         "bisect: %s is %s at the %s end (%s), %s: searching for the first "
 		         "commit where it got %s",
-		         target->series, bg_unit__pct(pct, sizeof(pct), target->test.delta, 1),
+		         target->series, bg_check__moved(pct, sizeof(pct), &target->test),
 		         b.improvement ? "new" : "bad", how,
 		         b.improvement ? "an improvement" : "a regression",
 		         b.improvement ? "better" : "worse");

@@ -41,6 +41,7 @@ typedef struct {
 	size_t pairs, look;
 	double *cur, *ref; /* this look's pairs (scratch) */
 	size_t n;
+	bg_design design; /* how the last look judged them */
 } pseries;
 
 typedef struct {
@@ -585,20 +586,27 @@ static int look_at(pstate *p, size_t pairs, size_t look, size_t looks, double le
 			goto cleanup;
 		}
 		/* Pairs where either side lacks the series (it failed there) drop out. */
+		x->design = BG_DESIGN_PAIRED;
 		for (k = x->n = 0; k < pairs && k < p->npairs; k++) {
 			double c, r;
 
 			if ((error = value_of(p, p->cand_ids[k], x->id, &c)) < 0 ||
 			    (error = value_of(p, p->ref_ids[k], x->id, &r)) < 0)
 				goto cleanup;
-			if (isfinite(c) && isfinite(r) && c > 0 && r > 0) {
+			if (isfinite(c) && isfinite(r)) {
 				x->cur[x->n] = c;
 				x->ref[x->n] = r;
 				x->n++;
+				/* A ratio needs two values above 0.  Where a side is 0
+				 * (0 allocs/op) or below (a score in pt), the two sides
+				 * are compared as two samples, as check compares runs:
+				 * the pairing's gain is lost, the move is judged. */
+				if (!(c > 0) || !(r > 0))
+					x->design = BG_DESIGN_ROLLING;
 			}
 		}
 		idx[nin] = i;
-		in[nin].design = BG_DESIGN_PAIRED;
+		in[nin].design = x->design;
 		in[nin].direction = x->direction;
 		in[nin].base = x->ref;
 		in[nin].cur = x->cur;
@@ -679,6 +687,7 @@ static int make_result(pstate *p, size_t nlooks, double level, double seconds, s
 		r->baseline_runs = r->current_runs = x->pairs;
 		r->confirm.status = x->status;
 		r->confirm.first = BG_VERDICT_UNCHANGED;
+		/* Measured in pairs, whichever test judged them. */
 		r->confirm.design = BG_DESIGN_PAIRED;
 		r->confirm.test = x->j.test;
 		r->confirm.p_adjusted = x->verdict == BG_VERDICT_IMPROVEMENT

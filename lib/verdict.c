@@ -149,6 +149,11 @@ static int test_one(bg_ctx *ctx, const bg_judge_input *in, const bg_thresholds *
 		j->lo = j->test.change - q * rel;
 		j->hi = j->test.change + q * rel;
 		j->sd_one = j->test.base_sd / fabs(j->test.base_mean);
+	} else if (!(fabs(j->test.cur_mean) > 0) && !(j->test.base_sd > 0) &&
+	           !(j->test.cur_sd > 0)) {
+		/* 0 on both sides, every time (0 allocs/op): no change at all,
+		 * as sure as it gets; a sequential look clears it. */
+		j->lo = j->hi = j->sd_one = 0.0;
 	} else {
 		j->lo = j->hi = j->sd_one = NAN;
 	}

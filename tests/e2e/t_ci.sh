@@ -161,4 +161,27 @@ check "... the report's newest-commit rows say from 0 with a p below 0.01, no na
 	! grep -qi nan '$T/rep.md' &&
 	grep -E '^\| .*g:allocs.* \| from 0 \| ' '$T/rep.md' | grep -qE '\| (0|0\.00[0-9]*|[0-9.]+e-[0-9]+) \| [0-9]+ \| regression' &&
 	grep -E '^\| .*g:done.* \| from 0 \| ' '$T/rep.md' | grep -qE '\| (0|0\.00[0-9]*|[0-9.]+e-[0-9]+) \| [0-9]+ \| improvement'"
+# compare measures in pairs and judges by their ratios, which 0 has not:
+# such a series is judged as two samples.  It was "no baseline, fewer than
+# 2 pairs have it (0)", and compare exited 0 over 0 -> 2 allocs/op.
+"$BG" compare HEAD~1 HEAD --max-runs 8 >"$T/out" 2>"$T/err"
+rc=$?
+check "compare over 0 -> 2 allocs/op: exit 1 (got $rc)" test "$rc" = 1
+check "... regression from 0 and improvement from 0, found in pairs, no nan" bash -c "
+	grep -qE '^regression +g:allocs .* from 0 .* found: from 0 in [0-9]+ pairs' '$T/out' &&
+	grep -qE '^improvement +g:done .* from 0 .* found: from 0 in [0-9]+ pairs' '$T/out' &&
+	! grep -qi nan '$T/out'"
+# bisect follows ratios to the good end: it says it cannot search such a
+# series, and how to, rather than "bisect needs a range of ... two pairs";
+# of several that moved it searches one it can (g:t is -2.8% here).
+git commit -q --allow-empty -m "after"
+"$BG" bisect --good HEAD~2 --bad HEAD >"$T/out" 2>"$T/err"
+rc=$?
+check "bisect of the same ends searches g:t, the series it can (exit $rc)" bash -c "
+	[ $rc = 0 ] && grep -q '^bisect: g:t is -2.8% at the new end' '$T/err'"
+"$BG" bisect --good HEAD~2 --bad HEAD --series g:allocs >"$T/out" 2>"$T/err"
+rc=$?
+check "bisect --series g:allocs: exit 2 (got $rc), saying why and what judges it" bash -c "
+	[ $rc = 2 ] && grep -q 'moved from 0 between the ends (a [a-z]*), but it has values at or below 0 there' '$T/err' &&
+	grep -q 'benchguard compare [0-9a-f]* [0-9a-f]*. judges the ends as two samples' '$T/err'"
 finish
