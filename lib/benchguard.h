@@ -611,7 +611,9 @@ typedef struct {
 int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opts,
                   bg_results *into);
 
-/* Is requirement `req` met here?  1 yes, 0 no (with *why, caller frees). */
+/* Is requirement `req` met here (a relative path: from the current
+ * directory; bg_runner_run looks from its options' cwd)?  1 yes, 0 no (with
+ * *why, caller frees). */
 int bg_runner_requirement_met(const char *req, char **why);
 
 /* ------------------------------------------------------------- fingerprint */

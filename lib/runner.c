@@ -1351,16 +1351,31 @@ char *bg_exec_describe(const bg_exec_result *res, double timeout)
 
 /* ---------------------------------------------------------------- requires */
 
-static int is_executable(const char *path)
+/* `path` as the commands' shell finds it: a relative one from `cwd` (NULL:
+ * the current directory), where the commands run. */
+static int is_executable(const char *cwd, const char *path)
 {
 	struct stat st;
+	char *full = NULL;
+	int ok;
 
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+	if (cwd && path[0] != '/') {
+		bg_buf b = BG_BUF_INIT;
+
+		if (bg_buf_printf(&b, "%s/%s", cwd, path) < 0 || !(full = bg_buf_detach(&b))) {
+			bg_buf_clear(&b);
+			return 0;
+		}
+		path = full;
+	}
+	ok = stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+	free(full);
+	return ok;
 }
 
-/* Like the shell's lookup: a name with a '/' is a path, else each PATH entry
- * ("" meaning the current directory) is tried. */
-static int command_exists(const char *name)
+/* Like the shell's lookup from `cwd`: a name with a '/' is a path, else
+ * each PATH entry ("" meaning the current directory) is tried. */
+static int command_exists(const char *cwd, const char *name)
 {
 	const char *path = getenv("PATH"), *p, *end;
 	size_t nlen = strlen(name);
@@ -1370,7 +1385,7 @@ static int command_exists(const char *name)
 	if (!*name)
 		return 0;
 	if (strchr(name, '/'))
-		return is_executable(name);
+		return is_executable(cwd, name);
 	if (!path)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	buf = malloc(strlen(path) + nlen + 3);
@@ -1391,7 +1406,7 @@ static int command_exists(const char *name)
 		}
 		buf[dlen] = '/';
 		memcpy(buf + dlen + 1, name, nlen + 1);
-		found = is_executable(buf);
+		found = is_executable(cwd, buf);
 		if (!*end)
 			break;
 	}
@@ -1399,7 +1414,9 @@ static int command_exists(const char *name)
 	return found;
 }
 
-int bg_runner_requirement_met(const char *req, char **why)
+/* A requirement met where the commands run: a relative path (./tool.sh,
+ * made by the build) is looked for in `cwd`, not where benchguard started. */
+static int requirement_met_in(const char *cwd, const char *req, char **why)
 {
 	char *reason = NULL;
 	int met;
@@ -1414,7 +1431,7 @@ int bg_runner_requirement_met(const char *req, char **why)
 		if (met < 0)
 			met = 0;
 	} else {
-		met = command_exists(req);
+		met = command_exists(cwd, req);
 		if (!met) {
 			bg_buf b = BG_BUF_INIT;
 
@@ -1428,6 +1445,11 @@ int bg_runner_requirement_met(const char *req, char **why)
 	else
 		free(reason);
 	return met;
+}
+
+int bg_runner_requirement_met(const char *req, char **why)
+{
+	return requirement_met_in(NULL, req, why);
 }
 
 /* ------------------------------------------------------------------ runner */
@@ -1912,7 +1934,7 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 		return error;
 
 	for (i = 0; i < bench->nrequires; i++) {
-		if (bg_runner_requirement_met(bench->requires[i], &why))
+		if (requirement_met_in(opts->cwd, bench->requires[i], &why))
 			continue;
 		if (!why)
 			return bg_error_oom(ctx);

@@ -146,7 +146,8 @@ rc=$?
 check "0 -> 2 allocs/op: ci exits 1 (got $rc)" test "$rc" = 1
 check "... the table says regression, from 0" grep -qE '^regression +g:allocs .* from 0 ' "$T/out"
 check "... a higher-is-better count from 0 is an improvement" grep -qE '^improvement +g:done .* from 0 ' "$T/out"
-check "... the annotation says so, with no nan" bash -c "grep -q '^::error title=benchguard%3A performance regression::g:allocs got worse from 0 than the main baseline' '$T/out' && ! grep -qi 'nan' '$T/out'"
+# Confirmed in pairs, judged as two samples (a ratio needs values above 0).
+check "... the annotation says so, confirmed in pairs, with no nan" bash -c "grep -q '^::error title=benchguard%3A performance regression::g:allocs got worse from 0 when measured again; confirmed: from 0 against [0-9a-f]* in [0-9]* interleaved pairs' '$T/out' && ! grep -qi 'nan' '$T/out'"
 # The p each surface shows is the verdict's own side's, also where the
 # change is NAN (it was chosen by the change's sign: the improvement read
 # p 1.0000, and the report's regression p 1).

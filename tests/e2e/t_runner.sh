@@ -112,6 +112,23 @@ P
 else
 	not_ok "unmet requires are skipped (run exited $?)"
 fi
+# A relative path is looked for where the commands run (the repository's
+# root), wherever benchguard is started: from a folder below, ./tool.sh
+# was "not found" and the benchmark skipped, exit 0.
+cp benchguard.json "$T/suite.keep"
+printf '#!/bin/sh\ntrue\n' >tool.sh && chmod +x tool.sh
+cat >benchguard.json <<'J'
+{ "defaults": { "samples": 1, "warmup": 0 },
+  "benchmarks": [ { "name": "tool", "command": "./tool.sh", "requires": ["./tool.sh"] } ] }
+J
+mkdir -p below
+(cd below && "$BG" --json run --no-build >"$T/out" 2>"$T/err")
+check "requires ./tool.sh, run from a folder below: met where the command runs (exit $?)" \
+	python3 -c "
+import json; o = json.load(open('$T/out'))['runs'][0]['outcomes']
+assert [x['status'] for x in o] == ['ok'], o"
+rm -rf below tool.sh
+cp "$T/suite.keep" benchguard.json
 
 # `true` peaks at benchguard's own footprint; read at its exec and again
 # after, the kernel's two counts of it differ by a few KiB either way, so
