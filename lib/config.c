@@ -1212,6 +1212,24 @@ static int add_metric_threshold(struct loader *ld, const char *benchmark, const 
 	return 0;
 }
 
+/* A metric name the metrics objects key by: one a series could have (what
+ * no name may hold, and no ':', which splits "benchmark:metric"). */
+static int check_metric_name(struct loader *ld, const struct pos *mp, const char *path)
+{
+	const char *why;
+	char qn[96];
+
+	if (!*mp->key)
+		return failp(ld, mp->line, path, "metric name must not be empty");
+	why = bg_results__bad_name(mp->key, strlen(mp->key), 0);
+	if (!why && strchr(mp->key, ':'))
+		why = "contains ':' (series are named benchmark:metric)";
+	if (why)
+		return failp(ld, mp->line, path, "metric name %s %s",
+		             bg_text__quote(qn, sizeof(qn), mp->key), why);
+	return 0;
+}
+
 static int load_thresholds(struct loader *ld, const struct pos *root, json_object *obj)
 {
 	bg_thresholds *t = &ld->cfg->thresholds;
@@ -1263,8 +1281,8 @@ static int load_thresholds(struct loader *ld, const struct pos *root, json_objec
 		for (i = 0; i < kp->nkids; i++) {
 			mp = &kp->kids[i];
 			mo = NULL;
-			if (!*mp->key)
-				return failp(ld, mp->line, kpath, "metric name must not be empty");
+			if (check_metric_name(ld, mp, kpath) < 0)
+				return BG_EINPUT;
 			json_object_object_get_ex(v, mp->key, &mo);
 			path_key(mpath, sizeof(mpath), kpath, mp->key);
 			if (want(ld, mp, mpath, mo, json_type_object, "an object") < 0 ||
@@ -1524,8 +1542,8 @@ static int load_metrics(struct loader *ld, const struct pos *p, json_object *o, 
 		int has_dir, has_change;
 		double mc;
 
-		if (!*mp->key)
-			return failp(ld, mp->line, path, "metric name must not be empty");
+		if (check_metric_name(ld, mp, path) < 0)
+			return BG_EINPUT;
 		json_object_object_get_ex(o, mp->key, &mo);
 		path_key(mpath, sizeof(mpath), path, mp->key);
 		if (want(ld, mp, mpath, mo, json_type_object, "an object") < 0)

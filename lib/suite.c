@@ -268,6 +268,58 @@ static int describe(bg_ctx *ctx, const bg_benchmark *b, const bg_suite_opts *opt
 	return bg_results__set_definition(ctx, one, b->name, definition);
 }
 
+/* 1 when a series of `one` has metric `m`. */
+static int has_metric(const bg_results *one, const char *m)
+{
+	size_t i, n = bg_results_series_count(one);
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(bg_results_series(one, i)->metric, m))
+			return 1;
+	return 0;
+}
+
+/*
+ * A benchmark's `metrics` entry that none of its series has (a misspelt
+ * "wal_time") overrides nothing, and nothing else would say so: warned
+ * once, after a run that measured the benchmark.
+ */
+static void warn_unmatched(bg_ctx *ctx, const bg_config *cfg, const bg_benchmark *b,
+                           const bg_results *one)
+{
+	const bg_thresholds *th = bg_config_thresholds(cfg);
+	const bg_outcome *oc = bg_results_find_outcome(one, b->name);
+	size_t i;
+
+	if (!oc || oc->status != BG_BENCH_OK)
+		return;
+	for (i = 0; i < b->nmetrics + th->nmetrics; i++) {
+		const char *m;
+
+		if (i < b->nmetrics) {
+			m = b->metrics[i].metric;
+		} else {
+			const bg_metric_threshold *t = &th->metrics[i - b->nmetrics];
+			size_t k;
+
+			if (!t->benchmark || strcmp(t->benchmark, b->name) != 0)
+				continue;
+			m = t->metric;
+			/* One named with a direction and a min_change: said once. */
+			for (k = 0; k < b->nmetrics && strcmp(b->metrics[k].metric, m) != 0; k++)
+				;
+			if (k < b->nmetrics)
+				continue;
+		}
+		if (!has_metric(one, m))
+			bg_log(ctx, BG_LOG_WARN,
+			       "%s:%d: benchmark \"%s\": metrics.%s overrides nothing: none of its "
+			       "series has that metric (misspelt, or measured by an instrument "
+			       "that did not run here)",
+			       bg_config_path(cfg), b->line, b->name, m);
+	}
+}
+
 typedef struct {
 	const bg_suite_opts *o;
 	bg_suite_event ev;
@@ -395,6 +447,8 @@ int bg_suite_run(bg_ctx *ctx, bg_store *store, const bg_suite_opts *opts, bg_sui
 			if ((error = bg_results_new(&one)) < 0)
 				goto cleanup;
 			error = bg_runner_run(ctx, b, &ro, one);
+			if (error == 0 && k == 0)
+				warn_unmatched(ctx, cfg, b, one);
 			if (error == 0)
 				error = describe(ctx, b, opts, one);
 			if (error == 0)

@@ -26,4 +26,18 @@ check "nothing was stored by a bad config" bash -c "[ ! -e .benchguard/results.d
 # nothing run stops after loading it, with the filter's error (not a config error).
 check "the full example config loads" bash -c "
 	\"$BG\" --config \"$FIX/config/spec-example.json\" run --filter '^nothing$' 2>$T/e; [ \$? -eq 2 ] && grep -q 'matches no benchmark' $T/e"
+
+# A benchmark's metrics entry that none of its series has (a typo) overrides
+# nothing: run says so once, naming it, and measures as ever; a name its
+# series have says nothing.
+cat >"$T/typo.json" <<'J'
+{ "defaults": { "warmup": 0, "samples": 2 },
+  "benchmarks": [ { "name": "a", "command": "true",
+    "metrics": { "wal_time": { "direction": "higher" }, "cpu_time": { "min_change": 0.1 } } } ] }
+J
+"$BG" --config "$T/typo.json" --db "$T/typo.db" run --runs 2 >"$T/out" 2>"$T/err"
+rc=$?
+check "metrics.wal_time, which no series has: exit $rc, one warning naming it, once in 2 runs" bash -c "
+	[ $rc = 0 ] && [ \$(grep -c 'overrides nothing' '$T/err') = 1 ] &&
+	grep -q '^benchguard: warning: $T/typo.json:2: benchmark \"a\": metrics.wal_time overrides nothing: none of its series has that metric' '$T/err'"
 finish

@@ -416,6 +416,18 @@ static void test_metric_thresholds(void **state)
 		  "t.json:1: thresholds.metrics: expected an object, got array" },
 		{ "{\"thresholds\": {\"metrics\": {\"\": {\"min_change\": 0.1}}}}",
 		  "t.json:1: thresholds.metrics: metric name must not be empty" },
+		/* A name no series can have overrides nothing, silently. */
+		{ "{\"thresholds\": {\"metrics\": {\"a:b\": {\"min_change\": 0.1}}}}",
+		  "t.json:1: thresholds.metrics: metric name \"a:b\" contains ':' (series are "
+		  "named benchmark:metric)" },
+		{ "{\"benchmarks\": [{\"name\": \"a\", \"command\": \"x\",\n"
+		  "  \"metrics\": {\"x:y\": {\"direction\": \"higher\"}}}]}",
+		  "t.json:2: benchmarks[0].metrics: metric name \"x:y\" contains ':' (series are "
+		  "named benchmark:metric)" },
+		{ "{\"benchmarks\": [{\"name\": \"a\", \"command\": \"x\",\n"
+		  "  \"metrics\": {\"x y\\u0007\": {\"direction\": \"higher\"}}}]}",
+		  "t.json:2: benchmarks[0].metrics: metric name \"x y\\x07\" has a control "
+		  "character" },
 		{ "{\"benchmarks\": [{\"name\": \"a\", \"command\": \"x\",\n"
 		  "  \"metrics\": {\"t\": {\"min_change\": 1.5}}}]}",
 		  "t.json:2: benchmarks[0].metrics.t.min_change: must be a relative change above 0 "
