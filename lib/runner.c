@@ -1856,6 +1856,36 @@ static int add_counters(bg_ctx *ctx, const bg_benchmark *bench, bg_counters *c,
 	return 0;
 }
 
+/*
+ * The name of an instrument's series that the benchmark's own output also
+ * reported (it printed "BENCHGUARD instructions 5 instr" under simulate), or
+ * NULL.  Added to one series, a count of 5 and callgrind's 306,944 were
+ * averaged under the instrument's label.  Each counter has one sample per
+ * execution it counted, callgrind one: more is the output's.
+ */
+static const char *instrument_clash(const bg_benchmark *bench, const chosen_instruments *ch,
+                                    size_t counted, const bg_results *into, const char **by)
+{
+	static const char *const simulated[] = { "instructions", "l1_misses", "ll_misses",
+		                                 "est_cycles" };
+	const bg_series *s;
+	size_t i;
+
+	for (i = 0; ch->counters && i < bg_counters__count(ch->counters); i++)
+		if ((s = bg_results__find(into, bench->name,
+		                          bg_counters__metric(ch->counters, i))) &&
+		    s->n != counted) {
+			*by = "counters";
+			return s->metric;
+		}
+	for (i = 0; ch->simulate && i < BG_ARRAY_SIZE(simulated); i++)
+		if ((s = bg_results__find(into, bench->name, simulated[i])) && s->n != 1) {
+			*by = "simulate";
+			return s->metric;
+		}
+	return NULL;
+}
+
 /* BG_EINPUT for a benchmark no config would give: see bg_runner_run. */
 static int check_benchmark(bg_ctx *ctx, const bg_benchmark *bench, int samples)
 {
@@ -1908,7 +1938,8 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 	exec_extra x = { .proc = &pv };
 	long *rss = NULL, *own = NULL, floor_kib = 0, hwm_kib = -1;
 	int samples, warmup, total, done, error = 0, nrss = 0, killed, left = 0, clock, reaping = 0;
-	size_t i, first;
+	size_t i, first, counted = 0;
+	const char *clash, *by = NULL;
 	double timeout, values[16];
 
 	BG_NEED(ctx, bench);
@@ -2009,6 +2040,7 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 			goto cleanup;
 		}
 		if (ch.counters && (bench->format != BG_FORMAT_TIME || done >= warmup)) {
+			counted++;
 			if ((error = add_counters(ctx, bench, ch.counters, values, into)) ==
 			    BG_EINPUT) {
 				msg = bg_strdup(bg_ctx_error(ctx));
@@ -2066,6 +2098,13 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 	}
 	if (nrss && (error = add_peak_rss(ctx, bench, into, rss, own, nrss, floor_kib)) < 0)
 		goto fail;
+	if ((clash = instrument_clash(bench, &ch, counted, into, &by)) != NULL) {
+		msg = bg_printf("its output reports \"%s\", which the %s instrument measures "
+		                "too: the two would be one series; rename the one it prints",
+		                clash, by);
+		error = record_failure(ctx, bench, into, msg);
+		goto cleanup;
+	}
 	apply_overrides(bench, into, first);
 	error = bg_results_set_outcome(ctx, into, bench->name, BG_BENCH_OK, NULL);
 	goto cleanup;

@@ -163,4 +163,18 @@ d = json.load(open(sys.argv[1]))
 rows = [r for r in d["results"] if r.get("series") == "spin:instructions"]
 sys.exit(0 if rows and rows[0].get("verdict") == "no-baseline" else 1)
 P
+
+# A benchmark that prints a series callgrind measures too fails, saying so:
+# its 5 and callgrind's count were one series of two samples, CV 141%.
+new_repo "$T/clash" >/dev/null && cd "$T/clash" || exit 1
+cat >benchguard.json <<'J'
+{ "defaults": { "warmup": 0, "samples": 1 },
+  "benchmarks": [ { "name": "l", "format": "lines", "measure": ["time", "simulate"],
+                    "command": "echo BENCHGUARD instructions 5 instr" } ] }
+J
+git add -A && git commit -qm clash
+"$BG" --db "$T/clash.db" run >"$T/out" 2>"$T/err"
+check "a benchmark printing \"instructions\" under simulate fails, saying why" bash -c "
+	grep -q 'l: FAILED: its output reports \"instructions\", which the simulate instrument measures too' '$T/err' &&
+	[ \$(sqlite3 '$T/clash.db' \"SELECT count(*) FROM series WHERE metric = 'instructions'\") = 0 ]"
 finish

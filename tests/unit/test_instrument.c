@@ -337,6 +337,44 @@ static void test_counters_software(void **state)
 	}
 }
 
+/*
+ * A benchmark whose own output reports a series a counter measures too
+ * fails, saying so: added to one series, its 3 and the counted faults were
+ * averaged under the counter's label.  Another name stays two series.
+ */
+static void test_counters_output_clash(void **state)
+{
+	static const char *const sw[] = { "page_faults" };
+	static const bg_measure m[] = { { { BG_INSTR_TIME }, 1 }, { { BG_INSTR_COUNTERS }, 1 } };
+	bg_ctx *ctx = *state;
+	bg_benchmark b = bench("echo BENCHGUARD page_faults 3 faults", m, 2);
+	bg_run_opts ro = BG_RUN_OPTS_INIT;
+	bg_results *res = NULL;
+	const bg_outcome *o;
+
+	b.format = BG_FORMAT_LINES;
+	b.events = sw;
+	b.nevents = 1;
+	assert_int_equal(bg_results_new(&res), 0);
+	assert_int_equal(bg_runner_run(ctx, &b, &ro, res), 0);
+	o = bg_results_find_outcome(res, "b");
+	assert_int_equal(o->status, BG_BENCH_FAILED);
+	assert_string_equal(o->message, "its output reports \"page_faults\", which the counters "
+	                                "instrument measures too: the two would be one series; "
+	                                "rename the one it prints");
+	assert_null(series(res, "page_faults"));
+	bg_results_free(res);
+
+	b.command = "echo BENCHGUARD faults_seen 3 faults";
+	assert_int_equal(bg_results_new(&res), 0);
+	assert_int_equal(bg_runner_run(ctx, &b, &ro, res), 0);
+	assert_int_equal(bg_results_find_outcome(res, "b")->status, BG_BENCH_OK);
+	/* One execution: the program samples itself. */
+	assert_int_equal(series(res, "page_faults")->n, 1);
+	assert_int_equal(series(res, "faults_seen")->n, 1);
+	bg_results_free(res);
+}
+
 /* The command sees where the counters' leader is, for its region. */
 static void test_counters_env(void **state)
 {
@@ -439,9 +477,13 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_measure_config),     cmocka_unit_test(test_measure_errors),
-		cmocka_unit_test(test_names_and_defaults), cmocka_unit_test(test_probe),
-		cmocka_unit_test(test_counters_software),  cmocka_unit_test(test_counters_env),
+		cmocka_unit_test(test_measure_config),
+		cmocka_unit_test(test_measure_errors),
+		cmocka_unit_test(test_names_and_defaults),
+		cmocka_unit_test(test_probe),
+		cmocka_unit_test(test_counters_software),
+		cmocka_unit_test(test_counters_env),
+		cmocka_unit_test(test_counters_output_clash),
 		cmocka_unit_test(test_skip_and_fallback),
 	};
 
