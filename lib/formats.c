@@ -547,10 +547,22 @@ static int gbench_entry(gbench_state *st, json_object *entry, size_t idx)
 			return rc;
 		return gbench_error(st, name, "failed: %s", msg && *msg ? msg : "error_occurred");
 	}
-	/* SkipWithMessage(): the benchmark chose not to run here. */
+	/* SkipWithMessage(): the benchmark chose not to run here, an outcome
+	 * with its reason, as nvbench's and go test's skips are. */
 	if (gbench_flag(entry, "skipped")) {
+		json_object *mv = NULL;
+		const char *why;
+
+		if ((rc = gbench_string(st, entry, name, "skip_message", &msg)) < 0)
+			return rc;
+		if (msg && json_object_object_get_ex(entry, "skip_message", &mv) &&
+		    (why = bg_results__bad_name(msg, (size_t)json_object_get_string_len(mv), 1)))
+			return gbench_error(st, name, "skip_message %s", why);
+		if ((rc = gbench_series_name(st, run_name ? run_name : name)) < 0)
+			return rc;
 		st->nskipped++;
-		return 0;
+		return bg_results_set_outcome(st->ctx, st->out, st->series.ptr, BG_BENCH_SKIPPED,
+		                              msg && *msg ? msg : "skipped by Google Benchmark");
 	}
 	if ((rc = gbench_is_aggregate(st, entry, name, run_type, &aggregate)) < 0)
 		return rc;
@@ -626,9 +638,8 @@ static int parse_gbench(bg_ctx *ctx, const char *source, const char *benchmark, 
 		                  "drop --benchmark_report_aggregates_only and "
 		                  "--benchmark_display_aggregates_only",
 		                  source);
-	else if (!st.nsamples)
-		rc = bg_error_set(ctx, BG_EINPUT, "%s: no benchmark results in output%s", source,
-		                  st.nskipped ? " (every benchmark skipped itself)" : "");
+	else if (!st.nsamples && !st.nskipped)
+		rc = bg_error_set(ctx, BG_EINPUT, "%s: no benchmark results in output", source);
 
 cleanup:
 	bg_buf_clear(&st.series);

@@ -49,4 +49,18 @@ check "aggregate rows are not samples" test \
 	"$(sqlite3 .benchguard/results.db 'SELECT count(*) FROM samples')" = 30
 check "--name prefixes the benchmark names" bash -c "
 	\"$BG\" import $T/g.json --format gbench --name suite >/dev/null && \"$BG\" history suite/BM_Copy:real_time >/dev/null"
+
+# SkipWithMessage(): a skipped outcome with its reason, as go test's and
+# nvbench's skips are.  A run where every benchmark skipped itself failed,
+# "no benchmark results in output", exit 3.
+new_repo "$T/skip" >/dev/null && cd "$T/skip" || exit 1
+echo '{"benchmarks":[{"name":"BM_S","run_name":"BM_S","run_type":"iteration","skipped":true,"skip_message":"needs a GPU"}]}' >out.json
+echo '{"benchmarks":[{"name":"g","command":"cat out.json","format":"gbench"}]}' >benchguard.json
+git add -A && git commit -qm skip
+"$BG" --db "$T/skip.db" --json run >"$T/out" 2>"$T/err"
+rc=$?
+check "a gbench run where every benchmark skipped itself: exit 0 (got $rc), g/BM_S skipped with its reason" \
+	python3 -c "
+import json; o = {x['benchmark']: x for x in json.load(open('$T/out'))['runs'][0]['outcomes']}
+assert $rc == 0 and o['g/BM_S']['status'] == 'skipped' and o['g/BM_S']['message'] == 'needs a GPU', o"
 finish

@@ -350,8 +350,10 @@ static void test_gbench_bad_documents(void **state)
 		  "out.txt: benchmark \"BM_A\": failed: error_occurred" },
 		{ ENTRY("\"cpu_time\": 1") "\n\nBENCHGUARD x 1 s\n",
 		  "out.txt:3: unexpected text after the JSON document" },
-		{ "{\"benchmarks\": [\n{\"name\": \"BM_S\", \"skipped\": true}]}",
-		  "out.txt: no benchmark results in output (every benchmark skipped itself)" },
+		{ "{\"benchmarks\": [{\"name\": \"BM_S\", \"skipped\": true, \"skip_message\": "
+		  "\"no\\u001b[31m\"}]}",
+		  "out.txt: benchmark \"BM_S\": skip_message has a control character" },
+		{ "{\"benchmarks\": []}", "out.txt: no benchmark results in output" },
 	};
 #undef ENTRY
 	bg_ctx *ctx = NULL;
@@ -402,6 +404,45 @@ static void test_gbench_appends_and_unit_conflict(void **state)
 	assert_int_equal(bg_results_series(r, 0)->n, 1);
 	bg_results_free(r);
 	bg_ctx_free(ctx);
+}
+
+/*
+ * SkipWithMessage(): a skipped outcome under the benchmark's series name,
+ * with its reason, as nvbench's and go test's are; every benchmark skipped
+ * is a result, not "no benchmark results" (run exited 3 over it).
+ */
+static void test_gbench_skipped(void **state)
+{
+	static const char json[] =
+	        "{\"benchmarks\": [\n"
+	        "{\"name\": \"BM_S\", \"run_name\": \"BM_S\", \"run_type\": \"iteration\", "
+	        "\"skipped\": true, \"skip_message\": \"needs AVX-512\"},\n"
+	        "{\"name\": \"BM_T\", \"skipped\": true},\n"
+	        "{\"name\": \"BM_A\", \"real_time\": 2, \"cpu_time\": 1, \"time_unit\": \"ns\"}]}";
+	static const char only[] = "{\"benchmarks\": [{\"name\": \"BM_S\", \"skipped\": true, "
+	                           "\"skip_message\": \"nope\"}]}";
+	bg_results *r = NULL;
+	const bg_outcome *o;
+
+	(void)state;
+	assert_int_equal(bg_results_new(&r), 0);
+	assert_int_equal(parse_str(NULL, BG_FORMAT_GBENCH, "gb", json, r), 0);
+	o = bg_results_find_outcome(r, "gb/BM_S");
+	assert_non_null(o);
+	assert_int_equal(o->status, BG_BENCH_SKIPPED);
+	assert_string_equal(o->message, "needs AVX-512");
+	o = bg_results_find_outcome(r, "gb/BM_T");
+	assert_non_null(o);
+	assert_string_equal(o->message, "skipped by Google Benchmark");
+	assert_non_null(find(r, "gb/BM_A", "cpu_time"));
+	assert_null(find(r, "gb/BM_S", "cpu_time"));
+	bg_results_free(r);
+
+	assert_int_equal(bg_results_new(&r), 0);
+	assert_int_equal(parse_str(NULL, BG_FORMAT_GBENCH, "gb", only, r), 0);
+	assert_int_equal(bg_results_find_outcome(r, "gb/BM_S")->status, BG_BENCH_SKIPPED);
+	assert_int_equal(bg_results_series_count(r), 0);
+	bg_results_free(r);
 }
 
 static void test_gbench_names(void **state)
@@ -2175,6 +2216,7 @@ int main(void)
 		cmocka_unit_test(test_gbench_bad_files),
 		cmocka_unit_test(test_gbench_bad_documents),
 		cmocka_unit_test(test_gbench_appends_and_unit_conflict),
+		cmocka_unit_test(test_gbench_skipped),
 		cmocka_unit_test(test_gbench_names),
 		cmocka_unit_test(test_lines_good),
 		cmocka_unit_test(test_lines_bad_files),
