@@ -616,16 +616,16 @@ static int html_summary(const bg_report *r, bg_buf *b)
 	e |= bg_buf_puts(b, ".</p></header>\n<div class=\"cards\">");
 	e |= bg_buf_printf(
 	        b,
-	        "<div class=\"card\"><b>%zu</b>series over %zu runs of %zu commits</div>"
+	        "<div class=\"card\"><b>%zu</b>series over %zu run%s of %zu commit%s</div>"
 	        "<div class=\"card reg\"><b>%zu</b>step%s to worse</div>"
 	        "<div class=\"card imp\"><b>%zu</b>step%s to better</div>"
 	        "<div class=\"card reg\"><b>%zu</b>regression%s at the newest commit</div>"
 	        "<div class=\"card imp\"><b>%zu</b>improvement%s at the newest commit</div>"
 	        "<div class=\"card\"><b>%zu</b>flagged by a first run, not confirmed</div>",
-	        r->nseries, r->shown_runs, r->shown_commits, r->steps[0],
-	        r->steps[0] == 1 ? "" : "s", r->steps[1], r->steps[1] == 1 ? "" : "s",
-	        r->latest[BG_VERDICT_REGRESSION], r->latest[BG_VERDICT_REGRESSION] == 1 ? "" : "s",
-	        r->latest[BG_VERDICT_IMPROVEMENT],
+	        r->nseries, r->shown_runs, r->shown_runs == 1 ? "" : "s", r->shown_commits,
+	        r->shown_commits == 1 ? "" : "s", r->steps[0], r->steps[0] == 1 ? "" : "s",
+	        r->steps[1], r->steps[1] == 1 ? "" : "s", r->latest[BG_VERDICT_REGRESSION],
+	        r->latest[BG_VERDICT_REGRESSION] == 1 ? "" : "s", r->latest[BG_VERDICT_IMPROVEMENT],
 	        r->latest[BG_VERDICT_IMPROVEMENT] == 1 ? "" : "s", r->unconfirmed);
 	e |= bg_buf_puts(b, "</div>\n");
 	if (r->excluded)
@@ -746,9 +746,9 @@ static int html_series(const bg_report *r, size_t idx, bg_buf *b)
 	e |= bg_buf_printf(b, ", %s is better</span><span class=\"badge %s\">%s</span></h3>\n",
 	                   bg_direction_name(s->direction), bg_verdict_name(v), bg_verdict_name(v));
 	e |= bg_buf_printf(b,
-	                   "<p class=\"meta\">%zu commits, %zu runs · noise (CV between commits) "
-	                   "%.2f%% · ",
-	                   s->n, s->nr, 100.0 * s->cv);
+	                   "<p class=\"meta\">%zu commit%s, %zu run%s · noise (CV between "
+	                   "commits) %.2f%% · ",
+	                   s->n, s->n == 1 ? "" : "s", s->nr, s->nr == 1 ? "" : "s", 100.0 * s->cv);
 	if (s->cps.noutliers)
 		e |= bg_buf_printf(b, "%zu outlier commit%s · ", s->cps.noutliers,
 		                   s->cps.noutliers == 1 ? "" : "s");
@@ -885,6 +885,10 @@ int bg_report__render_html(bg_ctx *ctx, const bg_report *r, bg_buf *b)
 		e |= html_esc(b, r->filter);
 		e |= bg_buf_printf(b, "</code> (%zu run%s in this period).</p>\n", r->nruns,
 		                   r->nruns == 1 ? "" : "s");
+	} else if (!r->nseries && r->nruns) {
+		e |= bg_buf_printf(
+		        b, "<p>No series in this period: its %zu run%s measured none.</p>\n",
+		        r->nruns, r->nruns == 1 ? "" : "s");
 	} else if (!r->nseries)
 		e |= bg_buf_puts(b, "<p>No runs in this period.</p>\n");
 	e |= bg_buf_printf(b, "<footer>benchguard %s</footer>\n</main>\n", BG_VERSION);

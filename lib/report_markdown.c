@@ -69,8 +69,9 @@ static int md_summary_line(const bg_report *r, bg_buf *b)
 		e |= md_code(b, r->branch);
 	} else
 		e |= bg_buf_puts(b, " in run-time order");
-	e |= bg_buf_printf(b, ": %zu series, %zu runs, %zu commits.", r->nseries, r->shown_runs,
-	                   r->shown_commits);
+	e |= bg_buf_printf(b, ": %zu series, %zu run%s, %zu commit%s.", r->nseries, r->shown_runs,
+	                   r->shown_runs == 1 ? "" : "s", r->shown_commits,
+	                   r->shown_commits == 1 ? "" : "s");
 	if (r->excluded)
 		e |= bg_buf_printf(b, " %zu run%s on other branches left out.", r->excluded,
 		                   r->excluded == 1 ? "" : "s");
@@ -182,6 +183,19 @@ int bg_report__render_markdown(bg_ctx *ctx, const bg_report *r, bg_buf *b)
 		e |= bg_buf_puts(b, "\n");
 	}
 	free(steps);
+	/* Said as the HTML page says it: a nightly issue with only a summary
+	 * line of zeros would leave the reader to guess why. */
+	if (!r->nseries && r->nruns && r->filter) {
+		e |= bg_buf_puts(b, "No series matches `--filter` ");
+		e |= md_code(b, r->filter);
+		e |= bg_buf_printf(b, " (%zu run%s in this period).\n\n", r->nruns,
+		                   r->nruns == 1 ? "" : "s");
+	} else if (!r->nseries && r->nruns) {
+		e |= bg_buf_printf(b, "No series in this period: its %zu run%s measured none.\n\n",
+		                   r->nruns, r->nruns == 1 ? "" : "s");
+	} else if (!r->nseries) {
+		e |= bg_buf_puts(b, "No runs in this period.\n\n");
+	}
 	if (r->latest[BG_VERDICT_REGRESSION] + r->latest[BG_VERDICT_IMPROVEMENT]) {
 		e |= bg_buf_puts(b,
 		                 "### Flagged at the newest commit\n\n| series | commit | change | "

@@ -63,4 +63,10 @@ check "a gbench run where every benchmark skipped itself: exit 0 (got $rc), g/BM
 	python3 -c "
 import json; o = {x['benchmark']: x for x in json.load(open('$T/out'))['runs'][0]['outcomes']}
 assert $rc == 0 and o['g/BM_S']['status'] == 'skipped' and o['g/BM_S']['message'] == 'needs a GPU', o"
+# Its report: one run of one commit, counted in the singular, and a
+# sentence for why it has no series (Markdown printed only zeros).
+"$BG" --db "$T/skip.db" report --format markdown >"$T/rep.md" 2>/dev/null
+check "... the report: \"0 series, 1 run, 1 commit\" and why it has no series" bash -c "
+	grep -q ': 0 series, 1 run, 1 commit\.' '$T/rep.md' &&
+	grep -q '^No series in this period: its 1 run measured none\.' '$T/rep.md'"
 finish

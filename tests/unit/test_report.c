@@ -11,6 +11,8 @@
 
 #include <json-c/json.h>
 
+#include <time.h>
+
 #include "unit.h"
 #include "units.h"
 
@@ -537,12 +539,27 @@ static void test_filter_counts_runs(void **state)
 	free(text);
 	bg_report_free(r);
 
-	/* None selected: nothing covered, the period's runs still counted. */
+	/* None selected: nothing covered, the period's runs still counted;
+	 * Markdown says why it is empty, as HTML does. */
 	o.filter = "^nomatch";
 	assert_int_equal(bg_report_build(ctx, st, NULL, &o, &r), 0);
 	assert_int_equal(bg_report_run_count(r), 0);
 	assert_int_equal(bg_report_commit_count(r), 0);
 	assert_int_equal(bg_report_period_run_count(r), 16);
+	assert_int_equal(bg_report_render(ctx, r, BG_REPORT_MARKDOWN, &text, &len), 0);
+	assert_non_null(strstr(text, ": 0 series, 0 runs, 0 commits."));
+	assert_non_null(strstr(text, "\nNo series matches `--filter` `^nomatch` (16 runs in this "
+	                             "period).\n"));
+	free(text);
+	bg_report_free(r);
+
+	/* A period with no runs at all says that instead. */
+	o.filter = NULL;
+	o.since = (int64_t)time(NULL) + 86400;
+	assert_int_equal(bg_report_build(ctx, st, NULL, &o, &r), 0);
+	assert_int_equal(bg_report_render(ctx, r, BG_REPORT_MARKDOWN, &text, &len), 0);
+	assert_non_null(strstr(text, "\nNo runs in this period.\n"));
+	free(text);
 	bg_report_free(r);
 	close_scratch(ctx, st, m, dir);
 }
