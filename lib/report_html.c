@@ -879,18 +879,25 @@ int bg_report__render_html(bg_ctx *ctx, const bg_report *r, bg_buf *b)
 	for (i = 0; i < r->nseries && !e; i++)
 		e |= html_series(r, i, b);
 	/* Runs that a filter left without a series are still runs: the page
-	 * says which of the two left it empty. */
-	if (!r->nseries && r->nruns && r->filter) {
+	 * says which left it empty. */
+	switch (bg_report__empty(r)) {
+	case REP_EMPTY_FILTER:
 		e |= bg_buf_puts(b, "<p>No series matches <code>--filter ");
 		e |= html_esc(b, r->filter);
 		e |= bg_buf_printf(b, "</code> (%zu run%s in this period).</p>\n", r->nruns,
 		                   r->nruns == 1 ? "" : "s");
-	} else if (!r->nseries && r->nruns) {
+		break;
+	case REP_EMPTY_NO_SERIES:
 		e |= bg_buf_printf(
 		        b, "<p>No series in this period: its %zu run%s measured none.</p>\n",
 		        r->nruns, r->nruns == 1 ? "" : "s");
-	} else if (!r->nseries)
+		break;
+	case REP_EMPTY_NO_RUNS:
 		e |= bg_buf_puts(b, "<p>No runs in this period.</p>\n");
+		break;
+	case REP_EMPTY_NOT:
+		break;
+	}
 	e |= bg_buf_printf(b, "<footer>benchguard %s</footer>\n</main>\n", BG_VERSION);
 	e |= html_commits(r, b);
 	e |= bg_buf_puts(b, html_script);

@@ -185,16 +185,22 @@ int bg_report__render_markdown(bg_ctx *ctx, const bg_report *r, bg_buf *b)
 	free(steps);
 	/* Said as the HTML page says it: a nightly issue with only a summary
 	 * line of zeros would leave the reader to guess why. */
-	if (!r->nseries && r->nruns && r->filter) {
+	switch (bg_report__empty(r)) {
+	case REP_EMPTY_FILTER:
 		e |= bg_buf_puts(b, "No series matches `--filter` ");
 		e |= md_code(b, r->filter);
 		e |= bg_buf_printf(b, " (%zu run%s in this period).\n\n", r->nruns,
 		                   r->nruns == 1 ? "" : "s");
-	} else if (!r->nseries && r->nruns) {
+		break;
+	case REP_EMPTY_NO_SERIES:
 		e |= bg_buf_printf(b, "No series in this period: its %zu run%s measured none.\n\n",
 		                   r->nruns, r->nruns == 1 ? "" : "s");
-	} else if (!r->nseries) {
+		break;
+	case REP_EMPTY_NO_RUNS:
 		e |= bg_buf_puts(b, "No runs in this period.\n\n");
+		break;
+	case REP_EMPTY_NOT:
+		break;
 	}
 	if (r->latest[BG_VERDICT_REGRESSION] + r->latest[BG_VERDICT_IMPROVEMENT]) {
 		e |= bg_buf_puts(b,

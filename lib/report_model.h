@@ -163,6 +163,11 @@ void bg_report__fmt_pct(char *buf, size_t len, double change);
 /* A replayed test's delta the same way, or "from 0" for a move away from a
  * zero mean, as check's tables say it. */
 const char *bg_report__fmt_delta(char *buf, size_t len, const rep_test *t);
+/* Why a report has no series, for every form to say: none (it has some), a
+ * --filter that matched none of the period's runs' series, runs that
+ * measured none (every benchmark skipped), or no runs at all. */
+typedef enum { REP_EMPTY_NOT, REP_EMPTY_FILTER, REP_EMPTY_NO_SERIES, REP_EMPTY_NO_RUNS } rep_empty;
+rep_empty bg_report__empty(const bg_report *r);
 
 /* --------------------------------------------------------- the renderers */
 

@@ -45,6 +45,15 @@ const char *bg_report__fmt_delta(char *buf, size_t len, const rep_test *t)
 	return buf;
 }
 
+rep_empty bg_report__empty(const bg_report *r)
+{
+	if (r->nseries)
+		return REP_EMPTY_NOT;
+	if (r->nruns && r->filter)
+		return REP_EMPTY_FILTER;
+	return r->nruns ? REP_EMPTY_NO_SERIES : REP_EMPTY_NO_RUNS;
+}
+
 /* ------------------------------------------------------------------ public */
 
 int bg_report_format_from_name(const char *name, bg_report_format *out)
