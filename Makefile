@@ -5,6 +5,7 @@
 #   make demo       a scratch repository: ci catches a slow commit, bisect names it
 #   make bench      measure benchguard against its peers (see tests/bench)
 #   make install    the binary, libbenchguard.so/.a, benchguard.pc, headers, man page, completions
+#   make deps-build the packages to build and run it only (what ci/'s templates install)
 #   make SANITIZE=1 test   the same under ASan+UBSan (separate build dir)
 #   make fuzz       libFuzzer on the parsers, FUZZ_TIME seconds each (tests/fuzz)
 #   make clang-check   every C source through clang's warnings (no build)
@@ -75,14 +76,19 @@ LIBMAP   = $(BUILD)/libbenchguard.map
 LIBDIR     = $(PREFIX)/lib
 INCLUDEDIR = $(PREFIX)/include
 
+# What building, installing and running benchguard needs, valgrind for the
+# `simulate` instrument included (`make deps-build`): the CI templates in
+# ci/ install only these on their runners, with the same names on Debian
+# and Ubuntu.
+BUILD_DEB_PKGS = make gcc pkg-config git libgit2-dev libsqlite3-dev libgsl-dev \
+                 libjson-c-dev libssl-dev libcurl4-openssl-dev libpq-dev libxml2-dev valgrind
 # Debian packages the build, the tests, the examples and `make bench` need.
-DEB_PKGS = make gcc g++ pkg-config git libgit2-dev libsqlite3-dev sqlite3 valgrind \
-           libgsl-dev libcurl4-openssl-dev libjson-c-dev libssl-dev libxml2-dev libxml2-utils \
+DEB_PKGS = $(BUILD_DEB_PKGS) g++ sqlite3 libxml2-utils \
            libcmocka-dev libbenchmark-dev hyperfine procps python3 python3-scipy python3-yaml \
-           chromium chromium-driver postgresql libpq-dev zsh groff-base man-db \
+           chromium chromium-driver postgresql zsh groff-base man-db \
            golang-go python3-pytest-benchmark linux-perf clang strace
 
-.PHONY: all test unit e2e demo deps bench install uninstall format examples clean help \
+.PHONY: all test unit e2e demo deps deps-build bench install uninstall format examples clean help \
         fuzz fuzz-bins clang-check
 
 all: $(BIN) $(LIBSO_LINKS)
@@ -162,9 +168,10 @@ examples:
 	$(Q)$(MAKE) -s -C examples/instructions
 
 # Idempotent: one dpkg-query when everything is present, apt-get otherwise.
-deps:
-	@missing=$$(dpkg-query -W -f='$${Package} $${db:Status-Abbrev}\n' $(DEB_PKGS) 2>/dev/null \
-	  | awk '$$2 == "ii" { ok[$$1] = 1 } END { n = split("$(DEB_PKGS)", p, " "); \
+# apt_install PACKAGES: those not installed yet, through sudo when not root.
+define apt_install
+	@missing=$$(dpkg-query -W -f='$${Package} $${db:Status-Abbrev}\n' $(1) 2>/dev/null \
+	  | awk '$$2 == "ii" { ok[$$1] = 1 } END { n = split("$(1)", p, " "); \
 	      for (i = 1; i <= n; i++) if (!(p[i] in ok)) printf "%s ", p[i] }'); \
 	if [ -n "$$missing" ]; then \
 	  sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
@@ -172,6 +179,13 @@ deps:
 	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
 	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
+endef
+
+deps:
+	$(call apt_install,$(DEB_PKGS))
+
+deps-build:
+	$(call apt_install,$(BUILD_DEB_PKGS))
 
 # The fuzz harnesses (tests/fuzz/README.md).  `make unit` links each with
 # tests/fuzz/replay.c into a test that feeds it every stored input once, so
@@ -288,6 +302,6 @@ clean:
 	$(MAKE) -C examples/instructions clean
 
 help:
-	@sed -n '1,11p' Makefile
+	@sed -n '1,12p' Makefile
 
 -include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)

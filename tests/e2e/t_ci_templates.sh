@@ -195,4 +195,56 @@ assert files <= read, (files, read)
 assert re.search(r"^\s*pipeline\s*\{", code, re.M), "not a declarative pipeline"
 P
 
+# The runners install what building and running benchguard needs, not the
+# test tools (make deps: Chromium, PostgreSQL's server, Go, and linux-perf,
+# which Ubuntu's runners do not have under that name).
+check "every template installs with make deps-build, none with make deps" bash -c "
+	grep -l 'deps-build all' '$CI_DIR'/*.yml '$jenkins' | wc -l | grep -qx \$(ls '$CI_DIR'/*.yml '$jenkins' | xargs grep -l 'make -C' | wc -l) &&
+	! grep -nE 'make[^#]* deps( |$)' '$CI_DIR'/*.yml '$jenkins'"
+check "... whose packages hold none of the test tools" bash -c "
+	out=\$(make -s -n -C '$BG_ROOT' deps-build) && echo \"\$out\" | grep -qw libgit2-dev &&
+	! echo \"\$out\" | grep -qwE 'chromium|linux-perf|postgresql|golang-go|hyperfine'"
+# A committed baseline of other hardware is refused (exit 2); every template
+# goes on to run ci without it.
+check "every benchguard baseline import in a template's steps goes on when refused" python3 - "$CI_DIR" "$jenkins" <<'P'
+import glob, re, sys
+bad = []
+for f in glob.glob(sys.argv[1] + "/*.yml") + [sys.argv[2]]:
+    lines = open(f).read().splitlines()
+    for i, l in enumerate(lines):
+        t = l.strip()
+        if t.startswith(("#", "//")) or "benchguard baseline import" not in t:
+            continue
+        nxt = lines[i + 1].strip() if i + 1 < len(lines) else ""
+        if not (t.endswith("||") or "|| " in t.split("benchguard baseline import", 1)[1] or nxt.startswith("||")):
+            bad.append(f"{f}:{i + 1}: {t}")
+assert not bad, bad
+P
+# GitLab's script, run as GitLab runs it (each line in a shell that stops at
+# a failure), on a fresh cache with a baseline exported on other hardware:
+# ci runs and writes its JUnit file.
+if python3 -c 'import yaml' 2>/dev/null; then
+	new_repo "$T/gl" >/dev/null && cd "$T/gl" || exit 1
+	echo '{ "benchmarks": [ { "name": "a", "command": "echo BENCHGUARD m 1 ms", "format": "lines" } ] }' >benchguard.json
+	mkdir -p baselines && cp "$BG_ROOT/baselines/main.json" baselines/
+	git add -A && git commit -qm suite
+	python3 - "$CI_DIR/gitlab-ci.yml" >"$T/gl.sh" <<'P'
+import sys, yaml
+doc = yaml.safe_load(open(sys.argv[1]))
+for job in doc.values():
+    if isinstance(job, dict) and "script" in job:
+        for line in job["script"]:
+            print("(set -e\n%s\n) || exit $?" % line)
+        break
+P
+	mkdir -p "$T/glbin" && ln -sf "$BG" "$T/glbin/benchguard"
+	PATH="$T/glbin:$PATH" CI_PIPELINE_ID=7 BENCHGUARD_DB= bash "$T/gl.sh" >"$T/gl.out" 2>&1
+	rc=$?
+	check "gitlab-ci.yml's script with another machine's baseline: ci runs (exit $rc), its JUnit written" bash -c "
+		[ $rc = 0 ] && [ -s benchguard-junit.xml ] && grep -q 'its history starts with this pipeline' '$T/gl.out'"
+	cd "$T" || exit 1
+else
+	skip "gitlab-ci.yml's script with another machine's baseline" "python3 has no yaml module"
+fi
+
 finish
