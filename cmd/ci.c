@@ -137,7 +137,9 @@ static FILE *open_summary(cli_state *st)
 
 	if (!path || !*path)
 		return NULL;
-	if (!(f = fopen(path, "a")))
+	/* "a+": its last byte is read (write_summary), and everything written
+	 * goes to the end. */
+	if (!(f = fopen(path, "a+")))
 		cli_warn(st, "cannot write the step summary %s", path);
 	return f;
 }
@@ -153,12 +155,21 @@ static int write_summary(cli_state *st, const bg_check_result *res, FILE *f)
 {
 	const char *path = getenv("GITHUB_STEP_SUMMARY");
 	size_t room = BG_STEP_SUMMARY_MAX;
+	const char *sep = "";
 	char *md = NULL;
 	long have;
 	int rc, bad;
 
-	if (fseek(f, 0, SEEK_END) == 0 && (have = ftell(f)) > 0)
+	if (fseek(f, 0, SEEK_END) == 0 && (have = ftell(f)) > 0) {
 		room = (size_t)have < room ? room - (size_t)have : 0;
+		/* An earlier step's text that does not end its line would take our
+		 * heading into its last line, where it renders as text. */
+		if (fseek(f, -1, SEEK_END) == 0 && fgetc(f) != '\n') {
+			sep = "\n";
+			room = room ? room - 1 : 0;
+		}
+		(void)fseek(f, 0, SEEK_END);
+	}
 	if ((rc = bg_check_markdown_max(st->ctx, res, room, &md)) < 0) {
 		fclose(f);
 		return rc;
@@ -172,7 +183,7 @@ static int write_summary(cli_state *st, const bg_check_result *res, FILE *f)
 		free(md);
 		return 0;
 	}
-	bad = fputs(md, f) == EOF;
+	bad = fputs(sep, f) == EOF || fputs(md, f) == EOF;
 	bad |= fclose(f) != 0;
 	if (bad)
 		cli_warn(st, "cannot write the step summary %s: %s", path, strerror(errno));
@@ -260,17 +271,12 @@ int cmd_ci(cli_state *st, int argc, char **argv)
 		if (opt == OPT_CONFIRM || opt == OPT_MAX_PAIRS) {
 			int *v = opt == OPT_CONFIRM ? &confirm : &max_pairs;
 
-			if ((rc = cli_parse_count(st,
-			                          opt == OPT_CONFIRM ? "--confirm" : "--max-pairs",
-			                          optarg, opt == OPT_CONFIRM ? 0 : 2, v)) < 0)
+			/* The range said is the range taken: "from 0 to 1000000"
+			 * then "at most 1000 pairs" named two. */
+			if ((rc = cli_parse_range(
+			             st, opt == OPT_CONFIRM ? "--confirm" : "--max-pairs", optarg,
+			             opt == OPT_CONFIRM ? 0 : 2, BG_MAX_PAIRS, v)) < 0)
 				goto cleanup;
-			if (*v > BG_MAX_PAIRS) {
-				rc = cli_usage_error(st, "%s: at most %d pairs",
-				                     opt == OPT_CONFIRM ? "--confirm"
-				                                        : "--max-pairs",
-				                     BG_MAX_PAIRS);
-				goto cleanup;
-			}
 			continue;
 		}
 		if ((n = cli_run_option(st, &rflags, argc, opt, optarg)) == 0)

@@ -241,6 +241,8 @@ int cli_read_input(cli_state *st, const char *path, char **data, size_t *len);
 /* Parses a count from min to CLI_COUNT_MAX; a usage error naming both otherwise. */
 #define CLI_COUNT_MAX 1000000
 int cli_parse_count(cli_state *st, const char *opt, const char *arg, int min, int *out);
+/* The same, from min to max, both said when refused. */
+int cli_parse_range(cli_state *st, const char *opt, const char *arg, int min, int max, int *out);
 /* Parses a run id: any positive int64; usage error otherwise. */
 int cli_parse_id(cli_state *st, const char *opt, const char *arg, int64_t *out);
 

@@ -193,18 +193,23 @@ int cli_add_tag(cli_state *st, const char *arg, const char **tags, size_t *ntags
 	return 0;
 }
 
-int cli_parse_count(cli_state *st, const char *opt, const char *arg, int min, int *out)
+int cli_parse_range(cli_state *st, const char *opt, const char *arg, int min, int max, int *out)
 {
 	char *end;
 	long v;
 
 	errno = 0;
 	v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || v < min || v > CLI_COUNT_MAX)
+	if (errno || end == arg || *end || v < min || v > max)
 		return cli_usage_error(st, "%s needs a whole number from %d to %d (got \"%s\")",
-		                       opt, min, CLI_COUNT_MAX, arg);
+		                       opt, min, max, arg);
 	*out = (int)v;
 	return 0;
+}
+
+int cli_parse_count(cli_state *st, const char *opt, const char *arg, int min, int *out)
+{
+	return cli_parse_range(st, opt, arg, min, CLI_COUNT_MAX, out);
 }
 
 int cli_parse_id(cli_state *st, const char *opt, const char *arg, int64_t *out)

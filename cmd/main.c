@@ -87,7 +87,7 @@ const cli_command cli_commands[] = {
 	  "  run options:    --filter RE --samples N --warmup N --runs K --timeout SEC\n"
 	  "                  --machine NAME --tag K=V --no-build\n"
 	  "  check options:  --baseline-branch B --window N --min-runs N --alpha A\n"
-	  "                  --min-change X --min-effect G --no-fdr\n"
+	  "                  --min-change X --min-effect G --no-fdr / --fdr\n"
 	  "  --confirm N      pairs at the first look (default: the config's\n"
 	  "                   confirm.pairs, 4); 0 believes the first runs\n"
 	  "  --max-pairs M    the cap on pairs (default: confirm.max_pairs, 32)\n"
@@ -109,7 +109,7 @@ const cli_command cli_commands[] = {
 	  "  --retry-build    build A or B again although its last build failed\n"
 	  "  run options:    --filter RE --samples N --warmup N --timeout SEC\n"
 	  "                  --machine NAME --tag K=V\n"
-	  "  check options:  --alpha A --min-change X --min-effect G --no-fdr\n" },
+	  "  check options:  --alpha A --min-change X --min-effect G --no-fdr / --fdr\n" },
 	{ "bisect", cmd_bisect, "find the commit where a benchmark got slower (or faster)",
 	  "usage: benchguard bisect --good A --bad B [--series S] [--filter RE] [--runs K]\n"
 	  "                         [--max-runs M] [--retry-build] [run options]\n"
@@ -146,7 +146,8 @@ const cli_command cli_commands[] = {
 	  "  --baseline-branch B  the branch whose report has the --step\n"
 	  "  run options:       --samples N --warmup N --timeout SEC --machine NAME\n"
 	  "                     --tag K=V\n"
-	  "  check options:     --alpha A --min-change X --min-effect G --no-fdr\n" },
+	  "  check options:     --alpha A --min-change X --min-effect G\n"
+	  "                     --no-fdr / --fdr\n" },
 	{ "import", cmd_import,
 	  "store results produced elsewhere (lines, gbench, nvbench, hyperfine, go, pytest, "
 	  "catch2, perfstat)",

@@ -29,11 +29,14 @@ check "six commits of history stored" test "$(sqlite3 "$BENCHGUARD_DB" \
 git checkout -q -b slow
 suite 9000000
 git commit -qam "spin three times as long"
-: >"$GITHUB_STEP_SUMMARY"
+# An earlier step's text whose last line has no newline: the heading still
+# starts a line of its own (it was glued to that line, shown as text).
+printf 'an earlier step' >"$GITHUB_STEP_SUMMARY"
 GITHUB_ACTIONS=true "$BG" -q ci >"$T/out" 2>"$T/err"
 rc=$?
 check "a real regression: ci exits 1 (got $rc)" test "$rc" = 1
 check "... the step summary holds the Markdown verdict table" bash -c "
+	[ \"\$(head -n 1 $T/summary.md)\" = 'an earlier step' ] &&
 	grep -q '^### benchguard: performance regression' $T/summary.md &&
 	grep -q '^| verdict  *| series  *|  *baseline' $T/summary.md &&
 	grep -q '^| \*\*regression\*\* | \`spin:wall_time\`' $T/summary.md"
@@ -47,10 +50,17 @@ check "... confirmed by pairs beside the baseline commit, said in the summary" b
 check "... and recorded in the database" test "$(sqlite3 "$BENCHGUARD_DB" \
 	"SELECT v.verdict || '/' || v.first || '/' || v.confirmation FROM verdicts v JOIN checks k ON k.id = v.check_id
 	 WHERE v.series = 'spin:wall_time' ORDER BY k.id DESC LIMIT 1")" = regression/regression/confirmed
-for bad in "--confirm 1" "--max-pairs 1" "--confirm 8 --max-pairs 4" "--confirm 2000"; do
+for bad in "--confirm 1" "--max-pairs 1" "--confirm 8 --max-pairs 4"; do
 	# shellcheck disable=SC2086
 	check "ci $bad is refused with exit 2 and a sentence" bash -c "
 		\"$BG\" ci $bad >/dev/null 2>$T/e; [ \$? = 2 ] && grep -q '^benchguard: .*pairs' $T/e"
+done
+# The range a refusal names is the range taken (it said "from 0 to
+# 1000000", then "at most 1000 pairs").
+for bad in "--confirm -1" "--confirm 2000" "--max-pairs 1001"; do
+	# shellcheck disable=SC2086
+	check "ci $bad is refused with exit 2, naming the range it takes" bash -c "
+		\"$BG\" ci $bad >/dev/null 2>$T/e; [ \$? = 2 ] && grep -q '^benchguard: --[a-z-]* needs a whole number from [02] to 1000 (got ' $T/e"
 done
 
 # A crashing benchmark beside the regression: failure outranks it.
