@@ -210,18 +210,34 @@ void bg_check__p(char *buf, size_t len, double p)
 		snprintf(buf, len, "%.4f", p);
 }
 
+/* What a confirmation stood on: "p 0.0003", or, where it has no p (a
+ * near-deterministic series, judged by its threshold), "its noise floor";
+ * it read "p -". */
+static const char *confirm_evidence(char *buf, size_t len, double p_adj)
+{
+	char p[24];
+
+	if (!isfinite(p_adj))
+		snprintf(buf, len, "its noise floor");
+	else {
+		bg_check__p(p, sizeof(p), p_adj);
+		snprintf(buf, len, "p %s", p);
+	}
+	return buf;
+}
+
 void bg_check__confirm_text(const bg_verdict_row *r, char *buf, size_t len)
 {
 	const bg_confirmation *c = &r->confirm;
 	const char *what = c->design == BG_DESIGN_PAIRED ? "pair" : "more run";
-	char p[24], pct[32];
+	char p[32], pct[32];
 
 	if (c->status == BG_CONFIRM_NONE) {
 		snprintf(buf, len, "%s", r->undecided ? "undecided" : "");
 		return;
 	}
-	bg_check__p(p, sizeof(p), c->p_adjusted);
-	snprintf(buf, len, "%s: %s in %zu %s%s (p %s)",
+	confirm_evidence(p, sizeof(p), c->p_adjusted);
+	snprintf(buf, len, "%s: %s in %zu %s%s (%s)",
 	         c->status == BG_CONFIRM_NOT_CONFIRMED ? "not confirmed"
 	                                               : bg_confirm_status_name(c->status),
 	         bg_check__moved(pct, sizeof(pct), &c->test), c->pairs, what,
@@ -491,19 +507,20 @@ static int junit_p(bg_buf *b, const bg_verdict_row *r, double p_adj)
 static int junit_message(bg_buf *b, const bg_check_result *res, const bg_verdict_row *r)
 {
 	const bg_confirmation *c = &r->confirm;
-	char pct[32], p[24];
+	char pct[32], p[32];
 	int e = 0;
 
 	e |= bg_buf_printf(b, "%s: ", bg_verdict_name(r->verdict));
 	if (c->status == BG_CONFIRM_CONFIRMED || c->status == BG_CONFIRM_FOUND) {
 		bg_check__delta(pct, sizeof(pct), &c->test);
-		bg_check__p(p, sizeof(p), c->p_adjusted);
+		confirm_evidence(p, sizeof(p), c->p_adjusted);
+		if (isfinite(c->p_adjusted))
+			strcat(p, " adjusted");
 		if (c->design == BG_DESIGN_PAIRED)
-			e |= bg_buf_printf(b, "%s in %zu pair%s beside commit %.12s, p %s adjusted",
-			                   pct, c->pairs, c->pairs == 1 ? "" : "s", c->reference,
-			                   p);
+			e |= bg_buf_printf(b, "%s in %zu pair%s beside commit %.12s, %s", pct,
+			                   c->pairs, c->pairs == 1 ? "" : "s", c->reference, p);
 		else
-			e |= bg_buf_printf(b, "%s in %zu more run%s, p %s adjusted", pct, c->pairs,
+			e |= bg_buf_printf(b, "%s in %zu more run%s, %s", pct, c->pairs,
 			                   c->pairs == 1 ? "" : "s", p);
 		bg_check__delta(pct, sizeof(pct), &r->test);
 		e |= bg_buf_printf(b, " (first run %s against the ", pct);

@@ -129,4 +129,17 @@ check "a Go benchmark's series g/BenchmarkX takes the benchmark's min_change (+2
 	python3 -c "
 import json; r = [x for x in json.load(open('$T/go.json'))['results'] if x['series'] == 'g/BenchmarkX:time'][0]
 assert r['min_change'] == 0.5 and r['verdict'] == 'unchanged' and r['change'] > 0.15, r"
+
+# compare of a count that repeats exactly: its pairs are judged by the noise
+# floor, and the confirmation says so (it read "(p -)").
+new_repo "$T/det" >/dev/null
+cd "$T/det" || exit 1
+echo '{ "benchmarks": [ { "name": "b", "command": "cat v.txt", "format": "lines" } ] }' >benchguard.json
+echo 'BENCHGUARD ins 1000 instr' >v.txt && git add -A && git commit -qm a
+echo 'BENCHGUARD ins 1300 instr' >v.txt && git commit -qam b
+"$BG" --db "$T/det.db" compare HEAD~1 HEAD >"$T/out" 2>"$T/err"
+rc=$?
+check "compare of an exact count +30%: exit $rc, found in pairs against its noise floor, no \"p -\"" bash -c "
+	[ $rc = 1 ] && grep -qE '^regression +b:ins .*found: \+30\.0% in [0-9]+ pairs \(its noise floor\)' '$T/out' &&
+	! grep -q '(p -)' '$T/out'"
 finish
