@@ -332,13 +332,17 @@ static const char *const stmt_sql[ST_COUNT] = {
 		       "  AND v.series = s.benchmark || ':' || s.metric"
 		       " WHERE s.benchmark = ?1 AND (CAST(?2 AS TEXT) IS NULL OR s.metric = ?2)"
 		       /* The limit is each series' own: a metric that later
-		        * runs no longer measure keeps its newest runs. */
+		        * runs no longer measure keeps its newest runs.  Newest
+		        * is when a run started, not its id: `db copy` and
+		        * `baseline import` store older runs after newer ones. */
 		       " AND x.id IN (SELECT h.id FROM (SELECT x2.id, ROW_NUMBER() OVER"
-		       "   (PARTITION BY x2.series_id ORDER BY x2.run_id DESC) AS k"
+		       "   (PARTITION BY x2.series_id ORDER BY r2.started_at DESC, x2.run_id DESC)"
+		       "   AS k"
 		       "  FROM series s2 JOIN results x2 ON x2.series_id = s2.id"
+		       "  JOIN runs r2 ON r2.id = x2.run_id"
 		       "  WHERE s2.benchmark = ?1 AND (CAST(?2 AS TEXT) IS NULL OR s2.metric = ?2)) h"
 		       "  WHERE h.k <= ?3)"
-		       " ORDER BY r.id DESC, s.metric",
+		       " ORDER BY r.started_at DESC, r.id DESC, s.metric",
 	[ST_RESULT_FIND] = "SELECT x.id, x.n, coalesce(x.robust_mean, x.mean)"
 			   " FROM results x JOIN series s ON s.id = x.series_id"
 			   " WHERE x.run_id = ?1 AND s.benchmark = ?2 AND s.metric = ?3",

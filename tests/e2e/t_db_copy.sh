@@ -64,4 +64,25 @@ rc=$?
 check "db copy of a series in bytes into one stored in seconds: exit 2 (got $rc)" test "$rc" = 2
 check "... saying so" grep -qx "benchguard: series \"t:v\" is in unit \"s\" in $T/lower.db but \"B\" in $T/bytes.db; nothing more copied" "$T/err"
 check "... nothing of it stored" test "$(sqlite3 "$T/lower.db" 'SELECT count(*) FROM runs')" = 1
+
+# history is newest first by when a run was made: a copy stores an older
+# run after a newer one (ordered by id, the older one was listed first and
+# was the one --limit 1 kept).
+echo 'BENCHGUARD t 1 ms' >"$T/old.txt"
+echo 'BENCHGUARD t 2 ms' >"$T/new.txt"
+"$BG" -q --db "$T/h1.db" import "$T/old.txt" --format lines --name h >/dev/null
+sleep 1.1
+"$BG" -q --db "$T/h2.db" import "$T/new.txt" --format lines --name h >/dev/null
+"$BG" -q db copy "$T/h1.db" "$T/h2.db" >/dev/null 2>&1
+check "history after a copy: the newer run first, and the one --limit 1 keeps" bash -c "
+	\"$BG\" --db '$T/h2.db' --json history h:t >'$T/h.json' &&
+	\"$BG\" --db '$T/h2.db' --json history h:t --limit 1 >'$T/h1.json' &&
+	python3 -c \"
+import json
+def means(f):
+    d = json.load(open(f))
+    rows = d if isinstance(d, list) else d.get('runs', d.get('history', []))
+    return [r['mean'] for r in rows]
+a, b = means('$T/h.json'), means('$T/h1.json')
+assert a == [0.002, 0.001] and b == [0.002], (a, b)\""
 finish
