@@ -144,6 +144,9 @@ int cmd_import(cli_state *st, int argc, char **argv)
 	if (rc < 0 || (rc = cli_detect_machine(st, &env, machine)) < 0 ||
 	    (rc = cli_open_store(st, &env)) < 0)
 		goto cleanup;
+	/* As run says it: a dirty run is never a baseline, and the user who
+	 * imported results measured elsewhere may not know the tree is. */
+	cli_warn_dirty(st, &commit);
 	{
 		bg_run_info info = {
 			.commit = &commit, .machine = env.machine, .source = "import", .tags = tags

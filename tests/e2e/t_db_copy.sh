@@ -85,4 +85,11 @@ def means(f):
     return [r['mean'] for r in rows]
 a, b = means('$T/h.json'), means('$T/h1.json')
 assert a == [0.002, 0.001] and b == [0.002], (a, b)\""
+
+# import on a dirty tree says the run is dirty, as run does: it is never a
+# baseline, and import said nothing.
+new_repo "$T/dirty" >/dev/null && echo change >>"$T/dirty/README.md"
+(cd "$T/dirty" && "$BG" --db "$T/d.db" import "$T/new.txt" --format lines --name h >/dev/null 2>"$T/err")
+check "import on a dirty tree warns that the run is never a baseline" \
+	grep -q '^benchguard: warning: the working tree has uncommitted changes: this run is stored as dirty and never used as a baseline' "$T/err"
 finish
