@@ -176,7 +176,7 @@ void bg_check__pct(char *buf, size_t len, double change)
 void bg_check__delta(char *buf, size_t len, const bg_test *t)
 {
 	/* No relative change from a zero mean: say where it moved from. */
-	if (isnan(t->delta) && !(fabs(t->base_mean) > 0.0) && fabs(t->cur_mean) > 0.0)
+	if (bg_verdict__from_zero(t->delta, t->base_mean, t->cur_mean))
 		snprintf(buf, len, "from 0");
 	else
 		bg_check__pct(buf, len, t->delta);
@@ -184,7 +184,7 @@ void bg_check__delta(char *buf, size_t len, const bg_test *t)
 
 const char *bg_check__moved(char *buf, size_t len, const bg_test *t)
 {
-	if (isnan(t->delta) && !(fabs(t->base_mean) > 0.0) && fabs(t->cur_mean) > 0.0)
+	if (bg_verdict__from_zero(t->delta, t->base_mean, t->cur_mean))
 		snprintf(buf, len, "from 0");
 	else if (!isfinite(t->delta))
 		snprintf(buf, len, "n/a");

@@ -353,6 +353,10 @@ void bg_check__pct(char *buf, size_t len, double change);
 /* A test's delta as bg_check__pct writes it, or "from 0" for a move away
  * from a zero mean (whose relative change is NAN). */
 void bg_check__delta(char *buf, size_t len, const bg_test *t);
+/* A move away from a baseline mean of exactly zero: its relative change
+ * `rel` is NAN and the current mean is not zero (verdicts and every table's
+ * "from 0" decide it here). */
+int bg_verdict__from_zero(double rel, double base_mean, double cur_mean);
 /* The same in a sentence: one decimal ("+10.0%"), "from 0", or "n/a"; buf. */
 const char *bg_check__moved(char *buf, size_t len, const bg_test *t);
 void bg_check__p(char *buf, size_t len, double p);

@@ -38,7 +38,7 @@ void bg_report__fmt_pct(char *buf, size_t len, double change)
 
 const char *bg_report__fmt_delta(char *buf, size_t len, const rep_test *t)
 {
-	if (isnan(t->delta) && !(fabs(t->base_mean) > 0.0) && fabs(t->cur_mean) > 0.0)
+	if (bg_verdict__from_zero(t->delta, t->base_mean, t->cur_mean))
 		snprintf(buf, len, "from 0");
 	else
 		bg_report__fmt_pct(buf, len, t->delta);

@@ -330,11 +330,16 @@ void bg_rule_text(char *buf, size_t len, const bg_rule *rule)
 		snprintf(buf, len, "t-test: noise floor %s > min_change %s / 4", f, m);
 }
 
-/* A move away from a baseline mean of exactly zero (whose relative change
- * is NAN): unbounded, so beyond any min_change. */
+int bg_verdict__from_zero(double rel, double base_mean, double cur_mean)
+{
+	return isnan(rel) && !(fabs(base_mean) > 0.0) && fabs(cur_mean) > 0.0;
+}
+
+/* A move away from a baseline mean of exactly zero: unbounded, so beyond
+ * any min_change. */
 static int from_zero(const bg_test *t)
 {
-	return isnan(t->change) && !(fabs(t->base_mean) > 0.0) && fabs(t->cur_mean) > 0.0;
+	return bg_verdict__from_zero(t->change, t->base_mean, t->cur_mean);
 }
 
 int bg_judge(bg_ctx *ctx, const bg_judge_input *in, size_t n, const bg_thresholds *th, double level,
