@@ -42,7 +42,6 @@ typedef struct {
 	bg_store *store;
 	bg_machine *machine;
 	char *db_path;
-	int db_existed; /* a file at db_path before it was opened (init says so) */
 } cli_env;
 
 typedef struct {

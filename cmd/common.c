@@ -470,7 +470,6 @@ static int open_store(cli_state *st, cli_env *env, int read)
 	}
 	if (!env->db_path)
 		return bg_error_oom(st->ctx);
-	env->db_existed = access(env->db_path, F_OK) == 0;
 	return read ? bg_store_open_read(st->ctx, env->db_path, &env->store)
 	            : bg_store_open(st->ctx, env->db_path, &env->store);
 }

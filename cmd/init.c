@@ -89,9 +89,11 @@ int cmd_init(cli_state *st, int argc, char **argv)
 	if ((rc = cli_open_store(st, &env)) < 0 || (rc = bg_store_writable(st->ctx, env.store)) < 0)
 		goto cleanup;
 	/* --force replaces the suite, never the results: say so of a database
-	 * that was there, rather than "created" over its runs. */
+	 * that held them (a file, a fleet's PostgreSQL database), rather than
+	 * "created" over its runs. */
 	printf("wrote %s\n%s %s\nnext: edit the benchmarks, then `benchguard run`\n", path,
-	       env.db_existed ? "kept the results in" : "created", bg_store_name(env.store));
+	       bg_store_created(env.store) ? "created" : "kept the results in",
+	       bg_store_name(env.store));
 cleanup:
 	free(path);
 	cli_env_clear(&env);

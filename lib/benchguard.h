@@ -303,10 +303,11 @@ const char *bg_config_project(const bg_config *cfg); /* NULL when absent */
 const char *bg_config_database(const bg_config *cfg);
 /*
  * What to open for the "database" key (*out, caller frees; NULL when the
- * key is absent): a file path with its ${VAR}s expanded, relative to
- * `workdir` (the repository's root) when not absolute; a PostgreSQL URI
- * or key=value string, also when a ${VAR} holds one, for bg_store_open to
- * expand.  A variable that is unset or empty -> BG_ENOTFOUND.
+ * key is absent), for bg_store_open: a file path with its ${VAR}s
+ * expanded, relative to `workdir` (the repository's root) when not
+ * absolute; a PostgreSQL URI or key=value string, also when a ${VAR} holds
+ * one.  bg_store_open expands once more, so a "$" of an expanded value is
+ * written "$$".  A variable that is unset or empty -> BG_ENOTFOUND.
  */
 int bg_config_database_spec(bg_ctx *ctx, const bg_config *cfg, const char *workdir, char **out);
 const char *bg_config_build(const bg_config *cfg); /* NULL when absent */
@@ -743,13 +744,18 @@ typedef struct bg_store bg_store;
  * Opens and migrates the results database `spec` names: a SQLite file
  * (created with its directory if needed; WAL), or a PostgreSQL database
  * given as a postgresql:// (or postgres://) URI or a libpq key=value string
- * that starts with a libpq keyword ("host=... dbname=...").  ${VAR} in a
- * PostgreSQL string is expanded from the environment; its password is never
- * kept in a message.  Writers from other processes are waited for.  A
- * schema version this build does not know (newer, or negative) is refused
- * with BG_EINPUT before anything is written.
+ * that starts with a libpq keyword ("host=... dbname=...").  ${VAR} in
+ * `spec` is expanded from the environment (a "$$" is one "$"), in a file
+ * path as in a PostgreSQL string, and a variable may hold the whole
+ * PostgreSQL string; an unset or empty one -> BG_ENOTFOUND.  The password
+ * is never kept in a message.  Writers from other processes are waited
+ * for.  A schema version this build does not know (newer, or negative) is
+ * refused with BG_EINPUT before anything is written.
  */
 int bg_store_open(bg_ctx *ctx, const char *spec, bg_store **out);
+/* 1 when this open made benchguard's tables: the database held none (a new
+ * file, an empty PostgreSQL database); 0 when it held results. */
+int bg_store_created(const bg_store *store);
 /*
  * An existing file this process may not write (the file or its folder) is
  * opened read-only: reading works, and a write fails with BG_EIO, "the

@@ -2229,28 +2229,27 @@ int bg_config_database_spec(bg_ctx *ctx, const bg_config *cfg, const char *workd
 	}
 	if ((err = bg_config_expand(ctx, cfg->database, &x)) < 0)
 		return bg_error_set(ctx, err, "%s: \"database\": %s", cfg->path, bg_ctx_error(ctx));
-	if (bg_store_is_url(x)) {
-		/* "${PGURL}": the store expands what it is given once more, so a
-		 * "$" of the value (a password's) is written "$$" to stay one. */
-		for (p = x; *p; p++)
-			if ((*p == '$' && bg_buf_put(&b, "$", 1) < 0) || bg_buf_put(&b, p, 1) < 0) {
-				err = -1;
-				break;
-			}
-		free(x);
-		if (err < 0 || !(*out = bg_buf_detach(&b))) {
-			bg_buf_clear(&b);
-			return bg_error_oom(ctx);
-		}
-		return 0;
-	}
 	/* A relative file is the repository's, wherever benchguard runs. */
-	if (x[0] != '/' && workdir) {
-		*out = bg_printf("%s/%s", workdir, x);
+	if (!bg_store_is_url(x) && x[0] != '/' && workdir) {
+		char *full = bg_printf("%s/%s", workdir, x);
+
 		free(x);
-		return *out ? 0 : bg_error_oom(ctx);
+		if (!(x = full))
+			return bg_error_oom(ctx);
 	}
-	*out = x;
+	/* The store expands what it is given once more (a "${PGURL}", a file
+	 * path), so each "$" of the value (a password's) is written "$$" to
+	 * stay one. */
+	for (p = x; *p; p++)
+		if ((*p == '$' && bg_buf_put(&b, "$", 1) < 0) || bg_buf_put(&b, p, 1) < 0) {
+			err = -1;
+			break;
+		}
+	free(x);
+	if (err < 0 || !(*out = bg_buf_detach(&b))) {
+		bg_buf_clear(&b);
+		return bg_error_oom(ctx);
+	}
 	return 0;
 }
 

@@ -483,6 +483,7 @@ static const char *const stmt_sql[ST_COUNT] = {
 struct bg_store {
 	bg_db *db;
 	int version;
+	int created; /* the tables were made by this open */
 	bg_db_stmt *stmts[ST_COUNT];
 };
 
@@ -656,7 +657,8 @@ static int store__migrate(bg_ctx *ctx, bg_store *st)
 		error = store__fail(ctx, st, "setting the schema version");
 		goto cleanup;
 	}
-	error = store__commit(ctx, st);
+	if ((error = store__commit(ctx, st)) == 0)
+		st->created = version == 0;
 
 cleanup:
 	free(sql);
@@ -769,14 +771,50 @@ int bg_db_is_postgres(const char *spec)
 	return 0;
 }
 
+/*
+ * A string that is not PostgreSQL's as written is a file, or ${VAR}s that
+ * make one or the whole PostgreSQL string (a fleet's address in a CI
+ * secret): expanded here, as the PostgreSQL backend expands its own, so
+ * --db, $BENCHGUARD_DB and `db copy` take what the config's "database"
+ * takes.  A "$" of a value handed on to PostgreSQL is written "$$", since
+ * that backend expands once more.
+ */
 int bg_db_open(bg_ctx *ctx, const char *spec, const char *missing, bg_db **out)
 {
+	bg_buf b = BG_BUF_INIT;
+	char *x = NULL;
+	const char *p;
+	int rc;
+
 	*out = NULL;
 	if (!spec || !*spec)
 		return bg_error_set(ctx, BG_EINPUT, "no database path given");
 	if (bg_db_is_postgres(spec))
 		return bg_db_pg_open(ctx, spec, out);
-	return bg_db_sqlite_open(ctx, spec, missing, out);
+	if (!strchr(spec, '$'))
+		return bg_db_sqlite_open(ctx, spec, missing, out);
+	/* The string as written is no secret: what is in it is not shown. */
+	if ((rc = bg_config_expand(ctx, spec, &x)) < 0)
+		return bg_error_set(ctx, rc, "database %s: %s", spec, bg_ctx_error(ctx));
+	if (!*x) {
+		free(x);
+		return bg_error_set(ctx, BG_EINPUT, "database %s: expands to nothing", spec);
+	}
+	if (!bg_db_is_postgres(x)) {
+		rc = bg_db_sqlite_open(ctx, x, missing, out);
+		free(x);
+		return rc;
+	}
+	for (p = x; *p; p++)
+		if ((*p == '$' && bg_buf_put(&b, "$", 1) < 0) || bg_buf_put(&b, p, 1) < 0) {
+			free(x);
+			bg_buf_clear(&b);
+			return bg_error_oom(ctx);
+		}
+	free(x);
+	rc = bg_db_pg_open(ctx, b.ptr, out);
+	bg_buf_clear(&b);
+	return rc;
 }
 
 /*
@@ -889,6 +927,11 @@ const char *bg_store_name(const bg_store *store)
 	if (!store)
 		return NULL;
 	return store->db->name;
+}
+
+int bg_store_created(const bg_store *store)
+{
+	return store ? store->created : 0;
 }
 
 const char *bg_store_backend(const bg_store *store)

@@ -438,4 +438,37 @@ check "an unset variable: exit 2, naming it" bash -c "[ \"\$(cd $T/cfgdb && env 
 sed -i 's|"dbs/\${BG_TEST_NAME}.db"|"dbs/\${BG_TEST_NAME.db"|' "$T/cfgdb/benchguard.json"
 (cd "$T/cfgdb" && env -u BENCHGUARD_DB "$BG" -q run >"$T/out" 2>"$T/err")
 check "an unterminated \"\${\": exit 2 when the configuration loads ($?)" bash -c "[ $? = 2 ] && grep -q 'database.*unterminated' $T/err"
+
+# --db and $BENCHGUARD_DB take what "database" takes: ${VAR} in a file path,
+# or a variable holding the whole PostgreSQL URI; "$$" is one "$".
+echo '{ "benchmarks": [ { "name": "b", "command": "true" } ] }' >"$T/cfgdb/benchguard.json"
+cli_run() { (cd "$T/cfgdb" && env -u BENCHGUARD_DB "$@" >"$T/out" 2>"$T/err"); }
+cli_run BG_TEST_DIR="$T/clidb" "$BG" -q --db '${BG_TEST_DIR}/a.db' run --samples 1 --warmup 0
+check "--db '\${VAR}/a.db': exit 0 ($?), the run stored in the expanded path" \
+	test "$(sqlite3 "$T/clidb/a.db" "SELECT count(*) FROM runs WHERE status = 'complete'" 2>/dev/null)" = 1
+check "... and no file or folder named after the variable" test ! -e "$T/cfgdb/\${BG_TEST_DIR}"
+cli_run BENCHGUARD_DB='${BG_TEST_DIR}/b$$.db' BG_TEST_DIR="$T/clidb" "$BG" -q run --samples 1 --warmup 0
+check "BENCHGUARD_DB='\${VAR}/b\$\$.db': stored in b\$.db" \
+	test "$(sqlite3 "$T/clidb/b\$.db" "SELECT count(*) FROM runs" 2>/dev/null)" = 1
+cli_run "$BG" -q --db '${BG_TEST_UNSET}/c.db' run --samples 1 --warmup 0
+check "an unset variable in --db: exit 2 ($?), naming it" \
+	grep -q 'database ${BG_TEST_UNSET}/c.db: environment variable BG_TEST_UNSET is not set' "$T/err"
+check "... nothing made" test ! -e "$T/cfgdb/\${BG_TEST_UNSET}" -a ! -e /c.db
+PGW=$(pg_db clivar)
+cli_run BG_TEST_URL="$PGW" "$BG" -q --db '${BG_TEST_URL}' run --samples 1 --warmup 0
+check "--db '\${VAR}' holding a PostgreSQL URI: the run is stored there ($?)" \
+	test "$(db_sql "$PGW" "SELECT count(*) FROM runs WHERE status = 'complete'")" = 1
+check "... not in a SQLite file" test ! -e "$T/cfgdb/\${BG_TEST_URL}"
+cli_run BENCHGUARD_DB='${BG_TEST_URL}' BG_TEST_URL="$PGW" "$BG" db info
+check "BENCHGUARD_DB='\${VAR}': db info names the PostgreSQL database" grep -q "^backend *postgresql" "$T/out"
+
+# init says "created" only of a database it made the tables in: not of a
+# fleet's PostgreSQL database that holds runs.
+PGI=$(pg_db initfresh)
+(cd "$T/cfgdb" && rm -f benchguard.json && env -u BENCHGUARD_DB "$BG" --db "$PGI" init >"$T/out" 2>"$T/err")
+check "init on an empty PostgreSQL database: \"created\"" grep -q "^created postgresql://" "$T/out"
+check "... which held a run" test "$(db_sql "$PGW" "SELECT count(*) FROM runs")" = 1
+(cd "$T/cfgdb" && rm -f benchguard.json && env -u BENCHGUARD_DB "$BG" --db "$PGW" init >"$T/out" 2>"$T/err")
+check "init on a PostgreSQL database holding runs: \"kept the results in\", not \"created\"" \
+	grep -q "^kept the results in postgresql://" "$T/out"
 finish

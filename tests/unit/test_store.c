@@ -158,6 +158,7 @@ static void test_migrate_empty_file(void **state)
 	assert_int_equal(bg_store_open(ctx, path, &st), 0);
 	version = bg_store_schema_version(st);
 	assert_true(version >= 1);
+	assert_int_equal(bg_store_created(st), 1);
 	bg_store_free(st);
 	st = NULL;
 
@@ -180,9 +181,11 @@ static void test_migrate_empty_file(void **state)
 	                 SQLITE_OK);
 	assert_int_equal(bg_store_open(ctx, path, &st), 0);
 	assert_int_equal(bg_store_schema_version(st), version);
+	assert_int_equal(bg_store_created(st), 0);
 	bg_store_free(st);
 	assert_int_equal(bg_store_open(ctx, path, &st), 0);
 	bg_store_free(st);
+	assert_int_equal(bg_store_created(NULL), 0);
 	assert_int_equal(sql_int(path, "PRAGMA user_version"), version);
 	assert_int_equal(
 	        sql_int(path, "SELECT count(*) FROM machines WHERE fingerprint = 'keep-me'"), 1);
