@@ -517,7 +517,8 @@ void bg_results_drop_benchmark(bg_results *res, const char *benchmark);
  * the tool's own names: Google Benchmark's and go's benchmark names,
  * nvbench's "<benchmark>/<state>", pytest's node id with "::" as "/",
  * Catch2's "<test case>/<section>/.../<benchmark>"; for `hyperfine` see
- * docs/configuration.md.  `source` names the input in messages.
+ * docs/configuration.md.  An empty `benchmark` ("") -> BG_EINPUT for
+ * every format.  `source` names the input in messages.
  * Unparsable input -> BG_EINPUT "<source>:<line>: <what>" or "<source>:
  * <JSON path>: <what>"; nothing is appended to `into` then.
  */

@@ -2551,6 +2551,10 @@ int bg_format_parse_at(bg_ctx *ctx, bg_format format, const char *source, const 
 		return bg_error_set(ctx, BG_EINPUT, "%s: no data", source);
 	if (!data)
 		data = "";
+	/* Every format names its series "<benchmark>/..." or "<benchmark>":
+	 * an empty name would make "/BenchmarkX", no benchmark of the suite's. */
+	if (benchmark && !*benchmark)
+		return bg_error_set(ctx, BG_EINPUT, "%s: the benchmark name is empty", source);
 
 	if (bg_results_new(&parsed) < 0)
 		return bg_error_oom(ctx);

@@ -150,6 +150,18 @@ check "the message names the JSON path of the bad value" grep -qF \
 	<("$BG" import "$NV/bad-nan.json" --format nvbench 2>&1)
 check "an unknown --format lists the eight" bash -c "
 	\"$BG\" import \"$NV/good.json\" --format csv 2>&1 | grep -q 'expected lines, gbench, nvbench, hyperfine, go, pytest, catch2 or perfstat'"
+# An empty --name: every format names its series "<name>/..." or "<name>",
+# and "/BenchmarkX" is no benchmark's.
+for fi in "gbench $FIX/formats/gbench-ms.json" "nvbench $NV/good.json" "go $FIX/formats/go/go-bench.txt" \
+	"pytest $FIX/formats/pytest/saved.json" "catch2 $FIX/formats/catch2/v3.xml" \
+	"lines $FIX/formats/lines-good.txt" "hyperfine $FIX/formats/hyperfine/one.json" "perfstat $FIX/formats/perfstat/default.csv"; do
+	set -- $fi
+	before=$(runs)
+	check "import --format $1 --name '': exit 2, the name is empty" bash -c "
+		\"$BG\" import \"$2\" --format $1 --name '' >/dev/null 2>\"$T/err\"; [ \$? = 2 ] &&
+		grep -q 'the benchmark name is empty' \"$T/err\""
+	check "... and stores nothing" test "$(runs)" = "$before"
+done
 check "import without --format: exit 2, naming the eight" bash -c "
 	out=\$(\"$BG\" import \"$NV/good.json\" 2>&1); [ \$? = 2 ] &&
 	echo \"\$out\" | grep -q 'import needs --format, one of lines, gbench, nvbench, hyperfine, go, pytest, catch2 or perfstat'"
