@@ -139,7 +139,10 @@ int cmd_import(cli_state *st, int argc, char **argv)
 		goto cleanup;
 	if ((rc = cli_open_repo(st, &env)) < 0)
 		goto cleanup;
-	rc = rev ? bg_repo_lookup(st->ctx, env.repo, rev, &commit)
+	/* A commit named is stored as a run at it would be: never as dirty,
+	 * on HEAD's branch for HEAD, on the baseline branch for a SHA on its
+	 * line when the config was read (for its "database"). */
+	rc = rev ? cli_lookup_commit(st, &env, rev, &commit)
 	         : bg_repo_head(st->ctx, env.repo, &commit);
 	if (rc < 0 || (rc = cli_detect_machine(st, &env, machine)) < 0 ||
 	    (rc = cli_open_store(st, &env)) < 0)

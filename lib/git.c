@@ -384,6 +384,17 @@ static int branch_of_rev(bg_ctx *ctx, git_repository *repo, const char *rev, con
 	int err = 0;
 
 	*branch = NULL;
+	/* "HEAD" (or "@") on a branch is that branch, as a run at HEAD says. */
+	if (!strcmp(rev, "HEAD") || !strcmp(rev, "@")) {
+		if (git_repository_head(&ref, repo) == 0 && git_reference_is_branch(ref) &&
+		    git_reference_peel(&tip, ref, GIT_OBJECT_COMMIT) == 0 &&
+		    git_oid_equal(git_object_id(tip), id) &&
+		    !(*branch = strdup(git_reference_shorthand(ref))))
+			err = bg_error_oom(ctx);
+		git_object_free(tip);
+		git_reference_free(ref);
+		return err;
+	}
 	if (git_branch_lookup(&ref, repo, rev, GIT_BRANCH_LOCAL) < 0) {
 		if (git_branch_lookup(&ref, repo, rev, GIT_BRANCH_REMOTE) < 0 ||
 		    !(slash = strchr(rev, '/')) || !slash[1]) {

@@ -92,4 +92,10 @@ new_repo "$T/dirty" >/dev/null && echo change >>"$T/dirty/README.md"
 (cd "$T/dirty" && "$BG" --db "$T/d.db" import "$T/new.txt" --format lines --name h >/dev/null 2>"$T/err")
 check "import on a dirty tree warns that the run is never a baseline" \
 	grep -q '^benchguard: warning: the working tree has uncommitted changes: this run is stored as dirty and never used as a baseline' "$T/err"
+# --commit HEAD is the branch's commit, as a plain import says: the run is
+# on main (it was on no branch, so never a baseline of main's).
+(cd "$T/dirty" && git stash -q && "$BG" --db "$T/h.db" import "$T/new.txt" --format lines --name h --commit HEAD >/dev/null 2>&1 &&
+	"$BG" --db "$T/h.db" import "$T/new.txt" --format lines --name h >/dev/null 2>&1)
+check "import --commit HEAD records the branch, as a plain import does" \
+	test "$(sqlite3 "$T/h.db" "SELECT group_concat(coalesce(branch, '-') || dirty, ' ') FROM (SELECT * FROM runs ORDER BY id)")" = "main0 main0"
 finish

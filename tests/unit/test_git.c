@@ -309,9 +309,15 @@ static void test_lookup(void **state)
 	check_lookup(ctx, r, first, first, NULL, "first commit");
 	check_lookup(ctx, r, "v1", first, NULL, "first commit");
 	check_lookup(ctx, r, "v1-ann", first, NULL, "first commit"); /* peeled to the commit */
-	check_lookup(ctx, r, "HEAD", second, NULL, "Second: change a");
+	/* HEAD on a branch is that branch, as bg_repo_head says. */
+	check_lookup(ctx, r, "HEAD", second, "main", "Second: change a");
+	check_lookup(ctx, r, "@", second, "main", "Second: change a");
 	/* Exactly a local branch name: the branch is known. */
 	check_lookup(ctx, r, "main", second, "main", "Second: change a");
+	/* A detached HEAD is on no branch. */
+	sh("cd lookup && git checkout -q --detach");
+	check_lookup(ctx, r, "HEAD", second, NULL, "Second: change a");
+	sh("cd lookup && git checkout -q main");
 
 	assert_int_equal(bg_repo_lookup(ctx, r, "nope", &c), BG_ENOTFOUND);
 	assert_string_equal(bg_ctx_error(ctx), "unknown revision \"nope\"");
