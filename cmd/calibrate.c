@@ -307,8 +307,8 @@ int cmd_calibrate(cli_state *st, int argc, char **argv)
 			if (end == optarg || *end || !(change > 0 && change <= 10)) {
 				rc = cli_usage_error(
 				        st,
-				        "--change needs a relative change above 0, e.g. "
-				        "0.05 for 5%% (got \"%s\")",
+				        "--change needs a relative change above 0 and at most 10, "
+				        "e.g. 0.05 for 5%% (got \"%s\")",
 				        optarg);
 				goto cleanup;
 			}

@@ -94,6 +94,8 @@ check "the table says it in words" bash -c "
 check "--runs 1: exit 2" expect_rc 2 "$BG" calibrate --runs 1
 check "... with a message" grep -q -- '--runs needs a whole number from 2 to 1000000' "$T/err"
 check "--change 0: exit 2" expect_rc 2 "$BG" calibrate --change 0
+check "--change 11: exit 2, naming both limits" bash -c "
+	\"$BG\" calibrate --change 11 2>&1 >/dev/null | grep -q 'above 0 and at most 10' && [ \${PIPESTATUS[0]} = 2 ]"
 # calibrate measures HEAD's working tree: run's --commit and --retry-build
 # are refused, never taken and ignored.
 for o in "--commit HEAD" "--retry-build"; do
