@@ -356,6 +356,7 @@ typedef struct {
 	bg_results *out;
 	bg_buf series;   /* "<benchmark>/<gbench name>", reused */
 	bg_buf previous; /* name of the last sample entry (old-format aggregates) */
+	bg_buf stats;    /* run_names of statistics rows (mean...), each NUL-ended */
 	size_t nsamples, naggregates, nskipped;
 } gbench_state;
 
@@ -567,7 +568,17 @@ static int gbench_entry(gbench_state *st, json_object *entry, size_t idx)
 	if ((rc = gbench_is_aggregate(st, entry, name, run_type, &aggregate)) < 0)
 		return rc;
 	if (aggregate) {
+		json_object *fit;
+
 		st->naggregates++;
+		/* A statistic (mean, median, a user's) of repetitions, whose
+		 * benchmark must then have its repetitions here too.  Not a
+		 * complexity fit (BigO, RMS): its family has no series of that
+		 * name, only "<name>/<n>"s. */
+		if (run_name && !json_object_object_get_ex(entry, "big_o", &fit) &&
+		    !json_object_object_get_ex(entry, "rms", &fit) &&
+		    bg_buf_put(&st->stats, run_name, strlen(run_name) + 1) < 0)
+			return bg_error_oom(st->ctx);
 		return 0;
 	}
 
@@ -604,10 +615,56 @@ static int gbench_entry(gbench_state *st, json_object *entry, size_t idx)
 	return 0;
 }
 
+static int gbench_cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * A benchmark registered with ReportAggregatesOnly() (or a run with
+ * --benchmark_display_aggregates_only writing JSON to stdout) leaves only
+ * its statistics rows, which are not samples: among other benchmarks'
+ * repetitions it would vanish from the run without a word, and a
+ * regression gate would stop watching it.  Refused, as a file of nothing
+ * but statistics is.
+ */
+static int gbench_stats_only(gbench_state *st)
+{
+	const char **names = NULL, *p, *end = st->stats.ptr + st->stats.len;
+	size_t i, n = bg_results_series_count(st->out);
+	int rc = 0;
+
+	if (!st->stats.len)
+		return 0;
+	if (n && !(names = malloc(n * sizeof(*names))))
+		return bg_error_oom(st->ctx);
+	for (i = 0; i < n; i++)
+		names[i] = bg_results_series(st->out, i)->benchmark;
+	qsort(names, n, sizeof(*names), gbench_cmp_name);
+	for (p = st->stats.ptr; p < end; p += strlen(p) + 1) {
+		const char *series;
+
+		if ((rc = gbench_series_name(st, p)) < 0)
+			break;
+		series = st->series.ptr;
+		if ((n && bsearch(&series, names, n, sizeof(*names), gbench_cmp_name)) ||
+		    bg_results_find_outcome(st->out, series))
+			continue;
+		rc = gbench_error(st, p,
+		                  "only statistics rows (mean, median...), no repetitions: "
+		                  "drop ReportAggregatesOnly() or DisplayAggregatesOnly() from it, "
+		                  "and --benchmark_report_aggregates_only");
+		break;
+	}
+	free(names);
+	return rc;
+}
+
 static int parse_gbench(bg_ctx *ctx, const char *source, const char *benchmark, const char *dir,
                         const char *data, size_t len, bg_results *out)
 {
-	gbench_state st = { ctx, source, benchmark, out, BG_BUF_INIT, BG_BUF_INIT, 0, 0, 0 };
+	gbench_state st = { ctx,         source,      benchmark, out, BG_BUF_INIT,
+		            BG_BUF_INIT, BG_BUF_INIT, 0,         0,   0 };
 	json_object *root = NULL, *list;
 	size_t i, n;
 	int rc = 0;
@@ -640,10 +697,13 @@ static int parse_gbench(bg_ctx *ctx, const char *source, const char *benchmark, 
 		                  source);
 	else if (!st.nsamples && !st.nskipped)
 		rc = bg_error_set(ctx, BG_EINPUT, "%s: no benchmark results in output", source);
+	else
+		rc = gbench_stats_only(&st);
 
 cleanup:
 	bg_buf_clear(&st.series);
 	bg_buf_clear(&st.previous);
+	bg_buf_clear(&st.stats);
 	json_object_put(root);
 	return rc;
 }

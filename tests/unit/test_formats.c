@@ -272,6 +272,17 @@ static void test_gbench_time_units(void **state)
 	assert_null(find(r, "u/BM_Skipped", "real_time"));
 	assert_null(find(r, "u/BM_Complexity_BigO", "real_time"));
 	bg_results_free(r);
+
+	/* Real ->Complexity() output: the BigO and RMS rows are no
+	 * statistics of a series "BM_Fit", which does not exist; the family's
+	 * three sizes are the series. */
+	assert_int_equal(bg_results_new(&r), 0);
+	assert_int_equal(parse_fixture(NULL, BG_FORMAT_GBENCH, "gbench-complexity.json", NULL, r),
+	                 0);
+	assert_int_equal(bg_results_series_count(r), 3 * 2);
+	assert_int_equal(find(r, "BM_Fit/4096", "real_time")->n, 1);
+	assert_null(find(r, "BM_Fit", "real_time"));
+	bg_results_free(r);
 }
 
 static void test_gbench_bad_files(void **state)
@@ -293,6 +304,10 @@ static void test_gbench_bad_files(void **state)
 		  "gbench-nan.json: benchmark \"BM_A\": \"cpu_time\" is not a finite number" },
 		{ "gbench-aggregates-only.json",
 		  "gbench-aggregates-only.json: only aggregate rows" },
+		/* BM_Stats has ->ReportAggregatesOnly(true) beside BM_Sort's
+		 * iterations: it would vanish from the run without a word. */
+		{ "gbench-stats-one.json",
+		  "gbench-stats-one.json: benchmark \"BM_Stats/repeats:3\": only statistics rows" },
 	};
 	bg_ctx *ctx = NULL;
 	bg_results *r = prefilled();
