@@ -1532,6 +1532,29 @@ oom:
 	return bg_error_oom(ctx);
 }
 
+/* Whether hyperfine document `next` holds every result of `prev`, first
+ * and as they were: the same run, rewritten after one more command. */
+static int hf_extends(json_object *prev, json_object *next)
+{
+	json_object *a, *b;
+	size_t i, n;
+
+	if (!json_object_is_type(prev, json_type_object) ||
+	    !json_object_is_type(next, json_type_object) ||
+	    !json_object_object_get_ex(prev, "results", &a) ||
+	    !json_object_object_get_ex(next, "results", &b) ||
+	    !json_object_is_type(a, json_type_array) || !json_object_is_type(b, json_type_array))
+		return 0;
+	n = json_object_array_length(a);
+	if (n > json_object_array_length(b))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!json_object_equal(json_object_array_get_idx(a, i),
+		                       json_object_array_get_idx(b, i)))
+			return 0;
+	return 1;
+}
+
 static int parse_hyperfine(bg_ctx *ctx, const char *source, const char *benchmark, const char *dir,
                            const char *data, size_t len, bg_results *out)
 {
@@ -1549,11 +1572,23 @@ static int parse_hyperfine(bg_ctx *ctx, const char *source, const char *benchmar
 	/*
 	 * hyperfine rewrites its export file after each command, so
 	 * --export-json /dev/stdout on a pipe gives one growing document per
-	 * command: the last one holds every result.
+	 * command: the last one holds every result.  Only when each holds the
+	 * one before it: two runs' documents (a command that runs hyperfine
+	 * twice, `cat a.json b.json`) would lose all but the last run's.
 	 */
-	while (pos < len) {
+	for (k = 1; pos < len; k++) {
 		if ((rc = json_next(ctx, source, data, len, &pos, &doc)) < 0)
 			goto cleanup;
+		if (root && !hf_extends(root, doc)) {
+			json_object_put(doc);
+			rc = bg_error_set(
+			        ctx, BG_EINPUT,
+			        "%s: JSON document %zu does not hold the results of the one "
+			        "before it: the output of more than one hyperfine run? "
+			        "Give each its own benchmark",
+			        source, k);
+			goto cleanup;
+		}
 		json_object_put(root);
 		root = doc;
 		pos = skip_json_space(data, len, pos);

@@ -1423,6 +1423,19 @@ static void test_hyperfine_bad(void **state)
 		/* A whole document, then a cut one: the run was interrupted. */
 		{ NULL, "{\"results\": [{\"command\": \"x\", \"times\": [1]}]}\n{\"results\": [",
 		  "out.txt:2: JSON ends too early" },
+		/* Two runs' documents: the second does not grow the first, so
+		 * reading the last would lose "x". */
+		{ NULL,
+		  "{\"results\": [{\"command\": \"x\", \"times\": [1]}]}\n"
+		  "{\"results\": [{\"command\": \"y\", \"times\": [2]}]}",
+		  "out.txt: JSON document 2 does not hold the results of the one before it: the "
+		  "output of more than one hyperfine run? Give each its own benchmark" },
+		{ NULL,
+		  "{\"results\": [{\"command\": \"x\", \"times\": [1]}]}\n"
+		  "{\"results\": [{\"command\": \"x\", \"times\": [3]}, "
+		  "{\"command\": \"y\", \"times\": [2]}]}",
+		  "out.txt: JSON document 2 does not hold the results of the one before it: the "
+		  "output of more than one hyperfine run? Give each its own benchmark" },
 	};
 	(void)state;
 	assert_refusals(BG_FORMAT_HYPERFINE, "hf", "hf", cases, BG_ARRAY_SIZE(cases));
