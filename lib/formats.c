@@ -1966,12 +1966,36 @@ static int go_verdict(go_state *st, size_t line, const char *p, const char *end)
 	                              "skipped by go test (b.Skip)");
 }
 
-/* What a line is: 0 other output, 1 a result, 2 a benchmark's verdict. */
+/* The run failed (go_kind 3): nothing of it is stored, as for "--- FAIL:". */
+static int go_failed(go_state *st, size_t line, const char *p, const char *end)
+{
+	char q[200];
+
+	if (end > p && end[-1] == '\r')
+		end--;
+	return bg_error_set(st->ctx, BG_EINPUT,
+	                    "%s:%zu: go test failed (%s): a benchmark panicked or failed, a test "
+	                    "failed or it timed out; benchguard stores no results of a failed run",
+	                    st->source, line, bg_text__quote_n(q, sizeof(q), p, (size_t)(end - p)));
+}
+
+/*
+ * What a line is: 0 other output, 1 a result, 2 a benchmark's verdict, 3
+ * the run's failure.  A benchmark that panics, a test that fails and a
+ * -timeout print no "--- FAIL: Benchmark...", but go test ends the package
+ * with "FAIL" (alone, then "FAIL\t<pkg>\t<time>"), after "panic: ..." for
+ * a panic; a benchmark's own output is indented.
+ */
 static int go_kind(const char *p, const char *end)
 {
 	const char *f;
 	size_t n;
 
+	if (((size_t)(end - p) == 4 && !memcmp(p, "FAIL", 4)) ||
+	    ((size_t)(end - p) == 5 && !memcmp(p, "FAIL\r", 5)) ||
+	    ((size_t)(end - p) > 5 && !memcmp(p, "FAIL\t", 5)) ||
+	    ((size_t)(end - p) > 7 && !memcmp(p, "panic: ", 7)))
+		return 3;
 	if ((size_t)(end - p) > sizeof(GO_FAIL) - 1 &&
 	    (!memcmp(p, GO_FAIL, sizeof(GO_FAIL) - 1) || !memcmp(p, GO_SKIP, sizeof(GO_SKIP) - 1)))
 		return 2;
@@ -2050,6 +2074,8 @@ static int parse_go(bg_ctx *ctx, const char *source, const char *benchmark, cons
 				rc = go_result(&st, line, p, eol);
 			else if (kind == 2)
 				rc = go_verdict(&st, line, p, eol);
+			else if (kind == 3)
+				rc = go_failed(&st, line, p, eol);
 			if (rc < 0)
 				goto cleanup;
 			p = nl ? nl + 1 : end;

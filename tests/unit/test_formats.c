@@ -1530,6 +1530,22 @@ static void test_go_bad(void **state)
 		  "go/go-fail.txt:6: go/BenchmarkFail failed; benchguard stores no results of a "
 		  "run with a failed benchmark" },
 		{ NULL, "", "out.txt: no benchmark results in output (go test -bench)" },
+		/* A benchmark that panics prints no "--- FAIL:", only the package's. */
+		{ NULL,
+		  "pkg: example.com/m\nBenchmarkA-2   \t    1000\t      1234 ns/op\n"
+		  "BenchmarkPanic-2   \tpanic: boom\n\ngoroutine 7 [running]:\nexit status 2\n"
+		  "FAIL\texample.com/m\t0.012s\n",
+		  "out.txt:7: go test failed (\"FAIL\\x09example.com/m\\x090.012s\"): a benchmark "
+		  "panicked or failed, a test failed or it timed out; benchguard stores no results "
+		  "of a failed run" },
+		/* -timeout: the panic starts a line; a bare FAIL ends the package. */
+		{ NULL, "BenchmarkA-2 10 5 ns/op\npanic: test timed out after 1s\n",
+		  "out.txt:2: go test failed (\"panic: test timed out after 1s\"): a benchmark "
+		  "panicked or failed, a test failed or it timed out; benchguard stores no results "
+		  "of a failed run" },
+		{ NULL, "BenchmarkA-2 10 5 ns/op\r\nFAIL\r\n",
+		  "out.txt:2: go test failed (\"FAIL\"): a benchmark panicked or failed, a test "
+		  "failed or it timed out; benchguard stores no results of a failed run" },
 		{ NULL, "goos: linux\nBenchmarking 10 5 ns/op\nPASS\n",
 		  "out.txt: no benchmark results in output (go test -bench)" },
 		{ NULL, "BenchmarkX-2 10 5\n", "out.txt:1: value \"5\" has no unit after it" },
