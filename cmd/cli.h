@@ -266,6 +266,9 @@ void cli_log_cb(bg_log_level level, const char *msg, void *data);
 
 int cli_open_repo(cli_state *st, cli_env *env);
 int cli_load_config(cli_state *st, cli_env *env);
+/* The same when there is one to load (--config, or benchguard.json at the
+ * repository's root); none is no error. */
+int cli_load_config_if_any(cli_state *st, cli_env *env);
 int cli_open_store(cli_state *st, cli_env *env);
 /* The same store for a command that only reads it: a SQLite file that is
  * not there is refused (exit 2), not made (bg_store_open_read). */

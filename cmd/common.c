@@ -414,6 +414,20 @@ int cli_load_config(cli_state *st, cli_env *env)
 	return rc;
 }
 
+int cli_load_config_if_any(cli_state *st, cli_env *env)
+{
+	char *path;
+	int rc;
+
+	if (env->config)
+		return 0;
+	if (!(path = cli_config_path(st, env)))
+		return bg_error_oom(st->ctx);
+	rc = st->config_path || access(path, F_OK) == 0 ? cli_load_config(st, env) : 0;
+	free(path);
+	return rc;
+}
+
 /* The default database lives in .benchguard/ at the repository root; that
  * folder ignores itself so the results never show up in `git status`. */
 int cli_private_dir(cli_state *st, const char *dir)
@@ -441,16 +455,8 @@ static int open_store(cli_state *st, cli_env *env, int read)
 	/* --db, then $BENCHGUARD_DB (both in st->db_path), then the config's
 	 * "database", then the file in the repository.  A command that reads
 	 * no config otherwise (history, report) reads it for that key. */
-	if (!st->db_path && !env->config && env->repo) {
-		char *path = cli_config_path(st, env);
-
-		if (!path)
-			return bg_error_oom(st->ctx);
-		rc = access(path, F_OK) == 0 ? cli_load_config(st, env) : 0;
-		free(path);
-		if (rc < 0)
-			return rc;
-	}
+	if (!st->db_path && env->repo && (rc = cli_load_config_if_any(st, env)) < 0)
+		return rc;
 	if (st->db_path) {
 		env->db_path = strdup(st->db_path);
 	} else if (env->config && bg_config_database(env->config)) {

@@ -137,11 +137,14 @@ int cmd_import(cli_state *st, int argc, char **argv)
 	if ((rc = bg_results_new(&res)) < 0 ||
 	    (rc = bg_format_parse_at(st->ctx, fmt, file, bench, dir, data, len, res)) < 0)
 		goto cleanup;
-	if ((rc = cli_open_repo(st, &env)) < 0)
+	/* The suite's config, where there is one: its benchmarks' metric
+	 * directions judge what is imported for them, as they judge a run. */
+	if ((rc = cli_open_repo(st, &env)) < 0 || (rc = cli_load_config_if_any(st, &env)) < 0)
 		goto cleanup;
+	bg_config__apply_directions(env.config, res);
 	/* A commit named is stored as a run at it would be: never as dirty,
 	 * on HEAD's branch for HEAD, on the baseline branch for a SHA on its
-	 * line when the config was read (for its "database"). */
+	 * line. */
 	rc = rev ? cli_lookup_commit(st, &env, rev, &commit)
 	         : bg_repo_head(st->ctx, env.repo, &commit);
 	if (rc < 0 || (rc = cli_detect_machine(st, &env, machine)) < 0 ||

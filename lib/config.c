@@ -2288,6 +2288,38 @@ size_t bg_config_benchmark_count(const bg_config *cfg)
 	return cfg->nbenchmarks;
 }
 
+void bg_config__apply_directions(const bg_config *cfg, bg_results *res)
+{
+	size_t i, j, n = bg_results_series_count(res);
+
+	if (!cfg)
+		return;
+	for (i = 0; i < n; i++) {
+		const bg_series *s = bg_results_series(res, i);
+		const bg_benchmark *best = NULL;
+		size_t longest = 0;
+
+		for (j = 0; j < cfg->nbenchmarks; j++) {
+			const bg_benchmark *b = &cfg->benchmarks[j];
+			size_t len = strlen(b->name);
+
+			if (!strcmp(s->benchmark, b->name)) {
+				best = b;
+				break;
+			}
+			if (len > longest && !strncmp(s->benchmark, b->name, len) &&
+			    s->benchmark[len] == '/') {
+				best = b;
+				longest = len;
+			}
+		}
+		for (j = 0; best && j < best->nmetrics; j++)
+			if (!strcmp(best->metrics[j].metric, s->metric))
+				bg_results_set_direction(res, s->benchmark, s->metric,
+				                         best->metrics[j].direction);
+	}
+}
+
 const bg_benchmark *bg_config_benchmark(const bg_config *cfg, size_t i)
 {
 	if (!cfg)

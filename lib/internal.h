@@ -449,6 +449,13 @@ int bg_config__valid_pr(const char *pr);
  */
 int bg_config__definition(const bg_config *cfg, const bg_benchmark *bench, const bg_suite_opts *o,
                           char out[65]);
+/*
+ * The directions cfg's benchmarks give their metrics (`metrics.<m>.direction`),
+ * set on the series of res that are theirs: named after the benchmark, or
+ * "<name>/<x>" as a parser names them (the nearest name wins), as `run`
+ * sets them.  For results measured elsewhere (import).
+ */
+void bg_config__apply_directions(const bg_config *cfg, bg_results *res);
 
 /* lib/dl.c: loads `soname` (what it is, `what`, for messages) and stores
  * the address of names[i] at slots[i], each the address of a function

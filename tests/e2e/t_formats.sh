@@ -162,6 +162,29 @@ for fi in "gbench $FIX/formats/gbench-ms.json" "nvbench $NV/good.json" "go $FIX/
 		grep -q 'the benchmark name is empty' \"$T/err\""
 	check "... and stores nothing" test "$(runs)" = "$before"
 done
+# A benchmark's metrics.<m>.direction judges what is imported for it, as it
+# judges a run: its own series and the "<name>/<x>" its parser makes.
+new_repo "$T/dir" >/dev/null
+cat >"$T/dir/benchguard.json" <<'J'
+{ "benchmarks": [
+  { "name": "b", "command": "true", "format": "lines",
+    "metrics": { "t": { "direction": "higher" }, "r": { "direction": "lower" } } },
+  { "name": "g", "command": "true", "format": "gbench",
+    "metrics": { "real_time": { "direction": "higher" } } } ] }
+J
+printf 'BENCHGUARD t 100 ms\nBENCHGUARD r 100 MB/s\nBENCHGUARD u 1 ms\n' >"$T/dir/r.txt"
+(cd "$T/dir" && git add -A && git commit -qm suite &&
+	"$BG" --db "$T/dir.db" import r.txt --format lines --name b >/dev/null 2>&1 &&
+	"$BG" --db "$T/dir.db" import "$FIX/formats/gbench-ms.json" --format gbench --name g --commit "$(git rev-parse HEAD)" >/dev/null 2>&1)
+check "import: the benchmark's metric directions are the series' (t higher, r lower, u by its unit)" \
+	test "$(sqlite3 "$T/dir.db" "SELECT group_concat(metric || '=' || direction, ' ') FROM (SELECT * FROM series WHERE benchmark = 'b' ORDER BY metric)")" = "r=lower t=higher u=lower"
+check "... and the series its parser made (g/BM_Sort/1024 real_time higher, cpu_time lower)" \
+	test "$(sqlite3 "$T/dir.db" "SELECT group_concat(metric || '=' || direction, ' ') FROM (SELECT * FROM series WHERE benchmark = 'g/BM_Sort/1024' ORDER BY metric)")" = "cpu_time=lower items_per_second=higher real_time=higher"
+check "import --commit SHA on main, with a config: stored on main" \
+	test "$(sqlite3 "$T/dir.db" "SELECT group_concat(branch, ' ') FROM (SELECT * FROM runs ORDER BY id)")" = "main main"
+check "import --config missing.json: exit 2, naming it" bash -c "
+	cd '$T/dir' && \"$BG\" --db '$T/dir.db' --config missing.json import r.txt --format lines --name b >/dev/null 2>'$T/err'
+	[ \$? = 2 ] && grep -q 'missing.json' '$T/err'"
 check "import without --format: exit 2, naming the eight" bash -c "
 	out=\$(\"$BG\" import \"$NV/good.json\" 2>&1); [ \$? = 2 ] &&
 	echo \"\$out\" | grep -q 'import needs --format, one of lines, gbench, nvbench, hyperfine, go, pytest, catch2 or perfstat'"
