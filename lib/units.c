@@ -28,9 +28,10 @@ static const struct {
 	const char *name;
 	double scale;
 } time_units[] = {
-	{ "ns", 1e-9 }, { "us", 1e-6 },   { "\xc2\xb5s", 1e-6 },
-	{ "ms", 1e-3 }, { "msec", 1e-3 }, /* perf stat's task-clock and cpu-clock */
-	{ "s", 1.0 },   { "sec", 1.0 },   { "min", 60.0 },
+	{ "ns", 1e-9 },        { "us", 1e-6 },   { "\xc2\xb5s", 1e-6 }, /* U+00B5, micro sign */
+	{ "\xce\xbcs", 1e-6 }, /* U+03BC, the Greek letter, as some tools print it */
+	{ "ms", 1e-3 },        { "msec", 1e-3 }, /* perf stat's task-clock and cpu-clock */
+	{ "s", 1.0 },          { "sec", 1.0 },   { "min", 60.0 },
 };
 
 /* In bg_format order. */

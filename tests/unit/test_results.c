@@ -210,6 +210,14 @@ static void test_units(void **state)
 	assert_int_equal(bg_unit_canonical("us", &c, &k), 0);
 	assert_string_equal(c, "s");
 	assert_true(fabs(k - 1e-6) < 1e-18);
+	/* Both micro signs: U+00B5 (µ) and the Greek letter U+03BC (μ),
+	 * which Julia's BenchmarkTools, among others, prints. */
+	assert_int_equal(bg_unit_canonical("\xc2\xb5s", &c, &k), 0);
+	assert_string_equal(c, "s");
+	assert_true(fabs(k - 1e-6) < 1e-18);
+	assert_int_equal(bg_unit_canonical("\xce\xbcs", &c, &k), 0);
+	assert_string_equal(c, "s");
+	assert_true(fabs(k - 1e-6) < 1e-18);
 	assert_int_equal(bg_unit_canonical("GB/s", &c, &k), 0);
 	assert_string_equal(c, "GB/s");
 	assert_int_equal(bg_format_from_name("gbench", &f), 0);
