@@ -628,6 +628,12 @@ static int look_at(pstate *p, size_t pairs, size_t look, size_t looks, double le
 		x->decided =
 		        bg_sequential_decide(&jd[k], look + 1, looks, o->max, &o->thresholds, level,
 		                             &x->worse, &x->better, &x->verdict, &x->status);
+		/* Not one pair has it on both sides: the reference does not
+		 * measure it (a benchmark or metric the candidate added), or
+		 * failed it every time.  More pairs would not give it one; they
+		 * would only hold the others' decided series to the cap. */
+		if (!x->n && x->verdict == BG_VERDICT_NO_BASELINE)
+			x->decided = 1;
 	}
 cleanup:
 	free(in);
@@ -700,7 +706,10 @@ static int make_result(pstate *p, size_t nlooks, double level, double seconds, s
 		memcpy(r->confirm.reference, o->ref.commit->sha, sizeof(r->confirm.reference));
 		if (x->verdict == BG_VERDICT_NO_BASELINE) {
 			r->confirm.status = BG_CONFIRM_NONE;
-			if (!(r->message = bg_printf("fewer than 2 pairs have it (%zu)", x->pairs)))
+			if (!(r->message = x->pairs ? bg_printf("fewer than 2 pairs have it (%zu)",
+			                                        x->pairs)
+			                            : bg_strdup("not measured at the reference in "
+			                                        "any pair")))
 				goto oom;
 		} else if (x->verdict == BG_VERDICT_SKIPPED) {
 			/* Why its values cannot be judged, as check says it. */

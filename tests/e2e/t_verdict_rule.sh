@@ -142,4 +142,15 @@ rc=$?
 check "compare of an exact count +30%: exit $rc, found in pairs against its noise floor, no \"p -\"" bash -c "
 	[ $rc = 1 ] && grep -qE '^regression +b:ins .*found: \+30\.0% in [0-9]+ pairs \(its noise floor\)' '$T/out' &&
 	! grep -q '(p -)' '$T/out'"
+
+# A series the candidate adds has no pair: decided as no baseline at the
+# first look, not measured on to the cap with the others long decided.
+printf 'BENCHGUARD ins 1300 instr\nBENCHGUARD new 5 instr\n' >v.txt && git commit -qam c
+"$BG" --db "$T/add.db" --json compare HEAD~1 HEAD --max-runs 64 >"$T/add.json" 2>"$T/err"
+check "compare of a commit that adds a series: exit $?, one look, no baseline for the new one" python3 -c "
+import json; d = json.load(open('$T/add.json'))
+rows = {r['series']: r for r in d['results']}
+assert rows['b:new']['verdict'] == 'no-baseline', rows['b:new']
+assert rows['b:ins']['verdict'] == 'unchanged', rows['b:ins']
+assert d['confirmation']['pairs'] <= 8, d['confirmation']"
 finish
