@@ -265,8 +265,9 @@ static void test_rule(void **state)
 	assert_int_equal(bg_judge_rule(ctx, count, 4, -1.0, 1.0, &r), BG_EINPUT);
 	assert_int_equal(bg_judge_rule(ctx, count, 4, 0.001, -1.0, &r), BG_EINPUT);
 
-	/* What bg_judge decides for the same runs as baseline, one of them
-	 * again as the candidate: the same rule and floor. */
+	/* What bg_judge decides for the same runs as baseline and again as
+	 * the candidate (8 runs in all, enough to trust a floor): the same
+	 * rule and floor. */
 	{
 		static const bg_thresholds th = { 0.01, 1, 0.02, 0.8, NULL, 0 };
 		bg_judge_input in;
@@ -281,7 +282,7 @@ static void test_rule(void **state)
 			in.base = sets[k];
 			in.n_base = 4;
 			in.cur = sets[k];
-			in.n_cur = 1;
+			in.n_cur = 4;
 			in.min_change = mcs[k];
 			in.resolution = 1.0;
 			assert_int_equal(bg_judge(ctx, &in, 1, &th, th.alpha, &j), 0);

@@ -725,6 +725,58 @@ static void test_deterministic_rolling(void **state)
 }
 
 /*
+ * A floor from a few values is not trusted: the range of two runs of a
+ * noisy time is small by chance often enough to raise false alarms.  Two
+ * baseline runs 0.3% apart and a candidate +2.35% (the t-test's p is 0.035,
+ * not below 0.01) are judged by the t-test, unchanged; with six runs in
+ * all, or identical values, the floor decides.  Paired: 2 pairs are not
+ * enough, 4 are.
+ */
+static void test_deterministic_few(void **state)
+{
+	const double base[] = { 100.0, 100.3 }, cur[] = { 102.5 };
+	const double base6[] = { 100.0, 100.3, 100.1, 100.2, 100.15 };
+	const double same[] = { 100.0, 100.0 }, same_cur[] = { 102.5 };
+	const double ref[] = { 100.0, 101.0, 102.0, 103.0 }, pc[] = { 102.5, 103.5, 104.5, 105.6 };
+	bg_judge_input in;
+	bg_judgement j;
+	bg_ctx *ctx = NULL;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	in = rolling(base, 2, cur, 1, BG_DIR_LOWER, 0.02, 0.0);
+	j = judge_one(ctx, &in);
+	assert_false(j.deterministic);
+	assert_int_equal(j.verdict, BG_VERDICT_UNCHANGED);
+	assert_true(j.test.p_worse > 0.01);
+
+	in = rolling(base6, 5, cur, 1, BG_DIR_LOWER, 0.02, 0.0);
+	j = judge_one(ctx, &in);
+	assert_true(j.deterministic);
+	assert_int_equal(j.verdict, BG_VERDICT_REGRESSION);
+
+	in = rolling(same, 2, same_cur, 1, BG_DIR_LOWER, 0.02, 0.0);
+	j = judge_one(ctx, &in);
+	assert_true(j.deterministic);
+	assert_int_equal(j.verdict, BG_VERDICT_REGRESSION);
+
+	memset(&in, 0, sizeof(in));
+	in.design = BG_DESIGN_PAIRED;
+	in.direction = BG_DIR_LOWER;
+	in.base = ref;
+	in.cur = pc;
+	in.n_base = in.n_cur = 2;
+	in.min_change = 0.02;
+	j = judge_one(ctx, &in);
+	assert_false(j.deterministic);
+	in.n_base = in.n_cur = 4;
+	j = judge_one(ctx, &in);
+	assert_true(j.deterministic);
+	assert_int_equal(j.verdict, BG_VERDICT_REGRESSION);
+	bg_ctx_free(ctx);
+}
+
+/*
  * A baseline of zeros (a Go benchmark that did not allocate): a move away
  * from it has no relative size, and is judged by the test and the effect,
  * the way the value moved: 0 -> 2 allocs/op is a regression, 0 -> 5 of a
@@ -1226,6 +1278,7 @@ int main(void)
 		cmocka_unit_test(test_sequential_aa_rate),
 		cmocka_unit_test(test_sequential_power),
 		cmocka_unit_test(test_deterministic_rolling),
+		cmocka_unit_test(test_deterministic_few),
 		cmocka_unit_test(test_deterministic_higher),
 		cmocka_unit_test(test_from_zero),
 		cmocka_unit_test(test_deterministic_tiny_noise),
