@@ -39,6 +39,7 @@ typedef struct {
 	double min_change;        /* its own (bg_thresholds_min_change) */
 	double resolution;        /* its instrument's smallest step */
 	size_t pairs, look;
+	size_t upto;       /* the pairs the deciding (or last) look read */
 	double *cur, *ref; /* this look's pairs (scratch) */
 	size_t n;
 	bg_design design; /* how the last look judged them */
@@ -624,6 +625,7 @@ static int look_at(pstate *p, size_t pairs, size_t look, size_t looks, double le
 
 		x->j = jd[k];
 		x->pairs = x->n;
+		x->upto = pairs;
 		x->look = look + 1;
 		x->decided =
 		        bg_sequential_decide(&jd[k], look + 1, looks, o->max, &o->thresholds, level,
@@ -651,15 +653,67 @@ static size_t open_count(const pstate *p)
 	return n;
 }
 
+/* The samples of series `id` in a run's series (ordered by id); 0 if absent. */
+static size_t samples_in(const bg_run_series *rs, size_t n, int64_t id)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (rs[mid].series_id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && rs[lo].series_id == id ? rs[lo].summary.n : 0;
+}
+
+/*
+ * Each series' samples in the candidate's runs of the pairs its verdict
+ * read (both sides measured it), into samples[i]: what check calls a
+ * row's samples.
+ */
+static int count_samples(pstate *p, size_t *samples)
+{
+	bg_run_series *rs = NULL;
+	size_t k, i, n = 0;
+	int error = 0;
+
+	for (k = 0; k < p->npairs && !error; k++) {
+		if ((error = bg_store_run_series(p->ctx, p->store, p->cand_ids[k], &rs, &n)) < 0)
+			break;
+		for (i = 0; i < p->ns && !error; i++) {
+			const pseries *x = &p->s[i];
+			double c, r;
+
+			if (k >= x->upto || (error = value_of(p, p->cand_ids[k], x->id, &c)) < 0 ||
+			    (error = value_of(p, p->ref_ids[k], x->id, &r)) < 0)
+				continue;
+			if (isfinite(c) && isfinite(r))
+				samples[i] += samples_in(rs, n, x->id);
+		}
+		bg_run_series_free(rs, n);
+		rs = NULL;
+	}
+	return error;
+}
+
 static int make_result(pstate *p, size_t nlooks, double level, double seconds, size_t made,
                        bg_check_result **out)
 {
 	const bg_pairs_opts *o = p->o;
 	bg_check_result *res = calloc(1, sizeof(*res));
-	size_t i;
+	size_t i, *samples = calloc(p->ns + 1, sizeof(*samples));
+	int error;
 
-	if (!res || !(res->rows = calloc(p->ns + p->nfailed + 1, sizeof(*res->rows))))
+	if (!res || !samples || !(res->rows = calloc(p->ns + p->nfailed + 1, sizeof(*res->rows))))
 		goto oom;
+	if ((error = count_samples(p, samples)) < 0) {
+		free(samples);
+		bg_check_result_free(res);
+		return error;
+	}
 	res->run_id = p->npairs ? p->cand_ids[0] : 0;
 	memcpy(res->sha, o->cand.commit->sha, sizeof(res->sha));
 	memcpy(res->baseline_from, o->ref.commit->sha, sizeof(res->baseline_from));
@@ -691,6 +745,7 @@ static int make_result(pstate *p, size_t nlooks, double level, double seconds, s
 		r->noise_floor = x->j.noise_floor;
 		r->min_change = x->j.min_change;
 		r->baseline_runs = r->current_runs = x->pairs;
+		r->samples = samples[i];
 		r->confirm.status = x->status;
 		r->confirm.first = BG_VERDICT_UNCHANGED;
 		/* Measured in pairs, whichever test judged them. */
@@ -730,9 +785,11 @@ static int make_result(pstate *p, size_t nlooks, double level, double seconds, s
 			goto oom;
 	}
 	bg_check_sort(res);
+	free(samples);
 	*out = res;
 	return 0;
 oom:
+	free(samples);
 	bg_check_result_free(res);
 	return bg_error_oom(p->ctx);
 }

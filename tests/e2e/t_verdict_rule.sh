@@ -152,5 +152,8 @@ import json; d = json.load(open('$T/add.json'))
 rows = {r['series']: r for r in d['results']}
 assert rows['b:new']['verdict'] == 'no-baseline', rows['b:new']
 assert rows['b:ins']['verdict'] == 'unchanged', rows['b:ins']
-assert d['confirmation']['pairs'] <= 8, d['confirmation']"
+assert d['confirmation']['pairs'] <= 8, d['confirmation']
+# samples: the candidate's, one a run, in the pairs judged (it read 0)
+assert rows['b:ins']['samples'] == rows['b:ins']['current_runs'] == d['confirmation']['pairs'], rows['b:ins']
+assert rows['b:new']['samples'] == 0, rows['b:new']"
 finish
