@@ -67,10 +67,13 @@ static int suggest_samples(double s2_within, double s2_between)
 /* The smallest window in [2, 1000] whose MDE is at most `change`; 0 if none. */
 static int windows_needed(double alpha, double sd, double mean, double change)
 {
-	int lo = 2, hi = MAX_SUGGESTION;
+	/* At least 3: a window of 2 against one candidate run leaves the
+	 * effect size one degree of freedom, where Hedges' correction is 0,
+	 * so check could flag nothing, whatever the change. */
+	int lo = 3, hi = MAX_SUGGESTION;
 
 	if (!(sd > 0.0))
-		return 2;
+		return lo;
 	/* The factor falls as the window grows (both quantiles fall with df). */
 	if (mde_factor(alpha, hi) * sd / fabs(mean) > change)
 		return 0;

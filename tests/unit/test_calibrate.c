@@ -88,6 +88,9 @@ static void test_runs_needed(void **state)
 	assert_int_equal(c.runs_needed, 6); /* ... but > 0.446: MDE(6) = 0.402795 */
 	assert_int_equal(bg_calibrate(NULL, r, 3, 0.01, 20, 0.05, &c), 0);
 	assert_int_equal(c.runs_needed, 0);
+	/* A change so large any window detects it: never below 3. */
+	assert_int_equal(bg_calibrate(NULL, r, 3, 0.01, 20, 5.0, &c), 0);
+	assert_int_equal(c.runs_needed, 3);
 }
 
 /*
@@ -153,11 +156,13 @@ static void test_samples_boundaries(void **state)
 	assert_int_equal(c.samples_suggested, 1);
 	assert_close(c.s2_between, 0.5, 1e-15);
 
-	/* Identical runs: nothing to detect against, any window will do. */
+	/* Identical runs: nothing to detect against, any window that can
+	 * flag will do: 3, since against a window of 2 and one run the
+	 * effect size (Hedges' g) is 0 whatever the change. */
 	r[0] = run(4, 10.0, 0.0);
 	r[1] = run(4, 10.0, 0.0);
 	assert_int_equal(bg_calibrate(NULL, r, 2, 0.01, 20, 0.05, &c), 0);
-	assert_int_equal(c.runs_needed, 2);
+	assert_int_equal(c.runs_needed, 3);
 	assert_true(c.mde >= 0.0 && c.mde <= 0.0);
 }
 
