@@ -822,15 +822,34 @@ static int json_name(bg_ctx *ctx, const char *source, const char *path, const ch
  * nothing and are not checked beyond their tag.
  */
 #define NV_GPU_MEAN_TAG "nv/cold/time/gpu/mean"
-/* --jsonbin: the per-sample GPU times, in a side file (json_printer.cu). */
-#define NV_SAMPLE_TIMES_TAG "nv/json/bin:nv/cold/sample_times"
+#define NV_CPU_MEAN_TAG "nv/cpu_only/time/cpu/mean"
 
-/* Rates kept besides the GPU time, as nvbench summarises them: one value a run. */
+/*
+ * How a state was measured: on the GPU (measure_cold.cu, the GPU time), or
+ * on the CPU alone (measure_cpu_only.cu, a benchmark set_is_cpu_only: the
+ * CPU time).  Each gives its mean, its per-sample times in a --jsonbin side
+ * file (json_printer.cu), and the rates, one value a run.
+ */
 static const struct {
-	const char *tag, *metric, *unit;
+	const char *mean_tag, *samples_tag, *metric;
+	const char *rate_tags[2];
+} nv_kinds[] = {
+	{ NV_GPU_MEAN_TAG,
+	  "nv/json/bin:nv/cold/sample_times",
+	  "gpu_time",
+	  { "nv/cold/bw/global/bytes_per_second", "nv/cold/bw/item_rate" } },
+	{ NV_CPU_MEAN_TAG,
+	  "nv/json/bin:nv/cpu_only/sample_times",
+	  "cpu_time",
+	  { "nv/cpu_only/bw/global/bytes_per_second", "nv/cpu_only/bw/item_rate" } },
+};
+
+/* The rates' series, in rate_tags' order. */
+static const struct {
+	const char *metric, *unit;
 } nvbench_rates[] = {
-	{ "nv/cold/bw/global/bytes_per_second", "bandwidth", "B/s" },
-	{ "nv/cold/bw/item_rate", "item_rate", "items/s" },
+	{ "bandwidth", "B/s" },
+	{ "item_rate", "items/s" },
 };
 
 typedef struct {
@@ -1172,9 +1191,10 @@ static int nv_state(nvbench_state *st, json_object *state, const char *bench, co
 	char mpath[NV_PATH + QUOTE_MAX + 48];
 	json_object *v, *summaries, *summ;
 	const char *name, *tag;
-	double mean = 0, rate[BG_ARRAY_SIZE(nvbench_rates)] = { 0 }, *samples = NULL;
-	int have_mean = 0, have_rate[BG_ARRAY_SIZE(nvbench_rates)] = { 0 }, rc;
-	size_t nsamples = 0, k, n, r;
+	double mean[2] = { 0, 0 }, rate[2][BG_ARRAY_SIZE(nvbench_rates)] = { { 0 } };
+	double *samples[2] = { NULL, NULL };
+	int have_mean[2] = { 0, 0 }, have_rate[2][BG_ARRAY_SIZE(nvbench_rates)] = { { 0 } }, rc;
+	size_t nsamples[2] = { 0, 0 }, k, n, r, kind, u;
 
 	if ((rc = json_member(st->ctx, st->source, spath, state, "name", json_type_string, 1, &v)) <
 	            0 ||
@@ -1220,30 +1240,37 @@ static int nv_state(nvbench_state *st, json_object *state, const char *bench, co
 		tag = json_object_get_string(v);
 		snprintf(mpath, sizeof(mpath), "%s.summaries[%zu] (\"%.*s\")", spath, k, QUOTE_MAX,
 		         tag);
-		if (!strcmp(tag, NV_GPU_MEAN_TAG)) {
-			if ((rc = nv_number(st, summ, mpath, "value", &mean)) < 0)
-				goto cleanup;
-			have_mean = 1;
-		} else if (!strcmp(tag, NV_SAMPLE_TIMES_TAG)) {
-			free(samples);
-			if ((rc = nv_sample_times(st, summ, mpath, &samples, &nsamples)) < 0)
-				goto cleanup;
-		} else {
-			for (r = 0; r < BG_ARRAY_SIZE(nvbench_rates); r++) {
-				if (strcmp(tag, nvbench_rates[r].tag) != 0)
-					continue;
-				if ((rc = nv_number(st, summ, mpath, "value", &rate[r])) < 0)
+		for (u = 0; u < BG_ARRAY_SIZE(nv_kinds); u++) {
+			if (!strcmp(tag, nv_kinds[u].mean_tag)) {
+				if ((rc = nv_number(st, summ, mpath, "value", &mean[u])) < 0)
 					goto cleanup;
-				have_rate[r] = 1;
+				have_mean[u] = 1;
+			} else if (!strcmp(tag, nv_kinds[u].samples_tag)) {
+				free(samples[u]);
+				samples[u] = NULL;
+				if ((rc = nv_sample_times(st, summ, mpath, &samples[u],
+				                          &nsamples[u])) < 0)
+					goto cleanup;
+			}
+			for (r = 0; r < BG_ARRAY_SIZE(nvbench_rates); r++) {
+				if (strcmp(tag, nv_kinds[u].rate_tags[r]) != 0)
+					continue;
+				if ((rc = nv_number(st, summ, mpath, "value", &rate[u][r])) < 0)
+					goto cleanup;
+				have_rate[u][r] = 1;
 			}
 		}
 	}
-	if (!nsamples && !have_mean) {
+	/* The GPU's measurement where there is one; else the CPU-only one. */
+	kind = nsamples[0] || have_mean[0] ? 0 : 1;
+	if (!nsamples[kind] && !have_mean[kind]) {
 		rc = at_error(st->ctx, st->source, spath,
-		              "no cold GPU time (summary \"" NV_GPU_MEAN_TAG "\")");
+		              "no cold GPU time (summary \"" NV_GPU_MEAN_TAG
+		              "\") and no CPU-only time (\"" NV_CPU_MEAN_TAG "\")");
 		goto cleanup;
 	}
-	if (bg_results__find(st->out, st->series.ptr, "gpu_time")) {
+	if (bg_results__find(st->out, st->series.ptr, "gpu_time") ||
+	    bg_results__find(st->out, st->series.ptr, "cpu_time")) {
 		rc = at_error(st->ctx, st->source, spath, "a second state named \"%.*s\" in %.*s",
 		              QUOTE_MAX, name, QUOTE_MAX, bench);
 		goto cleanup;
@@ -1253,18 +1280,20 @@ static int nv_state(nvbench_state *st, json_object *state, const char *bench, co
 	 * sample: the verdict compares runs, not samples, so it loses only the
 	 * within-run spread.
 	 */
-	if (!nsamples)
-		rc = nv_add(st, "gpu_time", "s", mean);
-	for (k = 0; k < nsamples && rc == 0; k++)
-		rc = nv_add(st, "gpu_time", "s", samples[k]);
+	if (!nsamples[kind])
+		rc = nv_add(st, nv_kinds[kind].metric, "s", mean[kind]);
+	for (k = 0; k < nsamples[kind] && rc == 0; k++)
+		rc = nv_add(st, nv_kinds[kind].metric, "s", samples[kind][k]);
 	for (r = 0; r < BG_ARRAY_SIZE(nvbench_rates) && rc == 0; r++)
-		if (have_rate[r])
-			rc = nv_add(st, nvbench_rates[r].metric, nvbench_rates[r].unit, rate[r]);
+		if (have_rate[kind][r])
+			rc = nv_add(st, nvbench_rates[r].metric, nvbench_rates[r].unit,
+			            rate[kind][r]);
 	if (rc == 0)
 		st->nmeasured++;
 
 cleanup:
-	free(samples);
+	free(samples[0]);
+	free(samples[1]);
 	return rc;
 }
 

@@ -939,6 +939,73 @@ static void test_nvbench_documents(void **state)
 	bg_ctx_free(ctx);
 }
 
+/*
+ * A CPU-only state (a benchmark set_is_cpu_only, measure_cpu_only.cu): its
+ * CPU time and rates, as a GPU state's GPU time and rates; a GPU state
+ * beside it is read as ever.  One with neither time is refused, naming
+ * both.
+ */
+static void test_nvbench_cpu_only(void **state)
+{
+#define NV_SUMM(tag, value)                                                                        \
+	"{\"tag\": \"" tag "\", \"data\": [{\"name\": \"value\", \"type\": \"float64\", "          \
+	"\"value\": \"" value "\"}]}"
+	static const char doc
+	        [] = "{\"benchmarks\": [{\"name\": \"gpu\", \"states\": [{\"name\": \"s\", "
+	             "\"is_skipped\": false, \"summaries\": [" NV_SUMM(
+	                     "nv/cold/time/gpu/mean",
+	                     "2.5e-05") "]}]}, "
+	                                "{\"name\": \"cpu\", \"states\": [{\"name\": "
+	                                "\"Elements=1024\", \"is_skipped\": "
+	                                "false, \"summaries\": [" NV_SUMM(
+	                                        "nv/cpu_only/sample_size",
+	                                        "100") ", " NV_SUMM("nv/cpu_only/time/cpu/mean",
+	                                                            "0.0012") ", " NV_SUMM("nv/"
+	                                                                                   "cpu_"
+	                                                                                   "only/"
+	                                                                                   "bw/"
+	                                                                                   "item_"
+	                                                                                   "rate",
+	                                                                                   "853333."
+	                                                                                   "3") "]}"
+	                                                                                        "]}"
+	                                                                                        "]"
+	                                                                                        "}";
+	static const char neither[] =
+	        "{\"benchmarks\": [{\"name\": \"b\", \"states\": [{\"name\": \"s\", "
+	        "\"is_skipped\": false, \"summaries\": [" NV_SUMM("nv/cpu_only/sample_size",
+	                                                          "100") "]}]}]}";
+#undef NV_SUMM
+	bg_ctx *ctx = NULL;
+	bg_results *r = NULL;
+	const bg_series *s;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_results_new(&r), 0);
+	if (parse_str(ctx, BG_FORMAT_NVBENCH, "nv", doc, r) != 0)
+		fail_msg("%s", bg_ctx_error(ctx));
+	assert_int_equal(bg_results_series_count(r), 3);
+	s = find(r, "nv/gpu/s", "gpu_time");
+	assert_true(s && s->n == 1 && near(s->values[0], 2.5e-05));
+	s = find(r, "nv/cpu/Elements=1024", "cpu_time");
+	assert_true(s && s->n == 1 && near(s->values[0], 0.0012));
+	assert_string_equal(s->unit, "s");
+	assert_null(find(r, "nv/cpu/Elements=1024", "gpu_time"));
+	s = find(r, "nv/cpu/Elements=1024", "item_rate");
+	assert_true(s && near(s->values[0], 853333.3) && s->direction == BG_DIR_HIGHER);
+	bg_results_free(r);
+
+	assert_int_equal(bg_results_new(&r), 0);
+	assert_int_equal(parse_str(ctx, BG_FORMAT_NVBENCH, NULL, neither, r), BG_EINPUT);
+	assert_string_equal(bg_ctx_error(ctx),
+	                    "out.txt: benchmarks[0].states[0]: no cold GPU time (summary "
+	                    "\"nv/cold/time/gpu/mean\") and no CPU-only time "
+	                    "(\"nv/cpu_only/time/cpu/mean\")");
+	bg_results_free(r);
+	bg_ctx_free(ctx);
+}
+
 /* ------------------------------------------------------ hostile input */
 
 /*
@@ -2271,6 +2338,7 @@ int main(void)
 		cmocka_unit_test(test_nvbench_sample_file),
 		cmocka_unit_test(test_nvbench_bad_files),
 		cmocka_unit_test(test_nvbench_documents),
+		cmocka_unit_test(test_nvbench_cpu_only),
 		cmocka_unit_test(test_hostile_names),
 		cmocka_unit_test(test_hostile_lengths),
 		cmocka_unit_test(test_hostile_depth),
