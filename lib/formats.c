@@ -1669,9 +1669,11 @@ static int parse_hyperfine(bg_ctx *ctx, const char *source, const char *benchmar
 	for (i = 0; i < n; i++) {
 		times = json_object_object_get(json_object_array_get_idx(list, i), "times");
 		series.len = 0;
-		if ((benchmark
-		             ? bg_buf_printf(&series, n == 1 ? "%s" : "%s/%s", benchmark, labels[i])
-		             : bg_buf_puts(&series, labels[i])) < 0) {
+		/* A one-value scan (-L n 8) keeps its "/n=8": the series it would
+		 * be among more values, so adding one does not rename it. */
+		if ((benchmark ? bg_buf_printf(&series, n == 1 && !*params[i] ? "%s" : "%s/%s",
+		                               benchmark, labels[i])
+		               : bg_buf_puts(&series, labels[i])) < 0) {
 			rc = bg_error_oom(ctx);
 			goto cleanup;
 		}

@@ -950,27 +950,27 @@ static void test_nvbench_cpu_only(void **state)
 #define NV_SUMM(tag, value)                                                                        \
 	"{\"tag\": \"" tag "\", \"data\": [{\"name\": \"value\", \"type\": \"float64\", "          \
 	"\"value\": \"" value "\"}]}"
-	static const char doc
-	        [] = "{\"benchmarks\": [{\"name\": \"gpu\", \"states\": [{\"name\": \"s\", "
-	             "\"is_skipped\": false, \"summaries\": [" NV_SUMM(
-	                     "nv/cold/time/gpu/mean",
-	                     "2.5e-05") "]}]}, "
-	                                "{\"name\": \"cpu\", \"states\": [{\"name\": "
-	                                "\"Elements=1024\", \"is_skipped\": "
-	                                "false, \"summaries\": [" NV_SUMM(
-	                                        "nv/cpu_only/sample_size",
-	                                        "100") ", " NV_SUMM("nv/cpu_only/time/cpu/mean",
-	                                                            "0.0012") ", " NV_SUMM("nv/"
-	                                                                                   "cpu_"
-	                                                                                   "only/"
-	                                                                                   "bw/"
-	                                                                                   "item_"
-	                                                                                   "rate",
-	                                                                                   "853333."
-	                                                                                   "3") "]}"
-	                                                                                        "]}"
-	                                                                                        "]"
-	                                                                                        "}";
+	static const char doc[] =
+	        "{\"benchmarks\": [{\"name\": \"gpu\", \"states\": [{\"name\": \"s\", "
+	        "\"is_skipped\": false, \"summaries\": [" NV_SUMM(
+	                "nv/cold/time/gpu/mean",
+	                "2.5e-05") "]}]}, "
+	                           "{\"name\": \"cpu\", \"states\": [{\"name\": "
+	                           "\"Elements=1024\", \"is_skipped\": "
+	                           "false, \"summaries\": [" NV_SUMM(
+	                                   "nv/cpu_only/sample_size",
+	                                   "100") ", " NV_SUMM("nv/cpu_only/time/cpu/mean",
+	                                                       "0.0012") ", " NV_SUMM("nv/"
+	                                                                              "cpu_"
+	                                                                              "only/"
+	                                                                              "bw/"
+	                                                                              "item_"
+	                                                                              "rate",
+	                                                                              "853333."
+	                                                                              "3") "]}"
+	                                                                                   "]}"
+	                                                                                   "]"
+	                                                                                   "}";
 	static const char neither[] =
 	        "{\"benchmarks\": [{\"name\": \"b\", \"states\": [{\"name\": \"s\", "
 	        "\"is_skipped\": false, \"summaries\": [" NV_SUMM("nv/cpu_only/sample_size",
@@ -1506,6 +1506,32 @@ static void test_hyperfine_bad(void **state)
 	};
 	(void)state;
 	assert_refusals(BG_FORMAT_HYPERFINE, "hf", "hf", cases, BG_ARRAY_SIZE(cases));
+}
+
+/*
+ * A scan over one value (-L ms 8) is named as it would be among more
+ * (-L ms 5,8): "<name>/ms=8", so adding a value does not rename it; one
+ * command without a scan is "<name>" alone.
+ */
+static void test_hyperfine_one_value_scan(void **state)
+{
+	bg_results *r = NULL;
+
+	(void)state;
+	assert_int_equal(bg_results_new(&r), 0);
+	assert_int_equal(parse_str(NULL, BG_FORMAT_HYPERFINE, "scan",
+	                           "{\"results\": [{\"command\": \"sleep 0.008\", \"times\": [1], "
+	                           "\"parameters\": {\"ms\": \"8\"}}]}",
+	                           r),
+	                 0);
+	assert_non_null(find(r, "scan/ms=8", "wall_time"));
+	assert_null(find(r, "scan", "wall_time"));
+	assert_int_equal(
+	        parse_str(NULL, BG_FORMAT_HYPERFINE, "plain",
+	                  "{\"results\": [{\"command\": \"sleep 0.008\", \"times\": [1]}]}", r),
+	        0);
+	assert_non_null(find(r, "plain", "wall_time"));
+	bg_results_free(r);
 }
 
 /* ------------------------------------------------------------------ go */
@@ -2346,6 +2372,7 @@ int main(void)
 		cmocka_unit_test(test_nvbench_side_files),
 		cmocka_unit_test(test_hyperfine_real),
 		cmocka_unit_test(test_hyperfine_bad),
+		cmocka_unit_test(test_hyperfine_one_value_scan),
 		cmocka_unit_test(test_go_real),
 		cmocka_unit_test(test_go_cpu_and_verbose),
 		cmocka_unit_test(test_go_bad),
