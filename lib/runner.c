@@ -421,6 +421,7 @@ typedef struct {
 	uint64_t reset;              /* the signals the child puts back to default (bit n-1) */
 	long hwm_kib;                /* our peak RSS as the child starts; -1: not read */
 	volatile int err;            /* errno of the step that failed in the child */
+	volatile int at_exec;        /* it was the last exec: the command cannot be run */
 	const char *volatile failed; /* what failed, when it is not the exec */
 } spawn_plan;
 
@@ -615,11 +616,13 @@ static _Noreturn void spawn_child(spawn_plan *sp)
 		 * 127/126, as for the same command written with shell syntax.
 		 * The benchmark failed, not benchguard. */
 		if (sp->no_shell) {
+			sp->at_exec = 1;
 			errno = e;
 			goto fail;
 		}
 	}
 	execve("/bin/sh", sp->sh_argv, sp->envp);
+	sp->at_exec = 1;
 fail:
 	sp->err = errno ? errno : EINVAL;
 	_exit(127);
@@ -645,6 +648,7 @@ static pid_t spawn(spawn_plan *sp, double *start)
 	if (!sp->one_thread || nondefault_signals(sp->status_fd, &sp->reset, &sp->hwm_kib) < 0)
 		sp->reset = ~(uint64_t)0;
 	sp->err = 0;
+	sp->at_exec = 0;
 	sp->failed = NULL;
 	*start = bg_now();
 	pid = vfork();
@@ -1131,6 +1135,24 @@ static int exec_run(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, 
 	pid = spawn(&sp, &start);
 	if (x && x->hwm_kib)
 		*x->hwm_kib = sp.hwm_kib;
+	if (pid < 0 && sp.at_exec) {
+		/*
+		 * Even the shell could not be started with this command: an
+		 * argument list past the kernel's limit (E2BIG), no memory for
+		 * it.  The command cannot run, as one the shell cannot find or
+		 * execute: the benchmark fails, with the shell's 126, and the
+		 * others still run.  The command itself is not repeated: it may
+		 * be what is too long.
+		 */
+		out->exited = 1;
+		out->exit_status = 126;
+		out->wall = 0;
+		if (!(out->err_tail = bg_printf("benchguard: cannot execute the command: %s",
+		                                strerror(errno))))
+			goto oom;
+		out->err_len = strlen(out->err_tail);
+		goto cleanup;
+	}
 	if (pid < 0) {
 		if (sp.failed)
 			error = bg_error_errno(ctx, BG_ERROR, "\"%s\": %s", command, sp.failed);

@@ -154,4 +154,24 @@ J
 check "a failing build with 2.6 MB of output -> exit 3" expect_rc 3 "$BG" run
 check "... and its tail on stderr is the end of its output" bash -c "
 	grep -q 'error: the real cause' $T/err && grep -qx 399999 $T/err"
+
+# A command not even the shell can be started with (an argument list past
+# the kernel's limit, E2BIG): that benchmark fails as one the shell cannot
+# execute, 126, without the command repeated; the others still run and the
+# run is complete.
+python3 -c "
+import json
+json.dump({'defaults': {'samples': 1, 'warmup': 0}, 'benchmarks': [
+    {'name': 'first', 'command': 'true'},
+    {'name': 'long', 'command': 'true ' + 'x' * 140000 + ' && true'},
+    {'name': 'plain', 'command': '/bin/true ' + 'y' * 140000},
+    {'name': 'last', 'command': 'true'}]}, open('benchguard.json', 'w'))"
+check "an argument list too long: exit 3" expect_rc 3 "$BG" --db "$T/e2big.db" run
+check "... those two benchmarks failed with 126, the others stored, the run complete" test \
+	"$(sqlite3 "$T/e2big.db" "SELECT group_concat(benchmark || '=' || status, ' ') FROM (SELECT * FROM outcomes ORDER BY benchmark);
+		SELECT status FROM runs")" = "first=ok last=ok long=failed plain=failed
+complete"
+check "... saying why, without the 140 KB command" bash -c "
+	grep -q 'long: FAILED: exit status 126; stderr: benchguard: cannot execute the command: Argument list too long' $T/err &&
+	[ \$(wc -c <$T/out) -lt 5000 ] && [ \$(wc -c <$T/err) -lt 5000 ]"
 finish
