@@ -570,8 +570,10 @@ typedef struct {
  * word list (no shell syntax), else through `/bin/sh -c`.  At the timeout
  * the whole group is killed (grandchildren too); after the command exits,
  * whatever it left running in its group is killed as well.  Returns 0 when
- * the command was started and waited for, whatever its status; < 0 only
- * when benchguard itself could not run it.
+ * the command was started and waited for, whatever its status, and when
+ * not even the shell could be started with it (an argument list past the
+ * kernel's limit: exit status 126, the reason in err_tail); < 0 only when
+ * benchguard itself could not run it.
  */
 int bg_exec(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, bg_exec_result *out);
 void bg_exec_result_clear(bg_exec_result *res);
