@@ -299,7 +299,9 @@ void cli_table_print(cli_state *st, const bg_table *t, FILE *f);
 #define CLI_SERIES_MAX (2 * BG_NAME_MAX + 2)
 
 /* Coefficient of variation in percent (0 when the mean is 0). */
-double cli_cv_percent(const bg_summary *s);
+/* A run summary's coefficient of variation, "1.2%", or "-" for a spread
+ * about a mean of 0; returns buf. */
+const char *cli_fmt_cv(char *buf, size_t len, const bg_summary *s);
 void cli_fmt_time(char *buf, size_t len, int64_t t); /* ISO-8601 UTC */
 
 /* Prints a json-c object (pretty) to stdout and frees it. */

@@ -661,9 +661,15 @@ void cli_table_print(cli_state *st, const bg_table *t, FILE *f)
 
 /* ------------------------------------------------------------------ values */
 
-double cli_cv_percent(const bg_summary *s)
+const char *cli_fmt_cv(char *buf, size_t len, const bg_summary *s)
 {
-	return fabs(s->mean) > 0 ? 100.0 * s->stddev / fabs(s->mean) : 0.0;
+	/* Of a mean of 0 a spread has no relative size: "-", not a 0.0% that
+	 * reads as no noise at all (a score in pt of -1 and 1). */
+	if (fabs(s->mean) > 0)
+		snprintf(buf, len, "%.1f%%", 100.0 * s->stddev / fabs(s->mean));
+	else
+		snprintf(buf, len, "%s", s->stddev > 0 ? "-" : "0.0%");
+	return buf;
 }
 
 void cli_fmt_time(char *buf, size_t len, int64_t t)

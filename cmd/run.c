@@ -47,15 +47,15 @@ static void report_benchmark(cli_state *st, const bg_benchmark *b, const bg_resu
 		const bg_series *s = bg_results_series(res, i);
 		const bg_series *prev = i ? bg_results_series(res, i - 1) : NULL;
 		bg_summary sum;
-		char v[64];
+		char v[64], cv[32];
 
 		if (bg_stats_summarize(NULL, s->values, s->n, &sum) < 0)
 			continue;
 		bg_unit_format(v, sizeof(v), sum.mean, s->unit);
 		/* The first series of each instrument: the clock's, the simulation's. */
 		if (st->verbose || i == 0 || !bg_streq_null(prev->instrument, s->instrument))
-			cli_info(st, "%s:%s  %s  (n=%zu, cv %.1f%%)", s->benchmark, s->metric, v,
-			         sum.n, cli_cv_percent(&sum));
+			cli_info(st, "%s:%s  %s  (n=%zu, cv %s)", s->benchmark, s->metric, v, sum.n,
+			         cli_fmt_cv(cv, sizeof(cv), &sum));
 	}
 }
 
@@ -172,7 +172,7 @@ static int print_table(cli_state *st, const bg_suite_output *out)
 			bg_unit_format(sd, sizeof(sd), sum.stddev, s->unit);
 			bg_unit_format(mn, sizeof(mn), sum.min, s->unit);
 			bg_unit_format(mx, sizeof(mx), sum.max, s->unit);
-			snprintf(cv, sizeof(cv), "%.1f%%", cli_cv_percent(&sum));
+			cli_fmt_cv(cv, sizeof(cv), &sum);
 			{
 				const char *row[] = {
 					id, name, n, mean, med, sd, cv, mn, mx, "ok"

@@ -174,4 +174,14 @@ complete"
 check "... saying why, without the 140 KB command" bash -c "
 	grep -q 'long: FAILED: exit status 126; stderr: benchguard: cannot execute the command: Argument list too long' $T/err &&
 	[ \$(wc -c <$T/out) -lt 5000 ] && [ \$(wc -c <$T/err) -lt 5000 ]"
+
+# A spread about a mean of 0 (a score in pt, -1 and 1) has no relative
+# size: its cv is "-", not a 0.0% that reads as no noise.
+cat >benchguard.json <<'J'
+{ "benchmarks": [ { "name": "z", "format": "lines",
+    "command": "printf 'BENCHGUARD p -1 pt\\nBENCHGUARD p 1 pt\\nBENCHGUARD p -1 pt\\nBENCHGUARD p 1 pt\\n'" } ] }
+J
+check "a spread about a mean of 0: exit 0" expect_rc 0 "$BG" --db "$T/cv.db" run
+check "... its cv is \"-\", in the table and the progress line" bash -c "
+	grep -qE '^1 +z:p +4 +0 pt +0 pt +1\\.155 pt +- +-1 pt +1 pt +ok' $T/out && grep -q 'z:p  0 pt  (n=4, cv -)' $T/err"
 finish
