@@ -258,17 +258,22 @@ void bg_counters__done(bg_counters *c);
  * files in dir once the command is gone: of its region alone when any
  * process marked one (benchguard_region.h; region = 1), else of every
  * process; BG_EINPUT with a sentence when a file is garbage or Valgrind
- * failed.  est_cycles: L1 hits + 5 x LL hits + 35 x RAM accesses.
+ * failed.  With main_pid > 0 (the command's own process), the file of
+ * another process that was cut short (empty, no totals: killed before it
+ * ended) is left out and counted in cut_short; else every file must be
+ * whole.  est_cycles: L1 hits + 5 x LL hits + 35 x
+ * RAM accesses.
  */
 typedef struct {
 	double ir, dr, dw, i1mr, d1mr, d1mw, ilmr, dlmr, dlmw;
 	int region;       /* only the region of interest was counted */
 	size_t processes; /* processes whose counts are in */
+	size_t cut_short; /* processes killed before their output ended: not counted */
 } bg_sim_counts;
 int bg_simulate__probe(bg_ctx *ctx, char *version, size_t n);
 int bg_simulate__argv(bg_ctx *ctx, const char *dir, char ***argv);
 void bg_simulate__argv_free(char **argv);
-int bg_simulate__collect(bg_ctx *ctx, const char *dir, bg_sim_counts *out);
+int bg_simulate__collect(bg_ctx *ctx, const char *dir, long main_pid, bg_sim_counts *out);
 double bg_simulate__est_cycles(const bg_sim_counts *c);
 
 /* lib/runner.c: how far apart two of the kernel's readings of a process's

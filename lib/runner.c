@@ -1034,6 +1034,7 @@ typedef struct {
 	const proc_view *proc;   /* /proc held open by the caller; NULL: opened per execution */
 	long *hwm_kib;           /* set to our peak RSS as the command started (-1: unknown) */
 	int out_tail;            /* keep the end of stdout past its limit (bg_exec__tail) */
+	pid_t *pid;              /* set to the command's pid once it started */
 } exec_extra;
 
 static int exec_run(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, const exec_extra *x,
@@ -1135,6 +1136,8 @@ static int exec_run(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, 
 	pid = spawn(&sp, &start);
 	if (x && x->hwm_kib)
 		*x->hwm_kib = sp.hwm_kib;
+	if (x && x->pid)
+		*x->pid = pid;
 	if (pid < 0 && sp.at_exec) {
 		/*
 		 * Even the shell could not be started with this command: an
@@ -1793,6 +1796,7 @@ static int simulate_pass(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_op
 	bg_exec_opts eo = { NULL, 0.0, 0, 0, env, NULL };
 	bg_exec_result r = { 0 };
 	exec_extra x = { .wrap = NULL };
+	pid_t pid = -1;
 	bg_sim_counts c;
 	bg_buf b = BG_BUF_INIT;
 	int error, killed = 0;
@@ -1808,6 +1812,7 @@ static int simulate_pass(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_op
 	if ((error = bg_simulate__argv(ctx, dirp ? dirp : dir, &wrap)) < 0)
 		goto cleanup;
 	x.wrap = (const char *const *)wrap;
+	x.pid = &pid;
 	eo.cwd = opts->cwd;
 	eo.timeout = timeout;
 	eo.out_limit = opts->out_limit;
@@ -1820,13 +1825,18 @@ static int simulate_pass(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_op
 			error = bg_error_oom(ctx);
 		goto cleanup;
 	}
-	if ((error = bg_simulate__collect(ctx, dirp ? dirp : dir, &c)) < 0) {
+	if ((error = bg_simulate__collect(ctx, dirp ? dirp : dir, (long)pid, &c)) < 0) {
 		if (error == BG_EINPUT) {
 			*failure = bg_strdup(bg_ctx_error(ctx));
 			error = *failure ? 0 : bg_error_oom(ctx);
 		}
 		goto cleanup;
 	}
+	if (c.cut_short)
+		bg_log(ctx, BG_LOG_WARN,
+		       "\"%s\": %zu process%s it started ended before its simulation did (killed: "
+		       "left running, or by a signal); not counted",
+		       bench->name, c.cut_short, c.cut_short == 1 ? "" : "es");
 	snprintf(inst, sizeof(inst), "simulate callgrind %s", ch->sim_version);
 	{
 		const struct {

@@ -177,4 +177,22 @@ git add -A && git commit -qm clash
 check "a benchmark printing \"instructions\" under simulate fails, saying why" bash -c "
 	grep -q 'l: FAILED: its output reports \"instructions\", which the simulate instrument measures too' '$T/err' &&
 	[ \$(sqlite3 '$T/clash.db' \"SELECT count(*) FROM series WHERE metric = 'instructions'\") = 0 ]"
+
+# A benchmark that leaves a process running (a server started with &): it
+# is killed once the command ends, as under `time`, and its cut-short
+# callgrind file is not counted; the command's own is.  It failed the
+# benchmark, and Valgrind's gdbserver FIFOs of the killed process stayed.
+new_repo "$T/left" >/dev/null && cd "$T/left" || exit 1
+cat >benchguard.json <<'J'
+{ "defaults": { "warmup": 0, "samples": 1 },
+  "benchmarks": [ { "name": "bg", "measure": ["time", "simulate"],
+                    "command": "sleep 5 & sleep 0.5" } ] }
+J
+git add -A && git commit -qm left && mkdir -p "$T/left-tmp"
+TMPDIR="$T/left-tmp" "$BG" --db "$T/left.db" run >"$T/out" 2>"$T/err"
+check "a benchmark leaving a process running under simulate: exit $?, its instructions stored" bash -c "
+	[ \$(sqlite3 '$T/left.db' \"SELECT count(*) FROM series WHERE metric IN ('instructions', 'wall_time')\") = 2 ]"
+check "... saying a process's simulation was not counted" \
+	grep -q '"bg": 1 process it started ended before its simulation did' "$T/err"
+check "... and leaving no Valgrind FIFO behind" bash -c "! ls '$T/left-tmp' | grep -q vgdb"
 finish

@@ -110,7 +110,7 @@ static void rm_dir(const char *dir)
 static void expect_garbage(bg_ctx *ctx, const char *dir, const char *what)
 {
 	bg_sim_counts c;
-	int rc = bg_simulate__collect(ctx, dir, &c);
+	int rc = bg_simulate__collect(ctx, dir, -1, &c);
 
 	if (rc != BG_EINPUT || !strstr(bg_ctx_error(ctx), what))
 		fail_msg("collect(%s) = %d, \"%s\"; wanted BG_EINPUT and \"%s\"", dir, rc,
@@ -127,7 +127,7 @@ static void test_single_process(void **state)
 	bg_ctx *ctx = *state;
 	bg_sim_counts c;
 
-	assert_int_equal(bg_simulate__collect(ctx, fixture("single"), &c), 0);
+	assert_int_equal(bg_simulate__collect(ctx, fixture("single"), -1, &c), 0);
 	/* summary: 40131502 28019 11829 1094 976 571 1078 767 539 */
 	COUNT_EQ(c.ir, 40131502);
 	COUNT_EQ(c.dr, 28019);
@@ -148,7 +148,7 @@ static void test_shell_and_region(void **state)
 	bg_ctx *ctx = *state;
 	bg_sim_counts c;
 
-	assert_int_equal(bg_simulate__collect(ctx, fixture("region"), &c), 0);
+	assert_int_equal(bg_simulate__collect(ctx, fixture("region"), -1, &c), 0);
 	/* cg.201, part 2: "2029 5 9 5 1 0 5 1", DLmw left out as zero; not
 	 * the shell's 229817 nor the 40126319 before the region. */
 	COUNT_EQ(c.ir, 2029);
@@ -170,7 +170,7 @@ static void test_multiple_parts(void **state)
 	bg_ctx *ctx = *state;
 	bg_sim_counts c;
 
-	assert_int_equal(bg_simulate__collect(ctx, fixture("parts"), &c), 0);
+	assert_int_equal(bg_simulate__collect(ctx, fixture("parts"), -1, &c), 0);
 	COUNT_EQ(c.ir, 7000);
 	COUNT_EQ(c.dr, 1400);
 	COUNT_EQ(c.dw, 700);
@@ -194,7 +194,7 @@ static void test_regions_and_dumps(void **state)
 	bg_ctx *ctx = *state;
 	bg_sim_counts c;
 
-	assert_int_equal(bg_simulate__collect(ctx, fixture("region_parts"), &c), 0);
+	assert_int_equal(bg_simulate__collect(ctx, fixture("region_parts"), -1, &c), 0);
 	COUNT_EQ(c.ir, 1000 + 20 + 300);
 	COUNT_EQ(c.dr, 100 + 10 + 30);
 	COUNT_EQ(c.dw, 10 + 5 + 3);
@@ -214,7 +214,7 @@ static void test_valgrind_failed(void **state)
 
 	expect_garbage(ctx, fixture("failed"), "the 'impossible' happened");
 	/* The process is named, Valgrind's "valgrind: " kept as it wrote it. */
-	assert_int_equal(bg_simulate__collect(ctx, fixture("failed"), &(bg_sim_counts){ 0 }),
+	assert_int_equal(bg_simulate__collect(ctx, fixture("failed"), -1, &(bg_sim_counts){ 0 }),
 	                 BG_EINPUT);
 	assert_non_null(strstr(bg_ctx_error(ctx), "Valgrind failed in process 500"));
 	bg_ctx_clear_error(ctx);
@@ -337,7 +337,7 @@ static void test_truncated(void **state)
 		assert_int_equal(fwrite(data, 1, cut, f), cut);
 		assert_int_equal(fclose(f), 0);
 		/* Cut anywhere before its last line's end, a file lacks its totals. */
-		if (bg_simulate__collect(ctx, dir, &c) != BG_EINPUT)
+		if (bg_simulate__collect(ctx, dir, -1, &c) != BG_EINPUT)
 			fail_msg("cut at %zu of %zu bytes: accepted", cut, len);
 		bg_ctx_clear_error(ctx);
 	}
@@ -382,7 +382,7 @@ static void test_hostile_folder(void **state)
 	        line, line);
 	assert_int_equal(fclose(f), 0);
 	free(line);
-	if (bg_simulate__collect(ctx, dir, &c) != 0)
+	if (bg_simulate__collect(ctx, dir, -1, &c) != 0)
 		fail_msg("a long cmd: line: %s", bg_ctx_error(ctx));
 	COUNT_EQ(c.ir, 5);
 	COUNT_EQ(c.dr, 4);
@@ -439,7 +439,7 @@ static void test_hostile_folder(void **state)
 	rm_dir(dir);
 
 	/* A folder that is not there is benchguard's trouble, not input. */
-	assert_int_equal(bg_simulate__collect(ctx, "/nonexistent/bg-simulate", &c), BG_EIO);
+	assert_int_equal(bg_simulate__collect(ctx, "/nonexistent/bg-simulate", -1, &c), BG_EIO);
 	bg_ctx_clear_error(ctx);
 }
 
@@ -579,7 +579,7 @@ static void simulate(bg_ctx *ctx, const char *dir, const char *cmd, const char *
 		fail_msg("%s: exit %d: %s", b.ptr, r.exit_status, r.err_tail);
 	/* Valgrind's chatter is in its log, not in the program's stderr. */
 	assert_null(strstr(r.err_tail, "Callgrind"));
-	if (bg_simulate__collect(ctx, out, c) != 0)
+	if (bg_simulate__collect(ctx, out, -1, c) != 0)
 		fail_msg("collect: %s", bg_ctx_error(ctx));
 	bg_exec_result_clear(&r);
 	bg_buf_clear(&b);
