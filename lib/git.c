@@ -18,7 +18,6 @@
  * bg_ctx at once, before another libgit2 call can replace it.
  */
 #include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <iconv.h>
 #include <stdatomic.h>
@@ -54,12 +53,14 @@ static int git__fail(bg_ctx *ctx, int code, const char *what)
  * constant-time base64, 5 to 7 ms of every command's start on a 2-core VM,
  * more than the rest of a one-sample `run`.  benchguard makes a TLS
  * connection through libgit2 only to clone a submodule from an https URL.
- * So the benchguard binary (which alone exports this function, see the
- * Makefile) answers the parse that git_libgit2_init asks for with an empty
- * chain and remembers the file; git__tls_ready loads it, through the same
- * libgit2 option a program would use, before such a clone.  Every other
- * call goes to mbedTLS unchanged; where libgit2 uses OpenSSL, nothing calls
- * this.
+ * So the benchguard binary defines and exports mbedtls_x509_crt_parse_file
+ * (cmd/main.c, and the Makefile), which asks bg_git__defer_ca whether to
+ * answer the parse git_libgit2_init asks for with an empty chain; it
+ * remembers the file, and git__tls_ready loads it, through the same libgit2
+ * option a program would use, before such a clone.  Every other call goes
+ * to mbedTLS unchanged; where libgit2 uses OpenSSL, nothing calls it.  The
+ * library defines no mbedTLS name: a program linking it, shared or static,
+ * keeps libgit2's start-up as it is (and its own mbedTLS, if it has one).
  *
  * This is process-wide state, as libgit2's own initialisation is.  It is
  * armed only in the thread where bg_repo_open initialises libgit2, which
@@ -70,22 +71,14 @@ static _Thread_local int git__ca_armed; /* this thread initialises libgit2 */
 static atomic_int git__ca_deferred;     /* git__ca_file awaits loading */
 static char git__ca_file[4096];
 
-typedef int (*git__parse_file_fn)(void *chain, const char *path);
-
-int mbedtls_x509_crt_parse_file(void *chain, const char *path);
-int mbedtls_x509_crt_parse_file(void *chain, const char *path)
+int bg_git__defer_ca(const char *path)
 {
-	git__parse_file_fn real;
-
-	if (git__ca_armed && path && strlen(path) < sizeof(git__ca_file)) {
-		git__ca_armed = 0;
-		memcpy(git__ca_file, path, strlen(path) + 1);
-		atomic_store(&git__ca_deferred, 1);
+	if (!git__ca_armed || !path || strlen(path) >= sizeof(git__ca_file))
 		return 0;
-	}
-	/* dlsym returns an object pointer; POSIX makes it callable. */
-	*(void **)&real = dlsym(RTLD_NEXT, "mbedtls_x509_crt_parse_file");
-	return real ? real(chain, path) : -1;
+	git__ca_armed = 0;
+	memcpy(git__ca_file, path, strlen(path) + 1);
+	atomic_store(&git__ca_deferred, 1);
+	return 1;
 }
 
 /* Loads the CA bundle git_libgit2_init was not let to, before a

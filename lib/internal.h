@@ -250,6 +250,12 @@ int bg_counters__child(bg_counters *c);
 int bg_counters__receive(bg_ctx *ctx, bg_counters *c);
 int bg_counters__read(bg_ctx *ctx, bg_counters *c, double *values);
 void bg_counters__done(bg_counters *c);
+/* lib/git.c: 1 when the CA bundle `path` that libgit2 parses at start-up
+ * (mbedTLS builds) is to be deferred to the first https clone: only while
+ * bg_repo_open initialises libgit2 in this thread.  For the benchguard
+ * binary's own mbedtls_x509_crt_parse_file (cmd/main.c). */
+int bg_git__defer_ca(const char *path);
+
 /*
  * lib/simulate.c: the `simulate` instrument's Valgrind side.  probe: "valgrind-3.19.0"
  * into version, or BG_ENOTFOUND with why.  argv: the words to run before

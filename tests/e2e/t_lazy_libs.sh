@@ -146,6 +146,10 @@ else
 	check "the benchguard binary exports mbedtls_x509_crt_parse_file, libbenchguard.so does not" \
 		sh -c "nm -D --defined-only '$BG' | grep -qw mbedtls_x509_crt_parse_file &&
 			! nm -D --defined-only '$so' | grep -qw mbedtls_x509_crt_parse_file"
+	# Nor the static archive: a program linked with it would take the
+	# binary's deferral (and clash with a static mbedTLS of its own).
+	check "libbenchguard.a defines no mbedTLS name" \
+		sh -c "[ -f '$build/libbenchguard.a' ] && ! nm --defined-only '$build/libbenchguard.a' 2>/dev/null | grep -q ' mbedtls_'"
 	# So that the log is read right: libgit2 alone opens the bundle.
 	printf '#include <git2.h>\nint main(void) { return git_libgit2_init() < 0; }\n' >"$T/g2.c"
 	# shellcheck disable=SC2046
