@@ -49,7 +49,8 @@ WARN     += -Werror
 endif
 OPT      ?= -O2 -g
 CFLAGS   ?=
-CPPFLAGS += -D_GNU_SOURCE -Ilib
+# override: a packager's CPPFLAGS=... on the command line adds to these.
+override CPPFLAGS += -D_GNU_SOURCE -Ilib
 ALL_CFLAGS = -std=c11 $(OPT) $(WARN) $(SANFLAGS) $(CFLAGS) -MMD -MP
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) $(DL_PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)

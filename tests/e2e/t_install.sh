@@ -205,4 +205,10 @@ make -s -C "$BG_ROOT" uninstall PREFIX="$P" BUILD="$rel" >"$T/uninstall.out" 2>&
 left=$(find "$P" ! -type d 2>/dev/null | head -10 | tr '\n' ' ')
 check "make uninstall PREFIX=... leaves no file, link included${left:+ (left: $left)}" test -z "$left"
 
+# A packager's CPPFLAGS on the command line (dpkg-buildflags') adds to the
+# project's, where it replaced them and the build failed (strdup undeclared).
+check "make CPPFLAGS=-D_FORTIFY_SOURCE=2 keeps -D_GNU_SOURCE -Ilib" sh -c "
+	make -n -B -C '$BG_ROOT' V=1 BUILD='$T/cpp' CPPFLAGS=-D_FORTIFY_SOURCE=2 '$T/cpp/lib/util.o' |
+		grep -q -- '-D_FORTIFY_SOURCE=2 -D_GNU_SOURCE -Ilib'"
+
 finish
