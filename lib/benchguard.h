@@ -885,8 +885,9 @@ typedef struct {
 	/* The series' own min_change (bg_thresholds_min_change); NAN or 0 (a
 	 * zeroed input): th->min_change. */
 	double min_change;
-	/* The smallest step the instrument shows, in the series' unit
-	 * (bg_instrument__resolution: 1 for a count); 0: none. */
+	/* The smallest step the instrument shows, in the series' unit: 1
+	 * for a count (instructions, cache misses, page faults), 0 for the
+	 * clock and a program's own output (none). */
 	double resolution;
 } bg_judge_input;
 

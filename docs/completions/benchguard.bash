@@ -160,8 +160,8 @@ _benchguard()
 	baseline)
 		if [[ -z $sub ]]; then
 			COMPREPLY=($(compgen -W 'export import' -- "$cur"))
-		elif [[ $sub == import && $nargs -eq 0 ]]; then
-			_benchguard_files "$cur"
+		elif [[ $sub == import ]]; then
+			_benchguard_files "$cur" # FILE...: every one
 		fi
 		;;
 	db)

@@ -228,6 +228,13 @@ check "bash: files after -o, --config, --db, baseline import, import" sh -c "
 			grep -qx 'base.json bench.txt ' || { echo \"# not files after: \$w\"; exit 1; }
 	done"
 check "bash: an option's value is not taken for an option" want "" check --runs ''
+check "bash: baseline import FILE...: files after a first file too" sh -c "
+	cd '$T/files' && bash --norc -c '. \"\$0\"; COMP_WORDS=(benchguard baseline import base.json b); COMP_CWORD=4
+		_benchguard; printf \"%s\n\" \"\${COMPREPLY[@]}\"' '$BASHC' | sort | tr '\n' ' ' | grep -qx 'base.json bench.txt '"
+# A zsh _arguments spec is n:message:action: a ':' in the message must be
+# written '\:', or the rest is run as the action (a parse error at Tab).
+check "zsh: no positional spec's message holds a bare ':'" sh -c "
+	! grep -nE \"'[0-9*]+:[^:']*\\([^)']*[^\\\\]:[^)']*\\)\" '$ZSHC'"
 
 # zsh: the syntax, compinit finds the function for benchguard, and what
 # a user sees at Tab: a zsh on a pseudo-terminal (zsh/zpty) is given
@@ -305,6 +312,9 @@ if command -v zsh >/dev/null && zsh -f -c 'zmodload zsh/zpty' 2>/dev/null; then
 	check "zsh at Tab: the commands" zwant "$cmds" ''
 	check "zsh at Tab: baseline export import" zwant "export import" baseline ''
 	check "zsh at Tab: db copy info" zwant "copy info" db ''
+	check "zsh at Tab: baseline import FILE...: a second file" sh -c "
+		cd '$T/files' && zsh -f '$T/zcomp.zsh' '$T/zfunc' '$T/zsh.files' baseline import base.json '' >/dev/null 2>&1
+		grep -qx bench.txt '$T/zsh.files' || grep -qx base.json '$T/zsh.files'"
 	check "zsh at Tab: alert test flush drop" zwant "test flush drop" alert ''
 	check "zsh at Tab: help, the commands" zwant "$cmds" help ''
 	check "zsh at Tab: check --format table json markdown junit" zwant "table json markdown junit" check --format ''
