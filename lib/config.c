@@ -2210,9 +2210,7 @@ const char *bg_config_database(const bg_config *cfg)
 
 int bg_config_database_spec(bg_ctx *ctx, const bg_config *cfg, const char *workdir, char **out)
 {
-	bg_buf b = BG_BUF_INIT;
 	char *x = NULL;
-	const char *p;
 	int err = 0;
 
 	BG_NEED(ctx, cfg);
@@ -2238,19 +2236,22 @@ int bg_config_database_spec(bg_ctx *ctx, const bg_config *cfg, const char *workd
 			return bg_error_oom(ctx);
 	}
 	/* The store expands what it is given once more (a "${PGURL}", a file
-	 * path), so each "$" of the value (a password's) is written "$$" to
-	 * stay one. */
-	for (p = x; *p; p++)
-		if ((*p == '$' && bg_buf_put(&b, "$", 1) < 0) || bg_buf_put(&b, p, 1) < 0) {
-			err = -1;
-			break;
-		}
+	 * path), so each "$" of the value (a password's) stays one. */
+	*out = bg_config__escape_vars(x);
 	free(x);
-	if (err < 0 || !(*out = bg_buf_detach(&b))) {
-		bg_buf_clear(&b);
-		return bg_error_oom(ctx);
-	}
-	return 0;
+	return *out ? 0 : bg_error_oom(ctx);
+}
+
+char *bg_config__escape_vars(const char *s)
+{
+	bg_buf b = BG_BUF_INIT;
+
+	for (; *s; s++)
+		if ((*s == '$' && bg_buf_put(&b, "$", 1) < 0) || bg_buf_put(&b, s, 1) < 0) {
+			bg_buf_clear(&b);
+			return NULL;
+		}
+	return b.ptr ? bg_buf_detach(&b) : bg_strdup("");
 }
 
 const char *bg_config_build(const bg_config *cfg)

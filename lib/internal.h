@@ -467,6 +467,9 @@ int bg_config__definition(const bg_config *cfg, const bg_benchmark *bench, const
  * sets them.  For results measured elsewhere (import).
  */
 void bg_config__apply_directions(const bg_config *cfg, bg_results *res);
+/* s with each "$" written "$$", so that a ${VAR} expansion gives s back
+ * (bg_config_expand); NULL when out of memory. */
+char *bg_config__escape_vars(const char *s);
 
 /* lib/dl.c: loads `soname` (what it is, `what`, for messages) and stores
  * the address of names[i] at slots[i], each the address of a function

@@ -781,9 +781,7 @@ int bg_db_is_postgres(const char *spec)
  */
 int bg_db_open(bg_ctx *ctx, const char *spec, const char *missing, bg_db **out)
 {
-	bg_buf b = BG_BUF_INIT;
-	char *x = NULL;
-	const char *p;
+	char *x = NULL, *esc;
 	int rc;
 
 	*out = NULL;
@@ -805,15 +803,12 @@ int bg_db_open(bg_ctx *ctx, const char *spec, const char *missing, bg_db **out)
 		free(x);
 		return rc;
 	}
-	for (p = x; *p; p++)
-		if ((*p == '$' && bg_buf_put(&b, "$", 1) < 0) || bg_buf_put(&b, p, 1) < 0) {
-			free(x);
-			bg_buf_clear(&b);
-			return bg_error_oom(ctx);
-		}
+	esc = bg_config__escape_vars(x);
 	free(x);
-	rc = bg_db_pg_open(ctx, b.ptr, out);
-	bg_buf_clear(&b);
+	if (!esc)
+		return bg_error_oom(ctx);
+	rc = bg_db_pg_open(ctx, esc, out);
+	free(esc);
 	return rc;
 }
 
