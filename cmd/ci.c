@@ -72,7 +72,7 @@ static void annotations(FILE *f, const bg_check_result *res)
 	 * longer): a fixed buffer cut the numbers off, or a character in two. */
 	for (i = 0; i < res->nrows; i++) {
 		const bg_verdict_row *r = &res->rows[i];
-		char *msg = NULL, worse[64];
+		char *msg = NULL, worse[64], g[32];
 		/* Measured again, the second measurement decided the verdict:
 		 * its change is the one to state (the first look's may even
 		 * point the other way); the message says against what. */
@@ -99,6 +99,13 @@ static void annotations(FILE *f, const bg_check_result *res)
 			snprintf(worse, sizeof(worse), "got worse from 0");
 		else
 			snprintf(worse, sizeof(worse), "got %.1f%% worse", 100.0 * change);
+		/* No g from three runs in all (one degree of freedom): say so,
+		 * not "g=nan". */
+		if (isnan(r->test.effect))
+			snprintf(g, sizeof(g), "no effect size from %zu runs",
+			         r->baseline_runs + r->current_runs);
+		else
+			snprintf(g, sizeof(g), "g=%.2f", r->test.effect);
 		if (r->verdict == BG_VERDICT_REGRESSION && again) {
 			msg = bg_printf("%s %s when measured again; %s", r->series, worse,
 			                r->message ? r->message
@@ -114,9 +121,9 @@ static void annotations(FILE *f, const bg_check_result *res)
 			annotate(f, "error", "benchguard: performance regression", msg);
 		} else if (r->verdict == BG_VERDICT_REGRESSION) {
 			msg = bg_printf("%s %s than the %s baseline (p=%.2g adjusted, "
-			                "g=%.2f, %zu baseline runs)%s%s",
-			                r->series, worse, res->baseline_branch, r->p_adjusted,
-			                r->test.effect, r->baseline_runs, r->message ? "; " : "",
+			                "%s, %zu baseline runs)%s%s",
+			                r->series, worse, res->baseline_branch, r->p_adjusted, g,
+			                r->baseline_runs, r->message ? "; " : "",
 			                r->message ? r->message : "");
 			annotate(f, "error", "benchguard: performance regression", msg);
 		} else if (r->verdict == BG_VERDICT_FAILED) {

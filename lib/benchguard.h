@@ -424,7 +424,9 @@ int bg_stats_paired_t(bg_ctx *ctx, const double *cur, const double *ref, size_t 
 double bg_stats_t_upper(double t, double df);
 
 /* Hedges' g of b against a (bias-corrected standardized mean difference,
- * pooled SD; unoriented: positive when mean(b) > mean(a)).  n_a + n_b >= 3. */
+ * pooled SD; unoriented: positive when mean(b) > mean(a)).  n_a + n_b >= 3.
+ * NAN for exactly 3 values with any spread: one degree of freedom, where the
+ * small-sample correction is 0, leaves no estimate. */
 int bg_stats_hedges_g(bg_ctx *ctx, const double *a, size_t n_a, const double *b, size_t n_b,
                       double *g);
 

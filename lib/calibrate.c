@@ -68,8 +68,8 @@ static int suggest_samples(double s2_within, double s2_between)
 static int windows_needed(double alpha, double sd, double mean, double change)
 {
 	/* At least 3: a window of 2 against one candidate run leaves the
-	 * effect size one degree of freedom, where Hedges' correction is 0,
-	 * so check could flag nothing, whatever the change. */
+	 * test one degree of freedom, and no effect size at all (Hedges'
+	 * correction is 0 there): min_effect could not apply. */
 	int lo = 3, hi = MAX_SUGGESTION;
 
 	if (!(sd > 0.0))

@@ -290,6 +290,8 @@ int bg_check__row_cells(const bg_verdict_row *r, int md, char cells[9][BG_CHECK_
 			        bg_check__shown_p(&r->test, r->p_adjusted, r->p_better_adjusted));
 		if (isfinite(r->test.effect))
 			snprintf(cells[6], BG_CHECK_CELL, "%.2f", r->test.effect);
+		else if (isnan(r->test.effect))
+			snprintf(cells[6], BG_CHECK_CELL, "-"); /* too few runs to size */
 		else
 			snprintf(cells[6], BG_CHECK_CELL, "%s",
 			         r->test.effect > 0 ? "inf" : "-inf");

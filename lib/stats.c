@@ -231,7 +231,7 @@ static int check_finite(bg_ctx *ctx, const char *side, const double *v, size_t n
  * adds no variance term), times the small-sample correction
  * J = 1 - 3 / (4 (n_a + n_b) - 9) (Hedges 1981; Hedges & Olkin 1985, eq. 5.4.10).
  * With no variance at all the standardized difference is infinite, or 0 when
- * the means agree.  Needs n_a + n_b >= 3.
+ * the means agree.  Needs n_a + n_b >= 3; NAN at exactly 3 with any spread.
  */
 static double hedges_g(double mean_a, double sd_a, size_t n_a, double mean_b, double sd_b,
                        size_t n_b)
@@ -245,6 +245,11 @@ static double hedges_g(double mean_a, double sd_a, size_t n_a, double mean_b, do
 
 	if (!(sp > 0.0))
 		return sign_of(diff) ? sign_of(diff) * INFINITY : 0.0;
+	/* Three values leave one degree of freedom, where J is 0: not an
+	 * effect of 0 (which would veto any change, +895% included), but no
+	 * estimate at all. */
+	if (!(j > 0.0))
+		return NAN;
 	return j * (diff / sp);
 }
 

@@ -492,13 +492,16 @@ int bg_judge(bg_ctx *ctx, const bg_judge_input *in, size_t n, const bg_threshold
 			 * move away from it (0 -> 2 allocs/op) is larger than any
 			 * min_change, and the test and the effect, whose sign is
 			 * the direction, decide alone.  A NAN change otherwise
-			 * fails every comparison.
+			 * fails every comparison.  A NAN effect (three runs in all:
+			 * one degree of freedom, no estimate) leaves the p-value
+			 * and min_change to decide: an effect of 0 there would
+			 * clear any change.
 			 */
 			if (aw[i] < level && (t->change >= mc || from_zero(t)) &&
-			    t->effect >= th->min_effect)
+			    (t->effect >= th->min_effect || isnan(t->effect)))
 				j->verdict = BG_VERDICT_REGRESSION;
 			else if (ab[i] < level && (t->change <= -mc || from_zero(t)) &&
-			         t->effect <= -th->min_effect)
+			         (t->effect <= -th->min_effect || isnan(t->effect)))
 				j->verdict = BG_VERDICT_IMPROVEMENT;
 			else {
 				j->undecided = j->hi >= mc;

@@ -156,4 +156,34 @@ assert d['confirmation']['pairs'] <= 8, d['confirmation']
 # samples: the candidate's, one a run, in the pairs judged (it read 0)
 assert rows['b:ins']['samples'] == rows['b:ins']['current_runs'] == d['confirmation']['pairs'], rows['b:ins']
 assert rows['b:new']['samples'] == 0, rows['b:new']"
+
+# Three runs in all (--min-runs 2: two baseline runs, one candidate) leave
+# the effect size one degree of freedom, where Hedges' correction is 0: it
+# read g 0.00 and vetoed a tenfold slowdown ("unchanged +895%, p 0.0003").
+# With no estimate, the p-value and min_change decide.
+new_repo "$T/three" >/dev/null
+cd "$T/three" || exit 1
+echo '{ "benchmarks": [ { "name": "x", "command": "cat v.txt", "format": "lines" } ],
+  "baseline": { "window": 2, "min_runs": 2 } }' >benchguard.json
+for v in 100 101; do
+	echo "BENCHGUARD t $v ms" >v.txt && git add -A && git commit -qm "v$v" &&
+		"$BG" --db "$T/three.db" run -q >/dev/null
+done
+echo "BENCHGUARD t 1000 ms" >v.txt && git commit -qam v1000
+GITHUB_ACTIONS=true "$BG" --db "$T/three.db" -q ci --confirm 0 >"$T/ci.out" 2>"$T/err"
+rc=$?
+check "ci --confirm 0 on it: exit $rc, the annotation says there is no effect size, no nan" bash -c "
+	[ $rc = 1 ] && grep -q '^::error title=benchguard%3A performance regression::x:t got 895.0%25 worse .*(p=0.00031 adjusted, no effect size from 3 runs, 2 baseline runs)' '$T/ci.out' &&
+	! grep -qi nan '$T/ci.out'"
+"$BG" --db "$T/three.db" check >"$T/out" 2>"$T/err"
+rc=$?
+"$BG" --db "$T/three.db" check --json >"$T/three.json" 2>"$T/err"
+check "2 baseline runs, 1 candidate, tenfold: regression, exit $rc, g shown as -" bash -c "
+	[ $rc = 1 ] && grep -qE '^regression +x:t .*\+895\.02% +0\.0003 +- +2/1' '$T/out'"
+check "... its JSON effect size is null, not 0" python3 -c "
+import json; r = json.load(open('$T/three.json'))['results'][0]
+assert r['verdict'] == 'regression' and r['effect_size'] is None, r"
+echo "BENCHGUARD t 100.5 ms" >v.txt && git commit -qam same && "$BG" --db "$T/three.db" run -q >/dev/null
+"$BG" --db "$T/three.db" check >"$T/out" 2>"$T/err"
+check "... and a candidate between them is unchanged (exit $?)" grep -qE '^unchanged +x:t ' "$T/out"
 finish

@@ -28,7 +28,8 @@ Where each value comes from:
     formula (x - m) / (s * sqrt(1 + 1/n)) and p is scipy.stats.t.sf/cdf(t, n-1);
     cross-checked with scipy.stats.ttest_ind_from_stats(x, 0, 1, m, s, n,
     equal_var=True), whose pooled test with a one-value sample is the same test.
-  - Hedges' g: the formula (pooled SD over both sides, J = 1 - 3/(4N - 9));
+  - Hedges' g: the formula (pooled SD over both sides, J = 1 - 3/(4N - 9);
+    NaN at N = 3 with a spread, where J is 0);
     scipy 1.10 has no effect-size function, so it is cross-checked through
     Cohen's d = t_Student * sqrt(1/n_a + 1/n_b), with t_Student from
     scipy.stats.ttest_ind_from_stats(equal_var=True).
@@ -101,7 +102,7 @@ HEDGES = [
     ('g_5v20', BASE20, CUR5),
     ('g_3v1', [1.0, 2.0, 3.0], [4.0]),
     ('g_1v3', [1.0], [2.0, 3.5, 2.5]),
-    # N = 3: J = 1 - 3/(4*3 - 9) = 0, so g is 0 whatever the data.
+    # N = 3: J = 1 - 3/(4*3 - 9) = 0: one degree of freedom, no estimate (NaN).
     ('g_3_values', [1.0], [2.0, 3.5]),
     ('g_negative', BW20, [880.0, 890.0, 885.0]),
 ]
@@ -196,6 +197,8 @@ def hedges(a, b):
     if sp == 0:
         return 0.0 if diff == 0 else math.copysign(math.inf, diff)
     j = 1 - 3 / (4 * (na + nb) - 9)
+    if j <= 0:
+        return math.nan
     g = j * diff / sp
     # Student's pooled t from scipy: d = t * sqrt(1/na + 1/nb).
     ts = st.ttest_ind_from_stats(mb, math.sqrt(vb), nb, ma, math.sqrt(va), na,

@@ -147,7 +147,7 @@ static const struct ref_case ref_cases[] = {
 	{ "tiny_nb2_one",
 	  ref_data11, 2, ref_data12, 1, BG_DIR_LOWER, 0.01,
 	  1.1, 0.14142135623730948, 1.5, 0.0, 2.3094010767585034, 1.0, 0.13007346914650295,
-	  0.869926530853497, 0.36363636363636354, 0.0, 5.2271557974425225, 6.36567411628715 },
+	  0.869926530853497, 0.36363636363636354, NAN, 5.2271557974425225, 6.36567411628715 },
 	{ "tiny_nb2_welch",
 	  ref_data11, 2, ref_data13, 2, BG_DIR_LOWER, 0.05,
 	  1.1, 0.14142135623730948, 1.4500000000000002, 0.21213203435596428, 2.4748737341529177,
@@ -195,7 +195,7 @@ static const struct ref_hedges ref_hedges[] = {
 	{ "g_5v20", ref_data0, 20, ref_data9, 5, 4.056108695033084 },
 	{ "g_3v1", ref_data25, 3, ref_data26, 1, 1.1428571428571428 },
 	{ "g_1v3", ref_data27, 1, ref_data28, 3, 1.2469593727770991 },
-	{ "g_3_values", ref_data27, 1, ref_data29, 2, 0.0 },
+	{ "g_3_values", ref_data27, 1, ref_data29, 2, NAN },
 	{ "g_negative", ref_data6, 20, ref_data30, 3, -4.096607477925679 },
 };
 static const double ref_bh_steps_p[] = { 0.01, 0.02, 0.03, 0.04, 0.05 };
@@ -453,6 +453,18 @@ static void test_hedges_edges(void **state)
 	assert_true(isinf(g) && g < 0);
 	assert_int_equal(bg_stats_hedges_g(ctx, a, 3, c, 1, &g), 0);
 	assert_true(fabs(g) < 1e-300 && !isnan(g));
+
+	/* Three values with a spread: one degree of freedom, where J is 0.
+	 * No estimate (NAN), not an effect of 0 for a tenfold change. */
+	{
+		const double two[] = { 100.0, 101.0 }, one[] = { 1000.0 },
+		             three[] = { 1000.0, 1001.0 };
+
+		assert_int_equal(bg_stats_hedges_g(ctx, two, 2, one, 1, &g), 0);
+		assert_true(isnan(g));
+		assert_int_equal(bg_stats_hedges_g(ctx, two, 2, three, 2, &g), 0);
+		assert_true(isfinite(g) && g > 100.0);
+	}
 
 	/* Fewer than 3 values leave no degree of freedom for the pooled SD. */
 	assert_int_equal(bg_stats_hedges_g(ctx, c, 1, b, 1, &g), BG_EINPUT);
