@@ -303,7 +303,7 @@ int cmd_calibrate(cli_state *st, int argc, char **argv)
 		if (opt == OPT_CHANGE) {
 			char *end;
 
-			change = strtod(optarg, &end);
+			change = cli_strtod(optarg, &end);
 			if (end == optarg || *end || !(change > 0 && change <= 10)) {
 				rc = cli_usage_error(
 				        st,

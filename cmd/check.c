@@ -34,7 +34,7 @@ static int parse_number(cli_state *st, const char *opt, const char *arg, double 
                         double *out)
 {
 	char *end;
-	double v = strtod(arg, &end);
+	double v = cli_strtod(arg, &end);
 
 	if (end == arg || *end || !(v >= lo && v <= hi))
 		return cli_usage_error(st, "%s needs a number from %g to %g (got \"%s\")", opt, lo,

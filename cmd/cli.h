@@ -242,6 +242,9 @@ int cli_read_input(cli_state *st, const char *path, char **data, size_t *len);
 int cli_parse_count(cli_state *st, const char *opt, const char *arg, int min, int *out);
 /* The same, from min to max, both said when refused. */
 int cli_parse_range(cli_state *st, const char *opt, const char *arg, int min, int max, int *out);
+/* strtod() for a decimal number as a user writes it (12, 0.5, 1e-3): anything
+ * else (0x10, inf, nan, a leading blank) reads nothing, *end == arg. */
+double cli_strtod(const char *arg, char **end);
 /* Parses a run id: any positive int64; usage error otherwise. */
 int cli_parse_id(cli_state *st, const char *opt, const char *arg, int64_t *out);
 

@@ -4,6 +4,7 @@
  * repository, its configuration and its database, and output (tables in
  * table or Markdown form, JSON).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -189,8 +190,27 @@ int cli_add_tag(cli_state *st, const char *arg, const char **tags, size_t *ntags
 	if ((why = bg_results__bad_pair(arg, (size_t)(eq - arg), eq + 1, strlen(eq + 1), &bad)))
 		return cli_usage_error(st, "--tag %s: %s %s", bg_text__quote(q, sizeof(q), arg),
 		                       bad == BG_PAIR_KEY ? "its key" : "its value", why);
+	/* One value a key: a second one silently replaced the first. */
+	for (size_t i = 0; i < *ntags; i++)
+		if (!strncmp(tags[i], arg, (size_t)(eq - arg) + 1))
+			return cli_usage_error(st, "--tag %.*s given twice (%s and %s)",
+			                       (int)(eq - arg), arg, tags[i], arg);
 	tags[(*ntags)++] = arg;
 	return 0;
+}
+
+double cli_strtod(const char *arg, char **end)
+{
+	const char *p = arg + (*arg == '+' || *arg == '-');
+
+	/* strtod also reads hexadecimal (0x10 is 16), "inf", "nan" and
+	 * leading blanks: none of them a number a user means here. */
+	if (!(isdigit((unsigned char)*p) || (*p == '.' && isdigit((unsigned char)p[1]))) ||
+	    (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))) {
+		*end = (char *)arg;
+		return NAN;
+	}
+	return strtod(arg, end);
 }
 
 int cli_parse_range(cli_state *st, const char *opt, const char *arg, int min, int max, int *out)

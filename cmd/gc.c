@@ -31,7 +31,7 @@ static int parse_age(cli_state *st, const char *arg, int64_t *out)
 	double v;
 
 	errno = 0;
-	v = strtod(arg, &end);
+	v = cli_strtod(arg, &end);
 	if (end == arg || errno || !(v >= 0) || v > 1e6)
 		goto bad;
 	if (!strcmp(end, "") || !strcmp(end, "d"))
@@ -56,7 +56,7 @@ static int parse_size(cli_state *st, const char *arg, uint64_t *out)
 	double v;
 
 	errno = 0;
-	v = strtod(arg, &end);
+	v = cli_strtod(arg, &end);
 	if (end == arg || errno || !(v >= 0))
 		goto bad;
 	if (*end && (u = strchr(units, *end)) != NULL) {

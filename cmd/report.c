@@ -62,7 +62,7 @@ static int parse_since(cli_state *st, const char *arg, int64_t now, int64_t *out
 			return 0;
 	}
 	errno = 0;
-	v = strtod(arg, &end);
+	v = cli_strtod(arg, &end);
 	if (end != arg && !errno && v >= 0 && v <= 1e5 && end[0] && !end[1])
 		for (i = 0; i < BG_ARRAY_SIZE(spans); i++)
 			if (end[0] == spans[i].suffix) {

@@ -230,7 +230,7 @@ int cli_run_option(cli_state *st, cli_run_flags *f, int argc, int opt, const cha
 		break;
 	case CLI_OPT_TIMEOUT: {
 		char *end;
-		f->timeout = strtod(arg, &end);
+		f->timeout = cli_strtod(arg, &end);
 		/* As the config's `timeout`: decimal, above 0, at most the bound. */
 		if (end == arg || *end || !(f->timeout > 0) || f->timeout > BG_TIMEOUT_MAX ||
 		    strpbrk(arg, "xXpP"))

@@ -14,6 +14,17 @@ check "bad --format -> exit 2" expect_rc 2 "$BG" --format xml fingerprint
 check "bad --samples -> exit 2" expect_rc 2 "$BG" run --samples zero
 check "--tag without KEY=VALUE -> exit 2" bash -c "
 	\"$BG\" run --tag nokey 2>$T/e; [ \$? -eq 2 ] && grep -q 'tag needs KEY=VALUE' $T/e"
+# A second value for a key replaced the first without a word.
+check "--tag k=1 --tag k=2 -> exit 2, both named" bash -c "
+	\"$BG\" run --tag k=1 --tag k=2 2>$T/e; [ \$? -eq 2 ] && grep -q 'tag k given twice (k=1 and k=2)' $T/e"
+# strtod reads 0x10 as 16: --min-change 0x10 was 1600%, every change passed.
+for c in "check --min-change 0x10:--min-change needs a number" "compare --alpha inf HEAD HEAD:--alpha needs a number" \
+	"calibrate --change 0x0.1p0:--change needs a relative change" "report --since 0x1d:--since needs a span" \
+	"gc --max-age 0x10d:--max-age needs days" "gc --max-size ' 1G':--max-size needs" \
+	"check --min-effect nan:--min-effect needs a number"; do
+	check "${c%%:*} -> exit 2 (a decimal number only)" bash -c "
+		\"$BG\" ${c%%:*} 2>$T/e; [ \$? -eq 2 ] && grep -q -- '${c#*:}' $T/e"
+done
 
 cd "$T" || exit 1
 check "outside a repository -> exit 2 with a clear message" bash -c "
