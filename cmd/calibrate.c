@@ -214,7 +214,9 @@ static int print_table(cli_state *st, const cal_series *s, size_t n, double alph
 		fmt_pct(rcv, sizeof(rcv), c->run_cv);
 		fmt_pct(wcv, sizeof(wcv), c->within_cv);
 		fmt_pct(mde, sizeof(mde), c->mde);
-		if (c->samples_suggested <= 0)
+		if (isnan(now)) /* measured in one run: no figures, as the warning says */
+			snprintf(samples, sizeof(samples), "-");
+		else if (c->samples_suggested <= 0)
 			snprintf(samples, sizeof(samples), "%.3g -> ?", now);
 		else if (fabs(now - c->samples_suggested) < 0.5)
 			snprintf(samples, sizeof(samples), "%.3g =", now);

@@ -108,4 +108,19 @@ J
 check "a failing benchmark: exit 3" expect_rc 3 "$BG" --config "$T/failing.json" calibrate --runs 2 --json
 check "... the others still calibrated" python3 -c "
 import json; d = json.load(open('$T/out')); assert [s['series'] for s in d['series'] if s['series'].startswith('noop:')], d"
+# A series printed in one run only: no figures, and the table says '-' for
+# each of them (samples/run read 'nan -> ?').
+cat >"$T/once.sh" <<'S'
+#!/bin/sh
+n=$(cat "$0.n" 2>/dev/null || echo 0); n=$((n + 1)); echo "$n" >"$0.n"
+echo "BENCHGUARD t 1$n ms"
+[ "$n" = 1 ] && echo "BENCHGUARD rare 5 ms"
+exit 0
+S
+chmod +x "$T/once.sh"
+echo "{ \"benchmarks\": [ { \"name\": \"x\", \"command\": \"$T/once.sh\", \"format\": \"lines\" } ] }" >"$T/once.json"
+"$BG" --config "$T/once.json" calibrate --runs 3 >"$T/table" 2>"$T/err"
+check "a series in one run of three: exit $?, warned, every figure '-', no nan" bash -c "
+	grep -q 'x:rare was measured in 1 run only' $T/err &&
+	grep -qE '^x:rare +1 +- +- +- +- +- +-\$' $T/table && ! grep -qi nan $T/table"
 finish
