@@ -284,6 +284,33 @@ static int has_metric(const bg_results *one, const char *m)
  * "wal_time") overrides nothing, and nothing else would say so: warned
  * once, after a run that measured the benchmark.
  */
+/*
+ * Stores one benchmark's results in the open run.  Values the store
+ * refuses (a series stored in another unit: a benchmark that now prints
+ * bytes where it printed seconds) fail that benchmark, with the store's
+ * sentence, and the run goes on: the others' measurements, and the run
+ * itself, are not lost for one benchmark's output.  The store rolled the
+ * refused results back; the failure is stored in their place.
+ */
+static int store_benchmark(bg_ctx *ctx, bg_store *store, int64_t run_id, const bg_benchmark *b,
+                           bg_results *one)
+{
+	bg_saved_error saved;
+	char *why;
+	int error;
+
+	bg_ctx__save_error(ctx, &saved);
+	if ((error = bg_store_run_add(ctx, store, run_id, one)) != BG_EINPUT)
+		return error;
+	if (!(why = strdup(bg_ctx_error(ctx))))
+		return bg_error_oom(ctx);
+	bg_ctx__restore_error(ctx, &saved);
+	bg_results_drop_benchmark(one, b->name);
+	error = bg_results_set_outcome(ctx, one, b->name, BG_BENCH_FAILED, why);
+	free(why);
+	return error < 0 ? error : bg_store_run_add(ctx, store, run_id, one);
+}
+
 static void warn_unmatched(bg_ctx *ctx, const bg_config *cfg, const bg_benchmark *b,
                            const bg_results *one)
 {
@@ -452,7 +479,7 @@ int bg_suite_run(bg_ctx *ctx, bg_store *store, const bg_suite_opts *opts, bg_sui
 			if (error == 0)
 				error = describe(ctx, b, opts, one);
 			if (error == 0)
-				error = bg_store_run_add(ctx, store, out->ids[k], one);
+				error = store_benchmark(ctx, store, out->ids[k], b, one);
 			if (error == 0)
 				error = merge(ctx, out->res[k], one);
 			if (error == 0) {

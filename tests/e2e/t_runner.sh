@@ -184,4 +184,24 @@ J
 check "a spread about a mean of 0: exit 0" expect_rc 0 "$BG" --db "$T/cv.db" run
 check "... its cv is \"-\", in the table and the progress line" bash -c "
 	grep -qE '^1 +z:p +4 +0 pt +0 pt +1\\.155 pt +- +-1 pt +1 pt +ok' $T/out && grep -q 'z:p  0 pt  (n=4, cv -)' $T/err"
+
+# A benchmark that prints a stored series in another unit (bytes where it
+# printed seconds) fails, saying why; the benchmarks after it still run
+# and the run is complete.  It stopped the run at exit 2, left incomplete.
+cat >benchguard.json <<'J'
+{ "benchmarks": [ { "name": "x", "command": "cat unit.txt", "format": "lines" },
+                  { "name": "y", "command": "echo BENCHGUARD m 5 ms", "format": "lines" } ] }
+J
+echo 'BENCHGUARD t 10 ms' >unit.txt
+"$BG" -q --db "$T/unit.db" run >/dev/null 2>&1
+echo 'BENCHGUARD t 10 B' >unit.txt
+check "a series measured in another unit: exit 3" expect_rc 3 "$BG" --db "$T/unit.db" run
+check "... that benchmark failed saying why, the next one stored, the run complete" test \
+	"$(sqlite3 "$T/unit.db" "SELECT benchmark || '=' || status || ':' || coalesce(message, '') FROM outcomes WHERE run_id = 2 ORDER BY benchmark;
+		SELECT count(*) FROM results WHERE run_id = 2; SELECT status FROM runs WHERE id = 2")" = \
+	'x=failed:series "x:t" is stored in unit "s", but this run measured it in "B"
+y=ok:
+1
+complete'
+check "... and the run's table says so" grep -q 'x: FAILED: series "x:t" is stored in unit "s"' "$T/err"
 finish
