@@ -280,11 +280,6 @@ static int has_metric(const bg_results *one, const char *m)
 }
 
 /*
- * A benchmark's `metrics` entry that none of its series has (a misspelt
- * "wal_time") overrides nothing, and nothing else would say so: warned
- * once, after a run that measured the benchmark.
- */
-/*
  * Stores one benchmark's results in the open run.  Values the store
  * refuses (a series stored in another unit: a benchmark that now prints
  * bytes where it printed seconds) fail that benchmark, with the store's
@@ -311,6 +306,11 @@ static int store_benchmark(bg_ctx *ctx, bg_store *store, int64_t run_id, const b
 	return error < 0 ? error : bg_store_run_add(ctx, store, run_id, one);
 }
 
+/*
+ * A benchmark's `metrics` entry that none of its series has (a misspelt
+ * "wal_time") overrides nothing, and nothing else would say so: warned
+ * once, after a run that measured the benchmark.
+ */
 static void warn_unmatched(bg_ctx *ctx, const bg_config *cfg, const bg_benchmark *b,
                            const bg_results *one)
 {
