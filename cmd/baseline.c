@@ -107,7 +107,12 @@ static int do_import(cli_state *st, const baseline_flags *fl, char **files, int 
 	}
 	for (i = 0; i < nfiles; i++) {
 		if ((rc = cli_read_input(st, files[i], &data, &len)) < 0) {
-			rc = bg_error_set(st->ctx, BG_EINPUT, "%s", bg_ctx_error(st->ctx));
+			/* A file that cannot be read is bad input; Ctrl-C is not. */
+			if (bg_ctx_cancelled(st->ctx))
+				rc = bg_error_set(st->ctx, BG_ERROR,
+				                  "interrupted; nothing imported");
+			else
+				rc = bg_error_set(st->ctx, BG_EINPUT, "%s", bg_ctx_error(st->ctx));
 			goto cleanup;
 		}
 		if ((rc = bg_baseline_parse(st->ctx, files[i], data, len, &b[i])) < 0)

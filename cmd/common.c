@@ -377,7 +377,24 @@ int cli_read_input(cli_state *st, const char *path, char **data, size_t *len)
 		                           "input");
 	if (strcmp(path, "-") != 0)
 		return bg_read_file(st->ctx, path, data, len);
-	while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0) {
+	for (;;) {
+		if ((n = fread(chunk, 1, sizeof(chunk), stdin)) == 0) {
+			int e = errno;
+
+			if (!ferror(stdin))
+				break;
+			if (e == EINTR && !bg_ctx_cancelled(st->ctx)) {
+				clearerr(stdin);
+				continue;
+			}
+			/* Not an end of input: what came so far is not all. */
+			bg_buf_clear(&b);
+			if (e == EINTR)
+				return bg_error_set(st->ctx, BG_ERROR,
+				                    "interrupted while reading standard input");
+			errno = e;
+			return bg_error_errno(st->ctx, BG_EIO, "standard input");
+		}
 		/* The same bound as a file read whole (bg_read_file). */
 		if (b.len + n > BG_READ_MAX) {
 			bg_buf_clear(&b);

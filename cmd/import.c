@@ -131,7 +131,11 @@ int cmd_import(cli_state *st, int argc, char **argv)
 
 	/* Everything that can reject the input happens before the store opens. */
 	if ((rc = cli_read_input(st, file, &data, &len)) < 0) {
-		rc = bg_error_set(st->ctx, BG_EINPUT, "%s", bg_ctx_error(st->ctx));
+		/* A file that cannot be read is bad input; Ctrl-C is not. */
+		if (bg_ctx_cancelled(st->ctx))
+			rc = bg_error_set(st->ctx, BG_ERROR, "interrupted; nothing stored");
+		else
+			rc = bg_error_set(st->ctx, BG_EINPUT, "%s", bg_ctx_error(st->ctx));
 		goto cleanup;
 	}
 	if ((rc = bg_results_new(&res)) < 0 ||

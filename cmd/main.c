@@ -355,14 +355,21 @@ static void on_signal(int sig)
 
 static void catch_signals(void)
 {
-	struct sigaction sa;
+	static const int stops[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa, was;
+	size_t i;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal; /* no SA_RESTART: waits return EINTR */
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	/* A hangup ignored when benchguard started stays ignored: `nohup
+	 * benchguard ci` must outlive the terminal it was started from.
+	 * Only SIGHUP: a script's `benchguard run &` starts with SIGINT
+	 * ignored, and a `kill -INT` sent to it must still stop it. */
+	for (i = 0; i < BG_ARRAY_SIZE(stops); i++)
+		if (stops[i] != SIGHUP ||
+		    (sigaction(SIGHUP, NULL, &was) == 0 && was.sa_handler != SIG_IGN))
+			sigaction(stops[i], &sa, NULL);
 	/* A reader that stops early (`| head -1`) must not kill benchguard:
 	 * under `set -o pipefail` (GitHub Actions' bash) exit 141 fails the
 	 * step, and a `ci` killed while it stores leaves its run incomplete.
@@ -497,6 +504,13 @@ int main(int argc, char **argv)
 	argv += optind;
 	optind = 0; /* full reset: commands parse their own argv with getopt_long */
 	rc = cmd->fn(&st, argc, argv);
+	/* A command with nothing left to stop when the signal came (a short
+	 * one, or one past its last check) still says it was interrupted:
+	 * exit 0 would tell a CI step's timeout that all went well. */
+	if (rc == 0 && interrupted) {
+		bg_error_set(st.ctx, BG_ERROR, "interrupted (the command had finished its work)");
+		rc = BG_ERROR;
+	}
 done:
 	rc = sink_close(&st, &sink, rc);
 	cli_progress_done(&st);

@@ -386,6 +386,11 @@ int bg_baseline_export(bg_ctx *ctx, bg_store *store, bg_repo *repo,
 	}
 	/* Oldest first: the walk found them newest first. */
 	for (i = w.nchosen; i-- > 0;) {
+		/* A big history takes seconds to read: Ctrl-C stops it here. */
+		if (bg_ctx_cancelled(ctx)) {
+			error = bg_error_set(ctx, BG_ERROR, "interrupted; nothing written");
+			goto cleanup;
+		}
 		if ((error = run_json(ctx, store, w.chosen[i], &r)) < 0)
 			goto cleanup;
 		bg_json__push(&bad, runs, r);

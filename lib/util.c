@@ -360,7 +360,15 @@ int bg_read_file_max(bg_ctx *ctx, const char *path, size_t max, char **data, siz
 		return bg_error_errno(ctx, BG_EIO, "%s", path);
 	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > max)
 		goto too_large;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+	for (;;) {
+		if ((n = fread(chunk, 1, sizeof(chunk), f)) == 0) {
+			/* A signal while a pipe or FIFO waits for its writer: read
+			 * on, unless it was the one that stops benchguard. */
+			if (!ferror(f) || errno != EINTR || bg_ctx_cancelled(ctx))
+				break;
+			clearerr(f);
+			continue;
+		}
 		if (b.len + n > max)
 			goto too_large;
 		if (bg_buf_put(&b, chunk, n) < 0) {
@@ -370,8 +378,12 @@ int bg_read_file_max(bg_ctx *ctx, const char *path, size_t max, char **data, siz
 		}
 	}
 	if (ferror(f)) {
+		int cancelled = errno == EINTR && bg_ctx_cancelled(ctx);
+
 		fclose(f);
 		bg_buf_clear(&b);
+		if (cancelled)
+			return bg_error_set(ctx, BG_ERROR, "interrupted while reading %s", path);
 		return bg_error_errno(ctx, BG_EIO, "%s", path);
 	}
 	fclose(f);

@@ -736,6 +736,17 @@ int bg_worktree_gc_each(bg_ctx *ctx, const char *cache_dir, int64_t max_age, uin
 
 		if (!old && !big)
 			continue;
+		/* Between entries, never inside one: each goes whole or stays. */
+		if (bg_ctx_cancelled(ctx)) {
+			size_t k, gone = 0;
+
+			for (k = 0; k < i; k++)
+				gone += list[k].fate == BG_GC_REMOVED;
+			err = bg_error_set(ctx, BG_ERROR, "interrupted after %s %zu worktree%s",
+			                   dry_run ? "listing" : "removing", gone,
+			                   gone == 1 ? "" : "s");
+			goto cleanup;
+		}
 		if ((rc = gc_remove(ctx, cache_dir, list[i].sha, list[i].orphan, dry_run)) < 0) {
 			err = rc;
 			goto cleanup;

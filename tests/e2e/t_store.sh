@@ -177,4 +177,64 @@ check "baseline import waiting for the lock, SIGHUP: exit 3 at once ($(cat "$T/b
 check "db copy waiting for the lock, SIGTERM: exit 3 at once ($(cat "$T/copy.rc"))" stopped copy
 check "... and none of them stored a run, not even an empty one" test "$(runs_in "$lockdb")" = "$n0"
 check "... the file intact" test "$(sqlite3 "$lockdb" 'PRAGMA integrity_check')" = ok
+
+# Signals outside the waits above.
+new_repo "$T/sig" >/dev/null
+cd "$T/sig" || exit 1
+cat >benchguard.json <<'J'
+{ "defaults": { "warmup": 0, "samples": 1 },
+  "benchmarks": [ { "name": "s", "command": "sleep 1; echo BENCHGUARD t 5 ms", "format": "lines" } ] }
+J
+git add -A && git commit -qm suite
+# Under nohup (SIGHUP ignored from the start) a hangup stops nothing: it
+# left the run incomplete at exit 3, so a terminal closing killed it.
+(trap '' HUP; exec "$BG" --db "$T/sig.db" run) >"$T/out" 2>"$T/err" &
+pid=$!
+sleep 0.4
+kill -HUP "$pid"
+wait "$pid"
+rc=$?
+check "SIGHUP to a nohup'd run: it goes on, exit $rc (0), the run complete" bash -c "
+	[ $rc = 0 ] && [ \"\$(sqlite3 $T/sig.db 'SELECT status FROM runs')\" = complete ]"
+# Ctrl-C while import waits on a pipe or FIFO: interrupted, exit 3; it was
+# exit 2, "Interrupted system call" or "no BENCHGUARD lines in output".
+rm -f "$T/fifo" && mkfifo "$T/fifo"
+"$BG" --db "$T/sig2.db" import "$T/fifo" --format lines --name f >"$T/out" 2>"$T/err" &
+pid=$!
+exec 7>"$T/fifo"
+sleep 0.4
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+exec 7>&-
+check "SIGINT to import reading a FIFO: exit $rc (3), interrupted, nothing stored" bash -c "
+	[ $rc = 3 ] && grep -qx 'benchguard: interrupted; nothing stored' $T/err && [ ! -s $T/sig2.db ]"
+{ sleep 3 | "$BG" --db "$T/sig2.db" import - --format lines --name f 2>"$T/err"; echo $? >"$T/rc"; } &
+for _ in $(seq 1 50); do pgrep -f "sig2.db import -" >/dev/null && break; sleep 0.1; done
+sleep 0.3
+pkill -INT -f "sig2.db import -"
+wait
+check "SIGINT to import - waiting for input: exit $(cat "$T/rc") (3), interrupted" bash -c "
+	[ \"\$(cat $T/rc)\" = 3 ] && grep -qx 'benchguard: interrupted; nothing stored' $T/err"
+{ sleep 3 | "$BG" --db "$T/sig2.db" baseline import /dev/stdin 2>"$T/err"; echo $? >"$T/rc"; } &
+for _ in $(seq 1 50); do pgrep -f "sig2.db baseline import" >/dev/null && break; sleep 0.1; done
+sleep 0.3
+pkill -INT -f "sig2.db baseline import"
+wait
+check "SIGINT to baseline import /dev/stdin: exit $(cat "$T/rc") (3), interrupted" bash -c "
+	[ \"\$(cat $T/rc)\" = 3 ] && grep -qx 'benchguard: interrupted; nothing imported' $T/err"
+# A command that has no more to stop when the signal comes (export writing
+# into a pipe its reader has not drained yet) says it was interrupted,
+# exit 3: it exited 0, which tells a CI step's timeout that all went well.
+cat >benchguard.json <<'J'
+{ "benchmarks": [ { "name": "s", "command": "seq 1 20000 | sed 's/.*/BENCHGUARD t & ms/'", "format": "lines" } ] }
+J
+git commit -qam many && "$BG" -q --db "$T/sig3.db" run >/dev/null 2>&1
+{ "$BG" --db "$T/sig3.db" baseline export 2>"$T/err"; echo $? >"$T/rc"; } | { sleep 2; cat >"$T/export.json"; } &
+sleep 1
+pkill -INT -f "sig3.db baseline export"
+wait
+check "SIGINT to export blocked on its reader: exit $(cat "$T/rc") (3), saying so, the document whole" bash -c "
+	[ \"\$(cat $T/rc)\" = 3 ] && grep -qx 'benchguard: interrupted (the command had finished its work)' $T/err &&
+	python3 -c 'import json; json.load(open(\"$T/export.json\"))'"
 finish

@@ -383,6 +383,20 @@ static void test_gc(void **state)
 	assert_int_equal(lstat(held.path, &sb), 0);
 	assert_int_equal(lstat(link, &sb), 0);
 
+	/* Ctrl-C before the first removal: exit with "interrupted", nothing
+	 * removed (gc went on removing every worktree, then exited 0). */
+	{
+		static volatile sig_atomic_t stop = 1;
+
+		bg_ctx_set_cancel(f.ctx, &stop);
+		assert_int_equal(bg_worktree_gc(f.ctx, f.cache, 0, UINT64_MAX, 0, &gs), BG_ERROR);
+		assert_string_equal(bg_ctx_error(f.ctx), "interrupted after removing 0 worktrees");
+		assert_int_equal(lstat(link, &sb), 0);
+		snprintf(cmd, sizeof(cmd), "%s/%s", f.cache, bad);
+		assert_int_equal(lstat(cmd, &sb), 0);
+		bg_ctx_set_cancel(f.ctx, NULL);
+	}
+
 	/* Age 0: everything but the one in use; the link itself, not what it points at. */
 	assert_int_equal(bg_worktree_gc(f.ctx, f.cache, 0, UINT64_MAX, 0, &gs), 0);
 	assert_int_equal(gs.removed, 2);
