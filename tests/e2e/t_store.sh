@@ -209,18 +209,20 @@ rc=$?
 exec 7>&-
 check "SIGINT to import reading a FIFO: exit $rc (3), interrupted, nothing stored" bash -c "
 	[ $rc = 3 ] && grep -qx 'benchguard: interrupted; nothing stored' $T/err && [ ! -s $T/sig2.db ]"
-{ sleep 3 | "$BG" --db "$T/sig2.db" import - --format lines --name f 2>"$T/err"; echo $? >"$T/rc"; } &
-for _ in $(seq 1 50); do pgrep -f "sig2.db import -" >/dev/null && break; sleep 0.1; done
-sleep 0.3
-pkill -INT -f "sig2.db import -"
-wait
+# stdin_stop ARGS...: benchguard ARGS reading a pipe with nothing in it
+# yet, sent SIGINT; its exit status in $T/rc, its stderr in $T/err.
+stdin_stop() {
+	local pat="sig2.db $1"
+	{ sleep 3 | "$BG" --db "$T/sig2.db" "$@" 2>"$T/err"; echo $? >"$T/rc"; } &
+	for _ in $(seq 1 50); do pgrep -f "$pat" >/dev/null && break; sleep 0.1; done
+	sleep 0.3
+	pkill -INT -f "$pat"
+	wait
+}
+stdin_stop import - --format lines --name f
 check "SIGINT to import - waiting for input: exit $(cat "$T/rc") (3), interrupted" bash -c "
 	[ \"\$(cat $T/rc)\" = 3 ] && grep -qx 'benchguard: interrupted; nothing stored' $T/err"
-{ sleep 3 | "$BG" --db "$T/sig2.db" baseline import /dev/stdin 2>"$T/err"; echo $? >"$T/rc"; } &
-for _ in $(seq 1 50); do pgrep -f "sig2.db baseline import" >/dev/null && break; sleep 0.1; done
-sleep 0.3
-pkill -INT -f "sig2.db baseline import"
-wait
+stdin_stop baseline import /dev/stdin
 check "SIGINT to baseline import /dev/stdin: exit $(cat "$T/rc") (3), interrupted" bash -c "
 	[ \"\$(cat $T/rc)\" = 3 ] && grep -qx 'benchguard: interrupted; nothing imported' $T/err"
 # A command that has no more to stop when the signal comes (export writing
