@@ -18,15 +18,20 @@
  *     multiplied by the number of split positions tried (Bonferroni: the
  *     maximum of many correlated t statistics is not t-distributed), is
  *     below alpha; both halves are searched again.
- *  3. Each step is then moved to the best split between its neighbours and
- *     tested there again; the weakest one that fails alpha or min_change is
- *     dropped, until every step stands on its own.  A step whose level
- *     moves nearer an end than min_segment lets a step stand keeps its
- *     place as a boundary (its neighbours' levels end there) but is not
- *     reported: its place is min_segment's, not the data's.
+ *  3. A level at either end shorter than min_segment, when the test with
+ *     two runs a side calls it one, bounds the level beside it (see
+ *     end_boundaries).  Each step is then moved to the best split between
+ *     its neighbours and tested there again; the weakest one that fails
+ *     alpha or min_change is dropped, until every step stands on its own.
+ *     A step whose level moves nearer an end than min_segment lets a step
+ *     stand keeps its place as a boundary (its neighbours' levels end
+ *     there) but is not reported: its place is min_segment's, not the
+ *     data's.  So are the end levels' boundaries.
  *
- * Everything is a closed formula over prefix sums, so a series of n runs
- * costs O(n log n), and the same input always gives the same steps.
+ * Everything is a closed formula over prefix sums, each segment finds its
+ * intervals through a tree and step 3 retests only the steps whose
+ * neighbourhood changed, so a series of n runs costs O(n log n) (`make
+ * bench`, "change points"), and the same input always gives the same steps.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -211,6 +216,25 @@ typedef struct {
 	int have_p;
 } seeded;
 
+/* Classes halve the length from n down to 2 * min_segment: far fewer
+ * than the bits of a size_t. */
+#define BG_CP_CLASSES (8 * sizeof(size_t))
+
+/*
+ * The seeded set: each class's intervals in order of their start, and a
+ * tree over all of them that gives the one of largest |t| in a run of
+ * them.  Step 2 asks, for every segment it searches, each class's best
+ * interval inside the segment; scanning every interval each time made
+ * a history of 64,000 runs with 10,000 steps take seconds.
+ */
+typedef struct {
+	seeded *iv;
+	size_t niv, ncls;
+	size_t first[BG_CP_CLASSES + 1]; /* class c: iv[first[c] .. first[c + 1]) */
+	size_t *tree, leaves;            /* tree[leaves + k] is interval k */
+	double tests;                    /* split positions in the whole set */
+} seedset;
+
 /* An interval's p, adjusted for every position of the whole seeded set,
  * computed when first asked: a t tail costs more than the scan. */
 static double seeded_p(const sums *ps, seeded *iv, double tests)
@@ -226,6 +250,71 @@ static double seeded_p(const sums *ps, seeded *iv, double tests)
 	return iv->sp.p;
 }
 
+/* Which of two intervals (SIZE_MAX: none) has the larger |t|; the first
+ * of equal ones, as one pass in order would take. */
+static size_t larger_t(const seeded *iv, size_t i, size_t j)
+{
+	double ti, tj;
+
+	if (i == SIZE_MAX || j == SIZE_MAX)
+		return i == SIZE_MAX ? j : i;
+	ti = iv[i].sp.at ? fabs(iv[i].sp.t) : -1.0;
+	tj = iv[j].sp.at ? fabs(iv[j].sp.t) : -1.0;
+	if (ti > tj || tj > ti)
+		return ti > tj ? i : j;
+	return i < j ? i : j;
+}
+
+static int seed_tree(seedset *ss)
+{
+	size_t k;
+
+	for (ss->leaves = 1; ss->leaves < ss->niv; ss->leaves *= 2)
+		;
+	if (!(ss->tree = malloc(2 * ss->leaves * sizeof(*ss->tree))))
+		return BG_ENOMEM;
+	for (k = 0; k < ss->leaves; k++)
+		ss->tree[ss->leaves + k] = k < ss->niv ? k : SIZE_MAX;
+	for (k = ss->leaves - 1; k > 0; k--)
+		ss->tree[k] = larger_t(ss->iv, ss->tree[2 * k], ss->tree[2 * k + 1]);
+	return 0;
+}
+
+/* The interval of class c lying inside [a, b) with the largest |t|, or NULL. */
+static seeded *class_best(const seedset *ss, size_t c, size_t a, size_t b)
+{
+	size_t lo = ss->first[c], hi = ss->first[c + 1], from, to, best = SIZE_MAX;
+
+	/* Starts rise within a class and all its intervals are one length:
+	 * those inside [a, b) are those starting in [a, b - length]. */
+	if (lo == hi || b - a < ss->iv[lo].b - ss->iv[lo].a)
+		return NULL;
+	for (from = lo, to = hi; from < to;) {
+		size_t mid = from + (to - from) / 2;
+
+		if (ss->iv[mid].a < a)
+			from = mid + 1;
+		else
+			to = mid;
+	}
+	for (to = from; to < hi;) {
+		size_t mid = to + (hi - to) / 2;
+
+		if (ss->iv[mid].b <= b)
+			to = mid + 1;
+		else
+			hi = mid;
+	}
+	/* [from, to) bottom up: the tree's nodes covering it, in any order. */
+	for (from += ss->leaves, to += ss->leaves; from < to; from /= 2, to /= 2) {
+		if (from & 1)
+			best = larger_t(ss->iv, best, ss->tree[from++]);
+		if (to & 1)
+			best = larger_t(ss->iv, best, ss->tree[--to]);
+	}
+	return best == SIZE_MAX ? NULL : &ss->iv[best];
+}
+
 /*
  * The seeded intervals (Kovacs et al., "Seeded binary segmentation", 2020):
  * at lengths n, n/2, n/4, ... and last exactly 2 * min_segment, each length laid
@@ -236,14 +325,13 @@ static double seeded_p(const sums *ps, seeded *iv, double tests)
  * p is multiplied by the number of split positions in the whole set: the
  * familywise rate of a flat series stays below alpha.
  */
-static int seed_intervals(const sums *ps, size_t n, seeded **out, size_t *nout, double *ntests)
+static int seed_intervals(const sums *ps, size_t n, seedset *ss)
 {
 	seeded *iv = NULL;
 	size_t cap = 0, len = 0, k, tests = 0, cls = 0, last = 0;
 	double l;
 
-	*out = NULL;
-	*nout = 0;
+	memset(ss, 0, sizeof(*ss));
 	for (l = (double)n;; l /= 2.0) {
 		size_t w = (size_t)l, count;
 		double shift;
@@ -258,6 +346,7 @@ static int seed_intervals(const sums *ps, size_t n, seeded **out, size_t *nout, 
 			l = (double)(w = 2 * ps->m);
 		}
 		last = w;
+		ss->first[cls] = len;
 		count = 2 * (size_t)ceil((double)n / l) - 1;
 		/* Half-overlapping starts leave split positions no interval of a
 		 * short class can try: one of 2 * min_segment tries only its
@@ -291,64 +380,54 @@ static int seed_intervals(const sums *ps, size_t n, seeded **out, size_t *nout, 
 			len++;
 		}
 		cls++;
-		if (w == 2 * ps->m)
+		if (w == 2 * ps->m || cls == BG_CP_CLASSES)
 			break;
 	}
-	*out = iv;
-	*nout = len;
-	*ntests = (double)tests;
-	return 0;
+	ss->iv = iv;
+	ss->niv = len;
+	ss->ncls = cls;
+	ss->first[cls] = len;
+	ss->tests = (double)tests;
+	return seed_tree(ss);
 }
 
 /* Step 2: the most significant split among intervals inside [a, b), then
  * both sides again; appends accepted splits to cps. */
-static void segment(const sums *ps, seeded *iv, size_t niv, double tests, size_t a, size_t b,
-                    double alpha, size_t *cps, size_t *n)
+static void segment(const sums *ps, seedset *ss, size_t a, size_t b, double alpha, size_t *cps,
+                    size_t *n)
 {
-	/* Classes halve the length from n down to 2 * min_segment: far fewer
-	 * than the bits of a size_t. */
-	seeded *win[8 * sizeof(size_t)] = { NULL };
 	const split *best = NULL;
 	split whole;
-	size_t k, at, ncls = 0;
+	size_t c, at;
 
 	if (b - a < 2 * ps->m)
 		return;
 	/* The segment itself is a candidate too: the classic binary split. */
 	whole = best_split(ps, a, b);
 	if (whole.p < 1.0)
-		whole.p = fmin(1.0, whole.p / (double)(b - a - 2 * ps->m + 1) * tests);
+		whole.p = fmin(1.0, whole.p / (double)(b - a - 2 * ps->m + 1) * ss->tests);
 	if (whole.at && whole.p < alpha)
 		best = &whole;
 	/* Within a class the p falls as |t| grows, so only each class's
 	 * largest |t| inside the segment can be the most significant split:
 	 * only those get a p.  The first of equal |t| wins, as in one pass. */
-	for (k = 0; k < niv; k++) {
-		seeded *w = &iv[k];
-
-		if (w->a < a || w->b > b || !w->sp.at || w->cls >= sizeof(win) / sizeof(*win))
-			continue;
-		if (w->cls >= ncls)
-			ncls = w->cls + 1;
-		if (!win[w->cls] || fabs(w->sp.t) > fabs(win[w->cls]->sp.t))
-			win[w->cls] = w;
-	}
-	for (k = 0; k < ncls; k++) {
+	for (c = 0; c < ss->ncls; c++) {
+		seeded *w = class_best(ss, c, a, b);
 		double p;
 
-		if (!win[k])
+		if (!w || !w->sp.at)
 			continue;
-		p = seeded_p(ps, win[k], tests);
-		if (p < alpha && (!best || p < best->p ||
-		                  (!(p > best->p) && fabs(win[k]->sp.t) > fabs(best->t))))
-			best = &win[k]->sp;
+		p = seeded_p(ps, w, ss->tests);
+		if (p < alpha &&
+		    (!best || p < best->p || (!(p > best->p) && fabs(w->sp.t) > fabs(best->t))))
+			best = &w->sp;
 	}
 	if (!best)
 		return;
 	at = best->at;
 	cps[(*n)++] = at;
-	segment(ps, iv, niv, tests, a, at, alpha, cps, n);
-	segment(ps, iv, niv, tests, at, b, alpha, cps, n);
+	segment(ps, ss, a, at, alpha, cps, n);
+	segment(ps, ss, at, b, alpha, cps, n);
 }
 
 static int cmp_size(const void *a, const void *b)
@@ -428,15 +507,92 @@ static int misplaced(const sums *ps, size_t lo, size_t hi, size_t at)
 	return near.at && (near.at < lo + ps->m || near.at + ps->m > hi);
 }
 
+/*
+ * A level at either end shorter than min_segment: the newest commits'
+ * level before enough runs follow it, or the oldest one's where a report's
+ * period starts inside a level.  The filter's window is cut short at the
+ * ends, so such a level survives it, and no split can end it (min_segment
+ * runs each side): it was left in the level beside it, that level's step
+ * then failed its test, and the step before it, whose level now held
+ * both, failed next.  In a history stepping every 6 commits, 4 commits of
+ * the next level dropped all 5,332 steps of 32,002 runs.  So such a level,
+ * when it passes the two-run test (alpha over every split of its segment,
+ * and min_change), bounds the level beside it before step 3: a boundary
+ * that step 3 neither moves nor drops and the report does not show; it is
+ * a step once min_segment runs follow it.  Returns the new count; fixed[]
+ * marks the boundaries.
+ */
+static size_t end_boundaries(const sums *ps, const double *clean, size_t n, double centre,
+                             const bg_changepoint_opts *o, double *tmp, size_t *cps, size_t ncp,
+                             unsigned char *fixed)
+{
+	sums two = *ps;
+	size_t m = ps->m, edge, from;
+	split sp;
+
+	two.m = 2;
+	memset(fixed, 0, ncp);
+	/* The newest end: 2 to m - 1 runs after the split, m or more before. */
+	edge = ncp ? cps[ncp - 1] : 0;
+	if (n >= edge + m + 2) {
+		from = n - m + 1 > edge + m ? n - m + 1 : edge + m;
+		sp = best_split_in(&two, edge, n, from, n - 2);
+		if (!fails(&sp, clean, edge, n, centre, o, tmp)) {
+			cps[ncp] = sp.at;
+			fixed[ncp++] = 1;
+		}
+	}
+	/* The oldest end, likewise. */
+	edge = ncp ? cps[0] : n;
+	if (edge >= m + 2) {
+		sp = best_split_in(&two, 0, edge, 2, m - 1 < edge - m ? m - 1 : edge - m);
+		if (!fails(&sp, clean, 0, edge, centre, o, tmp)) {
+			memmove(cps + 1, cps, ncp * sizeof(*cps));
+			memmove(fixed + 1, fixed, ncp);
+			cps[0] = sp.at;
+			fixed[0] = 1;
+			ncp++;
+		}
+	}
+	return ncp;
+}
+
+/* Step i moved: it and its neighbours are tested again. */
+static void mark(unsigned char *dirty, const unsigned char *fixed, size_t ncp, size_t i)
+{
+	size_t k;
+
+	for (k = i ? i - 1 : 0; k <= i + 1 && k < ncp; k++)
+		dirty[k] = !fixed[k];
+}
+
+/* Step i is dropped; the two steps beside it get a longer level. */
+static void drop(size_t *cps, split *sp, unsigned char *dirty, unsigned char *failing,
+                 unsigned char *fixed, size_t *ncp, size_t i)
+{
+	size_t rest = *ncp - i - 1;
+
+	memmove(cps + i, cps + i + 1, rest * sizeof(*cps));
+	memmove(sp + i, sp + i + 1, rest * sizeof(*sp));
+	memmove(dirty + i, dirty + i + 1, rest);
+	memmove(failing + i, failing + i + 1, rest);
+	memmove(fixed + i, fixed + i + 1, rest);
+	(*ncp)--;
+	if (i > 0)
+		dirty[i - 1] = !fixed[i - 1];
+	if (i < *ncp)
+		dirty[i] = !fixed[i];
+}
+
 int bg_changepoints_find(bg_ctx *ctx, const double *x, size_t n, const bg_changepoint_opts *opts,
                          bg_changepoints *out)
 {
 	bg_changepoint_opts o = { 5, 0.01, 0.0 };
-	double *clean = NULL, *s = NULL, *q = NULL, *tmp = NULL, centre = 0.0, tests = 0.0;
+	double *clean = NULL, *s = NULL, *q = NULL, *tmp = NULL, centre = 0.0;
 	size_t *cps = NULL, ncp = 0, i, round;
+	unsigned char *dirty = NULL, *failing = NULL, *fixed = NULL;
 	split *sp = NULL;
-	seeded *iv = NULL;
-	size_t niv = 0;
+	seedset ss = { 0 };
 	sums ps;
 	int error = 0;
 
@@ -467,7 +623,10 @@ int bg_changepoints_find(bg_ctx *ctx, const double *x, size_t n, const bg_change
 	cps = malloc((n + 1) * sizeof(size_t));
 	sp = malloc((n + 1) * sizeof(split));
 	tmp = malloc(n * sizeof(double));
-	if (!clean || !s || !q || !cps || !sp || !tmp ||
+	dirty = calloc(n + 1, 1);
+	failing = calloc(n + 1, 1);
+	fixed = calloc(n + 1, 1);
+	if (!clean || !s || !q || !cps || !sp || !tmp || !dirty || !failing || !fixed ||
 	    hampel(x, n, o.min_segment - 1, clean, &out->outliers, &out->noutliers) < 0) {
 		error = bg_error_oom(ctx);
 		goto cleanup;
@@ -485,36 +644,49 @@ int bg_changepoints_find(bg_ctx *ctx, const double *x, size_t n, const bg_change
 	ps.s = s;
 	ps.q = q;
 	ps.m = o.min_segment;
-	if (seed_intervals(&ps, n, &iv, &niv, &tests) < 0) {
+	if (seed_intervals(&ps, n, &ss) < 0) {
 		error = bg_error_oom(ctx);
 		goto cleanup;
 	}
-	segment(&ps, iv, niv, tests, 0, n, o.alpha, cps, &ncp);
+	segment(&ps, &ss, 0, n, o.alpha, cps, &ncp);
 	qsort(cps, ncp, sizeof(size_t), cmp_size);
 
-	/* Step 3: each step between its neighbours, until all of them stand. */
+	/* A level at either end shorter than min_segment bounds its
+	 * neighbour's level before step 3 judges it (see end_boundary). */
+	ncp = end_boundaries(&ps, clean, n, centre, &o, tmp, cps, ncp, fixed);
+
+	/* Step 3: each step between its neighbours, until all of them stand.
+	 * A step is tested again only when its place or a neighbour changed:
+	 * its test is a function of those three places alone, and retesting
+	 * all of them after each drop made a long history quadratic. */
+	for (i = 0; i < ncp; i++)
+		dirty[i] = !fixed[i];
 	for (round = 0; round < 4 * n + 8 && ncp; round++) {
 		size_t worst = ncp, moved = 0;
 
 		for (i = 0; i < ncp; i++) {
 			size_t lo = i ? cps[i - 1] : 0, hi = i + 1 < ncp ? cps[i + 1] : n;
 
-			/* Near its place only: a step whose neighbour is still
-			 * missing would otherwise jump to an unrelated split. */
-			sp[i] = best_split_in(&ps, lo, hi,
-			                      cps[i] > o.min_segment ? cps[i] - o.min_segment : 0,
-			                      cps[i] + o.min_segment);
-			if (sp[i].at && sp[i].at != cps[i] && round < 2 * n) {
-				cps[i] = sp[i].at;
-				moved++;
+			if (dirty[i]) {
+				dirty[i] = 0;
+				/* Near its place only: a step whose neighbour is still
+				 * missing would otherwise jump to an unrelated split. */
+				sp[i] = best_split_in(
+				        &ps, lo, hi,
+				        cps[i] > o.min_segment ? cps[i] - o.min_segment : 0,
+				        cps[i] + o.min_segment);
+				if (sp[i].at && sp[i].at != cps[i] && round < 2 * n) {
+					cps[i] = sp[i].at;
+					moved++;
+					mark(dirty, fixed, ncp, i);
+				}
+				failing[i] = fails(&sp[i], clean, lo, hi, centre, &o, tmp);
 			}
-			if (fails(&sp[i], clean, lo, hi, centre, &o, tmp) &&
-			    (worst == ncp || fabs(sp[i].t) < fabs(sp[worst].t)))
+			if (failing[i] && (worst == ncp || fabs(sp[i].t) < fabs(sp[worst].t)))
 				worst = i;
 		}
 		if (worst < ncp) {
-			memmove(cps + worst, cps + worst + 1, (ncp - worst - 1) * sizeof(size_t));
-			ncp--;
+			drop(cps, sp, dirty, failing, fixed, &ncp, worst);
 			continue;
 		}
 		if (!moved)
@@ -530,7 +702,7 @@ int bg_changepoints_find(bg_ctx *ctx, const double *x, size_t n, const bg_change
 		split one;
 		bg_changepoint *c;
 
-		if (misplaced(&ps, lo, hi, cps[i]))
+		if (fixed[i] || misplaced(&ps, lo, hi, cps[i]))
 			continue;
 		one = best_split_in(&ps, lo, hi, cps[i], cps[i]);
 		c = &out->points[out->npoints++];
@@ -549,8 +721,12 @@ cleanup:
 	free(q);
 	free(cps);
 	free(sp);
-	free(iv);
+	free(ss.iv);
+	free(ss.tree);
 	free(tmp);
+	free(dirty);
+	free(failing);
+	free(fixed);
 	if (error < 0)
 		bg_changepoints_clear(out);
 	return error;

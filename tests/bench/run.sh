@@ -26,6 +26,11 @@
 #     (first-parent order from git, change points, the replayed check) vs
 #     the sqlite3 tool reading the same result rows.  Goal: < 2 s.
 #
+#  4b. Change points over long histories: the change-point search
+#      (bg_changepoints_find, tests/bench/cpscale.c) over 8,000 runs with a
+#      step every 6 against the same search over 64,000.  Goal: <= 12x for
+#      8x the runs (n log n), every step found.
+#
 #  5. History: `check` in a repository of 100,000 commits (git fast-import)
 #     with 21 runs of 1,000 series on its newest commits and 5 runs on a
 #     pull-request branch off it, against the same runs in a repository of
@@ -47,7 +52,7 @@
 # The project's own suite (benchguard.json, tests/bench/self.sh) measures
 # sections 1 to 4 at a smaller size at every commit, judged by benchguard.
 #
-# BENCH_ONLY=runner,startup,ingest,check,report,history,pg-ingest,pg-check,formats picks
+# BENCH_ONLY=runner,startup,ingest,check,report,changepoints,history,pg-ingest,pg-check,formats picks
 # sections (default: all).
 set -eu
 build=${1:-build/release}
@@ -316,6 +321,22 @@ awk -v t="$rep" 'BEGIN { exit !(t < 2.0) }' || { echo "bench: report took $rep s
 awk -v t="$rep" -v s="$repsel" 'BEGIN { exit !(t <= 2 * s) }' ||
 	{ echo "bench: report took $(ratio "$rep" "$repsel")x the SELECT (goal <= 2x)" >&2; exit 1; }
 [ "$size" -le $((10 * 1048576)) ] || { echo "bench: the HTML report is $size bytes (goal <= 10 MB)" >&2; exit 1; }
+fi
+
+# ----------------------------------------------------------- 4b. changepoints
+if want changepoints; then
+cc -O2 -std=c11 -D_GNU_SOURCE -I"$root/lib" -o "$T/cpscale" "$root/tests/bench/cpscale.c" \
+	"$root/$build/libbenchguard.so" -Wl,-rpath,"$root/$build" -lm
+"$T/cpscale" 8000 "$reps" >"$T/cp.out"
+read -r n1 s1 w1 t1 < <(sed -n 1p "$T/cp.out")
+read -r n8 s8 w8 t8 < <(sed -n 2p "$T/cp.out")
+echo "change points: one series, a step every 6 runs (median of $reps)"
+printf '  %6d runs  %8.3f s   %5d of %5d steps\n' "$n1" "$t1" "$s1" "$w1"
+printf '  %6d runs  %8.3f s   %5d of %5d steps   %sx the time for 8x the runs  (goal <= 12x)\n' \
+	"$n8" "$t8" "$s8" "$w8" "$(ratio "$t8" "$t1")"
+[ "$s1" = "$w1" ] && [ "$s8" = "$w8" ] || { echo "bench: the change-point search missed steps" >&2; exit 1; }
+awk -v a="$t8" -v b="$t1" 'BEGIN { exit !(a <= 12 * b) }' ||
+	{ echo "bench: the change-point search took $(ratio "$t8" "$t1")x for 8x the runs (goal <= 12x)" >&2; exit 1; }
 fi
 
 # ---------------------------------------------------------------- 5. history

@@ -324,6 +324,54 @@ static void test_step_near_the_end(void **state)
 	}
 }
 
+/*
+ * A level at either end shorter than min_segment (the newest commits'
+ * level before five runs follow it, or the oldest one's where a report's
+ * period starts inside a level) bounds the level beside it.  Left inside
+ * that level, it made its step fail, and each step before it failed in
+ * turn: a history stepping +30% and back every 6 runs, with 4 runs of the
+ * next level at the end, had no steps at all.  Every phase of the levels
+ * and every length of the end, small and long: each step with min_segment
+ * runs on both sides is found, at its run.
+ */
+static void test_short_end_levels(void **state)
+{
+	static const size_t lengths[] = { 120, 121, 122, 123, 124, 125, 6004 };
+	double *x = malloc(6004 * sizeof(*x));
+	bg_changepoints cp;
+	size_t off, l, i, k, want;
+	uint64_t seed;
+
+	(void)state;
+	assert_non_null(x);
+	for (seed = 1; seed <= 4; seed++)
+		for (off = 0; off < 6; off++)
+			for (l = 0; l < sizeof(lengths) / sizeof(*lengths); l++) {
+				size_t n = lengths[l];
+				rng r = { seed * 0x2545F4914F6CDD1Dull + off, 0, 0.0 };
+
+				for (i = 0; i < n; i++)
+					x[i] = ((i + off) / 6 % 2 ? 1.3 : 1.0) *
+					       (1.0 + 0.005 * gauss(&r));
+				find(x, n, &cp);
+				for (i = 5, k = 0, want = 0; i + 5 <= n; i++) {
+					if ((i + off) % 6)
+						continue;
+					want++;
+					if (k < cp.npoints && cp.points[k].index == i)
+						k++;
+				}
+				if (k != want || cp.npoints != want)
+					fail_msg("seed %llu, phase %zu, %zu runs: %zu steps, %zu "
+					         "of the %zu "
+					         "in place",
+					         (unsigned long long)seed, off, n, cp.npoints, k,
+					         want);
+				bg_changepoints_clear(&cp);
+			}
+	free(x);
+}
+
 /* A step smaller than min_change is not reported, however sure. */
 static void test_min_change(void **state)
 {
@@ -411,6 +459,7 @@ int main(void)
 		cmocka_unit_test(test_min_segment),
 		cmocka_unit_test(test_short_levels_anywhere),
 		cmocka_unit_test(test_step_near_the_end),
+		cmocka_unit_test(test_short_end_levels),
 		cmocka_unit_test(test_min_change),
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_from_zero),
