@@ -261,6 +261,7 @@ enum store_stmt {
 	ST_BASELINE_RUNS,
 	ST_RUN_SERIES,
 	ST_RUN_MEANS,
+	ST_SERIES_RUNS,
 	ST_RUN_OUTCOMES,
 	ST_RUN_DEFINED,
 	ST_RUN_TAGS,
@@ -399,6 +400,7 @@ static const char *const stmt_sql[ST_COUNT] = {
 		" WHERE x.run_id = ?1 ORDER BY s.id",
 	[ST_RUN_MEANS] = "SELECT series_id, coalesce(robust_mean, mean), instrument FROM results"
 			 " WHERE run_id = ?1 ORDER BY series_id",
+	[ST_SERIES_RUNS] = "SELECT run_id FROM results WHERE series_id = ?1 ORDER BY run_id DESC",
 	[ST_RUN_OUTCOMES] =
 		"SELECT benchmark, status, message FROM outcomes"
 		" WHERE run_id = ?1 AND status != 'ok' ORDER BY benchmark",
@@ -2102,6 +2104,25 @@ void bg_run_series_free(bg_run_series *rows, size_t n)
 		free(rows[i].instrument);
 	}
 	free(rows);
+}
+
+int bg_store_series_runs(bg_ctx *ctx, bg_store *store, int64_t series_id, bg_run_id_cb cb,
+                         void *data)
+{
+	bg_db_stmt *s;
+	int error = 0, rc;
+
+	if ((error = store__stmt(ctx, store, ST_SERIES_RUNS, &s)) < 0)
+		return error;
+	if (bg_db_bind_int64(s, 1, series_id) != 0)
+		return store__bind_fail(ctx, store, s);
+	while ((rc = bg_db_step(s)) == BG_DB_ROW)
+		if (cb(bg_db_column_int64(s, 0), data))
+			break;
+	if (rc != BG_DB_ROW && rc != BG_DB_DONE)
+		error = store__fail(ctx, store, "reading a series' runs");
+	bg_db_reset(s);
+	return error;
 }
 
 int bg_store_run_means(bg_ctx *ctx, bg_store *store, int64_t run_id, int64_t **series_ids,

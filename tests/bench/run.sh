@@ -20,7 +20,8 @@
 #
 #  3. Check: one run of 1,000 series against 20-run baselines in a database
 #     of 200 runs each (4,000,000 samples) vs a bare SELECT of the same rows
-#     with the sqlite3 tool.  Goal: < 100 ms and < 50 MB.
+#     with the sqlite3 tool.  Goal: < 100 ms and < 50 MB.  Then the same
+#     run with one more series, which no stored run has, against it: <= 1.5x.
 #
 #  4. Report: `benchguard report --format html` over 1,000 series x 200 runs
 #     (first-parent order from git, change points, the replayed check) vs
@@ -264,6 +265,21 @@ echo "check: 1 run x 1,000 series against 20-run baselines, database of $samples
 printf '  sqlite3 SELECT of the baseline rows %8.3f s\n' "$sel"
 printf '  benchguard check (%s series, %s baseline runs) %8.3f s  peak %d MB  (goal < 0.100 s, < 50 MB)\n' \
 	"${rows% *}" "${rows#* }" "$chk" $((kib / 1024))
+# The same check where the run also measured a series no stored run has:
+# the walk stops once every series has all the runs there are for it.
+cp "$T/big.db" "$T/bignew.db"
+{ gen 202; for i in 1 2 3 4 5; do echo "BENCHGUARD new/series 1.0$i ms"; done; } |
+	"$bg" -q --db "$T/bignew.db" import - --format lines --name b --commit "$(git rev-parse HEAD)" --machine bench >/dev/null
+candnew=$(sqlite3 "$T/bignew.db" 'SELECT max(id) FROM runs')
+: >"$T/chknew" >"$T/chkold"
+for i in $(seq 1 "$reps"); do
+	timeit_verdict "$bg" --db "$T/big.db" --config "$cfg" check --run "$cand" --machine bench --json >>"$T/chkold"
+	timeit_verdict "$bg" --db "$T/bignew.db" --config "$cfg" check --run "$candnew" --machine bench --json >>"$T/chknew"
+done
+chknew=$(paste "$T/chknew" "$T/chkold" | awk '{ print $1 / $2 }' | median)
+printf '  the same run with one series more, never stored %8.3f s   %.3fx  (goal <= 1.5x)\n' "$(median <"$T/chknew")" "$chknew"
+awk -v r="$chknew" 'BEGIN { exit !(r <= 1.5) }' ||
+	{ echo "bench: check with a new series took ${chknew}x (goal <= 1.5x)" >&2; exit 1; }
 fi
 
 # ----------------------------------------------------------------- 4. report
