@@ -200,6 +200,9 @@ static const char *const migrations[] = {
 	 * a stored pair is reused only while the benchmark is defined as it
 	 * was.  Older rows have none, and their pairs are measured again. */
 	"ALTER TABLE outcomes ADD COLUMN definition TEXT;",
+	/* 11: runs newest first (bg_store_history): `history --limit 1` read
+	 * and sorted every result of the series to find the newest. */
+	"CREATE INDEX runs_started ON runs(started_at, id);",
 };
 
 /*
@@ -223,7 +226,7 @@ static const char *const migrations_pg[] = {
 	"CREATE VIEW samples(result_id, idx, value) AS"
 	"  SELECT a.result_id, s.i - 1, a.vals[s.i]"
 	"  FROM sample_arrays a, generate_subscripts(a.vals, 1) AS s(i);",
-	NULL, NULL,
+	NULL, NULL, NULL,
 };
 /* clang-format on */
 
@@ -250,6 +253,8 @@ enum store_stmt {
 	ST_OUTCOME_INSERT,
 	ST_SERIES_COUNT,
 	ST_HISTORY,
+	ST_HISTORY_IDS,
+	ST_HISTORY_ONE,
 	ST_RESULT_FIND,
 	ST_SAMPLES,
 	ST_RUN_GET,
@@ -285,6 +290,22 @@ enum store_stmt {
 };
 
 /* clang-format off */
+/* A history row: the run, its commit and machine, the series' summary and
+ * what the newest check of the run recorded for it. */
+#define HISTORY_SELECT \
+	"SELECT r.id, c.sha, r.branch, r.dirty, r.status = 'complete', r.started_at," \
+	" c.author_time, c.subject, m.fingerprint, s.benchmark, s.metric, s.unit," \
+	" s.direction, x.n, x.mean, x.median, x.stddev, x.min, x.max," \
+	" r.role = 'paired', v.verdict, v.first, v.confirmation" \
+	" FROM series s" \
+	" JOIN results x ON x.series_id = s.id" \
+	" JOIN runs r ON r.id = x.run_id" \
+	" JOIN commits c ON c.id = r.commit_id" \
+	" JOIN machines m ON m.id = r.machine_id" \
+	" LEFT JOIN verdicts v ON v.check_id =" \
+	"  (SELECT max(k.id) FROM checks k WHERE k.run_id = r.id)" \
+	"  AND v.series = s.benchmark || ':' || s.metric"
+
 static const char *const stmt_sql[ST_COUNT] = {
 	[ST_MACHINE_INSERT] =
 		"INSERT INTO machines(fingerprint, first_seen) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
@@ -318,32 +339,22 @@ static const char *const stmt_sql[ST_COUNT] = {
 			      " definition = excluded.definition",
 	[ST_SERIES_COUNT] = "SELECT count(*) FROM series"
 			    " WHERE benchmark = ?1 AND (CAST(?2 AS TEXT) IS NULL OR metric = ?2)",
-	/* ?3 counts runs, not rows, so a benchmark's metrics stay together. */
-	[ST_HISTORY] = "SELECT r.id, c.sha, r.branch, r.dirty, r.status = 'complete', r.started_at,"
-		       " c.author_time, c.subject, m.fingerprint, s.benchmark, s.metric, s.unit,"
-		       " s.direction, x.n, x.mean, x.median, x.stddev, x.min, x.max,"
-		       " r.role = 'paired', v.verdict, v.first, v.confirmation"
-		       " FROM series s"
-		       " JOIN results x ON x.series_id = s.id"
-		       " JOIN runs r ON r.id = x.run_id"
-		       " JOIN commits c ON c.id = r.commit_id"
-		       " JOIN machines m ON m.id = r.machine_id"
-		       " LEFT JOIN verdicts v ON v.check_id ="
-		       "  (SELECT max(k.id) FROM checks k WHERE k.run_id = r.id)"
-		       "  AND v.series = s.benchmark || ':' || s.metric"
+	[ST_HISTORY] = HISTORY_SELECT
 		       " WHERE s.benchmark = ?1 AND (CAST(?2 AS TEXT) IS NULL OR s.metric = ?2)"
-		       /* The limit is each series' own: a metric that later
-		        * runs no longer measure keeps its newest runs.  Newest
-		        * is when a run started, not its id: `db copy` and
-		        * `baseline import` store older runs after newer ones. */
-		       " AND x.id IN (SELECT h.id FROM (SELECT x2.id, ROW_NUMBER() OVER"
-		       "   (PARTITION BY x2.series_id ORDER BY r2.started_at DESC, x2.run_id DESC)"
-		       "   AS k"
-		       "  FROM series s2 JOIN results x2 ON x2.series_id = s2.id"
-		       "  JOIN runs r2 ON r2.id = x2.run_id"
-		       "  WHERE s2.benchmark = ?1 AND (CAST(?2 AS TEXT) IS NULL OR s2.metric = ?2)) h"
-		       "  WHERE h.k <= ?3)"
 		       " ORDER BY r.started_at DESC, r.id DESC, s.metric",
+	[ST_HISTORY_IDS] = "SELECT id FROM series"
+			   " WHERE benchmark = ?1 AND (CAST(?2 AS TEXT) IS NULL OR metric = ?2)",
+	/* The limit is each series' own: a metric that later runs no longer
+	 * measure keeps its newest runs.  Newest is when a run started, not
+	 * its id: `db copy` and `baseline import` store older runs after
+	 * newer ones.  Runs are read newest first through runs_started and
+	 * the series' result looked up in each, so --limit 1 reads one run
+	 * however long the history (CROSS JOIN keeps SQLite to that order). */
+	[ST_HISTORY_ONE] = HISTORY_SELECT
+			   " WHERE s.id = ?1 AND x.run_id IN (SELECT r2.id"
+			   "  FROM runs r2 CROSS JOIN results x2"
+			   "  WHERE x2.run_id = r2.id AND x2.series_id = ?1"
+			   "  ORDER BY r2.started_at DESC, r2.id DESC LIMIT ?2)",
 	[ST_RESULT_FIND] = "SELECT x.id, x.n, coalesce(x.robust_mean, x.mean)"
 			   " FROM results x JOIN series s ON s.id = x.series_id"
 			   " WHERE x.run_id = ?1 AND s.benchmark = ?2 AND s.metric = ?3",
@@ -1604,6 +1615,66 @@ static int store__history_row(bg_db_stmt *s, bg_history_row *row)
 	return 0;
 }
 
+/* Steps a history statement to its end, appending its rows; resets it. */
+static int store__history_rows(bg_ctx *ctx, bg_store *store, bg_db_stmt *s, bg_history_row **out,
+                               size_t *n, size_t *cap)
+{
+	int error = 0, rc;
+
+	while ((rc = bg_db_step(s)) == BG_DB_ROW) {
+		if (bg_grow((void **)out, cap, *n, sizeof(**out)) < 0) {
+			error = bg_error_oom(ctx);
+			break;
+		}
+		/* Counted at once, so a half-filled row is freed with the rest. */
+		if (store__history_row(s, &(*out)[(*n)++]) < 0) {
+			error = bg_error_oom(ctx);
+			break;
+		}
+	}
+	if (error == 0 && rc != BG_DB_DONE)
+		error = store__fail(ctx, store, "reading the history");
+	bg_db_reset(s);
+	return error;
+}
+
+/* The ids of the series a history shows. */
+static int store__history_ids(bg_ctx *ctx, bg_store *store, const char *benchmark,
+                              const char *metric, int64_t **ids, size_t *n)
+{
+	bg_db_stmt *s;
+	size_t cap = 0;
+	int error = 0, rc;
+
+	if ((error = store__stmt(ctx, store, ST_HISTORY_IDS, &s)) < 0)
+		return error;
+	if (bg_db_bind_text(s, 1, benchmark, -1) != 0 || bg_db_bind_text(s, 2, metric, -1) != 0)
+		return store__bind_fail(ctx, store, s);
+	while ((rc = bg_db_step(s)) == BG_DB_ROW) {
+		if (bg_grow((void **)ids, &cap, *n, sizeof(**ids)) < 0) {
+			error = bg_error_oom(ctx);
+			break;
+		}
+		(*ids)[(*n)++] = bg_db_column_int64(s, 0);
+	}
+	if (error == 0 && rc != BG_DB_DONE)
+		error = store__fail(ctx, store, "reading the history");
+	bg_db_reset(s);
+	return error;
+}
+
+/* Newest run first, a run's series by metric: ST_HISTORY's order. */
+static int cmp_history(const void *a, const void *b)
+{
+	const bg_history_row *x = a, *y = b;
+
+	if (x->started_at != y->started_at)
+		return x->started_at < y->started_at ? 1 : -1;
+	if (x->run_id != y->run_id)
+		return x->run_id < y->run_id ? 1 : -1;
+	return strcmp(x->metric, y->metric);
+}
+
 int bg_store_history(bg_ctx *ctx, bg_store *store, const char *series, size_t limit,
                      bg_history_row **rows, size_t *nrows)
 {
@@ -1611,10 +1682,11 @@ int bg_store_history(bg_ctx *ctx, bg_store *store, const char *series, size_t li
 	char *benchmark = NULL;
 	const char *metric = NULL;
 	bg_history_row *out = NULL;
-	size_t n = 0, cap = 0;
+	size_t n = 0, cap = 0, nids = 0, k;
+	int64_t *ids = NULL;
 	bg_db_stmt *s = NULL;
 	int64_t count = 0;
-	int error, rc;
+	int error;
 
 	*rows = NULL;
 	*nrows = 0;
@@ -1643,28 +1715,38 @@ int bg_store_history(bg_ctx *ctx, bg_store *store, const char *series, size_t li
 		goto cleanup;
 	}
 
-	if ((error = store__stmt(ctx, store, ST_HISTORY, &s)) < 0)
-		goto cleanup;
-	if (bg_db_bind_text(s, 1, benchmark, -1) != 0 || bg_db_bind_text(s, 2, metric, -1) != 0 ||
-	    bg_db_bind_int64(s, 3, limit ? (int64_t)limit : INT64_MAX) != 0) {
-		error = store__bind_fail(ctx, store, s);
+	if (limit) {
+		/* Each series' newest runs, then all of them in one order. */
+		if ((error = store__history_ids(ctx, store, benchmark, metric, &ids, &nids)) < 0)
+			goto cleanup;
+		for (k = 0; k < nids; k++) {
+			if ((error = store__stmt(ctx, store, ST_HISTORY_ONE, &s)) < 0)
+				goto cleanup;
+			if (bg_db_bind_int64(s, 1, ids[k]) != 0 ||
+			    bg_db_bind_int64(
+			            s, 2, (int64_t)(limit < INT64_MAX ? limit : INT64_MAX)) != 0) {
+				error = store__bind_fail(ctx, store, s);
+				s = NULL;
+				goto cleanup;
+			}
+			if ((error = store__history_rows(ctx, store, s, &out, &n, &cap)) < 0)
+				goto cleanup;
+		}
 		s = NULL;
-		goto cleanup;
-	}
-	while ((rc = bg_db_step(s)) == BG_DB_ROW) {
-		if (bg_grow((void **)&out, &cap, n, sizeof(*out)) < 0) {
-			error = bg_error_oom(ctx);
+		if (n > 1)
+			qsort(out, n, sizeof(*out), cmp_history);
+	} else {
+		if ((error = store__stmt(ctx, store, ST_HISTORY, &s)) < 0)
+			goto cleanup;
+		if (bg_db_bind_text(s, 1, benchmark, -1) != 0 ||
+		    bg_db_bind_text(s, 2, metric, -1) != 0) {
+			error = store__bind_fail(ctx, store, s);
+			s = NULL;
 			goto cleanup;
 		}
-		/* Counted at once, so a half-filled row is freed with the rest. */
-		if (store__history_row(s, &out[n++]) < 0) {
-			error = bg_error_oom(ctx);
+		if ((error = store__history_rows(ctx, store, s, &out, &n, &cap)) < 0)
 			goto cleanup;
-		}
-	}
-	if (rc != BG_DB_DONE) {
-		error = store__fail(ctx, store, "reading the history");
-		goto cleanup;
+		s = NULL;
 	}
 	*rows = out;
 	*nrows = n;
@@ -1676,6 +1758,7 @@ cleanup:
 		bg_db_reset(s);
 	bg_history_free(out, n);
 	free(benchmark);
+	free(ids);
 	return error;
 }
 

@@ -22,6 +22,8 @@
 #     of 200 runs each (4,000,000 samples) vs a bare SELECT of the same rows
 #     with the sqlite3 tool.  Goal: < 100 ms and < 50 MB.  Then the same
 #     run with one more series, which no stored run has, against it: <= 1.5x.
+#     And `history --limit 1` of those 1,000 series against the SELECT of
+#     one run's results: <= 10x.
 #
 #  4. Report: `benchguard report --format html` over 1,000 series x 200 runs
 #     (first-parent order from git, change points, the replayed check) vs
@@ -280,6 +282,19 @@ chknew=$(paste "$T/chknew" "$T/chkold" | awk '{ print $1 / $2 }' | median)
 printf '  the same run with one series more, never stored %8.3f s   %.3fx  (goal <= 1.5x)\n' "$(median <"$T/chknew")" "$chknew"
 awk -v r="$chknew" 'BEGIN { exit !(r <= 1.5) }' ||
 	{ echo "bench: check with a new series took ${chknew}x (goal <= 1.5x)" >&2; exit 1; }
+# `history b --limit 1`: the newest run of each of the 1,000 series, against
+# the sqlite3 tool's SELECT of the newest run's 1,000 results.
+: >"$T/hist1" >"$T/histsel"
+for i in $(seq 1 "$reps"); do
+	timeit "$bg" --db "$T/big.db" history b --limit 1 >>"$T/hist1"
+	timeit sqlite3 "$T/big.db" "SELECT s.metric, x.n, x.mean, x.stddev FROM results x
+		JOIN series s ON s.id = x.series_id WHERE x.run_id = (SELECT max(id) FROM runs)" >>"$T/histsel"
+done
+hist1=$(paste "$T/hist1" "$T/histsel" | awk '{ print $1 / $2 }' | median)
+printf '  benchguard history b --limit 1 (1,000 series) %8.3f s   %.3fx the SELECT of one run  (goal <= 10x)\n' \
+	"$(median <"$T/hist1")" "$hist1"
+awk -v r="$hist1" 'BEGIN { exit !(r <= 10) }' ||
+	{ echo "bench: history --limit 1 took ${hist1}x the SELECT (goal <= 10x)" >&2; exit 1; }
 fi
 
 # ----------------------------------------------------------------- 4. report

@@ -168,9 +168,9 @@ check "bisect recorded its pairs, as many on both" pairs_alike
 # runs pair with nothing, so the same bisect measures its pairs again.
 V=$(db_sql "$PG" "SELECT version FROM benchguard_schema")
 db_sql "$PG" "ALTER TABLE runs DROP COLUMN pair_ref; ALTER TABLE outcomes DROP COLUMN definition;
-	UPDATE benchguard_schema SET version = 8"
+	DROP INDEX runs_started; UPDATE benchguard_schema SET version = 8"
 db_sql "$LITE" "DROP INDEX runs_pair_ref; ALTER TABLE runs DROP COLUMN pair_ref;
-	ALTER TABLE outcomes DROP COLUMN definition; PRAGMA user_version = 8"
+	ALTER TABLE outcomes DROP COLUMN definition; DROP INDEX runs_started; PRAGMA user_version = 8"
 compare bisect-migrated 0 --json bisect --good HEAD~6 --bad HEAD --series calc:calc/x --runs 3
 versions() { echo "$(db_sql "$PG" "SELECT version FROM benchguard_schema") $(db_sql "$LITE" "PRAGMA user_version")"; }
 check "... schema 8 migrated to $V on both" test "$(versions)" = "$V $V"

@@ -1303,7 +1303,7 @@ static void test_migrate_to_builds(void **state)
 	/* Back to the schema of version 3: migration 4 only added `builds`, 5
 	 * the alert outbox, 6 the runs' role and the recorded verdicts, 7 the
 	 * results' instrument, 9 the runs' pairs, 10 the outcomes'
-	 * definitions. */
+	 * definitions, 11 an index. */
 	assert_int_equal(sql_exec(path, "DROP TABLE builds; DROP TABLE outbox;"
 	                                " DROP TABLE verdicts; DROP TABLE checks;"
 	                                " ALTER TABLE runs DROP COLUMN role;"
@@ -1311,6 +1311,7 @@ static void test_migrate_to_builds(void **state)
 	                                " DROP INDEX runs_pair_ref;"
 	                                " ALTER TABLE runs DROP COLUMN pair_ref;"
 	                                " ALTER TABLE outcomes DROP COLUMN definition;"
+	                                " DROP INDEX runs_started;"
 	                                " PRAGMA user_version = 3"),
 	                 SQLITE_OK);
 	assert_int_equal(sql_int(path, "SELECT count(*) FROM sqlite_master WHERE name = 'builds'"),
@@ -1320,6 +1321,9 @@ static void test_migrate_to_builds(void **state)
 	assert_int_equal(bg_store_schema_version(st), latest);
 	assert_true(latest >= 4);
 	assert_int_equal(sql_int(path, "PRAGMA user_version"), latest);
+	/* 11: history reads runs newest first through it. */
+	assert_int_equal(
+	        sql_int(path, "SELECT count(*) FROM sqlite_master WHERE name = 'runs_started'"), 1);
 	/* The run is still there, whole. */
 	assert_int_equal(sql_int(path, "SELECT count(*) FROM runs WHERE status = 'complete'"), 1);
 	assert_string_equal(sql_text(path, "SELECT subject FROM commits", buf, sizeof(buf)),
@@ -1409,6 +1413,7 @@ static void test_open_source(void **state)
 	                                " DROP INDEX runs_pair_ref;"
 	                                " ALTER TABLE runs DROP COLUMN pair_ref;"
 	                                " ALTER TABLE outcomes DROP COLUMN definition;"
+	                                " DROP INDEX runs_started;"
 	                                " PRAGMA user_version = 3"),
 	                 SQLITE_OK);
 	assert_int_equal(bg_store_open_source(ctx, path, &st), 0);
@@ -1605,13 +1610,14 @@ static void test_roles_and_recorded_verdicts(void **state)
 	}
 	bg_store_free(st);
 	st = NULL;
-	/* As version 5 left it: no role, no recorded verdicts (nor what 7, 9 and 10 added). */
+	/* As version 5 left it: no role, no recorded verdicts (nor what 7, 9, 10 and 11 added). */
 	assert_int_equal(sql_exec(path, "DROP TABLE verdicts; DROP TABLE checks;"
 	                                " ALTER TABLE runs DROP COLUMN role;"
 	                                " ALTER TABLE results DROP COLUMN instrument;"
 	                                " DROP INDEX runs_pair_ref;"
 	                                " ALTER TABLE runs DROP COLUMN pair_ref;"
 	                                " ALTER TABLE outcomes DROP COLUMN definition;"
+	                                " DROP INDEX runs_started;"
 	                                " PRAGMA user_version = 5"),
 	                 SQLITE_OK);
 	assert_int_equal(bg_store_open(ctx, path, &st), 0);
@@ -1840,6 +1846,7 @@ static void test_pairs_recorded(void **state)
 	assert_int_equal(sql_exec(path, "DROP INDEX runs_pair_ref;"
 	                                " ALTER TABLE runs DROP COLUMN pair_ref;"
 	                                " ALTER TABLE outcomes DROP COLUMN definition;"
+	                                " DROP INDEX runs_started;"
 	                                " PRAGMA user_version = 8"),
 	                 SQLITE_OK);
 	assert_int_equal(bg_store_open(ctx, path, &st), 0);
