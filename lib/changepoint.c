@@ -22,7 +22,9 @@
  *     two runs a side calls it one, bounds the level beside it (see
  *     end_boundaries).  Each step is then moved to the best split between
  *     its neighbours and tested there again; the weakest one that fails
- *     alpha or min_change is dropped, until every step stands on its own.
+ *     alpha or min_change is dropped, until every step stands on its own;
+ *     the levels of a dropped step are searched again on their own (see
+ *     research).
  *     A step whose level moves nearer an end than min_segment lets a step
  *     stand keeps its place as a boundary (its neighbours' levels end
  *     there) but is not reported: its place is min_segment's, not the
@@ -41,6 +43,12 @@
 
 /* A run this many noise SDs from the median of its neighbours is an outlier. */
 #define BG_CP_OUTLIER_SIGMAS 5.0
+
+/* What step 3 knows of each step (a byte per step). */
+#define BG_CP_DIRTY 1u   /* its place or a neighbour changed: test it again */
+#define BG_CP_FAILING 2u /* its last test failed */
+#define BG_CP_FIXED 4u   /* an end level's boundary: never moved, dropped or shown */
+#define BG_CP_LOCAL 8u   /* found again in a dropped step's levels (see research) */
 
 /* Median of v[0..n), n >= 1; v is reordered. */
 static double median_of(double *v, size_t n)
@@ -235,19 +243,18 @@ typedef struct {
 	double tests;                    /* split positions in the whole set */
 } seedset;
 
-/* An interval's p, adjusted for every position of the whole seeded set,
- * computed when first asked: a t tail costs more than the scan. */
+/* An interval's p, adjusted for `tests` positions (its own p, for its
+ * positions alone, computed when first asked: a t tail costs more than
+ * the scan). */
 static double seeded_p(const sums *ps, seeded *iv, double tests)
 {
-	if (!iv->have_p) {
-		double npos = (double)(iv->b - iv->a - 2 * ps->m + 1);
+	double npos = (double)(iv->b - iv->a - 2 * ps->m + 1);
 
+	if (!iv->have_p) {
 		split_p(ps, iv->a, iv->b, &iv->sp);
-		if (iv->sp.p < 1.0)
-			iv->sp.p = fmin(1.0, iv->sp.p / npos * tests);
 		iv->have_p = 1;
 	}
-	return iv->sp.p;
+	return iv->sp.p < 1.0 ? fmin(1.0, iv->sp.p / npos * tests) : 1.0;
 }
 
 /* Which of two intervals (SIZE_MAX: none) has the larger |t|; the first
@@ -280,31 +287,40 @@ static int seed_tree(seedset *ss)
 	return 0;
 }
 
-/* The interval of class c lying inside [a, b) with the largest |t|, or NULL. */
-static seeded *class_best(const seedset *ss, size_t c, size_t a, size_t b)
+/* The intervals of class c lying inside [a, b): iv[*from .. *to). */
+static void class_range(const seedset *ss, size_t c, size_t a, size_t b, size_t *from, size_t *to)
 {
-	size_t lo = ss->first[c], hi = ss->first[c + 1], from, to, best = SIZE_MAX;
+	size_t lo = ss->first[c], hi = ss->first[c + 1];
 
+	*from = *to = lo;
 	/* Starts rise within a class and all its intervals are one length:
 	 * those inside [a, b) are those starting in [a, b - length]. */
 	if (lo == hi || b - a < ss->iv[lo].b - ss->iv[lo].a)
-		return NULL;
-	for (from = lo, to = hi; from < to;) {
-		size_t mid = from + (to - from) / 2;
+		return;
+	for (*to = hi; *from < *to;) {
+		size_t mid = *from + (*to - *from) / 2;
 
 		if (ss->iv[mid].a < a)
-			from = mid + 1;
+			*from = mid + 1;
 		else
-			to = mid;
+			*to = mid;
 	}
-	for (to = from; to < hi;) {
-		size_t mid = to + (hi - to) / 2;
+	for (*to = *from; *to < hi;) {
+		size_t mid = *to + (hi - *to) / 2;
 
 		if (ss->iv[mid].b <= b)
-			to = mid + 1;
+			*to = mid + 1;
 		else
 			hi = mid;
 	}
+}
+
+/* The interval of class c lying inside [a, b) with the largest |t|, or NULL. */
+static seeded *class_best(const seedset *ss, size_t c, size_t a, size_t b)
+{
+	size_t from, to, best = SIZE_MAX;
+
+	class_range(ss, c, a, b, &from, &to);
 	/* [from, to) bottom up: the tree's nodes covering it, in any order. */
 	for (from += ss->leaves, to += ss->leaves; from < to; from /= 2, to /= 2) {
 		if (from & 1)
@@ -313,6 +329,22 @@ static seeded *class_best(const seedset *ss, size_t c, size_t a, size_t b)
 			best = larger_t(ss->iv, best, ss->tree[--to]);
 	}
 	return best == SIZE_MAX ? NULL : &ss->iv[best];
+}
+
+/* The split positions the seeded intervals inside [a, b) and the segment
+ * itself try: the family a search of [a, b) alone is corrected for. */
+static double local_tests(const sums *ps, const seedset *ss, size_t a, size_t b)
+{
+	double tests = (double)(b - a - 2 * ps->m + 1);
+	size_t c, from, to;
+
+	for (c = 0; c < ss->ncls; c++) {
+		class_range(ss, c, a, b, &from, &to);
+		if (to > from)
+			tests += (double)(to - from) *
+			         (double)(ss->iv[from].b - ss->iv[from].a - 2 * ps->m + 1);
+	}
+	return tests;
 }
 
 /*
@@ -392,11 +424,14 @@ static int seed_intervals(const sums *ps, size_t n, seedset *ss)
 }
 
 /* Step 2: the most significant split among intervals inside [a, b), then
- * both sides again; appends accepted splits to cps. */
-static void segment(const sums *ps, seedset *ss, size_t a, size_t b, double alpha, size_t *cps,
-                    size_t *n)
+ * both sides again; appends accepted splits to cps.  Every p is adjusted
+ * for `tests` split positions: those of the whole seeded set, or of the
+ * part that research searches again. */
+static void segment(const sums *ps, seedset *ss, double tests, size_t a, size_t b, double alpha,
+                    size_t *cps, size_t *n)
 {
 	const split *best = NULL;
+	double bestp = 1.0;
 	split whole;
 	size_t c, at;
 
@@ -405,9 +440,11 @@ static void segment(const sums *ps, seedset *ss, size_t a, size_t b, double alph
 	/* The segment itself is a candidate too: the classic binary split. */
 	whole = best_split(ps, a, b);
 	if (whole.p < 1.0)
-		whole.p = fmin(1.0, whole.p / (double)(b - a - 2 * ps->m + 1) * ss->tests);
-	if (whole.at && whole.p < alpha)
+		whole.p = fmin(1.0, whole.p / (double)(b - a - 2 * ps->m + 1) * tests);
+	if (whole.at && whole.p < alpha) {
 		best = &whole;
+		bestp = whole.p;
+	}
 	/* Within a class the p falls as |t| grows, so only each class's
 	 * largest |t| inside the segment can be the most significant split:
 	 * only those get a p.  The first of equal |t| wins, as in one pass. */
@@ -417,17 +454,19 @@ static void segment(const sums *ps, seedset *ss, size_t a, size_t b, double alph
 
 		if (!w || !w->sp.at)
 			continue;
-		p = seeded_p(ps, w, ss->tests);
+		p = seeded_p(ps, w, tests);
 		if (p < alpha &&
-		    (!best || p < best->p || (!(p > best->p) && fabs(w->sp.t) > fabs(best->t))))
+		    (!best || p < bestp || (!(p > bestp) && fabs(w->sp.t) > fabs(best->t)))) {
 			best = &w->sp;
+			bestp = p;
+		}
 	}
 	if (!best)
 		return;
 	at = best->at;
 	cps[(*n)++] = at;
-	segment(ps, ss, a, at, alpha, cps, n);
-	segment(ps, ss, at, b, alpha, cps, n);
+	segment(ps, ss, tests, a, at, alpha, cps, n);
+	segment(ps, ss, tests, at, b, alpha, cps, n);
 }
 
 static int cmp_size(const void *a, const void *b)
@@ -519,19 +558,19 @@ static int misplaced(const sums *ps, size_t lo, size_t hi, size_t at)
  * when it passes the two-run test (alpha over every split of its segment,
  * and min_change), bounds the level beside it before step 3: a boundary
  * that step 3 neither moves nor drops and the report does not show; it is
- * a step once min_segment runs follow it.  Returns the new count; fixed[]
- * marks the boundaries.
+ * a step once min_segment runs follow it.  Returns the new count; flag[]
+ * marks the boundaries BG_CP_FIXED.
  */
 static size_t end_boundaries(const sums *ps, const double *clean, size_t n, double centre,
                              const bg_changepoint_opts *o, double *tmp, size_t *cps, size_t ncp,
-                             unsigned char *fixed)
+                             unsigned char *flag)
 {
 	sums two = *ps;
 	size_t m = ps->m, edge, from;
 	split sp;
 
 	two.m = 2;
-	memset(fixed, 0, ncp);
+	memset(flag, 0, ncp);
 	/* The newest end: 2 to m - 1 runs after the split, m or more before. */
 	edge = ncp ? cps[ncp - 1] : 0;
 	if (n >= edge + m + 2) {
@@ -539,7 +578,7 @@ static size_t end_boundaries(const sums *ps, const double *clean, size_t n, doub
 		sp = best_split_in(&two, edge, n, from, n - 2);
 		if (!fails(&sp, clean, edge, n, centre, o, tmp)) {
 			cps[ncp] = sp.at;
-			fixed[ncp++] = 1;
+			flag[ncp++] = BG_CP_FIXED;
 		}
 	}
 	/* The oldest end, likewise. */
@@ -548,40 +587,72 @@ static size_t end_boundaries(const sums *ps, const double *clean, size_t n, doub
 		sp = best_split_in(&two, 0, edge, 2, m - 1 < edge - m ? m - 1 : edge - m);
 		if (!fails(&sp, clean, 0, edge, centre, o, tmp)) {
 			memmove(cps + 1, cps, ncp * sizeof(*cps));
-			memmove(fixed + 1, fixed, ncp);
+			memmove(flag + 1, flag, ncp);
 			cps[0] = sp.at;
-			fixed[0] = 1;
+			flag[0] = BG_CP_FIXED;
 			ncp++;
 		}
 	}
 	return ncp;
 }
 
-/* Step i moved: it and its neighbours are tested again. */
-static void mark(unsigned char *dirty, const unsigned char *fixed, size_t ncp, size_t i)
+/* Step i is tested again (a boundary never is). */
+static void mark(unsigned char *flag, size_t ncp, size_t i)
 {
-	size_t k;
-
-	for (k = i ? i - 1 : 0; k <= i + 1 && k < ncp; k++)
-		dirty[k] = !fixed[k];
+	if (i < ncp && !(flag[i] & BG_CP_FIXED))
+		flag[i] |= BG_CP_DIRTY;
 }
 
 /* Step i is dropped; the two steps beside it get a longer level. */
-static void drop(size_t *cps, split *sp, unsigned char *dirty, unsigned char *failing,
-                 unsigned char *fixed, size_t *ncp, size_t i)
+static void drop(size_t *cps, split *sp, unsigned char *flag, size_t *ncp, size_t i)
 {
 	size_t rest = *ncp - i - 1;
 
 	memmove(cps + i, cps + i + 1, rest * sizeof(*cps));
 	memmove(sp + i, sp + i + 1, rest * sizeof(*sp));
-	memmove(dirty + i, dirty + i + 1, rest);
-	memmove(failing + i, failing + i + 1, rest);
-	memmove(fixed + i, fixed + i + 1, rest);
+	memmove(flag + i, flag + i + 1, rest);
 	(*ncp)--;
 	if (i > 0)
-		dirty[i - 1] = !fixed[i - 1];
-	if (i < *ncp)
-		dirty[i] = !fixed[i];
+		mark(flag, *ncp, i - 1);
+	mark(flag, *ncp, i);
+}
+
+/*
+ * After a step found in step 2 is dropped, its two levels, now one, are
+ * searched again as step 2 searches, its p corrected for the split
+ * positions inside them alone; what it finds is inserted at `i`, to be
+ * tested as any step is.  Step 2's correction is for every position of
+ * the series (about 800,000 in 32,000 runs), so it can miss a level of
+ * 6 runs that a search of 24 finds at once; left inside a neighbour's
+ * level, that level made the step beside it fail, and dropping that
+ * step made the next one fail: a history stepping +30% and back every 6
+ * runs lost every step.  What this search finds is marked BG_CP_LOCAL,
+ * and dropping it searches nothing again, so step 3 still ends.
+ * Returns the new count.
+ */
+static size_t research(const sums *ps, seedset *ss, double alpha, size_t n, size_t *cps, split *sp,
+                       unsigned char *flag, size_t ncp, size_t i, size_t *found)
+{
+	size_t lo = i ? cps[i - 1] : 0, hi = i < ncp ? cps[i] : n, nfound = 0, k;
+
+	if (hi - lo < 2 * ps->m)
+		return ncp;
+	segment(ps, ss, local_tests(ps, ss, lo, hi), lo, hi, alpha, found, &nfound);
+	if (!nfound)
+		return ncp;
+	qsort(found, nfound, sizeof(*found), cmp_size);
+	memmove(cps + i + nfound, cps + i, (ncp - i) * sizeof(*cps));
+	memmove(sp + i + nfound, sp + i, (ncp - i) * sizeof(*sp));
+	memmove(flag + i + nfound, flag + i, ncp - i);
+	for (k = 0; k < nfound; k++) {
+		cps[i + k] = found[k];
+		flag[i + k] = BG_CP_LOCAL | BG_CP_DIRTY;
+	}
+	ncp += nfound;
+	if (i > 0)
+		mark(flag, ncp, i - 1);
+	mark(flag, ncp, i + nfound);
+	return ncp;
 }
 
 int bg_changepoints_find(bg_ctx *ctx, const double *x, size_t n, const bg_changepoint_opts *opts,
@@ -590,7 +661,8 @@ int bg_changepoints_find(bg_ctx *ctx, const double *x, size_t n, const bg_change
 	bg_changepoint_opts o = { 5, 0.01, 0.0 };
 	double *clean = NULL, *s = NULL, *q = NULL, *tmp = NULL, centre = 0.0;
 	size_t *cps = NULL, ncp = 0, i, round;
-	unsigned char *dirty = NULL, *failing = NULL, *fixed = NULL;
+	unsigned char *flag = NULL;
+	size_t *found = NULL;
 	split *sp = NULL;
 	seedset ss = { 0 };
 	sums ps;
@@ -623,10 +695,9 @@ int bg_changepoints_find(bg_ctx *ctx, const double *x, size_t n, const bg_change
 	cps = malloc((n + 1) * sizeof(size_t));
 	sp = malloc((n + 1) * sizeof(split));
 	tmp = malloc(n * sizeof(double));
-	dirty = calloc(n + 1, 1);
-	failing = calloc(n + 1, 1);
-	fixed = calloc(n + 1, 1);
-	if (!clean || !s || !q || !cps || !sp || !tmp || !dirty || !failing || !fixed ||
+	flag = calloc(n + 1, 1);
+	found = malloc((n + 1) * sizeof(size_t));
+	if (!clean || !s || !q || !cps || !sp || !tmp || !flag || !found ||
 	    hampel(x, n, o.min_segment - 1, clean, &out->outliers, &out->noutliers) < 0) {
 		error = bg_error_oom(ctx);
 		goto cleanup;
@@ -648,27 +719,27 @@ int bg_changepoints_find(bg_ctx *ctx, const double *x, size_t n, const bg_change
 		error = bg_error_oom(ctx);
 		goto cleanup;
 	}
-	segment(&ps, &ss, 0, n, o.alpha, cps, &ncp);
+	segment(&ps, &ss, ss.tests, 0, n, o.alpha, cps, &ncp);
 	qsort(cps, ncp, sizeof(size_t), cmp_size);
 
 	/* A level at either end shorter than min_segment bounds its
 	 * neighbour's level before step 3 judges it (see end_boundary). */
-	ncp = end_boundaries(&ps, clean, n, centre, &o, tmp, cps, ncp, fixed);
+	ncp = end_boundaries(&ps, clean, n, centre, &o, tmp, cps, ncp, flag);
 
 	/* Step 3: each step between its neighbours, until all of them stand.
 	 * A step is tested again only when its place or a neighbour changed:
 	 * its test is a function of those three places alone, and retesting
 	 * all of them after each drop made a long history quadratic. */
 	for (i = 0; i < ncp; i++)
-		dirty[i] = !fixed[i];
+		mark(flag, ncp, i);
 	for (round = 0; round < 4 * n + 8 && ncp; round++) {
 		size_t worst = ncp, moved = 0;
 
 		for (i = 0; i < ncp; i++) {
 			size_t lo = i ? cps[i - 1] : 0, hi = i + 1 < ncp ? cps[i + 1] : n;
 
-			if (dirty[i]) {
-				dirty[i] = 0;
+			if (flag[i] & BG_CP_DIRTY) {
+				flag[i] &= (unsigned char)~(BG_CP_DIRTY | BG_CP_FAILING);
 				/* Near its place only: a step whose neighbour is still
 				 * missing would otherwise jump to an unrelated split. */
 				sp[i] = best_split_in(
@@ -678,15 +749,24 @@ int bg_changepoints_find(bg_ctx *ctx, const double *x, size_t n, const bg_change
 				if (sp[i].at && sp[i].at != cps[i] && round < 2 * n) {
 					cps[i] = sp[i].at;
 					moved++;
-					mark(dirty, fixed, ncp, i);
+					mark(flag, ncp, i ? i - 1 : 0);
+					mark(flag, ncp, i);
+					mark(flag, ncp, i + 1);
 				}
-				failing[i] = fails(&sp[i], clean, lo, hi, centre, &o, tmp);
+				if (fails(&sp[i], clean, lo, hi, centre, &o, tmp))
+					flag[i] |= BG_CP_FAILING;
 			}
-			if (failing[i] && (worst == ncp || fabs(sp[i].t) < fabs(sp[worst].t)))
+			if ((flag[i] & BG_CP_FAILING) &&
+			    (worst == ncp || fabs(sp[i].t) < fabs(sp[worst].t)))
 				worst = i;
 		}
 		if (worst < ncp) {
-			drop(cps, sp, dirty, failing, fixed, &ncp, worst);
+			int again = !(flag[worst] & BG_CP_LOCAL);
+
+			drop(cps, sp, flag, &ncp, worst);
+			if (again)
+				ncp = research(&ps, &ss, o.alpha, n, cps, sp, flag, ncp, worst,
+				               found);
 			continue;
 		}
 		if (!moved)
@@ -702,7 +782,7 @@ int bg_changepoints_find(bg_ctx *ctx, const double *x, size_t n, const bg_change
 		split one;
 		bg_changepoint *c;
 
-		if (fixed[i] || misplaced(&ps, lo, hi, cps[i]))
+		if ((flag[i] & BG_CP_FIXED) || misplaced(&ps, lo, hi, cps[i]))
 			continue;
 		one = best_split_in(&ps, lo, hi, cps[i], cps[i]);
 		c = &out->points[out->npoints++];
@@ -724,9 +804,8 @@ cleanup:
 	free(ss.iv);
 	free(ss.tree);
 	free(tmp);
-	free(dirty);
-	free(failing);
-	free(fixed);
+	free(flag);
+	free(found);
 	if (error < 0)
 		bg_changepoints_clear(out);
 	return error;
