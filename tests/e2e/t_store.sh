@@ -138,10 +138,12 @@ hold() {
 }
 # interrupted NAME SIGNAL CMD...: CMD, stopped by SIGNAL 1 s after it began
 # waiting: its exit code and seconds from the signal to its end in $T/NAME.rc.
+# CMD starts with the signals' defaults, as from a terminal: under nohup
+# (the tests run so) it would inherit SIGHUP ignored, and keep it so.
 interrupted() {
 	local name=$1 sig=$2 pid t0
 	shift 2
-	"$@" >"$T/$name.out" 2>"$T/$name.err" &
+	env --default-signal=INT,HUP,TERM "$@" >"$T/$name.out" 2>"$T/$name.err" &
 	pid=$!
 	sleep 1
 	t0=$(date +%s%N)
