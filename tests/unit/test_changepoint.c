@@ -407,6 +407,35 @@ static void test_missed_level(void **state)
 	free(x);
 }
 
+/*
+ * Noise that grows with the level: a series 10 (or 3) times faster after
+ * its 60th run, at 2% noise.  Measured in seconds over the whole history,
+ * the noise was mostly the fast level's, and a fifth to a third of the
+ * slow runs were replaced as outliers; by logarithms none is, and the one
+ * step is found at its run.
+ */
+static void test_noise_grows_with_level(void **state)
+{
+	static const size_t at[] = { 60 };
+	static const double faster[] = { -0.9, -2.0 / 3.0 };
+	double x[200];
+	bg_changepoints cp;
+	uint64_t seed;
+	size_t f;
+
+	(void)state;
+	for (f = 0; f < 2; f++)
+		for (seed = 1; seed <= 20; seed++) {
+			history(seed, x, 200, 0.02, at, &faster[f], 1);
+			find(x, 200, &cp);
+			if (cp.noutliers != 0 || cp.npoints != 1 || cp.points[0].index != 60)
+				fail_msg("seed %llu, %.0fx faster: %zu outliers, %zu steps",
+				         (unsigned long long)seed, 1.0 / (1.0 + faster[f]),
+				         cp.noutliers, cp.npoints);
+			bg_changepoints_clear(&cp);
+		}
+}
+
 /* A step smaller than min_change is not reported, however sure. */
 static void test_min_change(void **state)
 {
@@ -496,6 +525,7 @@ int main(void)
 		cmocka_unit_test(test_step_near_the_end),
 		cmocka_unit_test(test_short_end_levels),
 		cmocka_unit_test(test_missed_level),
+		cmocka_unit_test(test_noise_grows_with_level),
 		cmocka_unit_test(test_min_change),
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_from_zero),
