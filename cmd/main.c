@@ -353,6 +353,16 @@ static void on_signal(int sig)
 	interrupted = sig;
 }
 
+/* How often benchguard was resumed after a stop (Ctrl-Z, then fg): an
+ * execution timed across one is timed again. */
+static volatile sig_atomic_t continued;
+
+static void on_continue(int sig)
+{
+	(void)sig;
+	continued++;
+}
+
 static void catch_signals(void)
 {
 	static const int stops[] = { SIGINT, SIGTERM, SIGHUP };
@@ -375,6 +385,10 @@ static void catch_signals(void)
 	 * step, and a `ci` killed while it stores leaves its run incomplete.
 	 * Writes fail with EPIPE instead, which sink_close forgives.  The
 	 * runner puts SIGPIPE back to its default in every benchmark. */
+	sa.sa_handler = on_continue;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGCONT, &sa, NULL);
+	sa.sa_flags = 0;
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
 }
@@ -468,6 +482,7 @@ int main(int argc, char **argv)
 	sink_open(&sink);
 	bg_ctx_set_log(st.ctx, cli_log_cb, &st);
 	bg_ctx_set_cancel(st.ctx, &interrupted);
+	bg_ctx_set_continued(st.ctx, &continued);
 	catch_signals();
 	st.db_path = env_db && *env_db ? env_db : NULL;
 	st.stderr_tty = isatty(STDERR_FILENO);

@@ -100,6 +100,13 @@ void bg_ctx_set_log(bg_ctx *ctx, bg_log_cb cb, void *data);
  */
 void bg_ctx_set_cancel(bg_ctx *ctx, const volatile sig_atomic_t *flag);
 int bg_ctx_cancelled(const bg_ctx *ctx);
+/*
+ * A counter the host adds one to on every SIGCONT: benchguard itself was
+ * stopped (Ctrl-Z, then fg) and resumed.  An execution whose measurement
+ * spans a stop is measured again rather than kept with the stop in its
+ * time.  NULL: stops are not seen.
+ */
+void bg_ctx_set_continued(bg_ctx *ctx, const volatile sig_atomic_t *counter);
 
 /* ------------------------------------------------------- units and formats */
 

@@ -58,6 +58,8 @@ void bg_ctx__restore_error(bg_ctx *ctx, const bg_saved_error *saved);
 /* The host's cancel flag (bg_ctx_set_cancel), or NULL: for a store's waits,
  * which outlast no call but are made where no context is passed. */
 const volatile sig_atomic_t *bg_ctx__cancel_flag(const bg_ctx *ctx);
+/* The host's SIGCONT count (bg_ctx_set_continued), or 0. */
+sig_atomic_t bg_ctx__continued(const bg_ctx *ctx);
 
 /* How long a suite's `build` may run before it is killed and counted as
  * failed: one hour, in the working tree and in a cached worktree alike. */

@@ -1970,6 +1970,7 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 	exec_extra x = { .proc = &pv };
 	long *rss = NULL, *own = NULL, floor_kib = 0, hwm_kib = -1;
 	int samples, warmup, total, done, error = 0, nrss = 0, killed, left = 0, clock, reaping = 0;
+	int redone = 0;
 	size_t i, first, counted = 0;
 	const char *clash, *by = NULL;
 	double timeout, values[16];
@@ -2057,12 +2058,30 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 		proc_view_open(&pv);
 	}
 	for (done = 0; done < total; done++) {
+		sig_atomic_t resumed = bg_ctx__continued(ctx);
+
 		if (ch.counters)
 			env[4] = bg_counters__env(ch.counters);
 		error = exec_run(ctx, bench->command, &eo, &x, &r, &killed);
 		left += killed;
 		if (error < 0)
 			goto fail;
+		/* benchguard was stopped and resumed (Ctrl-Z, fg) while this
+		 * execution ran: its time holds the stop, and so may what the
+		 * program timed itself.  Measured again, as many times as there
+		 * are executions, so that a stream of SIGCONTs cannot keep a
+		 * benchmark running for ever. */
+		if (resumed != bg_ctx__continued(ctx) && !exec_failed(&r) &&
+		    !(bench->format == BG_FORMAT_TIME && done < warmup) && redone < total) {
+			redone++;
+			bg_log(ctx, BG_LOG_WARN,
+			       "bench \"%s\": benchguard was stopped while it measured; measuring "
+			       "that execution again",
+			       bench->name);
+			bg_exec_result_clear(&r);
+			done--;
+			continue;
+		}
 		if (opts->progress)
 			opts->progress(bench->name, done + 1, total + ch.simulate,
 			               opts->progress_data);

@@ -27,6 +27,7 @@ struct bg_ctx {
 	bg_log_cb log;
 	void *log_data;
 	const volatile sig_atomic_t *cancel;
+	const volatile sig_atomic_t *continued;
 };
 
 int bg_error_exit_code(int error)
@@ -97,6 +98,18 @@ void bg_ctx_set_cancel(bg_ctx *ctx, const volatile sig_atomic_t *flag)
 const volatile sig_atomic_t *bg_ctx__cancel_flag(const bg_ctx *ctx)
 {
 	return ctx ? ctx->cancel : NULL;
+}
+
+void bg_ctx_set_continued(bg_ctx *ctx, const volatile sig_atomic_t *counter)
+{
+	if (!ctx)
+		return;
+	ctx->continued = counter;
+}
+
+sig_atomic_t bg_ctx__continued(const bg_ctx *ctx)
+{
+	return ctx && ctx->continued ? *ctx->continued : 0;
 }
 
 int bg_ctx_cancelled(const bg_ctx *ctx)

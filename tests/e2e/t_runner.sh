@@ -204,4 +204,27 @@ y=ok:
 1
 complete'
 check "... and the run's table says so" grep -q 'x: FAILED: series "x:t" is stored in unit "s"' "$T/err"
+
+# Stopped while it measured (Ctrl-Z, then fg: SIGSTOP, SIGCONT): the
+# execution that spanned the stop is measured again.  It was stored with
+# the 2 s stop in its wall time, a sample 7 times the others.
+cat >benchguard.json <<'J'
+{ "benchmarks": [ { "name": "nap", "command": "touch began; sleep 0.3", "warmup": 0, "samples": 3 } ] }
+J
+rm -f began
+"$BG" --db "$T/stop.db" run >"$T/out" 2>"$T/err" &
+pid=$!
+for i in $(seq 1 100); do [ -e began ] && break; sleep 0.1; done
+sleep 0.1
+kill -STOP "$pid"
+sleep 2
+kill -CONT "$pid"
+wait "$pid"
+rc=$?
+check "a run stopped and resumed while it measured: exit $rc (0)" test "$rc" = 0
+check "... its 3 samples all under 1 s, the stop in none" test "$(sqlite3 "$T/stop.db" \
+	"SELECT count(*) || ' ' || sum(s.value < 1.0) FROM samples s JOIN results x ON x.id = s.result_id
+	 JOIN series z ON z.id = x.series_id WHERE z.metric = 'wall_time'")" = "3 3"
+check "... saying it measured that execution again" \
+	grep -q 'benchguard was stopped while it measured; measuring that execution again' "$T/err"
 finish
