@@ -11,6 +11,7 @@
  * read still work.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -552,6 +553,32 @@ cleanup:
 	return error;
 }
 
+/*
+ * SQLite's unix VFS opens no database whose absolute path, with room for
+ * the "-journal" beside it, passes mxPathname (512) bytes: 504 opens, 505
+ * does not.  Its "unable to open database file" came with whatever errno
+ * an earlier call left ("File exists", from making the folders).  Checked
+ * first, so that nothing is made for a path that cannot be opened.
+ */
+static int sqlite__path_fits(bg_ctx *ctx, const char *path)
+{
+	sqlite3_vfs *vfs = sqlite3_vfs_find(NULL);
+	char cwd[PATH_MAX];
+	size_t len = strlen(path);
+
+	if (path[0] != '/') {
+		if (!getcwd(cwd, sizeof(cwd)))
+			return 0; /* SQLite will say why, if it cannot */
+		len += strlen(cwd) + 1;
+	}
+	if (vfs && len + strlen("-journal") > (size_t)vfs->mxPathname)
+		return bg_error_set(ctx, BG_EINPUT,
+		                    "database %s: its absolute path is %zu bytes long, and SQLite "
+		                    "opens none longer than %zu: use a shorter one",
+		                    path, len, (size_t)vfs->mxPathname - strlen("-journal"));
+	return 0;
+}
+
 int bg_db_sqlite_open(bg_ctx *ctx, const char *path, const char *missing, bg_db **out)
 {
 	sqlite_db *db = NULL;
@@ -565,6 +592,8 @@ int bg_db_sqlite_open(bg_ctx *ctx, const char *path, const char *missing, bg_db 
 		goto cleanup;
 	}
 	db->base.drv = &sqlite_driver;
+	if ((error = sqlite__path_fits(ctx, path)) < 0)
+		goto cleanup;
 	/* An existing file that this process may not write, or whose folder
 	 * it may not write (the journal lives there), is opened read-only:
 	 * the commands that only read work, and a write says why it cannot. */

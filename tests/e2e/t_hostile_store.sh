@@ -223,4 +223,27 @@ else
 	cd "$T" || exit 1
 fi
 chmod 755 "$ro"
+
+# SQLite opens no database whose absolute path passes 504 bytes (512 with
+# "-journal" beside it).  It said "unable to open database file (File
+# exists)", an errno left from making the folders, and left them made.
+cd "$T/r" || exit 1
+deep() { # LENGTH: a path of that many bytes under $T/deep, in folders of 60
+	python3 -c 'import sys
+base, n = sys.argv[1], int(sys.argv[2]) - len(sys.argv[1])
+parts = []
+while n > 64:
+    parts.append("d" * 59)
+    n -= 60
+print(base + "/" + "/".join(parts + ["x" * (n - 4) + ".db"]))' "$T/deep" "$1"
+}
+p504=$(deep 504) p505=$(deep 505)
+check "a database path of 504 bytes: run stores there (exit 0)" expect_rc 0 "$BG" --db "$p504" run
+rm -rf "$T/deep"
+check "a path of 505 bytes: exit 2" expect_rc 2 "$BG" --db "$p505" run
+check "... saying SQLite opens none longer than 504, not a stale errno" bash -c "
+	grep -q 'its absolute path is 505 bytes long, and SQLite opens none longer than 504' $T/err &&
+	! grep -q 'File exists' $T/err"
+check "... and no folder made for it" test ! -e "$T/deep"
+cd "$T" || exit 1
 finish
