@@ -14,7 +14,9 @@
  * jobs that store a run at once queue instead of racing on the same
  * machine, commit or series rows, and the migration steps run once under
  * that lock when several jobs start together.  Readers never wait.  The
- * schema version lives in a one-row table, benchguard_schema.
+ * wait for the lock, or for a connection, is benchguard's own poll(), not
+ * libpq's, so that Ctrl-C ends it (pg__send, pg__connect).  The schema
+ * version lives in a one-row table, benchguard_schema.
  *
  * Statements are prepared on the server once per connection; parameters
  * go as text (numbers in their shortest exact form) and the server infers
@@ -27,6 +29,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,19 +62,26 @@
 
 /* The libpq functions used here; their types are the headers'. */
 #define PG_FUNCTIONS(X)                                                                            \
+	X(PQcancel)                                                                                \
 	X(PQclear)                                                                                 \
 	X(PQcmdTuples)                                                                             \
-	X(PQconnectdbParams)                                                                       \
+	X(PQconnectPoll)                                                                           \
+	X(PQconnectStartParams)                                                                    \
+	X(PQconninfo)                                                                              \
 	X(PQconninfoFree)                                                                          \
 	X(PQconninfoParse)                                                                         \
+	X(PQconsumeInput)                                                                          \
 	X(PQerrorMessage)                                                                          \
 	X(PQexec)                                                                                  \
 	X(PQexecPrepared)                                                                          \
 	X(PQfinish)                                                                                \
+	X(PQfreeCancel)                                                                            \
 	X(PQfreemem)                                                                               \
+	X(PQgetCancel)                                                                             \
 	X(PQgetResult)                                                                             \
 	X(PQgetisnull)                                                                             \
 	X(PQgetvalue)                                                                              \
+	X(PQisBusy)                                                                                \
 	X(PQnfields)                                                                               \
 	X(PQntuples)                                                                               \
 	X(PQprepare)                                                                               \
@@ -79,8 +89,10 @@
 	X(PQputCopyEnd)                                                                            \
 	X(PQresultErrorField)                                                                      \
 	X(PQresultStatus)                                                                          \
+	X(PQsendQuery)                                                                             \
 	X(PQserverVersion)                                                                         \
 	X(PQsetNoticeProcessor)                                                                    \
+	X(PQsocket)                                                                                \
 	X(PQstatus)                                                                                \
 	X(PQtransactionStatus)
 
@@ -101,6 +113,10 @@ typedef struct {
 	int64_t changes;
 	int next_stmt; /* names of prepared statements: bg1, bg2... */
 	bg_buf copy;   /* samples waiting for COPY */
+	/* The host's cancel flag (bg_ctx_set_cancel) when the store was
+	 * opened; `cancelled`: the last command was cancelled for it. */
+	const volatile sig_atomic_t *cancel;
+	int cancelled;
 } pg_db;
 
 typedef struct {
@@ -180,6 +196,9 @@ static int pg__fail(bg_db *d, bg_ctx *ctx, const char *what)
 	/* A lost connection (class 08, or no SQLSTATE at all) is an I/O error. */
 	int code = !db->sqlstate[0] || !strncmp(db->sqlstate, "08", 2) ? BG_EIO : BG_ERROR;
 
+	if (db->cancelled)
+		return bg_error_set(ctx, BG_ERROR, "interrupted while waiting for database %s",
+		                    d->name);
 	if (!strcmp(db->sqlstate, "25006"))
 		return bg_error_set(ctx, BG_EIO, "database %s: the database is read-only: %s",
 		                    d->name, what);
@@ -204,28 +223,70 @@ static int pg__ok(pg_db *db, PGresult *res)
 
 /* ------------------------------------------------------------------ SQL */
 
+/* Whether the host asked to stop (Ctrl-C, SIGTERM, SIGHUP). */
+static int pg__stop(const pg_db *db)
+{
+	return db->cancel && *db->cancel;
+}
+
+/*
+ * Sends `sql` and waits for its results, asking the server to cancel it
+ * when the host's flag is set: PQexec waits in libpq, through any signal,
+ * and a write transaction's first statement waits for every other
+ * writer's (the advisory lock), which may be a whole import.  The
+ * server's answer to the cancel ends the wait; pg__fail then says
+ * "interrupted".  The first failing result is kept; 0 or -1.
+ */
+static int pg__send(pg_db *db, const char *sql, char *buf, size_t size)
+{
+	PGresult *res;
+	int rc = 0, asked = 0;
+
+	db->cancelled = 0;
+	if (buf)
+		buf[0] = '\0';
+	if (!db->pq.PQsendQuery(db->conn, sql)) {
+		pg__set_error(db, db->pq.PQerrorMessage(db->conn), NULL);
+		return -1;
+	}
+	while (db->pq.PQisBusy(db->conn)) {
+		struct pollfd pfd = { db->pq.PQsocket(db->conn), POLLIN, 0 };
+
+		if (pg__stop(db) && !asked) {
+			PGcancel *c = db->pq.PQgetCancel(db->conn);
+			char why[256];
+
+			asked = 1;
+			db->cancelled = c && db->pq.PQcancel(c, why, (int)sizeof(why));
+			db->pq.PQfreeCancel(c);
+		}
+		if (pfd.fd < 0 || (poll(&pfd, 1, 100) < 0 && errno != EINTR) ||
+		    !db->pq.PQconsumeInput(db->conn))
+			break; /* PQgetResult says what became of the connection */
+	}
+	while ((res = db->pq.PQgetResult(db->conn)) != NULL) {
+		if (!rc && pg__ok(db, res) < 0)
+			rc = -1;
+		else if (!rc && buf && db->pq.PQntuples(res) > 0 && db->pq.PQnfields(res) > 0 &&
+		         !db->pq.PQgetisnull(res, 0, 0))
+			snprintf(buf, size, "%s", db->pq.PQgetvalue(res, 0, 0));
+		db->pq.PQclear(res);
+	}
+	/* Cancelled, but the command had finished first: it stands. */
+	if (!rc)
+		db->cancelled = 0;
+	return rc;
+}
+
 static int pg__exec(bg_db *d, const char *sql)
 {
-	pg_db *db = PDB(d);
-	PGresult *res = db->pq.PQexec(db->conn, sql);
-	int rc = pg__ok(db, res);
-
-	db->pq.PQclear(res);
-	return rc;
+	return pg__send(PDB(d), sql, NULL, 0);
 }
 
 /* The first column of the first row of `sql` into buf ("" if none). */
 static int pg__query(pg_db *db, const char *sql, char *buf, size_t size)
 {
-	PGresult *res = db->pq.PQexec(db->conn, sql);
-	int rc = pg__ok(db, res);
-
-	buf[0] = '\0';
-	if (!rc && db->pq.PQntuples(res) > 0 && db->pq.PQnfields(res) > 0 &&
-	    !db->pq.PQgetisnull(res, 0, 0))
-		snprintf(buf, size, "%s", db->pq.PQgetvalue(res, 0, 0));
-	db->pq.PQclear(res);
-	return rc;
+	return pg__send(db, sql, buf, size);
 }
 
 /* Whether `word` (all capitals) starts at p as a whole word. */
@@ -762,6 +823,65 @@ static const char *pg__opt(PQconninfoOption *opts, const char *keyword)
 }
 
 /*
+ * Connects as PQconnectdbParams would, but waits in poll() here, so that
+ * Ctrl-C or SIGTERM ends the wait at once: libpq's own wait goes on through
+ * any signal, and a server that never answers held a command for its
+ * whole connect_timeout.  PQconnectPoll leaves that timeout to its caller:
+ * it is the one libpq settled on (ours, the string's, PGCONNECT_TIMEOUT's
+ * or a service file's; at least 2 s, as libpq rounds it), counted afresh
+ * whenever libpq moves to another address.
+ */
+static int pg__connect(bg_ctx *ctx, pg_db *db, const char *const *keys, const char *const *vals)
+{
+	PostgresPollingStatusType st = PGRES_POLLING_WRITING;
+	PQconninfoOption *used;
+	double limit = 0.0, until = 0.0;
+	int sock = -1;
+
+	if (!(db->conn = db->pq.PQconnectStartParams(keys, vals, 1)))
+		return bg_error_oom(ctx);
+	if ((used = db->pq.PQconninfo(db->conn)) != NULL) {
+		const char *t = pg__opt(used, "connect_timeout");
+
+		limit = t ? strtod(t, NULL) : 0.0;
+		if (limit > 0.0 && limit < 2.0)
+			limit = 2.0;
+		db->pq.PQconninfoFree(used);
+	}
+	while (db->pq.PQstatus(db->conn) != CONNECTION_BAD && st != PGRES_POLLING_OK &&
+	       st != PGRES_POLLING_FAILED) {
+		struct pollfd pfd = { db->pq.PQsocket(db->conn),
+			              st == PGRES_POLLING_READING ? POLLIN : POLLOUT, 0 };
+		int n;
+
+		if (pfd.fd != sock) {
+			sock = pfd.fd;
+			until = limit > 0.0 ? bg_now() + limit : 0.0;
+		}
+		if (pg__stop(db))
+			return bg_error_set(ctx, BG_ERROR,
+			                    "interrupted while connecting to database %s",
+			                    db->base.name);
+		if (until > 0.0 && bg_now() >= until)
+			return bg_error_set(
+			        ctx, BG_EIO,
+			        "database %s: cannot connect: timeout expired after %g s",
+			        db->base.name, limit);
+		n = pfd.fd < 0 ? -1 : poll(&pfd, 1, 100);
+		if (n < 0 && errno != EINTR)
+			break; /* PQstatus says what became of the connection */
+		if (n > 0)
+			st = db->pq.PQconnectPoll(db->conn);
+	}
+	if (db->pq.PQstatus(db->conn) != CONNECTION_OK) {
+		pg__set_error(db, db->pq.PQerrorMessage(db->conn), NULL);
+		return bg_error_set(ctx, BG_EIO, "database %s: cannot connect: %s", db->base.name,
+		                    db->errmsg ? db->errmsg : "unknown error");
+	}
+	return 0;
+}
+
+/*
  * How messages name the database: postgresql://user@host:port/dbname from
  * the string as written (a ${VAR} stays a name), never its password.
  */
@@ -848,18 +968,10 @@ int bg_db_pg_open(bg_ctx *ctx, const char *spec, bg_db **out)
 		int ours = !pg__opt(opts, "connect_timeout") && !pg__opt(opts, "service") &&
 		           !(env && *env) && !(svc && *svc);
 
-		db->conn =
-		        db->pq.PQconnectdbParams(ours ? keys : keys + 1, ours ? vals : vals + 1, 1);
-	}
-	if (!db->conn) {
-		error = bg_error_oom(ctx);
-		goto cleanup;
-	}
-	if (db->pq.PQstatus(db->conn) != CONNECTION_OK) {
-		pg__set_error(db, db->pq.PQerrorMessage(db->conn), NULL);
-		error = bg_error_set(ctx, BG_EIO, "database %s: cannot connect: %s", db->base.name,
-		                     db->errmsg ? db->errmsg : "unknown error");
-		goto cleanup;
+		db->cancel = bg_ctx__cancel_flag(ctx);
+		if ((error = pg__connect(ctx, db, ours ? keys : keys + 1, ours ? vals : vals + 1)) <
+		    0)
+			goto cleanup;
 	}
 	db->pq.PQsetNoticeProcessor(db->conn, pg__notice, NULL);
 	if (db->pq.PQserverVersion(db->conn) < 100000) {

@@ -64,6 +64,27 @@ check "... the string's connect_timeout=2 is kept: 2 s" \
 	mute_db 1.5 8 "postgresql://bench@127.0.0.1:$MP/bench?connect_timeout=2"
 check "... PGCONNECT_TIMEOUT=2 is kept: 2 s" \
 	mute_db 1.5 8 "postgresql://bench@127.0.0.1:$MP/bench" PGCONNECT_TIMEOUT=2
+# stopped SIG CMD...: CMD (with the signals' defaults, as from a terminal),
+# sent SIG 1 s after it began, exits 3 within 2 s saying it was interrupted.
+# libpq's own waits went on through every signal: the whole 10 s here.
+stopped() {
+	local sig=$1 pid a b rc
+	shift
+	env --default-signal=INT,HUP,TERM "$@" >"$T/out" 2>"$T/err" &
+	pid=$!
+	sleep 1
+	a=$(now)
+	kill "-$sig" "$pid"
+	wait "$pid"
+	rc=$?
+	b=$(now)
+	[ "$rc" -eq 3 ] || { echo "# exit $rc, want 3"; sed 's/^/# err: /' "$T/err"; return 1; }
+	grep -q '^benchguard: interrupted' "$T/err" || { sed 's/^/# err: /' "$T/err"; return 1; }
+	within "$a" "$b" 0 2
+}
+check "Ctrl-C while it connects to a server that never answers: exit 3 at once" \
+	stopped INT "$BG" --db "postgresql://bench@127.0.0.1:$MP/bench" db info
+check "... SIGTERM too" stopped TERM "$BG" --db "postgresql://bench@127.0.0.1:$MP/bench" db info
 kill "$MUTE" 2>/dev/null
 
 # 2. The server stops between two benchmarks of a run, and comes back.
@@ -99,6 +120,28 @@ check "... back up: the first run complete with 3 results, the second incomplete
 check "a rerun once it is back: exit 0" expect_rc 0 "$BG" -q --db "$PG" run
 check "... history of c: the two complete runs" \
 	bash -c "[ \$('$BG' --json --db '$PG' history c:t | grep -c '\"run\"') = 2 ]"
+
+# Another writer holds the write lock (a long import of another job):
+# Ctrl-C or SIGTERM stops the wait at once, exit 3, nothing stored.  The
+# wait went on in libpq until the other writer committed.
+runs() { db_sql "$PG" "SELECT count(*) FROM runs"; }
+n0=$(runs)
+hold_pg() { # SECONDS: another session holds benchguard's write lock that long
+	(echo "BEGIN; SELECT pg_advisory_xact_lock(427869726572); SELECT pg_sleep($1); COMMIT;" |
+		psql -X -q -w -d "$PG" >/dev/null 2>&1) &
+	HOLDER=$!
+	sleep 0.5
+}
+hold_pg 8
+check "a run waiting for another writer's lock, Ctrl-C: exit 3 at once" stopped INT "$BG" -q --db "$PG" run
+check "... saying so" grep -q 'interrupted while waiting for database' "$T/err"
+wait "$HOLDER"
+printf 'BENCHGUARD t 4 ms\n' >"$T/s.txt"
+hold_pg 8
+check "an import waiting for it, SIGTERM: exit 3 at once" \
+	stopped TERM "$BG" --db "$PG" import "$T/s.txt" --format lines --name w
+wait "$HOLDER"
+check "... and neither stored a run" test "$(runs)" = "$n0"
 
 # 3. A role that may log in and create tables but was granted nothing on
 # benchguard's tables: the schema is there, at its version, and the role
