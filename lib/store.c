@@ -1615,12 +1615,15 @@ static int store__history_row(bg_db_stmt *s, bg_history_row *row)
 	return 0;
 }
 
-/* Steps a history statement to its end, appending its rows; resets it. */
-static int store__history_rows(bg_ctx *ctx, bg_store *store, bg_db_stmt *s, bg_history_row **out,
-                               size_t *n, size_t *cap)
+/* Steps a history statement to its end, appending its rows, unless its
+ * parameters would not bind (`unbound`); resets it either way. */
+static int store__history_rows(bg_ctx *ctx, bg_store *store, bg_db_stmt *s, int unbound,
+                               bg_history_row **out, size_t *n, size_t *cap)
 {
 	int error = 0, rc;
 
+	if (unbound)
+		return store__bind_fail(ctx, store, s);
 	while ((rc = bg_db_step(s)) == BG_DB_ROW) {
 		if (bg_grow((void **)out, cap, *n, sizeof(**out)) < 0) {
 			error = bg_error_oom(ctx);
@@ -1683,10 +1686,10 @@ int bg_store_history(bg_ctx *ctx, bg_store *store, const char *series, size_t li
 	const char *metric = NULL;
 	bg_history_row *out = NULL;
 	size_t n = 0, cap = 0, nids = 0, k;
-	int64_t *ids = NULL;
+	int64_t *ids = NULL, per_series = limit < INT64_MAX ? (int64_t)limit : INT64_MAX;
 	bg_db_stmt *s = NULL;
 	int64_t count = 0;
-	int error;
+	int error, unbound;
 
 	*rows = NULL;
 	*nrows = 0;
@@ -1722,31 +1725,21 @@ int bg_store_history(bg_ctx *ctx, bg_store *store, const char *series, size_t li
 		for (k = 0; k < nids; k++) {
 			if ((error = store__stmt(ctx, store, ST_HISTORY_ONE, &s)) < 0)
 				goto cleanup;
-			if (bg_db_bind_int64(s, 1, ids[k]) != 0 ||
-			    bg_db_bind_int64(
-			            s, 2, (int64_t)(limit < INT64_MAX ? limit : INT64_MAX)) != 0) {
-				error = store__bind_fail(ctx, store, s);
-				s = NULL;
-				goto cleanup;
-			}
-			if ((error = store__history_rows(ctx, store, s, &out, &n, &cap)) < 0)
+			unbound = bg_db_bind_int64(s, 1, ids[k]) != 0 ||
+			          bg_db_bind_int64(s, 2, per_series) != 0;
+			if ((error = store__history_rows(ctx, store, s, unbound, &out, &n, &cap)) <
+			    0)
 				goto cleanup;
 		}
-		s = NULL;
 		if (n > 1)
 			qsort(out, n, sizeof(*out), cmp_history);
 	} else {
 		if ((error = store__stmt(ctx, store, ST_HISTORY, &s)) < 0)
 			goto cleanup;
-		if (bg_db_bind_text(s, 1, benchmark, -1) != 0 ||
-		    bg_db_bind_text(s, 2, metric, -1) != 0) {
-			error = store__bind_fail(ctx, store, s);
-			s = NULL;
+		unbound = bg_db_bind_text(s, 1, benchmark, -1) != 0 ||
+		          bg_db_bind_text(s, 2, metric, -1) != 0;
+		if ((error = store__history_rows(ctx, store, s, unbound, &out, &n, &cap)) < 0)
 			goto cleanup;
-		}
-		if ((error = store__history_rows(ctx, store, s, &out, &n, &cap)) < 0)
-			goto cleanup;
-		s = NULL;
 	}
 	*rows = out;
 	*nrows = n;
@@ -1754,8 +1747,6 @@ int bg_store_history(bg_ctx *ctx, bg_store *store, const char *series, size_t li
 	n = 0;
 
 cleanup:
-	if (s)
-		bg_db_reset(s);
 	bg_history_free(out, n);
 	free(benchmark);
 	free(ids);
