@@ -558,7 +558,8 @@ cleanup:
  * the "-journal" beside it, passes mxPathname (512) bytes: 504 opens, 505
  * does not.  Its "unable to open database file" came with whatever errno
  * an earlier call left ("File exists", from making the folders).  Checked
- * first, so that nothing is made for a path that cannot be opened.
+ * before anything is made for a path that cannot be opened, and after a
+ * reading command's "no such file", the likelier mistake.
  */
 static int sqlite__path_fits(bg_ctx *ctx, const char *path)
 {
@@ -592,8 +593,6 @@ int bg_db_sqlite_open(bg_ctx *ctx, const char *path, const char *missing, bg_db 
 		goto cleanup;
 	}
 	db->base.drv = &sqlite_driver;
-	if ((error = sqlite__path_fits(ctx, path)) < 0)
-		goto cleanup;
 	/* An existing file that this process may not write, or whose folder
 	 * it may not write (the journal lives there), is opened read-only:
 	 * the commands that only read work, and a write says why it cannot. */
@@ -610,6 +609,8 @@ int bg_db_sqlite_open(bg_ctx *ctx, const char *path, const char *missing, bg_db 
 		                : bg_error_errno(ctx, BG_EIO, "database %s", path);
 		goto cleanup;
 	}
+	if ((error = sqlite__path_fits(ctx, path)) < 0)
+		goto cleanup;
 	if (db->base.readonly) {
 		if ((error = sqlite__open_readonly(ctx, db, dir_writable)) < 0)
 			goto cleanup;
