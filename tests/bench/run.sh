@@ -27,7 +27,8 @@
 #
 #  4. Report: `benchguard report --format html` over 1,000 series x 200 runs
 #     (first-parent order from git, change points, the replayed check) vs
-#     the sqlite3 tool reading the same result rows.  Goal: < 2 s.
+#     the sqlite3 tool reading the same result rows.  Goal: < 2 s.  And the
+#     JSON form's peak memory against its own size: <= 3x.
 #
 #  4b. Change points over long histories: the change-point search
 #      (bg_changepoints_find, tests/bench/cpscale.c) over 8,000 runs with a
@@ -96,6 +97,11 @@ timeit_verdict() {
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 want() { [ -z "${BENCH_ONLY:-}" ] || [[ ",$BENCH_ONLY," == *",$1,"* ]]; }
+rss() { # CMD...: peak RSS of CMD in KiB
+	python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"
+}
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 gen() { # SEED: 1,000 series x 20 samples, ~1% noise
 	awk -v seed="$1" 'BEGIN { srand(seed); for (s = 0; s < 1000; s++) for (i = 0; i < 20; i++)
@@ -248,11 +254,6 @@ cd "$T/big"
 cand=$(sqlite3 "$T/big.db" 'SELECT max(id) FROM runs')
 samples=$(sqlite3 "$T/big.db" 'SELECT count(*) FROM samples')
 cfg="$T/big.json"
-rss() { # CMD...: peak RSS of CMD in KiB
-	python3 -c 'import resource, subprocess, sys
-subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"
-}
 : >"$T/chk" >"$T/sel"
 for i in $(seq 1 "$reps"); do
 	timeit_verdict "$bg" --db "$T/big.db" --config "$cfg" check --run "$cand" --machine bench --json >>"$T/chk"
@@ -352,6 +353,13 @@ awk -v t="$rep" 'BEGIN { exit !(t < 2.0) }' || { echo "bench: report took $rep s
 awk -v t="$rep" -v s="$repsel" 'BEGIN { exit !(t <= 2 * s) }' ||
 	{ echo "bench: report took $(ratio "$rep" "$repsel")x the SELECT (goal <= 2x)" >&2; exit 1; }
 [ "$size" -le $((10 * 1048576)) ] || { echo "bench: the HTML report is $size bytes (goal <= 10 MB)" >&2; exit 1; }
+# The same report as JSON: its peak memory against the size of its text.
+jkib=$(rss "$bg" -q --db "$T/rep.db" report --since all --machine bench --branch main --format json -o "$T/rep.json")
+jsize=$(stat -c %s "$T/rep.json")
+printf '  benchguard report --format json  peak %d MB for %d MB of JSON, %sx  (goal <= 3x)\n' \
+	$((jkib / 1024)) $((jsize / 1048576)) "$(ratio $((jkib * 1024)) "$jsize")"
+[ $((jkib * 1024)) -le $((3 * jsize)) ] ||
+	{ echo "bench: the JSON report took $((jkib / 1024)) MB for $((jsize / 1048576)) MB (goal <= 3x)" >&2; exit 1; }
 fi
 
 # ----------------------------------------------------------- 4b. changepoints
