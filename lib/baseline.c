@@ -812,6 +812,15 @@ static int parse_series(validator *v, bg_baseline *b, size_t *ucap, baseline_run
 		set_path(v, "%s.instrument", prefix);
 		return invalid(v, "is empty");
 	}
+	/* As every other way in refuses it: "b:x:y" would be read as
+	 * benchmark "b:x", metric "y", and the series never found again. */
+	if (strchr(metric, ':')) {
+		char q[320];
+
+		set_path(v, "%s.metric", prefix);
+		return invalid(v, "%s contains ':' (series are named benchmark:metric)",
+		               bg_text__quote(q, sizeof(q), metric));
+	}
 	set_path(v, "%s.direction", prefix);
 	if (bg_direction_from_name(dirname, &dir) < 0)
 		return invalid(v, "must be \"lower\" or \"higher\" (got \"%s\")", dirname);

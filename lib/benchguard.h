@@ -497,8 +497,10 @@ const bg_outcome *bg_results_outcome(const bg_results *res, size_t i);
 /*
  * Appends one sample to series (benchmark, metric), creating it on first
  * use.  The value is converted to the canonical unit; the direction comes
- * from the unit.  Non-finite values, or a unit that contradicts the series'
- * earlier samples (seconds vs bytes), -> BG_EINPUT.
+ * from the unit.  Non-finite values, a unit that contradicts the series'
+ * earlier samples (seconds vs bytes), or a metric name with a ':' (series
+ * are named "benchmark:metric", split at the last ':'; a benchmark name
+ * may hold one) -> BG_EINPUT.
  */
 int bg_results_add(bg_ctx *ctx, bg_results *res, const char *benchmark, const char *metric,
                    const char *unit, double value);

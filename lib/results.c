@@ -216,6 +216,16 @@ int bg_results_add(bg_ctx *ctx, bg_results *res, const char *benchmark, const ch
 	if (!sl && ((rc = check_name(ctx, "benchmark name", benchmark)) < 0 ||
 	            (rc = check_name(ctx, "metric name", metric)) < 0))
 		return rc;
+	/* A series is named "benchmark:metric", split at its last ':': a
+	 * metric "x:y" of b would be read back as metric "y" of "b:x". */
+	if (!sl && strchr(metric, ':')) {
+		char q[320];
+
+		return bg_error_set(
+		        ctx, BG_EINPUT,
+		        "metric name %s contains ':' (series are named benchmark:metric)",
+		        bg_text__quote(q, sizeof(q), metric));
+	}
 	if ((memo = sl && sl->given[0] && unit && !strcmp(sl->given, unit))) {
 		canon = sl->s.unit;
 		scale = sl->scale;

@@ -232,6 +232,10 @@ broken dup-uid 'd["runs"][4]["uid"] = d["runs"][1]["uid"]' "is also the uid of r
 broken no-samples 'd["runs"][2]["series"][0]["samples"] = []' "runs[2].series[0].samples: no samples"
 broken bad-direction 'd["runs"][0]["series"][0]["direction"] = "up"' "must be \"lower\" or \"higher\""
 broken not-baseline 'd["format"] = "something-else"' "is not a benchguard baseline"
+# A metric with ':' is refused, as every other way in refuses it: stored,
+# "b:x:y" was read back as benchmark "b:x", metric "y", and never found.
+broken colon-metric 'd["runs"][0]["series"][0]["metric"] = "x:y"' \
+	"runs[0].series[0].metric: \"x:y\" contains ':' (series are named benchmark:metric)"
 sed 's/"version": 1,/"version": 1,,/' baselines/x.json >"$T/syntax.json"
 check "a JSON syntax error: exit 2 with the line" expect_rc 2 "$BG" --db "$T/e.db" baseline import "$T/syntax.json"
 check "... naming file and line" grep -q "syntax.json:3: not valid JSON" "$T/err"
@@ -248,9 +252,9 @@ check "--force is not an export option: exit 2" expect_rc 2 "$BG" baseline expor
 check "an unknown baseline branch: exit 2" expect_rc 2 "$BG" baseline export --baseline-branch nope
 # All or nothing: a series whose unit contradicts the database, or another
 # file's, is refused with nothing stored (not the runs before it, not an
-# incomplete run that a second import would take as present).  The metric
-# has a ':' in its name, which a lookup by "benchmark:metric" would split
-# in the wrong place.
+# incomplete run that a second import would take as present).  The
+# benchmark has a ':' in its name, which a lookup by "benchmark:metric"
+# would split in the wrong place.
 sha=$(git rev-parse HEAD)
 brun() { # UID BENCH METRIC UNIT [DIRECTION]
 	printf '{"uid":"%032x","commit":{"sha":"%s","branch":"main","author_time":1,"author":"a","subject":"s"},"started_at":100,"series":[{"benchmark":"%s","metric":"%s","unit":"%s","direction":"%s","samples":[1,2,3]}]}' \
@@ -261,8 +265,8 @@ bfile() { # FILE RUN...
 	shift
 	(IFS=,; printf '{"format":"benchguard-baseline","version":1,"machine":"m1","runs":[%s]}\n' "$*") >"$f"
 }
-bfile "$T/u1.json" "$(brun 1 bench x:y s)"
-bfile "$T/u2.json" "$(brun 2 good m s)" "$(brun 3 bench x:y B)"
+bfile "$T/u1.json" "$(brun 1 bench:x y s)"
+bfile "$T/u2.json" "$(brun 2 good m s)" "$(brun 3 bench:x y B)"
 U=$T/u.db
 runs_of() { sqlite3 "$1" "SELECT count(*) FROM runs"; }
 check "a file with a unit the database contradicts: exit 2" bash -c "
@@ -293,7 +297,7 @@ check "two runs of a file that disagree on a direction: exit 2, naming both" bas
 	grep -qx 'benchguard: .*d1.json: runs\[1\].series\[0\]: direction \"higher\" of d:m differs from \"lower\" in an earlier run' '$T/d.err' &&
 	no_runs '$T/dir.db'"
 bfile "$T/d2.json" "$(brun 8 d2 m s higher)"
-bfile "$T/d3.json" "$(brun 9 g d2:x s)" "$(brun 10 d2 m s lower)"
+bfile "$T/d3.json" "$(brun 9 g:d2 x s)" "$(brun 10 d2 m s lower)"
 check "two files that disagree on a direction: exit 2, naming both" bash -c "
 	'$BG' --db '$T/dir.db' baseline import --machine m1 '$T/d2.json' '$T/d3.json' 2>'$T/d.err'; [ \$? = 2 ] &&
 	grep -qx 'benchguard: .*d3.json: run 0*a: direction \"lower\" of d2:m differs from \"higher\" in .*d2.json.s run 0*8; nothing imported' '$T/d.err' &&

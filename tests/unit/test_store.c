@@ -585,9 +585,9 @@ static void test_runs_put_all_or_nothing(void **state)
 	assert_int_equal(bg_ctx_new(&ctx), 0);
 	assert_int_equal(bg_store_open(ctx, path, &st), 0);
 	assert_int_equal(bg_results_new(&a), 0);
-	assert_int_equal(bg_results_add(ctx, a, "b", "x:y", "s", 5.0), 0);
+	assert_int_equal(bg_results_add(ctx, a, "b:x", "y", "s", 5.0), 0);
 	assert_int_equal(bg_results_new(&b), 0);
-	assert_int_equal(bg_results_add(ctx, b, "b", "x:y", "B", 5.0), 0);
+	assert_int_equal(bg_results_add(ctx, b, "b:x", "y", "B", 5.0), 0);
 	memset(info, 0, sizeof(info));
 	for (i = 0; i < 3; i++) {
 		info[i].commit = &commit;
