@@ -353,18 +353,20 @@ int bg_baseline_export(bg_ctx *ctx, bg_store *store, bg_repo *repo,
 	 * place, and the same candidate got another verdict there. */
 	w.window = bg_verdict__reach(opts->window);
 	{
-		int64_t *t = malloc((w.nrefs ? w.nrefs : 1) * sizeof(int64_t));
+		bg_walk_point *p = malloc((w.nrefs ? w.nrefs : 1) * sizeof(*p));
 		size_t k, n = 0;
 
-		if (!t) {
+		if (!p) {
 			error = bg_error_oom(ctx);
 			goto cleanup;
 		}
 		for (k = 0; k < w.nrefs; k++)
-			if (k == 0 || strcmp(w.refs[k].sha, w.refs[k - 1].sha))
-				t[n++] = w.refs[k].author_time;
-		error = bg_walk_bound_init(&w.bound, t, n);
-		free(t);
+			if (k == 0 || strcmp(w.refs[k].sha, w.refs[k - 1].sha)) {
+				p[n].sha = w.refs[k].sha;
+				p[n++].author_time = w.refs[k].author_time;
+			}
+		error = bg_walk_bound_init(&w.bound, repo, p, n);
+		free(p);
 		if (error < 0) {
 			error = bg_error_oom(ctx);
 			goto cleanup;

@@ -233,29 +233,26 @@ static int set_targets(walk_state *w)
 	return error;
 }
 
-/* One author time per stored commit a walk may meet (`exclude`, the
+/* Each stored commit a walk in `repo` may meet (`exclude`, the
  * candidate's own, left out): what bounds it.  refs sorted by sha. */
-static int bound_of(bg_ctx *ctx, const bg_run_ref *refs, size_t nrefs, const char *exclude,
-                    bg_walk_bound *bound)
+static int bound_of(bg_ctx *ctx, bg_repo *repo, const bg_run_ref *refs, size_t nrefs,
+                    const char *exclude, bg_walk_bound *bound)
 {
-	int64_t *t = malloc((nrefs ? nrefs : 1) * sizeof(int64_t));
+	bg_walk_point *p = malloc((nrefs ? nrefs : 1) * sizeof(*p));
 	size_t i, n = 0;
 	int error;
 
-	if (!t)
+	if (!p)
 		return bg_error_oom(ctx);
 	for (i = 0; i < nrefs; i++)
 		if ((i == 0 || strcmp(refs[i].sha, refs[i - 1].sha)) &&
-		    strcmp(refs[i].sha, exclude))
-			t[n++] = refs[i].author_time;
-	error = bg_walk_bound_init(bound, t, n);
-	free(t);
+		    strcmp(refs[i].sha, exclude)) {
+			p[n].sha = refs[i].sha;
+			p[n++].author_time = refs[i].author_time;
+		}
+	error = bg_walk_bound_init(bound, repo, p, n);
+	free(p);
 	return error < 0 ? bg_error_oom(ctx) : 0;
-}
-
-static int bound_refs(walk_state *w)
-{
-	return bound_of(w->ctx, w->refs, w->nrefs, w->exclude_sha, &w->bound);
 }
 
 typedef struct {
@@ -295,7 +292,7 @@ int bg_check__probe_history(bg_ctx *ctx, bg_store *store, bg_repo *repo, const c
 	p.nrefs = nrefs;
 	p.want = window ? window : 1;
 	p.exclude = exclude_sha;
-	if ((error = bound_of(ctx, refs, nrefs, exclude_sha, &p.bound)) == 0 && nrefs)
+	if ((error = bound_of(ctx, repo, refs, nrefs, exclude_sha, &p.bound)) == 0 && nrefs)
 		error = bg_repo_walk_first_parent(ctx, repo, from, on_probe, &p);
 	bg_walk_bound_clear(&p.bound);
 	free(refs);
@@ -716,7 +713,8 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 			goto cleanup;
 		if (w.nrefs)
 			qsort(w.refs, w.nrefs, sizeof(*w.refs), cmp_ref);
-		if ((error = bound_refs(&w)) < 0 || (error = set_targets(&w)) < 0)
+		if ((error = bound_of(ctx, repo, w.refs, w.nrefs, w.exclude_sha, &w.bound)) < 0 ||
+		    (error = set_targets(&w)) < 0)
 			goto cleanup;
 		if (nseries && w.nrefs) {
 			error = bg_repo_walk_first_parent(ctx, repo, res->baseline_from, on_commit,

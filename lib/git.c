@@ -452,10 +452,25 @@ cleanup:
 
 /* ------------------------------------------------------------- ancestry */
 
+/* The committer time of commit `sha` here; 0 when the repository has no such commit. */
+static int commit_time(bg_repo *repo, const char *sha, int64_t *time)
+{
+	git_commit *c = NULL;
+	git_oid id;
+
+	if (git_oid_fromstrn(&id, sha, strlen(sha)) < 0 ||
+	    git_commit_lookup(&c, repo->repo, &id) < 0)
+		return 0;
+	*time = (int64_t)git_commit_time(c);
+	git_commit_free(c);
+	return 1;
+}
+
 typedef struct {
 	const char *sha;
 	int64_t oldest; /* a commit older than this cannot precede `sha` on the line */
 	int on;
+	size_t streak; /* commits in a row older than that */
 } on_line;
 
 static int on_line_cb(const char *sha, int64_t time, void *data)
@@ -466,9 +481,14 @@ static int on_line_cb(const char *sha, int64_t time, void *data)
 		l->on = 1;
 		return 1;
 	}
-	/* Past the commit's author time (with the skew a clock may have):
-	 * it is not further back on this line. */
-	return time < l->oldest;
+	/* Past the commit's time (with the skew a clock may have), for
+	 * BG_WALK_PATIENCE commits in a row (one dated years back is a clock's
+	 * mistake): it is not further back on this line. */
+	if (time >= l->oldest) {
+		l->streak = 0;
+		return 0;
+	}
+	return ++l->streak >= BG_WALK_PATIENCE;
 }
 
 int bg_repo_lookup_on(bg_ctx *ctx, bg_repo *repo, const char *rev, const char *branch,
@@ -477,6 +497,7 @@ int bg_repo_lookup_on(bg_ctx *ctx, bg_repo *repo, const char *rev, const char *b
 	bg_saved_error saved;
 	on_line l;
 	char tip[41];
+	int64_t ct;
 	int err;
 
 	if ((err = bg_repo_lookup(ctx, repo, rev, out)) < 0 || out->branch || !branch || !*branch)
@@ -488,8 +509,14 @@ int bg_repo_lookup_on(bg_ctx *ctx, bg_repo *repo, const char *rev, const char *b
 		return 0;
 	}
 	l.sha = out->sha;
-	l.oldest = out->author_time - BG_CLOCK_SKEW;
+	/* The earlier of its two dates: an author's fast clock put the author
+	 * date days after the commit date, and the walk gave up before it. */
+	l.oldest = out->author_time;
+	if (commit_time(repo, out->sha, &ct) && ct < l.oldest)
+		l.oldest = ct;
+	l.oldest -= BG_CLOCK_SKEW;
 	l.on = 0;
+	l.streak = 0;
 	err = bg_repo_walk_first_parent(ctx, repo, tip, on_line_cb, &l);
 	/* A shallow clone's line may end before the walk can tell: the commit
 	 * is then on no branch we can name, which only labels its runs.  Failing
@@ -712,6 +739,142 @@ int bg_repo_walk_first_parent(bg_ctx *ctx, bg_repo *repo, const char *sha, bg_wa
 	}
 	git_commit_free(c);
 	return rc > 0 ? 0 : rc;
+}
+
+/* ------------------------------------------------------------ walk bound */
+
+enum {
+	WALK_OPEN = 0, /* not met, not looked up */
+	WALK_DONE,     /* met, or known not to lie behind the walk */
+	WALK_BEHIND    /* looked up: its committer time may lie behind the walk */
+};
+
+typedef struct {
+	int64_t t;
+	const char *sha;
+} walk_sort;
+
+static int cmp_walk_sort(const void *a, const void *b)
+{
+	const walk_sort *x = a, *y = b;
+
+	return (x->t > y->t) - (x->t < y->t);
+}
+
+int bg_walk_bound_init(bg_walk_bound *b, bg_repo *repo, const bg_walk_point *points, size_t n)
+{
+	walk_sort *w = malloc((n ? n : 1) * sizeof(*w));
+	size_t i, m = n ? n : 1;
+
+	memset(b, 0, sizeof(*b));
+	b->repo = repo;
+	if (!w || !(b->t = malloc(m * sizeof(*b->t))) || !(b->sha = malloc(m * sizeof(*b->sha))) ||
+	    !(b->state = calloc(m, 1)) || !(b->ct = calloc(m, sizeof(*b->ct)))) {
+		free(w);
+		bg_walk_bound_clear(b);
+		return BG_ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		w[i].t = points[i].author_time;
+		w[i].sha = points[i].sha;
+	}
+	if (n)
+		qsort(w, n, sizeof(*w), cmp_walk_sort);
+	for (i = 0; i < n; i++) {
+		b->t[i] = w[i].t;
+		snprintf(b->sha[i], sizeof(b->sha[i]), "%s", w[i].sha);
+	}
+	free(w);
+	b->n = n;
+	return 0;
+}
+
+void bg_walk_bound_meet(bg_walk_bound *b, int64_t author_time)
+{
+	size_t lo = 0, hi = b->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (b->t[mid] < author_time)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo < b->n && b->t[lo] == author_time && b->state[lo] == WALK_DONE)
+		lo++;
+	if (lo < b->n && b->t[lo] == author_time) {
+		b->pending -= b->state[lo] == WALK_BEHIND;
+		b->state[lo] = WALK_DONE;
+	}
+	while (b->lo < b->n && b->state[b->lo] == WALK_DONE)
+		b->lo++;
+}
+
+/* Whether no stored commit not met can lie behind a walk at `time`, as far
+ * as the bound knows: the first open one by its author time, every one
+ * looked up by its committer time. */
+static int walk_past(const bg_walk_bound *b, int64_t time)
+{
+	size_t i;
+
+	for (i = b->lo; i < b->n; i++)
+		if (b->state[i] == WALK_OPEN) {
+			if (!(b->t[i] > 0 && b->t[i] > time + BG_CLOCK_SKEW))
+				return 0;
+			break;
+		}
+	for (i = b->lo; b->pending && i < b->n; i++)
+		if (b->state[i] == WALK_BEHIND && !(b->ct[i] > time + BG_CLOCK_SKEW))
+			return 0;
+	return 1;
+}
+
+int bg_walk_bound_done(bg_walk_bound *b, int64_t time)
+{
+	size_t i;
+
+	if (b->lo == b->n)
+		return 1;
+	if (!walk_past(b, time)) {
+		b->streak = 0;
+		return 0;
+	}
+	if (++b->streak < BG_WALK_PATIENCE)
+		return 0;
+	/* It would stop: each open commit by when it was really committed.
+	 * One the repository lacks cannot be met; one committed after the
+	 * walk's time (and its skew) is not behind it. */
+	for (i = b->lo; i < b->n; i++) {
+		int64_t ct;
+
+		if (b->state[i] != WALK_OPEN)
+			continue;
+		if (!b->repo || !commit_time(b->repo, b->sha[i], &ct) ||
+		    ct > time + BG_CLOCK_SKEW) {
+			b->state[i] = WALK_DONE;
+		} else {
+			b->state[i] = WALK_BEHIND;
+			b->ct[i] = ct;
+			b->pending++;
+		}
+	}
+	while (b->lo < b->n && b->state[b->lo] == WALK_DONE)
+		b->lo++;
+	if (b->lo < b->n && !walk_past(b, time)) {
+		b->streak = 0;
+		return 0;
+	}
+	return 1;
+}
+
+void bg_walk_bound_clear(bg_walk_bound *b)
+{
+	free(b->t);
+	free(b->sha);
+	free(b->state);
+	free(b->ct);
+	memset(b, 0, sizeof(*b));
 }
 
 int bg_repo_is_ancestor(bg_ctx *ctx, bg_repo *repo, const char *ancestor, const char *descendant)

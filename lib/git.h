@@ -54,6 +54,54 @@ int bg_repo_walk_first_parent(bg_ctx *ctx, bg_repo *repo, const char *sha, bg_wa
  * Unknown sha -> BG_ENOTFOUND; `dir` not empty -> BG_EINPUT.
  */
 int bg_repo_checkout(bg_ctx *ctx, bg_repo *repo, const char *sha, const char *dir);
+/*
+ * When a first-parent walk that looks for stored commits can stop.  Along a
+ * first-parent line a parent is not committed more than BG_CLOCK_SKEW
+ * after its child; so once the walk's committer time is that far below the
+ * committer time of every stored commit not met yet, none of them lies
+ * further back, however long the rest of the history is, and runs of other
+ * branches' commits (every pull request's) no longer send the walk to the
+ * root.  Git enforces neither date, so:
+ *
+ *  - stored commits are known by their author times (what the store has),
+ *    and looked up in the repository for their committer times only when
+ *    the walk would stop: an author date more than BG_CLOCK_SKEW ahead of
+ *    its commit date (a fast clock, then a rebase) stopped the walk before
+ *    it reached the commit, and its runs left the baseline;
+ *  - the walk stops only once it could have for BG_WALK_PATIENCE commits
+ *    in a row: one commit dated years back (a clock reset, a converted
+ *    history) ended it there.
+ *
+ * A stored commit whose author time is unknown (0) keeps the walk going;
+ * one the repository does not have cannot be met and stops nothing.
+ */
+#define BG_CLOCK_SKEW 86400
+#define BG_WALK_PATIENCE 64
+typedef struct {
+	bg_repo *repo;
+	int64_t *t;            /* author times of the stored commits, ascending */
+	char (*sha)[41];       /* their commits, in that order */
+	unsigned char *state;  /* BG_WALK_* of each */
+	int64_t *ct;           /* committer time, once looked up */
+	size_t n, lo, pending; /* lo: the first not met; pending: BG_WALK_BEHIND */
+	size_t streak;         /* commits in a row the walk could have stopped at */
+} bg_walk_bound;
+
+/* One stored commit (not one per run). */
+typedef struct {
+	const char *sha;
+	int64_t author_time;
+} bg_walk_point;
+
+/* The bound of a walk in `repo` for these commits (copied). */
+int bg_walk_bound_init(bg_walk_bound *b, bg_repo *repo, const bg_walk_point *points, size_t n);
+/* The walk met a stored commit with this author time. */
+void bg_walk_bound_meet(bg_walk_bound *b, int64_t author_time);
+/* 1: every stored commit was met, or none can lie behind the walk's commit
+ * of committer time `time`. */
+int bg_walk_bound_done(bg_walk_bound *b, int64_t time);
+void bg_walk_bound_clear(bg_walk_bound *b);
+
 /* Is `ancestor` an ancestor of (or equal to) `descendant`?  1/0, < 0 on error. */
 int bg_repo_is_ancestor(bg_ctx *ctx, bg_repo *repo, const char *ancestor, const char *descendant);
 /*

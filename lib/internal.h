@@ -404,31 +404,6 @@ int bg_check__summary_line(const bg_check_result *res, bg_buf *b);
 int bg_ci__merge(bg_ctx *ctx, bg_check_result *res, const bg_check_result *pairs,
                  const bg_pairs_series *open, size_t nopen);
 
-/*
- * When a first-parent walk that looks for stored commits can stop (util.c).
- * A commit is never older than its author time, and along a first-parent
- * line a parent is not committed more than BG_CLOCK_SKEW after its child;
- * so once the walk's committer time is that far below the author time of
- * every stored commit not met yet, none of them lies further back, however
- * long the rest of the history is.  Runs of other branches' commits (every
- * pull request's) then no longer send the walk to the root.  A stored
- * commit whose author time is unknown (0) keeps the walk going.
- */
-#define BG_CLOCK_SKEW 86400
-typedef struct {
-	int64_t *t;         /* author times of the stored commits, ascending */
-	unsigned char *met; /* met by the walk */
-	size_t n, lo;       /* lo: the first not met */
-} bg_walk_bound;
-
-/* One author time per stored commit (not per run); copied. */
-int bg_walk_bound_init(bg_walk_bound *b, const int64_t *times, size_t n);
-/* The walk met a stored commit with this author time. */
-void bg_walk_bound_meet(bg_walk_bound *b, int64_t author_time);
-/* 1: every stored commit was met, or none can lie behind commit time `time`. */
-int bg_walk_bound_done(const bg_walk_bound *b, int64_t time);
-void bg_walk_bound_clear(bg_walk_bound *b);
-
 /* SHA-256 of data as 64 lowercase hex digits + NUL (lib/hash.c, libcrypto). */
 int bg_sha256_hex(const void *data, size_t len, char out[65]);
 /* HMAC-SHA256 of data under key, as 64 lowercase hex digits + NUL (lib/hash.c). */

@@ -267,13 +267,15 @@ static int order_runs(bg_ctx *ctx, bg_report *r, bg_repo *repo, rep_run *runs, s
 	}
 	qsort(w.by_sha, n, sizeof(sha_ref), cmp_sha_ref);
 	if (repo && r->branch) {
-		int64_t *t = malloc((n ? n : 1) * sizeof(int64_t));
+		bg_walk_point *t = malloc((n ? n : 1) * sizeof(*t));
 
 		r->by_git = 1;
 		for (i = 0; i < n && t; i++)
-			if (!i || strcmp(w.by_sha[i].sha, w.by_sha[i - 1].sha) != 0)
-				t[w.shas++] = w.by_sha[i].author_time;
-		if (!t || bg_walk_bound_init(&w.bound, t, w.shas) < 0) {
+			if (!i || strcmp(w.by_sha[i].sha, w.by_sha[i - 1].sha) != 0) {
+				t[w.shas].sha = w.by_sha[i].sha;
+				t[w.shas++].author_time = w.by_sha[i].author_time;
+			}
+		if (!t || bg_walk_bound_init(&w.bound, repo, t, w.shas) < 0) {
 			free(t);
 			error = bg_error_oom(ctx);
 			goto cleanup;

@@ -506,63 +506,6 @@ uint64_t bg_disk_usage(const char *path)
 	return bytes;
 }
 
-static int cmp_time(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-int bg_walk_bound_init(bg_walk_bound *b, const int64_t *times, size_t n)
-{
-	memset(b, 0, sizeof(*b));
-	if (!(b->t = malloc((n ? n : 1) * sizeof(int64_t))) || !(b->met = calloc(n ? n : 1, 1))) {
-		bg_walk_bound_clear(b);
-		return BG_ENOMEM;
-	}
-	/* No stored commit (times may then be NULL): nothing to copy or sort. */
-	if (n) {
-		memcpy(b->t, times, n * sizeof(int64_t));
-		qsort(b->t, n, sizeof(int64_t), cmp_time);
-	}
-	b->n = n;
-	return 0;
-}
-
-void bg_walk_bound_meet(bg_walk_bound *b, int64_t author_time)
-{
-	size_t lo = 0, hi = b->n;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (b->t[mid] < author_time)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	while (lo < b->n && b->t[lo] == author_time && b->met[lo])
-		lo++;
-	if (lo < b->n && b->t[lo] == author_time)
-		b->met[lo] = 1;
-	while (b->lo < b->n && b->met[b->lo])
-		b->lo++;
-}
-
-int bg_walk_bound_done(const bg_walk_bound *b, int64_t time)
-{
-	if (b->lo == b->n)
-		return 1;
-	return b->t[b->lo] > 0 && b->t[b->lo] > time + BG_CLOCK_SKEW;
-}
-
-void bg_walk_bound_clear(bg_walk_bound *b)
-{
-	free(b->t);
-	free(b->met);
-	memset(b, 0, sizeof(*b));
-}
-
 void bg_strings_free(char **v, size_t n)
 {
 	size_t i;

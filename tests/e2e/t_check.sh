@@ -264,4 +264,49 @@ check "check --run of an id not stored: exit 2, no run in the database" bash -c 
 check "a count over its cap names the cap" bash -c "
 	\"$BG\" run --samples 1000001 2>$T/e; [ \$? = 2 ] &&
 	[ \"\$(cat $T/e)\" = 'benchguard: --samples needs a whole number from 1 to 1000000 (got \"1000001\")' ]"
+
+# Git's dates out of order.  The walk along main stops where no stored
+# commit can lie further back, judged by dates; it stopped too early when
+# the commits with runs had author dates 2 days ahead of their commit
+# dates (a fast clock, then a rebase), or when one commit between them
+# was dated years back (a clock reset): the 5 runs at 10 ms left the
+# baseline, and a 50% slower tip passed (exit 0).
+dated() { # DIR SKEW OLD: 7 commits an hour apart, author dates SKEW s ahead;
+	# the 4th committed in 2001 if OLD; runs at 10 ms on all but it and the
+	# tip, 15 ms on the tip
+	local t=1700000000 i ct
+	export BENCHGUARD_DB="$1.db"
+	rm -rf "$1" "$1.db" && new_repo "$1" >/dev/null && cd "$1" || return 1
+	echo '{ "benchmarks": [ { "name": "b", "command": "true" } ], "baseline": { "min_runs": 2 } }' >benchguard.json
+	echo .benchguard/ >.gitignore
+	git add -A && git commit -qm suite
+	for i in 1 2 3 4 5 6 7; do
+		ct=$((t + i * 3600))
+		[ "$3" = old ] && [ "$i" = 4 ] && ct=1000000000
+		GIT_AUTHOR_DATE="@$((t + i * 3600 + $2)) +0000" GIT_COMMITTER_DATE="@$ct +0000" \
+			git commit -q --allow-empty -m "c$i"
+	done
+	for i in 6 5 4 2 1; do
+		printf 'BENCHGUARD t %s ms\n' 10 10.1 9.9 10.2 9.8 |
+			"$BG" -q import - --format lines --name b --commit "HEAD~$i" >/dev/null || return 1
+	done
+	printf 'BENCHGUARD t %s ms\n' 15 15.1 14.9 15.2 14.8 | "$BG" -q import - --format lines --name b >/dev/null
+}
+for how in "172800 new" "0 old"; do
+	set -- $how
+	what="author dates 2 days ahead of commit dates"
+	[ "$2" = old ] && what="one commit dated 2001 among them"
+	dated "$T/dated-$1" "$1" "$2"
+	check "$what: check finds the 5 runs along main, regression (exit 1)" bash -c "
+		\"$BG\" check >$T/out 2>$T/err; [ \$? = 1 ] && grep -qE '^regression +b:t .* 5/1\$' $T/out"
+	check "... the report has all 6 runs, none off the branch" bash -c "
+		\"$BG\" report --since all --format json 2>/dev/null |
+			python3 -c 'import json, sys; s = json.load(sys.stdin)[\"summary\"]; sys.exit(not (s[\"runs\"] == 6 and s[\"runs_off_branch\"] == 0))'"
+	check "... baseline export writes the 6" bash -c "
+		\"$BG\" baseline export -o $T/dated.json >/dev/null 2>&1 &&
+		python3 -c 'import json, sys; sys.exit(len(json.load(open(\"$T/dated.json\"))[\"runs\"]) != 6)'"
+	check "... and each run is labelled with the branch" bash -c "
+		[ \"\$(\"$BG\" history b:t | awk 'NR > 1 { print \$4 }' | sort -u)\" = main ]"
+	cd "$T" || exit 1
+done
 finish

@@ -805,29 +805,66 @@ static void test_walk_shallow(void **state)
 	bg_ctx_free(ctx);
 }
 
+/* Whether a walk at `time` stops there: it may, BG_WALK_PATIENCE commits
+ * in a row, and then does (and not before). */
+static int stops(bg_walk_bound *b, int64_t time)
+{
+	int k;
+
+	for (k = 1; k < BG_WALK_PATIENCE; k++)
+		if (bg_walk_bound_done(b, time))
+			return 0;
+	return bg_walk_bound_done(b, time);
+}
+
+/* Points of commits "a", "b", "c"... at these author times. */
+static bg_walk_point *points(const int64_t *t, size_t n)
+{
+	static const char *const names[] = { "a", "b", "c", "d" };
+	static bg_walk_point p[4];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		p[i].sha = names[i];
+		p[i].author_time = t[i];
+	}
+	return p;
+}
+
 /*
  * When a walk looking for stored commits may stop: once its committer time
  * is more than a day of clock skew below the author time of every stored
- * commit not met yet; never while an older stored commit may lie behind.
+ * commit not met yet, for BG_WALK_PATIENCE commits in a row; never while an
+ * older stored commit may lie behind.  (No repository: a commit it would
+ * look up counts as not there.)
  */
 static void test_walk_bound(void **state)
 {
 	const int64_t day = 86400, t[] = { 100 * day, 50 * day, 100 * day };
 	bg_walk_bound b;
+	int k;
 
 	(void)state;
-	assert_int_equal(bg_walk_bound_init(&b, t, 3), 0);
-	assert_false(bg_walk_bound_done(&b, 120 * day));
+	assert_int_equal(bg_walk_bound_init(&b, NULL, points(t, 3), 3), 0);
+	assert_false(stops(&b, 120 * day));
 	bg_walk_bound_meet(&b, 100 * day);
 	/* One commit of day 100 is still to be met: until the walk is a day
 	 * and more behind it, it may come. */
-	assert_false(bg_walk_bound_done(&b, 99 * day));
-	/* A walk already at day 20 has passed every commit of days 50 and 100
-	 * it could meet: nothing not met can lie further back. */
-	assert_true(bg_walk_bound_done(&b, 20 * day));
+	assert_false(stops(&b, 99 * day));
+	/* A walk at day 20 for 64 commits has passed every commit of days 50
+	 * and 100 it could meet: nothing not met can lie further back. */
+	assert_true(stops(&b, 20 * day));
+	bg_walk_bound_clear(&b);
+
+	/* One commit dated far back (a clock reset) does not end the walk:
+	 * the next one, dated as its neighbours, starts the count again. */
+	assert_int_equal(bg_walk_bound_init(&b, NULL, points(t, 3), 3), 0);
+	for (k = 0; k < 10 * BG_WALK_PATIENCE; k++)
+		assert_false(bg_walk_bound_done(&b, k % 2 ? 1 : 99 * day));
 	bg_walk_bound_meet(&b, 50 * day);
-	assert_false(bg_walk_bound_done(&b, 99 * day));
-	assert_true(bg_walk_bound_done(&b, 98 * day));
+	bg_walk_bound_meet(&b, 100 * day);
+	assert_false(stops(&b, 99 * day));
+	assert_true(stops(&b, 98 * day));
 	bg_walk_bound_meet(&b, 100 * day);
 	assert_true(bg_walk_bound_done(&b, 1000 * day)); /* every one met */
 	bg_walk_bound_clear(&b);
@@ -837,14 +874,56 @@ static void test_walk_bound(void **state)
 	{
 		const int64_t u[] = { 0, 10 * day };
 
-		assert_int_equal(bg_walk_bound_init(&b, u, 2), 0);
+		assert_int_equal(bg_walk_bound_init(&b, NULL, points(u, 2), 2), 0);
 		bg_walk_bound_meet(&b, 10 * day);
-		assert_false(bg_walk_bound_done(&b, 1));
+		assert_false(stops(&b, 1));
 		bg_walk_bound_clear(&b);
 	}
-	assert_int_equal(bg_walk_bound_init(&b, NULL, 0), 0);
+	assert_int_equal(bg_walk_bound_init(&b, NULL, NULL, 0), 0);
 	assert_true(bg_walk_bound_done(&b, 0));
 	bg_walk_bound_clear(&b);
+}
+
+/*
+ * The same in a repository, where a stored commit's author date ran days
+ * ahead of its commit date (an author's fast clock, then a rebase): the
+ * walk stopped days before it, and its runs left the baseline.  Looked up
+ * when the walk would stop, it is found to lie behind, and the walk goes on
+ * until it is met or passed by its commit date.
+ */
+static void test_walk_bound_skewed(void **state)
+{
+	const int64_t day = 86400, base = 1700000000;
+	bg_ctx *ctx = NULL;
+	bg_repo *r;
+	bg_walk_bound b;
+	bg_walk_point p;
+	char sha[64];
+
+	(void)state;
+	sh("git init -q -b main skew && cd skew && " AUTHOR
+	   "GIT_AUTHOR_DATE='1700864000 +0000' GIT_COMMITTER_DATE='1700000000 +0000' "
+	   "git commit -q --allow-empty -m x");
+	capture(sha, sizeof(sha), "git -C skew rev-parse HEAD");
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	r = open_repo(ctx, "skew");
+	p.sha = sha;
+	p.author_time = base + 10 * day; /* its author date, 10 days ahead */
+	assert_int_equal(bg_walk_bound_init(&b, r, &p, 1), 0);
+	/* Two days after it was committed, eight before its author date. */
+	assert_false(stops(&b, base + 2 * day));
+	assert_false(stops(&b, base + 2 * day));
+	/* Passed by its commit date, with the skew: it is not behind. */
+	assert_true(stops(&b, base - 2 * day));
+	bg_walk_bound_clear(&b);
+
+	/* A commit the repository does not have cannot be met: it stops nothing. */
+	p.sha = "0123456789012345678901234567890123456789";
+	assert_int_equal(bg_walk_bound_init(&b, r, &p, 1), 0);
+	assert_true(stops(&b, base - 2 * day));
+	bg_walk_bound_clear(&b);
+	bg_repo_free(r);
+	bg_ctx_free(ctx);
 }
 
 int main(void)
@@ -853,6 +932,7 @@ int main(void)
 		cmocka_unit_test(test_head),
 		cmocka_unit_test(test_walk_first_parent),
 		cmocka_unit_test(test_walk_bound),
+		cmocka_unit_test(test_walk_bound_skewed),
 		cmocka_unit_test(test_walk_shallow),
 		cmocka_unit_test(test_dirty),
 		cmocka_unit_test(test_untracked_is_not_dirty),
