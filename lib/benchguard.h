@@ -566,11 +566,13 @@ typedef struct {
 #define BG_ERR_TAIL 4096
 
 typedef struct {
-	const char *cwd;        /* NULL: current directory */
-	double timeout;         /* seconds; <= 0: none */
-	int capture_stdout;     /* 0: stdout goes to /dev/null */
-	size_t out_limit;       /* bytes of stdout kept; 0: 64 MiB */
-	const char *const *env; /* extra "K=V" entries, NULL-terminated, or NULL */
+	const char *cwd;    /* NULL: current directory */
+	double timeout;     /* seconds; <= 0: none */
+	int capture_stdout; /* 0: stdout goes to /dev/null */
+	size_t out_limit;   /* bytes of stdout kept; 0: 64 MiB */
+	/* Extra "K=V" entries, NULL-terminated, or NULL; a bare "K" removes K
+	 * from what the command inherits. */
+	const char *const *env;
 	/* Set: stdout and stderr both go to this file (created or truncated),
 	 * interleaved as written, and nothing is captured (a build's log). */
 	const char *log_path;

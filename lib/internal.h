@@ -293,6 +293,18 @@ long bg_runner__rss_slack_kib(long cpus, long page_kib);
  * opts->out_limit (out_truncated then says its start was dropped): a
  * build's error comes last. */
 int bg_exec__tail(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, bg_exec_result *out);
+/*
+ * What keeps git inside a checkout of the worktree cache, which holds
+ * files only and lies inside the user's repository: git run there (by a
+ * build's `git describe`, `git submodule update`) found the user's
+ * repository above it, read its HEAD and changed its working tree.  When
+ * `cwd` has no .git of its own, `fence` gets "GIT_CEILING_DIRECTORIES=" its
+ * parent (before any the user set) and 1 is returned: the command's
+ * environment then takes it and BG_GIT_UNSET's entries (bare names, which
+ * remove the variables that would point git elsewhere).  0: nothing to do.
+ */
+#define BG_GIT_UNSET "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR"
+int bg_exec__git_fence(const char *cwd, char *fence, size_t size);
 int bg_runner__rss_below(const long *rss_kib, const long *own_kib, int n, long floor_kib,
                          long slack_kib);
 

@@ -120,7 +120,7 @@ static int split_words(const char *command, char **words, char ***argv)
 /*
  * environ plus the extra entries and `id` (EXEC_ID_VAR=...), in a malloc'd
  * array (*owned); an extra "K=V" replaces the inherited K, since getenv()
- * would find the inherited one first.
+ * would find the inherited one first, and a bare "K" removes it.
  */
 static char **build_env(const char *const *extra, char *id, char ***owned)
 {
@@ -141,13 +141,15 @@ static char **build_env(const char *const *extra, char *id, char ***owned)
 		if (klen == strlen(EXEC_ID_VAR) && !strncmp(environ[i], EXEC_ID_VAR, klen))
 			continue;
 		for (j = 0; j < m; j++)
-			if (!strncmp(extra[j], environ[i], klen) && extra[j][klen] == '=')
+			if (!strncmp(extra[j], environ[i], klen) &&
+			    (extra[j][klen] == '=' || !extra[j][klen]))
 				break;
 		if (j == m)
 			envp[k++] = environ[i];
 	}
 	for (j = 0; j < m; j++)
-		envp[k++] = (char *)extra[j];
+		if (strchr(extra[j], '='))
+			envp[k++] = (char *)extra[j];
 	envp[k++] = id;
 	envp[k] = NULL;
 	*owned = envp;
@@ -1327,6 +1329,26 @@ static int exec_alone(bg_ctx *ctx, const char *command, const bg_exec_opts *opts
 	return rc;
 }
 
+int bg_exec__git_fence(const char *cwd, char *fence, size_t size)
+{
+	char path[PATH_MAX], *slash, real[PATH_MAX];
+	const char *old = getenv("GIT_CEILING_DIRECTORIES");
+	struct stat sb;
+	int n;
+
+	if (!cwd || !realpath(cwd, real))
+		return 0;
+	n = snprintf(path, sizeof(path), "%s/.git", real);
+	if (n < 0 || (size_t)n >= sizeof(path) || lstat(path, &sb) == 0)
+		return 0;
+	if ((slash = strrchr(real, '/')) == NULL || slash == real)
+		return 0;
+	*slash = '\0';
+	n = snprintf(fence, size, "GIT_CEILING_DIRECTORIES=%s%s%s", real, old && *old ? ":" : "",
+	             old && *old ? old : "");
+	return n > 0 && (size_t)n < size;
+}
+
 int bg_exec(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, bg_exec_result *out)
 {
 	BG_NEED(ctx, command);
@@ -1957,10 +1979,14 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 	static const bg_run_opts no_opts = BG_RUN_OPTS_INIT;
 	char env_samples[64], env_warmup[64], env_sim_samples[64], env_sim_warmup[64];
 	char *env_name = NULL, *why = NULL, *msg = NULL;
-	const char *env[6] = { NULL, env_samples, env_warmup, "BENCHGUARD_INSTRUMENT=time",
-		               NULL, NULL };
-	const char *sim_env[5] = { NULL, env_sim_samples, env_sim_warmup,
-		                   "BENCHGUARD_INSTRUMENT=simulate", NULL };
+	/* Then the git fence (4 to 8, when it applies), the counters' entry,
+	 * and the end. */
+	const char *env[11] = { NULL, env_samples, env_warmup, "BENCHGUARD_INSTRUMENT=time" };
+	const char *sim_env[10] = { NULL, env_sim_samples, env_sim_warmup,
+		                    "BENCHGUARD_INSTRUMENT=simulate" };
+	static const char *const unset[] = { BG_GIT_UNSET };
+	char fence[PATH_MAX + 64];
+	size_t nenv = 4;
 	bg_exec_opts eo = { NULL, 0.0, 0, 0, env, NULL };
 	bg_buf name = BG_BUF_INIT;
 	bg_exec_result r = { 0 };
@@ -2017,6 +2043,12 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 		goto fail;
 	}
 	env[0] = sim_env[0] = env_name;
+	if (bg_exec__git_fence(opts->cwd, fence, sizeof(fence))) {
+		env[nenv] = sim_env[nenv] = fence;
+		nenv++;
+		for (i = 0; i < BG_ARRAY_SIZE(unset); i++, nenv++)
+			env[nenv] = sim_env[nenv] = unset[i];
+	}
 	snprintf(env_samples, sizeof(env_samples), "BENCHGUARD_SAMPLES=%d", samples);
 	snprintf(env_warmup, sizeof(env_warmup), "BENCHGUARD_WARMUP=%d", warmup);
 	/* A simulated count is the same every time: one sample says it all. */
@@ -2061,7 +2093,7 @@ int bg_runner_run(bg_ctx *ctx, const bg_benchmark *bench, const bg_run_opts *opt
 		sig_atomic_t resumed = bg_ctx__continued(ctx);
 
 		if (ch.counters)
-			env[4] = bg_counters__env(ch.counters);
+			env[nenv] = bg_counters__env(ch.counters);
 		error = exec_run(ctx, bench->command, &eo, &x, &r, &killed);
 		left += killed;
 		if (error < 0)

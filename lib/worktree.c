@@ -205,8 +205,8 @@ static char *log_tail(const char *path)
 /* Runs the build in the checkout; the outcome is in *wt, the log beside it. */
 static int run_build(bg_ctx *ctx, const char *command, double timeout, bg_worktree *wt)
 {
-	char env_commit[64];
-	const char *env[] = { env_commit, NULL };
+	char env_commit[64], fence[PATH_MAX + 64];
+	const char *env[] = { env_commit, NULL, BG_GIT_UNSET, NULL };
 	bg_exec_opts eo;
 	bg_exec_result r;
 	FILE *f;
@@ -215,6 +215,11 @@ static int run_build(bg_ctx *ctx, const char *command, double timeout, bg_worktr
 	memset(&eo, 0, sizeof(eo));
 	memset(&r, 0, sizeof(r));
 	snprintf(env_commit, sizeof(env_commit), "BENCHGUARD_COMMIT=%s", wt->sha);
+	/* git in the build stays in the checkout (bg_exec__git_fence). */
+	if (bg_exec__git_fence(wt->path, fence, sizeof(fence)))
+		env[1] = fence;
+	else
+		env[1] = NULL;
 	/* The checkout path reaches the build as its working directory only:
 	 * never as text in a shell command. */
 	eo.cwd = wt->path;

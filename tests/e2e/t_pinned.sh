@@ -156,6 +156,28 @@ git branch -q -D side
 check "... pinned by a remote-tracking ref (origin/side), records the remote's branch" \
 	bash -c "'$BG' run --commit origin/side --json >'$T/out' 2>/dev/null && test \"\$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[\"runs\"][0][\"branch\"])' '$T/out')\" = side"
 
+# git run in a checkout (by the build, by a benchmark) does not find the
+# user's repository above it: `git rev-parse` answered the user's HEAD,
+# and a build's `git submodule update --init` changed the user's tree.
+back=$PWD
+new_repo "$T/fence" >/dev/null && cd "$T/fence" || exit 1
+cat >benchguard.json <<'J'
+{ "build": "git rev-parse --show-toplevel >where.txt 2>&1; true",
+  "defaults": { "warmup": 0, "samples": 1 },
+  "benchmarks": [ { "name": "b", "format": "lines",
+    "command": "git rev-parse --show-toplevel >where-bench.txt 2>&1; echo BENCHGUARD t 1 ms" } ] }
+J
+echo .benchguard/ >.gitignore
+git add -A && git commit -qm suite && git commit -q --allow-empty -m two
+pinned=$(git rev-parse HEAD~1)
+check "git in a checkout's build and benchmark: run --commit still succeeds" \
+	expect_rc 0 "$BG" run --commit HEAD~1
+check "... neither found the user's repository: not a git repository" bash -c "
+	grep -q 'not a git repository' .benchguard/worktrees/$pinned/where.txt &&
+	grep -q 'not a git repository' .benchguard/worktrees/$pinned/where-bench.txt"
+check "... a plain run's benchmark still sees the repository it runs in" bash -c "
+	'$BG' -q run >/dev/null 2>&1 && [ \"\$(cat where-bench.txt)\" = '$T/fence' ]"
+cd "$back" || exit 1
 check "the working tree was never modified" clean_tree
 check "HEAD is still main" [ "$(git symbolic-ref --short HEAD)" = main ]
 check "help run mentions --commit" sh -c "'$BG' help run | grep -q -- '--commit REV'"
