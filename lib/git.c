@@ -588,10 +588,19 @@ static int unknown_branch(bg_ctx *ctx, bg_repo *repo, const char *name)
 	}
 	if (n > BG_BRANCHES_SHOWN)
 		bg_buf_printf(&seen, " and %zu more", n - BG_BRANCHES_SHOWN);
-	err = bg_error_set(ctx, BG_EINPUT,
-	                   "unknown baseline branch \"%s\" (no refs/heads/%s or "
-	                   "refs/remotes/origin/%s in %s); branches there: %s",
-	                   name, name, name, repo->workdir, n && seen.ptr ? seen.ptr : "none");
+	/* The list shows origin's branches as git does (origin/main), and a
+	 * branch is named without its remote: say so to one who copied it. */
+	if (!strncmp(name, "origin/", 7) && name[7])
+		err = bg_error_set(ctx, BG_EINPUT,
+		                   "unknown baseline branch \"%s\": name it \"%s\" (benchguard "
+		                   "reads refs/remotes/origin/%s when there is no local %s)",
+		                   name, name + 7, name + 7, name + 7);
+	else
+		err = bg_error_set(ctx, BG_EINPUT,
+		                   "unknown baseline branch \"%s\" (no refs/heads/%s or "
+		                   "refs/remotes/origin/%s in %s); branches there: %s",
+		                   name, name, name, repo->workdir,
+		                   n && seen.ptr ? seen.ptr : "none");
 	bg_buf_clear(&seen);
 	return err;
 }

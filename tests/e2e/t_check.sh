@@ -171,6 +171,14 @@ check "a baseline branch that does not exist: exit 2" \
 	expect_rc 2 "$BG" check --commit main --machine m1 --baseline-branch trunk
 check "... naming the branches there are and --baseline-branch" \
 	grep -q 'unknown baseline branch "trunk".*branches there: main, pr; name one with --baseline-branch' "$T/err"
+# The list names origin's branches as git does (origin/main); one who
+# copies that is told the name benchguard takes.
+git update-ref refs/remotes/origin/main main
+check "--baseline-branch origin/main: exit 2" \
+	expect_rc 2 "$BG" check --commit main --machine m1 --baseline-branch origin/main
+check "... saying to name it main, which reads refs/remotes/origin/main" \
+	grep -q 'unknown baseline branch "origin/main": name it "main" (benchguard reads refs/remotes/origin/main when there is no local main)' "$T/err"
+git update-ref -d refs/remotes/origin/main
 
 # The baseline's far-out run: five runs on main, one of them 5x the others.
 # It is left out of the estimate, and the verdict says so, in its message and
