@@ -283,10 +283,27 @@ static int is_submodule_entry(const git_status_entry *e)
 	       (d->old_file.mode == GIT_FILEMODE_COMMIT || d->new_file.mode == GIT_FILEMODE_COMMIT);
 }
 
+/*
+ * A file missing from the working tree because the index marks it
+ * skip-worktree: outside a sparse checkout's cone (actions/checkout's
+ * `sparse-checkout:`), which git calls clean and libgit2 deleted, so
+ * every run of a sparse checkout was stored dirty.
+ */
+static int skipped_in_worktree(git_index *index, const git_status_entry *e)
+{
+	const git_index_entry *ie;
+	const char *path = e->index_to_workdir ? e->index_to_workdir->old_file.path : NULL;
+
+	if (!index || !path || !(ie = git_index_get_bypath(index, path, 0)))
+		return 0;
+	return (ie->flags_extended & GIT_INDEX_ENTRY_SKIP_WORKTREE) != 0;
+}
+
 static int tree_is_dirty(bg_ctx *ctx, git_repository *repo, int *dirty)
 {
 	git_status_options opts;
 	git_status_list *list = NULL;
+	git_index *index = NULL;
 	const git_status_entry *e;
 	const char *path;
 	size_t i, n;
@@ -300,6 +317,8 @@ static int tree_is_dirty(bg_ctx *ctx, git_repository *repo, int *dirty)
 	opts.flags = 0;
 	if (git_status_list_new(&list, repo, &opts) < 0)
 		return git__fail(ctx, BG_ERROR, "cannot read the working tree's status");
+	if (git_repository_index(&index, repo) < 0)
+		index = NULL; /* then no entry is known to be skipped */
 	n = git_status_list_entrycount(list);
 	for (i = 0; i < n && !*dirty; i++) {
 		e = git_status_byindex(list, i);
@@ -313,9 +332,12 @@ static int tree_is_dirty(bg_ctx *ctx, git_repository *repo, int *dirty)
 			if (path && submodule_only_untracked(repo, path))
 				continue;
 		}
+		if (e->status == GIT_STATUS_WT_DELETED && skipped_in_worktree(index, e))
+			continue;
 		*dirty = 1;
 	}
 	git_status_list_free(list);
+	git_index_free(index);
 	return 0;
 }
 

@@ -217,6 +217,28 @@ static void test_untracked_is_not_dirty(void **state)
 	bg_ctx_free(ctx);
 }
 
+/* A sparse checkout (actions/checkout's `sparse-checkout:`) is clean, as
+ * git says: the files outside its cone are skipped, not deleted.  A file
+ * deleted inside it still makes the tree dirty. */
+static void test_sparse_is_not_dirty(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_repo *r = NULL;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	make_repo("sparse");
+	sh("cd sparse && mkdir -p docs src && echo d >docs/d.txt && echo s >src/s.c && "
+	   "git add -A && " AUTHOR T2 "git commit -q -m dirs && "
+	   "git sparse-checkout set --cone docs && test ! -e src/s.c");
+	r = open_repo(ctx, "sparse");
+	assert_int_equal(head_dirty(ctx, r), 0);
+	sh("cd sparse && rm docs/d.txt");
+	assert_int_equal(head_dirty(ctx, r), 1);
+	bg_repo_free(r);
+	bg_ctx_free(ctx);
+}
+
 static void test_submodule(void **state)
 {
 	bg_ctx *ctx = NULL;
@@ -936,6 +958,7 @@ int main(void)
 		cmocka_unit_test(test_walk_shallow),
 		cmocka_unit_test(test_dirty),
 		cmocka_unit_test(test_untracked_is_not_dirty),
+		cmocka_unit_test(test_sparse_is_not_dirty),
 		cmocka_unit_test(test_submodule),
 		cmocka_unit_test(test_detached),
 		cmocka_unit_test(test_lookup),
