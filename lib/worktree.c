@@ -736,7 +736,10 @@ int bg_worktree_gc_each(bg_ctx *ctx, const char *cache_dir, int64_t max_age, uin
 		qsort(list, n, sizeof(*list), by_use);
 	/* Oldest first: by age, then while the cache is over its size. */
 	for (i = 0; i < n; i++) {
-		int old = max_age >= 0 && now - list[i].used >= max_age;
+		/* Used "in the future" (a clock stepped back, a cache restored from
+		 * a runner whose clock ran fast) is used now: 0d removes it. */
+		int64_t age = list[i].used > now ? 0 : now - list[i].used;
+		int old = max_age >= 0 && age >= max_age;
 		int big = total > max_bytes;
 
 		if (!old && !big)

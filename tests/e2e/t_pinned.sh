@@ -111,6 +111,9 @@ check "... lists what it would remove" grep -q "would remove $n_before worktrees
 check "... and removes nothing" [ "$(ls "$W" | grep -c '^[0-9a-f]\{40\}$')" = "$n_before" ]
 check "gc with the defaults keeps fresh worktrees" expect_rc 0 "$BG" gc --json
 check "... all of them" python3 -c "import json,sys; d=json.load(open('$T/out')); assert d['removed'] == 0 and d['kept'] == $n_before, d"
+# One last used "3 days from now" (a clock stepped back, a cache restored
+# from a runner whose clock ran fast) is used now: 0d removes it too.
+touch -d "@$(($(date +%s) + 3 * 86400))" "$W/$(ls "$W" | grep -m1 '^[0-9a-f]\{40\}$')"
 check "gc --max-age 0d removes every worktree" expect_rc 0 "$BG" gc --max-age 0d --json
 check "... says which" python3 -c "import json,sys; d=json.load(open('$T/out')); assert d['removed'] == $n_before and d['bytes_freed'] > 0 and d['worktrees'][0]['action'] == 'removed', d"
 check "... the cache is empty" [ -z "$(ls "$W")" ]
