@@ -369,7 +369,9 @@ static const char *const stmt_sql[ST_COUNT] = {
 		"SELECT r.id FROM runs r JOIN machines m ON m.id = r.machine_id"
 		" WHERE r.status = 'complete' AND r.role = 'primary'"
 		"   AND (CAST(?1 AS TEXT) IS NULL OR m.fingerprint = ?1)"
-		" ORDER BY r.id DESC LIMIT 1",
+		/* Newest by when it started, as history says: `db copy` and
+		 * `baseline import` store older runs after newer ones. */
+		" ORDER BY r.started_at DESC, r.id DESC LIMIT 1",
 	[ST_RUNS_AT] =
 		"SELECT r.id FROM runs r JOIN commits c ON c.id = r.commit_id"
 		"  JOIN machines m ON m.id = r.machine_id"

@@ -300,6 +300,20 @@ dated() { # DIR SKEW OLD: 7 commits an hour apart, author dates SKEW s ahead;
 	done
 	printf 'BENCHGUARD t %s ms\n' 15 15.1 14.9 15.2 14.8 | "$BG" -q import - --format lines --name b >/dev/null
 }
+# A bare check judges the newest run's commit, newest by when it started
+# (as history orders runs): after `db copy` or `baseline import` brought in
+# an older run, it judged that one, the run with the highest id.
+export BENCHGUARD_DB="$T/latest.db"
+rm -rf "$T/latest" && new_repo "$T/latest" >/dev/null && cd "$T/latest" || exit 1
+echo '{ "benchmarks": [ { "name": "b", "command": "true" } ] }' >benchguard.json
+git add -A && git commit -qm suite && git commit -q --allow-empty -m two
+printf 'BENCHGUARD t 10 ms\n' | "$BG" -q import - --format lines --name b >/dev/null
+printf 'BENCHGUARD t 10 ms\n' | "$BG" -q import - --format lines --name b --commit HEAD~1 >/dev/null
+sqlite3 "$BENCHGUARD_DB" "UPDATE runs SET started_at = started_at - 864000 WHERE id = (SELECT max(id) FROM runs)"
+check "a bare check judges the run that started last, not the one stored last" bash -c "
+	\"$BG\" check --json 2>/dev/null | python3 -c 'import json, sys; sys.exit(json.load(sys.stdin)[\"run\"][\"commit\"] != sys.argv[1])' $(git rev-parse HEAD)"
+cd "$T" || exit 1
+
 for how in "172800 new" "0 old"; do
 	set -- $how
 	what="author dates 2 days ahead of commit dates"
