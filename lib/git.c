@@ -100,6 +100,41 @@ static int git__init(void)
 	return rc;
 }
 
+/*
+ * GIT_DIR or GIT_WORK_TREE naming another repository than the one found
+ * from `path` (git's own tools follow them; benchguard finds the repository
+ * around the directory it runs in): refused, naming both, rather than
+ * measuring and storing the other repository's suite.  In a git hook,
+ * where GIT_DIR is that same repository's .git, nothing is said.  `found`
+ * is the repository's .git (NULL: none was found).
+ */
+static int git_env_differs(bg_ctx *ctx, const char *found, const char *workdir)
+{
+	static const char *const vars[] = { "GIT_DIR", "GIT_WORK_TREE" };
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < BG_ARRAY_SIZE(vars) && !err; i++) {
+		const char *v = getenv(vars[i]), *here = i ? workdir : found;
+		char *a, *b;
+
+		if (!v || !*v)
+			continue;
+		a = realpath(v, NULL);
+		b = here ? realpath(here, NULL) : NULL;
+		if (!a || !b || strcmp(a, b))
+			err = bg_error_set(
+			        ctx, BG_EINPUT,
+			        "%s is %s, but benchguard reads the repository around the "
+			        "folder it runs in (%s): run it in that repository's work "
+			        "tree, or unset %s",
+			        vars[i], v, here ? here : "none here", vars[i]);
+		free(a);
+		free(b);
+	}
+	return err;
+}
+
 int bg_repo_open(bg_ctx *ctx, const char *path, bg_repo **out)
 {
 	bg_repo *r = NULL;
@@ -120,6 +155,12 @@ int bg_repo_open(bg_ctx *ctx, const char *path, bg_repo **out)
 		return bg_error_oom(ctx);
 	}
 	err = git_repository_open_ext(&r->repo, path, 0, NULL);
+	if ((err == 0 || err == GIT_ENOTFOUND) &&
+	    git_env_differs(ctx, err ? NULL : git_repository_path(r->repo),
+	                    err ? NULL : git_repository_workdir(r->repo)) < 0) {
+		err = BG_EINPUT;
+		goto fail;
+	}
 	if (err == GIT_ENOTFOUND) {
 		/* "." says nothing in a message: name the directory. */
 		char *abs = realpath(path, NULL);

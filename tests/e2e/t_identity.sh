@@ -93,4 +93,15 @@ check "BENCHGUARD_DB is honoured" bash -c "
 	BENCHGUARD_DB=$T/other.db \"$BG\" history noop:wall_time --json | python3 -c 'import json,sys; assert len(json.load(sys.stdin)) == 1'"
 check "--db wins over BENCHGUARD_DB" bash -c "
 	BENCHGUARD_DB=$T/other.db \"$BG\" --db $T/third.db run --filter noop --samples 1 >/dev/null 2>&1 && [ -f $T/third.db ]"
+
+# GIT_DIR naming another repository (git's tools follow it; benchguard
+# reads the repository around it): refused, naming it.  It measured this
+# repository's suite and stored it under this HEAD, without a word.
+new_repo "$T/elsewhere" >/dev/null
+check "GIT_DIR naming another repository: exit 2" bash -c "
+	GIT_DIR=$T/elsewhere/.git \"$BG\" --db $T/gd.db run --filter noop --samples 1 >/dev/null 2>$T/gd.err; [ \$? = 2 ] &&
+	grep -q '^benchguard: GIT_DIR is $T/elsewhere/.git, but benchguard reads the repository around the folder it runs in' $T/gd.err &&
+	[ ! -e $T/gd.db ]"
+check "... GIT_DIR naming this one (as in a git hook): it runs" bash -c "
+	GIT_DIR=.git \"$BG\" --db $T/gd.db run --filter noop --samples 1 >/dev/null 2>&1"
 finish
