@@ -354,6 +354,10 @@ int cmd_ci(cli_state *st, int argc, char **argv)
 	if ((rc = bg_repo_head(st->ctx, env.repo, &head)) < 0)
 		goto cleanup;
 	cli_warn_dirty(st, &head);
+	/* The commit as it was checked out, before the build, as `run` takes
+	 * it: a build that rewrites a tracked file (a version stamp) made
+	 * every ci run dirty where run's were clean, and no baseline grew. */
+	o.run.commit = &head;
 	if ((!rflags.no_build && (rc = cli_build(st, &env, bg_repo_workdir(env.repo))) < 0) ||
 	    (rc = cli_branch_hint(st, bg_ci_run(st->ctx, &o, &out), "--baseline-branch")) < 0) {
 		/* Say so where CI users look, then fail as `run` would. */

@@ -479,6 +479,12 @@ int bg_ci_run(bg_ctx *ctx, const bg_ci_opts *opts, bg_ci_result *out)
 		    0)
 			goto cleanup;
 		out->head.dirty = opts->run.commit->dirty;
+		/* A SHA names no branch; the commit given may. */
+		if (!out->head.branch && opts->run.commit->branch &&
+		    !(out->head.branch = bg_strdup(opts->run.commit->branch))) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
 	} else if ((error = bg_repo_head(ctx, opts->repo, &out->head)) < 0) {
 		goto cleanup;
 	}

@@ -195,4 +195,22 @@ rc=$?
 check "bisect --series g:allocs: exit 2 (got $rc), saying why and what judges it" bash -c "
 	[ $rc = 2 ] && grep -q 'moved from 0 between the ends (a [a-z]*), but it has values at or below 0 there' '$T/err' &&
 	grep -q 'benchguard compare [0-9a-f]* [0-9a-f]*. judges the ends as two samples' '$T/err'"
+
+# A build that rewrites a tracked file (a version stamp): ci takes the
+# tree as it was checked out, before the build, as run does.  It took it
+# after: every ci run was dirty where run's were clean, so ci on the
+# baseline branch never grew a baseline.
+new_repo "$T/stamp" >/dev/null && cd "$T/stamp" || exit 1
+echo old >version.txt
+echo '{ "build": "date +%N >version.txt", "defaults": { "warmup": 0, "samples": 1 },
+  "benchmarks": [ { "name": "b", "format": "lines", "command": "echo BENCHGUARD t 1 ms" } ] }' >benchguard.json
+echo .benchguard/ >.gitignore
+git add -A && git commit -qm stamp
+check "a build that rewrites a tracked file: ci stores its run clean, as run does" bash -c "
+	\"$BG\" --db $T/stamp.db -q ci --confirm 0 >/dev/null 2>&1; [ \$? -le 1 ] &&
+	git checkout -q -- version.txt && \"$BG\" --db $T/stamp.db -q run >/dev/null 2>&1 &&
+	[ \"\$(sqlite3 $T/stamp.db 'SELECT group_concat(dirty) FROM runs')\" = 0,0 ]"
+check "... and ci's run keeps its branch" \
+	[ "$(sqlite3 "$T/stamp.db" "SELECT branch FROM runs WHERE id = 1")" = main ]
+cd "$T" || exit 1
 finish
