@@ -702,6 +702,26 @@ int bg_repo_branch_tip(bg_ctx *ctx, bg_repo *repo, const char *name, char sha[41
 
 /* A shallow clone lacks `what` benchguard needs: BG_EINPUT saying how to
  * fetch the whole history. */
+/* A partial clone: a promisor remote, as `git clone --filter` sets up. */
+static int is_partial_clone(git_repository *repo)
+{
+	git_config *cfg = NULL;
+	git_config_iterator *it = NULL;
+	git_config_entry *e;
+	int found = 0;
+
+	if (git_repository_config_snapshot(&cfg, repo) < 0)
+		return 0;
+	if (git_config_iterator_glob_new(
+	            &it, cfg, "^(extensions\\.partialclone|remote\\..*\\.promisor)$") == 0) {
+		while (!found && git_config_next(&e, it) == 0)
+			found = strcmp(e->value, "false") != 0;
+		git_config_iterator_free(it);
+	}
+	git_config_free(cfg);
+	return found;
+}
+
 static int shallow_error(bg_ctx *ctx, const char *what)
 {
 	return bg_error_set(ctx, BG_EINPUT,
@@ -1397,7 +1417,24 @@ static int checkout_into(bg_ctx *ctx, git_repository *repo, const git_oid *id, c
 	opts.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DONT_UPDATE_INDEX;
 	opts.target_directory = dir;
 	if (git_checkout_index(repo, index, &opts) < 0) {
+		const git_error *ge = git_error_last();
 		char what[1024];
+
+		/* A partial clone (--filter=blob:none) lacks the files of
+		 * commits it has not checked out, which git fetches on demand
+		 * and libgit2 cannot: say what is wrong and how to mend it. */
+		if (ge && ge->klass == GIT_ERROR_ODB && is_partial_clone(repo)) {
+			char sha[GIT_OID_HEXSZ + 1];
+
+			git_oid_tostr(sha, sizeof(sha), id);
+			err = bg_error_set(
+			        ctx, BG_EINPUT,
+			        "this partial clone lacks files of commit %.12s, which "
+			        "benchguard cannot fetch (git fetches them on demand): clone "
+			        "without --filter (in actions/checkout, leave filter unset)",
+			        sha);
+			goto cleanup;
+		}
 		snprintf(what, sizeof(what), "cannot check out into %s", dir);
 		err = git__fail(ctx, BG_ERROR, what);
 		goto cleanup;

@@ -180,6 +180,16 @@ check "... neither found the user's repository: not a git repository" bash -c "
 	grep -q 'not a git repository' .benchguard/worktrees/$pinned/where-bench.txt"
 check "... a plain run's benchmark still sees the repository it runs in" bash -c "
 	'$BG' -q run >/dev/null 2>&1 && [ \"\$(cat where-bench.txt)\" = '$T/fence' ]"
+# A partial clone (--filter=blob:none) lacks the files of commits it has
+# not checked out, which git fetches on demand and libgit2 cannot: exit 2
+# saying so and how to mend it.  It was exit 3, "object not found".
+git config uploadpack.allowFilter true
+echo 2 >val && git add val && git commit -qm val && echo 3 >val && git commit -qam val2
+git clone -q --filter=blob:none "file://$T/fence" "$T/partial" && cd "$T/partial" || exit 1
+check "run --commit in a partial clone whose files git has not fetched: exit 2" \
+	expect_rc 2 "$BG" --db "$T/partial.db" run --commit HEAD~1
+check "... saying it is a partial clone and to clone without --filter" \
+	grep -q 'this partial clone lacks files of commit [0-9a-f]*, which benchguard cannot fetch.*clone without --filter' "$T/err"
 cd "$back" || exit 1
 check "the working tree was never modified" clean_tree
 check "HEAD is still main" [ "$(git symbolic-ref --short HEAD)" = main ]
