@@ -197,24 +197,33 @@ static void test_dirty(void **state)
 	bg_ctx_free(ctx);
 }
 
-static void test_untracked_is_not_dirty(void **state)
+/* Repo `name` with `setup` done in it is clean; after `change`, dirty. */
+static void clean_until(const char *name, const char *setup, const char *change)
 {
 	bg_ctx *ctx = NULL;
 	bg_repo *r = NULL;
 
-	(void)state;
 	assert_int_equal(bg_ctx_new(&ctx), 0);
-	make_repo("untracked");
-	sh("cd untracked && mkdir -p .benchguard build/obj && echo db >.benchguard/results.db && "
-	   "echo o >build/obj/x.o && echo s >scratch.txt && echo '*.log' >.git/info/exclude && "
-	   "echo l >run.log");
-	r = open_repo(ctx, "untracked");
+	make_repo(name);
+	sh("cd %s && %s", name, setup);
+	r = open_repo(ctx, name);
 	assert_int_equal(head_dirty(ctx, r), 0);
-	/* ... but a tracked change next to them still is. */
-	sh("cd untracked && echo x >>a.txt");
+	sh("cd %s && %s", name, change);
 	assert_int_equal(head_dirty(ctx, r), 1);
 	bg_repo_free(r);
 	bg_ctx_free(ctx);
+}
+
+/* Untracked and ignored files do not make a tree dirty; a tracked change
+ * next to them still does. */
+static void test_untracked_is_not_dirty(void **state)
+{
+	(void)state;
+	clean_until("untracked",
+	            "mkdir -p .benchguard build/obj && echo db >.benchguard/results.db && "
+	            "echo o >build/obj/x.o && echo s >scratch.txt && "
+	            "echo '*.log' >.git/info/exclude && echo l >run.log",
+	            "echo x >>a.txt");
 }
 
 /* A sparse checkout (actions/checkout's `sparse-checkout:`) is clean, as
@@ -222,21 +231,13 @@ static void test_untracked_is_not_dirty(void **state)
  * deleted inside it still makes the tree dirty. */
 static void test_sparse_is_not_dirty(void **state)
 {
-	bg_ctx *ctx = NULL;
-	bg_repo *r = NULL;
-
 	(void)state;
-	assert_int_equal(bg_ctx_new(&ctx), 0);
-	make_repo("sparse");
-	sh("cd sparse && mkdir -p docs src && echo d >docs/d.txt && echo s >src/s.c && "
-	   "git add -A && " AUTHOR T2 "git commit -q -m dirs && "
-	   "git sparse-checkout set --cone docs && test ! -e src/s.c");
-	r = open_repo(ctx, "sparse");
-	assert_int_equal(head_dirty(ctx, r), 0);
-	sh("cd sparse && rm docs/d.txt");
-	assert_int_equal(head_dirty(ctx, r), 1);
-	bg_repo_free(r);
-	bg_ctx_free(ctx);
+	clean_until("sparse",
+	            "mkdir -p docs src && echo d >docs/d.txt && echo s >src/s.c && git add -A "
+	            "&& " AUTHOR T2
+	            "git commit -q -m dirs && git sparse-checkout set --cone docs && "
+	            "test ! -e src/s.c",
+	            "rm docs/d.txt");
 }
 
 static void test_submodule(void **state)
