@@ -702,22 +702,23 @@ int bg_repo_branch_tip(bg_ctx *ctx, bg_repo *repo, const char *name, char sha[41
 
 /* A shallow clone lacks `what` benchguard needs: BG_EINPUT saying how to
  * fetch the whole history. */
-/* A partial clone: a promisor remote, as `git clone --filter` sets up. */
+/* A partial clone: extensions.partialClone, or origin a promisor remote,
+ * as `git clone --filter` sets up.  Named keys only: listing the remotes
+ * or a glob goes through libgit2's regex iterator, which leaks (pcre2
+ * match data). */
 static int is_partial_clone(git_repository *repo)
 {
 	git_config *cfg = NULL;
-	git_config_iterator *it = NULL;
-	git_config_entry *e;
-	int found = 0;
+	git_buf b = { NULL, 0, 0 };
+	int found = 0, yes;
 
 	if (git_repository_config_snapshot(&cfg, repo) < 0)
 		return 0;
-	if (git_config_iterator_glob_new(
-	            &it, cfg, "^(extensions\\.partialclone|remote\\..*\\.promisor)$") == 0) {
-		while (!found && git_config_next(&e, it) == 0)
-			found = strcmp(e->value, "false") != 0;
-		git_config_iterator_free(it);
-	}
+	if (git_config_get_string_buf(&b, cfg, "extensions.partialclone") == 0)
+		found = b.size > 0;
+	git_buf_dispose(&b);
+	if (!found)
+		found = git_config_get_bool(&yes, cfg, "remote.origin.promisor") == 0 && yes;
 	git_config_free(cfg);
 	return found;
 }

@@ -186,8 +186,12 @@ check "... a plain run's benchmark still sees the repository it runs in" bash -c
 git config uploadpack.allowFilter true
 echo 2 >val && git add val && git commit -qm val && echo 3 >val && git commit -qam val2
 git clone -q --filter=blob:none "file://$T/fence" "$T/partial" && cd "$T/partial" || exit 1
+# libgit2 1.5's checkout leaks pcre2's match data of its own when an object
+# is missing (every frame in libgit2 and libpcre2): not ours, and
+# LeakSanitizer would turn this exit 2 into 1 in the sanitizer build.
 check "run --commit in a partial clone whose files git has not fetched: exit 2" \
-	expect_rc 2 "$BG" --db "$T/partial.db" run --commit HEAD~1
+	expect_rc 2 env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	"$BG" --db "$T/partial.db" run --commit HEAD~1
 check "... saying it is a partial clone and to clone without --filter" \
 	grep -q 'this partial clone lacks files of commit [0-9a-f]*, which benchguard cannot fetch.*clone without --filter' "$T/err"
 cd "$back" || exit 1
