@@ -882,6 +882,17 @@ int bg_walk_bound_init(bg_walk_bound *b, bg_repo *repo, const bg_walk_point *poi
 	return 0;
 }
 
+/* The earliest committer time of the commits looked up and not met. */
+static void pending_min(bg_walk_bound *b)
+{
+	size_t i;
+
+	b->min_ct = INT64_MAX;
+	for (i = b->lo; b->pending && i < b->n; i++)
+		if (b->state[i] == WALK_BEHIND && b->ct[i] < b->min_ct)
+			b->min_ct = b->ct[i];
+}
+
 void bg_walk_bound_meet(bg_walk_bound *b, int64_t author_time)
 {
 	size_t lo = 0, hi = b->n;
@@ -897,8 +908,13 @@ void bg_walk_bound_meet(bg_walk_bound *b, int64_t author_time)
 	while (lo < b->n && b->t[lo] == author_time && b->state[lo] == WALK_DONE)
 		lo++;
 	if (lo < b->n && b->t[lo] == author_time) {
-		b->pending -= b->state[lo] == WALK_BEHIND;
+		int behind = b->state[lo] == WALK_BEHIND;
+
 		b->state[lo] = WALK_DONE;
+		if (behind) {
+			b->pending--;
+			pending_min(b);
+		}
 	}
 	while (b->lo < b->n && b->state[b->lo] == WALK_DONE)
 		b->lo++;
@@ -907,20 +923,14 @@ void bg_walk_bound_meet(bg_walk_bound *b, int64_t author_time)
 /* Whether no stored commit not met can lie behind a walk at `time`, as far
  * as the bound knows: the first open one by its author time, every one
  * looked up by its committer time. */
-static int walk_past(const bg_walk_bound *b, int64_t time)
+static int walk_past(bg_walk_bound *b, int64_t time)
 {
-	size_t i;
-
-	for (i = b->lo; i < b->n; i++)
-		if (b->state[i] == WALK_OPEN) {
-			if (!(b->t[i] > 0 && b->t[i] > time + BG_CLOCK_SKEW))
-				return 0;
-			break;
-		}
-	for (i = b->lo; b->pending && i < b->n; i++)
-		if (b->state[i] == WALK_BEHIND && !(b->ct[i] > time + BG_CLOCK_SKEW))
-			return 0;
-	return 1;
+	/* Entries only ever leave WALK_OPEN: the first open one moves on. */
+	while (b->open < b->n && b->state[b->open] != WALK_OPEN)
+		b->open++;
+	if (b->open < b->n && !(b->t[b->open] > 0 && b->t[b->open] > time + BG_CLOCK_SKEW))
+		return 0;
+	return !b->pending || b->min_ct > time + BG_CLOCK_SKEW;
 }
 
 int bg_walk_bound_done(bg_walk_bound *b, int64_t time)
@@ -952,6 +962,7 @@ int bg_walk_bound_done(bg_walk_bound *b, int64_t time)
 			b->pending++;
 		}
 	}
+	pending_min(b);
 	while (b->lo < b->n && b->state[b->lo] == WALK_DONE)
 		b->lo++;
 	if (b->lo < b->n && !walk_past(b, time)) {

@@ -84,6 +84,8 @@ typedef struct {
 	unsigned char *state;  /* BG_WALK_* of each */
 	int64_t *ct;           /* committer time, once looked up */
 	size_t n, lo, pending; /* lo: the first not met; pending: BG_WALK_BEHIND */
+	size_t open;           /* the first neither met nor looked up */
+	int64_t min_ct;        /* the earliest committer time of those */
 	size_t streak;         /* commits in a row the walk could have stopped at */
 } bg_walk_bound;
 
