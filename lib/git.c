@@ -483,7 +483,13 @@ int bg_repo_lookup(bg_ctx *ctx, bg_repo *repo, const char *rev, bg_commit *out)
 		return bg_error_set(ctx, BG_EINPUT, "empty revision");
 	err = git_revparse_single(&obj, repo->repo, rev);
 	if (err == GIT_ENOTFOUND || err == GIT_EINVALIDSPEC || err == GIT_EUNBORNBRANCH) {
-		err = bg_error_set(ctx, BG_ENOTFOUND, "unknown revision \"%s\"", rev);
+		/* HEAD~2 of a depth-1 clone is not unknown, only not fetched. */
+		err = bg_error_set(ctx, BG_ENOTFOUND, "unknown revision \"%s\"%s", rev,
+		                   git_repository_is_shallow(repo->repo) == 1
+		                           ? " (this is a shallow clone, which may lack it: fetch "
+		                             "the whole history, git fetch --unshallow; "
+		                             "fetch-depth: 0 in actions/checkout)"
+		                           : "");
 		goto cleanup;
 	}
 	if (err == GIT_EAMBIGUOUS) {

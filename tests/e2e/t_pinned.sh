@@ -194,6 +194,11 @@ check "run --commit in a partial clone whose files git has not fetched: exit 2" 
 	"$BG" --db "$T/partial.db" run --commit HEAD~1
 check "... saying it is a partial clone and to clone without --filter" \
 	grep -q 'this partial clone lacks files of commit [0-9a-f]*, which benchguard cannot fetch.*clone without --filter' "$T/err"
+# A depth-1 clone lacks HEAD~1: it said only "unknown revision".
+git clone -q --depth 1 "file://$T/fence" "$T/shallow1" && cd "$T/shallow1" || exit 1
+check "run --commit HEAD~1 in a depth-1 clone: exit 2, saying it is a shallow clone" bash -c "
+	\"$BG\" --db '$T/shallow1.db' run --commit HEAD~1 2>'$T/err'; [ \$? = 2 ] &&
+	grep -q 'unknown revision \"HEAD~1\" (this is a shallow clone, which may lack it: fetch the whole history' '$T/err'"
 cd "$back" || exit 1
 check "the working tree was never modified" clean_tree
 check "HEAD is still main" [ "$(git symbolic-ref --short HEAD)" = main ]
