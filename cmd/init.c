@@ -21,15 +21,53 @@ static const struct option init_options[] = {
 	{ 0, 0, 0, 0 },
 };
 
+/*
+ * The starter with its baseline branch: the first of main, master and
+ * trunk there is (here or at origin), else the branch checked out.  A
+ * repository on trunk or master got "main", and its first check failed.
+ * A branch name that would need escaping in JSON keeps "main"; *out is
+ * malloc'd.
+ */
+static int starter_for(cli_state *st, cli_env *env, char **out)
+{
+	static const char key[] = "\"branch\": \"main\"";
+	static const char *const usual[] = { "main", "master", "trunk" };
+	const char *text = bg_config_starter(), *at = strstr(text, key), *name = NULL, *b;
+	bg_saved_error saved;
+	bg_commit head;
+	char tip[41];
+	size_t i;
+	int ok = 1;
+
+	*out = NULL;
+	memset(&head, 0, sizeof(head));
+	bg_ctx__save_error(st->ctx, &saved);
+	for (i = 0; at && i < BG_ARRAY_SIZE(usual) && !name; i++)
+		if (bg_repo_branch_tip(st->ctx, env->repo, usual[i], tip) == 0)
+			name = usual[i];
+	if (at && !name && bg_repo_head(st->ctx, env->repo, &head) == 0 && head.branch)
+		name = head.branch;
+	for (b = name; b && *b && ok; b++)
+		ok = (*b >= 'a' && *b <= 'z') || (*b >= 'A' && *b <= 'Z') ||
+		     (*b >= '0' && *b <= '9') || strchr("._/-", *b);
+	if (name && *name && ok && strcmp(name, "main"))
+		*out = bg_printf("%.*s\"branch\": \"%s\"%s", (int)(at - text), text, name,
+		                 at + strlen(key));
+	bg_ctx__restore_error(st->ctx, &saved);
+	bg_commit_clear(&head);
+	if (!*out)
+		*out = bg_strdup(text);
+	return *out ? 0 : bg_error_oom(st->ctx);
+}
+
 int cmd_init(cli_state *st, int argc, char **argv)
 {
 	const cli_command *self = cli_find_command("init");
-	const char *text = bg_config_starter();
-	char *path = NULL;
+	char *text = NULL, *path = NULL;
 	struct stat sb;
 	cli_env env;
 	int force = 0, opt, rc = 0, fd;
-	size_t len = strlen(text);
+	size_t len;
 
 	memset(&env, 0, sizeof(env));
 	while ((opt = cli_getopt(st, argc, argv, "", init_options, self)) != -1) {
@@ -42,8 +80,9 @@ int cmd_init(cli_state *st, int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error(st, "init takes no arguments");
-	if ((rc = cli_open_repo(st, &env)) < 0)
+	if ((rc = cli_open_repo(st, &env)) < 0 || (rc = starter_for(st, &env, &text)) < 0)
 		goto cleanup;
+	len = strlen(text);
 	if (!(path = cli_config_path(st, &env))) {
 		rc = bg_error_oom(st->ctx);
 		goto cleanup;
@@ -96,6 +135,7 @@ int cmd_init(cli_state *st, int argc, char **argv)
 	       bg_store_name(env.store));
 cleanup:
 	free(path);
+	free(text);
 	cli_env_clear(&env);
 	return rc;
 }

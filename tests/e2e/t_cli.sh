@@ -54,6 +54,14 @@ check "init writes benchguard.json and the database" bash -c "
 check "the default database folder ignores itself" bash -c "! git status --porcelain --untracked-files=all | grep -q '[.]benchguard/'"
 check "... says it created the database" bash -c "
 	rm -rf .benchguard benchguard.json && \"$BG\" init | grep -qx 'created .*/.benchguard/results.db'"
+check "... whose baseline branch is main" grep -q '"branch": "main"' benchguard.json
+# A repository on trunk (or master, or a branch of its own) got "main", and
+# its first check failed with an unknown baseline branch.
+check "init in a repository on trunk names trunk the baseline branch" bash -c "
+	git init -q -b trunk $T/trunk && git -C $T/trunk commit -q --allow-empty -m x &&
+	cd $T/trunk && \"$BG\" init >/dev/null && grep -q '\"branch\": \"trunk\"' benchguard.json &&
+	git checkout -q -b feature && \"$BG\" init --force >/dev/null &&
+	grep -q '\"branch\": \"trunk\"' benchguard.json"
 check "init twice refuses to overwrite -> exit 2" expect_rc 2 "$BG" init
 check "init --force overwrites" expect_rc 0 "$BG" init --force
 check "... and says it kept the database there, not that it created one" \
