@@ -242,9 +242,10 @@ static split best_split(const sums *ps, size_t a, size_t b)
 }
 
 /* One interval of the seeded set and its best split; intervals of one
- * length share a class, and with it the df and positions of their test. */
+ * length share a class (seedset.first), and with it the df and positions
+ * of their test. */
 typedef struct {
-	size_t a, b, cls;
+	size_t a, b;
 	split sp;
 	int have_p;
 } seeded;
@@ -430,7 +431,6 @@ static int seed_intervals(const sums *ps, size_t n, seedset *ss)
 			}
 			iv[len].a = a;
 			iv[len].b = a + w;
-			iv[len].cls = cls;
 			iv[len].sp = best_split_scan(ps, a, a + w, 0, a + w);
 			iv[len].have_p = 0;
 			tests += w - 2 * ps->m + 1;

@@ -235,7 +235,9 @@ static int pg__stop(const pg_db *db)
  * and a write transaction's first statement waits for every other
  * writer's (the advisory lock), which may be a whole import.  The
  * server's answer to the cancel ends the wait; pg__fail then says
- * "interrupted".  The first failing result is kept; 0 or -1.
+ * "interrupted".  The first failing result is kept; 0 or -1.  With `buf`,
+ * the first column of the first row of the last result with rows goes
+ * there ("" if none).
  */
 static int pg__send(pg_db *db, const char *sql, char *buf, size_t size)
 {
@@ -281,12 +283,6 @@ static int pg__send(pg_db *db, const char *sql, char *buf, size_t size)
 static int pg__exec(bg_db *d, const char *sql)
 {
 	return pg__send(PDB(d), sql, NULL, 0);
-}
-
-/* The first column of the first row of `sql` into buf ("" if none). */
-static int pg__query(pg_db *db, const char *sql, char *buf, size_t size)
-{
-	return pg__send(db, sql, buf, size);
 }
 
 /* Whether `word` (all capitals) starts at p as a whole word. */
@@ -364,7 +360,7 @@ static int pg__version(bg_db *d, long *version, int *has_tables)
 	 * migrated database looked empty, and even a reading command set out
 	 * to create the tables again ("relation already exists").
 	 */
-	if (pg__query(
+	if (pg__send(
 	            db,
 	            "SELECT count(*) FROM pg_catalog.pg_class c"
 	            " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
@@ -373,19 +369,19 @@ static int pg__version(bg_db *d, long *version, int *has_tables)
 	            buf, sizeof(buf)) < 0)
 		return -1;
 	ours = atol(buf);
-	if (pg__query(db,
-	              "SELECT count(*) FROM pg_catalog.pg_class c"
-	              " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
-	              " WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v', 'm', "
-	              "'f')",
-	              buf, sizeof(buf)) < 0)
+	if (pg__send(db,
+	             "SELECT count(*) FROM pg_catalog.pg_class c"
+	             " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+	             " WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v', 'm', "
+	             "'f')",
+	             buf, sizeof(buf)) < 0)
 		return -1;
 	all = atol(buf);
 	if (!ours) {
 		*has_tables = all > 0;
 		return 0;
 	}
-	if (pg__query(db, "SELECT max(version) FROM benchguard_schema", buf, sizeof(buf)) < 0)
+	if (pg__send(db, "SELECT max(version) FROM benchguard_schema", buf, sizeof(buf)) < 0)
 		return -1;
 	if (!buf[0])
 		return 0;
