@@ -358,7 +358,10 @@ int cmd_ci(cli_state *st, int argc, char **argv)
 	 * it: a build that rewrites a tracked file (a version stamp) made
 	 * every ci run dirty where run's were clean, and no baseline grew. */
 	o.run.commit = &head;
-	if ((!rflags.no_build && (rc = cli_build(st, &env, bg_repo_workdir(env.repo))) < 0) ||
+	/* What would stop the check is said before the build, which may take
+	 * minutes; bg_ci_run asks again after it. */
+	if ((rc = cli_branch_hint(st, bg_ci_probe(st->ctx, &o), "--baseline-branch")) < 0 ||
+	    (!rflags.no_build && (rc = cli_build(st, &env, bg_repo_workdir(env.repo))) < 0) ||
 	    (rc = cli_branch_hint(st, bg_ci_run(st->ctx, &o, &out), "--baseline-branch")) < 0) {
 		/* Say so where CI users look, then fail as `run` would. */
 		if ((summary = open_summary(st))) {

@@ -1340,6 +1340,16 @@ typedef struct {
 	double seconds;          /* the whole call */
 } bg_ci_result;
 
+/*
+ * Whether the check after the runs can judge them, asked before anything is
+ * built or run: the baseline branch exists, the history from the candidate
+ * (opts->run.commit, else HEAD) to where it left that branch is in the
+ * clone, and so are the commits before it that hold the baseline's runs.
+ * BG_EINPUT with what to do when not.  bg_ci_run asks it again itself; a
+ * caller that builds first (bg_suite_build) asks it before the build, so
+ * that a suite whose build takes minutes is not built for nothing.
+ */
+int bg_ci_probe(bg_ctx *ctx, const bg_ci_opts *opts);
 int bg_ci_run(bg_ctx *ctx, const bg_ci_opts *opts, bg_ci_result *out);
 void bg_ci_result_clear(bg_ci_result *r);
 

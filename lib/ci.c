@@ -443,6 +443,46 @@ static int record(bg_ctx *ctx, const bg_ci_opts *o, bg_ci_result *out)
 	return error;
 }
 
+/*
+ * The baseline's start, found as the check will find it: a baseline branch
+ * that does not exist, or a shallow clone that lacks where this commit left
+ * it, or the commits before it that hold the baseline's runs (a depth-1
+ * checkout of a push to the branch), is exit 2 before the suite is built and
+ * runs for minutes, and stores a run that no check can judge.  A baseline
+ * given as runs needs none of it.
+ */
+static int probe(bg_ctx *ctx, const bg_ci_opts *o, const char *sha)
+{
+	const bg_check_opts *co = &o->check;
+	char tip[41], base[41];
+	int error;
+
+	if (co->nbaseline)
+		return 0;
+	if ((error = bg_repo_branch_tip(ctx, o->repo, co->baseline_branch, tip)) < 0 ||
+	    (error = bg_repo_merge_base(ctx, o->repo, sha, tip, base)) < 0)
+		return error;
+	return bg_check__probe_history(ctx, o->store, o->repo, bg_machine_fingerprint(o->machine),
+	                               base, sha, co->window > 0 ? (size_t)co->window : 0);
+}
+
+int bg_ci_probe(bg_ctx *ctx, const bg_ci_opts *opts)
+{
+	bg_commit head;
+	int error;
+
+	BG_NEED(ctx, opts);
+	if (!opts->repo || !opts->store || !opts->machine)
+		return bg_error_set(ctx, BG_EINPUT, "ci needs a repository, a store and a machine");
+	if (opts->run.commit)
+		return probe(ctx, opts, opts->run.commit->sha);
+	memset(&head, 0, sizeof(head));
+	if ((error = bg_repo_head(ctx, opts->repo, &head)) == 0)
+		error = probe(ctx, opts, head.sha);
+	bg_commit_clear(&head);
+	return error;
+}
+
 int bg_ci_run(bg_ctx *ctx, const bg_ci_opts *opts, bg_ci_result *out)
 {
 	bg_suite_opts so;
@@ -488,22 +528,8 @@ int bg_ci_run(bg_ctx *ctx, const bg_ci_opts *opts, bg_ci_result *out)
 	} else if ((error = bg_repo_head(ctx, opts->repo, &out->head)) < 0) {
 		goto cleanup;
 	}
-	/* The baseline's start, found now as the check will find it: a
-	 * baseline branch that does not exist, or a shallow clone that lacks
-	 * where this commit left it, or the commits before it that hold the
-	 * baseline's runs (a depth-1 checkout of a push to the branch), is
-	 * exit 2 before the suite runs for minutes and stores a run that no
-	 * check can judge. */
-	if (!co.nbaseline) {
-		char tip[41], base[41];
-
-		if ((error = bg_repo_branch_tip(ctx, opts->repo, co.baseline_branch, tip)) < 0 ||
-		    (error = bg_repo_merge_base(ctx, opts->repo, out->head.sha, tip, base)) < 0 ||
-		    (error = bg_check__probe_history(
-		             ctx, opts->store, opts->repo, bg_machine_fingerprint(opts->machine),
-		             base, out->head.sha, co.window > 0 ? (size_t)co.window : 0)) < 0)
-			goto cleanup;
-	}
+	if ((error = probe(ctx, opts, out->head.sha)) < 0)
+		goto cleanup;
 	cwd = opts->run.cwd ? opts->run.cwd : bg_repo_workdir(opts->repo);
 	so.config = opts->config;
 	so.commit = &out->head;

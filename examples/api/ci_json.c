@@ -76,16 +76,6 @@ int main(int argc, char **argv)
 	    (rc = bg_store_open(ctx, db, &store)) < 0)
 		goto fail;
 
-	/* The build first, as `ci` does; its log's end when it fails. */
-	if ((rc = bg_suite_build(ctx, cfg, bg_repo_workdir(repo), machine, &build)) < 0)
-		goto fail;
-	if (build.ran && !build.ok) {
-		fprintf(stderr, "build failed (%s)\n%s%s", build.why ? build.why : "?",
-		        build.out_tail ? build.out_tail : "", build.err_tail ? build.err_tail : "");
-		rc = BG_EBUILD;
-		goto done;
-	}
-
 	/* Everything else is the suite's configuration, as `ci` reads it. */
 	memset(&o, 0, sizeof(o));
 	run.config = cfg;
@@ -102,6 +92,22 @@ int main(int argc, char **argv)
 	o.check.thresholds = *bg_config_thresholds(cfg);
 	o.confirm_first = (size_t)bg_config_confirm(cfg)->pairs;
 	o.confirm_max = (size_t)bg_config_confirm(cfg)->max_pairs;
+
+	/* Whether the check can judge at all (the baseline branch, the
+	 * history in the clone), before a build that may take minutes. */
+	if ((rc = bg_ci_probe(ctx, &o)) < 0)
+		goto fail;
+
+	/* The build, as `ci` does; its log's end when it fails. */
+	if ((rc = bg_suite_build(ctx, cfg, bg_repo_workdir(repo), machine, &build)) < 0)
+		goto fail;
+	if (build.ran && !build.ok) {
+		fprintf(stderr, "build failed (%s)\n%s%s", build.why ? build.why : "?",
+		        build.out_tail ? build.out_tail : "", build.err_tail ? build.err_tail : "");
+		rc = BG_EBUILD;
+		goto done;
+	}
+
 	if ((rc = bg_ci_run(ctx, &o, &out)) < 0 || (rc = bg_check_json(ctx, out.result, &json)) < 0)
 		goto fail;
 	fputs(json, stdout);

@@ -73,6 +73,18 @@ check "ci --baseline-branch nope: exit 2 naming the branches there" bash -c "
 	\"$BG\" ci --baseline-branch nope >/dev/null 2>'$T/err'; [ \$? = 2 ] &&
 	grep -q '^benchguard: unknown baseline branch \"nope\" .*branches there: main, slow' '$T/err'"
 check "... before measuring: no run stored" test "$(runs_now)" = "$n"
+# ... and before the build, which may take minutes: it ran first, then ci
+# said the branch was not there.
+jq '.build = "touch built"' benchguard.json >"$T/cfg.json"
+rm -f built
+: >"$GITHUB_STEP_SUMMARY"
+check "ci --baseline-branch nope with a build: exit 2" bash -c "
+	\"$BG\" --config '$T/cfg.json' ci --baseline-branch nope >/dev/null 2>'$T/err'; [ \$? = 2 ] &&
+	grep -q '^benchguard: unknown baseline branch \"nope\"' '$T/err'"
+check "... and nothing built" test ! -e built
+check "... and the step summary says the run failed, why" bash -c "
+	grep -q '^### benchguard: run failed' '$GITHUB_STEP_SUMMARY' &&
+	grep -q 'unknown baseline branch' '$GITHUB_STEP_SUMMARY'"
 check "ci --window 2 under min_runs 3: exit 2, nothing measured" bash -c "
 	\"$BG\" ci --window 2 >/dev/null 2>'$T/err'; [ \$? = 2 ] && [ \"\$(sqlite3 '$BENCHGUARD_DB' 'SELECT count(*) FROM runs')\" = $n ] &&
 	grep -qx 'benchguard: --window 2 is smaller than baseline.min_runs (3); give --min-runs N too' '$T/err'"

@@ -524,6 +524,8 @@ static int case_pairs_ci(const fixture *f)
 	ERR(bg_ci_run(ctx, NULL, &cr));
 	ERR(bg_ci_run(ctx, &cio, NULL));
 	ERR(bg_ci_run(ctx, &cio, &cr)); /* no repo, store, config, machine */
+	ERR(bg_ci_probe(ctx, NULL));
+	ERR(bg_ci_probe(ctx, &cio)); /* no repo, store, machine */
 	CALL(bg_ci_result_clear(&cr));
 	CALL(bg_ci_result_clear(NULL));
 	CALL(bg_store_free(store));
