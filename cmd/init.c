@@ -23,7 +23,8 @@ static const struct option init_options[] = {
 
 /*
  * The starter with its baseline branch: the first of main, master and
- * trunk there is (here or at origin), else the branch checked out.  A
+ * trunk there is (here or at origin), else the branch checked out, born or
+ * not (`git init -b trunk`, then `benchguard init`).  A
  * repository on trunk or master got "main", and its first check failed.
  * A branch name that would need escaping in JSON keeps "main"; *out is
  * malloc'd.
@@ -34,19 +35,17 @@ static int starter_for(cli_state *st, cli_env *env, char **out)
 	static const char *const usual[] = { "main", "master", "trunk" };
 	const char *text = bg_config_starter(), *at = strstr(text, key), *name = NULL, *b;
 	bg_saved_error saved;
-	bg_commit head;
-	char tip[41];
+	char tip[41], *current = NULL;
 	size_t i;
 	int ok = 1;
 
 	*out = NULL;
-	memset(&head, 0, sizeof(head));
 	bg_ctx__save_error(st->ctx, &saved);
 	for (i = 0; at && i < BG_ARRAY_SIZE(usual) && !name; i++)
 		if (bg_repo_branch_tip(st->ctx, env->repo, usual[i], tip) == 0)
 			name = usual[i];
-	if (at && !name && bg_repo_head(st->ctx, env->repo, &head) == 0 && head.branch)
-		name = head.branch;
+	if (at && !name && bg_repo_head_branch(st->ctx, env->repo, &current) == 0)
+		name = current;
 	for (b = name; b && *b && ok; b++)
 		ok = (*b >= 'a' && *b <= 'z') || (*b >= 'A' && *b <= 'Z') ||
 		     (*b >= '0' && *b <= '9') || strchr("._/-", *b);
@@ -54,7 +53,7 @@ static int starter_for(cli_state *st, cli_env *env, char **out)
 		*out = bg_printf("%.*s\"branch\": \"%s\"%s", (int)(at - text), text, name,
 		                 at + strlen(key));
 	bg_ctx__restore_error(st->ctx, &saved);
-	bg_commit_clear(&head);
+	free(current);
 	if (!*out)
 		*out = bg_strdup(text);
 	return *out ? 0 : bg_error_oom(st->ctx);

@@ -426,6 +426,29 @@ cleanup:
 	return err;
 }
 
+int bg_repo_head_branch(bg_ctx *ctx, bg_repo *repo, char **out)
+{
+	static const char heads[] = "refs/heads/";
+	git_reference *head = NULL;
+	const char *target;
+	int err = 0;
+
+	BG_NEED(ctx, repo);
+	BG_NEED(ctx, out);
+	*out = NULL;
+	/* HEAD itself, not what it resolves to: an unborn branch resolves to
+	 * nothing, and its name is all there is. */
+	if (git_reference_lookup(&head, repo->repo, "HEAD") < 0)
+		return git__fail(ctx, BG_ERROR, "cannot read HEAD");
+	if (git_reference_type(head) == GIT_REFERENCE_SYMBOLIC &&
+	    (target = git_reference_symbolic_target(head)) &&
+	    !strncmp(target, heads, sizeof(heads) - 1) && target[sizeof(heads) - 1] &&
+	    !(*out = strdup(target + sizeof(heads) - 1)))
+		err = bg_error_oom(ctx);
+	git_reference_free(head);
+	return err;
+}
+
 /*
  * The branch name when `rev` is exactly a branch that points at `id`: a
  * local one by its name, a remote-tracking one ("origin/main") by the

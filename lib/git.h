@@ -31,6 +31,11 @@ int bg_repo_lookup_on(bg_ctx *ctx, bg_repo *repo, const char *rev, const char *b
  * (CI checkouts often have only the remote one).  Unknown -> BG_EINPUT.
  */
 int bg_repo_branch_tip(bg_ctx *ctx, bg_repo *repo, const char *name, char sha[41]);
+/*
+ * The branch HEAD is on, even before its first commit (`git init -b trunk`):
+ * *out is its name (malloc'd), or NULL when HEAD is detached.
+ */
+int bg_repo_head_branch(bg_ctx *ctx, bg_repo *repo, char **out);
 /* The best common ancestor of two commits; none -> BG_EINPUT, unknown -> BG_ENOTFOUND. */
 int bg_repo_merge_base(bg_ctx *ctx, bg_repo *repo, const char *a, const char *b, char sha[41]);
 

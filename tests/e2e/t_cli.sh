@@ -62,6 +62,9 @@ check "init in a repository on trunk names trunk the baseline branch" bash -c "
 	cd $T/trunk && \"$BG\" init >/dev/null && grep -q '\"branch\": \"trunk\"' benchguard.json &&
 	git checkout -q -b feature && \"$BG\" init --force >/dev/null &&
 	grep -q '\"branch\": \"trunk\"' benchguard.json"
+check "... and so before its first commit (git init -b trunk, then init)" bash -c "
+	git init -q -b trunk $T/unborn && cd $T/unborn && \"$BG\" init >/dev/null &&
+	grep -q '\"branch\": \"trunk\"' benchguard.json"
 check "init twice refuses to overwrite -> exit 2" expect_rc 2 "$BG" init
 check "init --force overwrites" expect_rc 0 "$BG" init --force
 check "... and says it kept the database there, not that it created one" \

@@ -274,7 +274,7 @@ static void test_detached(void **state)
 	bg_ctx *ctx = NULL;
 	bg_repo *r = NULL;
 	bg_commit c;
-	char want[64];
+	char want[64], *branch = NULL;
 
 	(void)state;
 	assert_int_equal(bg_ctx_new(&ctx), 0);
@@ -287,6 +287,8 @@ static void test_detached(void **state)
 	assert_null(c.branch);
 	assert_string_equal(c.subject, "first commit");
 	assert_int_equal(c.author_time, 1700000000);
+	assert_int_equal(bg_repo_head_branch(ctx, r, &branch), 0);
+	assert_null(branch);
 	bg_commit_clear(&c);
 	bg_repo_free(r);
 	bg_ctx_free(ctx);
@@ -449,6 +451,7 @@ static void test_empty_repository(void **state)
 	bg_ctx *ctx = NULL;
 	bg_repo *r = NULL;
 	bg_commit c;
+	char *branch = NULL;
 
 	(void)state;
 	assert_int_equal(bg_ctx_new(&ctx), 0);
@@ -458,6 +461,11 @@ static void test_empty_repository(void **state)
 	assert_non_null(strstr(bg_ctx_error(ctx), "repository has no commits yet"));
 	assert_null(c.branch);
 	assert_int_equal(bg_repo_lookup(ctx, r, "HEAD", &c), BG_ENOTFOUND);
+	/* The branch HEAD is on has a name before its first commit. */
+	assert_int_equal(bg_repo_head_branch(ctx, r, &branch), 0);
+	assert_non_null(branch);
+	assert_string_equal(branch, "main");
+	free(branch);
 	bg_repo_free(r);
 	bg_ctx_free(ctx);
 }
