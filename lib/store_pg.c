@@ -18,6 +18,10 @@
  * libpq's, so that Ctrl-C ends it (pg__send, pg__connect).  The schema
  * version lives in a one-row table, benchguard_schema.
  *
+ * A connection the server closed while benchguard was idle (a benchmark
+ * outlasting idle_session_timeout, a restart) is made again before the
+ * next command outside a transaction (pg__ready).
+ *
  * Statements are prepared on the server once per connection; parameters
  * go as text (numbers in their shortest exact form) and the server infers
  * their types.  Results are read whole, then stepped row by row.  Samples,
@@ -87,6 +91,8 @@
 	X(PQprepare)                                                                               \
 	X(PQputCopyData)                                                                           \
 	X(PQputCopyEnd)                                                                            \
+	X(PQresetPoll)                                                                             \
+	X(PQresetStart)                                                                            \
 	X(PQresultErrorField)                                                                      \
 	X(PQresultStatus)                                                                          \
 	X(PQsendQuery)                                                                             \
@@ -117,11 +123,17 @@ typedef struct {
 	 * opened; `cancelled`: the last command was cancelled for it. */
 	const volatile sig_atomic_t *cancel;
 	int cancelled;
+	/* Connections made: statements prepared on an earlier one are
+	 * prepared again (pg__ready). */
+	unsigned gen;
+	char *farewell; /* the server's FATAL notice before it hung up */
 } pg_db;
 
 typedef struct {
 	bg_db_stmt base;
 	char name[16];
+	char *sql; /* in PostgreSQL's words, to prepare it again */
+	unsigned gen;
 	int nparams;
 	char **values; /* malloc'd text of each parameter, NULL for NULL */
 	PGresult *res;
@@ -223,6 +235,8 @@ static int pg__ok(pg_db *db, PGresult *res)
 
 /* ------------------------------------------------------------------ SQL */
 
+static int pg__ready(pg_db *db);
+
 /* Whether the host asked to stop (Ctrl-C, SIGTERM, SIGHUP). */
 static int pg__stop(const pg_db *db)
 {
@@ -247,6 +261,8 @@ static int pg__send(pg_db *db, const char *sql, char *buf, size_t size)
 	db->cancelled = 0;
 	if (buf)
 		buf[0] = '\0';
+	if (pg__ready(db) < 0)
+		return -1;
 	if (!db->pq.PQsendQuery(db->conn, sql)) {
 		pg__set_error(db, db->pq.PQerrorMessage(db->conn), NULL);
 		return -1;
@@ -519,12 +535,23 @@ static char *pg__params(const char *sql, int *nparams)
 	return bg_buf_detach(&b);
 }
 
+/* Prepares s on the server, under its name, on this connection. */
+static int pg__prepare_on(pg_db *db, pg_stmt *s)
+{
+	PGresult *res = db->pq.PQprepare(db->conn, s->name, s->sql, s->nparams, NULL);
+	int rc = pg__ok(db, res);
+
+	db->pq.PQclear(res);
+	if (rc == 0)
+		s->gen = db->gen;
+	return rc;
+}
+
 static int pg__prepare(bg_db *d, const char *sql, bg_db_stmt **out)
 {
 	pg_db *db = PDB(d);
 	pg_stmt *s = NULL;
 	char *text = NULL;
-	PGresult *res;
 	int rc = -1;
 
 	*out = NULL;
@@ -534,11 +561,10 @@ static int pg__prepare(bg_db *d, const char *sql, bg_db_stmt **out)
 		goto cleanup;
 	}
 	s->base.db = d;
+	s->sql = text;
+	text = NULL;
 	snprintf(s->name, sizeof(s->name), "bg%d", ++db->next_stmt);
-	res = db->pq.PQprepare(db->conn, s->name, text, s->nparams, NULL);
-	rc = pg__ok(db, res);
-	db->pq.PQclear(res);
-	if (rc < 0)
+	if ((rc = pg__ready(db)) < 0 || (rc = pg__prepare_on(db, s)) < 0)
 		goto cleanup;
 	*out = &s->base;
 	s = NULL;
@@ -546,6 +572,7 @@ cleanup:
 	free(text);
 	if (s) {
 		free(s->values);
+		free(s->sql);
 		free(s);
 	}
 	return rc;
@@ -608,6 +635,8 @@ static int pg__step(bg_db_stmt *st)
 	pg_db *db = PDB(st->db);
 
 	if (!s->res) {
+		if (pg__ready(db) < 0 || (s->gen != db->gen && pg__prepare_on(db, s) < 0))
+			return -1;
 		s->res = db->pq.PQexecPrepared(db->conn, s->name, s->nparams,
 		                               (const char *const *)s->values, NULL, NULL, 0);
 		if (pg__ok(db, s->res) < 0) {
@@ -688,6 +717,7 @@ static void pg__finalize(bg_db_stmt *st)
 	for (i = 0; i < s->nparams; i++)
 		free(s->values[i]);
 	free(s->values);
+	free(s->sql);
 	free(s);
 }
 
@@ -765,6 +795,7 @@ static void pg__close(bg_db *d)
 	bg_buf_clear(&db->copy);
 	free(db->password);
 	free(db->errmsg);
+	free(db->farewell);
 	free(d->name);
 	free(db);
 }
@@ -802,9 +833,17 @@ static const bg_db_driver pg_driver = {
 
 static void pg__notice(void *arg, const char *message)
 {
-	/* The library never prints: NOTICEs (CREATE ... IF NOT EXISTS) go. */
-	(void)arg;
-	(void)message;
+	pg_db *db = arg;
+
+	/* The library never prints: NOTICEs (CREATE ... IF NOT EXISTS) go.
+	 * A FATAL one came while the connection was idle, before the server
+	 * hung up (idle_session_timeout, an administrator's shutdown): it says
+	 * why the connection was lost better than libpq's "server closed the
+	 * connection unexpectedly". */
+	if (message && !strncmp(message, "FATAL:", 6)) {
+		free(db->farewell);
+		db->farewell = bg_strdup(message);
+	}
 }
 
 /* The value of `keyword` in parsed options, or NULL. */
@@ -818,30 +857,34 @@ static const char *pg__opt(PQconninfoOption *opts, const char *keyword)
 	return NULL;
 }
 
+/* How pg__wait ends, when not with a connection. */
+enum { PG_WAIT_FAILED = -1, PG_WAIT_STOPPED = -2, PG_WAIT_TIMEOUT = -3 };
+
 /*
- * Connects as PQconnectdbParams would, but waits in poll() here, so that
- * Ctrl-C or SIGTERM ends the wait at once: libpq's own wait goes on through
- * any signal, and a server that never answers held a command for its
- * whole connect_timeout.  PQconnectPoll leaves that timeout to its caller:
- * it is the one libpq settled on (ours, the string's, PGCONNECT_TIMEOUT's
- * or a service file's; at least 2 s, as libpq rounds it), counted afresh
- * whenever libpq moves to another address.
+ * Waits for the connection libpq is making (PQconnectStartParams's, or
+ * PQresetStart's when `again`) as PQconnectdbParams would, but in poll()
+ * here, so that Ctrl-C or SIGTERM ends the wait at once: libpq's own wait
+ * goes on through any signal, and a server that never answers held a
+ * command for its whole connect_timeout.  PQconnectPoll leaves that
+ * timeout to its caller: it is the one libpq settled on (ours, the
+ * string's, PGCONNECT_TIMEOUT's or a service file's; at least 2 s, as
+ * libpq rounds it), counted afresh whenever libpq moves to another
+ * address, and given back in *limit.  0 when connected, else PG_WAIT_*.
  */
-static int pg__connect(bg_ctx *ctx, pg_db *db, const char *const *keys, const char *const *vals)
+static int pg__wait(pg_db *db, int again, double *limit)
 {
 	PostgresPollingStatusType st = PGRES_POLLING_WRITING;
 	PQconninfoOption *used;
-	double limit = 0.0, until = 0.0;
+	double until = 0.0;
 	int sock = -1;
 
-	if (!(db->conn = db->pq.PQconnectStartParams(keys, vals, 1)))
-		return bg_error_oom(ctx);
+	*limit = 0.0;
 	if ((used = db->pq.PQconninfo(db->conn)) != NULL) {
 		const char *t = pg__opt(used, "connect_timeout");
 
-		limit = t ? strtod(t, NULL) : 0.0;
-		if (limit > 0.0 && limit < 2.0)
-			limit = 2.0;
+		*limit = t ? strtod(t, NULL) : 0.0;
+		if (*limit > 0.0 && *limit < 2.0)
+			*limit = 2.0;
 		db->pq.PQconninfoFree(used);
 	}
 	while (db->pq.PQstatus(db->conn) != CONNECTION_BAD && st != PGRES_POLLING_OK &&
@@ -852,29 +895,112 @@ static int pg__connect(bg_ctx *ctx, pg_db *db, const char *const *keys, const ch
 
 		if (pfd.fd != sock) {
 			sock = pfd.fd;
-			until = limit > 0.0 ? bg_now() + limit : 0.0;
+			until = *limit > 0.0 ? bg_now() + *limit : 0.0;
 		}
 		if (pg__stop(db))
-			return bg_error_set(ctx, BG_ERROR,
-			                    "interrupted while connecting to database %s",
-			                    db->base.name);
+			return PG_WAIT_STOPPED;
 		if (until > 0.0 && bg_now() >= until)
-			return bg_error_set(
-			        ctx, BG_EIO,
-			        "database %s: cannot connect: timeout expired after %g s",
-			        db->base.name, limit);
+			return PG_WAIT_TIMEOUT;
 		n = pfd.fd < 0 ? -1 : poll(&pfd, 1, 100);
 		if (n < 0 && errno != EINTR)
 			break; /* PQstatus says what became of the connection */
 		if (n > 0)
-			st = db->pq.PQconnectPoll(db->conn);
+			st = again ? db->pq.PQresetPoll(db->conn) : db->pq.PQconnectPoll(db->conn);
 	}
-	if (db->pq.PQstatus(db->conn) != CONNECTION_OK) {
+	return db->pq.PQstatus(db->conn) == CONNECTION_OK ? 0 : PG_WAIT_FAILED;
+}
+
+static int pg__connect(bg_ctx *ctx, pg_db *db, const char *const *keys, const char *const *vals)
+{
+	double limit;
+
+	if (!(db->conn = db->pq.PQconnectStartParams(keys, vals, 1)))
+		return bg_error_oom(ctx);
+	switch (pg__wait(db, 0, &limit)) {
+	case 0:
+		return 0;
+	case PG_WAIT_STOPPED:
+		return bg_error_set(ctx, BG_ERROR, "interrupted while connecting to database %s",
+		                    db->base.name);
+	case PG_WAIT_TIMEOUT:
+		return bg_error_set(ctx, BG_EIO,
+		                    "database %s: cannot connect: timeout expired after %g s",
+		                    db->base.name, limit);
+	default:
 		pg__set_error(db, db->pq.PQerrorMessage(db->conn), NULL);
 		return bg_error_set(ctx, BG_EIO, "database %s: cannot connect: %s", db->base.name,
 		                    db->errmsg ? db->errmsg : "unknown error");
 	}
-	return 0;
+}
+
+/* The session's settings, on every connection made. */
+static int pg__session(pg_db *db)
+{
+	/*
+	 * Every number comes back as text, and float8's text has only 15
+	 * significant digits where extra_float_digits is 0 or less (the
+	 * default before PostgreSQL 12, and what a server, database or role
+	 * may set): samples and means would come back rounded.  3 gives the
+	 * shortest form that reads back exactly (12 and later) or 17 digits.
+	 */
+	return pg__send(db, "SET extra_float_digits = 3", NULL, 0);
+}
+
+/*
+ * Before a command is sent outside a transaction: a connection that the
+ * server closed while benchguard had nothing to say (idle_session_timeout
+ * while a benchmark ran for longer, a restart, pg_terminate_backend) is
+ * made again, once, with the same parameters.  Reading what came while
+ * the connection was idle is how libpq learns that it is gone; nothing of
+ * the command has been sent yet, so nothing is done twice.  Inside a
+ * transaction a lost connection fails the transaction, as it did: what
+ * the server kept of it is not known here.
+ */
+static int pg__ready(pg_db *db)
+{
+	PGTransactionStatusType t = db->pq.PQtransactionStatus(db->conn);
+	char *lost = NULL;
+	double limit = 0.0;
+	int rc;
+
+	if (t == PQTRANS_IDLE) {
+		/* A server that hangs up sends its FATAL message, then the end
+		 * of the stream: libpq sees the end on the read after. */
+		struct pollfd pfd = { db->pq.PQsocket(db->conn), POLLIN, 0 };
+		int k;
+
+		for (k = 0; k < 4 && pfd.fd >= 0 && poll(&pfd, 1, 0) > 0 &&
+		            db->pq.PQconsumeInput(db->conn);
+		     k++)
+			;
+	} else if (t != PQTRANS_UNKNOWN) {
+		return 0;
+	}
+	if (db->pq.PQstatus(db->conn) != CONNECTION_BAD && !db->farewell)
+		return 0;
+	pg__set_error(db, db->farewell ? db->farewell : db->pq.PQerrorMessage(db->conn), NULL);
+	lost = db->errmsg ? bg_strdup(db->errmsg) : NULL;
+	free(db->farewell);
+	db->farewell = NULL;
+	rc = db->pq.PQresetStart(db->conn) ? pg__wait(db, 1, &limit) : PG_WAIT_FAILED;
+	if (rc == 0) {
+		db->gen++;
+		rc = pg__session(db);
+	} else if (rc == PG_WAIT_STOPPED) {
+		db->cancelled = 1;
+	} else {
+		char *why = rc == PG_WAIT_TIMEOUT ? bg_printf("timeout expired after %g s", limit)
+		                                  : bg_strdup(db->pq.PQerrorMessage(db->conn));
+		char *msg =
+		        bg_printf("the connection was lost (%s), and connecting again failed: %s",
+		                  lost ? lost : "unknown error", why ? why : "unknown error");
+
+		pg__set_error(db, msg ? msg : "the connection was lost", NULL);
+		free(msg);
+		free(why);
+	}
+	free(lost);
+	return rc < 0 ? -1 : 0;
 }
 
 /*
@@ -969,7 +1095,7 @@ int bg_db_pg_open(bg_ctx *ctx, const char *spec, bg_db **out)
 		    0)
 			goto cleanup;
 	}
-	db->pq.PQsetNoticeProcessor(db->conn, pg__notice, NULL);
+	db->pq.PQsetNoticeProcessor(db->conn, pg__notice, db);
 	if (db->pq.PQserverVersion(db->conn) < 100000) {
 		error = bg_error_set(
 		        ctx, BG_ERROR,
@@ -978,14 +1104,7 @@ int bg_db_pg_open(bg_ctx *ctx, const char *spec, bg_db **out)
 		        db->pq.PQserverVersion(db->conn) / 100 % 100);
 		goto cleanup;
 	}
-	/*
-	 * Every number comes back as text, and float8's text has only 15
-	 * significant digits where extra_float_digits is 0 or less (the
-	 * default before PostgreSQL 12, and what a server, database or role
-	 * may set): samples and means would come back rounded.  3 gives the
-	 * shortest form that reads back exactly (12 and later) or 17 digits.
-	 */
-	if (pg__exec(&db->base, "SET extra_float_digits = 3") < 0) {
+	if (pg__session(db) < 0) {
 		error = pg__fail(&db->base, ctx, "setting up the connection");
 		goto cleanup;
 	}

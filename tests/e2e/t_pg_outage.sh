@@ -3,7 +3,9 @@
 # on a real server this script starts (tests/pg.sh): a server that stops
 # between two benchmarks of a `run` ends it with exit 3 and one line, keeps
 # the runs committed before and the incomplete run's first benchmark, and
-# a rerun once it is back stores a whole run; a server that accepts the
+# a rerun once it is back stores a whole run; a server that restarts, or
+# closes the connection after idle_session_timeout, while a benchmark
+# runs is connected to again and the run is whole; a server that accepts the
 # connection and never answers (as an address behind a firewall that drops
 # packets keeps libpq waiting) ends a command after the default connect
 # timeout, or the one the string or PGCONNECT_TIMEOUT gives, instead of
@@ -113,13 +115,52 @@ check "a run into the database: exit 0" expect_rc 0 "$BG" -q --db "$PG" run
 touch "$T/stop"
 check "the server stops after the run's first benchmark: exit 3" expect_rc 3 "$BG" -q --db "$PG" run
 check "... with one line that says the database, not a password, and why" \
-	bash -c "[ \$(wc -l <'$T/err') = 1 ] && grep -q '^benchguard: database postgresql://bgtest@/outage?host=.*: .*server closed the connection' '$T/err'"
+	bash -c "[ \$(wc -l <'$T/err') = 1 ] && grep -q '^benchguard: database postgresql://bgtest@/outage?host=.*: .*the connection was lost (.*), and connecting again failed: ' '$T/err'"
 "$BG_ROOT/tests/pg.sh" restart "$PG_DIR"
 check "... back up: the first run complete with 3 results, the second incomplete with the first benchmark's" \
 	bash -c "[ \"\$(db_sql() { psql -X -A -t -q -w -d \"\$1\" -c \"\$2\"; }; db_sql '$PG' \"SELECT r.status || ':' || (SELECT count(*) FROM results s WHERE s.run_id = r.id) FROM runs r ORDER BY r.id\" | tr '\n' ' ')\" = 'complete:3 incomplete:1 ' ]"
 check "a rerun once it is back: exit 0" expect_rc 0 "$BG" -q --db "$PG" run
 check "... history of c: the two complete runs" \
 	bash -c "[ \$('$BG' --json --db '$PG' history c:t | grep -c '\"run\"') = 2 ]"
+
+# A server that closes the connection while benchmarks run and takes new
+# ones (a restart; idle_session_timeout, which a managed server may set
+# shorter than a benchmark takes): the run went on to its next write and
+# ended there, exit 3, its last benchmarks lost.  The next command sent
+# outside a transaction connects again, and the run is whole.
+# The benchmark stops the server and waits for it; the script starts it
+# again (a server started by a benchmark would be its leftover, ended
+# with it).
+jq --arg T "$T" --arg pg "$BG_ROOT/tests/pg.sh" --arg dir "$PG_DIR" '.benchmarks[1].command =
+	"\($pg) stop \($dir) >/dev/null; touch \($T)/down; while [ -e \($T)/down ]; do sleep 0.1; done; printf \"BENCHGUARD t 2 ms\\n\""' \
+	benchguard.json >"$T/restart.json"
+rm -f "$T/down"
+(
+	for _ in $(seq 1 300); do [ -e "$T/down" ] && break; sleep 0.1; done
+	"$BG_ROOT/tests/pg.sh" restart "$PG_DIR"
+	rm -f "$T/down"
+) &
+check "the server restarts between two benchmarks of a run: exit 0" \
+	expect_rc 0 "$BG" -q --db "$PG" --config "$T/restart.json" run
+wait
+check "... the run complete with its 3 results" bash -c "
+	[ \"\$(psql -X -A -t -q -w -d '$PG' -c \"SELECT r.status || ':' || (SELECT count(*) FROM results s WHERE s.run_id = r.id) FROM runs r ORDER BY r.id DESC LIMIT 1\")\" = complete:3 ]"
+if [ "$(db_sql "$PG" 'SHOW server_version_num')" -ge 140000 ]; then
+	db_sql "$PG" "ALTER DATABASE outage SET idle_session_timeout = '1s'" >/dev/null
+	jq '.benchmarks[1].command = "sleep 2; printf \"BENCHGUARD t 2 ms\\n\""' benchguard.json >"$T/idle.json"
+	n=$(db_sql "$PG" "SELECT count(*) FROM runs")
+	check "idle_session_timeout 1 s, a benchmark of 2 s: exit 0" \
+		expect_rc 0 "$BG" -q --db "$PG" --config "$T/idle.json" run
+	check "... the run complete with its 3 results" bash -c "
+		[ \"\$(psql -X -A -t -q -w -d '$PG' -c \"SELECT r.status || ':' || (SELECT count(*) FROM results s WHERE s.run_id = r.id) FROM runs r ORDER BY r.id DESC LIMIT 1\")\" = complete:3 ] &&
+		[ \"\$(psql -X -A -t -q -w -d '$PG' -c 'SELECT count(*) FROM runs')\" = $((n + 1)) ]"
+	check "... its last benchmark's samples stored after the new connection, as measured" bash -c "
+		id=\$(psql -X -A -t -q -w -d '$PG' -c 'SELECT max(id) FROM runs') &&
+		'$BG' --json --db '$PG' history c:t --limit 1 | jq -e --argjson id \$id '.[0].run == \$id and .[0].mean == 0.003' >/dev/null"
+	db_sql "$PG" "ALTER DATABASE outage RESET idle_session_timeout" >/dev/null
+else
+	skip "idle_session_timeout" "skipped: the server is older than PostgreSQL 14"
+fi
 
 # Another writer holds the write lock (a long import of another job):
 # Ctrl-C or SIGTERM stops the wait at once, exit 3, nothing stored.  The
