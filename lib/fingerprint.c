@@ -50,6 +50,7 @@
  * knows which compiler it uses.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +95,10 @@ typedef struct {
 	bg_machine *m;
 	char root[PATH_MAX]; /* without trailing slash: "" for "/" */
 	int is_host;         /* root is "/": uname() and `cc` describe it */
+	int is_volatile;     /* reading a volatile fact: any failure is absence */
+	/* The stable fact's file that could not be read, and why. */
+	char failed[PATH_MAX + 64];
+	int failed_errno;
 } probe;
 
 /* A copy of s with whitespace runs squeezed to one space and the ends trimmed. */
@@ -119,8 +124,23 @@ static char *squeeze(const char *s, size_t len)
 	return out;
 }
 
-/* 0 with the file's contents, 1 when it cannot be read (absent), or BG_ENOMEM. */
-static int read_rel(const probe *p, const char *rel, char **data)
+/* Whether a file that cannot be opened or read is one this machine does
+ * not have (every time), rather than one it failed to read this time. */
+static int absent(int e)
+{
+	return e == ENOENT || e == ENOTDIR || e == EACCES || e == EPERM || e == ENXIO ||
+	       e == ENODEV || e == EINVAL || e == EISDIR || e == ELOOP || e == ENAMETOOLONG ||
+	       e == EOPNOTSUPP;
+}
+
+/*
+ * 0 with the file's contents, 1 when this machine has no such file, or
+ * BG_ENOMEM.  A stable fact's file that failed to be read this time (too
+ * many open files, EIO, memory) is BG_EIO, with the path and errno kept in
+ * p: taken as absent, it changed the fingerprint, and the run was judged as
+ * another machine's first, against no baseline, and passed.
+ */
+static int read_rel(probe *p, const char *rel, char **data)
 {
 	char path[PATH_MAX + 64];
 	size_t len;
@@ -130,14 +150,22 @@ static int read_rel(const probe *p, const char *rel, char **data)
 	n = snprintf(path, sizeof(path), "%s/%s", p->root, rel);
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return 1;
+	errno = 0;
 	err = bg_read_file(NULL, path, data, &len);
 	if (err == BG_ENOMEM)
 		return err;
+	if (err < 0 && !p->is_volatile && !absent(errno)) {
+		if (errno == ENOMEM)
+			return BG_ENOMEM;
+		snprintf(p->failed, sizeof(p->failed), "%s", path);
+		p->failed_errno = errno;
+		return BG_EIO;
+	}
 	return err < 0 ? 1 : 0;
 }
 
 /* The file's first line, squeezed; 1 when absent or empty. */
-static int read_line_rel(const probe *p, const char *rel, char **line)
+static int read_line_rel(probe *p, const char *rel, char **line)
 {
 	char *data = NULL;
 	int err;
@@ -161,8 +189,11 @@ static int read_line_rel(const probe *p, const char *rel, char **line)
 static int fact_from_file(probe *p, const char *key, const char *rel, int is_volatile)
 {
 	char *line = NULL;
-	int err = read_line_rel(p, rel, &line);
+	int err, was = p->is_volatile;
 
+	p->is_volatile = was || is_volatile;
+	err = read_line_rel(p, rel, &line);
+	p->is_volatile = was;
 	if (err == 0)
 		err = bg_machine_set_fact(p->m, key, line, is_volatile);
 	free(line);
@@ -649,11 +680,24 @@ int bg_fingerprint__system(bg_ctx *ctx, bg_machine *m, const char *root, int *is
 	p.root[p.is_host ? 0 : len] = '\0';
 	p.m = m;
 	if ((err = detect_cpu(&p)) < 0 || (err = detect_caches(&p)) < 0 ||
-	    (err = detect_memory(&p)) < 0 || (err = detect_uname(&p)) < 0 ||
-	    (err = detect_volatile(&p)) < 0)
-		return err == BG_ENOMEM
-		               ? bg_error_oom(ctx)
-		               : bg_error_set(ctx, err, "cannot record the machine's facts");
+	    (err = detect_memory(&p)) < 0 || (err = detect_uname(&p)) < 0)
+		goto fail;
+	/* Volatile facts are not in the fingerprint: one that cannot be read
+	 * is left out. */
+	p.is_volatile = 1;
+	err = detect_volatile(&p);
+	p.is_volatile = 0;
+	if (err < 0)
+		goto fail;
 	*is_host = p.is_host;
 	return 0;
+fail:
+	if (err == BG_ENOMEM)
+		return bg_error_oom(ctx);
+	if (p.failed[0])
+		return bg_error_set(ctx, BG_EIO,
+		                    "cannot read %s, one of the machine's facts: %s (without it "
+		                    "the fingerprint would name another machine)",
+		                    p.failed, strerror(p.failed_errno));
+	return bg_error_set(ctx, err, "cannot record the machine's facts");
 }

@@ -26,6 +26,12 @@ int bg_machine_detect(bg_ctx *ctx, const char *root, bg_machine **out)
 		              : bg_error_set(ctx, err, "cannot record the machine's facts");
 		goto cleanup;
 	}
+	/* Hashed now, where a failure can be said: later, an empty name
+	 * would stand for this machine in the store. */
+	if (!*bg_machine_fingerprint(m)) {
+		err = bg_error_oom(ctx);
+		goto cleanup;
+	}
 	*out = m;
 	return 0;
 cleanup:

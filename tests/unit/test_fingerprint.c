@@ -3,6 +3,7 @@
  * slice and an arm64 Neoverse-V1 under tests/fixtures/machine), the hash of
  * the stable ones, and which changes must or must not move it.
  */
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -285,6 +286,63 @@ static void test_empty_root(void **state)
 	assert_int_equal(bg_machine_detect(ctx, dir, &m), 0);
 	assert_int_equal(bg_machine_fact_count(m), 0);
 	bg_machine_free(m);
+	bg_ctx_free(ctx);
+}
+
+/*
+ * A stable fact's file that fails to be read this time (an I/O error, too
+ * many open files) is an error that names it: taken as absent, it gave the
+ * machine another fingerprint, and ci judged the run as another machine's
+ * first, against no baseline, and passed a regression.  A volatile fact's
+ * file that fails is left out, as it changes no fingerprint.
+ */
+static void test_unreadable_fact(void **state)
+{
+	char dir[] = "/tmp/bg-machine-XXXXXX", path[4096];
+	bg_ctx *ctx = NULL;
+	bg_machine *m = NULL;
+	struct rlimit was, low;
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	/* /proc/self/mem read from offset 0: EIO, every time. */
+	snprintf(path, sizeof(path), "%s/proc", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/proc/cpuinfo", dir);
+	assert_int_equal(symlink("/proc/self/mem", path), 0);
+	assert_int_equal(bg_machine_detect(ctx, dir, &m), BG_EIO);
+	assert_null(m);
+	if (!strstr(bg_ctx_error(ctx), "/proc/cpuinfo, one of the machine's facts: Input/output "
+	                               "error"))
+		fail_msg("error: %s", bg_ctx_error(ctx));
+	assert_int_equal(unlink(path), 0);
+	/* ... the same file as a volatile fact's (the load average): left out. */
+	snprintf(path, sizeof(path), "%s/proc/loadavg", dir);
+	assert_int_equal(symlink("/proc/self/mem", path), 0);
+	assert_int_equal(bg_machine_detect(ctx, dir, &m), 0);
+	assert_null(bg_machine_get(m, "load_avg"));
+	assert_string_equal(bg_machine_fingerprint(m), EMPTY_FP);
+	bg_machine_free(m);
+	m = NULL;
+	assert_int_equal(unlink(path), 0);
+	/* No descriptor left to open the real machine's files with: EMFILE. */
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &was), 0);
+	assert_true((fd = dup(0)) >= 0);
+	close(fd);
+	low = was;
+	low.rlim_cur = (rlim_t)fd;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	fd = bg_machine_detect(ctx, "/", &m);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &was), 0);
+	assert_int_equal(fd, BG_EIO);
+	assert_null(m);
+	if (!strstr(bg_ctx_error(ctx), "Too many open files"))
+		fail_msg("error: %s", bg_ctx_error(ctx));
+	snprintf(path, sizeof(path), "%s/proc", dir);
+	assert_int_equal(rmdir(path), 0);
+	assert_int_equal(rmdir(dir), 0);
 	bg_ctx_free(ctx);
 }
 
@@ -635,6 +693,7 @@ int main(void)
 		cmocka_unit_test(test_set_name),
 		cmocka_unit_test(test_facts_as_data),
 		cmocka_unit_test(test_empty_root),
+		cmocka_unit_test(test_unreadable_fact),
 		cmocka_unit_test(test_other_layouts),
 		cmocka_unit_test(test_real_machine),
 		cmocka_unit_test(test_gpu_libraries_absent),
