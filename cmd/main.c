@@ -391,6 +391,10 @@ static void catch_signals(void)
 	sa.sa_flags = 0;
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
+	/* Likewise a file-size limit (ulimit -f, systemd's LimitFSIZE=):
+	 * SIGXFSZ killed benchguard with no word, and `-o FILE` left its
+	 * temporary file; the write fails with EFBIG instead, and is said. */
+	sigaction(SIGXFSZ, &sa, NULL);
 }
 
 /*

@@ -80,6 +80,20 @@ cp kept.json kept.orig
 check "init --force whose write fails: exit 3, the old configuration kept" bash -c "
 	trap '' XFSZ; ulimit -f 0; \"$BG\" init --force --config kept.json 2>$T/e; [ \$? -eq 3 ] &&
 	cmp -s kept.json kept.orig && [ -z \"\$(ls kept.json.tmp* 2>/dev/null)\" ]"
+# ... and so with SIGXFSZ at its default, as a file-size limit (systemd's
+# LimitFSIZE=, a CI sandbox) leaves it: the signal killed benchguard (exit
+# 153, no word) and left the temporary file beside the target.
+check "... SIGXFSZ at its default: exit 3 saying why, no temporary file left" bash -c "
+	( trap - XFSZ; ulimit -f 0; exec \"$BG\" init --force --config kept.json 2>&1 >/dev/null ) | cat >$T/e
+	[ \${PIPESTATUS[0]} -eq 3 ] && grep -q '^benchguard: .*kept.json.*: File too large' $T/e &&
+	cmp -s kept.json kept.orig && [ -z \"\$(ls kept.json.tmp* 2>/dev/null)\" ]"
+cat >"$T/xfsz.json" <<J
+{ "benchmarks": [ { "name": "big", "format": "lines",
+    "command": "head -c 9000000 /dev/zero >$T/big; echo BENCHGUARD t \$? ms" } ] }
+J
+check "... and a benchmark under the same limit gets SIGXFSZ's default back" bash -c "
+	( trap - XFSZ; ulimit -f 8192; \"$BG\" --json --config $T/xfsz.json --db $T/xfsz.db run --samples 1 --warmup 0 ) >$T/o 2>$T/e
+	grep -q '\"mean\": 0.153' $T/o || { cat $T/o $T/e >&2; false; }"
 # A huge argument does not push the reason out of the message: its start
 # and its end are kept around "...", and the end says why.
 long=$(printf 'b%.0s' $(seq 1 1500))
