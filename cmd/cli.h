@@ -29,6 +29,9 @@ typedef struct {
 	cli_format format;
 	int quiet, verbose, color;
 	int stderr_tty;
+	/* A table or text that could not be made (out of memory): what was
+	 * printed is incomplete, and the command fails as for a lost write. */
+	int print_failed;
 	int progress_shown; /* a \r progress line is on stderr and needs clearing */
 	double progress_at; /* when it was last drawn (bg_now() seconds) */
 	int info_verbose;   /* the library's info lines (checkouts, builds) only with -v:

@@ -287,9 +287,19 @@ void cli_put_message(FILE *f, const char *prefix, const char *msg)
 const char *cli_term(char *buf, size_t len, const char *s)
 {
 	char *shown = bg_text__escaped(BG_ESC_TERM, s ? s : "");
+	size_t i;
 
-	snprintf(buf, len, "%s", shown ? shown : "?");
-	free(shown);
+	if (shown) {
+		snprintf(buf, len, "%s", shown);
+		free(shown);
+		return buf;
+	}
+	/* Out of memory: the name still, its printable ASCII, not a "?"
+	 * that reads as an unknown machine. */
+	for (i = 0; s && s[i] && i + 1 < len; i++)
+		buf[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+	if (len)
+		buf[i] = '\0';
 	return buf;
 }
 
@@ -693,6 +703,8 @@ void cli_table_print(cli_state *st, const bg_table *t, FILE *f)
 
 	if (bg_table_render(t, st->format == CLI_MARKDOWN, st->color, &b) == 0 && b.ptr)
 		fputs(b.ptr, f);
+	else
+		st->print_failed = 1; /* a verdict table missing, exit 0: never */
 	bg_buf_clear(&b);
 }
 

@@ -462,6 +462,9 @@ static int sink_close(cli_state *st, out_sink *s, int rc)
 		stdout = s->orig;
 		fclose(f);
 	}
+	if (st->print_failed && rc >= 0)
+		return bg_error_set(st->ctx, BG_ENOMEM,
+		                    "out of memory: what was printed is incomplete");
 	if (!bad || err == EPIPE || rc < 0)
 		return rc;
 	return bg_error_set(st->ctx, BG_EIO, "cannot write to standard output: %s",

@@ -1878,7 +1878,12 @@ static int store__run_row(bg_db_stmt *s, bg_run_row *out)
 	out->author_time = bg_db_column_int64(s, 9);
 	out->author = store__col_dup(s, 10);
 	out->subject = store__col_dup(s, 11);
-	return out->machine && out->source ? 0 : BG_ENOMEM;
+	/* A column lost to memory is an error, not a run on no branch. */
+	if (!out->machine || !out->source || (!out->branch && !bg_db_column_is_null(s, 3)) ||
+	    (!out->author && !bg_db_column_is_null(s, 10)) ||
+	    (!out->subject && !bg_db_column_is_null(s, 11)))
+		return BG_ENOMEM;
+	return 0;
 }
 
 int bg_store_run_get(bg_ctx *ctx, bg_store *store, int64_t run_id, bg_run_row *out)

@@ -18,6 +18,9 @@ struct bg_table {
 	char **cells; /* row-major, header row first */
 	char *align;  /* 'l' or 'r' per column */
 	int markup;   /* cells are Markdown already (bg_table_markup) */
+	/* A row could not be added: rendering says so rather than print a
+	 * table without it (a verdict table short of its regression). */
+	int failed;
 };
 
 void bg_table_markup(bg_table *t)
@@ -63,15 +66,20 @@ int bg_table_add(bg_table *t, const char *const *cells)
 {
 	size_t i, base;
 
+	if (!t)
+		return BG_ENOMEM;
 	/* An element is a row of ncols cells. */
 	if (t->ncols > SIZE_MAX / sizeof(char *) ||
-	    bg_grow((void **)&t->cells, &t->cap, t->nrows, t->ncols * sizeof(char *)) < 0)
+	    bg_grow((void **)&t->cells, &t->cap, t->nrows, t->ncols * sizeof(char *)) < 0) {
+		t->failed = 1;
 		return BG_ENOMEM;
+	}
 	base = t->nrows * t->ncols;
 	for (i = 0; i < t->ncols; i++)
 		if (!(t->cells[base + i] = strdup(cells[i] ? cells[i] : ""))) {
 			while (i--)
 				free(t->cells[base + i]);
+			t->failed = 1;
 			return BG_ENOMEM;
 		}
 	t->nrows++;
@@ -114,7 +122,16 @@ static char *shown(const bg_table *t, const char *cell, int markdown)
 	return s;
 }
 
+static int render(const bg_table *t, int markdown, int bold, bg_buf *b);
+
 int bg_table_render(const bg_table *t, int markdown, int bold, bg_buf *b)
+{
+	if (!t || t->failed)
+		return BG_ENOMEM;
+	return render(t, markdown, bold, b);
+}
+
+static int render(const bg_table *t, int markdown, int bold, bg_buf *b)
 {
 	size_t n = t->nrows * t->ncols, *w = calloc(t->ncols ? t->ncols : 1, sizeof(size_t)), r, c,
 	       k;
