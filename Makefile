@@ -87,7 +87,7 @@ BUILD_DEB_PKGS = make gcc pkg-config git libgit2-dev libsqlite3-dev libgsl-dev \
 DEB_PKGS = $(BUILD_DEB_PKGS) g++ sqlite3 libxml2-utils \
            libcmocka-dev libbenchmark-dev hyperfine procps python3 python3-scipy python3-yaml \
            chromium chromium-driver postgresql zsh groff-base man-db \
-           golang-go python3-pytest-benchmark linux-perf clang strace
+           golang-go python3-pytest-benchmark linux-perf clang strace locales
 
 .PHONY: all test unit e2e demo deps deps-build bench install uninstall format examples clean help \
         fuzz fuzz-bins clang-check

@@ -29,6 +29,15 @@
  *    getrusage()'s ru_maxrss), because Linux reports a child's peak as at
  *    least its spawner's.
  *
+ *  - Numbers.  Numbers go to and from text (the configuration, reports,
+ *    PostgreSQL) as C writes them: the program's LC_NUMERIC must write
+ *    decimals with a point, as it does unless the program called
+ *    setlocale(LC_ALL, "") under a locale with a decimal comma.  Such a
+ *    program sets LC_NUMERIC back to "C" (or uselocale() around the calls);
+ *    bg_config_parse, bg_config_load and bg_store_open otherwise refuse
+ *    with BG_EINPUT, as "0.05" would read as 0 and stored means come back
+ *    as 0.
+ *
  *  - Arguments.  A NULL where a function needs a pointer (the context
  *    aside: NULL there only loses the message) is the calling program's
  *    mistake: the call returns BG_EINPUT with "<function>: <argument> is

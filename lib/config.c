@@ -2087,8 +2087,10 @@ int bg_config_parse(bg_ctx *ctx, const char *name, const char *text, size_t len,
 
 	BG_NEED_N(ctx, text, len);
 	BG_NEED(ctx, out);
-
 	*out = NULL;
+	if ((err = bg_numbers_c(ctx)) < 0)
+		return err;
+
 	memset(&root, 0, sizeof(root));
 	ld.ctx = ctx;
 	ld.name = name ? name : "benchguard.json";

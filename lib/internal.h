@@ -34,6 +34,9 @@ int bg_error_errno(bg_ctx *ctx, int code, const char *fmt, ...) BG_PRINTF(3, 4);
 int bg_error_vset(bg_ctx *ctx, int code, const char *fmt, va_list ap) BG_PRINTF(3, 0);
 /* The common out-of-memory failure. */
 int bg_error_oom(bg_ctx *ctx);
+/* 0 when LC_NUMERIC writes decimals with a point, as the library needs;
+ * else BG_EINPUT saying so (a library host that called setlocale). */
+int bg_numbers_c(bg_ctx *ctx);
 
 /* Bytes the context keeps of a message, its NUL included. */
 #define BG_CTX_MSG_MAX 1024

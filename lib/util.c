@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,6 +193,23 @@ int bg_error_errno(bg_ctx *ctx, int code, const char *fmt, ...)
 	set_msg(ctx, suffix, fmt, ap);
 	va_end(ap);
 	return code;
+}
+
+int bg_numbers_c(bg_ctx *ctx)
+{
+	const char *dp = localeconv()->decimal_point;
+
+	/* Numbers go to and from text (the configuration's JSON, PostgreSQL's
+	 * parameters and answers, reports) through strtod and printf, which
+	 * follow LC_NUMERIC: under a locale with a decimal comma, "0.05" read
+	 * as 0 and a stored mean came back as 0, silently. */
+	if (dp && !strcmp(dp, "."))
+		return 0;
+	return bg_error_set(ctx, BG_EINPUT,
+	                    "the program's numeric locale (LC_NUMERIC) writes decimals with "
+	                    "\"%s\": benchguard reads and writes numbers as C does; set "
+	                    "LC_NUMERIC to \"C\" (setlocale, or uselocale around the calls)",
+	                    dp ? dp : "");
 }
 
 int bg_error_oom(bg_ctx *ctx)

@@ -6,6 +6,7 @@
  * overrides, alerts, ${VAR} expansion and the `init` starter.
  */
 #include <dirent.h>
+#include <locale.h>
 #include <math.h>
 
 #include "unit.h"
@@ -1312,6 +1313,54 @@ static void test_load_errors_and_free(void **state)
 	bg_ctx_free(ctx);
 }
 
+/*
+ * A program that calls setlocale(LC_ALL, "") under a locale with a decimal
+ * comma: json-c's strtod read "0.05" as 0 (alpha 0, nothing ever
+ * significant), and PostgreSQL's answers came back as 0.  The library says
+ * so instead.  A German locale is compiled into a temporary folder with
+ * localedef (Debian's `locales` sources); skipped where there is none.
+ */
+static void test_decimal_comma_locale(void **state)
+{
+	static const char text[] = "{ \"thresholds\": { \"alpha\": 0.05 }, \"benchmarks\": "
+	                           "[ { \"name\": \"b\", \"command\": \"true\" } ] }";
+	char dir[] = "/tmp/bg-locale-XXXXXX", cmd[512];
+	bg_ctx *ctx = NULL;
+	bg_config *cfg = NULL;
+	bg_store *store = NULL;
+	locale_t de;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd), "localedef -i de_DE -f UTF-8 %s/de_DE.UTF-8 >/dev/null 2>&1",
+	         dir);
+	if (system(cmd) != 0 || setenv("LOCPATH", dir, 1) != 0 ||
+	    !(de = newlocale(LC_NUMERIC_MASK, "de_DE.UTF-8", (locale_t)0))) {
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		(void)!system(cmd);
+		unsetenv("LOCPATH");
+		skip();
+		return;
+	}
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	uselocale(de);
+	assert_int_equal(bg_config_parse(ctx, "c.json", text, sizeof(text) - 1, &cfg), BG_EINPUT);
+	assert_null(cfg);
+	assert_non_null(strstr(bg_ctx_error(ctx), "LC_NUMERIC"));
+	assert_int_equal(bg_store_open(ctx, ":memory:", &store), BG_EINPUT);
+	assert_null(store);
+	uselocale(LC_GLOBAL_LOCALE);
+	freelocale(de);
+	/* Back in C's: the same text reads, alpha and all. */
+	assert_int_equal(bg_config_parse(ctx, "c.json", text, sizeof(text) - 1, &cfg), 0);
+	assert_true(fabs(bg_config_thresholds(cfg)->alpha - 0.05) < 1e-12);
+	bg_config_free(cfg);
+	bg_ctx_free(ctx);
+	unsetenv("LOCPATH");
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	(void)!system(cmd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1332,6 +1381,7 @@ int main(void)
 		cmocka_unit_test(test_starter),
 		cmocka_unit_test(test_load_errors_and_free),
 		cmocka_unit_test(test_definition),
+		cmocka_unit_test(test_decimal_comma_locale),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
