@@ -190,6 +190,15 @@ int cli_add_tag(cli_state *st, const char *arg, const char **tags, size_t *ntags
 	if ((why = bg_results__bad_pair(arg, (size_t)(eq - arg), eq + 1, strlen(eq + 1), &bad)))
 		return cli_usage_error(st, "--tag %s: %s %s", bg_text__quote(q, sizeof(q), arg),
 		                       bad == BG_PAIR_KEY ? "its key" : "its value", why);
+	/* Keys that mark a run as one side of a pair: a run tagged so by hand
+	 * would leave the rolling baseline once exported and imported. */
+	if (bg_tag__paired_key(arg, (size_t)(eq - arg)))
+		return cli_usage_error(
+		        st,
+		        "--tag %s: the key \"%.*s\" is benchguard's own, for the runs "
+		        "compare, bisect and ci's confirmation make in pairs; choose "
+		        "another",
+		        bg_text__quote(q, sizeof(q), arg), (int)(eq - arg), arg);
 	/* One value a key: a second one silently replaced the first. */
 	for (size_t i = 0; i < *ntags; i++)
 		if (!strncmp(tags[i], arg, (size_t)(eq - arg) + 1))

@@ -1292,6 +1292,12 @@ int bg_baseline_import_all(bg_ctx *ctx, bg_store *store, const bg_baseline *cons
 			info[n].tags = (const char *const *)run->tags;
 			info[n].uid = run->uid;
 			info[n].started_at = run->started_at;
+			/* A file written before runs had a role holds the runs that
+			 * compare, bisect and ci's confirmation made, known by their
+			 * tags, as schema step 6 knew them in a database: imported
+			 * as ordinary runs, they joined every rolling baseline. */
+			for (char **t = run->tags; t && *t && !info[n].paired; t++)
+				info[n].paired = bg_tag__paired_key(*t, strcspn(*t, "="));
 			res[n] = run->res;
 			file_of[n++] = i;
 		}

@@ -180,6 +180,14 @@ const char *bg_results__bad_name(const char *s, size_t n, int text);
 enum { BG_PAIR_KEY_SHAPE, BG_PAIR_KEY, BG_PAIR_VALUE };
 const char *bg_results__bad_pair(const char *key, size_t keylen, const char *value, size_t vlen,
                                  int *bad);
+/*
+ * Whether a run tag's key is one of the keys benchguard tags its paired
+ * runs with (compare=, confirm=, confirm-reference=, bisect-*=): such a
+ * run is judged in its pair, never in a rolling baseline.  Schema step 6
+ * marked stored runs by this rule; a baseline file written before runs
+ * had a role is read by it; a user's --tag may not take these keys.
+ */
+int bg_tag__paired_key(const char *key, size_t keylen);
 int bg_read_file_max(bg_ctx *ctx, const char *path, size_t max, char **data, size_t *len);
 /* The series (benchmark, metric) of a result set, or NULL; by its hash
  * table, so that a parser asking once per series stays linear. */

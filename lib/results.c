@@ -186,6 +186,17 @@ const char *bg_results__bad_pair(const char *key, size_t keylen, const char *val
 	return bg_results__bad_name(value, vlen, 1);
 }
 
+int bg_tag__paired_key(const char *key, size_t keylen)
+{
+	static const char *const keys[] = { "compare", "confirm", "confirm-reference" };
+	size_t i;
+
+	for (i = 0; i < BG_ARRAY_SIZE(keys); i++)
+		if (keylen == strlen(keys[i]) && !memcmp(key, keys[i], keylen))
+			return 1;
+	return keylen >= 7 && !memcmp(key, "bisect-", 7);
+}
+
 /* A name or unit that may be stored: BG_EINPUT naming it otherwise. */
 static int check_name(bg_ctx *ctx, const char *what, const char *s)
 {

@@ -354,4 +354,35 @@ r = a[0]
 assert r["verdict"] == "unchanged" and r["baseline_runs"] == 5 and r["baseline_outliers"] == 1, r
 P
 
+# A file written before runs had a role (as benchguard wrote them when it
+# started) holds the runs compare, bisect and ci's confirmation made in
+# pairs, known by their tags: a database of that time is upgraded with them
+# paired, and the file imported them as ordinary runs, in every rolling
+# baseline.  Two of the window's runs tagged as compare's and bisect's:
+# imported, the window has the 3 others and the spares before them.
+python3 - "$T/o.json" "$T/old.json" <<'P'
+import json, sys
+f = json.load(open(sys.argv[1]))
+runs = sorted(f["runs"], key=lambda r: r["started_at"])
+runs[-1].setdefault("tags", {})["compare"] = "aaaaaaaaaaaa..bbbbbbbbbbbb"
+runs[-2].setdefault("tags", {})["bisect-probe"] = "c" * 40
+json.dump(f, open(sys.argv[2], "w"))
+P
+"$BG" -q --db "$T/o3.db" baseline import "$T/old.json" >/dev/null
+check "an old file's paired runs are imported paired, as the upgrade marks them" \
+	test "$(sqlite3 "$T/o3.db" "SELECT group_concat(r.role, ',') FROM runs r JOIN run_tags t ON t.run_id = r.id WHERE t.key IN ('compare', 'bisect-probe')")" = "paired,paired"
+check "... the rest primary" \
+	test "$(sqlite3 "$T/o3.db" "SELECT count(*) FROM runs WHERE role = 'primary'")" = "$(($(sqlite3 "$T/o3.db" "SELECT count(*) FROM runs") - 2))"
+check "... and the file's export leaves them out" bash -c "
+	'$BG' -q --db '$T/o3.db' baseline export | python3 -c '
+import json, sys
+runs = json.load(sys.stdin)[\"runs\"]
+assert not any(set(r.get(\"tags\", {})) & {\"compare\", \"bisect-probe\"} for r in runs), runs'"
+check "--tag compare=x: exit 2, the key is benchguard's own" bash -c "
+	'$BG' --db '$T/o3.db' run --tag compare=x 2>'$T/e'; [ \$? -eq 2 ] &&
+	grep -q 'the key \"compare\" is benchguard.s own' '$T/e'"
+check "... bisect-mine=1 too (import's --tag alike)" bash -c "
+	'$BG' --db '$T/o3.db' import --format lines --name emit --tag bisect-mine=1 '$T/o.txt' 2>'$T/e'; [ \$? -eq 2 ] &&
+	grep -q 'the key \"bisect-mine\" is benchguard.s own' '$T/e'"
+
 finish
