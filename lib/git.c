@@ -713,8 +713,14 @@ int bg_repo_branch_tip(bg_ctx *ctx, bg_repo *repo, const char *name, char sha[41
 		int err;
 
 		snprintf(ref, sizeof(ref), "%s%s", prefixes[i], name);
-		if (git_reference_name_to_id(&id, repo->repo, ref) < 0)
-			continue;
+		/* Only a ref that is not there is another name to try: one that
+		 * could not be read (a corrupt file, no descriptor left) was
+		 * "unknown baseline branch", exit 2, and "branches there: main". */
+		if ((err = git_reference_name_to_id(&id, repo->repo, ref)) < 0) {
+			if (err == GIT_ENOTFOUND || err == GIT_EINVALIDSPEC)
+				continue;
+			return git__fail(ctx, BG_ERROR, "reading the baseline branch");
+		}
 		/* An annotated tag cannot be a branch tip, but peel anyway. */
 		if ((err = git_object_lookup(&obj, repo->repo, &id, GIT_OBJECT_ANY)) < 0)
 			return git__fail(ctx, BG_ERROR, "reading the baseline branch");

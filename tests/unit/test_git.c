@@ -294,6 +294,39 @@ static void test_detached(void **state)
 	bg_ctx_free(ctx);
 }
 
+/*
+ * The baseline branch's tip: a branch that is not there is BG_EINPUT (the
+ * user's word to fix), one whose ref cannot be read is a failure that says
+ * why; it was "unknown baseline branch", exit 2, with main among "branches
+ * there".
+ */
+static void test_branch_tip_unreadable(void **state)
+{
+	bg_ctx *ctx = NULL;
+	bg_repo *r = NULL;
+	char sha[41], want[64];
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	make_repo("tipref");
+	sh("cd tipref && git branch side && git pack-refs --all --prune && git branch loose");
+	r = open_repo(ctx, "tipref");
+	capture(want, sizeof(want), "git -C tipref rev-parse main");
+	assert_int_equal(bg_repo_branch_tip(ctx, r, "main", sha), 0);
+	assert_string_equal(sha, want);
+	assert_int_equal(bg_repo_branch_tip(ctx, r, "nope", sha), BG_EINPUT);
+	assert_non_null(strstr(bg_ctx_error(ctx), "unknown baseline branch"));
+	assert_int_equal(bg_repo_branch_tip(ctx, r, "bad name", sha), BG_EINPUT);
+	/* A loose ref that is not a ref any more. */
+	sh("printf 'not a sha\\n' >tipref/.git/refs/heads/loose");
+	assert_true(bg_repo_branch_tip(ctx, r, "loose", sha) < 0);
+	assert_int_not_equal(bg_error_exit_code(bg_repo_branch_tip(ctx, r, "loose", sha)), 2);
+	if (!strstr(bg_ctx_error(ctx), "reading the baseline branch"))
+		fail_msg("error: %s", bg_ctx_error(ctx));
+	bg_repo_free(r);
+	bg_ctx_free(ctx);
+}
+
 static void check_lookup(bg_ctx *ctx, bg_repo *r, const char *rev, const char *want_sha,
                          const char *want_branch, const char *want_subject)
 {
@@ -970,6 +1003,7 @@ int main(void)
 		cmocka_unit_test(test_sparse_is_not_dirty),
 		cmocka_unit_test(test_submodule),
 		cmocka_unit_test(test_detached),
+		cmocka_unit_test(test_branch_tip_unreadable),
 		cmocka_unit_test(test_lookup),
 		cmocka_unit_test(test_lookup_on),
 		cmocka_unit_test(test_open_from_subdirectory),
