@@ -83,6 +83,16 @@ cleanup:
 	return rc;
 }
 
+/* Whether --machine NAME would take `name` (lib/machine.c says which). */
+static int usable_name(const char *name)
+{
+	bg_machine *m = NULL;
+	int ok = bg_machine_new(&m) == 0 && bg_machine_set_name(m, name) == 0;
+
+	bg_machine_free(m);
+	return ok;
+}
+
 /*
  * Imports FILE... : every file is read and checked before the database is
  * opened, and their runs are stored in one transaction (all or none).  A
@@ -128,7 +138,17 @@ static int do_import(cli_state *st, const baseline_flags *fl, char **files, int 
 	for (i = 0; i < nfiles; i++)
 		mine += !strcmp(fp, bg_baseline_machine(b[i]));
 	if (!mine && !fl->force) {
-		if (nfiles == 1)
+		if (nfiles == 1 && !usable_name(bg_baseline_machine(b[0])))
+			/* Stored by an older benchguard under a name this one
+			 * refuses ("all", which report reads as every machine). */
+			rc = bg_error_set(
+			        st->ctx, BG_EINPUT,
+			        "%s was exported on machine %s, but this machine is %s; "
+			        "that name is not one a machine may have now (pass --force to "
+			        "import it as %s, or --force --machine NAME to import it under a "
+			        "name of your own)",
+			        files[0], bg_baseline_machine(b[0]), fp, fp);
+		else if (nfiles == 1)
 			rc = bg_error_set(
 			        st->ctx, BG_EINPUT,
 			        "%s was exported on machine %s, but this machine is %s "

@@ -385,4 +385,19 @@ check "... bisect-mine=1 too (import's --tag alike)" bash -c "
 	'$BG' --db '$T/o3.db' import --format lines --name emit --tag bisect-mine=1 '$T/o.txt' 2>'$T/e'; [ \$? -eq 2 ] &&
 	grep -q 'the key \"bisect-mine\" is benchguard.s own' '$T/e'"
 
+# A file an older benchguard exported from runs stored as `--machine all`,
+# a name no machine may have now: the refusal said to pass --machine all,
+# which is then refused too.
+python3 -c "
+import json, sys
+f = json.load(open('$T/o.json')); f['machine'] = 'all'
+json.dump(f, open('$T/all.json', 'w'))"
+check "a file of machine \"all\": exit 2, saying to choose a name" bash -c "
+	'$BG' --db '$T/all.db' baseline import '$T/all.json' 2>'$T/e'; [ \$? -eq 2 ] &&
+	grep -q 'that name is not one a machine may have now (pass --force to import it as .*, or --force --machine NAME to import it under a name of your own)' '$T/e' &&
+	! grep -q -- '--machine all' '$T/e'"
+check "... and --force --machine runner-a imports it under that name" bash -c "
+	'$BG' -q --db '$T/all.db' baseline import '$T/all.json' --force --machine runner-a &&
+	[ \"\$(sqlite3 '$T/all.db' 'SELECT DISTINCT m.fingerprint FROM runs r JOIN machines m ON m.id = r.machine_id')\" = runner-a ]"
+
 finish
