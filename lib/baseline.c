@@ -255,10 +255,24 @@ static int run_json(bg_ctx *ctx, bg_store *store, int64_t run_id, json_object **
 	bg_json__add(&bad, commit, "subject", bg_json__str(&bad, row.subject));
 	/* The store gives tags sorted by key, as "K=V". */
 	for (t = tags; t && *t; t++) {
-		char *eq = strchr(*t, '=');
+		char *eq = strchr(*t, '='), q[320];
+		const char *why;
+		int which;
 
 		if (!eq)
 			continue;
+		/* An older benchguard stored tags with control characters; the
+		 * file's import refuses them, and with them the whole file,
+		 * so such a tag stays out of it, said. */
+		if ((why = bg_results__bad_pair(*t, (size_t)(eq - *t), eq + 1, strlen(eq + 1),
+		                                &which))) {
+			bg_log(ctx, BG_LOG_WARN,
+			       "run %s: tag %s left out of the file: its %s %s, which an import "
+			       "refuses",
+			       row.uid, bg_text__quote(q, sizeof(q), *t),
+			       which == BG_PAIR_VALUE ? "value" : "key", why);
+			continue;
+		}
 		*eq = '\0';
 		bg_json__add(&bad, tobj, *t, bg_json__str(&bad, eq + 1));
 	}

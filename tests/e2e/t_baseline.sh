@@ -400,4 +400,14 @@ check "... and --force --machine runner-a imports it under that name" bash -c "
 	'$BG' -q --db '$T/all.db' baseline import '$T/all.json' --force --machine runner-a &&
 	[ \"\$(sqlite3 '$T/all.db' 'SELECT DISTINCT m.fingerprint FROM runs r JOIN machines m ON m.id = r.machine_id')\" = runner-a ]"
 
+# A tag an older benchguard stored with a control character: the export
+# wrote it, and the import refused the whole file for it.
+cp "$T/o1.db" "$T/tab.db"
+sqlite3 "$T/tab.db" "INSERT INTO run_tags(run_id, key, value) SELECT max(id), 'note', 'a' || char(9) || 'b' FROM runs"
+check "export of a run tagged with a tab: exit 0, the tag left out, said" bash -c "
+	'$BG' --db '$T/tab.db' baseline export -o '$T/tab.json' 2>'$T/e' &&
+	grep -q 'warning: run [0-9a-f]*: tag \"note=a.x09b\" left out of the file: its value has a control character' '$T/e' &&
+	! grep -q note '$T/tab.json'"
+check "... and the file imports" expect_rc 0 "$BG" -q --db "$T/tab2.db" baseline import "$T/tab.json"
+
 finish
