@@ -814,6 +814,20 @@ int bg_db_open(bg_ctx *ctx, const char *spec, const char *missing, bg_db **out)
 		return bg_error_set(ctx, BG_EINPUT, "database %s: expands to nothing", spec);
 	}
 	if (!bg_db_is_postgres(x)) {
+		/* A file named with a '$' by an older benchguard, which took the
+		 * path as written: expanded, the path names another file, and
+		 * run or ci would start a new, empty history beside it. */
+		if (strcmp(x, spec) && access(x, F_OK) != 0 && access(spec, F_OK) == 0) {
+			rc = bg_error_set(
+			        ctx, BG_EINPUT,
+			        "database %s: there is a file of that name, but benchguard "
+			        "expands ${VAR} and $$ in a database path, and the file "
+			        "this one names once expanded does not exist; rename the "
+			        "file, or write $$ for each '$' of its name",
+			        spec);
+			free(x);
+			return rc;
+		}
 		rc = bg_db_sqlite_open(ctx, x, missing, out);
 		free(x);
 		return rc;

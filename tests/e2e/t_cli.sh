@@ -254,4 +254,21 @@ assert len(counts) <= 2 + 10 * took, (len(counts), took)
 last, stored = out.rindex(b"fast  300/300"), out.index(b"stored 1 run")
 assert b"\r\x1b[K" in out[last:stored], out[last:stored]
 P
+# A database an older benchguard made under a path with a '$' in it, which
+# it took as written: expanded now, the path names another file, and run
+# started a new, empty history beside the old one (ci then found no
+# baseline and passed everything).
+mkdir -p "$T/dollar"
+printf 'BENCHGUARD t 1.5 ms\n' >"$T/dollar/s.txt"
+"$BG" -q --db "$T/dollar/real.db" import "$T/dollar/s.txt" --format lines --name d >/dev/null
+cp "$T/dollar/real.db" "$T/dollar/bench\$\$cache.db"
+check "--db naming a file with '\$\$' as written: exit 2, saying so" bash -c "
+	'$BG' --db '$T/dollar/bench\$\$cache.db' history d:t >/dev/null 2>'$T/e'; [ \$? -eq 2 ] &&
+	grep -q 'there is a file of that name, but benchguard expands \${VAR} and \$\$ in a database path' '$T/e'"
+check "... run too, making no new database beside it" bash -c "
+	'$BG' --db '$T/dollar/bench\$\$cache.db' import '$T/dollar/s.txt' --format lines --name d >/dev/null 2>&1; [ \$? -eq 2 ] &&
+	[ ! -e '$T/dollar/bench\$cache.db' ]"
+check "... and '\$\$\$\$' names it" bash -c "
+	'$BG' --db '$T/dollar/bench\$\$\$\$cache.db' history d:t | grep -q '1.5 ms'"
+
 finish
