@@ -1276,6 +1276,82 @@ static void test_builds(void **state)
 }
 
 /* A database of the schema before the builds table: migrated, nothing lost. */
+/*
+ * Results stored before schema step 3 have no robust mean, and judged on
+ * their plain mean (far-out samples and all) beside newer runs summarised
+ * without them.  Step 12 computes it from their samples: here a result of
+ * 14 samples near 10 ms and one of 30 ms, its robust mean taken away as a
+ * schema-2 database has it (and one already upgraded to 11 does).
+ */
+static void test_migrate_fills_robust_mean(void **state)
+{
+	char path[512], buf[64];
+	bg_ctx *ctx = NULL;
+	bg_store *st = NULL;
+	bg_machine *m = make_machine();
+	bg_results *res = NULL;
+	bg_commit commit;
+	int64_t run_id = 0;
+	double want;
+	int i, latest;
+
+	assert_non_null(m);
+	join(path, sizeof(path), *state, "robust.db");
+	make_commit(&commit, 'a', "early");
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_store_open(ctx, path, &st), 0);
+	latest = bg_store_schema_version(st);
+	assert_true(latest >= 12);
+	assert_int_equal(bg_results_new(&res), 0);
+	for (i = 0; i < 14; i++)
+		assert_int_equal(bg_results_add(ctx, res, "b", "t", "s", 0.010 + 0.0001 * (i % 3)),
+		                 0);
+	assert_int_equal(bg_results_add(ctx, res, "b", "t", "s", 0.030), 0);
+	assert_int_equal(store_run(ctx, st, &commit, m, res, &run_id), 0);
+	bg_store_free(st);
+	st = NULL;
+	want = strtod(sql_text(path, "SELECT robust_mean FROM results", buf, sizeof(buf)), NULL);
+	assert_true(want > 0.0099 && want < 0.0102);
+	assert_int_equal(sql_int(path, "SELECT outliers FROM results"), 1);
+
+	for (i = 0; i < 2; i++) {
+		/* A database of step 11 that came from 2, then one of 2 itself
+		 * (the columns of step 3 there, but empty: as step 3 leaves them). */
+		assert_int_equal(sql_exec(path, i == 0 ? "UPDATE results SET robust_mean = NULL,"
+		                                         " outliers = 0; PRAGMA user_version = 11"
+		                                       : "UPDATE results SET robust_mean = NULL,"
+		                                         " outliers = 0; PRAGMA user_version = 2"),
+		                 SQLITE_OK);
+		if (i == 1)
+			assert_int_equal(sql_exec(path,
+			                          "DROP TABLE builds; DROP TABLE outbox;"
+			                          " DROP TABLE verdicts; DROP TABLE checks;"
+			                          " ALTER TABLE runs DROP COLUMN role;"
+			                          " ALTER TABLE results DROP COLUMN instrument;"
+			                          " DROP INDEX runs_pair_ref;"
+			                          " ALTER TABLE runs DROP COLUMN pair_ref;"
+			                          " ALTER TABLE outcomes DROP COLUMN definition;"
+			                          " DROP INDEX runs_started;"
+			                          " ALTER TABLE results DROP COLUMN robust_mean;"
+			                          " ALTER TABLE results DROP COLUMN outliers;"),
+			                 SQLITE_OK);
+		assert_int_equal(bg_store_open(ctx, path, &st), 0);
+		assert_int_equal(bg_store_schema_version(st), latest);
+		bg_store_free(st);
+		st = NULL;
+		assert_int_equal(
+		        sql_int(path, "SELECT count(*) FROM results WHERE robust_mean IS NULL"), 0);
+		assert_true(fabs(strtod(sql_text(path, "SELECT robust_mean FROM results", buf,
+		                                 sizeof(buf)),
+		                        NULL) -
+		                 want) < 1e-15);
+		assert_int_equal(sql_int(path, "SELECT outliers FROM results"), 1);
+	}
+	bg_results_free(res);
+	bg_machine_free(m);
+	bg_ctx_free(ctx);
+}
+
 static void test_migrate_to_builds(void **state)
 {
 	char path[512], buf[64];
@@ -1895,6 +1971,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unknown_schema_untouched, setup_dir,
 		                                teardown_dir),
 		cmocka_unit_test_setup_teardown(test_readonly_folder, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_migrate_fills_robust_mean, setup_dir,
+		                                teardown_dir),
 	};
 
 	return cmocka_run_group_tests_name("store", tests, NULL, NULL);
