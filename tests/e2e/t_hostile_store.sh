@@ -213,6 +213,10 @@ else
 	check "... and judges (the 20% run regresses)" bash -c "grep -q regression $T/out"
 	check "... baseline export works" expect_rc 0 "${as[@]}" "$BG" baseline export --machine m1 \
 		-o "$outdir/b.json"
+	echo '{ "benchmarks": [ { "name": "t", "command": "true" } ],
+	        "alerts": [ { "kind": "webhook", "url": "http://127.0.0.1:9/hook" } ] }' >"$outdir/alerts.json"
+	check "... alert flush with nothing to deliver works (it stopped at pruning the outbox)" \
+		expect_rc 0 "${as[@]}" "$BG" --config "$outdir/alerts.json" alert flush
 	check "... run says the database is read-only (exit 3)" expect_rc 3 "${as[@]}" "$BG" run
 	check "... in plain words" grep -qF "$ro/results.db: the database is read-only (the folder or file may not be written)" "$T/err"
 	check "... not SQLite's" bash -c "! grep -qi 'attempt to write' $T/err"
