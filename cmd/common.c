@@ -607,6 +607,8 @@ int cli_write_file(cli_state *st, const char *path, const char *text, size_t len
 	if (path[strlen(path) - 1] == '/')
 		return cli_usage_error(st, "%s names a folder: give a file name to write to", path);
 	exists = stat(path, &sb) == 0;
+	if (exists && S_ISDIR(sb.st_mode))
+		return cli_usage_error(st, "%s is a folder: give a file name to write to", path);
 	if (exists && !S_ISREG(sb.st_mode))
 		return write_in_place(st, path, text, len);
 	/* Renaming over a file needs only its folder's permission: a file

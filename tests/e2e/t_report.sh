@@ -274,6 +274,10 @@ rm -f "$T"/out.md.tmp.*
 check "-o DIR/: exit 2" expect_rc 2 "$BG" -q report --machine e2e -o "$T/sub/"
 check "... says to give a file name, and makes no folder" bash -c "
 	grep -q '^benchguard: $T/sub/ names a folder: give a file name' '$T/err' && [ ! -e '$T/sub' ]"
+mkdir -p "$T/adir"
+check "-o DIR (a folder there, no slash): exit 2 as well, the folder left alone" bash -c "
+	'$BG' -q report --machine e2e -o '$T/adir' 2>'$T/err'; [ \$? -eq 2 ] &&
+	grep -q '^benchguard: $T/adir is a folder: give a file name' '$T/err' && [ -z \"\$(ls '$T/adir')\" ]"
 as=() work="$T/r"
 if [ "$(id -u)" = 0 ]; then
 	if command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
