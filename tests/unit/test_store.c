@@ -103,6 +103,20 @@ static const char *sql_text(const char *path, const char *sql, char *buf, size_t
 	return buf;
 }
 
+/* Back to the tables of schema version 3 (its user_version set apart):
+ * migration 4 only added `builds`, 5 the alert outbox, 6 the runs' role and
+ * the recorded verdicts, 7 the results' instrument, 9 the runs' pairs, 10
+ * the outcomes' definitions, 11 an index. */
+#define TO_SCHEMA_3                                                                                \
+	"DROP TABLE builds; DROP TABLE outbox;"                                                    \
+	" DROP TABLE verdicts; DROP TABLE checks;"                                                 \
+	" ALTER TABLE runs DROP COLUMN role;"                                                      \
+	" ALTER TABLE results DROP COLUMN instrument;"                                             \
+	" DROP INDEX runs_pair_ref;"                                                               \
+	" ALTER TABLE runs DROP COLUMN pair_ref;"                                                  \
+	" ALTER TABLE outcomes DROP COLUMN definition;"                                            \
+	" DROP INDEX runs_started;"
+
 static bg_machine *make_machine(void)
 {
 	bg_machine *m = NULL;
@@ -1323,15 +1337,7 @@ static void test_migrate_fills_robust_mean(void **state)
 		                                         " outliers = 0; PRAGMA user_version = 2"),
 		                 SQLITE_OK);
 		if (i == 1)
-			assert_int_equal(sql_exec(path,
-			                          "DROP TABLE builds; DROP TABLE outbox;"
-			                          " DROP TABLE verdicts; DROP TABLE checks;"
-			                          " ALTER TABLE runs DROP COLUMN role;"
-			                          " ALTER TABLE results DROP COLUMN instrument;"
-			                          " DROP INDEX runs_pair_ref;"
-			                          " ALTER TABLE runs DROP COLUMN pair_ref;"
-			                          " ALTER TABLE outcomes DROP COLUMN definition;"
-			                          " DROP INDEX runs_started;"
+			assert_int_equal(sql_exec(path, TO_SCHEMA_3
 			                          " ALTER TABLE results DROP COLUMN robust_mean;"
 			                          " ALTER TABLE results DROP COLUMN outliers;"),
 			                 SQLITE_OK);
@@ -1376,20 +1382,8 @@ static void test_migrate_to_builds(void **state)
 	bg_store_free(st);
 	st = NULL;
 
-	/* Back to the schema of version 3: migration 4 only added `builds`, 5
-	 * the alert outbox, 6 the runs' role and the recorded verdicts, 7 the
-	 * results' instrument, 9 the runs' pairs, 10 the outcomes'
-	 * definitions, 11 an index. */
-	assert_int_equal(sql_exec(path, "DROP TABLE builds; DROP TABLE outbox;"
-	                                " DROP TABLE verdicts; DROP TABLE checks;"
-	                                " ALTER TABLE runs DROP COLUMN role;"
-	                                " ALTER TABLE results DROP COLUMN instrument;"
-	                                " DROP INDEX runs_pair_ref;"
-	                                " ALTER TABLE runs DROP COLUMN pair_ref;"
-	                                " ALTER TABLE outcomes DROP COLUMN definition;"
-	                                " DROP INDEX runs_started;"
-	                                " PRAGMA user_version = 3"),
-	                 SQLITE_OK);
+	/* Back to the schema of version 3 (TO_SCHEMA_3). */
+	assert_int_equal(sql_exec(path, TO_SCHEMA_3 " PRAGMA user_version = 3"), SQLITE_OK);
 	assert_int_equal(sql_int(path, "SELECT count(*) FROM sqlite_master WHERE name = 'builds'"),
 	                 0);
 
@@ -1482,16 +1476,7 @@ static void test_open_source(void **state)
 	assert_int_equal(access(aux, F_OK), -1);
 
 	/* Back to schema 3 (test_migrate_to_builds): migrated, the run kept. */
-	assert_int_equal(sql_exec(path, "DROP TABLE builds; DROP TABLE outbox;"
-	                                " DROP TABLE verdicts; DROP TABLE checks;"
-	                                " ALTER TABLE runs DROP COLUMN role;"
-	                                " ALTER TABLE results DROP COLUMN instrument;"
-	                                " DROP INDEX runs_pair_ref;"
-	                                " ALTER TABLE runs DROP COLUMN pair_ref;"
-	                                " ALTER TABLE outcomes DROP COLUMN definition;"
-	                                " DROP INDEX runs_started;"
-	                                " PRAGMA user_version = 3"),
-	                 SQLITE_OK);
+	assert_int_equal(sql_exec(path, TO_SCHEMA_3 " PRAGMA user_version = 3"), SQLITE_OK);
 	assert_int_equal(bg_store_open_source(ctx, path, &st), 0);
 	assert_int_equal(bg_store_schema_version(st), latest);
 	bg_store_free(st);
