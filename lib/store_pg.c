@@ -97,7 +97,7 @@
 	X(PQresultStatus)                                                                          \
 	X(PQsendQuery)                                                                             \
 	X(PQserverVersion)                                                                         \
-	X(PQsetNoticeProcessor)                                                                    \
+	X(PQsetNoticeReceiver)                                                                     \
 	X(PQsocket)                                                                                \
 	X(PQstatus)                                                                                \
 	X(PQtransactionStatus)
@@ -126,6 +126,7 @@ typedef struct {
 	/* Connections made: statements prepared on an earlier one are
 	 * prepared again (pg__ready). */
 	unsigned gen;
+	int resetting;  /* pg__ready is making the connection again */
 	char *farewell; /* the server's FATAL notice before it hung up */
 } pg_db;
 
@@ -831,18 +832,23 @@ static const bg_db_driver pg_driver = {
 
 /* ------------------------------------------------------------ connecting */
 
-static void pg__notice(void *arg, const char *message)
+static void pg__notice(void *arg, const PGresult *res)
 {
 	pg_db *db = arg;
+	const char *sev = db->pq.PQresultErrorField(res, PG_DIAG_SEVERITY_NONLOCALIZED);
+	const char *msg = db->pq.PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
 
 	/* The library never prints: NOTICEs (CREATE ... IF NOT EXISTS) go.
 	 * A FATAL one came while the connection was idle, before the server
 	 * hung up (idle_session_timeout, an administrator's shutdown): it says
 	 * why the connection was lost better than libpq's "server closed the
-	 * connection unexpectedly". */
-	if (message && !strncmp(message, "FATAL:", 6)) {
+	 * connection unexpectedly".  The severity as the server names it in
+	 * any language (PostgreSQL 9.6 and later; before, the local word). */
+	if (!sev)
+		sev = db->pq.PQresultErrorField(res, PG_DIAG_SEVERITY);
+	if (sev && msg && !strcmp(sev, "FATAL")) {
 		free(db->farewell);
-		db->farewell = bg_strdup(message);
+		db->farewell = bg_strdup(msg);
 	}
 }
 
@@ -963,20 +969,28 @@ static int pg__ready(pg_db *db)
 	double limit = 0.0;
 	int rc;
 
+	/* pg__session's own command, on the connection just made. */
+	if (db->resetting)
+		return 0;
 	if (t == PQTRANS_IDLE) {
 		/* A server that hangs up sends its FATAL message, then the end
-		 * of the stream: libpq sees the end on the read after. */
+		 * of the stream: libpq sees the end on the read after, and
+		 * hands the message to pg__notice only when asked to parse
+		 * what it read (PQisBusy). */
 		struct pollfd pfd = { db->pq.PQsocket(db->conn), POLLIN, 0 };
 		int k;
 
 		for (k = 0; k < 4 && pfd.fd >= 0 && poll(&pfd, 1, 0) > 0 &&
 		            db->pq.PQconsumeInput(db->conn);
 		     k++)
-			;
+			(void)db->pq.PQisBusy(db->conn);
+		(void)db->pq.PQisBusy(db->conn);
 	} else if (t != PQTRANS_UNKNOWN) {
 		return 0;
 	}
-	if (db->pq.PQstatus(db->conn) != CONNECTION_BAD && !db->farewell)
+	/* Not only CONNECTION_BAD: a connection left half made by a timed
+	 * out or interrupted attempt is made again too. */
+	if (db->pq.PQstatus(db->conn) == CONNECTION_OK && !db->farewell)
 		return 0;
 	pg__set_error(db, db->farewell ? db->farewell : db->pq.PQerrorMessage(db->conn), NULL);
 	lost = db->errmsg ? bg_strdup(db->errmsg) : NULL;
@@ -985,7 +999,9 @@ static int pg__ready(pg_db *db)
 	rc = db->pq.PQresetStart(db->conn) ? pg__wait(db, 1, &limit) : PG_WAIT_FAILED;
 	if (rc == 0) {
 		db->gen++;
+		db->resetting = 1;
 		rc = pg__session(db);
+		db->resetting = 0;
 	} else if (rc == PG_WAIT_STOPPED) {
 		db->cancelled = 1;
 	} else {
@@ -1095,7 +1111,7 @@ int bg_db_pg_open(bg_ctx *ctx, const char *spec, bg_db **out)
 		    0)
 			goto cleanup;
 	}
-	db->pq.PQsetNoticeProcessor(db->conn, pg__notice, db);
+	db->pq.PQsetNoticeReceiver(db->conn, pg__notice, db);
 	if (db->pq.PQserverVersion(db->conn) < 100000) {
 		error = bg_error_set(
 		        ctx, BG_ERROR,

@@ -146,10 +146,10 @@ wait
 check "... the run complete with its 3 results" bash -c "
 	[ \"\$(psql -X -A -t -q -w -d '$PG' -c \"SELECT r.status || ':' || (SELECT count(*) FROM results s WHERE s.run_id = r.id) FROM runs r ORDER BY r.id DESC LIMIT 1\")\" = complete:3 ]"
 if [ "$(db_sql "$PG" 'SHOW server_version_num')" -ge 140000 ]; then
-	db_sql "$PG" "ALTER DATABASE outage SET idle_session_timeout = '1s'" >/dev/null
-	jq '.benchmarks[1].command = "sleep 2; printf \"BENCHGUARD t 2 ms\\n\""' benchguard.json >"$T/idle.json"
+	db_sql "$PG" "ALTER DATABASE outage SET idle_session_timeout = '2s'" >/dev/null
+	jq '.benchmarks[1].command = "sleep 3; printf \"BENCHGUARD t 2 ms\\n\""' benchguard.json >"$T/idle.json"
 	n=$(db_sql "$PG" "SELECT count(*) FROM runs")
-	check "idle_session_timeout 1 s, a benchmark of 2 s: exit 0" \
+	check "idle_session_timeout 2 s, a benchmark of 3 s: exit 0" \
 		expect_rc 0 "$BG" -q --db "$PG" --config "$T/idle.json" run
 	check "... the run complete with its 3 results" bash -c "
 		[ \"\$(psql -X -A -t -q -w -d '$PG' -c \"SELECT r.status || ':' || (SELECT count(*) FROM results s WHERE s.run_id = r.id) FROM runs r ORDER BY r.id DESC LIMIT 1\")\" = complete:3 ] &&
@@ -161,6 +161,21 @@ if [ "$(db_sql "$PG" 'SHOW server_version_num')" -ge 140000 ]; then
 else
 	skip "idle_session_timeout" "skipped: the server is older than PostgreSQL 14"
 fi
+
+# The server ends the session while a benchmark runs (pg_terminate_backend,
+# as an administrator or a pooler would), and the role may no longer log
+# in: the command stops at its next write and says why the connection was
+# lost in the server's words, not libpq's "server closed the connection
+# unexpectedly".
+db_sql "$PG" "CREATE ROLE bgfw LOGIN" >/dev/null
+FW=$(pg_db fwdb bgfw)
+jq --arg su "$PG" '.benchmarks[1].command =
+	"psql -X -q -d \u0027\($su)\u0027 -c \"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = \u0027bgfw\u0027\" -c \"ALTER ROLE bgfw NOLOGIN\" >/dev/null; printf \"BENCHGUARD t 2 ms\\n\""' \
+	benchguard.json >"$T/fw.json"
+check "the session ended by the server, the role locked out: exit 3" \
+	expect_rc 3 "$BG" -q --db "$FW" --config "$T/fw.json" run
+check "... saying why in the server's words" \
+	grep -q 'the connection was lost (terminating connection due to administrator command), and connecting again failed: ' "$T/err"
 
 # Another writer holds the write lock (a long import of another job):
 # Ctrl-C or SIGTERM stops the wait at once, exit 3, nothing stored.  The
