@@ -848,7 +848,7 @@ cleanup:
 	free(all);
 	free(in);
 	free(jd);
-	for (k = 0; blocks && k < opts->nruns; k++)
+	for (k = 0; blocks && nblock && k < opts->nruns; k++)
 		bg_run_series_free(blocks[k], nblock[k]);
 	free(blocks);
 	free(nblock);

@@ -154,7 +154,9 @@ static int read_rel(probe *p, const char *rel, char **data)
 	err = bg_read_file(NULL, path, data, &len);
 	if (err == BG_ENOMEM)
 		return err;
-	if (err < 0 && !p->is_volatile && !absent(errno)) {
+	/* errno 0: a file too large to be a fact (a link to /dev/zero), the
+	 * same every time. */
+	if (err < 0 && !p->is_volatile && errno && !absent(errno)) {
 		if (errno == ENOMEM)
 			return BG_ENOMEM;
 		snprintf(p->failed, sizeof(p->failed), "%s", path);

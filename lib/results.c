@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "internal.h"
 
@@ -194,7 +195,8 @@ int bg_tag__paired_key(const char *key, size_t keylen)
 	for (i = 0; i < BG_ARRAY_SIZE(keys); i++)
 		if (keylen == strlen(keys[i]) && !memcmp(key, keys[i], keylen))
 			return 1;
-	return keylen >= 7 && !memcmp(key, "bisect-", 7);
+	/* Step 6 matched with SQLite's LIKE, blind to ASCII case. */
+	return keylen >= 7 && !strncasecmp(key, "bisect-", 7);
 }
 
 /* A name or unit that may be stored: BG_EINPUT naming it otherwise. */

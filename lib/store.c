@@ -964,9 +964,9 @@ static int store__open(bg_ctx *ctx, const char *spec, int mode, bg_store **out)
 	bg_store *st = NULL;
 	int error;
 
+	*out = NULL;
 	if ((error = bg_numbers_c(ctx)) < 0)
 		return error;
-	*out = NULL;
 	if (!(st = calloc(1, sizeof(*st))))
 		return bg_error_oom(ctx);
 	if ((error = bg_db_open(ctx, spec, missing[mode], &st->db)) < 0 ||

@@ -12,7 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <locale.h>
+#include <langinfo.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,7 +197,9 @@ int bg_error_errno(bg_ctx *ctx, int code, const char *fmt, ...)
 
 int bg_numbers_c(bg_ctx *ctx)
 {
-	const char *dp = localeconv()->decimal_point;
+	/* The thread's locale (uselocale), read-only: localeconv() fills a
+	 * static struct two threads would share. */
+	const char *dp = nl_langinfo(RADIXCHAR);
 
 	/* Numbers go to and from text (the configuration's JSON, PostgreSQL's
 	 * parameters and answers, reports) through strtod and printf, which

@@ -1328,11 +1328,11 @@ static int decimal_comma_child(const char *dir)
 {
 	static const char text[] = "{ \"thresholds\": { \"alpha\": 0.05 }, \"benchmarks\": "
 	                           "[ { \"name\": \"b\", \"command\": \"true\" } ] }";
+	int bad = 0;
 	bg_ctx *ctx = NULL;
 	bg_config *cfg = NULL;
-	bg_store *store = NULL;
+	bg_store *store = (bg_store *)&bad; /* not NULL: the refusal clears it */
 	locale_t de;
-	int bad = 0;
 
 	if (setenv("LOCPATH", dir, 1) != 0 ||
 	    !(de = newlocale(LC_NUMERIC_MASK, "de_DE.UTF-8", (locale_t)0)))
