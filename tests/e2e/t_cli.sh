@@ -83,10 +83,18 @@ check "init --force whose write fails: exit 3, the old configuration kept" bash 
 # ... and so with SIGXFSZ at its default, as a file-size limit (systemd's
 # LimitFSIZE=, a CI sandbox) leaves it: the signal killed benchguard (exit
 # 153, no word) and left the temporary file beside the target.
-check "... SIGXFSZ at its default: exit 3 saying why, no temporary file left" bash -c "
-	( trap - XFSZ; ulimit -f 0; exec \"$BG\" init --force --config kept.json 2>&1 >/dev/null ) | cat >$T/e
-	[ \${PIPESTATUS[0]} -eq 3 ] && grep -q '^benchguard: .*kept.json.*: File too large' $T/e &&
-	cmp -s kept.json kept.orig && [ -z \"\$(ls kept.json.tmp* 2>/dev/null)\" ]"
+# A shell started with SIGXFSZ ignored cannot give it back its default
+# (`trap -` does not undo what the shell inherited): then there is nothing
+# to test here.
+ign=$(sed -n 's/^SigIgn:[[:space:]]*//p' /proc/$$/status)
+if (((0x${ign:-0} >> 24) & 1)); then
+	skip "SIGXFSZ at its default" "skipped: this shell started with SIGXFSZ ignored"
+else
+	check "... SIGXFSZ at its default: exit 3 saying why, no temporary file left" bash -c "
+		( trap - XFSZ; ulimit -f 0; exec \"$BG\" init --force --config kept.json 2>&1 >/dev/null ) | cat >$T/e
+		[ \${PIPESTATUS[0]} -eq 3 ] && grep -q '^benchguard: .*kept.json.*: File too large' $T/e &&
+		cmp -s kept.json kept.orig && [ -z \"\$(ls kept.json.tmp* 2>/dev/null)\" ]"
+fi
 cat >"$T/xfsz.json" <<J
 { "benchmarks": [ { "name": "big", "format": "lines",
     "command": "head -c 9000000 /dev/zero >$T/big; echo BENCHGUARD t \$? ms" } ] }
