@@ -243,10 +243,15 @@ static void chart_range(const rep_series *s, chart_geo *g)
 		g->lo = fmin(g->lo, s->levels[i].mean - s->levels[i].band);
 		g->hi = fmax(g->hi, s->levels[i].mean + s->levels[i].band);
 	}
-	if (!(g->hi > g->lo)) {
-		double pad = fabs(g->hi) > 0 ? fabs(g->hi) * 0.01 : 1.0;
-		g->lo -= pad;
-		g->hi += pad;
+	/* A flat series, or one whose spread is rounding alone (runs that
+	 * measured the same values give a spread of 1e-19 s, not 0): a
+	 * scale that narrow had tick steps below the values' precision, and
+	 * the tick loop never moved. */
+	if (!(g->hi - g->lo > fmax(fabs(g->hi), fabs(g->lo)) * 1e-9)) {
+		double mid = isfinite(g->hi) && isfinite(g->lo) ? (g->hi + g->lo) / 2 : 0.0;
+		double pad = fabs(mid) > 0 ? fabs(mid) * 0.01 : 1.0;
+		g->lo = mid - pad;
+		g->hi = mid + pad;
 	}
 	{
 		double pad = (g->hi - g->lo) * 0.08;
@@ -261,13 +266,15 @@ static void chart_range(const rep_series *s, chart_geo *g)
 static int chart_axes(const rep_series *s, const bg_report *r, const chart_geo *g, bg_buf *b)
 {
 	double step = tick_step((g->hi - g->lo) * g->d.scale), v;
-	size_t i, nt = s->n < 6 ? s->n : 6;
+	size_t i, nt = s->n < 6 ? s->n : 6, ticks = 0;
 	int e = 0;
 
 	e |= bg_buf_printf(
 	        b, "<rect class=\"plot\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>",
 	        CH_L, CH_T, CH_W - CH_L - CH_R, CH_H - CH_T - CH_B);
-	for (v = ceil(g->lo * g->d.scale / step) * step; v <= g->hi * g->d.scale; v += step) {
+	/* About four ticks; the count bounds the loop whatever the floats do. */
+	for (v = ceil(g->lo * g->d.scale / step) * step; v <= g->hi * g->d.scale && ticks < 16;
+	     v += step, ticks++) {
 		double y = cy(g, v / g->d.scale);
 		e |= bg_buf_printf(b,
 		                   "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "

@@ -357,4 +357,17 @@ check "report on a repository without main exits 2" expect_rc 2 "$BG" report --m
 check "... naming the branches there are and --branch" \
 	grep -q 'unknown baseline branch "main".*branches there: dev, master; name one with --branch' "$T/err"
 check "... and --branch master makes the report" expect_rc 0 "$BG" report --machine e2e --branch master --format json
+# Ten runs at one commit that measured the same values: their spread is
+# rounding alone (about 1e-19 s), and the chart's scale was that narrow, a
+# tick step below the values' precision: the tick loop never moved, and
+# report grew its output until memory ran out.
+new_repo "$T/flat" >/dev/null
+printf 'BENCHGUARD t 1 ms\nBENCHGUARD t 1 ms\nBENCHGUARD t 1 ms\n' >"$T/flat.txt"
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+	(cd "$T/flat" && "$BG" -q --db "$T/flat.db" import "$T/flat.txt" --format lines --name a >/dev/null)
+done
+check "ten identical runs: report --format html ends, exit 0" bash -c "
+	cd '$T/flat' && ulimit -v 4000000 && timeout -s KILL 60 '$BG' -q --db '$T/flat.db' report -o '$T/flat.html'"
+check "... its scale has ticks around 1 ms" grep -q 'text-anchor="end">1</text>' "$T/flat.html"
+
 finish
