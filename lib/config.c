@@ -938,37 +938,39 @@ static int var_name_ok(const char *s, size_t n)
 }
 
 /*
- * Expands `in` into `b`, or only checks its syntax when b is NULL.  Returns
+ * Expands `in` into `b`, or only checks its syntax when b is NULL; with
+ * `encode`, each variable's value goes in percent-encoded (a password in a
+ * URI's user information).  Returns
  * 0, BG_EINPUT (syntax), BG_ENOTFOUND (unset variable) or BG_ENOMEM, with
  * the reason in msg.  The input itself never goes into msg: it may hold a
  * secret.
  */
-static int expand_vars(const char *in, bg_buf *b, char *msg, size_t msgsize)
+static int expand_vars(const char *in, size_t len, bg_buf *b, int encode, char *msg, size_t msgsize)
 {
-	const char *p = in;
+	const char *p = in, *end = in + len;
 	char q[96];
 
-	while (*p) {
-		const char *dollar = strchr(p, '$'), *name, *close;
+	while (p < end) {
+		const char *dollar = memchr(p, '$', (size_t)(end - p)), *name, *close;
 		char *var;
 		const char *val;
 
 		if (!dollar) {
-			if (b && bg_buf_puts(b, p) < 0)
+			if (b && bg_buf_put(b, p, (size_t)(end - p)) < 0)
 				goto nomem;
 			break;
 		}
 		if (b && bg_buf_put(b, p, (size_t)(dollar - p)) < 0)
 			goto nomem;
-		if (dollar[1] != '{') {
+		if (dollar + 1 >= end || dollar[1] != '{') {
 			/* "$$" is one "$"; a "$" before anything else stays as it is. */
 			if (b && bg_buf_put(b, "$", 1) < 0)
 				goto nomem;
-			p = dollar + (dollar[1] == '$' ? 2 : 1);
+			p = dollar + (dollar + 1 < end && dollar[1] == '$' ? 2 : 1);
 			continue;
 		}
 		name = dollar + 2;
-		close = strchr(name, '}');
+		close = name < end ? memchr(name, '}', (size_t)(end - name)) : NULL;
 		if (!close) {
 			snprintf(msg, msgsize, "unterminated \"${\" (missing \"}\")");
 			return BG_EINPUT;
@@ -991,9 +993,15 @@ static int expand_vars(const char *in, bg_buf *b, char *msg, size_t msgsize)
 				free(var);
 				return BG_ENOTFOUND;
 			}
-			if (bg_buf_puts(b, val) < 0) {
-				free(var);
-				goto nomem;
+			for (; *val; val++) {
+				unsigned char c = (unsigned char)*val;
+				int plain = !encode || isalnum(c) || strchr("-._~", c);
+
+				if ((plain ? bg_buf_put(b, val, 1)
+				           : bg_buf_printf(b, "%%%02X", c)) < 0) {
+					free(var);
+					goto nomem;
+				}
 			}
 		}
 		free(var);
@@ -1016,7 +1024,38 @@ int bg_config_expand(bg_ctx *ctx, const char *in, char **out)
 	*out = NULL;
 	if (!in)
 		return bg_error_set(ctx, BG_EINPUT, "nothing to expand");
-	err = expand_vars(in, &b, msg, sizeof(msg));
+	err = expand_vars(in, strlen(in), &b, 0, msg, sizeof(msg));
+	if (err < 0) {
+		bg_buf_clear(&b);
+		return bg_error_set(ctx, err, "%s", msg);
+	}
+	*out = bg_buf_detach(&b);
+	return *out ? 0 : bg_error_oom(ctx);
+}
+
+int bg_config__expand_uri(bg_ctx *ctx, const char *in, char **out)
+{
+	bg_buf b = BG_BUF_INIT;
+	const char *auth, *auth_end, *at = NULL, *p;
+	char msg[256];
+	int err = 0;
+
+	BG_NEED(ctx, in);
+	BG_NEED(ctx, out);
+	*out = NULL;
+	if (strncmp(in, "postgresql://", 13) && strncmp(in, "postgres://", 11))
+		return bg_config_expand(ctx, in, out);
+	/* The user information: from "://" to the authority's last '@'. */
+	auth = strstr(in, "://") + 3;
+	auth_end = auth + strcspn(auth, "/?#");
+	for (p = auth; p < auth_end; p++)
+		if (*p == '@')
+			at = p;
+	if (!at)
+		return bg_config_expand(ctx, in, out);
+	if ((err = expand_vars(in, (size_t)(auth - in), &b, 0, msg, sizeof(msg))) == 0 &&
+	    (err = expand_vars(auth, (size_t)(at - auth), &b, 1, msg, sizeof(msg))) == 0)
+		err = expand_vars(at, strlen(at), &b, 0, msg, sizeof(msg));
 	if (err < 0) {
 		bg_buf_clear(&b);
 		return bg_error_set(ctx, err, "%s", msg);
@@ -1727,7 +1766,7 @@ static int read_alert_string(struct loader *ld, const struct pos *p, const char 
 
 	if ((err = read_string(ld, p, path, v, out)) < 0)
 		return err;
-	if ((err = expand_vars(*out, NULL, msg, sizeof(msg))) < 0)
+	if ((err = expand_vars(*out, strlen(*out), NULL, 0, msg, sizeof(msg))) < 0)
 		return err == BG_ENOMEM ? oom(ld) : failp(ld, p->line, path, "%s", msg);
 	return 0;
 }
@@ -2058,7 +2097,8 @@ static int load_root(struct loader *ld, const struct pos *root, json_object *obj
 		char msg[256];
 
 		/* Its ${VAR}s are read when it is opened; their syntax now. */
-		if (expand_vars(ld->cfg->database, NULL, msg, sizeof(msg)) < 0)
+		if (expand_vars(ld->cfg->database, strlen(ld->cfg->database), NULL, 0, msg,
+		                sizeof(msg)) < 0)
 			return failp(ld, kp->line, kpath, "%s", msg);
 	}
 	if (member(root, obj, "build", "", &kp, &v, kpath, sizeof(kpath)) &&

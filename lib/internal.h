@@ -470,6 +470,13 @@ void bg_config__apply_directions(const bg_config *cfg, bg_results *res);
 /* s with each "$" written "$$", so that a ${VAR} expansion gives s back
  * (bg_config_expand); NULL when out of memory. */
 char *bg_config__escape_vars(const char *s);
+/*
+ * bg_config_expand for a PostgreSQL connection string: in a URI, a ${VAR}
+ * in the user information (postgresql://user:${PW}@host/db) goes in
+ * percent-encoded, so that a password holding '/', '@', '?' or '%' is the
+ * password and not, in part, the host or port an error message quotes.
+ */
+int bg_config__expand_uri(bg_ctx *ctx, const char *in, char **out);
 
 /* lib/dl.c: loads `soname` (what it is, `what`, for messages) and stores
  * the address of names[i] at slots[i], each the address of a function

@@ -1019,6 +1019,34 @@ static int pg__ready(pg_db *db)
 	return rc < 0 ? -1 : 0;
 }
 
+#define PG_URI_UNENCODED                                                                           \
+	"the PostgreSQL URI's user name or password holds a '/', '@', '?' or '#' that is "         \
+	"not percent-encoded (write %2F, %40, %3F, %23; a ${VAR} there is encoded for you)"
+
+/*
+ * Whether a postgresql:// URI reads as it was meant: an authority with at
+ * most one '@', and no '@' after it before the parameters (a password's '/'
+ * ends the authority early, and the rest of it becomes the database name).
+ * Any other string: yes.
+ */
+static int pg__uri_whole(const char *s)
+{
+	const char *p, *auth;
+	int ats = 0;
+
+	if (strncmp(s, "postgresql://", 13) && strncmp(s, "postgres://", 11))
+		return 1;
+	auth = strstr(s, "://") + 3;
+	for (p = auth; *p && !strchr("/?#", *p); p++)
+		ats += *p == '@';
+	if (ats > 1)
+		return 0;
+	for (; *p && *p != '?' && *p != '#'; p++)
+		if (*p == '@')
+			return 0;
+	return 1;
+}
+
 /*
  * How messages name the database: postgresql://user@host:port/dbname from
  * the string as written (a ${VAR} stays a name), never its password.
@@ -1075,15 +1103,27 @@ int bg_db_pg_open(bg_ctx *ctx, const char *spec, bg_db **out)
 	db->base.drv = &pg_driver;
 	if ((error = pg__load(ctx, &db->pq)) < 0)
 		goto cleanup;
+	/* A URI whose password holds an unencoded '/' or '@' reads as another
+	 * host, port or database name, which the name below and libpq's
+	 * errors would quote: part of the password in a CI log. */
+	if (!pg__uri_whole(spec)) {
+		error = bg_error_set(ctx, BG_EINPUT, "%s", PG_URI_UNENCODED);
+		goto cleanup;
+	}
 	if (!(db->base.name = pg__display(db, spec))) {
 		error = bg_error_oom(ctx);
 		goto cleanup;
 	}
-	if ((error = bg_config_expand(ctx, spec, &conninfo)) < 0) {
+	if ((error = bg_config__expand_uri(ctx, spec, &conninfo)) < 0) {
 		char why[256];
 
 		snprintf(why, sizeof(why), "%s", bg_ctx_error(ctx));
 		error = bg_error_set(ctx, BG_EINPUT, "database %s: %s", db->base.name, why);
+		goto cleanup;
+	}
+	if (!pg__uri_whole(conninfo)) {
+		error = bg_error_set(ctx, BG_EINPUT, "database %s: %s", db->base.name,
+		                     PG_URI_UNENCODED);
 		goto cleanup;
 	}
 	if (!(opts = db->pq.PQconninfoParse(conninfo, &perr))) {

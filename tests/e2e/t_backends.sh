@@ -329,6 +329,24 @@ for t in run_facts run_tags machine_facts outcomes outbox builds checks commits;
 	PGPASSWORD=$PW psql -X -A -t -q -d "$SECRET" -c "COPY $t TO STDOUT" >>"$T/dump" 2>&1
 done
 check "nothing stored holds the password" bash -c "[ -s '$T/dump' ] && ! grep -qF -- '$PW' '$T/dump'"
+# A generated password with a '/' and an '@' (base64 and friends): as a
+# ${VAR} in the URI, libpq read what came before the '/' as the port, and
+# the error quoted it; in a URI held whole by a variable, the database's
+# name in every message held the part after the '@'.
+SLASH='Xk9vQ2/Lm7@Rt+Wd8=='
+db_sql "$PG" "ALTER ROLE bgpass PASSWORD '$SLASH'" >/dev/null
+: >"$T/slash.out"
+BG_T_DBPW=$SLASH withpw "${SECRET/bgpass@/bgpass:\$\{BG_T_DBPW\}@}" --json history calc >>"$T/slash.out" 2>&1
+check "a password with '/' and '@' in a \${VAR} of the URI: it connects ($?)" test $? -eq 0
+raw="${SECRET/bgpass@/bgpass:$SLASH@}"
+BG_T_URL=$raw "$BG" --db '${BG_T_URL}' --config "$T/pg.json" history calc >>"$T/slash.out" 2>&1
+check "... written unencoded in a URI a variable holds: exit 2" test $? -eq 2
+"$BG" --db "$raw" --config "$T/pg.json" history calc >>"$T/slash.out" 2>&1
+check "... or in --db itself: exit 2" test $? -eq 2
+check "... saying to percent-encode it" grep -q "holds a '/', '@', '?' or '#' that is not percent-encoded" "$T/slash.out"
+check "... and no part of it in any message" bash -c "
+	! grep -qF -e 'Xk9vQ2' -e 'Lm7' -e 'Rt+Wd8' '$T/slash.out'"
+db_sql "$PG" "ALTER ROLE bgpass PASSWORD '$PW'" >/dev/null
 
 # Text that is not UTF-8, which a UTF-8 PostgreSQL database refuses: a
 # commit whose subject and author are Latin-1 without saying so, a failing
