@@ -1382,6 +1382,37 @@ static void test_decimal_comma_locale(void **state)
 	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/* A ${VAR} in a PostgreSQL URI's user information goes in percent-encoded,
+ * and nowhere else: a password of '/' and '@' stays the password. */
+static void test_expand_uri(void **state)
+{
+	bg_ctx *ctx = NULL;
+	char *out = NULL;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(setenv("BG_T_PW", "a/b@c?d%e f", 1), 0);
+	assert_int_equal(setenv("BG_T_HOST", "db.example.com:5433", 1), 0);
+	assert_int_equal(
+	        bg_config__expand_uri(ctx, "postgresql://u:${BG_T_PW}@${BG_T_HOST}/x$$y", &out), 0);
+	assert_string_equal(out, "postgresql://u:a%2Fb%40c%3Fd%25e%20f@db.example.com:5433/x$y");
+	free(out);
+	/* No user information: as bg_config_expand. */
+	assert_int_equal(bg_config__expand_uri(ctx, "postgresql://${BG_T_HOST}/db", &out), 0);
+	assert_string_equal(out, "postgresql://db.example.com:5433/db");
+	free(out);
+	/* key=value words are not a URI. */
+	assert_int_equal(bg_config__expand_uri(ctx, "password=${BG_T_PW} host=h", &out), 0);
+	assert_string_equal(out, "password=a/b@c?d%e f host=h");
+	free(out);
+	assert_int_equal(bg_config__expand_uri(ctx, "postgresql://u:${BG_T_UNSET_X}@h/db", &out),
+	                 BG_ENOTFOUND);
+	assert_null(out);
+	unsetenv("BG_T_PW");
+	unsetenv("BG_T_HOST");
+	bg_ctx_free(ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1403,6 +1434,7 @@ int main(void)
 		cmocka_unit_test(test_load_errors_and_free),
 		cmocka_unit_test(test_definition),
 		cmocka_unit_test(test_decimal_comma_locale),
+		cmocka_unit_test(test_expand_uri),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
