@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <libpq-fe.h>
 
@@ -95,7 +96,9 @@
 	X(PQresetStart)                                                                            \
 	X(PQresultErrorField)                                                                      \
 	X(PQresultStatus)                                                                          \
+	X(PQsendPrepare)                                                                           \
 	X(PQsendQuery)                                                                             \
+	X(PQsendQueryPrepared)                                                                     \
 	X(PQserverVersion)                                                                         \
 	X(PQsetNoticeReceiver)                                                                     \
 	X(PQsocket)                                                                                \
@@ -254,10 +257,50 @@ static int pg__stop(const pg_db *db)
  * the first column of the first row of the last result with rows goes
  * there ("" if none).
  */
+/* Seconds a command may take to end once the server was asked to cancel
+ * it: a server that stopped answering (a partition, a frozen backend)
+ * never does. */
+#define PG_CANCEL_WAIT 5.0
+
+/*
+ * Waits for the command just sent, in poll() here rather than in libpq, so
+ * that the host's flag asks the server to cancel it (pg__fail then says
+ * "interrupted").  A server that has not ended the command PG_CANCEL_WAIT
+ * seconds after that is given up on: the connection's socket is shut, and
+ * libpq's results say it broke.
+ */
+static void pg__await(pg_db *db)
+{
+	double asked = 0.0;
+	int sent = 0;
+
+	while (db->pq.PQisBusy(db->conn)) {
+		struct pollfd pfd = { db->pq.PQsocket(db->conn), POLLIN, 0 };
+
+		if (pg__stop(db) && !sent) {
+			PGcancel *c = db->pq.PQgetCancel(db->conn);
+			char why[256];
+
+			sent = 1;
+			asked = bg_now();
+			db->cancelled = c && db->pq.PQcancel(c, why, (int)sizeof(why));
+			db->pq.PQfreeCancel(c);
+		}
+		if (sent && bg_now() - asked > PG_CANCEL_WAIT) {
+			db->cancelled = 1;
+			if (pfd.fd >= 0)
+				shutdown(pfd.fd, SHUT_RDWR);
+		}
+		if (pfd.fd < 0 || (poll(&pfd, 1, 100) < 0 && errno != EINTR) ||
+		    !db->pq.PQconsumeInput(db->conn))
+			break; /* PQgetResult says what became of the connection */
+	}
+}
+
 static int pg__send(pg_db *db, const char *sql, char *buf, size_t size)
 {
 	PGresult *res;
-	int rc = 0, asked = 0;
+	int rc = 0;
 
 	db->cancelled = 0;
 	if (buf)
@@ -268,21 +311,7 @@ static int pg__send(pg_db *db, const char *sql, char *buf, size_t size)
 		pg__set_error(db, db->pq.PQerrorMessage(db->conn), NULL);
 		return -1;
 	}
-	while (db->pq.PQisBusy(db->conn)) {
-		struct pollfd pfd = { db->pq.PQsocket(db->conn), POLLIN, 0 };
-
-		if (pg__stop(db) && !asked) {
-			PGcancel *c = db->pq.PQgetCancel(db->conn);
-			char why[256];
-
-			asked = 1;
-			db->cancelled = c && db->pq.PQcancel(c, why, (int)sizeof(why));
-			db->pq.PQfreeCancel(c);
-		}
-		if (pfd.fd < 0 || (poll(&pfd, 1, 100) < 0 && errno != EINTR) ||
-		    !db->pq.PQconsumeInput(db->conn))
-			break; /* PQgetResult says what became of the connection */
-	}
+	pg__await(db);
 	while ((res = db->pq.PQgetResult(db->conn)) != NULL) {
 		if (!rc && pg__ok(db, res) < 0)
 			rc = -1;
@@ -537,11 +566,30 @@ static char *pg__params(const char *sql, int *nparams)
 }
 
 /* Prepares s on the server, under its name, on this connection. */
+/* The one result of the command pg__await waited for (NULL: none). */
+static PGresult *pg__result(pg_db *db)
+{
+	PGresult *res = db->pq.PQgetResult(db->conn), *more;
+
+	while ((more = db->pq.PQgetResult(db->conn)) != NULL)
+		db->pq.PQclear(more);
+	return res;
+}
+
+/* Prepares s on the server, under its name, on this connection. */
 static int pg__prepare_on(pg_db *db, pg_stmt *s)
 {
-	PGresult *res = db->pq.PQprepare(db->conn, s->name, s->sql, s->nparams, NULL);
-	int rc = pg__ok(db, res);
+	PGresult *res;
+	int rc;
 
+	db->cancelled = 0;
+	if (!db->pq.PQsendPrepare(db->conn, s->name, s->sql, s->nparams, NULL)) {
+		pg__set_error(db, db->pq.PQerrorMessage(db->conn), NULL);
+		return -1;
+	}
+	pg__await(db);
+	res = pg__result(db);
+	rc = pg__ok(db, res);
 	db->pq.PQclear(res);
 	if (rc == 0)
 		s->gen = db->gen;
@@ -638,8 +686,16 @@ static int pg__step(bg_db_stmt *st)
 	if (!s->res) {
 		if (pg__ready(db) < 0 || (s->gen != db->gen && pg__prepare_on(db, s) < 0))
 			return -1;
-		s->res = db->pq.PQexecPrepared(db->conn, s->name, s->nparams,
-		                               (const char *const *)s->values, NULL, NULL, 0);
+		db->cancelled = 0;
+		if (!db->pq.PQsendQueryPrepared(db->conn, s->name, s->nparams,
+		                                (const char *const *)s->values, NULL, NULL, 0)) {
+			pg__set_error(db, db->pq.PQerrorMessage(db->conn), NULL);
+			return -1;
+		}
+		/* Ctrl-C while it waits (a lock another session holds, a server
+		 * that stopped answering) asks the server to cancel it. */
+		pg__await(db);
+		s->res = pg__result(db);
 		if (pg__ok(db, s->res) < 0) {
 			db->pq.PQclear(s->res);
 			s->res = NULL;

@@ -199,6 +199,46 @@ check "an import waiting for it, SIGTERM: exit 3 at once" \
 wait "$HOLDER"
 check "... and neither stored a run" test "$(runs)" = "$n0"
 
+# A reading statement waits on a table another session has locked (a
+# DBA's VACUUM FULL, ALTER TABLE, LOCK TABLE): the prepared statements
+# waited inside libpq, and Ctrl-C took effect only when the lock went.
+(echo "BEGIN; LOCK TABLE results IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(8); COMMIT;" |
+	psql -X -q -w -d "$PG" >/dev/null 2>&1) &
+HOLDER=$!
+sleep 0.5
+check "history waiting on a locked table, Ctrl-C: exit 3 at once" \
+	stopped INT "$BG" --db "$PG" history c:t
+check "... saying so" grep -q 'interrupted while waiting for database' "$T/err"
+wait "$HOLDER"
+# A server that stopped answering mid-command (a frozen backend here; a
+# network partition alike) never ends a cancelled statement: benchguard
+# gives up on it 5 s after asking, rather than waiting for ever.
+(echo "BEGIN; LOCK TABLE results IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(30); COMMIT;" |
+	psql -X -q -w -d "$PG" >/dev/null 2>&1) &
+HOLDER=$!
+sleep 0.5
+env --default-signal=INT,HUP,TERM "$BG" --db "$PG" history c:t >"$T/out" 2>"$T/err" &
+pid=$!
+sleep 1
+bpid=$(db_sql "$PG" "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%results%' LIMIT 1")
+if [ -n "$bpid" ] && kill -STOP "$bpid" 2>/dev/null; then
+	a=$(now)
+	kill -INT "$pid"
+	wait "$pid"
+	rc=$?
+	b=$(now)
+	kill -CONT "$bpid"
+	check "a frozen server, Ctrl-C: exit 3 ($rc) within the 5 s benchguard gives it" \
+		within "$a" "$b" 4 8
+	check "... saying it was interrupted" grep -q '^benchguard: interrupted' "$T/err"
+else
+	not_ok "the waiting backend to freeze was found (pid '${bpid}')"
+	kill "$pid" 2>/dev/null
+	wait "$pid"
+fi
+db_sql "$PG" "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(30)%' AND pid <> pg_backend_pid()" >/dev/null
+wait "$HOLDER"
+
 # 3. A role that may log in and create tables but was granted nothing on
 # benchguard's tables: the schema is there, at its version, and the role
 # is told it may not read it; nothing tries to create the tables again.
