@@ -655,6 +655,9 @@ static int store__identify(bg_ctx *ctx, bg_store *st, int *version)
 /* The schema step whose work is store__fill_robust. */
 #define STORE_STEP_ROBUST 12
 
+static int store__result_samples(bg_ctx *ctx, bg_store *store, int64_t result_id, size_t expect,
+                                 double **values, size_t *n);
+
 /*
  * Migration step 12, inside its transaction: each result without a robust
  * mean gets the one bg_stats_summarize gives its samples, as it would have
@@ -662,12 +665,12 @@ static int store__identify(bg_ctx *ctx, bg_store *st, int *version)
  */
 static int store__fill_robust(bg_ctx *ctx, bg_store *st)
 {
-	bg_db_stmt *next, *samples, *set;
+	bg_db_stmt *next, *set;
 	bg_summary sum;
 	double *v = NULL;
-	size_t n, cap = 0;
+	size_t n;
 	int64_t id = 0;
-	int error = 0, found = 1, rc;
+	int error = 0, found = 1;
 
 	while (!error && found) {
 		if ((error = store__stmt(ctx, st, ST_ROBUST_MISSING, &next)) < 0)
@@ -679,24 +682,8 @@ static int store__fill_robust(bg_ctx *ctx, bg_store *st)
 		if ((error = store__int(ctx, st, next, "reading results", &id, &found)) < 0 ||
 		    !found)
 			break;
-		if ((error = store__stmt(ctx, st, ST_SAMPLES, &samples)) < 0)
-			break;
-		if (bg_db_bind_int64(samples, 1, id) != 0) {
-			error = store__bind_fail(ctx, st, samples);
-			break;
-		}
-		n = 0;
-		while ((rc = bg_db_step(samples)) == BG_DB_ROW) {
-			if (bg_grow((void **)&v, &cap, n, sizeof(*v)) < 0) {
-				error = bg_error_oom(ctx);
-				break;
-			}
-			v[n++] = bg_db_column_double(samples, 0);
-		}
-		if (!error && rc != BG_DB_DONE)
-			error = store__fail(ctx, st, "reading samples");
-		bg_db_reset(samples);
-		if (error || !n)
+		free(v);
+		if ((error = store__result_samples(ctx, st, id, 0, &v, &n)) < 0 || !n)
 			continue;
 		if ((error = bg_stats_summarize(ctx, v, n, &sum)) < 0 ||
 		    (error = store__stmt(ctx, st, ST_ROBUST_SET, &set)) < 0)
@@ -741,8 +728,7 @@ static int store__migrate(bg_ctx *ctx, bg_store *st)
 		/* Every step's SQL runs first: the samples are read from the
 		 * tables as the last step leaves them (a view on PostgreSQL). */
 	}
-	if (version > 0 && version < STORE_STEP_ROBUST &&
-	    STORE_SCHEMA_VERSION >= STORE_STEP_ROBUST && (error = store__fill_robust(ctx, st)) < 0)
+	if (version > 0 && version < STORE_STEP_ROBUST && (error = store__fill_robust(ctx, st)) < 0)
 		goto cleanup;
 	if (version < STORE_SCHEMA_VERSION &&
 	    st->db->drv->set_version(st->db, STORE_SCHEMA_VERSION) < 0) {
@@ -1886,10 +1872,9 @@ int bg_store_run_mean(bg_ctx *ctx, bg_store *store, int64_t run_id, const char *
 	return error;
 }
 
-int bg_store_samples(bg_ctx *ctx, bg_store *store, int64_t run_id, const char *benchmark,
-                     const char *metric, double **values, size_t *n)
+static int store__result_samples(bg_ctx *ctx, bg_store *store, int64_t result_id, size_t expect,
+                                 double **values, size_t *n)
 {
-	int64_t result_id = 0, expect = 0;
 	double *v = NULL;
 	size_t len = 0, cap;
 	bg_db_stmt *s = NULL;
@@ -1897,30 +1882,11 @@ int bg_store_samples(bg_ctx *ctx, bg_store *store, int64_t run_id, const char *b
 
 	*values = NULL;
 	*n = 0;
-	if ((error = store__stmt(ctx, store, ST_RESULT_FIND, &s)) < 0)
-		return error;
-	if (bg_db_bind_int64(s, 1, run_id) != 0 || bg_db_bind_text(s, 2, benchmark, -1) != 0 ||
-	    bg_db_bind_text(s, 3, metric, -1) != 0)
-		return store__bind_fail(ctx, store, s);
-	rc = bg_db_step(s);
-	if (rc == BG_DB_ROW) {
-		result_id = bg_db_column_int64(s, 0);
-		expect = bg_db_column_int64(s, 1);
-	} else if (rc != BG_DB_DONE) {
-		error = store__fail(ctx, store, "finding the series");
-	}
-	bg_db_reset(s);
-	if (error < 0)
-		return error;
-	if (rc == BG_DB_DONE)
-		return bg_error_set(ctx, BG_ENOTFOUND, "no series \"%s:%s\" in run %lld", benchmark,
-		                    metric, (long long)run_id);
-
 	if ((error = store__stmt(ctx, store, ST_SAMPLES, &s)) < 0)
 		return error;
 	if (bg_db_bind_int64(s, 1, result_id) != 0)
 		return store__bind_fail(ctx, store, s);
-	cap = expect > 0 ? (size_t)expect : 16;
+	cap = expect > 0 ? expect : 16;
 	if (!(v = malloc(cap * sizeof(*v)))) {
 		error = bg_error_oom(ctx);
 		goto cleanup;
@@ -1944,6 +1910,37 @@ cleanup:
 	bg_db_reset(s);
 	free(v);
 	return error;
+}
+
+int bg_store_samples(bg_ctx *ctx, bg_store *store, int64_t run_id, const char *benchmark,
+                     const char *metric, double **values, size_t *n)
+{
+	int64_t result_id = 0, expect = 0;
+	bg_db_stmt *s = NULL;
+	int error = 0, rc;
+
+	*values = NULL;
+	*n = 0;
+	if ((error = store__stmt(ctx, store, ST_RESULT_FIND, &s)) < 0)
+		return error;
+	if (bg_db_bind_int64(s, 1, run_id) != 0 || bg_db_bind_text(s, 2, benchmark, -1) != 0 ||
+	    bg_db_bind_text(s, 3, metric, -1) != 0)
+		return store__bind_fail(ctx, store, s);
+	rc = bg_db_step(s);
+	if (rc == BG_DB_ROW) {
+		result_id = bg_db_column_int64(s, 0);
+		expect = bg_db_column_int64(s, 1);
+	} else if (rc != BG_DB_DONE) {
+		error = store__fail(ctx, store, "finding the series");
+	}
+	bg_db_reset(s);
+	if (error < 0)
+		return error;
+	if (rc == BG_DB_DONE)
+		return bg_error_set(ctx, BG_ENOTFOUND, "no series \"%s:%s\" in run %lld", benchmark,
+		                    metric, (long long)run_id);
+	return store__result_samples(ctx, store, result_id, expect > 0 ? (size_t)expect : 0, values,
+	                             n);
 }
 
 /* ------------------------------------------------------------ run queries */
