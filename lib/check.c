@@ -16,6 +16,7 @@
  * test sees one mean per run.  The rule itself is bg_judge's (verdict.c).
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,10 @@ typedef struct {
 	cand_series *series; /* sorted by series_id */
 	size_t nseries, full;
 	size_t window;
+	const int64_t *runs; /* the candidate runs, whose series these are */
+	size_t nruns;
+	const char *machine;
+	bool targeted;       /* each series' target counted, not the window */
 	char *reference;     /* set to the first commit that gives runs */
 	bg_walk_bound bound; /* when no stored commit is left behind the walk */
 	int error;
@@ -150,6 +155,8 @@ static size_t find_ref(const bg_run_ref *refs, size_t nrefs, const char *sha)
 	return lo < nrefs && !strcmp(refs[lo].sha, sha) ? lo : nrefs;
 }
 
+static int set_targets(walk_state *w);
+
 static int on_commit(const char *sha, int64_t time, void *data)
 {
 	walk_state *w = data;
@@ -167,6 +174,12 @@ static int on_commit(const char *sha, int64_t time, void *data)
 		if ((w->error = take_run(w, w->refs[k].id)) < 0)
 			return -1;
 		w->used++;
+		/* A window's worth of runs taken and a series still short:
+		 * count what there is for each, so as not to walk the whole
+		 * history for it. */
+		if (w->full < w->nseries && !w->targeted && w->used >= w->window &&
+		    (w->error = set_targets(w)) < 0)
+			return -1;
 		if (w->full == w->nseries)
 			return 1;
 	}
@@ -174,26 +187,35 @@ static int on_commit(const char *sha, int64_t time, void *data)
 	return bg_walk_bound_done(&w->bound, time);
 }
 
-/* Counting one series' stored runs that a baseline may draw from. */
-typedef struct {
-	const int64_t *ids; /* the walk's runs, by id */
-	size_t nids, found, want;
-} avail_state;
-
-static int cmp_id(const void *a, const void *b)
+static int find_series_id(const void *key, const void *elem)
 {
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	int64_t x = *(const int64_t *)key, y = ((const cand_series *)elem)->series_id;
 
 	return (x > y) - (x < y);
 }
 
-static int count_avail(int64_t run_id, void *data)
+/* Counting the series' stored runs that a baseline may draw from. */
+typedef struct {
+	walk_state *w;
+	bool *counted; /* by series index */
+	size_t left;   /* series not counted yet */
+} avail_state;
+
+static void on_avail(int64_t series_id, size_t count, void *data)
 {
 	avail_state *a = data;
+	cand_series *cs = bsearch(&series_id, a->w->series, a->w->nseries, sizeof(*a->w->series),
+	                          find_series_id);
+	size_t i;
 
-	if (bsearch(&run_id, a->ids, a->nids, sizeof(*a->ids), cmp_id))
-		a->found++;
-	return a->found == a->want;
+	if (!cs)
+		return;
+	i = (size_t)(cs - a->w->series);
+	if (a->counted[i])
+		return;
+	a->counted[i] = true;
+	a->left--;
+	cs->target = count < a->w->window ? count : a->w->window;
 }
 
 /*
@@ -204,32 +226,32 @@ static int count_avail(int64_t run_id, void *data)
  * (0.8 s against 0.03 s in 8,000 runs of 200 series).  Runs off the
  * walk's path still count, so a series measured only on other branches
  * lets the walk run to its end, as it did.
+ *
+ * Counted only once the walk has taken a window's worth of runs and a
+ * series is still short, which most checks never reach: the count costs
+ * a statement over every series (25 ms for 1,000 series on PostgreSQL).
+ * A series the candidate runs' statements leave out keeps the window
+ * (the walk may go on; it never stops early).
  */
 static int set_targets(walk_state *w)
 {
-	avail_state a = { NULL, 0, 0, 0 };
-	int64_t *ids = malloc((w->nrefs ? w->nrefs : 1) * sizeof(*ids));
+	avail_state a = { w, NULL, w->nseries };
 	size_t i;
 	int error = 0;
 
-	if (!ids)
+	w->targeted = true;
+	if (!w->nseries)
+		return 0;
+	if (!(a.counted = calloc(w->nseries, sizeof(*a.counted))))
 		return bg_error_oom(w->ctx);
-	for (i = 0; i < w->nrefs; i++)
-		if (strcmp(w->refs[i].sha, w->exclude_sha))
-			ids[a.nids++] = w->refs[i].id;
-	qsort(ids, a.nids, sizeof(*ids), cmp_id);
-	a.ids = ids;
-	a.want = w->window;
-	for (i = 0; i < w->nseries && error == 0; i++) {
-		a.found = 0;
-		if (a.want && a.nids)
-			error = bg_store_series_runs(w->ctx, w->store, w->series[i].series_id,
-			                             count_avail, &a);
-		w->series[i].target = a.found;
-		if (!a.found)
+	for (i = 0; i < w->nruns && a.left && error == 0; i++)
+		error = bg_store_series_avail(w->ctx, w->store, w->runs[i], w->machine,
+		                              w->exclude_sha, w->window, on_avail, &a);
+	w->full = 0;
+	for (i = 0; i < w->nseries; i++)
+		if (w->series[i].nbase >= w->series[i].target)
 			w->full++;
-	}
-	free(ids);
+	free(a.counted);
 	return error;
 }
 
@@ -713,9 +735,14 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 			goto cleanup;
 		if (w.nrefs)
 			qsort(w.refs, w.nrefs, sizeof(*w.refs), cmp_ref);
-		if ((error = bound_of(ctx, repo, w.refs, w.nrefs, w.exclude_sha, &w.bound)) < 0 ||
-		    (error = set_targets(&w)) < 0)
+		if ((error = bound_of(ctx, repo, w.refs, w.nrefs, w.exclude_sha, &w.bound)) < 0)
 			goto cleanup;
+		/* A full window each until counted (set_targets). */
+		for (i = 0; i < nseries; i++)
+			cs[i].target = w.window;
+		w.runs = opts->runs;
+		w.nruns = opts->nruns;
+		w.machine = res->machine;
 		if (nseries && w.nrefs) {
 			error = bg_repo_walk_first_parent(ctx, repo, res->baseline_from, on_commit,
 			                                  &w);

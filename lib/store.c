@@ -274,7 +274,7 @@ enum store_stmt {
 	ST_BASELINE_RUNS,
 	ST_RUN_SERIES,
 	ST_RUN_MEANS,
-	ST_SERIES_RUNS,
+	ST_SERIES_AVAIL,
 	ST_RUN_OUTCOMES,
 	ST_RUN_DEFINED,
 	ST_RUN_TAGS,
@@ -424,7 +424,21 @@ static const char *const stmt_sql[ST_COUNT] = {
 		" WHERE x.run_id = ?1 ORDER BY s.id",
 	[ST_RUN_MEANS] = "SELECT series_id, coalesce(robust_mean, mean), instrument FROM results"
 			 " WHERE run_id = ?1 ORDER BY series_id",
-	[ST_SERIES_RUNS] = "SELECT run_id FROM results WHERE series_id = ?1 ORDER BY run_id DESC",
+	/* The baseline runs (as ST_BASELINE_RUNS lists them, less those of
+	 * the candidate's commit) that measured each series of a run, newest
+	 * first, up to the window: one statement for every series, since
+	 * one per series cost a round trip each on PostgreSQL. */
+	[ST_SERIES_AVAIL] =
+		"SELECT cr.series_id, (SELECT count(*) FROM ("
+		"    SELECT 1 FROM results x"
+		"      JOIN runs r ON r.id = x.run_id"
+		"      JOIN commits c ON c.id = r.commit_id"
+		"     WHERE x.series_id = cr.series_id"
+		"       AND r.machine_id = (SELECT id FROM machines WHERE fingerprint = ?2)"
+		"       AND r.status = 'complete' AND r.dirty = 0 AND r.role = 'primary'"
+		"       AND c.sha <> ?3"
+		"     ORDER BY x.run_id DESC LIMIT ?4) t)"
+		"  FROM results cr WHERE cr.run_id = ?1 ORDER BY cr.series_id",
 	[ST_RUN_OUTCOMES] =
 		"SELECT benchmark, status, message FROM outcomes"
 		" WHERE run_id = ?1 AND status != 'ok' ORDER BY benchmark",
@@ -2277,21 +2291,25 @@ void bg_run_series_free(bg_run_series *rows, size_t n)
 	free(rows);
 }
 
-int bg_store_series_runs(bg_ctx *ctx, bg_store *store, int64_t series_id, bg_run_id_cb cb,
-                         void *data)
+int bg_store_series_avail(bg_ctx *ctx, bg_store *store, int64_t run_id, const char *machine,
+                          const char *exclude_sha, size_t limit, bg_series_count_cb cb, void *data)
 {
 	bg_db_stmt *s;
 	int error = 0, rc;
 
-	if ((error = store__stmt(ctx, store, ST_SERIES_RUNS, &s)) < 0)
+	if ((error = store__stmt(ctx, store, ST_SERIES_AVAIL, &s)) < 0)
 		return error;
-	if (bg_db_bind_int64(s, 1, series_id) != 0)
+	if (bg_db_bind_int64(s, 1, run_id) != 0 || bg_db_bind_text(s, 2, machine, -1) != 0 ||
+	    bg_db_bind_text(s, 3, exclude_sha, -1) != 0 ||
+	    bg_db_bind_int64(s, 4, limit > INT64_MAX ? INT64_MAX : (int64_t)limit) != 0)
 		return store__bind_fail(ctx, store, s);
-	while ((rc = bg_db_step(s)) == BG_DB_ROW)
-		if (cb(bg_db_column_int64(s, 0), data))
-			break;
-	if (rc != BG_DB_ROW && rc != BG_DB_DONE)
-		error = store__fail(ctx, store, "reading a series' runs");
+	while ((rc = bg_db_step(s)) == BG_DB_ROW) {
+		int64_t n = bg_db_column_int64(s, 1);
+
+		cb(bg_db_column_int64(s, 0), n > 0 ? (size_t)n : 0, data);
+	}
+	if (rc != BG_DB_DONE)
+		error = store__fail(ctx, store, "counting the series' baseline runs");
 	bg_db_reset(s);
 	return error;
 }

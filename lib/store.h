@@ -218,11 +218,12 @@ void bg_run_series_free(bg_run_series *rows, size_t n);
  */
 int bg_store_run_means(bg_ctx *ctx, bg_store *store, int64_t run_id, int64_t **series_ids,
                        double **means, char ***instruments, size_t *n);
-/* The runs that measured series `series_id`, largest id first, each handed
- * to `cb` until it returns nonzero. */
-typedef int (*bg_run_id_cb)(int64_t run_id, void *data);
-int bg_store_series_runs(bg_ctx *ctx, bg_store *store, int64_t series_id, bg_run_id_cb cb,
-                         void *data);
+/* For each series run `run_id` measured, in series id order: how many
+ * complete, clean, primary runs of machine `machine` at a commit other
+ * than `exclude_sha` measured it too, counted to `limit` at most. */
+typedef void (*bg_series_count_cb)(int64_t series_id, size_t count, void *data);
+int bg_store_series_avail(bg_ctx *ctx, bg_store *store, int64_t run_id, const char *machine,
+                          const char *exclude_sha, size_t limit, bg_series_count_cb cb, void *data);
 /* Frees n strings (NULL entries allowed) and the array; NULL is a no-op. */
 void bg_strings_free(char **v, size_t n);
 /* The failed and skipped benchmarks of a run. */

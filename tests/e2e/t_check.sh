@@ -331,4 +331,48 @@ for how in "172800 new" "0 old"; do
 		[ \"\$(\"$BG\" history b:t | awk 'NR > 1 { print \$4 }' | sort -u)\" = main ]"
 	cd "$T" || exit 1
 done
+# A series few stored runs measured (a benchmark added late, then dropped,
+# then added again): its baseline has every run there is, however far back
+# the walk has to go for them, while the series every run measured fills
+# its window.  Runs of other machines, dirty runs and the candidate's own
+# commit's runs measured it too; none may count, on either backend.
+export BENCHGUARD_DB="$T/rare.db"
+rm -rf "$T/rare" && new_repo "$T/rare" >/dev/null && cd "$T/rare" || exit 1
+echo '{ "benchmarks": [ { "name": "b", "command": "true" } ] }' >benchguard.json
+git add -A && git commit -qm suite
+# rare_run [import flags...] < lines
+rare_run() { "$BG" -q import - --format lines --name b --machine m1 "$@" >/dev/null; }
+for i in $(seq 1 14); do
+	git commit -q --allow-empty -m "c$i"
+	{
+		printf 'BENCHGUARD common %s ms\n' 10 10.1 9.9
+		[ "$i" -gt 3 ] || printf 'BENCHGUARD rare %s ms\n' 20 20.2 19.8
+	} | rare_run
+	[ "$i" -lt 12 ] || printf 'BENCHGUARD rare %s ms\n' 90 90 90 | "$BG" -q import - --format lines --name b --machine m2 >/dev/null
+done
+printf 'BENCHGUARD rare %s ms\n' 80 80 80 | rare_run
+sqlite3 "$BENCHGUARD_DB" "UPDATE runs SET dirty = 1 WHERE id = (SELECT max(id) FROM runs)"
+printf 'BENCHGUARD rare %s ms\n' 70 70 70 | rare_run
+cand=$(printf 'BENCHGUARD %s ms\n' 'common 10' 'common 10.1' 'rare 20.1' 'rare 20' |
+	"$BG" import - --format lines --name b --machine m1 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["run"])')
+# rare_check DB: prints "SERIES BASELINE_RUNS VERDICT" a line
+rare_check() {
+	"$BG" --db "$1" check --run "$cand" --machine m1 --window 5 --min-runs 2 --json 2>"$T/rare.err" |
+		python3 -c 'import json,sys; [print(r["series"], r["baseline_runs"], r["verdict"]) for r in sorted(json.load(sys.stdin)["results"], key=lambda r: r["series"])]'
+}
+rare_want=$'b:common 5 unchanged\nb:rare 3 unchanged'
+check "a series only the 3 oldest of 14 runs measured: all 3 in its baseline, the other 5" \
+	test "$(rare_check "$BENCHGUARD_DB")" = "$rare_want"
+pg_start
+case $? in
+0)
+	rare_pg=$(pg_db bgrare)
+	"$BG" -q db copy "$BENCHGUARD_DB" "$rare_pg" >/dev/null
+	check "... the same on PostgreSQL" test "$(rare_check "$rare_pg")" = "$rare_want"
+	pg_stop
+	;;
+1) skip "... the same on PostgreSQL" "skipped: $PG_SKIP_REASON" ;;
+*) not_ok "the PostgreSQL server starts" ;;
+esac
+cd "$T" || exit 1
 finish
