@@ -1090,6 +1090,15 @@ typedef struct {
 	/* Nonzero when what was measured again ran alone (no reference to pair
 	 * with): confirm_pairs then counts the candidate's extra runs. */
 	int confirm_alone;
+	/* Set when the candidate's machine has no stored run to judge against
+	 * while the database holds other machines' runs (a fingerprint that
+	 * changed under the same runner class leaves every series without a
+	 * baseline): the machine with the most runs, how many, and its stable
+	 * facts that differ from the candidate's ("key A -> B, ...", NULL when
+	 * none do).  NULL other_machine: not the case. */
+	char *other_machine;
+	size_t other_machine_runs;
+	char *other_machine_differs;
 } bg_check_result;
 
 /*

@@ -358,6 +358,8 @@ void bg_check_result_free(bg_check_result *res)
 	free(res->branch);
 	free(res->machine);
 	free(res->baseline_branch);
+	free(res->other_machine);
+	free(res->other_machine_differs);
 	free(res);
 }
 
@@ -665,6 +667,91 @@ cleanup:
 	return error;
 }
 
+/* How many of a machine's facts that differ from another's are named. */
+#define BG_FACTS_SHOWN 4
+
+/* The stable facts of `a` and `b` that differ, "key: A -> B" joined by ", ". */
+static int facts_differ(const bg_machine *there, const bg_machine *here, bg_buf *out)
+{
+	const bg_machine *side[2] = { there, here };
+	size_t shown = 0, more = 0, k, i;
+
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < bg_machine_fact_count(side[k]); i++) {
+			const char *key, *value, *other;
+			int is_volatile;
+
+			if (bg_machine_fact(side[k], i, &key, &value, &is_volatile) < 0 ||
+			    is_volatile)
+				continue;
+			other = bg_machine_get(side[!k], key);
+			/* Each key once: from `there`, or from `here` when there lacks it. */
+			if (k == 1 && other)
+				continue;
+			if (other && !strcmp(other, value))
+				continue;
+			if (shown == BG_FACTS_SHOWN) {
+				more++;
+				continue;
+			}
+			if (bg_buf_printf(out, "%s%s %s -> %s", shown ? ", " : "", key,
+			                  k ? "(none)" : value,
+			                  k       ? value
+			                  : other ? other
+			                          : "(none)") < 0)
+				return -1;
+			shown++;
+		}
+	if (more && bg_buf_printf(out, " and %zu more", more) < 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * A machine with no stored runs judges nothing (every series is
+ * no-baseline, exit 0).  Where the database holds runs of other machines,
+ * the likeliest reason is a fingerprint that changed under the same
+ * runner class (a memory size rounded the other way, a new VM type), and
+ * a regression in this run would pass unseen: say so, with what differs
+ * and how to judge against them.
+ */
+static int warn_new_machine(bg_ctx *ctx, bg_store *store, bg_check_result *res, int64_t run_id)
+{
+	bg_machine_runs *other = NULL;
+	bg_machine *here = NULL, *there = NULL;
+	bg_buf diff = BG_BUF_INIT;
+	size_t n = 0;
+	int error;
+
+	if ((error = bg_store_other_machines(ctx, store, res->machine, 2, &other, &n)) < 0 ||
+	    n == 0)
+		goto cleanup;
+	if ((error = bg_store_run_facts(ctx, store, run_id, &here)) < 0 ||
+	    (error = bg_store_run_facts(ctx, store, other[0].newest, &there)) < 0)
+		goto cleanup;
+	if (facts_differ(there, here, &diff) < 0 ||
+	    !(res->other_machine = bg_strdup(other[0].machine)) ||
+	    (diff.ptr && !(res->other_machine_differs = bg_strdup(diff.ptr)))) {
+		error = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	res->other_machine_runs = other[0].runs;
+	bg_log(ctx, BG_LOG_WARN,
+	       "no run of machine %s is stored but this commit's, so no series has a baseline "
+	       "and a regression would pass; the database has %zu run%s of machine %s%s%s%s%s. "
+	       "If that is this runner class, judge against it with --machine %s "
+	       "(docs/database.md, \"Name each runner class\")",
+	       res->machine, other[0].runs, other[0].runs == 1 ? "" : "s", other[0].machine,
+	       diff.ptr ? " (facts that differ, there -> here: " : "", diff.ptr ? diff.ptr : "",
+	       diff.ptr ? ")" : "", n > 1 ? ", and of other machines" : "", other[0].machine);
+cleanup:
+	bg_buf_clear(&diff);
+	bg_machine_free(here);
+	bg_machine_free(there);
+	bg_store_machine_runs_free(other, n);
+	return error;
+}
+
 int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opts *opts,
                  bg_check_result **out)
 {
@@ -751,6 +838,11 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 			if (error < 0)
 				goto cleanup;
 		}
+		for (i = 0, k = 0; i < w.nrefs; i++)
+			k += strcmp(w.refs[i].sha, w.exclude_sha) != 0;
+		if (nseries && !opts->paired && k == 0 &&
+		    (error = warn_new_machine(ctx, store, res, opts->runs[0])) < 0)
+			goto cleanup;
 	}
 
 	/* One row per series; those with baseline enough judged together, as

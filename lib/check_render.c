@@ -74,6 +74,18 @@ int bg_check_json(bg_ctx *ctx, const bg_check_result *res, char **out)
 	json_object_object_add(base, "branch", bg_json__str(NULL, res->baseline_branch));
 	json_object_object_add(base, "window", json_object_new_int(res->window));
 	json_object_object_add(base, "from", json_object_new_string(res->baseline_from));
+	if (res->other_machine) {
+		json_object *om = json_object_new_object();
+
+		json_object_object_add(om, "machine", bg_json__str(NULL, res->other_machine));
+		json_object_object_add(om, "runs",
+		                       json_object_new_int64((int64_t)res->other_machine_runs));
+		json_object_object_add(om, "differs",
+		                       bg_json__str(NULL, res->other_machine_differs));
+		json_object_object_add(base, "other_machine", om);
+	} else {
+		json_object_object_add(base, "other_machine", NULL);
+	}
 	for (i = 0; i < res->nrows; i++) {
 		const bg_verdict_row *r = &res->rows[i];
 		json_object *o = json_object_new_object();
@@ -416,6 +428,26 @@ static int markdown(bg_ctx *ctx, const bg_check_result *res, size_t nshow, char 
 		                   "limit; the command's own output lists every row.\n\n",
 		                   res->nrows - nshow, res->nrows - nshow == 1 ? "" : "s");
 	e |= bg_check__summary_line(res, &b);
+	if (res->other_machine) {
+		bg_buf opt = BG_BUF_INIT;
+
+		e |= bg_buf_puts(
+		        &b, "\n**No run of this machine to judge against.** The database has ");
+		e |= bg_buf_printf(&b, "%zu run%s of machine ", res->other_machine_runs,
+		                   res->other_machine_runs == 1 ? "" : "s");
+		e |= bg_text__escape(&b, BG_ESC_MD_CODE, res->other_machine);
+		if (res->other_machine_differs) {
+			e |= bg_buf_puts(&b, " (facts that differ, there -> here: ");
+			e |= bg_text__escape(&b, BG_ESC_MD, res->other_machine_differs);
+			e |= bg_buf_puts(&b, ")");
+		}
+		e |= bg_buf_puts(&b, ", so a regression in this run would pass. If that is this "
+		                     "runner class, judge against it with ");
+		e |= bg_buf_printf(&opt, "--machine %s", res->other_machine);
+		e |= bg_text__escape(&b, BG_ESC_MD_CODE, opt.ptr ? opt.ptr : "");
+		e |= bg_buf_puts(&b, ".\n");
+		bg_buf_clear(&opt);
+	}
 	if (res->confirm_pairs && res->confirm_alone)
 		e |= bg_buf_printf(&b,
 		                   "\nMeasured again alone: %zu more run%s (no reference to pair "

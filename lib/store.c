@@ -272,6 +272,7 @@ enum store_stmt {
 	ST_PAIR_RECORD,
 	ST_PAIRS_AT,
 	ST_BASELINE_RUNS,
+	ST_OTHER_MACHINES,
 	ST_RUN_SERIES,
 	ST_RUN_MEANS,
 	ST_SERIES_AVAIL,
@@ -416,6 +417,12 @@ static const char *const stmt_sql[ST_COUNT] = {
 		"  JOIN machines m ON m.id = r.machine_id"
 		" WHERE m.fingerprint = ?1 AND r.status = 'complete' AND r.dirty = 0"
 		"   AND r.role = 'primary' ORDER BY r.id DESC",
+	[ST_OTHER_MACHINES] =
+		"SELECT m.fingerprint, count(*), max(r.id) FROM runs r"
+		"  JOIN machines m ON m.id = r.machine_id"
+		" WHERE m.fingerprint <> ?1 AND r.status = 'complete' AND r.dirty = 0"
+		"   AND r.role = 'primary'"
+		" GROUP BY m.fingerprint ORDER BY count(*) DESC, max(r.id) DESC LIMIT ?2",
 	[ST_RUN_SERIES] =
 		"SELECT s.id, s.benchmark, s.metric, s.unit, s.direction,"
 		"       x.n, x.mean, x.median, x.stddev, x.min, x.max,"
@@ -2208,6 +2215,62 @@ cleanup:
 	bg_db_reset(s);
 	free(r);
 	return error;
+}
+
+int bg_store_other_machines(bg_ctx *ctx, bg_store *store, const char *machine, size_t max,
+                            bg_machine_runs **out, size_t *n)
+{
+	bg_machine_runs *r = NULL;
+	size_t len = 0;
+	bg_db_stmt *s;
+	int error = 0, rc;
+
+	*out = NULL;
+	*n = 0;
+	if (!max)
+		return 0;
+	if (!(r = calloc(max, sizeof(*r))))
+		return bg_error_oom(ctx);
+	if ((error = store__stmt(ctx, store, ST_OTHER_MACHINES, &s)) < 0)
+		goto cleanup;
+	if (bg_db_bind_text(s, 1, machine, -1) != 0 || bg_db_bind_int64(s, 2, (int64_t)max) != 0) {
+		error = store__bind_fail(ctx, store, s);
+		goto cleanup;
+	}
+	while (len < max && (rc = bg_db_step(s)) == BG_DB_ROW) {
+		const char *fp = bg_db_column_text(s, 0);
+
+		if (!(r[len].machine = bg_strdup(fp ? fp : ""))) {
+			error = bg_error_oom(ctx);
+			goto done;
+		}
+		r[len].runs = (size_t)bg_db_column_int64(s, 1);
+		r[len].newest = bg_db_column_int64(s, 2);
+		len++;
+	}
+	if (len < max && rc != BG_DB_DONE)
+		error = store__fail(ctx, store, "listing the other machines' runs");
+done:
+	bg_db_reset(s);
+	if (error == 0) {
+		*out = r;
+		*n = len;
+		r = NULL;
+	}
+cleanup:
+	bg_store_machine_runs_free(r, max);
+	return error;
+}
+
+void bg_store_machine_runs_free(bg_machine_runs *r, size_t n)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < n; i++)
+		free(r[i].machine);
+	free(r);
 }
 
 /* A run summary from columns n, mean, median, stddev, min, max, robust

@@ -194,6 +194,17 @@ typedef struct {
 	int64_t author_time; /* of its commit: how far back a walk may have to look */
 } bg_run_ref;
 
+/* A machine other than the one asked about, and its stored runs. */
+typedef struct {
+	char *machine; /* fingerprint or name */
+	size_t runs;   /* complete, clean, primary */
+	int64_t newest;
+} bg_machine_runs;
+/* Up to `max` machines other than `machine` with complete, clean, primary
+ * runs, most runs first; free with bg_store_machine_runs_free(*out, *n). */
+int bg_store_other_machines(bg_ctx *ctx, bg_store *store, const char *machine, size_t max,
+                            bg_machine_runs **out, size_t *n);
+void bg_store_machine_runs_free(bg_machine_runs *r, size_t n);
 /* Every complete, clean run on `machine`, newest first: what baselines draw from. */
 int bg_store_baseline_runs(bg_ctx *ctx, bg_store *store, const char *machine, bg_run_ref **refs,
                            size_t *n);

@@ -375,4 +375,45 @@ case $? in
 *) not_ok "the PostgreSQL server starts" ;;
 esac
 cd "$T" || exit 1
+# A machine with no stored run judges nothing, and a regression passes
+# (exit 0).  When the database holds another machine's runs (a fingerprint
+# that changed under the same runner class: memory rounded the other way
+# after a kernel update), check says so on stderr, in its Markdown and its
+# JSON, with the facts that differ and the --machine that judges against
+# them; with that --machine the regression is caught.
+export BENCHGUARD_DB="$T/moved.db"
+rm -rf "$T/moved" && new_repo "$T/moved" >/dev/null && cd "$T/moved" || exit 1
+echo '{ "benchmarks": [ { "name": "b", "command": "true" } ] }' >benchguard.json
+git add -A && git commit -qm suite
+for i in 1 2 3 4 5 6; do
+	git commit -q --allow-empty -m "c$i"
+	printf 'BENCHGUARD t %s ms\n' 10 10.1 9.9 | "$BG" -q import - --format lines --name b --machine m-old >/dev/null
+done
+sqlite3 "$BENCHGUARD_DB" "UPDATE machine_facts SET value = '512 GiB' WHERE key = 'mem_total'
+	AND machine_id = (SELECT id FROM machines WHERE fingerprint = 'm-old')"
+git commit -q --allow-empty -m slower
+printf 'BENCHGUARD t %s ms\n' 15 15.1 14.9 | "$BG" -q import - --format lines --name b --machine m-new >/dev/null
+check "a new machine beside 6 runs of another: exit 0 (nothing to judge against)" \
+	expect_rc 0 "$BG" check --machine m-new
+check "... stderr names the other machine, its runs, what differs and the --machine to use" \
+	grep -q "warning: no run of machine m-new is stored but this commit's, so no series has a baseline and a regression would pass; the database has 6 runs of machine m-old (facts that differ, there -> here: mem_total 512 GiB -> .*). If that is this runner class, judge against it with --machine m-old" "$T/err"
+check "... the JSON's baseline.other_machine says the same" bash -c "
+	\"$BG\" check --machine m-new --json 2>/dev/null | python3 -c '
+import json, sys
+o = json.load(sys.stdin)[\"baseline\"][\"other_machine\"]
+sys.exit(not (o[\"machine\"] == \"m-old\" and o[\"runs\"] == 6 and o[\"differs\"].startswith(\"mem_total 512 GiB -> \")))'"
+check "... and the Markdown summary" bash -c "
+	\"$BG\" check --machine m-new --format markdown 2>/dev/null |
+		grep -q '^\*\*No run of this machine to judge against.\*\* The database has 6 runs of machine \`m-old\` .*judge against it with \`--machine m-old\`.\$'"
+printf 'BENCHGUARD t %s ms\n' 15 15.1 14.9 | "$BG" -q import - --format lines --name b --machine m-old >/dev/null
+check "... with --machine m-old the 50% regression is caught (exit 1)" expect_rc 1 "$BG" check --machine m-old
+check "... and nothing is said of other machines there" bash -c "! grep -q 'other machine\|no run of machine' '$T/err'"
+check "... nor in its JSON" bash -c "
+	\"$BG\" check --machine m-old --json 2>/dev/null | python3 -c 'import json, sys; sys.exit(json.load(sys.stdin)[\"baseline\"][\"other_machine\"] is not None)'"
+export BENCHGUARD_DB="$T/first.db"
+"$BG" -q import - --format lines --name b --machine m-new >/dev/null <<<'BENCHGUARD t 10 ms'
+check "the first machine of a database: no-baseline, and no word of other machines" bash -c "
+	\"$BG\" check --machine m-new >$T/out 2>$T/err; [ \$? = 0 ] && grep -q no-baseline $T/out && ! grep -q 'no run of machine' $T/err"
+cd "$T" || exit 1
+
 finish
