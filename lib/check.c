@@ -86,7 +86,9 @@ typedef struct {
 	const int64_t *runs; /* the candidate runs, whose series these are */
 	size_t nruns;
 	const char *machine;
-	bool targeted;       /* each series' target counted, not the window */
+	bool targeted;  /* each series' target counted, not the window */
+	int64_t *taken; /* the runs that gave the baseline a value */
+	size_t ntaken, taken_cap;
 	char *reference;     /* set to the first commit that gives runs */
 	bg_walk_bound bound; /* when no stored commit is left behind the walk */
 	int error;
@@ -108,7 +110,7 @@ static int take_run(walk_state *w, int64_t run_id)
 	int64_t *ids = NULL;
 	double *means = NULL;
 	char **inst = NULL;
-	size_t n = 0, i = 0, j = 0;
+	size_t n = 0, i = 0, j = 0, added = 0;
 	int error;
 
 	if ((error = bg_store_run_means(w->ctx, w->store, run_id, &ids, &means, &inst, &n)) < 0)
@@ -127,6 +129,7 @@ static int take_run(walk_state *w, int64_t run_id)
 			if (cs->nbase < w->window && isfinite(means[i]) &&
 			    bg_streq_null(inst[i], cs->info->instrument)) {
 				cs->base[cs->nbase++] = means[i];
+				added++;
 				if (cs->nbase == cs->target)
 					w->full++;
 			}
@@ -137,6 +140,11 @@ static int take_run(walk_state *w, int64_t run_id)
 	free(ids);
 	free(means);
 	bg_strings_free(inst, n);
+	if (added) {
+		if (bg_grow((void **)&w->taken, &w->taken_cap, w->ntaken, sizeof(*w->taken)) < 0)
+			return bg_error_oom(w->ctx);
+		w->taken[w->ntaken++] = run_id;
+	}
 	return 0;
 }
 
@@ -752,6 +760,65 @@ cleanup:
 	return error;
 }
 
+/*
+ * The run's volatile facts that say how fast the machine ran (not which
+ * machine it is: that is the fingerprint), against its baseline runs'.  A
+ * run under a CPU quota, or with the governor on powersave, is slower with
+ * no change to the code, and the verdict alone does not say why.
+ */
+static int warn_conditions(bg_ctx *ctx, bg_store *store, int64_t run_id, const int64_t *taken,
+                           size_t ntaken)
+{
+	static const char *const keys[] = { "cpus_usable", "cpu_governor", "turbo", "smt" };
+	enum { NKEYS = sizeof(keys) / sizeof(keys[0]) };
+	size_t differ[NKEYS] = { 0 }, known[NKEYS] = { 0 }, i, k;
+	char *theirs[NKEYS] = { NULL };
+	bg_machine *here = NULL, *there = NULL;
+	bg_buf list = BG_BUF_INIT;
+	int error = 0;
+
+	if (!ntaken || (error = bg_store_run_facts(ctx, store, run_id, &here)) < 0)
+		goto cleanup;
+	for (i = 0; i < ntaken; i++) {
+		if ((error = bg_store_run_facts(ctx, store, taken[i], &there)) < 0)
+			goto cleanup;
+		for (k = 0; k < NKEYS; k++) {
+			const char *h = bg_machine_get(here, keys[k]),
+			           *b = bg_machine_get(there, keys[k]);
+
+			if (!h || !b)
+				continue;
+			known[k]++;
+			if (strcmp(h, b) && differ[k]++ == 0 && !(theirs[k] = bg_strdup(b))) {
+				error = bg_error_oom(ctx);
+				goto cleanup;
+			}
+		}
+		bg_machine_free(there);
+		there = NULL;
+	}
+	for (k = 0; k < NKEYS; k++)
+		if (differ[k] &&
+		    bg_buf_printf(&list, "%s%s %s here, %s in %zu of %zu baseline runs",
+		                  list.ptr ? "; " : "", keys[k], bg_machine_get(here, keys[k]),
+		                  theirs[k], differ[k], known[k]) < 0) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+	if (list.ptr)
+		bg_log(ctx, BG_LOG_WARN,
+		       "run %lld ran under other conditions than its baseline (%s): it may be "
+		       "slower or faster for that alone",
+		       (long long)run_id, list.ptr);
+cleanup:
+	for (k = 0; k < NKEYS; k++)
+		free(theirs[k]);
+	bg_machine_free(here);
+	bg_machine_free(there);
+	bg_buf_clear(&list);
+	return error;
+}
+
 int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opts *opts,
                  bg_check_result **out)
 {
@@ -842,6 +909,8 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 			k += strcmp(w.refs[i].sha, w.exclude_sha) != 0;
 		if (nseries && !opts->paired && k == 0 &&
 		    (error = warn_new_machine(ctx, store, res, opts->runs[0])) < 0)
+			goto cleanup;
+		if ((error = warn_conditions(ctx, store, opts->runs[0], w.taken, w.ntaken)) < 0)
 			goto cleanup;
 	}
 
@@ -972,6 +1041,7 @@ cleanup:
 	free(blocks);
 	free(nblock);
 	free(w.refs);
+	free(w.taken);
 	bg_walk_bound_clear(&w.bound);
 	bg_check_result_free(res);
 	return error;

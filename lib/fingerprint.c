@@ -50,6 +50,7 @@
  * knows which compiler it uses.
  */
 #include <ctype.h>
+#include <sched.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -604,6 +605,88 @@ static int detect_memory(probe *p)
 	return err;
 }
 
+/* Whether comma-separated `list` holds `word`. */
+static int has_token(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *t = list; t; t = strchr(t, ',') ? strchr(t, ',') + 1 : NULL)
+		if (!strncmp(t, word, n) && (t[n] == ',' || t[n] == '\0'))
+			return 1;
+	return 0;
+}
+
+/*
+ * The CPUs this process may use: those of its affinity mask, fewer when
+ * its cgroup has a CPU quota (cgroup v2 cpu.max, v1 cpu.cfs_quota_us:
+ * `docker run --cpus`, a Kubernetes limit).  Volatile, as the same
+ * machine runs jobs with and without a limit; check warns when it differs
+ * from the baseline runs'.  The host only: it is this process's.
+ */
+static int detect_cpus_usable(probe *p)
+{
+	cpu_set_t set;
+	char *cg = NULL, *line = NULL, path[PATH_MAX], buf[32];
+	double cpus, quota = 0, period = 0;
+	int err = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return 0;
+	cpus = CPU_COUNT(&set);
+	/* "0::/path" (v2) or "N:cpu,cpuacct:/path" (v1), one line each. */
+	if ((err = read_rel(p, "proc/self/cgroup", &cg)) < 0)
+		return err;
+	for (char *l = cg, *next; l && *l; l = next) {
+		char *ctl, *rel;
+
+		if ((next = strchr(l, '\n')))
+			*next++ = '\0';
+		if (!(ctl = strchr(l, ':')) || !(rel = strchr(ctl + 1, ':')))
+			continue;
+		*rel++ = '\0';
+		ctl++;
+		if (!strcmp(l, "0") && !*ctl) {
+			if (snprintf(path, sizeof(path), "sys/fs/cgroup%s/cpu.max", rel) >=
+			    (int)sizeof(path))
+				continue;
+			if ((err = read_line_rel(p, path, &line)) < 0)
+				break;
+			if (line && sscanf(line, "%lf %lf", &quota, &period) != 2)
+				quota = 0;
+		} else if (has_token(ctl, "cpu")) {
+			char *q = NULL;
+
+			if (snprintf(path, sizeof(path), "sys/fs/cgroup/%s%s/cpu.cfs_quota_us", ctl,
+			             rel) >= (int)sizeof(path))
+				continue;
+			if ((err = read_line_rel(p, path, &q)) < 0)
+				break;
+			if (q && sscanf(q, "%lf", &quota) == 1 && quota > 0) {
+				memcpy(path + strlen(path) - strlen("quota_us"), "period_us", 10);
+				free(line);
+				line = NULL;
+				if ((err = read_line_rel(p, path, &line)) < 0) {
+					free(q);
+					break;
+				}
+				if (!line || sscanf(line, "%lf", &period) != 1)
+					quota = 0;
+			}
+			free(q);
+		}
+		free(line);
+		line = NULL;
+	}
+	free(line);
+	free(cg);
+	if (err < 0)
+		return err;
+	if (quota > 0 && period > 0 && quota / period < cpus)
+		cpus = quota / period;
+	snprintf(buf, sizeof(buf), "%.4g", cpus);
+	return bg_machine_set_fact(p->m, "cpus_usable", buf, 1);
+}
+
 static int detect_volatile(probe *p)
 {
 	char *load = NULL;
@@ -623,6 +706,9 @@ static int detect_volatile(probe *p)
 		return err;
 	if (!found && (err = flag_from_file(p, "turbo", "sys/devices/system/cpu/cpufreq/boost", '1',
 	                                    &found)) < 0)
+		return err;
+
+	if (p->is_host && (err = detect_cpus_usable(p)) < 0)
 		return err;
 
 	if ((err = read_line_rel(p, "proc/loadavg", &load)) < 0)

@@ -416,4 +416,38 @@ check "the first machine of a database: no-baseline, and no word of other machin
 	\"$BG\" check --machine m-new >$T/out 2>$T/err; [ \$? = 0 ] && grep -q no-baseline $T/out && ! grep -q 'no run of machine' $T/err"
 cd "$T" || exit 1
 
+# A run measured under other conditions than its baseline (a CPU quota,
+# the governor on powersave) is slower with no change to the code: check
+# says which of the run's volatile facts differ from its baseline runs'.
+export BENCHGUARD_DB="$T/cond.db"
+rm -rf "$T/cond" && new_repo "$T/cond" >/dev/null && cd "$T/cond" || exit 1
+echo '{ "benchmarks": [ { "name": "b", "command": "true" } ] }' >benchguard.json
+git add -A && git commit -qm suite
+for i in 1 2 3 4 5 6; do
+	git commit -q --allow-empty -m "c$i"
+	printf 'BENCHGUARD t %s ms\n' 10 10.1 9.9 | "$BG" -q import - --format lines --name b >/dev/null
+done
+git commit -q --allow-empty -m slower
+printf 'BENCHGUARD t %s ms\n' 15 15.1 14.9 | "$BG" -q import - --format lines --name b >/dev/null
+cond_facts() { # VALUE_OF_BASELINES VALUE_OF_CANDIDATE: cpus_usable and cpu_governor
+	sqlite3 "$BENCHGUARD_DB" "DELETE FROM run_facts WHERE key IN ('cpus_usable', 'cpu_governor');
+		INSERT INTO run_facts(run_id, key, value) SELECT id, 'cpus_usable', '$1' FROM runs WHERE id < (SELECT max(id) FROM runs);
+		INSERT INTO run_facts(run_id, key, value) SELECT id, 'cpu_governor', 'performance' FROM runs WHERE id < (SELECT max(id) FROM runs);
+		INSERT INTO run_facts(run_id, key, value) SELECT max(id), 'cpus_usable', '$2' FROM runs;
+		INSERT INTO run_facts(run_id, key, value) SELECT max(id), 'cpu_governor', '$3' FROM runs"
+}
+cond_facts 2 2 performance
+check "a run under the conditions of its baseline: regression, no word of conditions" bash -c "
+	\"$BG\" check >$T/out 2>$T/err; [ \$? = 1 ] && ! grep -q 'other conditions' $T/err"
+cond_facts 2 0.25 powersave
+check "under a 0.25-CPU quota and powersave: stderr says both, against the 6 baseline runs" bash -c "
+	\"$BG\" check >$T/out 2>$T/err; [ \$? = 1 ] &&
+	grep -q 'warning: run [0-9]* ran under other conditions than its baseline (cpus_usable 0.25 here, 2 in 6 of 6 baseline runs; cpu_governor powersave here, performance in 6 of 6 baseline runs): it may be slower or faster for that alone' $T/err"
+check "the CPUs this process may use are a volatile fact (taskset -c 0: 1)" bash -c "
+	taskset -c 0 \"$BG\" fingerprint --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+sys.exit(not (d[\"volatile\"][\"cpus_usable\"] == \"1\" and \"cpus_usable\" not in d[\"facts\"]))'"
+cd "$T" || exit 1
+
 finish
