@@ -381,14 +381,21 @@ cd "$T" || exit 1
 # after a kernel update), check says so on stderr, in its Markdown and its
 # JSON, with the facts that differ and the --machine that judges against
 # them; with that --machine the regression is caught.
-export BENCHGUARD_DB="$T/moved.db"
-rm -rf "$T/moved" && new_repo "$T/moved" >/dev/null && cd "$T/moved" || exit 1
-echo '{ "benchmarks": [ { "name": "b", "command": "true" } ] }' >benchguard.json
-git add -A && git commit -qm suite
-for i in 1 2 3 4 5 6; do
-	git commit -q --allow-empty -m "c$i"
-	printf 'BENCHGUARD t %s ms\n' 10 10.1 9.9 | "$BG" -q import - --format lines --name b --machine m-old >/dev/null
-done
+# six_runs NAME [import flags...]: repository $T/NAME, database $T/NAME.db
+# (exported), 6 commits with a run each of b:t at ~10 ms; cd there.
+six_runs() {
+	local name=$1 i
+	shift
+	export BENCHGUARD_DB="$T/$name.db"
+	rm -rf "${T:?}/$name" && new_repo "$T/$name" >/dev/null && cd "$T/$name" || exit 1
+	echo '{ "benchmarks": [ { "name": "b", "command": "true" } ] }' >benchguard.json
+	git add -A && git commit -qm suite
+	for i in 1 2 3 4 5 6; do
+		git commit -q --allow-empty -m "c$i"
+		printf 'BENCHGUARD t %s ms\n' 10 10.1 9.9 | "$BG" -q import - --format lines --name b "$@" >/dev/null
+	done
+}
+six_runs moved --machine m-old
 sqlite3 "$BENCHGUARD_DB" "UPDATE machine_facts SET value = '512 GiB' WHERE key = 'mem_total'
 	AND machine_id = (SELECT id FROM machines WHERE fingerprint = 'm-old')"
 git commit -q --allow-empty -m slower
@@ -419,14 +426,7 @@ cd "$T" || exit 1
 # A run measured under other conditions than its baseline (a CPU quota,
 # the governor on powersave) is slower with no change to the code: check
 # says which of the run's volatile facts differ from its baseline runs'.
-export BENCHGUARD_DB="$T/cond.db"
-rm -rf "$T/cond" && new_repo "$T/cond" >/dev/null && cd "$T/cond" || exit 1
-echo '{ "benchmarks": [ { "name": "b", "command": "true" } ] }' >benchguard.json
-git add -A && git commit -qm suite
-for i in 1 2 3 4 5 6; do
-	git commit -q --allow-empty -m "c$i"
-	printf 'BENCHGUARD t %s ms\n' 10 10.1 9.9 | "$BG" -q import - --format lines --name b >/dev/null
-done
+six_runs cond
 git commit -q --allow-empty -m slower
 printf 'BENCHGUARD t %s ms\n' 15 15.1 14.9 | "$BG" -q import - --format lines --name b >/dev/null
 cond_facts() { # VALUE_OF_BASELINES VALUE_OF_CANDIDATE: cpus_usable and cpu_governor
