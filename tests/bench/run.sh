@@ -46,7 +46,8 @@
 #
 #  7. pg-check: section 3's check on PostgreSQL (the same database, copied
 #     there with `benchguard db copy`) vs psql's SELECT of the same rows.
-#     Goal: <= 2x and < 150 ms.
+#     Goal: <= 2x and < 150 ms.  Then `history b --limit 1` there, vs psql's
+#     SELECT of one run's results (goal <= 10x, as on SQLite).
 #
 #     Sections 6 and 7 share one throwaway server (tests/pg.sh, a folder
 #     under /tmp, stopped on exit); without PostgreSQL's server programs they
@@ -507,4 +508,15 @@ printf '  psql SELECT of the baseline rows %8.3f s\n' "$sel"
 printf '  benchguard check (%s series, %s baseline runs) %8.3f s   %sx psql  (goal <= 2x, < 0.150 s: %s)\n' \
 	"${rows% *}" "${rows#* }" "$chk" "$(ratio "$chk" "$sel")" \
 	"$(awk -v a="$chk" -v b="$sel" 'BEGIN { print (a <= 2 * b && a < 0.150) ? "PASS" : "FAIL" }')"
+# `history b --limit 1` on PostgreSQL, against psql's SELECT of the newest
+# run's 1,000 results, as section 3 does on SQLite.
+: >"$T/pghist1" >"$T/pghistsel"
+for i in $(seq 1 "$reps"); do
+	timeit "$bg" --db "$pgu" history b --limit 1 >>"$T/pghist1"
+	timeit "$psql" -X -A -t -q -o /dev/null -c "SELECT s.metric, x.n, x.mean, x.stddev FROM results x
+		JOIN series s ON s.id = x.series_id WHERE x.run_id = (SELECT max(id) FROM runs)" "$pgu" >>"$T/pghistsel"
+done
+pghist1=$(paste "$T/pghist1" "$T/pghistsel" | awk '{ print $1 / $2 }' | median)
+printf '  benchguard history b --limit 1 (1,000 series) %8.3f s   %.3fx psql'"'"'s SELECT of one run  (goal <= 10x)\n' \
+	"$(median <"$T/pghist1")" "$pghist1"
 fi

@@ -149,6 +149,10 @@ check "the alert each backend sent is the same" same alert
 compare flush 0 alert flush
 compare check-regressed 1 --json check
 compare history-after 0 --json history calc:calc/x --limit 0
+# With a limit, PostgreSQL reads every series' newest runs in one statement
+# (LATERAL), SQLite one series at a time: the same rows, verdicts included.
+compare history-after-limit 0 --json history calc --limit 1
+compare history-after-metric 0 --json history calc:calc/x --limit 3
 compare report 0 --json report --since 30d
 compare report-md 0 --format markdown report --since 30d
 compare bisect 0 --json bisect --good HEAD~6 --bad HEAD --series calc:calc/x --runs 3
