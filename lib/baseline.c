@@ -42,6 +42,7 @@
 typedef struct {
 	int64_t series_id;
 	size_t count;
+	size_t target; /* the runs there are for it, up to the window */
 } series_count;
 
 typedef struct {
@@ -55,6 +56,9 @@ typedef struct {
 	int64_t *chosen; /* in walk order: newest first */
 	size_t nchosen, capchosen;
 	size_t window;
+	const char *machine;
+	int targeted;        /* each series' target counted (set_targets) */
+	size_t nshort;       /* once targeted: series below their target */
 	bg_walk_bound bound; /* when no stored commit is left behind the walk */
 	int error;
 } export_walk;
@@ -90,7 +94,51 @@ static series_count *count_slot(export_walk *w, int64_t id)
 	w->ncounts++;
 	w->counts[lo].series_id = id;
 	w->counts[lo].count = 0;
+	w->counts[lo].target = w->window;
+	if (w->targeted)
+		w->nshort++;
 	return &w->counts[lo];
+}
+
+static void on_avail(int64_t series_id, size_t count, void *data)
+{
+	export_walk *w = data;
+	series_count *c;
+
+	if (!count || w->error < 0)
+		return;
+	if (!(c = count_slot(w, series_id))) {
+		w->error = bg_error_oom(w->ctx);
+		return;
+	}
+	c->target = count < w->window ? count : w->window;
+}
+
+/*
+ * How many runs each series can get: the machine's runs (the tip's left
+ * out) that measured it, up to the window.  Counted once the walk has
+ * placed a window's worth of runs; from then on it stops when every
+ * series has its count, where it went on to the oldest stored run (every
+ * run's means read: 10,000 of them to export 27).  A series measured only
+ * long ago still gets its window, and runs off the walk's path still
+ * count, so a series measured only there lets the walk run to its end.
+ */
+static int set_targets(export_walk *w)
+{
+	size_t i;
+	int error;
+
+	w->targeted = 1;
+	if ((error = bg_store_machine_avail(w->ctx, w->store, w->machine, w->tip, w->window,
+	                                    on_avail, w)) < 0)
+		return error;
+	if (w->error < 0)
+		return w->error;
+	w->nshort = 0;
+	for (i = 0; i < w->ncounts; i++)
+		if (w->counts[i].count < w->counts[i].target)
+			w->nshort++;
+	return 0;
 }
 
 static int choose(export_walk *w, int64_t run_id)
@@ -123,6 +171,8 @@ static int consider(export_walk *w, int64_t run_id)
 		if (c->count < w->window) {
 			c->count++;
 			needed = 1;
+			if (w->targeted && c->count == c->target)
+				w->nshort--;
 		}
 	}
 	if (needed)
@@ -158,13 +208,14 @@ static int on_commit(const char *sha, int64_t time, void *data)
 		if (w->error < 0)
 			return -1;
 	}
+	if (!w->targeted && w->placed >= w->window && (w->error = set_targets(w)) < 0)
+		return -1;
 	/*
-	 * Every stored run placed, or none left that could lie further back:
-	 * nothing older can add a run.  Until then the walk goes on even when
-	 * the series seen so far are full, since a series measured only long
-	 * ago still gets its window.
+	 * Every stored run placed, every series at its target, or none left
+	 * that could lie further back: nothing older can add a run.
 	 */
-	return w->placed == w->nrefs || bg_walk_bound_done(&w->bound, time);
+	return w->placed == w->nrefs || (w->targeted && w->nshort == 0) ||
+	       bg_walk_bound_done(&w->bound, time);
 }
 
 static int cmp_series_name(const void *a, const void *b)
@@ -176,19 +227,26 @@ static int cmp_series_name(const void *a, const void *b)
 	return c ? c : strcmp(x->metric, y->metric);
 }
 
-/* One series of a run: names, unit, direction and its raw samples. */
-static int series_json(bg_ctx *ctx, bg_store *store, int64_t run_id, const bg_run_series *s,
-                       json_object **out)
+static int find_samples(const void *key, const void *elem)
 {
+	int64_t x = *(const int64_t *)key, y = ((const bg_series_samples *)elem)->series_id;
+
+	return (x > y) - (x < y);
+}
+
+/* One series of a run: names, unit, direction and its raw samples (from
+ * the run's, by series id). */
+static int series_json(bg_ctx *ctx, const bg_series_samples *all, size_t nall,
+                       const bg_run_series *s, json_object **out)
+{
+	const bg_series_samples *mine =
+	        nall ? bsearch(&s->series_id, all, nall, sizeof(*all), find_samples) : NULL;
+	const double *values = mine ? mine->values : NULL;
 	json_object *o = NULL, *arr = NULL;
-	double *values = NULL;
-	size_t n = 0, i;
-	int error, bad = 0;
+	size_t n = mine ? mine->n : 0, i;
+	int bad = 0;
 
 	*out = NULL;
-	if ((error = bg_store_samples(ctx, store, run_id, s->benchmark, s->metric, &values, &n)) <
-	    0)
-		return error;
 	o = bg_json__check(&bad, json_object_new_object());
 	arr = bg_json__check(&bad, json_object_new_array());
 	if (!bad) {
@@ -206,7 +264,6 @@ static int series_json(bg_ctx *ctx, bg_store *store, int64_t run_id, const bg_ru
 		bg_json__add(&bad, o, "samples", arr);
 		arr = NULL;
 	}
-	free(values);
 	json_object_put(arr);
 	if (bad) {
 		json_object_put(o);
@@ -221,9 +278,10 @@ static int run_json(bg_ctx *ctx, bg_store *store, int64_t run_id, json_object **
 {
 	bg_run_row row;
 	bg_run_series *rows = NULL, **sorted = NULL;
+	bg_series_samples *samples = NULL;
 	char **tags = NULL, **t;
 	json_object *o = NULL, *commit = NULL, *tobj = NULL, *sarr = NULL, *so;
-	size_t n = 0, i;
+	size_t n = 0, nsamples = 0, i;
 	int error, bad = 0;
 
 	*out = NULL;
@@ -231,7 +289,8 @@ static int run_json(bg_ctx *ctx, bg_store *store, int64_t run_id, json_object **
 	if ((error = bg_store_run_get(ctx, store, run_id, &row)) < 0)
 		return error;
 	if ((error = bg_store_run_tags(ctx, store, run_id, &tags)) < 0 ||
-	    (error = bg_store_run_series(ctx, store, run_id, &rows, &n)) < 0)
+	    (error = bg_store_run_series(ctx, store, run_id, &rows, &n)) < 0 ||
+	    (error = bg_store_run_samples(ctx, store, run_id, &samples, &nsamples)) < 0)
 		goto cleanup;
 	if (!(sorted = malloc((n ? n : 1) * sizeof(*sorted)))) {
 		error = bg_error_oom(ctx);
@@ -277,7 +336,7 @@ static int run_json(bg_ctx *ctx, bg_store *store, int64_t run_id, json_object **
 		bg_json__add(&bad, tobj, *t, bg_json__str(&bad, eq + 1));
 	}
 	for (i = 0; i < n; i++) {
-		if ((error = series_json(ctx, store, run_id, sorted[i], &so)) < 0)
+		if ((error = series_json(ctx, samples, nsamples, sorted[i], &so)) < 0)
 			goto cleanup;
 		bg_json__push(&bad, sarr, so);
 	}
@@ -304,6 +363,7 @@ cleanup:
 	json_object_put(tobj);
 	json_object_put(sarr);
 	free(sorted);
+	bg_series_samples_free(samples, nsamples);
 	bg_run_series_free(rows, n);
 	bg_strv_free(tags);
 	bg_run_row_clear(&row);
@@ -362,6 +422,7 @@ int bg_baseline_export(bg_ctx *ctx, bg_store *store, bg_repo *repo,
 	w.ctx = ctx;
 	w.store = store;
 	w.tip = tip;
+	w.machine = opts->machine;
 	/* As many as check reads, spares included: with `window` only, a
 	 * far-out run left out of an imported baseline had no spare to take its
 	 * place, and the same candidate got another verdict there. */

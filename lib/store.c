@@ -277,6 +277,8 @@ enum store_stmt {
 	ST_RUN_SERIES,
 	ST_RUN_MEANS,
 	ST_SERIES_AVAIL,
+	ST_MACHINE_AVAIL,
+	ST_RUN_SAMPLES,
 	ST_RUN_OUTCOMES,
 	ST_RUN_DEFINED,
 	ST_RUN_TAGS,
@@ -315,6 +317,19 @@ enum store_stmt {
 	" LEFT JOIN verdicts v ON v.check_id =" \
 	"  (SELECT max(k.id) FROM checks k WHERE k.run_id = r.id)" \
 	"  AND v.series = s.benchmark || ':' || s.metric"
+
+/* How many runs that a baseline may draw from (as ST_BASELINE_RUNS lists
+ * them: machine FP, complete, clean, primary; less those of commit SHA)
+ * measured SERIES, newest first, counted to LIM at most.  The
+ * statements that use it count every series in one, since one statement
+ * per series cost a round trip each on PostgreSQL. */
+#define AVAIL_COUNT(series, fp, sha, lim) \
+	"(SELECT count(*) FROM (SELECT 1 FROM results x" \
+	"   JOIN runs r ON r.id = x.run_id JOIN commits c ON c.id = r.commit_id" \
+	"  WHERE x.series_id = " series \
+	"    AND r.machine_id = (SELECT id FROM machines WHERE fingerprint = " fp ")" \
+	"    AND r.status = 'complete' AND r.dirty = 0 AND r.role = 'primary'" \
+	"    AND c.sha <> " sha " ORDER BY x.run_id DESC LIMIT " lim ") t)"
 
 static const char *const stmt_sql[ST_COUNT] = {
 	[ST_MACHINE_INSERT] =
@@ -455,21 +470,18 @@ static const char *const stmt_sql[ST_COUNT] = {
 		" WHERE x.run_id = ?1 ORDER BY s.id",
 	[ST_RUN_MEANS] = "SELECT series_id, coalesce(robust_mean, mean), instrument FROM results"
 			 " WHERE run_id = ?1 ORDER BY series_id",
-	/* The baseline runs (as ST_BASELINE_RUNS lists them, less those of
-	 * the candidate's commit) that measured each series of a run, newest
-	 * first, up to the window: one statement for every series, since
-	 * one per series cost a round trip each on PostgreSQL. */
+	/* For each series of a run: AVAIL_COUNT. */
 	[ST_SERIES_AVAIL] =
-		"SELECT cr.series_id, (SELECT count(*) FROM ("
-		"    SELECT 1 FROM results x"
-		"      JOIN runs r ON r.id = x.run_id"
-		"      JOIN commits c ON c.id = r.commit_id"
-		"     WHERE x.series_id = cr.series_id"
-		"       AND r.machine_id = (SELECT id FROM machines WHERE fingerprint = ?2)"
-		"       AND r.status = 'complete' AND r.dirty = 0 AND r.role = 'primary'"
-		"       AND c.sha <> ?3"
-		"     ORDER BY x.run_id DESC LIMIT ?4) t)"
+		"SELECT cr.series_id, " AVAIL_COUNT("cr.series_id", "?2", "?3", "?4")
 		"  FROM results cr WHERE cr.run_id = ?1 ORDER BY cr.series_id",
+	/* The same for every series there is (baseline export's walk). */
+	[ST_MACHINE_AVAIL] =
+		"SELECT s.id, " AVAIL_COUNT("s.id", "?1", "?2", "?3") " FROM series s ORDER BY s.id",
+	/* Every sample of a run in one statement, by series, where one per
+	 * series cost two round trips each on PostgreSQL. */
+	[ST_RUN_SAMPLES] = "SELECT x.series_id, s.value FROM results x"
+			   " JOIN samples s ON s.result_id = x.id"
+			   " WHERE x.run_id = ?1 ORDER BY x.series_id, s.idx",
 	[ST_RUN_OUTCOMES] =
 		"SELECT benchmark, status, message FROM outcomes"
 		" WHERE run_id = ?1 AND status != 'ok' ORDER BY benchmark",
@@ -2408,6 +2420,88 @@ int bg_store_series_avail(bg_ctx *ctx, bg_store *store, int64_t run_id, const ch
 	if (rc != BG_DB_DONE)
 		error = store__fail(ctx, store, "counting the series' baseline runs");
 	bg_db_reset(s);
+	return error;
+}
+
+int bg_store_machine_avail(bg_ctx *ctx, bg_store *store, const char *machine,
+                           const char *exclude_sha, size_t limit, bg_series_count_cb cb, void *data)
+{
+	bg_db_stmt *s;
+	int error = 0, rc;
+
+	if ((error = store__stmt(ctx, store, ST_MACHINE_AVAIL, &s)) < 0)
+		return error;
+	if (bg_db_bind_text(s, 1, machine, -1) != 0 ||
+	    bg_db_bind_text(s, 2, exclude_sha, -1) != 0 ||
+	    bg_db_bind_int64(s, 3, limit > INT64_MAX ? INT64_MAX : (int64_t)limit) != 0)
+		return store__bind_fail(ctx, store, s);
+	while ((rc = bg_db_step(s)) == BG_DB_ROW) {
+		int64_t n = bg_db_column_int64(s, 1);
+
+		cb(bg_db_column_int64(s, 0), n > 0 ? (size_t)n : 0, data);
+	}
+	if (rc != BG_DB_DONE)
+		error = store__fail(ctx, store, "counting the series' baseline runs");
+	bg_db_reset(s);
+	return error;
+}
+
+void bg_series_samples_free(bg_series_samples *v, size_t n)
+{
+	size_t i;
+
+	if (!v)
+		return;
+	for (i = 0; i < n; i++)
+		free(v[i].values);
+	free(v);
+}
+
+int bg_store_run_samples(bg_ctx *ctx, bg_store *store, int64_t run_id, bg_series_samples **out,
+                         size_t *nout)
+{
+	bg_series_samples *v = NULL;
+	size_t len = 0, cap = 0, vcap = 0;
+	bg_db_stmt *s;
+	int error = 0, rc;
+
+	*out = NULL;
+	*nout = 0;
+	if ((error = store__stmt(ctx, store, ST_RUN_SAMPLES, &s)) < 0)
+		return error;
+	if (bg_db_bind_int64(s, 1, run_id) != 0)
+		return store__bind_fail(ctx, store, s);
+	while ((rc = bg_db_step(s)) == BG_DB_ROW) {
+		int64_t id = bg_db_column_int64(s, 0);
+		bg_series_samples *cur;
+
+		if (!len || v[len - 1].series_id != id) {
+			if (bg_grow((void **)&v, &cap, len, sizeof(*v)) < 0) {
+				error = bg_error_oom(ctx);
+				goto cleanup;
+			}
+			memset(&v[len], 0, sizeof(*v));
+			v[len++].series_id = id;
+			vcap = 0;
+		}
+		cur = &v[len - 1];
+		if (bg_grow((void **)&cur->values, &vcap, cur->n, sizeof(*cur->values)) < 0) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+		cur->values[cur->n++] = bg_db_column_double(s, 1);
+	}
+	if (rc != BG_DB_DONE) {
+		error = store__fail(ctx, store, "reading a run's samples");
+		goto cleanup;
+	}
+	*out = v;
+	*nout = len;
+	v = NULL;
+	len = 0;
+cleanup:
+	bg_db_reset(s);
+	bg_series_samples_free(v, len);
 	return error;
 }
 

@@ -235,6 +235,22 @@ int bg_store_run_means(bg_ctx *ctx, bg_store *store, int64_t run_id, int64_t **s
 typedef void (*bg_series_count_cb)(int64_t series_id, size_t count, void *data);
 int bg_store_series_avail(bg_ctx *ctx, bg_store *store, int64_t run_id, const char *machine,
                           const char *exclude_sha, size_t limit, bg_series_count_cb cb, void *data);
+/* The same count for every series in the database (their ids ascending),
+ * of the runs of `machine` at a commit other than `exclude_sha`. */
+int bg_store_machine_avail(bg_ctx *ctx, bg_store *store, const char *machine,
+                           const char *exclude_sha, size_t limit, bg_series_count_cb cb,
+                           void *data);
+/* One series' samples in a run, in their order. */
+typedef struct {
+	int64_t series_id;
+	double *values;
+	size_t n;
+} bg_series_samples;
+/* Every sample of run `run_id`, by series id ascending (a series with no
+ * samples is absent); free with bg_series_samples_free(*out, *n). */
+int bg_store_run_samples(bg_ctx *ctx, bg_store *store, int64_t run_id, bg_series_samples **out,
+                         size_t *n);
+void bg_series_samples_free(bg_series_samples *v, size_t n);
 /* Frees n strings (NULL entries allowed) and the array; NULL is a no-op. */
 void bg_strings_free(char **v, size_t n);
 /* The failed and skipped benchmarks of a run. */

@@ -410,4 +410,34 @@ check "export of a run tagged with a tab: exit 0, the tag left out, said" bash -
 	! grep -q note '$T/tab.json'"
 check "... and the file imports" expect_rc 0 "$BG" -q --db "$T/tab2.db" baseline import "$T/tab.json"
 
+# The export's walk stops once every series has the runs there are for it,
+# up to the window (a window of 3 reads 3 + 0 + 1 = 4): a series only the 2
+# oldest of 10 commits measured still has both in the file.  Runs of
+# another machine, a dirty run and the tip's own runs measured it too, and
+# none may count, or the walk would stop before the oldest.
+rm -rf "$T/rare" && new_repo "$T/rare" >/dev/null && cd "$T/rare" || exit 1
+echo '{ "baseline": { "window": 3, "min_runs": 2 }, "benchmarks": [ { "name": "b", "command": "true" } ] }' >benchguard.json
+git add -A && git commit -qm suite
+for i in $(seq 1 10); do
+	git commit -q --allow-empty -m "r$i"
+	{
+		printf 'BENCHGUARD common %s ms\n' 10 10.1
+		[ "$i" -gt 2 ] || printf 'BENCHGUARD rare %s ms\n' 20 20.1
+	} | "$BG" -q --db "$T/rare.db" import - --format lines --name b --machine m1 >/dev/null
+	[ "$i" -lt 9 ] || printf 'BENCHGUARD rare 30 ms\n' |
+		"$BG" -q --db "$T/rare.db" import - --format lines --name b --machine m2 >/dev/null
+done
+printf 'BENCHGUARD rare 40 ms\n' | "$BG" -q --db "$T/rare.db" import - --format lines --name b --machine m1 >/dev/null
+sqlite3 "$T/rare.db" "UPDATE runs SET dirty = 1 WHERE id = (SELECT max(id) FROM runs)"
+printf 'BENCHGUARD rare 50 ms\n' | "$BG" -q --db "$T/rare.db" import - --format lines --name b --machine m1 >/dev/null
+check "export: a series only the 2 oldest commits measured has both runs in the file, r3-r5 none" bash -c "
+	'$BG' --db '$T/rare.db' baseline export --machine m1 -o '$T/rare.json' 2>'$T/e' &&
+	python3 -c '
+import json, sys
+runs = json.load(open(sys.argv[1]))[\"runs\"]
+rare = [r[\"commit\"][\"subject\"] for r in runs for s in r[\"series\"] if s[\"metric\"] == \"rare\" and s[\"samples\"][0] == 0.02]
+common = [r[\"commit\"][\"subject\"] for r in runs for s in r[\"series\"] if s[\"metric\"] == \"common\"]
+sys.exit(not (sorted(rare) == [\"r1\", \"r2\"] and common == [\"r1\", \"r2\", \"r6\", \"r7\", \"r8\", \"r9\", \"r10\"]))' '$T/rare.json'"
+cd "$T" || exit 1
+
 finish
