@@ -295,7 +295,7 @@ enum store_stmt {
 	ST_RESULTS_SINCE,
 	ST_CHECK_INSERT,
 	ST_VERDICT_INSERT,
-	ST_SERIES_BY_ID,
+	ST_SERIES_ALL,
 	ST_RECORDED_SINCE,
 	ST_RECORDED_JSON,
 	ST_COUNT
@@ -526,7 +526,7 @@ static const char *const stmt_sql[ST_COUNT] = {
 		" WHERE r.status = 'complete' AND r.dirty = 0 AND (?3 OR r.role = 'primary')"
 		"   AND r.started_at >= ?1 AND (CAST(?2 AS TEXT) IS NULL OR m.fingerprint = ?2) ORDER BY r.id",
 	[ST_RESULTS_SINCE] =
-		/* The series' names are read once per series (ST_SERIES_BY_ID):
+		/* The series' names are read once, all of them (ST_SERIES_ALL):
 		 * carried in every row, they tripled what the sort moves.  The
 		 * period's runs are a set looked up per row rather than a join:
 		 * joined, SQLite seeks the run and its machine for every result
@@ -541,7 +541,7 @@ static const char *const stmt_sql[ST_COUNT] = {
 		"   WHERE r.status = 'complete' AND r.dirty = 0 AND (?3 OR r.role = 'primary')"
 		"     AND r.started_at >= ?1 AND (CAST(?2 AS TEXT) IS NULL OR m.fingerprint = ?2))"
 		" ORDER BY x.series_id, x.run_id",
-	[ST_SERIES_BY_ID] = "SELECT benchmark, metric, unit, direction FROM series WHERE id = ?1",
+	[ST_SERIES_ALL] = "SELECT id, benchmark, metric, unit, direction FROM series ORDER BY id",
 	[ST_CHECK_INSERT] = "INSERT INTO checks(run_id, source, created_at, pairs, seconds, json)"
 			    " VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id",
 	[ST_VERDICT_INSERT] = "INSERT INTO verdicts(check_id, series, benchmark, metric,"
@@ -3000,46 +3000,115 @@ void bg_run_rows_free(bg_run_row *rows, size_t n)
 	free(rows);
 }
 
+/* Every series' names, by id: one statement where one per series of a
+ * period cost a round trip each on PostgreSQL. */
+typedef struct {
+	int64_t id;
+	char *benchmark, *metric, *unit;
+	bg_direction direction;
+} store_series;
+
+static void store__series_all_free(store_series *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++) {
+		free(v[i].benchmark);
+		free(v[i].metric);
+		free(v[i].unit);
+	}
+	free(v);
+}
+
+static int store__series_all(bg_ctx *ctx, bg_store *store, store_series **out, size_t *nout)
+{
+	store_series *v = NULL;
+	size_t len = 0, cap = 0;
+	bg_db_stmt *s;
+	int error = 0, rc;
+
+	*out = NULL;
+	*nout = 0;
+	if ((error = store__stmt(ctx, store, ST_SERIES_ALL, &s)) < 0)
+		return error;
+	while ((rc = bg_db_step(s)) == BG_DB_ROW) {
+		const char *dir = bg_db_column_text(s, 4);
+
+		if (bg_grow((void **)&v, &cap, len, sizeof(*v)) < 0) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+		memset(&v[len], 0, sizeof(*v));
+		v[len].id = bg_db_column_int64(s, 0);
+		v[len].benchmark = bg_strdup(bg_db_column_text(s, 1));
+		v[len].metric = bg_strdup(bg_db_column_text(s, 2));
+		v[len].unit = bg_strdup(bg_db_column_text(s, 3));
+		if (!dir || bg_direction_from_name(dir, &v[len].direction) < 0)
+			v[len].direction = BG_DIR_LOWER;
+		if (!v[len++].unit || !v[len - 1].benchmark || !v[len - 1].metric) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+	}
+	if (rc != BG_DB_DONE) {
+		error = store__fail(ctx, store, "reading the series");
+		goto cleanup;
+	}
+	*out = v;
+	*nout = len;
+	v = NULL;
+	len = 0;
+cleanup:
+	bg_db_reset(s);
+	store__series_all_free(v, len);
+	return error;
+}
+
+static int store__find_series(const void *key, const void *elem)
+{
+	int64_t x = *(const int64_t *)key, y = ((const store_series *)elem)->id;
+
+	return (x > y) - (x < y);
+}
+
 int bg_store_each_result(bg_ctx *ctx, bg_store *store, const bg_period *period, bg_result_cb cb,
                          void *data)
 {
-	bg_db_stmt *s, *ser = NULL;
+	store_series *all = NULL;
+	size_t nall = 0;
+	bg_db_stmt *s = NULL;
 	bg_result_row row;
 	int error = 0, rc;
 
 	memset(&row, 0, sizeof(row));
-	if ((error = store__stmt(ctx, store, ST_RESULTS_SINCE, &s)) < 0 ||
-	    (error = store__bind_period(ctx, store, s, period)) < 0)
+	if ((error = store__series_all(ctx, store, &all, &nall)) < 0)
 		return error;
-	if ((error = store__stmt(ctx, store, ST_SERIES_BY_ID, &ser)) < 0)
+	if ((error = store__stmt(ctx, store, ST_RESULTS_SINCE, &s)) < 0 ||
+	    (error = store__bind_period(ctx, store, s, period)) < 0) {
+		s = NULL;
 		goto cleanup;
+	}
 	while ((rc = bg_db_step(s)) == BG_DB_ROW) {
 		int64_t series_id = bg_db_column_int64(s, 1);
 
-		/* A new series: its names, valid until `ser` is stepped again. */
 		if (!row.benchmark || series_id != row.series_id) {
-			const char *dir;
+			const store_series *ser = nall ? bsearch(&series_id, all, nall,
+			                                         sizeof(*all), store__find_series)
+			                               : NULL;
 
-			bg_db_reset(ser);
-			if (bg_db_bind_int64(ser, 1, series_id) != 0) {
-				error = store__bind_fail(ctx, store, ser);
-				goto cleanup;
-			}
-			if (bg_db_step(ser) != BG_DB_ROW) {
-				error = store__fail(ctx, store, "reading a series of the period");
+			if (!ser) {
+				error = bg_error_set(
+				        ctx, BG_ERROR,
+				        "reading a series of the period: series %lld is not "
+				        "in the database",
+				        (long long)series_id);
 				goto cleanup;
 			}
 			row.series_id = series_id;
-			row.benchmark = (const char *)bg_db_column_text(ser, 0);
-			row.metric = (const char *)bg_db_column_text(ser, 1);
-			row.unit = (const char *)bg_db_column_text(ser, 2);
-			dir = bg_db_column_text(ser, 3);
-			if (!dir || bg_direction_from_name((const char *)dir, &row.direction) < 0)
-				row.direction = BG_DIR_LOWER;
-			if (!row.benchmark || !row.metric || !row.unit) {
-				error = bg_error_oom(ctx);
-				goto cleanup;
-			}
+			row.benchmark = ser->benchmark;
+			row.metric = ser->metric;
+			row.unit = ser->unit;
+			row.direction = ser->direction;
 		}
 		row.run_id = bg_db_column_int64(s, 0);
 		row.n = (size_t)bg_db_column_int64(s, 2);
@@ -3052,9 +3121,9 @@ int bg_store_each_result(bg_ctx *ctx, bg_store *store, const bg_period *period, 
 	if (rc != BG_DB_DONE)
 		error = store__fail(ctx, store, "reading the results of the period");
 cleanup:
-	if (ser)
-		bg_db_reset(ser);
-	bg_db_reset(s);
+	if (s)
+		bg_db_reset(s);
+	store__series_all_free(all, nall);
 	return error;
 }
 
