@@ -667,8 +667,9 @@ void bg_machine_free(bg_machine *m);
 int bg_machine_set_fact(bg_machine *m, const char *key, const char *value, int is_volatile);
 /* Adds a GPU: its name, memory and compute capability become stable facts. */
 int bg_machine_add_gpu(bg_machine *m, const bg_gpu *gpu);
-/* --machine NAME: the fingerprint becomes NAME instead of the hash.  One
- * word of printable characters, not "all" (every machine, to `report`). */
+/* --machine NAME: the fingerprint becomes NAME instead of the hash, which
+ * is kept as the volatile fact "hardware" (when there are stable facts).
+ * One word of printable characters, not "all" (every machine, to `report`). */
 int bg_machine_set_name(bg_machine *m, const char *name);
 /* 16 hex digits of SHA-256 over the sorted stable facts, or the name set. */
 const char *bg_machine_fingerprint(bg_machine *m);

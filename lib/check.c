@@ -764,12 +764,14 @@ cleanup:
  * The run's volatile facts that say how fast the machine ran (not which
  * machine it is: that is the fingerprint), against its baseline runs'.  A
  * run under a CPU quota, or with the governor on powersave, is slower with
- * no change to the code, and the verdict alone does not say why.
+ * no change to the code, and the verdict alone does not say why.  So is
+ * one of other hardware under the same --machine name ("hardware").
  */
 static int warn_conditions(bg_ctx *ctx, bg_store *store, int64_t run_id, const int64_t *taken,
                            size_t ntaken)
 {
-	static const char *const keys[] = { "cpus_usable", "cpu_governor", "turbo", "smt" };
+	static const char *const keys[] = { "hardware", "cpus_usable", "cpu_governor", "turbo",
+		                            "smt" };
 	enum { NKEYS = sizeof(keys) / sizeof(keys[0]) };
 	size_t differ[NKEYS] = { 0 }, known[NKEYS] = { 0 }, i, k;
 	char *theirs[NKEYS] = { NULL };

@@ -62,32 +62,52 @@
 
 /* ----------------------------------------------------------- the hash */
 
-/* The stable facts lead the list, sorted by key (lib/machine.c): hashed as
- * they stand, and cached until one of them changes. */
-const char *bg_machine_fingerprint(bg_machine *m)
+/* 16 hex digits of SHA-256 over the stable facts, which lead the list
+ * sorted by key (lib/machine.c); -1 when that fails. */
+static int hash_facts(const bg_machine *m, char out[17])
 {
 	bg_buf text = BG_BUF_INIT;
 	char hex[65];
 	size_t i;
 	int err = 0;
 
-	if (!m)
-		return "";
-	if (m->name)
-		return m->name;
-	if (m->hash_ok)
-		return m->hash;
 	for (i = 0; i < m->n && !m->facts[i].is_volatile && !err; i++)
 		err = bg_buf_printf(&text, "%s=%s\n", m->facts[i].key, m->facts[i].value);
 	if (!err)
 		err = bg_sha256_hex(text.ptr ? text.ptr : "", text.len, hex);
 	bg_buf_clear(&text);
 	if (err)
+		return -1;
+	memcpy(out, hex, 16);
+	out[16] = '\0';
+	return 0;
+}
+
+/* Hashed as the facts stand, and cached until one of them changes. */
+const char *bg_machine_fingerprint(bg_machine *m)
+{
+	if (!m)
 		return "";
-	memcpy(m->hash, hex, 16);
-	m->hash[16] = '\0';
-	m->hash_ok = 1;
+	if (m->name)
+		return m->name;
+	if (!m->hash_ok) {
+		if (hash_facts(m, m->hash) < 0)
+			return "";
+		m->hash_ok = 1;
+	}
 	return m->hash;
+}
+
+int bg_machine__hardware(const bg_machine *m, char out[17])
+{
+	*out = '\0';
+	if (!m || !m->name || !m->n || m->facts[0].is_volatile)
+		return 0;
+	if (m->hash_ok) {
+		memcpy(out, m->hash, 17);
+		return 1;
+	}
+	return hash_facts(m, out) < 0 ? BG_ENOMEM : 1;
 }
 
 /* ------------------------------------------------------------- detection */

@@ -36,5 +36,13 @@ struct bg_machine {
  * host's.  The context's message is set on failure.
  */
 int bg_fingerprint__system(bg_ctx *ctx, bg_machine *m, const char *root, int *is_host);
+/*
+ * lib/fingerprint.c: the fingerprint a machine named with --machine NAME
+ * would have without the name (its hardware's), into out; 1 when there is
+ * one (a name and stable facts), 0 when not, BG_ENOMEM.  Stored with each
+ * run as the volatile fact "hardware", so that runs of other hardware under
+ * one name can be told apart.
+ */
+int bg_machine__hardware(const bg_machine *m, char out[17]);
 
 #endif

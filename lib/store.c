@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "machine.h"
 #include "internal.h"
 
 /*
@@ -1195,6 +1196,7 @@ static int store__check_tags(bg_ctx *ctx, const char *const *tags)
 /* The machine's volatile facts, as they are at this run. */
 static int store__run_facts(bg_ctx *ctx, bg_store *st, const bg_machine *m, int64_t id)
 {
+	char hw[17];
 	bg_db_stmt *s;
 	size_t i, n;
 	int error;
@@ -1210,6 +1212,16 @@ static int store__run_facts(bg_ctx *ctx, bg_store *st, const bg_machine *m, int6
 			continue;
 		if (bg_db_bind_int64(s, 1, id) != 0 || bg_db_bind_text(s, 2, key, -1) != 0 ||
 		    bg_db_bind_text(s, 3, value ? value : "", -1) != 0)
+			return store__bind_fail(ctx, st, s);
+		if ((error = store__run(ctx, st, s, "storing the run's machine facts")) < 0)
+			return error;
+	}
+	/* A machine named with --machine: its hardware's own fingerprint. */
+	if ((error = bg_machine__hardware(m, hw)) == BG_ENOMEM)
+		return bg_error_oom(ctx);
+	if (error == 1) {
+		if (bg_db_bind_int64(s, 1, id) != 0 || bg_db_bind_text(s, 2, "hardware", -1) != 0 ||
+		    bg_db_bind_text(s, 3, hw, -1) != 0)
 			return store__bind_fail(ctx, st, s);
 		if ((error = store__run(ctx, st, s, "storing the run's machine facts")) < 0)
 			return error;

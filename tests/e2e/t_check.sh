@@ -450,4 +450,20 @@ d = json.load(sys.stdin)
 sys.exit(not (d[\"volatile\"][\"cpus_usable\"] == \"1\" and \"cpus_usable\" not in d[\"facts\"]))'"
 cd "$T" || exit 1
 
+# Runners pooled under one --machine name: each run keeps its hardware's
+# own fingerprint (the volatile fact "hardware"), and a run of other
+# hardware than its baseline's is said to be one.
+host_fp=$("$BG" fingerprint --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["fingerprint"])')
+six_runs pool --machine pool
+git commit -q --allow-empty -m slower
+printf 'BENCHGUARD t %s ms\n' 15 15.1 14.9 | "$BG" -q import - --format lines --name b --machine pool >/dev/null
+check "--machine pool: each run keeps its hardware's fingerprint; the same as the baseline's: no word of it" bash -c "
+	[ \"\$(sqlite3 '$BENCHGUARD_DB' \"SELECT DISTINCT value FROM run_facts WHERE key = 'hardware'\")\" = $host_fp ] &&
+	\"$BG\" check --machine pool >$T/out 2>$T/err; [ \$? = 1 ] && ! grep -q 'other conditions' $T/err"
+sqlite3 "$BENCHGUARD_DB" "UPDATE run_facts SET value = 'feedfacefeedface' WHERE key = 'hardware' AND run_id = (SELECT max(id) FROM runs)"
+check "... a run of other hardware under the name: said, with both fingerprints" bash -c "
+	\"$BG\" check --machine pool >$T/out 2>$T/err; [ \$? = 1 ] &&
+	grep -q 'other conditions than its baseline (hardware feedfacefeedface here, $host_fp in 6 of 6 baseline runs)' $T/err"
+cd "$T" || exit 1
+
 finish
