@@ -243,9 +243,17 @@ static int nvml_volatile(const nvml_api *api, bg_machine *m, size_t i, nvml_devi
 	return err;
 }
 
+/* NVML's and the CUDA driver's codes for a kernel driver and a user-space
+ * library of different versions (a driver upgraded without a reboot): the
+ * GPUs are there, but nothing can describe them. */
+#define NVML_ERROR_LIB_RM_VERSION_MISMATCH 18
+#define CUDA_ERROR_INSUFFICIENT_DRIVER 35
+#define CUDA_ERROR_SYSTEM_DRIVER_MISMATCH 803
+
 /* 1 when NVML answered (GPU facts added, possibly none), 0 when it is not
- * usable, or a negative BG_E* code. */
-static int probe_nvml(bg_machine *m, const char *lib_name, int stable)
+ * usable (`why` set when it is there but its driver does not match), or a
+ * negative BG_E* code. */
+static int probe_nvml(bg_machine *m, const char *lib_name, int stable, char *why, size_t whylen)
 {
 	gpu_info *g = NULL;
 	nvml_api api;
@@ -254,7 +262,7 @@ static int probe_nvml(bg_machine *m, const char *lib_name, int stable)
 	size_t n = 0;
 	char driver[96];
 	void *lib;
-	int err = 0, inited = 0, slot;
+	int err = 0, inited = 0, slot, rc;
 
 	if (!(lib = dlopen(lib_name, RTLD_NOW | RTLD_LOCAL)))
 		return 0;
@@ -277,8 +285,12 @@ static int probe_nvml(bg_machine *m, const char *lib_name, int stable)
 	if (!api.init || !api.shutdown || !api.count || !api.handle || !api.name || !api.memory ||
 	    !api.cc)
 		goto cleanup;
-	if (api.init() != 0)
+	if ((rc = api.init()) != 0) {
+		if (rc == NVML_ERROR_LIB_RM_VERSION_MISMATCH)
+			snprintf(why, whylen, "NVML: driver/library version mismatch (%s)",
+			         lib_name);
 		goto cleanup;
+	}
 	inited = 1;
 	if (api.count(&count) != 0)
 		goto cleanup;
@@ -338,16 +350,18 @@ typedef struct {
  * Loads the CUDA driver and runs cuInit.  Never dlclose'd: unloading the
  * driver after cuInit is not safe, and dlopen of a loaded library is only
  * a reference count.  1 with the device count, or 0 with *why (a static
- * string, or `buf`).
+ * string, or `buf`), and *mismatch set when the driver and its library
+ * do not match.
  */
 static int cuda_open(const char *lib_name, cuda_api *api, int *count, const char **why, char *buf,
-                     size_t size)
+                     size_t size, int *mismatch)
 {
 	void *lib = dlopen(lib_name, RTLD_NOW | RTLD_LOCAL);
 	int rc;
 
 	memset(api, 0, sizeof(*api));
 	*count = 0;
+	*mismatch = 0;
 	if (!lib) {
 		snprintf(buf, size, "no CUDA driver (%s not found)", lib_name);
 		*why = buf;
@@ -373,24 +387,34 @@ static int cuda_open(const char *lib_name, cuda_api *api, int *count, const char
 		return 1;
 	if (rc == 0 || rc == CUDA_ERROR_NO_DEVICE)
 		*why = "no CUDA device";
-	else {
+	else if (rc == CUDA_ERROR_SYSTEM_DRIVER_MISMATCH || rc == CUDA_ERROR_INSUFFICIENT_DRIVER) {
+		snprintf(buf, size, "no CUDA device (CUDA driver error %d: %s)", rc,
+		         rc == CUDA_ERROR_INSUFFICIENT_DRIVER
+		                 ? "the driver is older than the library"
+		                 : "driver/library version mismatch");
+		*why = buf;
+		*mismatch = 1;
+	} else {
 		snprintf(buf, size, "no CUDA device (CUDA driver error %d)", rc);
 		*why = buf;
 	}
 	return 0;
 }
 
-static int probe_cuda(bg_machine *m, const char *lib_name, int stable)
+static int probe_cuda(bg_machine *m, const char *lib_name, int stable, char *whyout, size_t whylen)
 {
 	gpu_info *g = NULL;
 	cuda_api api;
 	const char *why;
 	char buf[160];
 	size_t n = 0;
-	int count, i, dev, version, err = 0;
+	int count, i, dev, version, err = 0, mismatch;
 
-	if (!cuda_open(lib_name, &api, &count, &why, buf, sizeof(buf)))
+	if (!cuda_open(lib_name, &api, &count, &why, buf, sizeof(buf), &mismatch)) {
+		if (mismatch)
+			snprintf(whyout, whylen, "%s", why);
 		return 0;
+	}
 	if (!api.get || !api.name || !api.memory || !api.attr)
 		return 0;
 	if (count > MAX_GPUS)
@@ -426,29 +450,51 @@ cleanup:
 	return err;
 }
 
-int bg_gpu__probe(bg_machine *m, const char *nvml_lib, const char *cuda_lib, int stable)
+int bg_gpu__probe_why(bg_machine *m, const char *nvml_lib, const char *cuda_lib, int stable,
+                      char *why, size_t whylen)
 {
 	int err;
 
 	if (!m)
 		return BG_EINPUT;
-	if (nvml_lib && (err = probe_nvml(m, nvml_lib, stable)) != 0)
+	*why = '\0';
+	if (nvml_lib && (err = probe_nvml(m, nvml_lib, stable, why, whylen)) != 0)
 		return err < 0 ? err : 0;
-	if (cuda_lib && (err = probe_cuda(m, cuda_lib, stable)) < 0)
+	/* CUDA's answer stands when NVML's was no answer. */
+	if (cuda_lib && (err = probe_cuda(m, cuda_lib, stable, why, whylen)) < 0)
 		return err;
 	return 0;
 }
 
+int bg_gpu__probe(bg_machine *m, const char *nvml_lib, const char *cuda_lib, int stable)
+{
+	char why[192];
+
+	return bg_gpu__probe_why(m, nvml_lib, cuda_lib, stable, why, sizeof(why));
+}
+
 int bg_gpu_detect(bg_ctx *ctx, bg_machine *m)
 {
+	char why[192];
 	int err;
 
 	BG_NEED(ctx, m);
-	err = bg_gpu__probe(m, NVML_LIB, CUDA_LIB, 1);
+	err = bg_gpu__probe_why(m, NVML_LIB, CUDA_LIB, 1, why, sizeof(why));
 
 	if (err == BG_ENOMEM)
 		return bg_error_oom(ctx);
-	return err < 0 ? bg_error_set(ctx, err, "cannot record the GPUs' facts") : 0;
+	if (err < 0)
+		return bg_error_set(ctx, err, "cannot record the GPUs' facts");
+	/* The GPUs are there and nothing can describe them: the machine
+	 * fingerprint loses them (every baseline with them is another
+	 * machine's), and benchmarks that need CUDA are skipped. */
+	if (*why && !bg_machine_get(m, "gpu0_name"))
+		bg_log(ctx, BG_LOG_WARN,
+		       "%s: this machine's GPUs are left out of its facts, so its fingerprint is "
+		       "another machine's and benchmarks that need CUDA are skipped (a driver "
+		       "upgraded without a reboot does this)",
+		       why);
+	return 0;
 }
 
 int bg_gpu_refresh(bg_ctx *ctx, bg_machine *m)
@@ -469,11 +515,11 @@ int bg_gpu__cuda_usable(const char *cuda_lib, char **why)
 	cuda_api api;
 	const char *reason = NULL;
 	char buf[160];
-	int count;
+	int count, mismatch;
 
 	if (why)
 		*why = NULL;
-	if (cuda_open(cuda_lib, &api, &count, &reason, buf, sizeof(buf)))
+	if (cuda_open(cuda_lib, &api, &count, &reason, buf, sizeof(buf), &mismatch))
 		return 1;
 	if (why && !(*why = bg_strdup(reason)))
 		return BG_ENOMEM;

@@ -441,6 +441,10 @@ int bg_random_hex(char out[33]);
  * that do not exist, or a fake library.
  */
 int bg_gpu__probe(bg_machine *m, const char *nvml_lib, const char *cuda_lib, int stable);
+/* The same, with `why` set (else "") when a GPU library is there but its
+ * driver does not match it (version mismatch), so no GPU was described. */
+int bg_gpu__probe_why(bg_machine *m, const char *nvml_lib, const char *cuda_lib, int stable,
+                      char *why, size_t whylen);
 int bg_gpu__cuda_usable(const char *cuda_lib, char **why);
 
 /* lib/config.c: a forge's repo, "owner/name"; when deep, also GitLab's

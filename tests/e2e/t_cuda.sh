@@ -163,4 +163,28 @@ check "... naming the GPU and the reasons" \
 sqlite3 .benchguard/results.db "INSERT OR REPLACE INTO run_facts VALUES ($id, 'gpu0_throttle', 'gpu_idle')"
 "$BG" --config "$T/harness.json" check --run "$id" >/dev/null 2>"$T/err"
 check "... and not about an idle one" bash -c "! grep -q 'GPU throttling' \"$T/err\""
+# A driver upgraded without a reboot: NVML and the CUDA driver answer
+# "version mismatch", no GPU is described, and the fingerprint falls back to
+# the CPU-only one.  That is said, once, with the reason; a machine without
+# NVIDIA's libraries (or with no GPU) hears nothing.  NVIDIA's libraries are
+# played by tests/unit/fake_gpu.c under their names.
+F="$T/fakegpu" && mkdir -p "$F"
+cp "${BG_BUILD:?}/tests/libfakegpu.so" "$F/libnvidia-ml.so.1"
+cp "$BG_BUILD/tests/libfakegpu.so" "$F/libcuda.so.1"
+fp_of() { "$BG" fingerprint --json 2>"$T/fp.err" | python3 -c 'import json,sys; print(json.load(sys.stdin)["fingerprint"])'; }
+cpu_fp=$(fp_of)
+gpu_fp=$(LD_LIBRARY_PATH=$F fp_of)
+check "two fake GPUs make another fingerprint, nothing said" bash -c "
+	[ '$gpu_fp' != '$cpu_fp' ] && [ ! -s '$T/fp.err' ]"
+check "NVML and CUDA in version mismatch: the CPU-only fingerprint, and a warning saying why" bash -c "
+	[ \"\$(LD_LIBRARY_PATH='$F' FAKE_GPU_NVML_FAIL=18 FAKE_GPU_CUDA_FAIL=803 \"$BG\" fingerprint --json 2>'$T/mm.err' |
+		python3 -c 'import json,sys; print(json.load(sys.stdin)[\"fingerprint\"])')\" = '$cpu_fp' ] &&
+	[ \"\$(grep -c warning '$T/mm.err')\" = 1 ] &&
+	grep -q 'warning: no CUDA device (CUDA driver error 803: driver/library version mismatch): this machine.s GPUs are left out of its facts, so its fingerprint is another machine.s' '$T/mm.err'"
+check "... NVML alone in mismatch while CUDA describes the GPUs: their fingerprint, nothing said" bash -c "
+	[ \"\$(LD_LIBRARY_PATH='$F' FAKE_GPU_NVML_FAIL=18 \"$BG\" fingerprint --json 2>'$T/mm.err' |
+		python3 -c 'import json,sys; print(json.load(sys.stdin)[\"fingerprint\"])')\" = '$gpu_fp' ] && [ ! -s '$T/mm.err' ]"
+check "... a driver that is not loaded and no CUDA device (a machine without a GPU): nothing said" bash -c "
+	LD_LIBRARY_PATH='$F' FAKE_GPU_NVML_FAIL=1 FAKE_GPU_CUDA_COUNT=0 \"$BG\" fingerprint >/dev/null 2>'$T/mm.err' && [ ! -s '$T/mm.err' ]"
+
 finish

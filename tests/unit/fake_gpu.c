@@ -68,7 +68,10 @@ static int copy_name(char *out, size_t len, const char *name)
 
 int nvmlInit_v2(void)
 {
-	return env_uint("FAKE_GPU_NVML_FAIL", 0) ? 9 : 0; /* NVML_ERROR_DRIVER_NOT_LOADED */
+	unsigned fail = env_uint("FAKE_GPU_NVML_FAIL", 0);
+
+	/* 1: NVML_ERROR_DRIVER_NOT_LOADED; another value: that code. */
+	return fail == 1 ? 9 : (int)fail;
 }
 
 int nvmlShutdown(void)
@@ -158,7 +161,7 @@ static const struct fake_dev *cuda_dev(int dev)
 int cuInit(unsigned int flags)
 {
 	(void)flags;
-	return 0;
+	return (int)env_uint("FAKE_GPU_CUDA_FAIL", 0);
 }
 
 int cuDeviceGetCount(int *count)
