@@ -26,17 +26,23 @@
 static const bg_gpu h100 = { "NVIDIA H100 80GB HBM3", 85899345920ULL, 9, 0 };
 static const bg_gpu a100 = { "NVIDIA A100-SXM4-40GB", 42949672960ULL, 8, 0 };
 
+static void last_warning(bg_log_level level, const char *msg, void *data);
+
+/* A fixture tree's machine; a tree with a CPU draws no warning. */
 static bg_machine *detect_fixture(const char *name)
 {
-	char root[4096];
+	char root[4096], warned[512] = "";
 	bg_ctx *ctx = NULL;
 	bg_machine *m = NULL;
 
 	snprintf(root, sizeof(root), "%s/machine/%s", bg_test_fixtures(), name);
 	assert_int_equal(bg_ctx_new(&ctx), 0);
+	bg_ctx_set_log(ctx, last_warning, warned);
 	if (bg_machine_detect(ctx, root, &m) != 0)
 		fail_msg("detect %s: %s", root, bg_ctx_error(ctx));
 	bg_ctx_free(ctx);
+	if (*warned)
+		fail_msg("detect %s warned: %s", root, warned);
 	assert_non_null(m);
 	return m;
 }
@@ -267,19 +273,34 @@ static void test_facts_as_data(void **state)
 	bg_machine_free(NULL);
 }
 
+/* Keeps the last warning logged. */
+static void last_warning(bg_log_level level, const char *msg, void *data)
+{
+	if (level == BG_LOG_WARN)
+		snprintf(data, 512, "%s", msg);
+}
+
 static void test_empty_root(void **state)
 {
-	char dir[] = "/tmp/bg-machine-XXXXXX";
+	char dir[] = "/tmp/bg-machine-XXXXXX", warned[512] = "", want[512];
 	bg_ctx *ctx = NULL;
 	bg_machine *m = NULL;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	assert_int_equal(bg_ctx_new(&ctx), 0);
-	/* Nothing to read (a container without /proc or sysfs): no facts, no error. */
+	bg_ctx_set_log(ctx, last_warning, warned);
+	/* Nothing to read (a container without /proc or sysfs): no facts, no
+	 * error, but a warning: every such machine has this fingerprint. */
 	assert_int_equal(bg_machine_detect(ctx, dir, &m), 0);
 	assert_int_equal(bg_machine_fact_count(m), 0);
 	assert_string_equal(bg_machine_fingerprint(m), EMPTY_FP);
+	snprintf(want, sizeof(want),
+	         "this machine's CPU cannot be read (no %s/proc/cpuinfo, no "
+	         "%s/sys/devices/system/cpu): its fingerprint tells it from no other machine "
+	         "that lacks them too; name it with --machine NAME",
+	         dir, dir);
+	assert_string_equal(warned, want);
 	bg_machine_free(m);
 	/* A root that does not exist at all behaves the same. */
 	assert_int_equal(rmdir(dir), 0);
