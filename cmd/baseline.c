@@ -83,6 +83,31 @@ cleanup:
 	return rc;
 }
 
+/* The refusal of one file of another machine: what differs, and the ways on. */
+static int refuse_other(cli_state *st, const char *file, const bg_baseline *b, bg_machine *here)
+{
+	const char *fp = bg_machine_fingerprint(here);
+	bg_machine *there = NULL;
+	bg_buf diff = BG_BUF_INIT;
+	int rc;
+
+	/* A file with no facts (written by hand) would differ in all of them. */
+	if ((rc = bg_baseline__facts(b, &there)) < 0 ||
+	    (bg_machine_fact_count(there) && (rc = bg_machine__differ(there, here, &diff)) < 0))
+		rc = bg_error_oom(st->ctx);
+	else
+		rc = bg_error_set(st->ctx, BG_EINPUT,
+		                  "%s was exported on machine %s, but this machine is %s%s%s "
+		                  "(pass --machine %s to store it under that name, or --force "
+		                  "to import it as %s)",
+		                  file, bg_baseline_machine(b), fp,
+		                  diff.ptr ? "; facts that differ, file -> here: " : "",
+		                  diff.ptr ? diff.ptr : "", bg_baseline_machine(b), fp);
+	bg_machine_free(there);
+	bg_buf_clear(&diff);
+	return rc;
+}
+
 /* Whether --machine NAME would take `name` (lib/machine.c says which). */
 static int usable_name(const char *name)
 {
@@ -149,13 +174,7 @@ static int do_import(cli_state *st, const baseline_flags *fl, char **files, int 
 			        "name of your own)",
 			        files[0], bg_baseline_machine(b[0]), fp, fp);
 		else if (nfiles == 1)
-			rc = bg_error_set(
-			        st->ctx, BG_EINPUT,
-			        "%s was exported on machine %s, but this machine is %s "
-			        "(pass --machine %s to store it under that name, or --force "
-			        "to import it as %s)",
-			        files[0], bg_baseline_machine(b[0]), fp, bg_baseline_machine(b[0]),
-			        fp);
+			rc = refuse_other(st, files[0], b[0], env.machine);
 		else
 			rc = bg_error_set(st->ctx, BG_EINPUT,
 			                  "none of the %d files was exported on this machine, %s "

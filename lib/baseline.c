@@ -762,6 +762,24 @@ const char *bg_baseline_machine(const bg_baseline *b)
 	return b->machine;
 }
 
+int bg_baseline__facts(const bg_baseline *b, bg_machine **out)
+{
+	bg_machine *m = NULL;
+	char **f;
+	int err;
+
+	*out = NULL;
+	if (bg_machine_new(&m) < 0)
+		return BG_ENOMEM;
+	for (f = b ? b->facts : NULL; f && f[0] && f[1]; f += 2)
+		if ((err = bg_machine_set_fact(m, f[0], f[1], 0)) < 0) {
+			bg_machine_free(m);
+			return err;
+		}
+	*out = m;
+	return 0;
+}
+
 size_t bg_baseline_run_count(const bg_baseline *b)
 {
 	if (!b)

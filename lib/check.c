@@ -675,46 +675,6 @@ cleanup:
 	return error;
 }
 
-/* How many of a machine's facts that differ from another's are named. */
-#define BG_FACTS_SHOWN 4
-
-/* The stable facts of `a` and `b` that differ, "key: A -> B" joined by ", ". */
-static int facts_differ(const bg_machine *there, const bg_machine *here, bg_buf *out)
-{
-	const bg_machine *side[2] = { there, here };
-	size_t shown = 0, more = 0, k, i;
-
-	for (k = 0; k < 2; k++)
-		for (i = 0; i < bg_machine_fact_count(side[k]); i++) {
-			const char *key, *value, *other;
-			int is_volatile;
-
-			if (bg_machine_fact(side[k], i, &key, &value, &is_volatile) < 0 ||
-			    is_volatile)
-				continue;
-			other = bg_machine_get(side[!k], key);
-			/* Each key once: from `there`, or from `here` when there lacks it. */
-			if (k == 1 && other)
-				continue;
-			if (other && !strcmp(other, value))
-				continue;
-			if (shown == BG_FACTS_SHOWN) {
-				more++;
-				continue;
-			}
-			if (bg_buf_printf(out, "%s%s %s -> %s", shown ? ", " : "", key,
-			                  k ? "(none)" : value,
-			                  k       ? value
-			                  : other ? other
-			                          : "(none)") < 0)
-				return -1;
-			shown++;
-		}
-	if (more && bg_buf_printf(out, " and %zu more", more) < 0)
-		return -1;
-	return 0;
-}
-
 /*
  * A machine with no stored runs judges nothing (every series is
  * no-baseline, exit 0).  Where the database holds runs of other machines,
@@ -737,7 +697,7 @@ static int warn_new_machine(bg_ctx *ctx, bg_store *store, bg_check_result *res, 
 	if ((error = bg_store_run_facts(ctx, store, run_id, &here)) < 0 ||
 	    (error = bg_store_run_facts(ctx, store, other[0].newest, &there)) < 0)
 		goto cleanup;
-	if (facts_differ(there, here, &diff) < 0 ||
+	if (bg_machine__differ(there, here, &diff) < 0 ||
 	    !(res->other_machine = bg_strdup(other[0].machine)) ||
 	    (diff.ptr && !(res->other_machine_differs = bg_strdup(diff.ptr)))) {
 		error = bg_error_oom(ctx);

@@ -440,6 +440,19 @@ int bg_random_hex(char out[33]);
  * the GPUs themselves too, not only their volatile facts.  Tests pass names
  * that do not exist, or a fake library.
  */
+/* The stable facts a baseline file carries for its machine, as an unnamed
+ * machine (none: no facts); 0 or a BG_E* code. */
+int bg_baseline__facts(const bg_baseline *b, bg_machine **out);
+/* How many differing facts bg_machine__differ names. */
+#define BG_FACTS_SHOWN 4
+
+/*
+ * lib/machine.c: the stable facts of `there` and `here` that differ, as
+ * "key THERE -> HERE" joined by ", " ("(none)" for a side without it), the
+ * first BG_FACTS_SHOWN of them and "and N more"; nothing appended when
+ * none differ.  0, or BG_ENOMEM.
+ */
+int bg_machine__differ(const bg_machine *there, const bg_machine *here, bg_buf *out);
 int bg_gpu__probe(bg_machine *m, const char *nvml_lib, const char *cuda_lib, int stable);
 /* The same, with `why` set (else "") when a GPU library is there but its
  * driver does not match it (version mismatch), so no GPU was described. */

@@ -183,3 +183,39 @@ const char *bg_machine_get(const bg_machine *m, const char *key)
 			return m->facts[i].value;
 	return NULL;
 }
+
+int bg_machine__differ(const bg_machine *there, const bg_machine *here, bg_buf *out)
+{
+	const bg_machine *side[2] = { there, here };
+	size_t shown = 0, more = 0, k, i;
+
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < bg_machine_fact_count(side[k]); i++) {
+			const char *key, *value, *other;
+			int is_volatile;
+
+			if (bg_machine_fact(side[k], i, &key, &value, &is_volatile) < 0 ||
+			    is_volatile)
+				continue;
+			other = bg_machine_get(side[!k], key);
+			/* Each key once: from `there`, or from `here` when there lacks it. */
+			if (k == 1 && other)
+				continue;
+			if (other && !strcmp(other, value))
+				continue;
+			if (shown == BG_FACTS_SHOWN) {
+				more++;
+				continue;
+			}
+			if (bg_buf_printf(out, "%s%s %s -> %s", shown ? ", " : "", key,
+			                  k ? "(none)" : value,
+			                  k       ? value
+			                  : other ? other
+			                          : "(none)") < 0)
+				return BG_ENOMEM;
+			shown++;
+		}
+	if (more && bg_buf_printf(out, " and %zu more", more) < 0)
+		return BG_ENOMEM;
+	return 0;
+}

@@ -162,6 +162,16 @@ P
 C=$T/c.db
 check "a file of another machine is refused (exit 2)" expect_rc 2 "$BG" --db "$C" baseline import "$T/other.json"
 check "... naming both machines" grep -q "other-box.*$fp" "$T/err"
+check "... and, its facts being this machine's, no facts that differ" bash -c "! grep -q 'facts that differ' '$T/err'"
+python3 - "$T/other.json" "$T/other-mem.json" <<'P'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["facts"]["mem_total"] = "512 GiB"
+json.dump(d, open(sys.argv[2], "w"), indent=2)
+P
+check "a file of a machine with other memory: refused, naming the fact that differs" bash -c "
+	'$BG' --db '$C' baseline import '$T/other-mem.json' 2>'$T/e'; [ \$? = 2 ] &&
+	grep -q 'was exported on machine other-box, but this machine is $fp; facts that differ, file -> here: mem_total 512 GiB -> [0-9]* GiB (pass --machine other-box' '$T/e'"
 check "... and nothing is stored" bash -c "[ ! -f $C ] || [ \"\$(sqlite3 $C 'SELECT count(*) FROM runs')\" = 0 ]"
 check "--force imports it as this machine" expect_rc 0 "$BG" --db "$C" baseline import --force "$T/other.json"
 check "... with a warning, under this machine's fingerprint" bash -c "
