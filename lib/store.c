@@ -254,6 +254,7 @@ enum store_stmt {
 	ST_RUN_STATUS,
 	ST_RUN_FINISH,
 	ST_SERIES_FIND,
+	ST_SERIES_OF_BENCH,
 	ST_SERIES_INSERT,
 	ST_SERIES_DIRECTION,
 	ST_RESULT_INSERT,
@@ -353,6 +354,7 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_RUN_FINISH] = "UPDATE runs SET status = 'complete', finished_at = ?2 WHERE id = ?1",
 	[ST_SERIES_FIND] =
 		"SELECT id, unit, direction FROM series WHERE benchmark = ?1 AND metric = ?2",
+	[ST_SERIES_OF_BENCH] = "SELECT id, metric, unit, direction FROM series WHERE benchmark = ?1",
 	[ST_SERIES_INSERT] = "INSERT INTO series(benchmark, metric, unit, direction)"
 			     " VALUES (?1, ?2, ?3, ?4) RETURNING id",
 	[ST_SERIES_DIRECTION] = "UPDATE series SET direction = ?2 WHERE id = ?1",
@@ -1382,55 +1384,161 @@ static int store__check_run(bg_ctx *ctx, bg_store *st, int64_t run_id)
  * that differs from the stored one would turn every stored run's
  * regression into an improvement for everyone; it is refused as a unit is.
  */
-static int store__series(bg_ctx *ctx, bg_store *st, const bg_series *ser, int keep_dir, int64_t *id)
+/* A benchmark's stored series, read once for a run's series of it: one
+ * statement where one per series cost a round trip each on PostgreSQL.
+ * Read inside the run's write transaction, so nothing changes them but
+ * this run's own statements. */
+typedef struct {
+	int64_t id;
+	char *metric, *unit, *dir;
+} known_row;
+
+typedef struct {
+	char *benchmark; /* NULL: none read yet */
+	known_row *rows; /* by metric (strcmp) */
+	size_t n;
+} series_known;
+
+static void store__known_clear(series_known *k)
+{
+	size_t i;
+
+	for (i = 0; i < k->n; i++) {
+		free(k->rows[i].metric);
+		free(k->rows[i].unit);
+		free(k->rows[i].dir);
+	}
+	free(k->rows);
+	free(k->benchmark);
+	memset(k, 0, sizeof(*k));
+}
+
+static int cmp_known(const void *a, const void *b)
+{
+	return strcmp(((const known_row *)a)->metric, ((const known_row *)b)->metric);
+}
+
+static int store__known_load(bg_ctx *ctx, bg_store *st, const char *benchmark, series_known *k)
+{
+	size_t cap = 0;
+	bg_db_stmt *s;
+	int error = 0, rc;
+
+	store__known_clear(k);
+	if (!(k->benchmark = bg_strdup(benchmark)))
+		return bg_error_oom(ctx);
+	if ((error = store__stmt(ctx, st, ST_SERIES_OF_BENCH, &s)) < 0)
+		goto fail;
+	if (bg_db_bind_text(s, 1, benchmark, -1) != 0) {
+		error = store__bind_fail(ctx, st, s);
+		goto fail;
+	}
+	while ((rc = bg_db_step(s)) == BG_DB_ROW) {
+		known_row *r;
+
+		if (bg_grow((void **)&k->rows, &cap, k->n, sizeof(*k->rows)) < 0) {
+			bg_db_reset(s);
+			error = bg_error_oom(ctx);
+			goto fail;
+		}
+		r = &k->rows[k->n++];
+		r->id = bg_db_column_int64(s, 0);
+		r->metric = bg_strdup(bg_db_column_text(s, 1));
+		r->unit = bg_strdup(bg_db_column_text(s, 2));
+		r->dir = bg_strdup(bg_db_column_text(s, 3));
+		if (!r->metric || !r->unit || !r->dir) {
+			bg_db_reset(s);
+			error = bg_error_oom(ctx);
+			goto fail;
+		}
+	}
+	bg_db_reset(s);
+	if (rc != BG_DB_DONE) {
+		error = store__fail(ctx, st, "finding the series");
+		goto fail;
+	}
+	if (k->n > 1)
+		qsort(k->rows, k->n, sizeof(*k->rows), cmp_known);
+	return 0;
+fail:
+	store__known_clear(k);
+	return error;
+}
+
+/* The series' id, stored now if it is new; its unit must be the stored
+ * one, and its direction too when keep_dir (else the stored one is
+ * updated).  `known`: the benchmark's stored series, read in this
+ * transaction; one not there is looked up (NULL: every one is). */
+static int store__series(bg_ctx *ctx, bg_store *st, const bg_series *ser, int keep_dir,
+                         series_known *known, int64_t *id)
 {
 	const char *dir = bg_direction_name(ser->direction);
-	bg_db_stmt *s;
-	int error, rc, same_dir = 1, found = 0;
+	const char *unit = NULL, *old_dir = NULL;
+	bg_db_stmt *s = NULL;
+	int error, same_dir = 1, found = 0;
 
-	if ((error = store__stmt(ctx, st, ST_SERIES_FIND, &s)) < 0)
-		return error;
-	if (bg_db_bind_text(s, 1, ser->benchmark, -1) != 0 ||
-	    bg_db_bind_text(s, 2, ser->metric, -1) != 0)
-		return store__bind_fail(ctx, st, s);
-	rc = bg_db_step(s);
-	if (rc == BG_DB_ROW) {
-		const char *unit = (const char *)bg_db_column_text(s, 1);
-		const char *old_dir = (const char *)bg_db_column_text(s, 2);
+	if (known) {
+		known_row key = { 0, (char *)ser->metric, NULL, NULL }, *row;
 
-		*id = bg_db_column_int64(s, 0);
-		if (strcmp(unit, ser->unit) != 0) {
+		if ((!known->benchmark || strcmp(known->benchmark, ser->benchmark)) &&
+		    (error = store__known_load(ctx, st, ser->benchmark, known)) < 0)
+			return error;
+		row = known->n ? bsearch(&key, known->rows, known->n, sizeof(*known->rows),
+		                         cmp_known)
+		               : NULL;
+		if (row) {
+			found = 1;
+			*id = row->id;
+			unit = row->unit;
+			old_dir = row->dir;
+		}
+	}
+	/* Not among them: new, or stored by this run a moment ago. */
+	if (!found) {
+		int rc;
+
+		if ((error = store__stmt(ctx, st, ST_SERIES_FIND, &s)) < 0)
+			return error;
+		if (bg_db_bind_text(s, 1, ser->benchmark, -1) != 0 ||
+		    bg_db_bind_text(s, 2, ser->metric, -1) != 0)
+			return store__bind_fail(ctx, st, s);
+		rc = bg_db_step(s);
+		if (rc == BG_DB_ROW) {
+			found = 1;
+			*id = bg_db_column_int64(s, 0);
+			unit = (const char *)bg_db_column_text(s, 1);
+			old_dir = (const char *)bg_db_column_text(s, 2);
+		} else if (rc != BG_DB_DONE) {
+			error = store__fail(ctx, st, "finding the series");
+			bg_db_reset(s);
+			return error;
+		}
+	}
+	if (found) {
+		if (strcmp(unit, ser->unit) != 0)
 			error = bg_error_set(ctx, BG_EINPUT,
 			                     "series \"%s:%s\" is stored in unit \"%s\", "
 			                     "but this run measured it in \"%s\"",
 			                     ser->benchmark, ser->metric, unit, ser->unit);
-			bg_db_reset(s);
-			return error;
-		}
-		same_dir = !strcmp(old_dir, dir);
-		if (!same_dir && keep_dir) {
+		else if ((same_dir = !strcmp(old_dir, dir)) == 0 && keep_dir)
 			error = bg_error_set(ctx, BG_EINPUT,
 			                     "series \"%s:%s\" is stored as %s is better, but "
 			                     "this run says %s is better",
 			                     ser->benchmark, ser->metric, old_dir, dir);
+		else
+			error = 0;
+		if (s)
 			bg_db_reset(s);
+		if (error < 0 || same_dir)
 			return error;
-		}
-	} else if (rc != BG_DB_DONE) {
-		error = store__fail(ctx, st, "finding the series");
-		bg_db_reset(s);
-		return error;
-	}
-	bg_db_reset(s);
-	if (rc == BG_DB_ROW) {
-		if (same_dir)
-			return 0;
 		if ((error = store__stmt(ctx, st, ST_SERIES_DIRECTION, &s)) < 0)
 			return error;
 		if (bg_db_bind_int64(s, 1, *id) != 0 || bg_db_bind_text(s, 2, dir, -1) != 0)
 			return store__bind_fail(ctx, st, s);
 		return store__run(ctx, st, s, "updating the series' direction");
 	}
+	if (s)
+		bg_db_reset(s);
 	if ((error = store__stmt(ctx, st, ST_SERIES_INSERT, &s)) < 0)
 		return error;
 	if (bg_db_bind_text(s, 1, ser->benchmark, -1) != 0 ||
@@ -1442,14 +1550,14 @@ static int store__series(bg_ctx *ctx, bg_store *st, const bg_series *ser, int ke
 
 /* One series of a run: its summary row, then every sample in order. */
 static int store__series_samples(bg_ctx *ctx, bg_store *st, int64_t run_id, const bg_series *ser,
-                                 int keep_dir)
+                                 int keep_dir, series_known *known)
 {
 	bg_summary sum;
 	int64_t series_id = 0, result_id;
 	bg_db_stmt *s;
 	int error, rc;
 
-	if ((error = store__series(ctx, st, ser, keep_dir, &series_id)) < 0)
+	if ((error = store__series(ctx, st, ser, keep_dir, known, &series_id)) < 0)
 		return error;
 	if ((error = bg_stats_summarize(ctx, ser->values, ser->n, &sum)) < 0)
 		return error;
@@ -1526,14 +1634,17 @@ static int store__run_add(bg_ctx *ctx, bg_store *store, int64_t run_id, const bg
                           int keep_dir)
 {
 	size_t i, n = bg_results_series_count(res);
+	series_known known = { NULL, NULL, 0 };
 	int error;
 
 	if ((error = store__check_run(ctx, store, run_id)) < 0)
 		return error;
-	for (i = 0; i < n; i++)
-		if ((error = store__series_samples(ctx, store, run_id, bg_results_series(res, i),
-		                                   keep_dir)) < 0)
-			return error;
+	for (i = 0; i < n && error == 0; i++)
+		error = store__series_samples(ctx, store, run_id, bg_results_series(res, i),
+		                              keep_dir, &known);
+	store__known_clear(&known);
+	if (error < 0)
+		return error;
 	return store__outcomes(ctx, store, run_id, res);
 }
 
