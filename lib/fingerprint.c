@@ -641,7 +641,8 @@ static int has_token(const char *list, const char *word)
  * its cgroup has a CPU quota (cgroup v2 cpu.max, v1 cpu.cfs_quota_us:
  * `docker run --cpus`, a Kubernetes limit).  Volatile, as the same
  * machine runs jobs with and without a limit; check warns when it differs
- * from the baseline runs'.  The host only: it is this process's.
+ * from the baseline runs'.  On the host, this process's affinity; under
+ * another root, that tree's CPU count and cgroup files.
  */
 static int detect_cpus_usable(probe *p)
 {
@@ -650,9 +651,18 @@ static int detect_cpus_usable(probe *p)
 	double cpus, quota = 0, period = 0;
 	int err = 0;
 
-	if (sched_getaffinity(0, sizeof(set), &set) != 0)
-		return 0;
-	cpus = CPU_COUNT(&set);
+	if (p->is_host) {
+		if (sched_getaffinity(0, sizeof(set), &set) != 0)
+			return 0;
+		cpus = CPU_COUNT(&set);
+	} else {
+		/* A tree describing a machine (tests' fixtures): its CPUs, its
+		 * cgroup files, no process of its own. */
+		const char *t = bg_machine_get(p->m, "cpu_threads");
+
+		if (!t || (cpus = strtod(t, NULL)) <= 0)
+			return 0;
+	}
 	/* "0::/path" (v2) or "N:cpu,cpuacct:/path" (v1), one line each. */
 	if ((err = read_rel(p, "proc/self/cgroup", &cg)) < 0)
 		return err;
@@ -664,7 +674,7 @@ static int detect_cpus_usable(probe *p)
 		if (!(ctl = strchr(l, ':')) || !(rel = strchr(ctl + 1, ':')))
 			continue;
 		*rel++ = '\0';
-		ctl++;
+		*ctl++ = '\0';
 		if (!strcmp(l, "0") && !*ctl) {
 			if (snprintf(path, sizeof(path), "sys/fs/cgroup%s/cpu.max", rel) >=
 			    (int)sizeof(path))
@@ -682,7 +692,13 @@ static int detect_cpus_usable(probe *p)
 			if ((err = read_line_rel(p, path, &q)) < 0)
 				break;
 			if (q && sscanf(q, "%lf", &quota) == 1 && quota > 0) {
-				memcpy(path + strlen(path) - strlen("quota_us"), "period_us", 10);
+				if (snprintf(path, sizeof(path),
+				             "sys/fs/cgroup/%s%s/cpu.cfs_period_us", ctl,
+				             rel) >= (int)sizeof(path)) {
+					free(q);
+					quota = 0;
+					continue;
+				}
 				free(line);
 				line = NULL;
 				if ((err = read_line_rel(p, path, &line)) < 0) {
@@ -728,7 +744,7 @@ static int detect_volatile(probe *p)
 	                                    &found)) < 0)
 		return err;
 
-	if (p->is_host && (err = detect_cpus_usable(p)) < 0)
+	if ((err = detect_cpus_usable(p)) < 0)
 		return err;
 
 	if ((err = read_line_rel(p, "proc/loadavg", &load)) < 0)
