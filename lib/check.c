@@ -759,8 +759,11 @@ static int warn_conditions(bg_ctx *ctx, bg_store *store, int64_t run_id, const i
 		bg_machine_free(there);
 		there = NULL;
 	}
+	/* Said when most of the baseline ran otherwise: a pool of runners
+	 * under one name mixes them, and the run of the kind most of its
+	 * baseline is has nothing to be told. */
 	for (k = 0; k < NKEYS; k++)
-		if (differ[k] &&
+		if (differ[k] * 2 > known[k] &&
 		    bg_buf_printf(&list, "%s%s %s here, %s in %zu of %zu baseline runs",
 		                  list.ptr ? "; " : "", keys[k], bg_machine_get(here, keys[k]),
 		                  theirs[k], differ[k], known[k]) < 0) {
@@ -869,11 +872,18 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 		}
 		for (i = 0, k = 0; i < w.nrefs; i++)
 			k += strcmp(w.refs[i].sha, w.exclude_sha) != 0;
+		/* A warning that cannot be made is no reason to hold back the
+		 * verdict (a message on the context would be taken for one). */
 		if (nseries && !opts->paired && k == 0 &&
-		    (error = warn_new_machine(ctx, store, res, opts->runs[0])) < 0)
-			goto cleanup;
-		if ((error = warn_conditions(ctx, store, opts->runs[0], w.taken, w.ntaken)) < 0)
-			goto cleanup;
+		    warn_new_machine(ctx, store, res, opts->runs[0]) < 0) {
+			free(res->other_machine);
+			free(res->other_machine_differs);
+			res->other_machine = res->other_machine_differs = NULL;
+			res->other_machine_runs = 0;
+			bg_ctx_clear_error(ctx);
+		}
+		if (warn_conditions(ctx, store, opts->runs[0], w.taken, w.ntaken) < 0)
+			bg_ctx_clear_error(ctx);
 	}
 
 	/* One row per series; those with baseline enough judged together, as

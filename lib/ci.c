@@ -294,7 +294,11 @@ static int confirm_alone(bg_ctx *ctx, const bg_ci_opts *o, bg_check_result *res,
 		goto cleanup;
 	co.runs = more.ids;
 	co.nruns = more.nruns;
-	if ((error = bg_check_run(ctx, o->store, o->repo, &co, &again)) < 0)
+	/* The first look said what there was to say about the baseline. */
+	bg_ctx__mute(ctx, 1);
+	error = bg_check_run(ctx, o->store, o->repo, &co, &again);
+	bg_ctx__mute(ctx, 0);
+	if (error < 0)
 		goto cleanup;
 	for (i = 0; i < nopen; i++) {
 		char *name = bg_printf("%s:%s", open[i].benchmark, open[i].metric);

@@ -4,8 +4,6 @@
  * Here rather than in either, so that the two only share the fact list
  * (lib/machine.c) and neither calls the other.
  */
-#include <string.h>
-
 #include "machine.h"
 
 int bg_machine_detect(bg_ctx *ctx, const char *root, bg_machine **out)
@@ -21,15 +19,6 @@ int bg_machine_detect(bg_ctx *ctx, const char *root, bg_machine **out)
 		return bg_error_oom(ctx);
 	if ((err = bg_fingerprint__system(ctx, m, root, &is_host)) < 0)
 		goto cleanup;
-	/* No CPU to be read (/proc and sysfs not mounted: a bare chroot, a
-	 * sandbox): the fingerprint is left with the architecture, which
-	 * every such machine shares, and their runs one baseline. */
-	if (!bg_machine_get(m, "cpu_model") && !bg_machine_get(m, "cpu_threads"))
-		bg_log(ctx, BG_LOG_WARN,
-		       "this machine's CPU cannot be read (no %s/proc/cpuinfo, no "
-		       "%s/sys/devices/system/cpu): its fingerprint tells it from no other machine "
-		       "that lacks them too; name it with --machine NAME",
-		       strcmp(root, "/") ? root : "", strcmp(root, "/") ? root : "");
 	/* GPUs belong to the host only: a fixture tree describes no GPU. */
 	if (is_host && (err = bg_gpu_detect(ctx, m)) < 0) {
 		err = err == BG_ENOMEM

@@ -69,6 +69,9 @@ sig_atomic_t bg_ctx__continued(const bg_ctx *ctx);
 #define BG_BUILD_TIMEOUT 3600.0
 
 void bg_log(bg_ctx *ctx, bg_log_level level, const char *fmt, ...) BG_PRINTF(3, 4);
+/* Nothing is logged between bg_ctx__mute(ctx, 1) and bg_ctx__mute(ctx, 0)
+ * (nested): a second look at what was already said. */
+void bg_ctx__mute(bg_ctx *ctx, int on);
 
 /*
  * A public function's guard for a pointer it needs: a NULL there is the

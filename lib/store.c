@@ -321,17 +321,19 @@ enum store_stmt {
 	"  AND v.series = s.benchmark || ':' || s.metric"
 
 /* How many runs that a baseline may draw from (as ST_BASELINE_RUNS lists
- * them: machine FP, complete, clean, primary; less those of commit SHA)
+ * them: machine FP, complete, clean, primary; less those of commit SHA,
+ * by its id, looked up once: joined, each counted row read its commit)
  * measured SERIES, newest first, counted to LIM at most.  The
  * statements that use it count every series in one, since one statement
  * per series cost a round trip each on PostgreSQL. */
 #define AVAIL_COUNT(series, fp, sha, lim) \
 	"(SELECT count(*) FROM (SELECT 1 FROM results x" \
-	"   JOIN runs r ON r.id = x.run_id JOIN commits c ON c.id = r.commit_id" \
+	"   JOIN runs r ON r.id = x.run_id" \
 	"  WHERE x.series_id = " series \
 	"    AND r.machine_id = (SELECT id FROM machines WHERE fingerprint = " fp ")" \
 	"    AND r.status = 'complete' AND r.dirty = 0 AND r.role = 'primary'" \
-	"    AND c.sha <> " sha " ORDER BY x.run_id DESC LIMIT " lim ") t)"
+	"    AND r.commit_id <> coalesce((SELECT id FROM commits WHERE sha = " sha "), -1)" \
+	"  ORDER BY x.run_id DESC LIMIT " lim ") t)"
 
 static const char *const stmt_sql[ST_COUNT] = {
 	[ST_MACHINE_INSERT] =
@@ -1111,6 +1113,17 @@ static int store__machine(bg_ctx *ctx, bg_store *st, bg_machine *m, int64_t now,
 
 	if (!fp || !*fp)
 		return bg_error_set(ctx, BG_ERROR, "the machine has no fingerprint");
+	/* No CPU could be read (/proc and sysfs not mounted: a bare chroot,
+	 * a sandbox): the fingerprint holds what was left, the architecture,
+	 * which every such machine shares, and so their runs one baseline.
+	 * A name (--machine) tells this one apart. */
+	if (!m->name && !bg_machine_get(m, "cpu_model") && !bg_machine_get(m, "cpu_threads"))
+		bg_log(ctx, BG_LOG_WARN,
+		       "this machine's CPU cannot be read (no /proc/cpuinfo, no "
+		       "/sys/devices/system/cpu): its fingerprint %s is that of every machine "
+		       "that lacks them too, and their runs share one baseline; name this one "
+		       "with --machine NAME",
+		       fp);
 	if ((error = store__stmt(ctx, st, ST_MACHINE_INSERT, &s)) < 0)
 		return error;
 	if (bg_db_bind_text(s, 1, fp, -1) != 0 || bg_db_bind_int64(s, 2, now) != 0)

@@ -27,6 +27,7 @@ struct bg_ctx {
 	char msg[BG_CTX_MSG_MAX];
 	bg_log_cb log;
 	void *log_data;
+	int muted; /* bg_ctx__mute: nothing logged while above 0 */
 	const volatile sig_atomic_t *cancel;
 	const volatile sig_atomic_t *continued;
 };
@@ -219,12 +220,18 @@ int bg_error_oom(bg_ctx *ctx)
 	return bg_error_set(ctx, BG_ENOMEM, "out of memory");
 }
 
+void bg_ctx__mute(bg_ctx *ctx, int on)
+{
+	if (ctx)
+		ctx->muted += on ? 1 : -1;
+}
+
 void bg_log(bg_ctx *ctx, bg_log_level level, const char *fmt, ...)
 {
 	char line[1024];
 	va_list ap;
 
-	if (!ctx || !ctx->log)
+	if (!ctx || !ctx->log || ctx->muted > 0)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);

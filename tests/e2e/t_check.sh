@@ -464,6 +464,17 @@ sqlite3 "$BENCHGUARD_DB" "UPDATE run_facts SET value = 'feedfacefeedface' WHERE 
 check "... a run of other hardware under the name: said, with both fingerprints" bash -c "
 	\"$BG\" check --machine pool >$T/out 2>$T/err; [ \$? = 1 ] &&
 	grep -q 'other conditions than its baseline (hardware feedfacefeedface here, $host_fp in 6 of 6 baseline runs)' $T/err"
+# A pool mixes hardware in one baseline: the run of the kind most of its
+# baseline is hears nothing; one of the kind fewer than half are, does.
+sqlite3 "$BENCHGUARD_DB" "UPDATE run_facts SET value = 'feedfacefeedface' WHERE key = 'hardware'
+	AND run_id IN (SELECT id FROM runs ORDER BY id LIMIT 2)"
+check "... 2 of the 6 baseline runs on its hardware: still said (4 of 6 differ)" bash -c "
+	\"$BG\" check --machine pool >$T/out 2>$T/err; [ \$? = 1 ] &&
+	grep -q 'hardware feedfacefeedface here, $host_fp in 4 of 6 baseline runs' $T/err"
+sqlite3 "$BENCHGUARD_DB" "UPDATE run_facts SET value = 'feedfacefeedface' WHERE key = 'hardware'
+	AND run_id IN (SELECT id FROM runs ORDER BY id LIMIT 4)"
+check "... 4 of the 6 on its hardware: nothing said" bash -c "
+	\"$BG\" check --machine pool >$T/out 2>$T/err; [ \$? = 1 ] && ! grep -q 'other conditions' $T/err"
 cd "$T" || exit 1
 
 finish

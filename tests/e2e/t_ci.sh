@@ -213,4 +213,30 @@ check "a build that rewrites a tracked file: ci stores its run clean, as run doe
 check "... and ci's run keeps its branch" \
 	[ "$(sqlite3 "$T/stamp.db" "SELECT branch FROM runs WHERE id = 1")" = main ]
 cd "$T" || exit 1
+# ci on a machine with no runs while the database holds another's: the
+# warning on stderr and under the step summary's table (check's, which ci
+# runs), once; with the other machine's name the regression is caught.
+new_repo "$T/moved" >/dev/null && cd "$T/moved" || exit 1
+echo 10 >level
+echo '{ "defaults": { "warmup": 0, "samples": 3 }, "baseline": { "min_runs": 5 },
+  "benchmarks": [ { "name": "b", "format": "lines",
+    "command": "for i in 1 2 3; do echo BENCHGUARD t $(cat level) ms; done" } ] }' >benchguard.json
+echo .benchguard/ >.gitignore
+git add -A && git commit -qm suite
+for i in 1 2 3 4 5 6; do
+	git commit -q --allow-empty -m "c$i"
+	"$BG" --db "$T/moved.db" -q ci --machine runner-old >/dev/null 2>&1
+done
+echo 15 >level && git commit -qam "50% slower"
+: >"$T/moved.md"
+check "ci on a new machine beside 6 runs of another: exit 0, nothing to judge against" bash -c "
+	GITHUB_STEP_SUMMARY=$T/moved.md \"$BG\" --db $T/moved.db ci --machine runner-new >$T/out 2>$T/err"
+check "... stderr says so once, naming runner-old and the --machine to use" bash -c "
+	[ \"\$(grep -c 'no run of machine runner-new is stored' $T/err)\" = 1 ] &&
+	grep -q 'the database has 6 runs of machine runner-old.*judge against it with --machine runner-old' $T/err"
+check "... and so does the step summary" \
+	grep -q '^\*\*No run of this machine to judge against.\*\* The database has 6 runs of machine `runner-old`' "$T/moved.md"
+check "... ci --machine runner-old catches the regression (exit 1)" bash -c "
+	\"$BG\" --db $T/moved.db ci --machine runner-old >$T/out 2>$T/err; [ \$? = 1 ]"
+cd "$T" || exit 1
 finish

@@ -159,6 +159,55 @@ static int store_run(bg_ctx *ctx, bg_store *st, const bg_commit *commit, bg_mach
 
 /* ------------------------------------------------------------------ tests */
 
+/* Keeps the last warning logged. */
+static void last_warning(bg_log_level level, const char *msg, void *data)
+{
+	if (level == BG_LOG_WARN)
+		snprintf(data, 512, "%s", msg);
+}
+
+/*
+ * A machine whose CPU could not be read (no /proc, no sysfs) has a
+ * fingerprint every such machine shares: storing a run under it says so,
+ * and not once the machine has a name.
+ */
+static void test_machine_without_cpu(void **state)
+{
+	char path[512], warned[512] = "";
+	bg_ctx *ctx = NULL;
+	bg_store *st = NULL;
+	bg_machine *m = NULL;
+	bg_results *res = NULL;
+	bg_commit commit;
+	int64_t id;
+
+	join(path, sizeof(path), *state, "nocpu.db");
+	make_commit(&commit, 'e', "no cpu");
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	bg_ctx_set_log(ctx, last_warning, warned);
+	assert_int_equal(bg_store_open(ctx, path, &st), 0);
+	assert_int_equal(bg_machine_new(&m), 0);
+	assert_int_equal(bg_machine_set_fact(m, "arch", "x86_64", 0), 0);
+	assert_int_equal(bg_results_new(&res), 0);
+	assert_int_equal(store_run(ctx, st, &commit, m, res, &id), 0);
+	assert_non_null(strstr(warned, "this machine's CPU cannot be read (no /proc/cpuinfo, no "
+	                               "/sys/devices/system/cpu): its fingerprint "));
+	assert_non_null(strstr(warned, "name this one with --machine NAME"));
+	warned[0] = '\0';
+	assert_int_equal(bg_machine_set_name(m, "sandbox-1"), 0);
+	assert_int_equal(store_run(ctx, st, &commit, m, res, &id), 0);
+	assert_string_equal(warned, "");
+	/* A machine with a CPU: nothing said. */
+	bg_machine_free(m);
+	assert_non_null(m = make_machine());
+	assert_int_equal(store_run(ctx, st, &commit, m, res, &id), 0);
+	assert_string_equal(warned, "");
+	bg_results_free(res);
+	bg_machine_free(m);
+	bg_store_free(st);
+	bg_ctx_free(ctx);
+}
+
 static void test_migrate_empty_file(void **state)
 {
 	char path[512], buf[64];
@@ -1956,6 +2005,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unknown_schema_untouched, setup_dir,
 		                                teardown_dir),
 		cmocka_unit_test_setup_teardown(test_readonly_folder, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_machine_without_cpu, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_migrate_fills_robust_mean, setup_dir,
 		                                teardown_dir),
 	};
