@@ -636,19 +636,73 @@ static int has_token(const char *list, const char *word)
 	return 0;
 }
 
+/* The CPU quota of cgroup folder `dir` (relative to the root), as CPUs,
+ * into *best when lower: v2's cpu.max ("QUOTA PERIOD", or "max ..."), or
+ * v1's cpu.cfs_quota_us over cpu.cfs_period_us (-1: none). */
+static int cg_quota(probe *p, const char *dir, int v2, double *best)
+{
+	char path[PATH_MAX], *a = NULL, *b = NULL;
+	double quota = 0, period = 0;
+	int err;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, v2 ? "cpu.max" : "cpu.cfs_quota_us") >=
+	    (int)sizeof(path))
+		return 0;
+	if ((err = read_line_rel(p, path, &a)) < 0)
+		return err;
+	if (a && v2 && sscanf(a, "%lf %lf", &quota, &period) != 2)
+		quota = 0;
+	if (a && !v2 && sscanf(a, "%lf", &quota) == 1 && quota > 0 &&
+	    snprintf(path, sizeof(path), "%s/cpu.cfs_period_us", dir) < (int)sizeof(path)) {
+		if ((err = read_line_rel(p, path, &b)) < 0) {
+			free(a);
+			return err;
+		}
+		if (!b || sscanf(b, "%lf", &period) != 1)
+			quota = 0;
+	}
+	free(a);
+	free(b);
+	if (quota > 0 && period > 0 && quota / period < *best)
+		*best = quota / period;
+	return 0;
+}
+
+/* The lowest quota of cgroup folder base/rel and the folders above it, up
+ * to base: a limit set on a parent holds its children to it. */
+static int cg_quota_up(probe *p, const char *base, const char *rel, int v2, double *best)
+{
+	char dir[PATH_MAX];
+	size_t keep = strlen(base);
+	char *slash;
+	int err;
+
+	if (snprintf(dir, sizeof(dir), "%s%s", base, rel) >= (int)sizeof(dir))
+		return 0;
+	while (strlen(dir) > keep && dir[strlen(dir) - 1] == '/')
+		dir[strlen(dir) - 1] = '\0';
+	for (;;) {
+		if ((err = cg_quota(p, dir, v2, best)) < 0)
+			return err;
+		if (strlen(dir) <= keep || !(slash = strrchr(dir + keep, '/')))
+			return 0;
+		*slash = '\0';
+	}
+}
+
 /*
  * The CPUs this process may use: those of its affinity mask, fewer when
- * its cgroup has a CPU quota (cgroup v2 cpu.max, v1 cpu.cfs_quota_us:
- * `docker run --cpus`, a Kubernetes limit).  Volatile, as the same
- * machine runs jobs with and without a limit; check warns when it differs
- * from the baseline runs'.  On the host, this process's affinity; under
- * another root, that tree's CPU count and cgroup files.
+ * its cgroup (or one above it) has a CPU quota (cgroup v2 cpu.max, v1
+ * cpu.cfs_quota_us: `docker run --cpus`, a Kubernetes limit).  Volatile,
+ * as the same machine runs jobs with and without a limit; check warns when
+ * it differs from the baseline runs'.  On the host, this process's
+ * affinity; under another root, that tree's CPU count and cgroup files.
  */
 static int detect_cpus_usable(probe *p)
 {
 	cpu_set_t set;
-	char *cg = NULL, *line = NULL, path[PATH_MAX], buf[32];
-	double cpus, quota = 0, period = 0;
+	char *cg = NULL, base[PATH_MAX], buf[32];
+	double cpus;
 	int err = 0;
 
 	if (p->is_host) {
@@ -666,7 +720,7 @@ static int detect_cpus_usable(probe *p)
 	/* "0::/path" (v2) or "N:cpu,cpuacct:/path" (v1), one line each. */
 	if ((err = read_rel(p, "proc/self/cgroup", &cg)) < 0)
 		return err;
-	for (char *l = cg, *next; l && *l; l = next) {
+	for (char *l = cg, *next; l && *l && err >= 0; l = next) {
 		char *ctl, *rel;
 
 		if ((next = strchr(l, '\n')))
@@ -675,50 +729,15 @@ static int detect_cpus_usable(probe *p)
 			continue;
 		*rel++ = '\0';
 		*ctl++ = '\0';
-		if (!strcmp(l, "0") && !*ctl) {
-			if (snprintf(path, sizeof(path), "sys/fs/cgroup%s/cpu.max", rel) >=
-			    (int)sizeof(path))
-				continue;
-			if ((err = read_line_rel(p, path, &line)) < 0)
-				break;
-			if (line && sscanf(line, "%lf %lf", &quota, &period) != 2)
-				quota = 0;
-		} else if (has_token(ctl, "cpu")) {
-			char *q = NULL;
-
-			if (snprintf(path, sizeof(path), "sys/fs/cgroup/%s%s/cpu.cfs_quota_us", ctl,
-			             rel) >= (int)sizeof(path))
-				continue;
-			if ((err = read_line_rel(p, path, &q)) < 0)
-				break;
-			if (q && sscanf(q, "%lf", &quota) == 1 && quota > 0) {
-				if (snprintf(path, sizeof(path),
-				             "sys/fs/cgroup/%s%s/cpu.cfs_period_us", ctl,
-				             rel) >= (int)sizeof(path)) {
-					free(q);
-					quota = 0;
-					continue;
-				}
-				free(line);
-				line = NULL;
-				if ((err = read_line_rel(p, path, &line)) < 0) {
-					free(q);
-					break;
-				}
-				if (!line || sscanf(line, "%lf", &period) != 1)
-					quota = 0;
-			}
-			free(q);
-		}
-		free(line);
-		line = NULL;
+		if (!strcmp(l, "0") && !*ctl)
+			err = cg_quota_up(p, "sys/fs/cgroup", rel, 1, &cpus);
+		else if (has_token(ctl, "cpu") &&
+		         snprintf(base, sizeof(base), "sys/fs/cgroup/%s", ctl) < (int)sizeof(base))
+			err = cg_quota_up(p, base, rel, 0, &cpus);
 	}
-	free(line);
 	free(cg);
 	if (err < 0)
 		return err;
-	if (quota > 0 && period > 0 && quota / period < cpus)
-		cpus = quota / period;
 	snprintf(buf, sizeof(buf), "%.4g", cpus);
 	return bg_machine_set_fact(p->m, "cpus_usable", buf, 1);
 }

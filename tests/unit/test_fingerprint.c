@@ -336,7 +336,8 @@ static void assert_usable(const char *cgroup, const char *rel, const char *text,
 /*
  * The CPUs a process may use, less its cgroup's CPU quota (docker --cpus,
  * a Kubernetes limit): cgroup v2's cpu.max, v1's cfs quota and period
- * under the controller's own folder; no quota ("max", -1) leaves them all.
+ * under the controller's own folder, the lowest of the folder's and those
+ * above it; no quota ("max", -1) leaves them all.
  */
 static void test_cpu_quota(void **state)
 {
@@ -353,6 +354,15 @@ static void test_cpu_quota(void **state)
 	              "sys/fs/cgroup/cpu,cpuacct/docker/ab/cpu.cfs_period_us", "100000\n", "4");
 	/* A quota above the CPUs there are changes nothing. */
 	assert_usable("0::/big\n", "sys/fs/cgroup/big/cpu.max", "800000 100000\n", NULL, NULL, "4");
+	/* A quota on a folder above holds the ones below it. */
+	assert_usable("0::/kubepods/pod1/ctr\n", "sys/fs/cgroup/kubepods/pod1/cpu.max",
+	              "150000 100000\n", "sys/fs/cgroup/kubepods/pod1/ctr/cpu.max", "max 100000\n",
+	              "1.5");
+	assert_usable("3:cpu:/a/b\n", "sys/fs/cgroup/cpu/a/cpu.cfs_quota_us", "25000\n",
+	              "sys/fs/cgroup/cpu/a/cpu.cfs_period_us", "100000\n", "0.25");
+	/* Both hierarchies (a hybrid host): the lower quota. */
+	assert_usable("1:cpu:/j\n0::/j\n", "sys/fs/cgroup/cpu/j/cpu.cfs_quota_us", "200000\n",
+	              "sys/fs/cgroup/cpu/j/cpu.cfs_period_us", "100000\n", "2");
 	/* "cpuacct" alone is not the cpu controller. */
 	assert_usable("2:cpuacct:/x\n", "sys/fs/cgroup/cpuacct/x/cpu.cfs_quota_us", "10000\n",
 	              "sys/fs/cgroup/cpuacct/x/cpu.cfs_period_us", "100000\n", "4");
