@@ -734,6 +734,7 @@ static int warn_conditions(bg_ctx *ctx, bg_store *store, int64_t run_id, const i
 		                            "smt" };
 	enum { NKEYS = sizeof(keys) / sizeof(keys[0]) };
 	size_t differ[NKEYS] = { 0 }, known[NKEYS] = { 0 }, i, k;
+	bool mixed[NKEYS] = { false }; /* the runs that differ do not agree either */
 	char *theirs[NKEYS] = { NULL };
 	bg_machine *here = NULL, *there = NULL;
 	bg_buf list = BG_BUF_INIT;
@@ -751,10 +752,14 @@ static int warn_conditions(bg_ctx *ctx, bg_store *store, int64_t run_id, const i
 			if (!h || !b)
 				continue;
 			known[k]++;
-			if (strcmp(h, b) && differ[k]++ == 0 && !(theirs[k] = bg_strdup(b))) {
+			if (!strcmp(h, b))
+				continue;
+			if (differ[k]++ == 0 && !(theirs[k] = bg_strdup(b))) {
 				error = bg_error_oom(ctx);
 				goto cleanup;
 			}
+			if (strcmp(theirs[k], b))
+				mixed[k] = true;
 		}
 		bg_machine_free(there);
 		there = NULL;
@@ -764,9 +769,10 @@ static int warn_conditions(bg_ctx *ctx, bg_store *store, int64_t run_id, const i
 	 * baseline is has nothing to be told. */
 	for (k = 0; k < NKEYS; k++)
 		if (differ[k] * 2 > known[k] &&
-		    bg_buf_printf(&list, "%s%s %s here, %s in %zu of %zu baseline runs",
+		    bg_buf_printf(&list, "%s%s %s here, %s%s in %zu of %zu baseline runs",
 		                  list.ptr ? "; " : "", keys[k], bg_machine_get(here, keys[k]),
-		                  theirs[k], differ[k], known[k]) < 0) {
+		                  theirs[k], mixed[k] ? " and others" : "", differ[k],
+		                  known[k]) < 0) {
 			error = bg_error_oom(ctx);
 			goto cleanup;
 		}

@@ -443,6 +443,10 @@ cond_facts 2 0.25 powersave
 check "under a 0.25-CPU quota and powersave: stderr says both, against the 6 baseline runs" bash -c "
 	\"$BG\" check >$T/out 2>$T/err; [ \$? = 1 ] &&
 	grep -q 'warning: run [0-9]* ran under other conditions than its baseline (cpus_usable 0.25 here, 2 in 6 of 6 baseline runs; cpu_governor powersave here, performance in 6 of 6 baseline runs): it may be slower or faster for that alone' $T/err"
+sqlite3 "$BENCHGUARD_DB" "UPDATE run_facts SET value = '4' WHERE key = 'cpus_usable' AND run_id = (SELECT min(id) FROM runs)"
+check "... baseline runs that differ among themselves too: 'and others'" bash -c "
+	\"$BG\" check >$T/out 2>$T/err; [ \$? = 1 ] &&
+	grep -q '(cpus_usable 0.25 here, 2 and others in 6 of 6 baseline runs; cpu_governor' $T/err"
 check "the CPUs this process may use are a volatile fact (taskset -c 0: 1)" bash -c "
 	taskset -c 0 \"$BG\" fingerprint --json | python3 -c '
 import json, sys
