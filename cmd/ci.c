@@ -66,6 +66,21 @@ static void annotations(FILE *f, const bg_check_result *res)
 {
 	size_t i, total = 0, shown = 0;
 
+	/* Nothing judged because this machine has no runs while another has:
+	 * a warning on the pull request, not only a line in the log. */
+	if (res->other_machine) {
+		char *msg =
+		        bg_printf("no run of machine %s is stored, so nothing was judged and a "
+		                  "regression would pass; the database has %zu runs of machine "
+		                  "%s%s%s%s. If that is this runner class, run with --machine %s",
+		                  res->machine, res->other_machine_runs, res->other_machine,
+		                  res->other_machine_differs ? " (facts that differ: " : "",
+		                  res->other_machine_differs ? res->other_machine_differs : "",
+		                  res->other_machine_differs ? ")" : "", res->other_machine);
+
+		annotate(f, "warning", "benchguard: no baseline on this machine", msg);
+		free(msg);
+	}
 	for (i = 0; i < res->nrows; i++)
 		total += annotated(&res->rows[i]);
 	/* Formatted whole (a series name may be 2 KiB, a failure's message

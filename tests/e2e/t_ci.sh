@@ -236,6 +236,9 @@ check "... stderr says so once, naming runner-old and the --machine to use" bash
 	grep -q 'the database has 6 runs of machine runner-old.*judge against it with --machine runner-old' $T/err"
 check "... and so does the step summary" \
 	grep -q '^\*\*No run of this machine to judge against.\*\* The database has 6 runs of machine `runner-old`' "$T/moved.md"
+check "... on GitHub Actions, a ::warning annotation says it too" bash -c "
+	GITHUB_ACTIONS=true \"$BG\" --db $T/moved.db ci --machine runner-new >$T/out 2>$T/err;
+	grep -q '^::warning title=benchguard%3A no baseline on this machine::no run of machine runner-new is stored, so nothing was judged and a regression would pass; the database has 6 runs of machine runner-old. If that is this runner class, run with --machine runner-old\$' $T/out"
 check "... ci --machine runner-old catches the regression (exit 1)" bash -c "
 	\"$BG\" --db $T/moved.db ci --machine runner-old >$T/out 2>$T/err; [ \$? = 1 ]"
 cd "$T" || exit 1
