@@ -306,19 +306,23 @@ enum store_stmt {
 /* clang-format off */
 /* A history row: the run, its commit and machine, the series' summary and
  * what the newest check of the run recorded for it. */
-#define HISTORY_SELECT \
+#define HISTORY_COLUMNS \
 	"SELECT r.id, c.sha, r.branch, r.dirty, r.status = 'complete', r.started_at," \
 	" c.author_time, c.subject, m.fingerprint, s.benchmark, s.metric, s.unit," \
 	" s.direction, x.n, x.mean, x.median, x.stddev, x.min, x.max," \
-	" r.role = 'paired', v.verdict, v.first, v.confirmation" \
-	" FROM series s" \
-	" JOIN results x ON x.series_id = s.id" \
-	" JOIN runs r ON r.id = x.run_id" \
+	" r.role = 'paired', v.verdict, v.first, v.confirmation"
+/* Joined to series s, results x and runs r: the rest of a history row. */
+#define HISTORY_JOINS \
 	" JOIN commits c ON c.id = r.commit_id" \
 	" JOIN machines m ON m.id = r.machine_id" \
 	" LEFT JOIN verdicts v ON v.check_id =" \
 	"  (SELECT max(k.id) FROM checks k WHERE k.run_id = r.id)" \
 	"  AND v.series = s.benchmark || ':' || s.metric"
+#define HISTORY_SELECT \
+	HISTORY_COLUMNS \
+	" FROM series s" \
+	" JOIN results x ON x.series_id = s.id" \
+	" JOIN runs r ON r.id = x.run_id" HISTORY_JOINS
 
 /* How many runs that a baseline may draw from (as ST_BASELINE_RUNS lists
  * them: machine FP, complete, clean, primary; less those of commit SHA,
@@ -390,23 +394,14 @@ static const char *const stmt_sql[ST_COUNT] = {
 	 * one per series cost 1,000 round trips, each planned afresh (1.5 s
 	 * for --limit 1 of 1,000 series; this, 35 ms).  Runs are listed
 	 * newest first and the series' result looked up in each, as there. */
-	[ST_HISTORY_EACH] =
-		"SELECT r.id, c.sha, r.branch, r.dirty, r.status = 'complete', r.started_at,"
-		" c.author_time, c.subject, m.fingerprint, s.benchmark, s.metric, s.unit,"
-		" s.direction, x.n, x.mean, x.median, x.stddev, x.min, x.max,"
-		" r.role = 'paired', v.verdict, v.first, v.confirmation"
+	[ST_HISTORY_EACH] = HISTORY_COLUMNS
 		" FROM series s"
 		" CROSS JOIN LATERAL (SELECT r2.id FROM runs r2"
 		"  WHERE EXISTS (SELECT 1 FROM results x2"
 		"                WHERE x2.run_id = r2.id AND x2.series_id = s.id)"
 		"  ORDER BY r2.started_at DESC, r2.id DESC LIMIT ?3) t"
 		" JOIN results x ON x.run_id = t.id AND x.series_id = s.id"
-		" JOIN runs r ON r.id = t.id"
-		" JOIN commits c ON c.id = r.commit_id"
-		" JOIN machines m ON m.id = r.machine_id"
-		" LEFT JOIN verdicts v ON v.check_id ="
-		"  (SELECT max(k.id) FROM checks k WHERE k.run_id = r.id)"
-		"  AND v.series = s.benchmark || ':' || s.metric"
+		" JOIN runs r ON r.id = t.id" HISTORY_JOINS
 		" WHERE s.benchmark = ?1 AND (CAST(?2 AS TEXT) IS NULL OR s.metric = ?2)",
 	[ST_RESULT_FIND] = "SELECT x.id, x.n, coalesce(x.robust_mean, x.mean)"
 			   " FROM results x JOIN series s ON s.id = x.series_id"
