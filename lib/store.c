@@ -360,7 +360,8 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_RUN_FINISH] = "UPDATE runs SET status = 'complete', finished_at = ?2 WHERE id = ?1",
 	[ST_SERIES_FIND] =
 		"SELECT id, unit, direction FROM series WHERE benchmark = ?1 AND metric = ?2",
-	[ST_SERIES_OF_BENCH] = "SELECT id, metric, unit, direction FROM series WHERE benchmark = ?1",
+	[ST_SERIES_OF_BENCH] =
+		"SELECT id, benchmark, metric, unit, direction FROM series WHERE benchmark = ?1",
 	[ST_SERIES_INSERT] = "INSERT INTO series(benchmark, metric, unit, direction)"
 			     " VALUES (?1, ?2, ?3, ?4) RETURNING id",
 	[ST_SERIES_DIRECTION] = "UPDATE series SET direction = ?2 WHERE id = ?1",
@@ -1392,45 +1393,96 @@ static int store__check_run(bg_ctx *ctx, bg_store *st, int64_t run_id)
  * that differs from the stored one would turn every stored run's
  * regression into an improvement for everyone; it is refused as a unit is.
  */
+/* A series row of ST_SERIES_ALL and ST_SERIES_OF_BENCH. */
+typedef struct {
+	int64_t id;
+	char *benchmark, *metric, *unit;
+	bg_direction direction;
+} store_series;
+
+static void store__series_rows_free(store_series *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++) {
+		free(v[i].benchmark);
+		free(v[i].metric);
+		free(v[i].unit);
+	}
+	free(v);
+}
+
+/* Steps `s` (bound; columns id, benchmark, metric, unit, direction), its
+ * rows into *out, and resets it. */
+static int store__series_rows(bg_ctx *ctx, bg_store *st, bg_db_stmt *s, store_series **out,
+                              size_t *nout)
+{
+	store_series *v = NULL;
+	size_t len = 0, cap = 0;
+	int error = 0, rc;
+
+	*out = NULL;
+	*nout = 0;
+	while ((rc = bg_db_step(s)) == BG_DB_ROW) {
+		const char *dir = bg_db_column_text(s, 4);
+		store_series *r;
+
+		if (bg_grow((void **)&v, &cap, len, sizeof(*v)) < 0) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+		r = &v[len++];
+		r->id = bg_db_column_int64(s, 0);
+		r->benchmark = bg_strdup(bg_db_column_text(s, 1));
+		r->metric = bg_strdup(bg_db_column_text(s, 2));
+		r->unit = bg_strdup(bg_db_column_text(s, 3));
+		if (!dir || bg_direction_from_name(dir, &r->direction) < 0)
+			r->direction = BG_DIR_LOWER;
+		if (!r->benchmark || !r->metric || !r->unit) {
+			error = bg_error_oom(ctx);
+			goto cleanup;
+		}
+	}
+	if (rc != BG_DB_DONE) {
+		error = store__fail(ctx, st, "reading the series");
+		goto cleanup;
+	}
+	*out = v;
+	*nout = len;
+	v = NULL;
+	len = 0;
+cleanup:
+	bg_db_reset(s);
+	store__series_rows_free(v, len);
+	return error;
+}
+
 /* A benchmark's stored series, read once for a run's series of it: one
  * statement where one per series cost a round trip each on PostgreSQL.
  * Read inside the run's write transaction, so nothing changes them but
  * this run's own statements. */
 typedef struct {
-	int64_t id;
-	char *metric, *unit, *dir;
-} known_row;
-
-typedef struct {
-	char *benchmark; /* NULL: none read yet */
-	known_row *rows; /* by metric (strcmp) */
+	char *benchmark;    /* NULL: none read yet */
+	store_series *rows; /* by metric (strcmp) */
 	size_t n;
 } series_known;
 
 static void store__known_clear(series_known *k)
 {
-	size_t i;
-
-	for (i = 0; i < k->n; i++) {
-		free(k->rows[i].metric);
-		free(k->rows[i].unit);
-		free(k->rows[i].dir);
-	}
-	free(k->rows);
+	store__series_rows_free(k->rows, k->n);
 	free(k->benchmark);
 	memset(k, 0, sizeof(*k));
 }
 
 static int cmp_known(const void *a, const void *b)
 {
-	return strcmp(((const known_row *)a)->metric, ((const known_row *)b)->metric);
+	return strcmp(((const store_series *)a)->metric, ((const store_series *)b)->metric);
 }
 
 static int store__known_load(bg_ctx *ctx, bg_store *st, const char *benchmark, series_known *k)
 {
-	size_t cap = 0;
 	bg_db_stmt *s;
-	int error = 0, rc;
+	int error;
 
 	store__known_clear(k);
 	if (!(k->benchmark = bg_strdup(benchmark)))
@@ -1441,30 +1493,8 @@ static int store__known_load(bg_ctx *ctx, bg_store *st, const char *benchmark, s
 		error = store__bind_fail(ctx, st, s);
 		goto fail;
 	}
-	while ((rc = bg_db_step(s)) == BG_DB_ROW) {
-		known_row *r;
-
-		if (bg_grow((void **)&k->rows, &cap, k->n, sizeof(*k->rows)) < 0) {
-			bg_db_reset(s);
-			error = bg_error_oom(ctx);
-			goto fail;
-		}
-		r = &k->rows[k->n++];
-		r->id = bg_db_column_int64(s, 0);
-		r->metric = bg_strdup(bg_db_column_text(s, 1));
-		r->unit = bg_strdup(bg_db_column_text(s, 2));
-		r->dir = bg_strdup(bg_db_column_text(s, 3));
-		if (!r->metric || !r->unit || !r->dir) {
-			bg_db_reset(s);
-			error = bg_error_oom(ctx);
-			goto fail;
-		}
-	}
-	bg_db_reset(s);
-	if (rc != BG_DB_DONE) {
-		error = store__fail(ctx, st, "finding the series");
+	if ((error = store__series_rows(ctx, st, s, &k->rows, &k->n)) < 0)
 		goto fail;
-	}
 	if (k->n > 1)
 		qsort(k->rows, k->n, sizeof(*k->rows), cmp_known);
 	return 0;
@@ -1486,7 +1516,7 @@ static int store__series(bg_ctx *ctx, bg_store *st, const bg_series *ser, int ke
 	int error, same_dir = 1, found = 0;
 
 	if (known) {
-		known_row key = { 0, (char *)ser->metric, NULL, NULL }, *row;
+		store_series key = { 0, NULL, (char *)ser->metric, NULL, BG_DIR_LOWER }, *row;
 
 		if ((!known->benchmark || strcmp(known->benchmark, ser->benchmark)) &&
 		    (error = store__known_load(ctx, st, ser->benchmark, known)) < 0)
@@ -1498,7 +1528,7 @@ static int store__series(bg_ctx *ctx, bg_store *st, const bg_series *ser, int ke
 			found = 1;
 			*id = row->id;
 			unit = row->unit;
-			old_dir = row->dir;
+			old_dir = bg_direction_name(row->direction);
 		}
 	}
 	/* Not among them: new, or stored by this run a moment ago. */
@@ -3133,66 +3163,16 @@ void bg_run_rows_free(bg_run_row *rows, size_t n)
 
 /* Every series' names, by id: one statement where one per series of a
  * period cost a round trip each on PostgreSQL. */
-typedef struct {
-	int64_t id;
-	char *benchmark, *metric, *unit;
-	bg_direction direction;
-} store_series;
-
-static void store__series_all_free(store_series *v, size_t n)
+static int store__series_all(bg_ctx *ctx, bg_store *st, store_series **out, size_t *nout)
 {
-	size_t i;
-
-	for (i = 0; v && i < n; i++) {
-		free(v[i].benchmark);
-		free(v[i].metric);
-		free(v[i].unit);
-	}
-	free(v);
-}
-
-static int store__series_all(bg_ctx *ctx, bg_store *store, store_series **out, size_t *nout)
-{
-	store_series *v = NULL;
-	size_t len = 0, cap = 0;
 	bg_db_stmt *s;
-	int error = 0, rc;
+	int error;
 
 	*out = NULL;
 	*nout = 0;
-	if ((error = store__stmt(ctx, store, ST_SERIES_ALL, &s)) < 0)
+	if ((error = store__stmt(ctx, st, ST_SERIES_ALL, &s)) < 0)
 		return error;
-	while ((rc = bg_db_step(s)) == BG_DB_ROW) {
-		const char *dir = bg_db_column_text(s, 4);
-
-		if (bg_grow((void **)&v, &cap, len, sizeof(*v)) < 0) {
-			error = bg_error_oom(ctx);
-			goto cleanup;
-		}
-		memset(&v[len], 0, sizeof(*v));
-		v[len].id = bg_db_column_int64(s, 0);
-		v[len].benchmark = bg_strdup(bg_db_column_text(s, 1));
-		v[len].metric = bg_strdup(bg_db_column_text(s, 2));
-		v[len].unit = bg_strdup(bg_db_column_text(s, 3));
-		if (!dir || bg_direction_from_name(dir, &v[len].direction) < 0)
-			v[len].direction = BG_DIR_LOWER;
-		if (!v[len++].unit || !v[len - 1].benchmark || !v[len - 1].metric) {
-			error = bg_error_oom(ctx);
-			goto cleanup;
-		}
-	}
-	if (rc != BG_DB_DONE) {
-		error = store__fail(ctx, store, "reading the series");
-		goto cleanup;
-	}
-	*out = v;
-	*nout = len;
-	v = NULL;
-	len = 0;
-cleanup:
-	bg_db_reset(s);
-	store__series_all_free(v, len);
-	return error;
+	return store__series_rows(ctx, st, s, out, nout);
 }
 
 static int store__find_series(const void *key, const void *elem)
@@ -3254,7 +3234,7 @@ int bg_store_each_result(bg_ctx *ctx, bg_store *store, const bg_period *period, 
 cleanup:
 	if (s)
 		bg_db_reset(s);
-	store__series_all_free(all, nall);
+	store__series_rows_free(all, nall);
 	return error;
 }
 
