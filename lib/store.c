@@ -567,7 +567,8 @@ static const char *const stmt_sql[ST_COUNT] = {
 struct bg_store {
 	bg_db *db;
 	int version;
-	int created; /* the tables were made by this open */
+	int created;     /* the tables were made by this open */
+	int said_no_cpu; /* store__machine's warning, once a store (ci stores many runs) */
 	bg_db_stmt *stmts[ST_COUNT];
 };
 
@@ -1113,7 +1114,8 @@ static int store__machine(bg_ctx *ctx, bg_store *st, bg_machine *m, int64_t now,
 	 * a sandbox): the fingerprint holds what was left, the architecture,
 	 * which every such machine shares, and so their runs one baseline.
 	 * A name (--machine) tells this one apart. */
-	if (!m->name && !bg_machine_get(m, "cpu_model") && !bg_machine_get(m, "cpu_threads"))
+	if (!m->name && !bg_machine_get(m, "cpu_model") && !bg_machine_get(m, "cpu_threads") &&
+	    !st->said_no_cpu++)
 		bg_log(ctx, BG_LOG_WARN,
 		       "this machine's CPU cannot be read (no /proc/cpuinfo, no "
 		       "/sys/devices/system/cpu): its fingerprint %s is that of every machine "
