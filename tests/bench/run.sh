@@ -49,7 +49,13 @@
 #     Goal: <= 2x and < 150 ms.  Then `history b --limit 1` there, vs psql's
 #     SELECT of one run's results (goal <= 10x, as on SQLite).
 #
-#     Sections 6 and 7 share one throwaway server (tests/pg.sh, a folder
+#  8. pg-copy: section 3's database copied whole with `benchguard db copy`
+#     into a fresh PostgreSQL database and back into a new SQLite file, vs
+#     loading the same results and samples rows from CSV into plain tables
+#     (psql's `\copy` there, the sqlite3 shell's `.import` back).  Goal:
+#     <= 6x each way (the copy also keeps every index, key and check).
+#
+#     Sections 6 to 8 share one throwaway server (tests/pg.sh, a folder
 #     under /tmp, stopped on exit); without PostgreSQL's server programs they
 #     print "pg sections skipped: WHY" and the bench goes on.
 #
@@ -57,7 +63,7 @@
 # The project's own suite (benchguard.json, tests/bench/self.sh) measures
 # sections 1 to 4 at a smaller size at every commit, judged by benchguard.
 #
-# BENCH_ONLY=runner,startup,ingest,check,report,changepoints,history,pg-ingest,pg-check,formats picks
+# BENCH_ONLY=runner,startup,ingest,check,report,changepoints,history,pg-ingest,pg-check,pg-copy,formats picks
 # sections (default: all).
 set -eu
 build=${1:-build/release}
@@ -431,7 +437,7 @@ fi
 # fsync off), in a short folder under /tmp (the socket path's limit).  The
 # peer is the real psql binary of that server, not Debian's Perl wrapper
 # in /usr/bin, whose start-up alone (~20 ms) would flatter benchguard.
-if want pg-ingest || want pg-check; then
+if want pg-ingest || want pg-check || want pg-copy; then
 	if ! why=$(bash "$root/tests/pg.sh" available); then
 		echo "pg sections skipped: $why"
 	else
@@ -519,4 +525,42 @@ done
 pghist1=$(paste "$T/pghist1" "$T/pghistsel" | awk '{ print $1 / $2 }' | median)
 printf '  benchguard history b --limit 1 (1,000 series) %8.3f s   %.3fx psql'"'"'s SELECT of one run  (goal <= 10x)\n' \
 	"$(median <"$T/pghist1")" "$pghist1"
+fi
+
+# -------------------------------------------------------------- 8. pg-copy
+if want pg-copy && [ -n "$pgdir" ]; then
+# Section 3's database (201 runs of 1,000 series x 20 samples) both ways,
+# against the plain load of the same rows: at most 3 rounds, each copy
+# takes seconds.
+big_data
+sqlite3 -csv "$T/big.db" 'SELECT id, run_id, series_id, n, mean, median, stddev, min, max FROM results' >"$T/results.csv"
+sqlite3 -csv "$T/big.db" 'SELECT result_id, idx, value FROM samples' >"$T/samples.csv"
+plain='CREATE TABLE results (id bigint, run_id bigint, series_id bigint, n bigint, mean float8,
+	median float8, stddev float8, min float8, max float8);
+	CREATE TABLE samples (result_id bigint, idx int, value float8);'
+: >"$T/cpto" >"$T/cptopeer" >"$T/cpback" >"$T/cpbackpeer"
+for i in $(seq 1 "$(( reps < 3 ? reps : 3 ))"); do
+	u=$(pgdb bgcopyto)
+	timeit "$bg" -q db copy "$T/big.db" "$u" >>"$T/cpto"
+	c=$(pgdb bgcopypeer)
+	timeit "$psql" -X -q -v ON_ERROR_STOP=1 -c "$plain" -c "\\copy results FROM '$T/results.csv' CSV" \
+		-c "\\copy samples FROM '$T/samples.csv' CSV" "$c" >>"$T/cptopeer"
+	rm -f "$T/back.db" "$T/backpeer.db"
+	timeit "$bg" -q db copy "$u" "$T/back.db" >>"$T/cpback"
+	timeit sqlite3 "$T/backpeer.db" "$plain" ".import --csv $T/results.csv results" \
+		".import --csv $T/samples.csv samples" >>"$T/cpbackpeer"
+done
+samples=$(sqlite3 "$T/back.db" 'SELECT count(*) FROM samples')
+[ "$samples" = "$(sqlite3 "$T/big.db" 'SELECT count(*) FROM samples')" ] ||
+	{ echo "bench: db copy lost samples ($samples)" >&2; exit 1; }
+to=$(median <"$T/cpto") topeer=$(median <"$T/cptopeer") back=$(median <"$T/cpback") backpeer=$(median <"$T/cpbackpeer")
+echo "pg-copy: db copy of 201 runs x 1,000 series x 20 samples ($samples samples), median of $(wc -l <"$T/cpto")"
+printf '  psql \\copy of the results and samples rows       %8.3f s\n' "$topeer"
+printf '  benchguard db copy SQLite -> PostgreSQL %8.3f s   %sx psql  (goal <= 6: %s)\n' "$to" "$(ratio "$to" "$topeer")" \
+	"$(awk -v a="$to" -v b="$topeer" 'BEGIN { print (a <= 6 * b) ? "PASS" : "FAIL" }')"
+printf '  sqlite3 .import of the same rows                 %8.3f s\n' "$backpeer"
+printf '  benchguard db copy PostgreSQL -> SQLite %8.3f s   %sx sqlite3  (goal <= 6: %s)\n' "$back" "$(ratio "$back" "$backpeer")" \
+	"$(awk -v a="$back" -v b="$backpeer" 'BEGIN { print (a <= 6 * b) ? "PASS" : "FAIL" }')"
+awk -v a="$to" -v b="$topeer" -v c="$back" -v d="$backpeer" 'BEGIN { exit !(a <= 6 * b && c <= 6 * d) }' ||
+	{ echo "bench: db copy took more than 6x the plain load" >&2; exit 1; }
 fi

@@ -143,6 +143,38 @@ db_sql() {
 	fi
 }
 
+# many_series_db DB: a SQLite file of 3 runs, in a repository of its own,
+# of 150 series each with 1 to 5 samples (more than one batch of db copy's
+# writes, and a rest), as older benchguards may have left them too: one
+# result without a robust mean, one with an instrument, one with no samples.
+many_series_db() {
+	local repo="$1.repo" i
+	new_repo "$repo" >/dev/null || return 1
+	for i in 1 2 3; do
+		(cd "$repo" && git commit -q --allow-empty -m "c$i" &&
+			awk -v r="$i" 'BEGIN { for (s = 0; s < 150; s++) for (k = 0; k <= (s + r) % 5; k++)
+				printf "BENCHGUARD s%03d %d.%d%d ms\n", s, s + 1, k, r }' |
+			"$BG" -q --db "$1" import - --format lines --name m >/dev/null) || return 1
+	done
+	sqlite3 "$1" "UPDATE results SET robust_mean = NULL WHERE series_id = (SELECT id FROM series WHERE benchmark = 'm' AND metric = 's007');
+		UPDATE results SET instrument = 'callgrind' WHERE series_id = (SELECT id FROM series WHERE benchmark = 'm' AND metric = 's042');
+		DELETE FROM samples WHERE result_id IN (SELECT x.id FROM results x JOIN series s ON s.id = x.series_id
+			WHERE s.benchmark = 'm' AND s.metric = 's099')"
+}
+# results_dump DB: every run's results in a SQLite file, in the order they
+# were stored, with every column and every sample: equal for a database and
+# its copies.
+results_dump() {
+	sqlite3 "$1" "SELECT r.uid, s.benchmark, s.metric, s.unit, s.direction, x.n,
+		printf('%.17g|%.17g|%.17g|%.17g|%.17g', x.mean, x.median, x.stddev, x.min, x.max),
+		iif(x.robust_mean IS NULL, 'NULL', printf('%.17g', x.robust_mean)), x.outliers, x.instrument,
+		(SELECT count(*) FROM samples v WHERE v.result_id = x.id),
+		(SELECT group_concat(printf('%.17g', value)) FROM
+			(SELECT value FROM samples v WHERE v.result_id = x.id ORDER BY v.idx))
+		FROM results x JOIN runs r ON r.id = x.run_id JOIN series s ON s.id = x.series_id
+		ORDER BY r.started_at, r.uid, x.id"
+}
+
 # bound SECONDS: a time bound on one command (a hang guard, or a guard
 # that a size is handled in linear time, where quadratic took minutes), for
 # this build.  The sanitizer build runs benchguard 3 to 10 times slower

@@ -236,6 +236,17 @@ check "db copy keeps the pairs: as many in the SQLite copy" pairs_alike "$T/copy
 check "... and in the PostgreSQL copy of that" pairs_alike "$PG3"
 "$BG" --json db copy "$PG" "$T/copy.db" >"$T/again.json" 2>&1
 check "a second db copy adds nothing" grep -q '"runs_copied": 0' "$T/again.json"
+# Runs of more results than db copy writes to PostgreSQL in one statement
+# (and a rest), with results older benchguards left, there and back: each
+# result whole, with its own samples in order, in the order stored.
+many_series_db "$T/many.db"
+PGM=$(pg_db many)
+"$BG" db copy "$T/many.db" "$PGM" >/dev/null 2>"$T/c2" && "$BG" db copy "$PGM" "$T/many-back.db" >/dev/null 2>>"$T/c2"
+check "db copy of runs of 150 results SQLite -> PostgreSQL -> SQLite" test $? -eq 0
+check "... every result, column and sample as the source's" \
+	test "$(results_dump "$T/many.db")" = "$(results_dump "$T/many-back.db")"
+check "... 3 runs, 450 results and 1,344 samples in PostgreSQL" test "$(db_sql "$PGM" \
+	"SELECT count(*) FROM runs; SELECT count(*) FROM results; SELECT count(*) FROM samples" | tr '\n' ' ')" = "3 450 1344 "
 # A database without benchguard's tables is no source: nothing to copy,
 # and no tables made in it (nor the destination made).
 EMPTY=$(pg_db empty)

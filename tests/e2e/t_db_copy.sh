@@ -86,6 +86,20 @@ def means(f):
 a, b = means('$T/h.json'), means('$T/h1.json')
 assert a == [0.002, 0.001] and b == [0.002], (a, b)\""
 
+# Runs of more results than db copy writes in one statement (and a rest),
+# with results older benchguards left: each result arrives whole, with its
+# own samples in order, and in the order the source stored them.
+many_series_db "$T/many.db"
+check "(the source: 3 runs of 150 results, 1 to 5 samples each, one result with none)" \
+	test "$(sqlite3 "$T/many.db" 'SELECT count(*) FROM results; SELECT count(*) FROM samples' | tr '\n' ' ')" = "450 1344 "
+"$BG" db copy "$T/many.db" "$T/many-copy.db" >"$T/out" 2>&1
+check "db copy of runs of 150 results: exit 0" grep -q '^copied 3 runs' "$T/out"
+check "... every result, column and sample as the source's" \
+	test "$(results_dump "$T/many.db")" = "$(results_dump "$T/many-copy.db")"
+"$BG" db copy "$T/many.db" "$dst" >"$T/out" 2>&1
+check "... and into a database holding other series" \
+	test "$(results_dump "$T/many.db")" = "$(results_dump "$dst" | grep "|m|s")"
+
 # import on a dirty tree says the run is dirty, as run does: it is never a
 # baseline, and import said nothing.
 new_repo "$T/dirty" >/dev/null && echo change >>"$T/dirty/README.md"
