@@ -98,6 +98,45 @@ int bg_db_is_postgres(const char *spec);
 /* Binds text as valid UTF-8 (lib/store.c); NULL binds NULL. */
 int bg_db_bind_text(bg_db_stmt *s, int i, const char *v, int len);
 
+/*
+ * A run's results, written up to 2^BG_DB_BATCH_LOG rows to a statement
+ * (lib/store.c): one INSERT per result cost a round trip each on
+ * PostgreSQL, a thousand for a suite of a thousand series.  The rest of a
+ * run goes in the power-of-two sizes below, each statement prepared once
+ * into a bg_db_batches (zeroed at first; bg_db_batches_free).
+ */
+#define BG_DB_BATCH_LOG 6
+typedef struct {
+	bg_db_stmt *stmt[BG_DB_BATCH_LOG + 1]; /* [k]: 2^k rows */
+} bg_db_batches;
+
+/* One row of results: the run's, and `series_id`'s. */
+typedef struct {
+	int64_t series_id;
+	int64_t n, outliers;
+	double mean, median, stddev, min, max, robust_mean;
+	/* BG_DB_NULL_*: columns a row copied from an older database lacks */
+	unsigned nulls;
+	const char *instrument; /* NULL: the clock */
+	/* Out: the row's id; 0 when the run already has the series (its row
+	 * is left as it was). */
+	int64_t id;
+} bg_db_result;
+#define BG_DB_NULL_N 1u
+#define BG_DB_NULL_MEAN 2u
+#define BG_DB_NULL_MEDIAN 4u
+#define BG_DB_NULL_STDDEV 8u
+#define BG_DB_NULL_MIN 16u
+#define BG_DB_NULL_MAX 32u
+#define BG_DB_NULL_ROBUST_MEAN 64u
+#define BG_DB_NULL_OUTLIERS 128u
+
+/* Writes rows[0..n) of run `run_id`, inside the caller's write
+ * transaction; each row's id into rows[i].id.  ctx says what failed. */
+int bg_db_results_insert(bg_ctx *ctx, bg_db *db, bg_db_batches *b, int64_t run_id,
+                         bg_db_result *rows, size_t n);
+void bg_db_batches_free(bg_db_batches *b);
+
 /* The database under a store (lib/store_copy.c). */
 bg_db *bg_store__db(bg_store *store);
 

@@ -257,7 +257,6 @@ enum store_stmt {
 	ST_SERIES_OF_BENCH,
 	ST_SERIES_INSERT,
 	ST_SERIES_DIRECTION,
-	ST_RESULT_INSERT,
 	ST_OUTCOME_INSERT,
 	ST_SERIES_COUNT,
 	ST_HISTORY,
@@ -365,9 +364,6 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_SERIES_INSERT] = "INSERT INTO series(benchmark, metric, unit, direction)"
 			     " VALUES (?1, ?2, ?3, ?4) RETURNING id",
 	[ST_SERIES_DIRECTION] = "UPDATE series SET direction = ?2 WHERE id = ?1",
-	[ST_RESULT_INSERT] = "INSERT INTO results(run_id, series_id, n, mean, median, stddev,"
-			     " min, max, robust_mean, outliers, instrument)"
-			     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) RETURNING id",
 	[ST_OUTCOME_INSERT] = "INSERT INTO outcomes(run_id, benchmark, status, message, definition)"
 			      " VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (run_id, benchmark)"
 			      " DO UPDATE SET status = excluded.status, message = excluded.message,"
@@ -570,6 +566,7 @@ struct bg_store {
 	int created;     /* the tables were made by this open */
 	int said_no_cpu; /* store__machine's warning, once a store (ci stores many runs) */
 	bg_db_stmt *stmts[ST_COUNT];
+	bg_db_batches batches; /* results' INSERTs, by rows */
 };
 
 static int store__fail(bg_ctx *ctx, bg_store *st, const char *what)
@@ -994,6 +991,115 @@ int bg_db_bind_text(bg_db_stmt *s, int i, const char *v, int len)
 	return rc;
 }
 
+/* The INSERT of 2^k results, prepared on first use.  A series the run has
+ * already is left alone (its row does not come back): the caller names it,
+ * where a broken constraint would have aborted a PostgreSQL transaction. */
+static int db__batch_stmt(bg_ctx *ctx, bg_db *db, bg_db_batches *b, int k, bg_db_stmt **out)
+{
+	bg_buf sql = BG_BUF_INIT;
+	size_t rows = (size_t)1 << k, j;
+	int p, error;
+
+	if ((*out = b->stmt[k]))
+		return 0;
+	error = bg_buf_puts(&sql, "INSERT INTO results(run_id, series_id, n, mean, median, stddev,"
+	                          " min, max, robust_mean, outliers, instrument) VALUES ");
+	for (j = 0; j < rows && !error; j++)
+		for (p = 1; p <= 11 && !error; p++)
+			error = bg_buf_printf(&sql, "%s?%zu%s",
+			                      p > 1 ? ", "
+			                      : j   ? ", ("
+			                            : "(",
+			                      j * 11 + (size_t)p, p == 11 ? ")" : "");
+	if (!error)
+		error = bg_buf_puts(&sql, " ON CONFLICT DO NOTHING RETURNING id, series_id");
+	if (error)
+		error = bg_error_oom(ctx);
+	else if (db->drv->prepare(db, sql.ptr, &b->stmt[k]) < 0)
+		error = db->drv->fail(db, ctx, "preparing a statement");
+	bg_buf_clear(&sql);
+	*out = b->stmt[k];
+	return error;
+}
+
+static int db__bind_result(bg_db_stmt *s, int p, int64_t run_id, const bg_db_result *x)
+{
+	const double real[6] = { x->mean, x->median, x->stddev, x->min, x->max, x->robust_mean };
+	int q;
+
+	if (bg_db_bind_int64(s, p + 1, run_id) < 0 ||
+	    bg_db_bind_int64(s, p + 2, x->series_id) < 0 ||
+	    (x->nulls & BG_DB_NULL_N ? bg_db_bind_null(s, p + 3)
+	                             : bg_db_bind_int64(s, p + 3, x->n)) < 0 ||
+	    (x->nulls & BG_DB_NULL_OUTLIERS ? bg_db_bind_null(s, p + 10)
+	                                    : bg_db_bind_int64(s, p + 10, x->outliers)) < 0 ||
+	    bg_db_bind_text(s, p + 11, x->instrument, -1) < 0)
+		return -1;
+	for (q = 0; q < 6; q++)
+		if ((x->nulls & BG_DB_NULL_MEAN << q
+		             ? bg_db_bind_null(s, p + 4 + q)
+		             : bg_db_bind_double(s, p + 4 + q, real[q])) < 0)
+			return -1;
+	return 0;
+}
+
+/* Rows [from, from + 2^k): RETURNING's order is not promised, so each row
+ * comes back with its series, of which a run has one result each. */
+static int db__results_batch(bg_ctx *ctx, bg_db *db, bg_db_batches *b, int64_t run_id,
+                             bg_db_result *rows, int k)
+{
+	size_t n = (size_t)1 << k, j;
+	bg_db_stmt *s;
+	int error, rc;
+
+	if ((error = db__batch_stmt(ctx, db, b, k, &s)) < 0)
+		return error;
+	for (j = 0; j < n; j++)
+		if (db__bind_result(s, (int)(j * 11), run_id, &rows[j]) < 0) {
+			error = db->drv->fail(db, ctx, "storing a run summary");
+			bg_db_reset(s);
+			return error;
+		}
+	while ((rc = bg_db_step(s)) == BG_DB_ROW) {
+		int64_t series_id = bg_db_column_int64(s, 1);
+
+		for (j = 0; j < n; j++)
+			if (rows[j].series_id == series_id && !rows[j].id) {
+				rows[j].id = bg_db_column_int64(s, 0);
+				break;
+			}
+	}
+	error = rc != BG_DB_DONE ? db->drv->fail(db, ctx, "storing a run summary") : 0;
+	bg_db_reset(s);
+	return error;
+}
+
+int bg_db_results_insert(bg_ctx *ctx, bg_db *db, bg_db_batches *b, int64_t run_id,
+                         bg_db_result *rows, size_t n)
+{
+	size_t i;
+	int error = 0, k = BG_DB_BATCH_LOG;
+
+	for (i = 0; i < n; i++)
+		rows[i].id = 0;
+	for (i = 0; i < n && !error; i += (size_t)1 << k) {
+		while (((size_t)1 << k) > n - i)
+			k--;
+		error = db__results_batch(ctx, db, b, run_id, rows + i, k);
+	}
+	return error;
+}
+
+void bg_db_batches_free(bg_db_batches *b)
+{
+	int k;
+
+	for (k = 0; k <= BG_DB_BATCH_LOG; k++) {
+		bg_db_finalize(b->stmt[k]);
+		b->stmt[k] = NULL;
+	}
+}
+
 /* How a store is opened: to write (a missing SQLite file is made), only to
  * read (it is not), or as a copy's source (nor is an empty database). */
 enum { STORE_WRITE, STORE_READ, STORE_SOURCE };
@@ -1061,6 +1167,7 @@ void bg_store_free(bg_store *store)
 		return;
 	for (i = 0; i < ST_COUNT; i++)
 		bg_db_finalize(store->stmts[i]);
+	bg_db_batches_free(&store->batches);
 	bg_db_close(store->db);
 	free(store);
 }
@@ -1588,46 +1695,25 @@ static int store__series(bg_ctx *ctx, bg_store *st, const bg_series *ser, int ke
 	return store__int(ctx, st, s, "storing the series", id, &found);
 }
 
-/* One series of a run: its summary row, then every sample in order. */
-static int store__series_samples(bg_ctx *ctx, bg_store *st, int64_t run_id, const bg_series *ser,
-                                 int keep_dir, series_known *known)
+/* One series of a run: its id, stored now if new, and its summary row. */
+static int store__result_row(bg_ctx *ctx, bg_store *st, const bg_series *ser, int keep_dir,
+                             series_known *known, bg_db_result *row)
 {
 	bg_summary sum;
-	int64_t series_id = 0, result_id;
-	bg_db_stmt *s;
-	int error, rc;
+	int error;
 
-	if ((error = store__series(ctx, st, ser, keep_dir, known, &series_id)) < 0)
+	if ((error = store__series(ctx, st, ser, keep_dir, known, &row->series_id)) < 0 ||
+	    (error = bg_stats_summarize(ctx, ser->values, ser->n, &sum)) < 0)
 		return error;
-	if ((error = bg_stats_summarize(ctx, ser->values, ser->n, &sum)) < 0)
-		return error;
-	if ((error = store__stmt(ctx, st, ST_RESULT_INSERT, &s)) < 0)
-		return error;
-	if (bg_db_bind_int64(s, 1, run_id) != 0 || bg_db_bind_int64(s, 2, series_id) != 0 ||
-	    bg_db_bind_int64(s, 3, (int64_t)sum.n) != 0 || bg_db_bind_double(s, 4, sum.mean) != 0 ||
-	    bg_db_bind_double(s, 5, sum.median) != 0 || bg_db_bind_double(s, 6, sum.stddev) != 0 ||
-	    bg_db_bind_double(s, 7, sum.min) != 0 || bg_db_bind_double(s, 8, sum.max) != 0 ||
-	    bg_db_bind_double(s, 9, sum.robust_mean) != 0 ||
-	    bg_db_bind_int64(s, 10, (int64_t)sum.outliers) != 0 ||
-	    (ser->instrument ? bg_db_bind_text(s, 11, ser->instrument, -1)
-	                     : bg_db_bind_null(s, 11)) != 0)
-		return store__bind_fail(ctx, st, s);
-	rc = bg_db_step(s);
-	if (rc != BG_DB_ROW) {
-		if (st->db->drv->unique_violation(st->db))
-			error = bg_error_set(ctx, BG_EINPUT,
-			                     "run %lld already has series \"%s:%s\"",
-			                     (long long)run_id, ser->benchmark, ser->metric);
-		else
-			error = store__fail(ctx, st, "storing a run summary");
-		bg_db_reset(s);
-		return error;
-	}
-	result_id = bg_db_column_int64(s, 0);
-	bg_db_reset(s);
-	/* The bulk of an import: each backend's fastest way in. */
-	if (st->db->drv->samples(st->db, result_id, ser->values, ser->n) < 0)
-		return store__fail(ctx, st, "storing samples");
+	row->n = (int64_t)sum.n;
+	row->mean = sum.mean;
+	row->median = sum.median;
+	row->stddev = sum.stddev;
+	row->min = sum.min;
+	row->max = sum.max;
+	row->robust_mean = sum.robust_mean;
+	row->outliers = (int64_t)sum.outliers;
+	row->instrument = ser->instrument;
 	return 0;
 }
 
@@ -1675,14 +1761,32 @@ static int store__run_add(bg_ctx *ctx, bg_store *store, int64_t run_id, const bg
 {
 	size_t i, n = bg_results_series_count(res);
 	series_known known = { NULL, NULL, 0 };
+	bg_db_result *rows = NULL;
 	int error;
 
 	if ((error = store__check_run(ctx, store, run_id)) < 0)
 		return error;
+	if (n && !(rows = calloc(n, sizeof(*rows))))
+		return bg_error_oom(ctx);
 	for (i = 0; i < n && error == 0; i++)
-		error = store__series_samples(ctx, store, run_id, bg_results_series(res, i),
-		                              keep_dir, &known);
+		error = store__result_row(ctx, store, bg_results_series(res, i), keep_dir, &known,
+		                          &rows[i]);
 	store__known_clear(&known);
+	if (!error)
+		error = bg_db_results_insert(ctx, store->db, &store->batches, run_id, rows, n);
+	/* Then every sample in order: the bulk of an import, each backend's
+	 * fastest way in. */
+	for (i = 0; i < n && error == 0; i++) {
+		const bg_series *ser = bg_results_series(res, i);
+
+		if (!rows[i].id)
+			error = bg_error_set(ctx, BG_EINPUT,
+			                     "run %lld already has series \"%s:%s\"",
+			                     (long long)run_id, ser->benchmark, ser->metric);
+		else if (store->db->drv->samples(store->db, rows[i].id, ser->values, ser->n) < 0)
+			error = store__fail(ctx, store, "storing samples");
+	}
+	free(rows);
 	if (error < 0)
 		return error;
 	return store__outcomes(ctx, store, run_id, res);

@@ -138,25 +138,11 @@ static const char *const copy_sql[CP_COUNT] = {
 };
 /* clang-format on */
 
-/*
- * A run's results are written CP_BATCH rows to a statement: one INSERT per
- * result cost a round trip each to a PostgreSQL destination (40 s for 200
- * runs of 1,000 series on a local socket).  A run's rest goes in the
- * power-of-two sizes below it, each statement prepared once.  RETURNING's
- * order is not promised, so each row comes back with its series: a run has
- * one result per series.
- */
-#define CP_BATCH_LOG 6
-#define CP_BATCH (1u << CP_BATCH_LOG)
-#define CP_RESULT_COLS 11
-
-/* A source result row, held until its batch is written. */
+/* A source result row, held until the run's results are written. */
 typedef struct {
-	int64_t src_series, series_id, dst_id;
-	int64_t n, outliers;
-	double real[6]; /* mean, median, stddev, min, max, robust_mean */
-	unsigned nulls; /* bit k: the source's column 5 + k is NULL */
-	char *instrument;
+	bg_db_result row;
+	int64_t src_series;
+	char *instrument; /* row.instrument's own copy */
 } cp_result;
 
 /* A source series and the destination's id for it, checked once. */
@@ -168,9 +154,11 @@ typedef struct {
 	bg_ctx *ctx;
 	bg_db *src, *dst;
 	bg_db_stmt *s[CP_COUNT];
-	bg_db_stmt *batch[CP_BATCH_LOG + 1]; /* [k]: 2^k rows */
+	bg_db_batches batches;
 	cp_result *res;
 	size_t nres, rescap;
+	bg_db_result *rows; /* res's rows, side by side for bg_db_results_insert */
+	size_t rowscap;
 	/* Series are matched once each, not once per result: the map lives
 	 * as long as the copy, which stops at the first failure, so no id in
 	 * it comes from a transaction that was rolled back. */
@@ -350,113 +338,34 @@ static void cp__results_clear(copier *c)
 static int cp__result_read(copier *c, bg_db_stmt *r)
 {
 	cp_result *x;
+	bg_db_result *w;
 	int error, k;
 
 	if (bg_grow((void **)&c->res, &c->rescap, c->nres, sizeof(*c->res)) < 0)
 		return bg_error_oom(c->ctx);
 	x = &c->res[c->nres];
 	memset(x, 0, sizeof(*x));
-	if ((error = cp__series_of(c, r, &x->series_id)) < 0)
+	w = &x->row;
+	if ((error = cp__series_of(c, r, &w->series_id)) < 0)
 		return error;
 	x->src_series = bg_db_column_int64(r, 14);
-	for (k = 0; k < 9; k++)
+	/* Columns 5 to 12 in BG_DB_NULL_*'s order. */
+	for (k = 0; k < 8; k++)
 		if (bg_db_column_is_null(r, 5 + k))
-			x->nulls |= 1u << k;
-	x->n = bg_db_column_int64(r, 5);
-	for (k = 0; k < 6; k++)
-		x->real[k] = bg_db_column_double(r, 6 + k);
-	x->outliers = bg_db_column_int64(r, 12);
-	if (!(x->nulls & 1u << 8) && !(x->instrument = bg_strdup(bg_db_column_text(r, 13))))
+			w->nulls |= 1u << k;
+	w->n = bg_db_column_int64(r, 5);
+	w->mean = bg_db_column_double(r, 6);
+	w->median = bg_db_column_double(r, 7);
+	w->stddev = bg_db_column_double(r, 8);
+	w->min = bg_db_column_double(r, 9);
+	w->max = bg_db_column_double(r, 10);
+	w->robust_mean = bg_db_column_double(r, 11);
+	w->outliers = bg_db_column_int64(r, 12);
+	if (!bg_db_column_is_null(r, 13) &&
+	    !(w->instrument = x->instrument = bg_strdup(bg_db_column_text(r, 13))))
 		return bg_error_oom(c->ctx);
 	c->nres++;
 	return 0;
-}
-
-/* The INSERT of 2^k results, prepared on first use. */
-static int cp__batch_stmt(copier *c, int k, bg_db_stmt **out)
-{
-	static const char head[] = "INSERT INTO results(run_id, series_id, n, mean, median,"
-	                           " stddev, min, max, robust_mean, outliers, instrument) VALUES ";
-	bg_buf sql = BG_BUF_INIT;
-	size_t rows = (size_t)1 << k, j;
-	int p, error = 0;
-
-	if (c->batch[k]) {
-		*out = c->batch[k];
-		return 0;
-	}
-	error = bg_buf_puts(&sql, head);
-	for (j = 0; j < rows && !error; j++) {
-		error = bg_buf_puts(&sql, j ? ", (" : "(");
-		for (p = 1; p <= CP_RESULT_COLS && !error; p++)
-			error = bg_buf_printf(&sql, p > 1 ? ", ?%zu" : "?%zu",
-			                      j * CP_RESULT_COLS + (size_t)p);
-		if (!error)
-			error = bg_buf_puts(&sql, ")");
-	}
-	if (!error)
-		error = bg_buf_puts(&sql, " RETURNING id, series_id");
-	if (error) {
-		bg_buf_clear(&sql);
-		return bg_error_oom(c->ctx);
-	}
-	if (c->dst->drv->prepare(c->dst, sql.ptr, &c->batch[k]) < 0)
-		error = c->dst->drv->fail(c->dst, c->ctx, "preparing a statement");
-	bg_buf_clear(&sql);
-	*out = c->batch[k];
-	return error;
-}
-
-/* Results c->res[from, from + 2^k) of destination run `run_id`; each
- * one's destination id into dst_id. */
-static int cp__batch(copier *c, int64_t run_id, size_t from, int k)
-{
-	size_t rows = (size_t)1 << k, j, got = 0;
-	bg_db_stmt *d = NULL;
-	int error, rc, q;
-
-	if ((error = cp__batch_stmt(c, k, &d)) < 0)
-		return error;
-	for (j = 0; j < rows; j++) {
-		const cp_result *x = &c->res[from + j];
-		int p = (int)(j * CP_RESULT_COLS);
-
-		if (bg_db_bind_int64(d, p + 1, run_id) < 0 ||
-		    bg_db_bind_int64(d, p + 2, x->series_id) < 0)
-			goto bind_fail;
-		for (q = 0; q < 9; q++) {
-			int bad = x->nulls & 1u << q ? bg_db_bind_null(d, p + 3 + q)
-			          : q == 0           ? bg_db_bind_int64(d, p + 3, x->n)
-			          : q == 7           ? bg_db_bind_int64(d, p + 3 + q, x->outliers)
-			          : q == 8 ? bg_db_bind_text(d, p + 3 + q, x->instrument, -1)
-			                   : bg_db_bind_double(d, p + 3 + q, x->real[q - 1]);
-
-			if (bad < 0)
-				goto bind_fail;
-		}
-	}
-	while ((rc = bg_db_step(d)) == BG_DB_ROW) {
-		int64_t series_id = bg_db_column_int64(d, 1);
-
-		for (j = 0; j < rows; j++)
-			if (c->res[from + j].series_id == series_id && !c->res[from + j].dst_id)
-				break;
-		if (j < rows) {
-			c->res[from + j].dst_id = bg_db_column_int64(d, 0);
-			got++;
-		}
-	}
-	error = rc != BG_DB_DONE ? cp__fail(c, CP_D_RUN, "storing a run summary")
-	        : got != rows    ? bg_error_set(c->ctx, BG_ERROR,
-	                                        "database %s: storing a run summary: %zu of "
-	                                           "%zu rows came back",
-	                                        c->dst->name, got, rows)
-	                         : 0;
-	bg_db_reset(d);
-	return error;
-bind_fail:
-	bg_db_reset(d);
-	return cp__fail(c, CP_D_RUN, "storing a run summary");
 }
 
 static int cp__by_series(const void *a, const void *b)
@@ -472,7 +381,7 @@ static int cp__results(copier *c, int64_t src_run, int64_t run_id)
 {
 	bg_db_stmt *r = c->s[CP_RESULTS], *v = c->s[CP_SAMPLES];
 	size_t i, nv = 0;
-	int error = 0, rc, k;
+	int error = 0, rc;
 
 	if (bg_db_bind_int64(r, 1, src_run) < 0)
 		return cp__fail(c, CP_RESULTS, "reading results");
@@ -482,11 +391,20 @@ static int cp__results(copier *c, int64_t src_run, int64_t run_id)
 	if (!error && rc != BG_DB_DONE)
 		error = cp__fail(c, CP_RESULTS, "reading results");
 	bg_db_reset(r);
-	for (i = 0; i < c->nres && !error; i += (size_t)1 << k) {
-		for (k = CP_BATCH_LOG; ((size_t)1 << k) > c->nres - i; k--)
-			;
-		error = cp__batch(c, run_id, i, k);
-	}
+	if (!error && c->nres &&
+	    bg_grow((void **)&c->rows, &c->rowscap, c->nres - 1, sizeof(*c->rows)) < 0)
+		error = bg_error_oom(c->ctx);
+	for (i = 0; i < c->nres && !error; i++)
+		c->rows[i] = c->res[i].row;
+	if (!error)
+		error = bg_db_results_insert(c->ctx, c->dst, &c->batches, run_id, c->rows, c->nres);
+	/* A new run: every row comes back. */
+	for (i = 0; i < c->nres && !error; i++)
+		if (!(c->res[i].row.id = c->rows[i].id))
+			error = bg_error_set(c->ctx, BG_ERROR,
+			                     "database %s: storing a run summary: "
+			                     "a row did not come back",
+			                     c->dst->name);
 	if (error < 0)
 		goto cleanup;
 	/* Both by the source's series, one result each in a run: each
@@ -502,7 +420,7 @@ static int cp__results(copier *c, int64_t src_run, int64_t run_id)
 		int64_t rid = bg_db_column_int64(v, 0);
 
 		for (; i < c->nres && c->res[i].src_series < rid; i++, nv = 0)
-			if (c->dst->drv->samples(c->dst, c->res[i].dst_id, c->values, nv) < 0) {
+			if (c->dst->drv->samples(c->dst, c->res[i].row.id, c->values, nv) < 0) {
 				error = cp__fail(c, CP_D_RUN, "storing samples");
 				goto cleanup;
 			}
@@ -519,7 +437,7 @@ static int cp__results(copier *c, int64_t src_run, int64_t run_id)
 		goto cleanup;
 	}
 	for (; i < c->nres; i++, nv = 0)
-		if (c->dst->drv->samples(c->dst, c->res[i].dst_id, c->values, nv) < 0) {
+		if (c->dst->drv->samples(c->dst, c->res[i].row.id, c->values, nv) < 0) {
 			error = cp__fail(c, CP_D_RUN, "storing samples");
 			goto cleanup;
 		}
@@ -868,10 +786,10 @@ int bg_store_copy(bg_ctx *ctx, bg_store *src, bg_store *dst, bg_copy_stats *stat
 cleanup:
 	for (k = 0; k < CP_COUNT; k++)
 		bg_db_finalize(c.s[k]);
-	for (k = 0; k <= CP_BATCH_LOG; k++)
-		bg_db_finalize(c.batch[k]);
+	bg_db_batches_free(&c.batches);
 	cp__results_clear(&c);
 	free(c.res);
+	free(c.rows);
 	free(c.map);
 	bg_index__free(&c.ix);
 	bg_strings_free(uids, n);

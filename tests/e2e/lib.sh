@@ -143,6 +143,21 @@ db_sql() {
 	fi
 }
 
+# many_series_lines R: 150 series in `lines` (s000 to s149, 1 to 5 samples
+# each, by R), each sample of series sN between N + 1 and N + 2 ms and
+# rising.  many_series_sql: the rows of such runs' samples that break this
+# (none), in SQL both backends speak.
+many_series_lines() {
+	awk -v r="$1" 'BEGIN { for (s = 0; s < 150; s++) for (k = 0; k <= (s + r) % 5; k++)
+		printf "BENCHGUARD s%03d %d.%d%d ms\n", s, s + 1, k, r }'
+}
+many_series_sql="SELECT count(*) FROM results x JOIN series s ON s.id = x.series_id
+	JOIN samples v ON v.result_id = x.id
+	WHERE v.value * 1000 < CAST(substr(s.metric, 2) AS INT) + 1
+	OR v.value * 1000 >= CAST(substr(s.metric, 2) AS INT) + 2
+	OR EXISTS (SELECT 1 FROM samples w WHERE w.result_id = v.result_id AND w.idx = v.idx + 1
+		AND w.value <= v.value)
+	OR x.n != (SELECT count(*) FROM samples u WHERE u.result_id = x.id)"
 # many_series_db DB: a SQLite file of 3 runs, in a repository of its own,
 # of 150 series each with 1 to 5 samples (more than one batch of db copy's
 # writes, and a rest), as older benchguards may have left them too: one
@@ -151,9 +166,7 @@ many_series_db() {
 	local repo="$1.repo" i
 	new_repo "$repo" >/dev/null || return 1
 	for i in 1 2 3; do
-		(cd "$repo" && git commit -q --allow-empty -m "c$i" &&
-			awk -v r="$i" 'BEGIN { for (s = 0; s < 150; s++) for (k = 0; k <= (s + r) % 5; k++)
-				printf "BENCHGUARD s%03d %d.%d%d ms\n", s, s + 1, k, r }' |
+		(cd "$repo" && git commit -q --allow-empty -m "c$i" && many_series_lines "$i" |
 			"$BG" -q --db "$1" import - --format lines --name m >/dev/null) || return 1
 	done
 	sqlite3 "$1" "UPDATE results SET robust_mean = NULL WHERE series_id = (SELECT id FROM series WHERE benchmark = 'm' AND metric = 's007');

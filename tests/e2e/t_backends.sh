@@ -247,6 +247,15 @@ check "... every result, column and sample as the source's" \
 	test "$(results_dump "$T/many.db")" = "$(results_dump "$T/many-back.db")"
 check "... 3 runs, 450 results and 1,344 samples in PostgreSQL" test "$(db_sql "$PGM" \
 	"SELECT count(*) FROM runs; SELECT count(*) FROM results; SELECT count(*) FROM samples" | tr '\n' ' ')" = "3 450 1344 "
+# A run's results are stored 64 to a statement: an import of 150 series
+# stores each one's samples under its own series, in order, on both.
+PGI=$(pg_db manyimport)
+for d in "$T/many-import.db" "$PGI"; do
+	many_series_lines 2 | (cd "$T/many.db.repo" && "$BG" -q --db "$d" import - --format lines --name m >/dev/null)
+	check "import of 150 series into $(case $d in postgresql*) echo PostgreSQL ;; *) echo SQLite ;; esac): 150 results, 450 samples" \
+		test "$(db_sql "$d" "SELECT count(*) FROM results; SELECT count(*) FROM samples" | tr '\n' ' ')" = "150 450 "
+	check "... each sample under its own series, in order" test "$(db_sql "$d" "$many_series_sql")" = 0
+done
 # A database without benchguard's tables is no source: nothing to copy,
 # and no tables made in it (nor the destination made).
 EMPTY=$(pg_db empty)
