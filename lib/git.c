@@ -697,42 +697,66 @@ static int unknown_branch(bg_ctx *ctx, bg_repo *repo, const char *name)
 	return err;
 }
 
+/* The commit ref `ref` names, peeled: 1, 0 when there is no such ref. */
+static int branch__commit(bg_ctx *ctx, bg_repo *repo, const char *ref, git_oid *out)
+{
+	git_object *obj = NULL, *c = NULL;
+	git_oid id;
+	int err;
+
+	/* Only a ref that is not there is another name to try: one that
+	 * could not be read (a corrupt file, no descriptor left) was
+	 * "unknown baseline branch", exit 2, and "branches there: main". */
+	if ((err = git_reference_name_to_id(&id, repo->repo, ref)) < 0) {
+		if (err == GIT_ENOTFOUND || err == GIT_EINVALIDSPEC)
+			return 0;
+		return git__fail(ctx, BG_ERROR, "reading the baseline branch");
+	}
+	/* An annotated tag cannot be a branch tip, but peel anyway. */
+	if ((err = git_object_lookup(&obj, repo->repo, &id, GIT_OBJECT_ANY)) < 0)
+		return git__fail(ctx, BG_ERROR, "reading the baseline branch");
+	err = git_object_peel(&c, obj, GIT_OBJECT_COMMIT);
+	git_object_free(obj);
+	if (err < 0)
+		return git__fail(ctx, BG_ERROR, "reading the baseline branch");
+	git_oid_cpy(out, git_object_id(c));
+	git_object_free(c);
+	return 1;
+}
+
+/*
+ * The local branch, else origin's.  A local branch that origin's has moved
+ * past is stale, not the team's branch: a runner that keeps its workspace
+ * between jobs keeps the local main of whichever job last checked it out,
+ * while a pull request's job fetches only origin's refs.  Judged against
+ * the stale one, a pull request opened after a slowdown landed was
+ * "confirmed" slower beside the commit before it.  A local branch ahead of
+ * origin's, or off it, is someone's own work and stays the tip.
+ */
 int bg_repo_branch_tip(bg_ctx *ctx, bg_repo *repo, const char *name, char sha[41])
 {
-	static const char *const prefixes[] = { "refs/heads/", "refs/remotes/origin/" };
-	git_oid id;
-	size_t i;
+	char ref[512];
+	git_oid local, origin;
+	int has_local, has_origin;
 
 	sha[0] = '\0';
 	if (!name || !*name)
 		return bg_error_set(ctx, BG_EINPUT, "no baseline branch named");
-	for (i = 0; i < BG_ARRAY_SIZE(prefixes); i++) {
-		char ref[512];
-		git_object *obj = NULL;
-		git_commit *c = NULL;
-		int err;
-
-		snprintf(ref, sizeof(ref), "%s%s", prefixes[i], name);
-		/* Only a ref that is not there is another name to try: one that
-		 * could not be read (a corrupt file, no descriptor left) was
-		 * "unknown baseline branch", exit 2, and "branches there: main". */
-		if ((err = git_reference_name_to_id(&id, repo->repo, ref)) < 0) {
-			if (err == GIT_ENOTFOUND || err == GIT_EINVALIDSPEC)
-				continue;
-			return git__fail(ctx, BG_ERROR, "reading the baseline branch");
-		}
-		/* An annotated tag cannot be a branch tip, but peel anyway. */
-		if ((err = git_object_lookup(&obj, repo->repo, &id, GIT_OBJECT_ANY)) < 0)
-			return git__fail(ctx, BG_ERROR, "reading the baseline branch");
-		err = git_object_peel((git_object **)&c, obj, GIT_OBJECT_COMMIT);
-		git_object_free(obj);
-		if (err < 0)
-			return git__fail(ctx, BG_ERROR, "reading the baseline branch");
-		git_oid_tostr(sha, 41, git_commit_id(c));
-		git_commit_free(c);
-		return 0;
-	}
-	return unknown_branch(ctx, repo, name);
+	snprintf(ref, sizeof(ref), "refs/heads/%s", name);
+	if ((has_local = branch__commit(ctx, repo, ref, &local)) < 0)
+		return has_local;
+	snprintf(ref, sizeof(ref), "refs/remotes/origin/%s", name);
+	if ((has_origin = branch__commit(ctx, repo, ref, &origin)) < 0)
+		return has_origin;
+	if (!has_local && !has_origin)
+		return unknown_branch(ctx, repo, name);
+	/* Not an error when the history between them is missing (a shallow
+	 * clone): the local branch then stays the tip, as before. */
+	if (has_local && has_origin && !git_oid_equal(&local, &origin) &&
+	    git_graph_descendant_of(repo->repo, &origin, &local) == 1)
+		has_local = 0;
+	git_oid_tostr(sha, 41, has_local ? &local : &origin);
+	return 0;
 }
 
 /* A shallow clone lacks `what` benchguard needs: BG_EINPUT saying how to

@@ -481,4 +481,35 @@ check "... 4 of the 6 on its hardware: nothing said" bash -c "
 	\"$BG\" check --machine pool >$T/out 2>$T/err; [ \$? = 1 ] && ! grep -q 'other conditions' $T/err"
 cd "$T" || exit 1
 
+# A local main that origin's has moved past is stale (a runner that keeps
+# its workspace between jobs): the baseline is origin's.  Six runs at 10 ms,
+# then a slowdown landed on origin's main (three runs at 15 ms) while the
+# local main stayed before it; a pull request on top of origin's is as slow
+# as origin's main, so unchanged.  A local main ahead of origin's stays the
+# tip: it is someone's own work.
+six_runs stale --machine st
+for i in 1 2 3; do
+	git commit -q --allow-empty -m "slow $i"
+	printf 'BENCHGUARD t %s ms\n' 15 15.1 14.9 | "$BG" -q import - --format lines --name b --machine st >/dev/null
+done
+git update-ref refs/remotes/origin/main HEAD && git checkout -q -b pr && git branch -q -f main HEAD~3
+git commit -q --allow-empty -m "docs only"
+printf 'BENCHGUARD t %s ms\n' 15 15.1 14.9 | "$BG" -q import - --format lines --name b --machine st >/dev/null
+check "local main behind origin/main (a kept workspace): judged against origin's, unchanged, exit 0" bash -c "
+	\"$BG\" check --machine st --json >$T/out 2>$T/err; rc=\$?
+	[ \$rc = 0 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d[\"results\"][0]
+assert r[\"verdict\"] == \"unchanged\" and r[\"baseline_runs\"] == 9, r' $T/out"
+# pr~1 is the slowdown's last commit, pr~4 the last one before it (c6),
+# pr~7 three commits earlier (c3).
+git update-ref refs/remotes/origin/main pr~4
+git branch -q -f main pr~1
+check "local main ahead of origin/main: the local one, unchanged, exit 0" bash -c "
+	\"$BG\" check --machine st --json >$T/out 2>$T/err; [ \$? = 0 ] &&
+	grep -q '\"verdict\": \"unchanged\"' $T/out"
+git branch -q -f main pr~7
+check "... and behind origin's again, now before the slowdown: origin's 10 ms runs, regression, exit 1" bash -c "
+	\"$BG\" check --machine st --json >$T/out 2>$T/err; [ \$? = 1 ] &&
+	grep -q '\"verdict\": \"regression\"' $T/out"
+cd "$T" || exit 1
+
 finish
