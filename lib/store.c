@@ -210,6 +210,9 @@ static const char *const migrations[] = {
 	 * newer runs and imported ones summarised without them: one baseline
 	 * mixed two measures, and a 3% slowdown read as a 9% improvement. */
 	"",
+	/* 13: PostgreSQL's view of the samples reads each array once
+	 * (migrations_pg); SQLite's table stays as it is. */
+	"",
 };
 
 /*
@@ -221,6 +224,11 @@ static const char *const migrations[] = {
  * PostgreSQL checks and indexes each one, several times what storing
  * them costs; as one array per result it stores a thousand rows.  The
  * view `samples` shows them as the rows every query reads, in order.
+ *
+ * 13: that view took each sample by its subscript, and an array of more
+ * than 2 kB is stored compressed out of line: each subscript unpacked the
+ * whole array again.  Reading 100 results of 8,000 samples took 5.8 s;
+ * unnest reads each array once, 0.18 s.
  */
 static const char *const migrations_pg[] = {
 	NULL, NULL, NULL, NULL, NULL, NULL, NULL,
@@ -234,6 +242,10 @@ static const char *const migrations_pg[] = {
 	"  SELECT a.result_id, s.i - 1, a.vals[s.i]"
 	"  FROM sample_arrays a, generate_subscripts(a.vals, 1) AS s(i);",
 	NULL, NULL, NULL, NULL,
+	"DROP VIEW samples;"
+	"CREATE VIEW samples(result_id, idx, value) AS"
+	"  SELECT a.result_id, CAST(u.i AS INTEGER) - 1, u.v"
+	"  FROM sample_arrays a, unnest(a.vals) WITH ORDINALITY AS u(v, i);",
 };
 /* clang-format on */
 
