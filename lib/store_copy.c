@@ -48,6 +48,7 @@ enum {
 	CP_D_RUN_TAG,
 	CP_D_SERIES_FIND,
 	CP_D_SERIES_ADD,
+	CP_D_RUN_SERIES,
 	CP_D_OUTCOME,
 	CP_D_CHECK,
 	CP_D_CHECK_FIND,
@@ -73,12 +74,15 @@ static const char *const copy_sql[CP_COUNT] = {
 		       " x.median, x.stddev, x.min, x.max, x.robust_mean, x.outliers, x.instrument,"
 		       " s.id FROM results x JOIN series s ON s.id = x.series_id"
 		       " WHERE x.run_id = ?1 ORDER BY x.id",
-	/* A run's samples in one statement, by series: one per result cost
-	 * a round trip each from a PostgreSQL source, whose planner reads
-	 * this order from the (run_id, series_id) index. */
+	/* A run's samples by series, a range of its series at a time (a
+	 * statement per result cost a round trip each from a PostgreSQL
+	 * source; one for the whole run, libpq's copy of every sample of it
+	 * in memory).  The planner reads this order from the (run_id,
+	 * series_id) index. */
 	[CP_SAMPLES] = "SELECT x.series_id, s.value FROM results x"
 		       " JOIN samples s ON s.result_id = x.id"
-		       " WHERE x.run_id = ?1 ORDER BY x.series_id, s.idx",
+		       " WHERE x.run_id = ?1 AND x.series_id BETWEEN ?2 AND ?3"
+		       " ORDER BY x.series_id, s.idx",
 	[CP_OUTCOMES] = "SELECT benchmark, status, message, definition FROM outcomes"
 			" WHERE run_id = ?1",
 	[CP_CHECKS] = "SELECT id, source, created_at, pairs, seconds, json FROM checks"
@@ -115,6 +119,11 @@ static const char *const copy_sql[CP_COUNT] = {
 			     " WHERE benchmark = ?1 AND metric = ?2",
 	[CP_D_SERIES_ADD] = "INSERT INTO series(benchmark, metric, unit, direction)"
 			    " VALUES (?1, ?2, ?3, ?4) RETURNING id",
+	/* The series of a run just written, as they are now, inside its
+	 * write transaction: what another writer changed since they were
+	 * matched. */
+	[CP_D_RUN_SERIES] = "SELECT s.id, s.benchmark, s.metric, s.direction FROM results x"
+			    " JOIN series s ON s.id = x.series_id WHERE x.run_id = ?1",
 	[CP_D_OUTCOME] = "INSERT INTO outcomes(run_id, benchmark, status, message, definition)"
 			 " VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",
 	[CP_D_CHECK] = "INSERT INTO checks(run_id, source, created_at, pairs, seconds, json)"
@@ -138,6 +147,11 @@ static const char *const copy_sql[CP_COUNT] = {
 };
 /* clang-format on */
 
+/* Samples read with one statement, about: a PostgreSQL source's answer is
+ * held whole in memory, some 60 bytes a sample (400,000 at once took 23 MB
+ * more than a chunk at a time). */
+#define CP_CHUNK 65536
+
 /* A source result row, held until the run's results are written. */
 typedef struct {
 	bg_db_result row;
@@ -145,9 +159,11 @@ typedef struct {
 	char *instrument; /* row.instrument's own copy */
 } cp_result;
 
-/* A source series and the destination's id for it, checked once. */
+/* A source series and the destination's id for it, matched once; its
+ * direction in the source, checked again at each run. */
 typedef struct {
 	int64_t src, dst;
+	char *direction;
 } cp_series;
 
 typedef struct {
@@ -164,7 +180,7 @@ typedef struct {
 	 * it comes from a transaction that was rolled back. */
 	cp_series *map;
 	size_t nmap, mapcap;
-	bg_index ix;
+	bg_index ix, ixdst; /* map by source id, by destination id */
 	double *values;
 	size_t cap;
 } copier;
@@ -300,13 +316,27 @@ static int cp__same_series(const void *set, size_t entry, const void *key)
 	return ((const cp_series *)set)[entry].src == *(const int64_t *)key;
 }
 
-/* cp__series once per source series: its checks and lookups are the same
- * for every run. */
+static int cp__same_dst(const void *set, size_t entry, const void *key)
+{
+	return ((const cp_series *)set)[entry].dst == *(const int64_t *)key;
+}
+
+static uint64_t cp__hash_id(int64_t id)
+{
+	return bg_index__hash_n((const char *)&id, sizeof(id));
+}
+
+/* cp__series once per source series: its lookups are the same for every
+ * run, and its unit never changes.  Two source series that are one in
+ * the destination (their names differ only in bytes that are not UTF-8,
+ * which bg_db_bind_text replaces) would be two results of one series in
+ * a run. */
 static int cp__series_of(copier *c, bg_db_stmt *r, int64_t *id)
 {
 	int64_t src = bg_db_column_int64(r, 14);
-	uint64_t h = bg_index__hash_n((const char *)&src, sizeof(src));
+	uint64_t h = cp__hash_id(src);
 	size_t at = bg_index__find(&c->ix, h, cp__same_series, c->map, &src);
+	cp_series *m;
 	int error;
 
 	if (at != BG_INDEX_NONE) {
@@ -315,14 +345,58 @@ static int cp__series_of(copier *c, bg_db_stmt *r, int64_t *id)
 	}
 	if ((error = cp__series(c, r, id)) < 0)
 		return error;
+	if (bg_index__find(&c->ixdst, cp__hash_id(*id), cp__same_dst, c->map, id) != BG_INDEX_NONE)
+		return bg_error_set(c->ctx, BG_EINPUT,
+		                    "series \"%s:%s\" of %s is the same series in %s as another "
+		                    "of %s (their names differ only in bytes that are not valid "
+		                    "UTF-8); nothing more copied",
+		                    bg_db_column_text(r, 1), bg_db_column_text(r, 2), c->src->name,
+		                    c->dst->name, c->src->name);
 	if (bg_grow((void **)&c->map, &c->mapcap, c->nmap, sizeof(*c->map)) < 0)
 		return bg_error_oom(c->ctx);
-	c->map[c->nmap].src = src;
-	c->map[c->nmap].dst = *id;
-	if (bg_index__add(&c->ix, h, c->nmap) < 0)
+	m = &c->map[c->nmap];
+	m->src = src;
+	m->dst = *id;
+	if (!(m->direction = bg_strdup(bg_db_column_text(r, 4) ? bg_db_column_text(r, 4) : "")))
 		return bg_error_oom(c->ctx);
+	if (bg_index__add(&c->ix, h, c->nmap) < 0 ||
+	    bg_index__add(&c->ixdst, cp__hash_id(*id), c->nmap) < 0) {
+		free(m->direction);
+		return bg_error_oom(c->ctx);
+	}
 	c->nmap++;
 	return 0;
+}
+
+/* The directions of the series of destination run `run_id`, just written,
+ * against the source's: another writer may have turned one since it was
+ * matched (a suite that now says higher is better), and the copied runs
+ * would then be read the other way. */
+static int cp__directions(copier *c, int64_t run_id)
+{
+	bg_db_stmt *q = c->s[CP_D_RUN_SERIES];
+	int error = 0, rc;
+
+	if (bg_db_bind_int64(q, 1, run_id) < 0)
+		return cp__fail(c, CP_D_RUN_SERIES, "reading series");
+	while ((rc = bg_db_step(q)) == BG_DB_ROW) {
+		int64_t dst = bg_db_column_int64(q, 0);
+		size_t at = bg_index__find(&c->ixdst, cp__hash_id(dst), cp__same_dst, c->map, &dst);
+		const char *now = bg_db_column_text(q, 3);
+
+		if (at == BG_INDEX_NONE || !now || !strcmp(now, c->map[at].direction))
+			continue;
+		error = bg_error_set(c->ctx, BG_EINPUT,
+		                     "series \"%s:%s\" is %s is better in %s but %s is better in "
+		                     "%s; nothing more copied",
+		                     bg_db_column_text(q, 1), bg_db_column_text(q, 2), now,
+		                     c->dst->name, c->map[at].direction, c->src->name);
+		break;
+	}
+	if (!error && rc != BG_DB_DONE)
+		error = cp__fail(c, CP_D_RUN_SERIES, "reading series");
+	bg_db_reset(q);
+	return error;
 }
 
 static void cp__results_clear(copier *c)
@@ -375,12 +449,54 @@ static int cp__by_series(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The samples of results c->res[from, to), by series: each result's are
+ * the rows that carry its series, and a result with none gets none. */
+static int cp__samples(copier *c, int64_t src_run, size_t from, size_t to)
+{
+	bg_db_stmt *v = c->s[CP_SAMPLES];
+	size_t i = from, nv = 0;
+	int error = 0, rc;
+
+	if (bg_db_bind_int64(v, 1, src_run) < 0 ||
+	    bg_db_bind_int64(v, 2, c->res[from].src_series) < 0 ||
+	    bg_db_bind_int64(v, 3, c->res[to - 1].src_series) < 0)
+		return cp__fail(c, CP_SAMPLES, "reading samples");
+	while ((rc = bg_db_step(v)) == BG_DB_ROW) {
+		int64_t series = bg_db_column_int64(v, 0);
+
+		for (; i < to && c->res[i].src_series < series; i++, nv = 0)
+			if (c->dst->drv->samples(c->dst, c->res[i].row.id, c->values, nv) < 0) {
+				error = cp__fail(c, CP_D_RUN, "storing samples");
+				goto cleanup;
+			}
+		if (i < to && c->res[i].src_series == series) {
+			if (bg_grow((void **)&c->values, &c->cap, nv, sizeof(*c->values)) < 0) {
+				error = bg_error_oom(c->ctx);
+				goto cleanup;
+			}
+			c->values[nv++] = bg_db_column_double(v, 1);
+		}
+	}
+	if (rc != BG_DB_DONE) {
+		error = cp__fail(c, CP_SAMPLES, "reading samples");
+		goto cleanup;
+	}
+	for (; i < to; i++, nv = 0)
+		if (c->dst->drv->samples(c->dst, c->res[i].row.id, c->values, nv) < 0) {
+			error = cp__fail(c, CP_D_RUN, "storing samples");
+			goto cleanup;
+		}
+cleanup:
+	bg_db_reset(v);
+	return error;
+}
+
 /* Every result of source run `src_run`, with all its samples, into
  * destination run `run_id`. */
 static int cp__results(copier *c, int64_t src_run, int64_t run_id)
 {
-	bg_db_stmt *r = c->s[CP_RESULTS], *v = c->s[CP_SAMPLES];
-	size_t i, nv = 0;
+	bg_db_stmt *r = c->s[CP_RESULTS];
+	size_t i, end;
 	int error = 0, rc;
 
 	if (bg_db_bind_int64(r, 1, src_run) < 0)
@@ -407,43 +523,19 @@ static int cp__results(copier *c, int64_t src_run, int64_t run_id)
 			                     c->dst->name);
 	if (error < 0)
 		goto cleanup;
-	/* Both by the source's series, one result each in a run: each
-	 * result's samples are the rows that carry its series, and a result
-	 * with none gets none. */
+	if ((error = cp__directions(c, run_id)) < 0)
+		goto cleanup;
+	/* Both by the source's series, one result each in a run. */
 	qsort(c->res, c->nres, sizeof(*c->res), cp__by_series);
-	if (bg_db_bind_int64(v, 1, src_run) < 0) {
-		error = cp__fail(c, CP_SAMPLES, "reading samples");
-		goto cleanup;
-	}
-	i = 0;
-	while ((rc = bg_db_step(v)) == BG_DB_ROW) {
-		int64_t rid = bg_db_column_int64(v, 0);
+	for (i = 0; i < c->nres && !error; i = end) {
+		size_t expect = 0;
 
-		for (; i < c->nres && c->res[i].src_series < rid; i++, nv = 0)
-			if (c->dst->drv->samples(c->dst, c->res[i].row.id, c->values, nv) < 0) {
-				error = cp__fail(c, CP_D_RUN, "storing samples");
-				goto cleanup;
-			}
-		if (i < c->nres && c->res[i].src_series == rid) {
-			if (bg_grow((void **)&c->values, &c->cap, nv, sizeof(*c->values)) < 0) {
-				error = bg_error_oom(c->ctx);
-				goto cleanup;
-			}
-			c->values[nv++] = bg_db_column_double(v, 1);
-		}
+		/* About CP_CHUNK samples a statement, at least one result. */
+		for (end = i; end < c->nres && (end == i || expect < CP_CHUNK); end++)
+			expect += c->res[end].row.n > 0 ? (size_t)c->res[end].row.n : 1;
+		error = cp__samples(c, src_run, i, end);
 	}
-	if (rc != BG_DB_DONE) {
-		error = cp__fail(c, CP_SAMPLES, "reading samples");
-		goto cleanup;
-	}
-	for (; i < c->nres; i++, nv = 0)
-		if (c->dst->drv->samples(c->dst, c->res[i].row.id, c->values, nv) < 0) {
-			error = cp__fail(c, CP_D_RUN, "storing samples");
-			goto cleanup;
-		}
-
 cleanup:
-	bg_db_reset(v);
 	cp__results_clear(c);
 	return error;
 }
@@ -790,8 +882,11 @@ cleanup:
 	cp__results_clear(&c);
 	free(c.res);
 	free(c.rows);
+	for (i = 0; i < c.nmap; i++)
+		free(c.map[i].direction);
 	free(c.map);
 	bg_index__free(&c.ix);
+	bg_index__free(&c.ixdst);
 	bg_strings_free(uids, n);
 	free(ids);
 	free(c.values);

@@ -100,6 +100,32 @@ check "... every result, column and sample as the source's" \
 check "... and into a database holding other series" \
 	test "$(results_dump "$T/many.db")" = "$(results_dump "$dst" | grep "|m|s")"
 
+# Series are matched once a copy, and each run's directions checked again
+# inside its transaction: another writer that turns a series to higher is
+# better while the copy runs (here a trigger, on the second run) stops it,
+# as a direction that differed from the start does.
+cp "$T/many.db" "$T/flip-src.db"
+"$BG" db copy "$T/many.db" "$T/flip.db" >/dev/null 2>&1 && sqlite3 "$T/flip.db" "PRAGMA foreign_keys = ON; DELETE FROM runs WHERE id > 1"
+sqlite3 "$T/flip.db" "CREATE TRIGGER flip AFTER INSERT ON runs WHEN NEW.id = 3 BEGIN
+	UPDATE series SET direction = 'higher' WHERE benchmark = 'm' AND metric = 's077'; END"
+"$BG" db copy "$T/flip-src.db" "$T/flip.db" >"$T/out" 2>"$T/err"
+rc=$?
+check "a series turned to higher is better by another writer during the copy: exit 2 (got $rc)" test "$rc" = 2
+check "... saying so" grep -qx "benchguard: series \"m:s077\" is higher is better in $T/flip.db but lower is better in $T/flip-src.db; nothing more copied" "$T/err"
+check "... the run it was found in not stored" test "$(sqlite3 "$T/flip.db" 'SELECT count(*) FROM runs')" = 2
+
+# Two series of the source whose names differ only in bytes that are not
+# UTF-8 are one series in the destination (each such byte is stored as
+# U+FFFD): exit 2 naming it, nothing of the run stored.
+cp "$T/many.db" "$T/bytes-src.db"
+sqlite3 "$T/bytes-src.db" "UPDATE series SET metric = CAST(x'78ff' AS TEXT) WHERE benchmark = 'm' AND metric = 's010';
+	UPDATE series SET metric = CAST(x'78fe' AS TEXT) WHERE benchmark = 'm' AND metric = 's011'"
+"$BG" db copy "$T/bytes-src.db" "$T/utf8-dst.db" >"$T/out" 2>"$T/err"
+rc=$?
+check "two source series that are one in UTF-8: exit 2 (got $rc)" test "$rc" = 2
+check "... saying so" grep -q "^benchguard: series \"m:x.*\" of $T/bytes-src.db is the same series in $T/utf8-dst.db as another of $T/bytes-src.db (their names differ only in bytes that are not valid UTF-8); nothing more copied" "$T/err"
+check "... nothing of the run stored" test "$(sqlite3 "$T/utf8-dst.db" "SELECT count(*) FROM runs; SELECT count(*) FROM results" | tr "\n" " ")" = "0 0 "
+
 # import on a dirty tree says the run is dirty, as run does: it is never a
 # baseline, and import said nothing.
 new_repo "$T/dirty" >/dev/null && echo change >>"$T/dirty/README.md"
