@@ -366,7 +366,10 @@ static int prepare_reference(bg_ctx *ctx, const bg_ci_opts *o, const bg_check_re
 	*ok = 0;
 	if (!res->reference[0] || !strcmp(res->reference, res->sha) || !o->cache_dir)
 		return 0;
-	if ((error = bg_repo_lookup(ctx, o->repo, res->reference, commit)) < 0)
+	/* On the baseline branch's line, as a run --commit of it is: history
+	 * shows its runs on that branch, not on none. */
+	if ((error = bg_repo_lookup_on(ctx, o->repo, res->reference, o->check.baseline_branch,
+	                               commit)) < 0)
 		return error;
 	commit->dirty = 0;
 	memset(&wo, 0, sizeof(wo));

@@ -52,6 +52,11 @@ check "... the annotation says so" \
 	grep -q '^::error title=benchguard%3A performance regression::.*regression found by the pairs: +60.0%25.*the first run showed an improvement of -20.0%25' "$T/out"
 check "... and states the change the pairs measured, not the first look's" \
 	grep -q '^::error title=benchguard%3A performance regression::b:v got 60.0%25 worse when measured again' "$T/out"
+# The reference side of the pairs is main's newest commit, on main's
+# line: its runs are stored on main, as a run --commit of it is.
+check "... the reference's pair runs stored on main, not on no branch" test "$(sqlite3 "$BENCHGUARD_DB" \
+	"SELECT group_concat(DISTINCT r.branch) FROM runs r JOIN commits c ON c.id = r.commit_id
+	WHERE r.role = 'paired' AND c.sha = '$(git rev-parse main)'")" = main
 # A plain check of the same run replays the first look alone (improvement,
 # exit 0) where ci failed the step: it says that ci recorded otherwise.
 "$BG" check >"$T/cout" 2>"$T/cerr"
