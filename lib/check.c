@@ -844,12 +844,23 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 			goto cleanup;
 		if ((error = bg_repo_merge_base(ctx, repo, res->sha, tip, res->baseline_from)) <
 		    0) {
+			/* A shallow clone lacks history; a full one lacks a
+			 * commit made elsewhere: a pull request's merge commit
+			 * (the newest run of a shared database is often one),
+			 * or one a force-push removed, which no fetch brings. */
 			if (error == BG_ENOTFOUND)
 				error = bg_error_set(
 				        ctx, BG_ENOTFOUND,
 				        "run %lld measured commit %.12s, which is not in this "
-				        "repository (fetch its history, e.g. fetch-depth: 0)",
-				        (long long)res->run_id, res->sha);
+				        "repository (%s)",
+				        (long long)res->run_id, res->sha,
+				        bg_repo_is_shallow(repo)
+				                ? "fetch its history, e.g. fetch-depth: 0"
+				                : "a commit made elsewhere, such as a pull "
+				                  "request's merge "
+				                  "commit or one a force-push removed; judge "
+				                  "another "
+				                  "with --commit or --run");
 			goto cleanup;
 		}
 

@@ -733,6 +733,11 @@ static int branch__commit(bg_ctx *ctx, bg_repo *repo, const char *ref, git_oid *
  * "confirmed" slower beside the commit before it.  A local branch ahead of
  * origin's, or off it, is someone's own work and stays the tip.
  */
+int bg_repo_is_shallow(bg_repo *repo)
+{
+	return repo && git_repository_is_shallow(repo->repo) == 1;
+}
+
 int bg_repo_branch_tip(bg_ctx *ctx, bg_repo *repo, const char *name, char sha[41])
 {
 	char ref[512];

@@ -28,7 +28,8 @@ int bg_repo_lookup_on(bg_ctx *ctx, bg_repo *repo, const char *rev, const char *b
                       bg_commit *out);
 /*
  * The tip of branch `name`: refs/heads/<name>, else refs/remotes/origin/<name>
- * (CI checkouts often have only the remote one).  Unknown -> BG_EINPUT.
+ * (CI checkouts often have only the remote one), and the remote one when
+ * the local one is behind it (stale).  Unknown -> BG_EINPUT.
  */
 int bg_repo_branch_tip(bg_ctx *ctx, bg_repo *repo, const char *name, char sha[41]);
 /*
@@ -36,6 +37,8 @@ int bg_repo_branch_tip(bg_ctx *ctx, bg_repo *repo, const char *name, char sha[41
  * *out is its name (malloc'd), or NULL when HEAD is detached.
  */
 int bg_repo_head_branch(bg_ctx *ctx, bg_repo *repo, char **out);
+/* Whether the repository is a shallow clone (its history cut at a depth). */
+int bg_repo_is_shallow(bg_repo *repo);
 /* The best common ancestor of two commits; none -> BG_EINPUT, unknown -> BG_ENOTFOUND. */
 int bg_repo_merge_base(bg_ctx *ctx, bg_repo *repo, const char *a, const char *b, char sha[41]);
 

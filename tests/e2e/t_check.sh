@@ -512,4 +512,15 @@ check "... and behind origin's again, now before the slowdown: origin's 10 ms ru
 	grep -q '\"verdict\": \"regression\"' $T/out"
 cd "$T" || exit 1
 
+# A shared database's newest run is often of a commit made elsewhere (a
+# pull request's merge commit): check in a full clone without it says so,
+# where it said to fetch the history, which no fetch brings.
+git clone -q "$T/stale" "$T/elsewhere" && cd "$T/elsewhere" || exit 1
+git commit -q --allow-empty -m "a pull request's merge"
+printf 'BENCHGUARD t %s ms\n' 15 15.1 14.9 | "$BG" -q import - --format lines --name b --machine st >/dev/null
+cd "$T/stale" || exit 1
+check "check of a run of a commit this clone lacks: exit 2" expect_rc 2 "$BG" check --machine st
+check "... saying it was made elsewhere and how to judge another" grep -q "which is not in this repository (a commit made elsewhere, such as a pull request's merge commit or one a force-push removed; judge another with --commit or --run)" "$T/err"
+cd "$T" || exit 1
+
 finish
