@@ -844,10 +844,11 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 			goto cleanup;
 		if ((error = bg_repo_merge_base(ctx, repo, res->sha, tip, res->baseline_from)) <
 		    0) {
-			/* A shallow clone lacks history; a full one lacks a
-			 * commit made elsewhere: a pull request's merge commit
-			 * (the newest run of a shared database is often one),
-			 * or one a force-push removed, which no fetch brings. */
+			/* A shallow clone lacks history.  A full one lacks a
+			 * commit not fetched yet, or one made elsewhere: a pull
+			 * request's merge commit (the newest run of a shared
+			 * database is often one), or one a force-push removed,
+			 * which no fetch brings. */
 			if (error == BG_ENOTFOUND)
 				error = bg_error_set(
 				        ctx, BG_ENOTFOUND,
@@ -856,11 +857,10 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 				        (long long)res->run_id, res->sha,
 				        bg_repo_is_shallow(repo)
 				                ? "fetch its history, e.g. fetch-depth: 0"
-				                : "a commit made elsewhere, such as a pull "
-				                  "request's merge "
-				                  "commit or one a force-push removed; judge "
-				                  "another "
-				                  "with --commit or --run");
+				                : "fetch it (git fetch); if it was made elsewhere, "
+				                  "such as a pull request's merge commit or one a "
+				                  "force-push removed, judge another run with "
+				                  "--commit or --run");
 			goto cleanup;
 		}
 

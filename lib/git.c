@@ -34,7 +34,8 @@
 
 struct bg_repo {
 	git_repository *repo;
-	char *workdir; /* without the trailing slash */
+	char *workdir;  /* without the trailing slash */
+	int said_stale; /* bg_repo_branch_tip's word on a stale local branch, once */
 };
 
 /* Sets the context's message to "<what>: <libgit2's reason>". */
@@ -508,7 +509,7 @@ int bg_repo_lookup(bg_ctx *ctx, bg_repo *repo, const char *rev, bg_commit *out)
 	if (err == GIT_ENOTFOUND || err == GIT_EINVALIDSPEC || err == GIT_EUNBORNBRANCH) {
 		/* HEAD~2 of a depth-1 clone is not unknown, only not fetched. */
 		err = bg_error_set(ctx, BG_ENOTFOUND, "unknown revision \"%s\"%s", rev,
-		                   git_repository_is_shallow(repo->repo) == 1
+		                   bg_repo_is_shallow(repo)
 		                           ? " (this is a shallow clone, which may lack it: fetch "
 		                             "the whole history, git fetch --unshallow; "
 		                             "fetch-depth: 0 in actions/checkout)"
@@ -613,7 +614,7 @@ int bg_repo_lookup_on(bg_ctx *ctx, bg_repo *repo, const char *rev, const char *b
 	/* A shallow clone's line may end before the walk can tell: the commit
 	 * is then on no branch we can name, which only labels its runs.  Failing
 	 * here failed compare and bisect of a commit the clone has. */
-	if (err == BG_EINPUT && git_repository_is_shallow(repo->repo) == 1) {
+	if (err == BG_EINPUT && bg_repo_is_shallow(repo)) {
 		bg_ctx__restore_error(ctx, &saved);
 		err = 0;
 	}
@@ -733,15 +734,34 @@ static int branch__commit(bg_ctx *ctx, bg_repo *repo, const char *ref, git_oid *
  * "confirmed" slower beside the commit before it.  A local branch ahead of
  * origin's, or off it, is someone's own work and stays the tip.
  */
+/* libgit2 (1.5) looks for the `shallow` file in a linked worktree's own
+ * git folder, where git keeps it in the common one: a worktree of a
+ * shallow clone read as whole, and was told its commits were made
+ * elsewhere instead of to fetch its history. */
 int bg_repo_is_shallow(bg_repo *repo)
 {
-	return repo && git_repository_is_shallow(repo->repo) == 1;
+	const char *common;
+	bg_buf path = BG_BUF_INIT;
+	struct stat st;
+	int yes = 0;
+
+	if (!repo)
+		return 0;
+	if (git_repository_is_shallow(repo->repo) == 1)
+		return 1;
+	common = git_repository_commondir(repo->repo);
+	if (common && bg_buf_printf(&path, "%sshallow", common) == 0 && stat(path.ptr, &st) == 0 &&
+	    S_ISREG(st.st_mode) && st.st_size > 0)
+		yes = 1;
+	bg_buf_clear(&path);
+	return yes;
 }
 
 int bg_repo_branch_tip(bg_ctx *ctx, bg_repo *repo, const char *name, char sha[41])
 {
 	char ref[512];
 	git_oid local, origin;
+	size_t ahead = 0, behind = 0;
 	int has_local, has_origin;
 
 	sha[0] = '\0';
@@ -758,8 +778,31 @@ int bg_repo_branch_tip(bg_ctx *ctx, bg_repo *repo, const char *name, char sha[41
 	/* Not an error when the history between them is missing (a shallow
 	 * clone): the local branch then stays the tip, as before. */
 	if (has_local && has_origin && !git_oid_equal(&local, &origin) &&
-	    git_graph_descendant_of(repo->repo, &origin, &local) == 1)
-		has_local = 0;
+	    git_graph_ahead_behind(&ahead, &behind, repo->repo, &local, &origin) == 0 &&
+	    behind > 0) {
+		char l[13], o[13];
+
+		git_oid_tostr(l, sizeof(l), &local);
+		git_oid_tostr(o, sizeof(o), &origin);
+		if (!ahead) {
+			if (!repo->said_stale++)
+				bg_log(ctx, BG_LOG_INFO,
+				       "baseline branch %s: origin/%s (%s), which the local %s "
+				       "(%s) is %zu commit%s behind",
+				       name, name, o, name, l, behind, behind == 1 ? "" : "s");
+			has_local = 0;
+		} else if (!repo->said_stale++) {
+			/* A force-push leaves a kept workspace's branch off
+			 * origin's, not behind it: whose history is the team's
+			 * is not for benchguard to guess. */
+			bg_log(ctx, BG_LOG_WARN,
+			       "the local %s (%s) and origin/%s (%s) have diverged (%zu and %zu "
+			       "commits of their own): the baseline follows the local one; if "
+			       "origin's was pushed over it, update it (git branch -f %s "
+			       "origin/%s)",
+			       name, l, name, o, ahead, behind, name, name);
+		}
+	}
 	git_oid_tostr(sha, 41, has_local ? &local : &origin);
 	return 0;
 }
@@ -809,7 +852,7 @@ int bg_repo_merge_base(bg_ctx *ctx, bg_repo *repo, const char *a, const char *b,
 	/* A depth-1 checkout of a pull request (actions/checkout's default)
 	 * has neither side's parents: libgit2 says "object not found" for the
 	 * first it lacks, or finds no common history.  Say what to do. */
-	if (err < 0 && git_repository_is_shallow(repo->repo) == 1)
+	if (err < 0 && bg_repo_is_shallow(repo))
 		return shallow_error(ctx, " lacks the history where the two commits meet, which "
 		                          "benchguard needs to find the baseline");
 	if (err == GIT_ENOTFOUND)
@@ -837,7 +880,7 @@ static int shallow_end(bg_ctx *ctx, bg_repo *repo, const git_commit *c)
 	FILE *f;
 	int listed = 0;
 
-	if (git_repository_is_shallow(repo->repo) != 1)
+	if (!bg_repo_is_shallow(repo))
 		return 0;
 	git_oid_tostr(hex, sizeof(hex), git_commit_id(c));
 	/* A commit with parents here lacks them only because of the clone's depth. */

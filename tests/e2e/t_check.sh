@@ -499,6 +499,9 @@ check "local main behind origin/main (a kept workspace): judged against origin's
 	\"$BG\" check --machine st --json >$T/out 2>$T/err; rc=\$?
 	[ \$rc = 0 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d[\"results\"][0]
 assert r[\"verdict\"] == \"unchanged\" and r[\"baseline_runs\"] == 9, r' $T/out"
+check "... -v says so, once" bash -c "
+	\"$BG\" -v check --machine st >$T/out 2>$T/err
+	[ \$(grep -c 'baseline branch main: origin/main ([0-9a-f]*), which the local main ([0-9a-f]*) is 3 commits behind' $T/err) = 1 ]"
 # pr~1 is the slowdown's last commit, pr~4 the last one before it (c6),
 # pr~7 three commits earlier (c3).
 git update-ref refs/remotes/origin/main pr~4
@@ -510,17 +513,31 @@ git branch -q -f main pr~7
 check "... and behind origin's again, now before the slowdown: origin's 10 ms runs, regression, exit 1" bash -c "
 	\"$BG\" check --machine st --json >$T/out 2>$T/err; [ \$? = 1 ] &&
 	grep -q '\"verdict\": \"regression\"' $T/out"
+# A force-push over origin's main leaves a kept workspace's main off it,
+# not behind: the local one is followed, with a warning that says how to
+# update it.
+git branch -q -f main "$(git commit-tree -p pr~7 -m "pushed over" "pr~7^{tree}")"
+check "local main diverged from origin/main: the local one, with a warning naming both" bash -c "
+	\"$BG\" check --machine st >$T/out 2>$T/err
+	grep -q \"warning: the local main ([0-9a-f]*) and origin/main ([0-9a-f]*) have diverged (1 and 3 commits of their own): the baseline follows the local one; if origin's was pushed over it, update it (git branch -f main origin/main)\" $T/err"
 cd "$T" || exit 1
 
 # A shared database's newest run is often of a commit made elsewhere (a
-# pull request's merge commit): check in a full clone without it says so,
-# where it said to fetch the history, which no fetch brings.
+# pull request's merge commit), which no fetch brings: check in a full
+# clone without it says to fetch it or to judge another run.
 git clone -q "$T/stale" "$T/elsewhere" && cd "$T/elsewhere" || exit 1
 git commit -q --allow-empty -m "a pull request's merge"
 printf 'BENCHGUARD t %s ms\n' 15 15.1 14.9 | "$BG" -q import - --format lines --name b --machine st >/dev/null
 cd "$T/stale" || exit 1
 check "check of a run of a commit this clone lacks: exit 2" expect_rc 2 "$BG" check --machine st
-check "... saying it was made elsewhere and how to judge another" grep -q "which is not in this repository (a commit made elsewhere, such as a pull request's merge commit or one a force-push removed; judge another with --commit or --run)" "$T/err"
+check "... saying to fetch it, or, made elsewhere, how to judge another" grep -q "which is not in this repository (fetch it (git fetch); if it was made elsewhere, such as a pull request's merge commit or one a force-push removed, judge another run with --commit or --run)" "$T/err"
+# A linked worktree of a shallow clone is shallow too (git keeps the list
+# in the common folder, where libgit2 does not look): fetch its history.
+git clone -q --depth 1 --no-single-branch "file://$T/stale" "$T/shallow" && git -C "$T/shallow" worktree add -q "$T/shallow-wt" 2>/dev/null
+cd "$T/shallow-wt" || exit 1
+check "check in a linked worktree of a shallow clone: exit 2" expect_rc 2 "$BG" check --machine st
+check "... saying to fetch its history" grep -q "which is not in this repository (fetch its history, e.g. fetch-depth: 0)" "$T/err"
+cd "$T/stale" || exit 1
 cd "$T" || exit 1
 
 finish
