@@ -213,6 +213,13 @@ static const char *const migrations[] = {
 	/* 13: PostgreSQL's view of the samples reads each array once
 	 * (migrations_pg); SQLite's table stays as it is. */
 	"",
+	/* 14: a run set aside by hand (`benchguard exclude`), with why and
+	 * when: a run measured on a throttled machine, or of a commit
+	 * reverted since, would weigh in every baseline until the window
+	 * turns over.  An excluded run stays stored and is listed by history;
+	 * no baseline, report or stored pair uses it. */
+	"ALTER TABLE runs ADD COLUMN exclude_reason TEXT;"
+	"ALTER TABLE runs ADD COLUMN excluded_at INTEGER;",
 };
 
 /*
@@ -246,6 +253,7 @@ static const char *const migrations_pg[] = {
 	"CREATE VIEW samples(result_id, idx, value) AS"
 	"  SELECT a.result_id, CAST(u.i AS INTEGER) - 1, u.v"
 	"  FROM sample_arrays a, unnest(a.vals) WITH ORDINALITY AS u(v, i);",
+	NULL,
 };
 /* clang-format on */
 
@@ -281,6 +289,9 @@ enum store_stmt {
 	ST_ROBUST_SET,
 	ST_RUN_GET,
 	ST_RUN_BY_UID,
+	ST_RUN_EXCLUDE,
+	ST_RUN_INCLUDE,
+	ST_RUNS_LIST,
 	ST_RUN_LATEST,
 	ST_RUNS_AT,
 	ST_PAIR_RECORD,
@@ -321,7 +332,7 @@ enum store_stmt {
 	"SELECT r.id, c.sha, r.branch, r.dirty, r.status = 'complete', r.started_at," \
 	" c.author_time, c.subject, m.fingerprint, s.benchmark, s.metric, s.unit," \
 	" s.direction, x.n, x.mean, x.median, x.stddev, x.min, x.max," \
-	" r.role = 'paired', v.verdict, v.first, v.confirmation"
+	" r.role = 'paired', v.verdict, v.first, v.confirmation, r.exclude_reason"
 /* Joined to series s, results x and runs r: the rest of a history row. */
 #define HISTORY_JOINS \
 	" JOIN commits c ON c.id = r.commit_id" \
@@ -336,8 +347,9 @@ enum store_stmt {
 	" JOIN runs r ON r.id = x.run_id" HISTORY_JOINS
 
 /* How many runs that a baseline may draw from (as ST_BASELINE_RUNS lists
- * them: machine FP, complete, clean, primary; less those of commit SHA,
- * by its id, looked up once: joined, each counted row read its commit)
+ * them: machine FP, complete, clean, primary, not excluded; less those of
+ * commit SHA, by its id, looked up once: joined, each counted row read its
+ * commit)
  * measured SERIES, newest first, counted to LIM at most.  The
  * statements that use it count every series in one, since one statement
  * per series cost a round trip each on PostgreSQL. */
@@ -347,6 +359,7 @@ enum store_stmt {
 	"  WHERE x.series_id = " series \
 	"    AND r.machine_id = (SELECT id FROM machines WHERE fingerprint = " fp ")" \
 	"    AND r.status = 'complete' AND r.dirty = 0 AND r.role = 'primary'" \
+	"    AND r.exclude_reason IS NULL" \
 	"    AND r.commit_id <> coalesce((SELECT id FROM commits WHERE sha = " sha "), -1)" \
 	"  ORDER BY x.run_id DESC LIMIT " lim ") t)"
 
@@ -421,13 +434,31 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_ROBUST_SET] = "UPDATE results SET robust_mean = ?2, outliers = ?3 WHERE id = ?1",
 	[ST_RUN_GET] =
 		"SELECT r.id, c.sha, r.uid, r.branch, m.fingerprint, r.source, r.dirty,"
-		"       r.status = 'complete', r.started_at, c.author_time, c.author, c.subject"
+		"       r.status = 'complete', r.started_at, c.author_time, c.author, c.subject,"
+		"       r.exclude_reason, r.excluded_at"
 		"  FROM runs r JOIN commits c ON c.id = r.commit_id"
 		"  JOIN machines m ON m.id = r.machine_id WHERE r.id = ?1",
 	[ST_RUN_BY_UID] = "SELECT id FROM runs WHERE uid = ?1",
+	/* The first reason stands: excluding again changes nothing. */
+	[ST_RUN_EXCLUDE] = "UPDATE runs SET exclude_reason = ?2, excluded_at = ?3"
+			   " WHERE id = ?1 AND exclude_reason IS NULL",
+	[ST_RUN_INCLUDE] = "UPDATE runs SET exclude_reason = NULL, excluded_at = NULL"
+			   " WHERE id = ?1 AND exclude_reason IS NOT NULL",
+	/* Runs of commit ?1 and machine ?2 when given, oldest first: the
+	 * excluded ones (?3 = 1), or every complete one of any role. */
+	[ST_RUNS_LIST] =
+		"SELECT r.id, c.sha, r.uid, r.branch, m.fingerprint, r.source, r.dirty,"
+		"       r.status = 'complete', r.started_at, c.author_time, c.author, c.subject,"
+		"       r.exclude_reason, r.excluded_at"
+		"  FROM runs r JOIN commits c ON c.id = r.commit_id"
+		"  JOIN machines m ON m.id = r.machine_id"
+		" WHERE (CASE WHEN ?3 = 1 THEN r.exclude_reason IS NOT NULL"
+		"             ELSE r.status = 'complete' END)"
+		"   AND (CAST(?1 AS TEXT) IS NULL OR c.sha = ?1)"
+		"   AND (CAST(?2 AS TEXT) IS NULL OR m.fingerprint = ?2) ORDER BY r.id",
 	[ST_RUN_LATEST] =
 		"SELECT r.id FROM runs r JOIN machines m ON m.id = r.machine_id"
-		" WHERE r.status = 'complete' AND r.role = 'primary'"
+		" WHERE r.status = 'complete' AND r.role = 'primary' AND r.exclude_reason IS NULL"
 		"   AND (CAST(?1 AS TEXT) IS NULL OR m.fingerprint = ?1)"
 		/* Newest by when it started, as history says: `db copy` and
 		 * `baseline import` store older runs after newer ones. */
@@ -436,7 +467,7 @@ static const char *const stmt_sql[ST_COUNT] = {
 		"SELECT r.id FROM runs r JOIN commits c ON c.id = r.commit_id"
 		"  JOIN machines m ON m.id = r.machine_id"
 		" WHERE c.sha = ?1 AND m.fingerprint = ?2 AND r.status = 'complete'"
-		"   AND (?3 < 0 OR r.dirty = ?3)"
+		"   AND r.exclude_reason IS NULL AND (?3 < 0 OR r.dirty = ?3)"
 		"   AND (CAST(?4 AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM run_tags t WHERE t.run_id = r.id"
 		"        AND t.key || '=' || t.value = ?4))"
 		/* Without a tag: the commit's runs of its own; with one, any. */
@@ -453,6 +484,7 @@ static const char *const stmt_sql[ST_COUNT] = {
 		" WHERE a.pair_ref = a.uid AND ca.sha = ?1 AND cb.sha = ?3 AND m.fingerprint = ?5"
 		"   AND b.machine_id = a.machine_id"
 		"   AND a.status = 'complete' AND b.status = 'complete'"
+		"   AND a.exclude_reason IS NULL AND b.exclude_reason IS NULL"
 		"   AND (?6 < 0 OR (a.dirty = ?6 AND b.dirty = ?6))"
 		"   AND (CAST(?2 AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM run_tags t WHERE t.run_id = a.id"
 		"        AND t.key || '=' || t.value = ?2))"
@@ -464,12 +496,12 @@ static const char *const stmt_sql[ST_COUNT] = {
 		"  JOIN commits c ON c.id = r.commit_id"
 		"  JOIN machines m ON m.id = r.machine_id"
 		" WHERE m.fingerprint = ?1 AND r.status = 'complete' AND r.dirty = 0"
-		"   AND r.role = 'primary' ORDER BY r.id DESC",
+		"   AND r.role = 'primary' AND r.exclude_reason IS NULL ORDER BY r.id DESC",
 	[ST_OTHER_MACHINES] =
 		"SELECT m.fingerprint, count(*), max(r.id) FROM runs r"
 		"  JOIN machines m ON m.id = r.machine_id"
 		" WHERE m.fingerprint <> ?1 AND r.status = 'complete' AND r.dirty = 0"
-		"   AND r.role = 'primary'"
+		"   AND r.role = 'primary' AND r.exclude_reason IS NULL"
 		" GROUP BY m.fingerprint ORDER BY count(*) DESC, max(r.id) DESC LIMIT ?2",
 	[ST_RUN_SERIES] =
 		"SELECT s.id, s.benchmark, s.metric, s.unit, s.direction,"
@@ -529,11 +561,12 @@ static const char *const stmt_sql[ST_COUNT] = {
 	 * pass, series by series (results_series_run gives that order). */
 	[ST_RUNS_SINCE] =
 		"SELECT r.id, c.sha, r.uid, r.branch, m.fingerprint, r.source, r.dirty,"
-		"       r.status = 'complete', r.started_at, c.author_time, c.author, c.subject"
+		"       r.status = 'complete', r.started_at, c.author_time, c.author, c.subject,"
+		"       r.exclude_reason, r.excluded_at"
 		"  FROM runs r JOIN commits c ON c.id = r.commit_id"
 		"  JOIN machines m ON m.id = r.machine_id"
 		" WHERE r.status = 'complete' AND r.dirty = 0 AND (?3 OR r.role = 'primary')"
-		"   AND r.started_at >= ?1 AND (CAST(?2 AS TEXT) IS NULL OR m.fingerprint = ?2) ORDER BY r.id",
+		"   AND r.exclude_reason IS NULL AND r.started_at >= ?1 AND (CAST(?2 AS TEXT) IS NULL OR m.fingerprint = ?2) ORDER BY r.id",
 	[ST_RESULTS_SINCE] =
 		/* The series' names are read once, all of them (ST_SERIES_ALL):
 		 * carried in every row, they tripled what the sort moves.  The
@@ -548,7 +581,7 @@ static const char *const stmt_sql[ST_COUNT] = {
 		"  FROM results x"
 		" WHERE +x.run_id IN (SELECT r.id FROM runs r JOIN machines m ON m.id = r.machine_id"
 		"   WHERE r.status = 'complete' AND r.dirty = 0 AND (?3 OR r.role = 'primary')"
-		"     AND r.started_at >= ?1 AND (CAST(?2 AS TEXT) IS NULL OR m.fingerprint = ?2))"
+		"     AND r.exclude_reason IS NULL AND r.started_at >= ?1 AND (CAST(?2 AS TEXT) IS NULL OR m.fingerprint = ?2))"
 		" ORDER BY x.series_id, x.run_id",
 	[ST_SERIES_ALL] = "SELECT id, benchmark, metric, unit, direction FROM series ORDER BY id",
 	[ST_CHECK_INSERT] = "INSERT INTO checks(run_id, source, created_at, pairs, seconds, json)"
@@ -566,7 +599,7 @@ static const char *const stmt_sql[ST_COUNT] = {
 		"  JOIN runs r ON r.id = k.run_id JOIN machines m ON m.id = r.machine_id"
 		" WHERE k.id = (SELECT max(k2.id) FROM checks k2 WHERE k2.run_id = k.run_id)"
 		"   AND r.status = 'complete' AND r.dirty = 0 AND (?3 OR r.role = 'primary')"
-		"   AND r.started_at >= ?1 AND (CAST(?2 AS TEXT) IS NULL OR m.fingerprint = ?2)"
+		"   AND r.exclude_reason IS NULL AND r.started_at >= ?1 AND (CAST(?2 AS TEXT) IS NULL OR m.fingerprint = ?2)"
 		" ORDER BY k.run_id, v.series",
 	[ST_RECORDED_JSON] = "SELECT json FROM checks WHERE run_id = ?1 ORDER BY id DESC LIMIT 1",
 };
@@ -2025,7 +2058,9 @@ static int store__history_row(bg_db_stmt *s, bg_history_row *row)
 	row->paired = bg_db_column_int(s, 19);
 	row->recorded = !bg_db_column_is_null(s, 20) &&
 	                store__verdict_cols(s, 20, &row->verdict, &row->first, &row->confirm) == 0;
+	row->excluded = store__col_dup(s, 23);
 	if ((!bg_db_column_is_null(s, 2) && !row->branch) ||
+	    (!bg_db_column_is_null(s, 23) && !row->excluded) ||
 	    (!bg_db_column_is_null(s, 7) && !row->subject) || !row->machine || !row->benchmark ||
 	    !row->metric || !row->unit)
 		return BG_ENOMEM;
@@ -2193,6 +2228,7 @@ void bg_history_free(bg_history_row *rows, size_t nrows)
 		free(rows[i].benchmark);
 		free(rows[i].metric);
 		free(rows[i].unit);
+		free(rows[i].excluded);
 	}
 	free(rows);
 }
@@ -2314,10 +2350,13 @@ static int store__run_row(bg_db_stmt *s, bg_run_row *out)
 	out->author_time = bg_db_column_int64(s, 9);
 	out->author = store__col_dup(s, 10);
 	out->subject = store__col_dup(s, 11);
+	out->excluded = store__col_dup(s, 12);
+	out->excluded_at = bg_db_column_int64(s, 13);
 	/* A column lost to memory is an error, not a run on no branch. */
 	if (!out->machine || !out->source || (!out->branch && !bg_db_column_is_null(s, 3)) ||
 	    (!out->author && !bg_db_column_is_null(s, 10)) ||
-	    (!out->subject && !bg_db_column_is_null(s, 11)))
+	    (!out->subject && !bg_db_column_is_null(s, 11)) ||
+	    (!out->excluded && !bg_db_column_is_null(s, 12)))
 		return BG_ENOMEM;
 	return 0;
 }
@@ -2348,6 +2387,54 @@ int bg_store_run_get(bg_ctx *ctx, bg_store *store, int64_t run_id, bg_run_row *o
 	return error;
 }
 
+/* ST_RUN_EXCLUDE or ST_RUN_INCLUDE on one run, which must exist. */
+static int store__set_excluded(bg_ctx *ctx, bg_store *store, int64_t run_id, const char *reason,
+                               int64_t at, int *changed)
+{
+	bg_db_stmt *s;
+	bg_run_row row;
+	int error;
+
+	*changed = 0;
+	/* Unknown run: BG_ENOTFOUND, said by bg_store_run_get. */
+	if ((error = bg_store_run_get(ctx, store, run_id, &row)) < 0)
+		return error;
+	bg_run_row_clear(&row);
+	if ((error = store__stmt(ctx, store, reason ? ST_RUN_EXCLUDE : ST_RUN_INCLUDE, &s)) < 0)
+		return error;
+	if (bg_db_bind_int64(s, 1, run_id) != 0 ||
+	    (reason && (bg_db_bind_text(s, 2, reason, -1) != 0 || bg_db_bind_int64(s, 3, at) != 0)))
+		return store__bind_fail(ctx, store, s);
+	if ((error = store__run(ctx, store, s, reason ? "excluding a run" : "including a run")) < 0)
+		return error;
+	*changed = store->db->drv->changes(store->db) == 1;
+	return 0;
+}
+
+int bg_store_run_exclude(bg_ctx *ctx, bg_store *store, int64_t run_id, const char *reason,
+                         int64_t at, int *changed)
+{
+	const char *bad;
+	size_t len = reason ? strlen(reason) : 0, where = 0;
+
+	*changed = 0;
+	/* It is printed in terminals and tables: refused here, not escaped
+	 * forever after. */
+	if (!len)
+		return bg_error_set(ctx, BG_EINPUT, "a run is excluded for a reason: it is empty");
+	if (len > BG_EXCLUDE_REASON_MAX)
+		return bg_error_set(ctx, BG_EINPUT, "the reason is %zu bytes long (at most %d)",
+		                    len, BG_EXCLUDE_REASON_MAX);
+	if ((bad = bg_text__invalid(reason, len, &where)))
+		return bg_error_set(ctx, BG_EINPUT, "the reason has %s at byte %zu", bad, where);
+	return store__set_excluded(ctx, store, run_id, reason, at, changed);
+}
+
+int bg_store_run_include(bg_ctx *ctx, bg_store *store, int64_t run_id, int *changed)
+{
+	return store__set_excluded(ctx, store, run_id, NULL, 0, changed);
+}
+
 void bg_run_row_clear(bg_run_row *row)
 {
 	if (!row)
@@ -2357,6 +2444,7 @@ void bg_run_row_clear(bg_run_row *row)
 	free(row->source);
 	free(row->author);
 	free(row->subject);
+	free(row->excluded);
 	memset(row, 0, sizeof(*row));
 }
 
@@ -3230,19 +3318,14 @@ static int store__bind_period(bg_ctx *ctx, bg_store *st, bg_db_stmt *s, const bg
 	return 0;
 }
 
-int bg_store_runs_since(bg_ctx *ctx, bg_store *store, const bg_period *period, bg_run_row **rows,
-                        size_t *n)
+/* Steps `s`, bound, to its end: its rows in ST_RUN_GET's columns. */
+static int store__run_rows(bg_ctx *ctx, bg_store *store, bg_db_stmt *s, const char *what,
+                           bg_run_row **rows, size_t *n)
 {
 	bg_run_row *r = NULL;
 	size_t len = 0, cap = 0;
-	bg_db_stmt *s;
 	int error = 0, rc;
 
-	*rows = NULL;
-	*n = 0;
-	if ((error = store__stmt(ctx, store, ST_RUNS_SINCE, &s)) < 0 ||
-	    (error = store__bind_period(ctx, store, s, period)) < 0)
-		return error;
 	while ((rc = bg_db_step(s)) == BG_DB_ROW) {
 		if (bg_grow((void **)&r, &cap, len, sizeof(*r)) < 0) {
 			error = bg_error_oom(ctx);
@@ -3255,7 +3338,7 @@ int bg_store_runs_since(bg_ctx *ctx, bg_store *store, const bg_period *period, b
 		}
 	}
 	if (rc != BG_DB_DONE) {
-		error = store__fail(ctx, store, "listing the runs of the period");
+		error = store__fail(ctx, store, what);
 		goto cleanup;
 	}
 	*rows = r;
@@ -3266,6 +3349,37 @@ cleanup:
 	bg_db_reset(s);
 	bg_run_rows_free(r, len);
 	return error;
+}
+
+int bg_store_runs_since(bg_ctx *ctx, bg_store *store, const bg_period *period, bg_run_row **rows,
+                        size_t *n)
+{
+	bg_db_stmt *s;
+	int error;
+
+	*rows = NULL;
+	*n = 0;
+	if ((error = store__stmt(ctx, store, ST_RUNS_SINCE, &s)) < 0 ||
+	    (error = store__bind_period(ctx, store, s, period)) < 0)
+		return error;
+	return store__run_rows(ctx, store, s, "listing the runs of the period", rows, n);
+}
+
+int bg_store_runs_list(bg_ctx *ctx, bg_store *store, const char *sha, const char *machine,
+                       int excluded, bg_run_row **rows, size_t *n)
+{
+	bg_db_stmt *s;
+	int error;
+
+	*rows = NULL;
+	*n = 0;
+	if ((error = store__stmt(ctx, store, ST_RUNS_LIST, &s)) < 0)
+		return error;
+	if (bg_db_bind_text(s, 1, sha, -1) != 0 || bg_db_bind_text(s, 2, machine, -1) != 0 ||
+	    bg_db_bind_int64(s, 3, excluded != 0) != 0)
+		return store__bind_fail(ctx, store, s);
+	return store__run_rows(ctx, store, s,
+	                       excluded ? "listing the excluded runs" : "listing runs", rows, n);
 }
 
 void bg_run_rows_free(bg_run_row *rows, size_t n)

@@ -125,6 +125,7 @@ typedef struct {
 	int recorded;
 	bg_verdict verdict, first;
 	bg_confirm_status confirm;
+	char *excluded; /* why the run was excluded (bg_store_run_exclude), or NULL */
 } bg_history_row;
 
 /*
@@ -149,11 +150,30 @@ typedef struct {
 	int64_t started_at;
 	int64_t author_time;
 	char *author, *subject;
+	char *excluded;      /* why it was excluded (bg_store_run_exclude), or NULL */
+	int64_t excluded_at; /* when, seconds since the epoch */
 } bg_run_row;
 
 /* A run by id; unknown -> BG_ENOTFOUND. */
 int bg_store_run_get(bg_ctx *ctx, bg_store *store, int64_t run_id, bg_run_row *out);
 void bg_run_row_clear(bg_run_row *row);
+/*
+ * Sets run `run_id` aside from every baseline, report and stored pair,
+ * saying why (`reason`: 1 to BG_EXCLUDE_REASON_MAX bytes of UTF-8 without
+ * control characters, else BG_EINPUT) at `at` (seconds since the epoch).
+ * *changed: 1, or 0 when it was excluded already (its first reason stands).
+ * Unknown run: BG_ENOTFOUND.
+ */
+#define BG_EXCLUDE_REASON_MAX 500
+int bg_store_run_exclude(bg_ctx *ctx, bg_store *store, int64_t run_id, const char *reason,
+                         int64_t at, int *changed);
+/* Undoes it; *changed 0 when the run was not excluded. */
+int bg_store_run_include(bg_ctx *ctx, bg_store *store, int64_t run_id, int *changed);
+/* Runs of commit `sha` and of `machine` when not NULL, oldest first: the
+ * excluded ones (`excluded` 1, complete or not), else every complete run of
+ * any role (paired ones too), excluded or not.  Free with bg_run_rows_free. */
+int bg_store_runs_list(bg_ctx *ctx, bg_store *store, const char *sha, const char *machine,
+                       int excluded, bg_run_row **rows, size_t *n);
 /* The run with this uid: *run_id, or 0 when there is none. */
 int bg_store_run_by_uid(bg_ctx *ctx, bg_store *store, const char *uid, int64_t *run_id);
 /* The newest complete run (of `machine` when not NULL); none -> BG_ENOTFOUND. */

@@ -9,10 +9,10 @@
  * destination (its machine and commit, facts, tags, results with every
  * sample, outcomes, and the verdicts `ci` recorded for it), so an
  * interrupted copy leaves complete runs only and the next copy finishes
- * the job.  Timestamps, roles, pairs (named by uid) and ids' order are
- * kept; ids themselves are the destination's.  Incomplete runs (a job that
- * died) are not copied.  Builds and the alert outbox follow, keyed as they
- * are in the schema.
+ * the job.  Timestamps, roles, pairs (named by uid), exclusions and ids'
+ * order are kept; ids themselves are the destination's.  Incomplete runs (a
+ * job that died) are not copied.  Builds and the alert outbox follow, keyed
+ * as they are in the schema.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +34,7 @@ enum {
 	CP_VERDICTS,
 	CP_BUILDS,
 	CP_OUTBOX,
-	CP_RUN_PAIR_REF,
+	CP_RUN_SINCE,
 	CP_SRC_COUNT,
 	/* written to the destination */
 	CP_D_RUN_BY_UID = CP_SRC_COUNT,
@@ -53,6 +53,7 @@ enum {
 	CP_D_CHECK,
 	CP_D_CHECK_FIND,
 	CP_D_PAIR_REF,
+	CP_D_EXCLUDE,
 	CP_D_VERDICT,
 	CP_D_BUILD,
 	CP_D_OUTBOX,
@@ -64,7 +65,7 @@ static const char *const copy_sql[CP_COUNT] = {
 	[CP_RUNS] = "SELECT id, uid FROM runs WHERE status = 'complete' ORDER BY id",
 	[CP_RUN] = "SELECT r.branch, r.dirty, r.source, r.started_at, r.finished_at, r.role,"
 		   " c.sha, c.author_time, c.author, c.subject, m.fingerprint, m.first_seen, m.id,"
-		   " r.pair_ref"
+		   " r.pair_ref, r.exclude_reason, r.excluded_at"
 		   " FROM runs r JOIN commits c ON c.id = r.commit_id"
 		   " JOIN machines m ON m.id = r.machine_id WHERE r.id = ?1",
 	[CP_MACHINE_FACTS] = "SELECT key, value FROM machine_facts WHERE machine_id = ?1",
@@ -95,7 +96,7 @@ static const char *const copy_sql[CP_COUNT] = {
 		      " o.state, o.created_at, o.attempts, o.last_status, o.last_error,"
 		      " o.delivered_at FROM outbox o LEFT JOIN runs r ON r.id = o.run_id"
 		      " ORDER BY o.id",
-	[CP_RUN_PAIR_REF] = "SELECT pair_ref FROM runs WHERE id = ?1 AND pair_ref IS NOT NULL",
+	[CP_RUN_SINCE] = "SELECT pair_ref, exclude_reason, excluded_at FROM runs WHERE id = ?1",
 	[CP_D_RUN_BY_UID] = "SELECT id FROM runs WHERE uid = ?1",
 	[CP_D_MACHINE] = "INSERT INTO machines(fingerprint, first_seen) VALUES (?1, ?2)"
 			 " ON CONFLICT DO NOTHING",
@@ -106,8 +107,9 @@ static const char *const copy_sql[CP_COUNT] = {
 			" VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
 	[CP_D_COMMIT_ID] = "SELECT id FROM commits WHERE sha = ?1",
 	[CP_D_RUN] = "INSERT INTO runs(commit_id, machine_id, branch, dirty, status, source,"
-		     " started_at, finished_at, uid, role, pair_ref)"
-		     " VALUES (?1, ?2, ?3, ?4, 'complete', ?5, ?6, ?7, ?8, ?9, ?10) RETURNING id",
+		     " started_at, finished_at, uid, role, pair_ref, exclude_reason, excluded_at)"
+		     " VALUES (?1, ?2, ?3, ?4, 'complete', ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
+		     " RETURNING id",
 	[CP_D_RUN_FACT] = "INSERT INTO run_facts(run_id, key, value) VALUES (?1, ?2, ?3)"
 			  " ON CONFLICT DO NOTHING",
 	[CP_D_RUN_TAG] = "INSERT INTO run_tags(run_id, key, value) VALUES (?1, ?2, ?3)"
@@ -134,6 +136,10 @@ static const char *const copy_sql[CP_COUNT] = {
 	/* Pairs are recorded once both runs are complete: after a copy, maybe. */
 	[CP_D_PAIR_REF] = "UPDATE runs SET pair_ref = CAST(?2 AS TEXT)"
 			  " WHERE id = ?1 AND pair_ref IS NULL",
+	/* A run excluded in the source since it was copied is excluded here
+	 * too (with the source's reason); a copy never takes one back. */
+	[CP_D_EXCLUDE] = "UPDATE runs SET exclude_reason = CAST(?2 AS TEXT), excluded_at = ?3"
+			 " WHERE id = ?1 AND exclude_reason IS NULL",
 	[CP_D_VERDICT] = "INSERT INTO verdicts(check_id, series, benchmark, metric, verdict,"
 			 " first, confirmation) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
 			 " ON CONFLICT DO NOTHING",
@@ -661,7 +667,7 @@ static int cp__run_body(copier *c, int64_t src_run, const char *uid)
 	    cp__text(d, 3, r, 0) < 0 || cp__int(d, 4, r, 1) < 0 || cp__text(d, 5, r, 2) < 0 ||
 	    cp__int(d, 6, r, 3) < 0 || cp__int(d, 7, r, 4) < 0 ||
 	    bg_db_bind_text(d, 8, uid, -1) < 0 || cp__text(d, 9, r, 5) < 0 ||
-	    cp__text(d, 10, r, 13) < 0) {
+	    cp__text(d, 10, r, 13) < 0 || cp__text(d, 11, r, 14) < 0 || cp__int(d, 12, r, 15) < 0) {
 		error = cp__fail(c, CP_D_RUN, "storing the run");
 		goto cleanup;
 	}
@@ -706,26 +712,35 @@ cleanup:
 
 /*
  * What the source recorded about a run after it was complete, for a run the
- * destination has: its pair, and ci's checks.  A copy taken while ci
- * measured again in pairs has the run but not the verdict; the next copy
- * adds it (*checks counts what it added).
+ * destination has: its pair, its exclusion and ci's checks.  A copy taken
+ * while ci measured again in pairs has the run but not the verdict; the
+ * next copy adds it (*checks counts what it added).
  */
 static int cp__run_since(copier *c, int64_t src_run, int64_t dst_run, size_t *checks)
 {
-	bg_db_stmt *q = c->s[CP_RUN_PAIR_REF], *d = c->s[CP_D_PAIR_REF];
+	bg_db_stmt *q = c->s[CP_RUN_SINCE], *d;
 	int error = 0, rc;
 
 	if (bg_db_bind_int64(q, 1, src_run) < 0)
-		return cp__fail(c, CP_RUN_PAIR_REF, "reading a run's pair");
+		return cp__fail(c, CP_RUN_SINCE, "reading a run");
 	rc = bg_db_step(q);
-	if (rc == BG_DB_ROW) {
+	if (rc == BG_DB_ROW && !bg_db_column_is_null(q, 0)) {
+		d = c->s[CP_D_PAIR_REF];
 		if (bg_db_bind_int64(d, 1, dst_run) < 0 || cp__text(d, 2, q, 0) < 0)
 			error = cp__fail(c, CP_D_PAIR_REF, "storing a run's pair");
 		else
 			error = cp__write(c, CP_D_PAIR_REF, "storing a run's pair", NULL);
-	} else if (rc < 0) {
-		error = cp__fail(c, CP_RUN_PAIR_REF, "reading a run's pair");
 	}
+	if (!error && rc == BG_DB_ROW && !bg_db_column_is_null(q, 1)) {
+		d = c->s[CP_D_EXCLUDE];
+		if (bg_db_bind_int64(d, 1, dst_run) < 0 || cp__text(d, 2, q, 1) < 0 ||
+		    cp__int(d, 3, q, 2) < 0)
+			error = cp__fail(c, CP_D_EXCLUDE, "excluding a run");
+		else
+			error = cp__write(c, CP_D_EXCLUDE, "excluding a run", NULL);
+	}
+	if (rc < 0)
+		error = cp__fail(c, CP_RUN_SINCE, "reading a run");
 	bg_db_reset(q);
 	if (error < 0)
 		return error;

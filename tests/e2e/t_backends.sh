@@ -171,10 +171,11 @@ check "bisect recorded its pairs, as many on both" pairs_alike
 # A database of schema 8 (its runs name no pair) is migrated on both; its
 # runs pair with nothing, so the same bisect measures its pairs again.
 V=$(db_sql "$PG" "SELECT version FROM benchguard_schema")
+undo14="ALTER TABLE runs DROP COLUMN exclude_reason; ALTER TABLE runs DROP COLUMN excluded_at;"
 db_sql "$PG" "ALTER TABLE runs DROP COLUMN pair_ref; ALTER TABLE outcomes DROP COLUMN definition;
-	DROP INDEX runs_started; UPDATE benchguard_schema SET version = 8"
+	DROP INDEX runs_started; $undo14 UPDATE benchguard_schema SET version = 8"
 db_sql "$LITE" "DROP INDEX runs_pair_ref; ALTER TABLE runs DROP COLUMN pair_ref;
-	ALTER TABLE outcomes DROP COLUMN definition; DROP INDEX runs_started; PRAGMA user_version = 8"
+	ALTER TABLE outcomes DROP COLUMN definition; DROP INDEX runs_started; $undo14 PRAGMA user_version = 8"
 compare bisect-migrated 0 --json bisect --good HEAD~6 --bad HEAD --series calc:calc/x --runs 3
 versions() { echo "$(db_sql "$PG" "SELECT version FROM benchguard_schema") $(db_sql "$LITE" "PRAGMA user_version")"; }
 check "... schema 8 migrated to $V on both" test "$(versions)" = "$V $V"
@@ -267,7 +268,7 @@ awk 'BEGIN { for (s = 0; s < 10; s++) for (i = 0; i < 40000; i++) printf "BENCHG
 	(cd "$T/many.db.repo" && "$BG" -q --db "$PGL" import - --format lines --name long >/dev/null)
 db_sql "$PGL" "DROP VIEW samples; CREATE VIEW samples(result_id, idx, value) AS
 	SELECT a.result_id, s.i - 1, a.vals[s.i] FROM sample_arrays a, generate_subscripts(a.vals, 1) AS s(i);
-	UPDATE benchguard_schema SET version = 12"
+	$undo14 UPDATE benchguard_schema SET version = 12"
 "$BG" --db "$PGL" history long --limit 1 >/dev/null 2>"$T/err"
 check "a PostgreSQL database of schema 12 opened: schema $V" test "$(db_sql "$PGL" "SELECT version FROM benchguard_schema")" = "$V"
 t0=$(date +%s%N)

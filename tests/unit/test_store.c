@@ -103,10 +103,14 @@ static const char *sql_text(const char *path, const char *sql, char *buf, size_t
 	return buf;
 }
 
+/* Back to the tables of schema version 13: step 14 added the runs' exclusions. */
+#define UNDO_14                                                                                    \
+	" ALTER TABLE runs DROP COLUMN exclude_reason; ALTER TABLE runs DROP COLUMN excluded_at;"
+
 /* Back to the tables of schema version 3 (its user_version set apart):
  * migration 4 only added `builds`, 5 the alert outbox, 6 the runs' role and
  * the recorded verdicts, 7 the results' instrument, 9 the runs' pairs, 10
- * the outcomes' definitions, 11 an index. */
+ * the outcomes' definitions, 11 an index, 14 the runs' exclusions. */
 #define TO_SCHEMA_3                                                                                \
 	"DROP TABLE builds; DROP TABLE outbox;"                                                    \
 	" DROP TABLE verdicts; DROP TABLE checks;"                                                 \
@@ -115,7 +119,7 @@ static const char *sql_text(const char *path, const char *sql, char *buf, size_t
 	" DROP INDEX runs_pair_ref;"                                                               \
 	" ALTER TABLE runs DROP COLUMN pair_ref;"                                                  \
 	" ALTER TABLE outcomes DROP COLUMN definition;"                                            \
-	" DROP INDEX runs_started;"
+	" DROP INDEX runs_started;" UNDO_14
 
 static bg_machine *make_machine(void)
 {
@@ -1384,7 +1388,8 @@ static void test_migrate_fills_robust_mean(void **state)
 		/* A database of step 11 that came from 2, then one of 2 itself
 		 * (the columns of step 3 there, but empty: as step 3 leaves them). */
 		assert_int_equal(sql_exec(path, i == 0 ? "UPDATE results SET robust_mean = NULL,"
-		                                         " outliers = 0; PRAGMA user_version = 11"
+		                                         " outliers = 0;" UNDO_14
+		                                         " PRAGMA user_version = 11"
 		                                       : "UPDATE results SET robust_mean = NULL,"
 		                                         " outliers = 0; PRAGMA user_version = 2"),
 		                 SQLITE_OK);
@@ -1723,15 +1728,16 @@ static void test_roles_and_recorded_verdicts(void **state)
 	}
 	bg_store_free(st);
 	st = NULL;
-	/* As version 5 left it: no role, no recorded verdicts (nor what 7, 9, 10 and 11 added). */
-	assert_int_equal(sql_exec(path, "DROP TABLE verdicts; DROP TABLE checks;"
-	                                " ALTER TABLE runs DROP COLUMN role;"
-	                                " ALTER TABLE results DROP COLUMN instrument;"
-	                                " DROP INDEX runs_pair_ref;"
-	                                " ALTER TABLE runs DROP COLUMN pair_ref;"
-	                                " ALTER TABLE outcomes DROP COLUMN definition;"
-	                                " DROP INDEX runs_started;"
-	                                " PRAGMA user_version = 5"),
+	/* As version 5 left it: no role, no recorded verdicts (nor what 7, 9, 10, 11 and 14 added).
+	 */
+	assert_int_equal(sql_exec(path,
+	                          "DROP TABLE verdicts; DROP TABLE checks;"
+	                          " ALTER TABLE runs DROP COLUMN role;"
+	                          " ALTER TABLE results DROP COLUMN instrument;"
+	                          " DROP INDEX runs_pair_ref;"
+	                          " ALTER TABLE runs DROP COLUMN pair_ref;"
+	                          " ALTER TABLE outcomes DROP COLUMN definition;"
+	                          " DROP INDEX runs_started;" UNDO_14 " PRAGMA user_version = 5"),
 	                 SQLITE_OK);
 	assert_int_equal(bg_store_open(ctx, path, &st), 0);
 	assert_int_equal(sql_int(path, "SELECT count(*) FROM runs WHERE role = 'paired'"), 4);
@@ -1956,11 +1962,11 @@ static void test_pairs_recorded(void **state)
 
 	/* As version 8 left it: runs that name no pair.  Migrated, they are in
 	 * none, and new pairs are recorded. */
-	assert_int_equal(sql_exec(path, "DROP INDEX runs_pair_ref;"
-	                                " ALTER TABLE runs DROP COLUMN pair_ref;"
-	                                " ALTER TABLE outcomes DROP COLUMN definition;"
-	                                " DROP INDEX runs_started;"
-	                                " PRAGMA user_version = 8"),
+	assert_int_equal(sql_exec(path,
+	                          "DROP INDEX runs_pair_ref;"
+	                          " ALTER TABLE runs DROP COLUMN pair_ref;"
+	                          " ALTER TABLE outcomes DROP COLUMN definition;"
+	                          " DROP INDEX runs_started;" UNDO_14 " PRAGMA user_version = 8"),
 	                 SQLITE_OK);
 	assert_int_equal(bg_store_open(ctx, path, &st), 0);
 	assert_int_equal(bg_store_schema_version(st), latest);
