@@ -211,6 +211,16 @@ static int pick_runs(cli_state *st, cli_env *env, int64_t run_id, const char *re
 	*ids = NULL;
 	*n = 0;
 	if (run_id > 0) {
+		/* Asked for by number: judged even when set aside, and said so. */
+		if ((error = bg_store_run_get(st->ctx, env->store, run_id, &row)) < 0)
+			return error;
+		if (row.excluded) {
+			char why[CLI_TERM_MAX];
+
+			cli_warn(st, "run %lld is excluded (%s); judging it as asked",
+			         (long long)run_id, cli_term(why, sizeof(why), row.excluded));
+		}
+		bg_run_row_clear(&row);
 		if (!(*ids = malloc(sizeof(int64_t))))
 			return bg_error_oom(st->ctx);
 		(*ids)[0] = run_id;
@@ -226,10 +236,22 @@ static int pick_runs(cli_state *st, cli_env *env, int64_t run_id, const char *re
 			free(*ids);
 			error = bg_store_runs_at(st->ctx, env->store, c.sha, fp, 1, ids, n);
 		}
-		if (error == 0 && *n == 0)
-			error = bg_error_set(st->ctx, BG_ENOTFOUND,
-			                     "no complete run of commit %.12s on machine %s", c.sha,
-			                     fp);
+		if (error == 0 && *n == 0) {
+			bg_run_row *ex = NULL;
+			size_t nex = 0;
+
+			/* Only excluded ones: say so, or the runs seem lost. */
+			if ((error = bg_store_runs_list(st->ctx, env->store, c.sha, fp, 1, &ex,
+			                                &nex)) == 0)
+				error = bg_error_set(
+				        st->ctx, BG_ENOTFOUND,
+				        nex ? "no complete run of commit %.12s on machine %s that "
+				              "is not "
+				              "excluded (exclude --list)"
+				            : "no complete run of commit %.12s on machine %s",
+				        c.sha, fp);
+			bg_run_rows_free(ex, nex);
+		}
 		bg_commit_clear(&c);
 		return error;
 	}

@@ -173,6 +173,7 @@ int cmd_fingerprint(cli_state *st, int argc, char **argv);
 int cmd_help(cli_state *st, int argc, char **argv);
 int cmd_gc(cli_state *st, int argc, char **argv);
 int cmd_db(cli_state *st, int argc, char **argv);
+int cmd_exclude(cli_state *st, int argc, char **argv);
 int cmd_alert(cli_state *st, int argc, char **argv);
 int cmd_report(cli_state *st, int argc, char **argv);
 

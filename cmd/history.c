@@ -1,8 +1,8 @@
 /*
  * history.c -- `benchguard history SERIES`: the run summaries of a series
  * (or of every metric of a benchmark), newest first, with the commit and
- * machine of each run, whether it was dirty, incomplete or one side of a
- * paired measurement, and the verdict `ci` recorded for it.
+ * machine of each run, whether it was dirty, incomplete, one side of a
+ * paired measurement or excluded, and the verdict `ci` recorded for it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,15 +20,25 @@ static const struct option history_options[] = {
 	{ 0, 0, 0, 0 },
 };
 
-static const char *row_status(const bg_history_row *r)
+static const char *row_status(const bg_history_row *r, char *buf, size_t len)
 {
+	const char *s;
+
 	/* Both of a paired run on a dirty tree (ci's candidate side there):
 	 * "dirty" says why it is no baseline, "paired" what it was for. */
 	if (!r->complete)
-		return "incomplete";
-	if (r->paired)
-		return r->dirty ? "paired, dirty" : "paired";
-	return r->dirty ? "dirty" : "ok";
+		s = "incomplete";
+	else if (r->paired)
+		s = r->dirty ? "paired, dirty" : "paired";
+	else
+		s = r->dirty ? "dirty" : "ok";
+	/* Set aside by hand (exclude): whatever it was, it counts no more. */
+	if (!r->excluded)
+		return s;
+	if (!strcmp(s, "ok"))
+		return "excluded";
+	snprintf(buf, len, "%s, excluded", s);
+	return buf;
 }
 
 /* What ci decided for the run, as the report says it: "-" when no ci judged it. */
@@ -71,6 +81,8 @@ static int print_json(cli_state *st, const bg_history_row *rows, size_t n)
 		json_object_object_add(o, "min", json_object_new_double(r->summary.min));
 		json_object_object_add(o, "max", json_object_new_double(r->summary.max));
 		json_object_object_add(o, "paired", json_object_new_boolean(r->paired));
+		/* Why it was set aside (exclude), or null. */
+		json_object_object_add(o, "excluded", bg_json__str(NULL, r->excluded));
 		/* ci's verdict for this run, when ci judged it. */
 		json_object_object_add(
 		        o, "verdict",
@@ -100,7 +112,7 @@ static int print_table(cli_state *st, const bg_history_row *rows, size_t n)
 	for (i = 0; i < n; i++) {
 		const bg_history_row *r = &rows[i];
 		char id[24], name[CLI_SERIES_MAX], sha[13], date[32], cnt[24], mean[48], sd[48],
-		        mn[48], mx[48];
+		        mn[48], mx[48], status[48];
 		const char *cells[13];
 
 		snprintf(id, sizeof(id), "%lld", (long long)r->run_id);
@@ -123,7 +135,7 @@ static int print_table(cli_state *st, const bg_history_row *rows, size_t n)
 		cells[8] = sd;
 		cells[9] = mn;
 		cells[10] = mx;
-		cells[11] = row_status(r);
+		cells[11] = row_status(r, status, sizeof(status));
 		cells[12] = row_verdict(r);
 		bg_table_add(t, cells);
 	}

@@ -12,14 +12,14 @@
 # shellcheck disable=SC2207
 
 _benchguard_commands='init run check ci compare bisect import baseline calibrate history
-	fingerprint gc db alert report help'
+	exclude fingerprint gc db alert report help'
 _benchguard_globals='--db --config --format --json -q --quiet -v --verbose --no-color --help'
 # Options that take a value (the next word, or after "=").
 _benchguard_valued='--db --config --format --commit --filter --samples --warmup --runs
 	--timeout --machine --tag --run --baseline-branch --window --min-runs --alpha
 	--min-change --min-effect --confirm --max-pairs --max-runs --good --old --bad --new
 	--series --step --name -o --output --change --limit --max-age --max-size --since --branch
-	--junit'
+	--junit --reason'
 
 # _benchguard_options CMD SUB: the options of CMD (SUB: its subcommand).
 _benchguard_options()
@@ -51,6 +51,7 @@ _benchguard_options()
 		;;
 	calibrate) echo --runs --change --filter --samples --warmup --timeout --machine --tag --no-build ;;
 	history) echo --limit ;;
+	exclude) echo --reason --commit --machine --undo --list ;;
 	fingerprint) echo --machine ;;
 	gc) echo --max-age --max-size --dry-run ;;
 	report) echo --since --filter --branch --machine --include-paired --format -o --output ;;
