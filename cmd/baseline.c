@@ -39,7 +39,7 @@ static int do_export(cli_state *st, const baseline_flags *fl)
 	const bg_baseline_cfg *cfg;
 	bg_baseline_export_opts o;
 	char *json = NULL;
-	size_t nruns = 0;
+	size_t nruns = 0, nex = 0;
 	cli_env env;
 	int rc;
 
@@ -68,7 +68,13 @@ static int do_export(cli_state *st, const baseline_flags *fl)
 	} else if ((rc = cli_write_file(st, fl->output, json, strlen(json))) < 0) {
 		goto cleanup;
 	}
-	if (nruns == 0)
+	if (nruns == 0 && bg_store_excluded_count(st->ctx, env.store, o.machine, 0, &nex) == 0 &&
+	    nex)
+		cli_warn(st,
+		         "no complete, clean run of machine %s along %s's history to export but "
+		         "%zu excluded ones (exclude --list)",
+		         o.machine, o.branch, nex);
+	else if (nruns == 0)
 		cli_warn(st, "no complete, clean run of machine %s along %s's history to export",
 		         o.machine, o.branch);
 	cli_info(st, "exported %zu run%s of machine %s (branch %s, window %d)%s%s", nruns,

@@ -251,6 +251,12 @@ int cli_parse_range(cli_state *st, const char *opt, const char *arg, int min, in
 double cli_strtod(const char *arg, char **end);
 /* Parses a run id: any positive int64; usage error otherwise. */
 int cli_parse_id(cli_state *st, const char *opt, const char *arg, int64_t *out);
+/*
+ * A time for option `opt`: a span back from `now` (30d, 12h, 2w, 90m), a date
+ * (2024-05-01, midnight UTC) or a UTC time (2024-05-01T12:00:00Z); "all" is
+ * 0, the beginning.  Else a usage error.
+ */
+int cli_parse_when(cli_state *st, const char *opt, const char *arg, int64_t now, int64_t *out);
 
 /* Progress and diagnostics on stderr, honouring -q/-v. */
 void cli_info(cli_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -276,6 +282,10 @@ int cli_load_config(cli_state *st, cli_env *env);
 /* The same when there is one to load (--config, or benchguard.json at the
  * repository's root); none is no error. */
 int cli_load_config_if_any(cli_state *st, cli_env *env);
+/* The config's thresholds and baseline (*cfg, env->config's): with no config
+ * file, its defaults (*cfg, *defaults', the caller's to free). */
+int cli_config_or_defaults(cli_state *st, cli_env *env, bg_config **defaults,
+                           const bg_config **cfg);
 int cli_open_store(cli_state *st, cli_env *env);
 /* The same store for a command that only reads it: a SQLite file that is
  * not there is refused (exit 2), not made (bg_store_open_read). */

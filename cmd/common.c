@@ -255,6 +255,49 @@ int cli_parse_id(cli_state *st, const char *opt, const char *arg, int64_t *out)
 	return 0;
 }
 
+int cli_parse_when(cli_state *st, const char *opt, const char *arg, int64_t now, int64_t *out)
+{
+	static const struct {
+		char suffix;
+		int64_t seconds;
+	} spans[] = { { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 }, { 'w', 7 * 86400 } };
+	struct tm tm;
+	char *end;
+	double v;
+	size_t i;
+
+	if (!strcmp(arg, "all")) {
+		*out = 0;
+		return 0;
+	}
+	memset(&tm, 0, sizeof(tm));
+	if (((end = strptime(arg, "%Y-%m-%dT%H:%M:%SZ", &tm)) && !*end) ||
+	    (memset(&tm, 0, sizeof(tm)), (end = strptime(arg, "%Y-%m-%d", &tm)) && !*end)) {
+		struct tm given = tm;
+
+		*out = (int64_t)timegm(&tm);
+		/* strptime takes any day up to 31 and timegm moves it on
+		 * (2023-02-29 to March 1st): a date that does not exist is no
+		 * date, as 25:00 is no time. */
+		if (tm.tm_mday == given.tm_mday && tm.tm_mon == given.tm_mon &&
+		    tm.tm_year == given.tm_year && tm.tm_hour == given.tm_hour &&
+		    tm.tm_min == given.tm_min && tm.tm_sec == given.tm_sec)
+			return 0;
+	}
+	errno = 0;
+	v = cli_strtod(arg, &end);
+	if (end != arg && !errno && v >= 0 && v <= 1e5 && end[0] && !end[1])
+		for (i = 0; i < BG_ARRAY_SIZE(spans); i++)
+			if (end[0] == spans[i].suffix) {
+				*out = now - (int64_t)(v * (double)spans[i].seconds);
+				return 0;
+			}
+	return cli_usage_error(st,
+	                       "%s needs a span like 30d, 12h or 2w, a date like "
+	                       "2024-05-01, or \"all\" (got \"%s\")",
+	                       opt, arg);
+}
+
 /* ---------------------------------------------------------------- messages */
 
 int cli_branch_hint(cli_state *st, int rc, const char *flag)
@@ -486,6 +529,34 @@ int cli_load_config_if_any(cli_state *st, cli_env *env)
 
 /* The default database lives in .benchguard/ at the repository root; that
  * folder ignores itself so the results never show up in `git status`. */
+int cli_config_or_defaults(cli_state *st, cli_env *env, bg_config **defaults, const bg_config **cfg)
+{
+	static const char minimal[] =
+	        "{ \"benchmarks\": [ { \"name\": \"-\", \"command\": \"-\" } ] }";
+	char *path = NULL;
+	int rc;
+
+	if (env->repo &&
+	    (st->config_path || ((path = cli_config_path(st, env)) && access(path, F_OK) == 0))) {
+		free(path);
+		if ((rc = cli_load_config(st, env)) < 0)
+			return rc;
+		*cfg = env->config;
+		return 0;
+	}
+	free(path);
+	if (st->config_path) {
+		if ((rc = bg_config_load(st->ctx, st->config_path, &env->config)) < 0)
+			return rc;
+		*cfg = env->config;
+		return 0;
+	}
+	if ((rc = bg_config_parse(st->ctx, "defaults", minimal, sizeof(minimal) - 1, defaults)) < 0)
+		return rc;
+	*cfg = *defaults;
+	return 0;
+}
+
 int cli_private_dir(cli_state *st, const char *dir)
 {
 	bg_buf ign = BG_BUF_INIT;

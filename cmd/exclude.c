@@ -35,7 +35,7 @@ static json_object *run_json(const bg_run_row *r)
 	json_object_object_add(o, "machine", bg_json__str(NULL, r->machine));
 	json_object_object_add(o, "started_at", json_object_new_int64(r->started_at));
 	json_object_object_add(o, "excluded", json_object_new_boolean(r->excluded != NULL));
-	json_object_object_add(o, "reason", bg_json__str(NULL, r->excluded));
+	json_object_object_add(o, "exclude_reason", bg_json__str(NULL, r->excluded));
 	json_object_object_add(o, "excluded_at",
 	                       r->excluded ? json_object_new_int64(r->excluded_at) : NULL);
 	return o;
@@ -79,12 +79,13 @@ static int print_list(cli_state *st, const bg_run_row *rows, size_t n)
 	return 0;
 }
 
-/* The runs named on the command line, each read once: an unknown one
- * stops the command before anything changes. */
+/* The runs named on the command line, each once, in the order given: an
+ * unknown one stops the command before anything changes. */
 static int runs_by_id(cli_state *st, cli_env *env, int argc, char **argv, bg_run_row **rows,
                       size_t *n)
 {
 	bg_run_row *r;
+	size_t len = 0, j;
 	int64_t id;
 	int i, rc;
 
@@ -93,15 +94,22 @@ static int runs_by_id(cli_state *st, cli_env *env, int argc, char **argv, bg_run
 	if (!(r = calloc((size_t)argc, sizeof(*r))))
 		return bg_error_oom(st->ctx);
 	for (i = 0; i < argc; i++) {
-		if ((rc = cli_parse_id(st, "exclude", argv[i], &id)) < 0 ||
-		    (rc = bg_store_run_get(st->ctx, env->store, id, &r[i])) < 0) {
-			bg_run_rows_free(r, (size_t)i);
-			return rc;
-		}
+		if ((rc = cli_parse_id(st, "exclude", argv[i], &id)) < 0)
+			goto fail;
+		for (j = 0; j < len && r[j].id != id; j++)
+			;
+		if (j < len)
+			continue;
+		if ((rc = bg_store_run_get(st->ctx, env->store, id, &r[len])) < 0)
+			goto fail;
+		len++;
 	}
 	*rows = r;
-	*n = (size_t)argc;
+	*n = len;
 	return 0;
+fail:
+	bg_run_rows_free(r, len);
+	return rc;
 }
 
 /* Every complete run of REV on the machine (--undo: the excluded ones). */
@@ -195,23 +203,20 @@ int cmd_exclude(cli_state *st, int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		bg_run_row *r = &rows[i];
 		char sha[13], why[CLI_TERM_MAX], branch[CLI_TERM_MAX];
+		int64_t id;
 
 		rc = undo ? bg_store_run_include(st->ctx, env.store, r->id, &changed)
 		          : bg_store_run_exclude(st->ctx, env.store, r->id, reason, now, &changed);
 		if (rc < 0)
 			goto cleanup;
+		/* As it is now: another process may have excluded it since it
+		 * was read, and its reason is the one that stands. */
+		id = r->id;
+		bg_run_row_clear(r);
+		if ((rc = bg_store_run_get(st->ctx, env.store, id, r)) < 0)
+			goto cleanup;
 		snprintf(sha, sizeof(sha), "%.12s", r->sha);
 		if (arr) {
-			/* As it is now. */
-			if (changed) {
-				free(r->excluded);
-				r->excluded = undo ? NULL : strdup(reason);
-				r->excluded_at = undo ? 0 : now;
-				if (!undo && !r->excluded) {
-					rc = bg_error_oom(st->ctx);
-					goto cleanup;
-				}
-			}
 			json_object *o = run_json(r);
 
 			json_object_object_add(o, "changed", json_object_new_boolean(changed));

@@ -81,8 +81,9 @@ static int print_json(cli_state *st, const bg_history_row *rows, size_t n)
 		json_object_object_add(o, "min", json_object_new_double(r->summary.min));
 		json_object_object_add(o, "max", json_object_new_double(r->summary.max));
 		json_object_object_add(o, "paired", json_object_new_boolean(r->paired));
-		/* Why it was set aside (exclude), or null. */
-		json_object_object_add(o, "excluded", bg_json__str(NULL, r->excluded));
+		/* Set aside (exclude), and why (null when it counts). */
+		json_object_object_add(o, "excluded", json_object_new_boolean(r->excluded != NULL));
+		json_object_object_add(o, "exclude_reason", bg_json__str(NULL, r->excluded));
 		/* ci's verdict for this run, when ci judged it. */
 		json_object_object_add(
 		        o, "verdict",

@@ -28,82 +28,6 @@ static const struct option report_options[] = {
 	{ 0, 0, 0, 0 },
 };
 
-/*
- * --since: a span back from now (30d, 12h, 2w, 90m), a date (2024-05-01,
- * midnight UTC) or a UTC time (2024-05-01T12:00:00Z); "all" is everything.
- */
-static int parse_since(cli_state *st, const char *arg, int64_t now, int64_t *out)
-{
-	static const struct {
-		char suffix;
-		int64_t seconds;
-	} spans[] = { { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 }, { 'w', 7 * 86400 } };
-	struct tm tm;
-	char *end;
-	double v;
-	size_t i;
-
-	if (!strcmp(arg, "all")) {
-		*out = 0;
-		return 0;
-	}
-	memset(&tm, 0, sizeof(tm));
-	if (((end = strptime(arg, "%Y-%m-%dT%H:%M:%SZ", &tm)) && !*end) ||
-	    (memset(&tm, 0, sizeof(tm)), (end = strptime(arg, "%Y-%m-%d", &tm)) && !*end)) {
-		struct tm given = tm;
-
-		*out = (int64_t)timegm(&tm);
-		/* strptime takes any day up to 31 and timegm moves it on
-		 * (2023-02-29 to March 1st): a date that does not exist is no
-		 * date, as 25:00 is no time. */
-		if (tm.tm_mday == given.tm_mday && tm.tm_mon == given.tm_mon &&
-		    tm.tm_year == given.tm_year && tm.tm_hour == given.tm_hour &&
-		    tm.tm_min == given.tm_min && tm.tm_sec == given.tm_sec)
-			return 0;
-	}
-	errno = 0;
-	v = cli_strtod(arg, &end);
-	if (end != arg && !errno && v >= 0 && v <= 1e5 && end[0] && !end[1])
-		for (i = 0; i < BG_ARRAY_SIZE(spans); i++)
-			if (end[0] == spans[i].suffix) {
-				*out = now - (int64_t)(v * (double)spans[i].seconds);
-				return 0;
-			}
-	return cli_usage_error(st,
-	                       "--since needs a span like 30d, 12h or 2w, a date like "
-	                       "2024-05-01, or \"all\" (got \"%s\")",
-	                       arg);
-}
-
-/* The config's thresholds and baseline; with no config file, its defaults. */
-static int report_config(cli_state *st, cli_env *env, bg_config **defaults, const bg_config **cfg)
-{
-	static const char minimal[] =
-	        "{ \"benchmarks\": [ { \"name\": \"-\", \"command\": \"-\" } ] }";
-	char *path = NULL;
-	int rc;
-
-	if (env->repo &&
-	    (st->config_path || ((path = cli_config_path(st, env)) && access(path, F_OK) == 0))) {
-		free(path);
-		if ((rc = cli_load_config(st, env)) < 0)
-			return rc;
-		*cfg = env->config;
-		return 0;
-	}
-	free(path);
-	if (st->config_path) {
-		if ((rc = bg_config_load(st->ctx, st->config_path, &env->config)) < 0)
-			return rc;
-		*cfg = env->config;
-		return 0;
-	}
-	if ((rc = bg_config_parse(st->ctx, "defaults", minimal, sizeof(minimal) - 1, defaults)) < 0)
-		return rc;
-	*cfg = *defaults;
-	return 0;
-}
-
 /* The form: --format, else the global --json/--format, else -o's extension, else HTML. */
 static int pick_format(cli_state *st, const char *name, const char *out, bg_report_format *f)
 {
@@ -136,6 +60,7 @@ int cmd_report(cli_state *st, int argc, char **argv)
 	bg_config *defaults = NULL;
 	bg_report *report = NULL;
 	bg_report_format fmt;
+	size_t nex = 0;
 	bg_report_opts o;
 	char *text = NULL;
 	size_t len = 0;
@@ -178,7 +103,7 @@ int cmd_report(cli_state *st, int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error(st, "report takes no arguments (got \"%s\")", argv[optind]);
-	if ((rc = parse_since(st, since_arg, o.now, &o.since)) < 0 ||
+	if ((rc = cli_parse_when(st, "--since", since_arg, o.now, &o.since)) < 0 ||
 	    (rc = pick_format(st, format, output, &fmt)) < 0)
 		return rc;
 
@@ -189,7 +114,7 @@ int cmd_report(cli_state *st, int argc, char **argv)
 		bg_ctx_clear_error(st->ctx);
 		rc = 0;
 	}
-	if ((rc = report_config(st, &env, &defaults, &cfg)) < 0)
+	if ((rc = cli_config_or_defaults(st, &env, &defaults, &cfg)) < 0)
 		goto cleanup;
 	if (!machine) {
 		if ((rc = cli_detect_machine(st, &env, NULL)) < 0)
@@ -223,6 +148,14 @@ int cmd_report(cli_state *st, int argc, char **argv)
 		 * today): the period, not the machine, is why there is nothing. */
 		cli_warn(st, "no runs%s%s in this period: --since %s starts after now",
 		         machine ? " of machine " : "", machine ? machine : "", since_arg);
+	else if (!bg_report_series_count(report) &&
+	         (rc = bg_store_excluded_count(st->ctx, env.store, machine, o.since, &nex)) < 0)
+		goto cleanup;
+	else if (!bg_report_series_count(report) && nex)
+		cli_warn(st,
+		         "no runs%s%s in this period (--since %s) but %zu excluded ones "
+		         "(exclude --list)",
+		         machine ? " of machine " : "", machine ? machine : "", since_arg, nex);
 	else if (!bg_report_series_count(report))
 		cli_warn(st, "no runs%s%s in this period (--since %s)%s",
 		         machine ? " of machine " : "", machine ? machine : "", since_arg,

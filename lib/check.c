@@ -688,9 +688,19 @@ static int warn_new_machine(bg_ctx *ctx, bg_store *store, bg_check_result *res, 
 	bg_machine_runs *other = NULL;
 	bg_machine *here = NULL, *there = NULL;
 	bg_buf diff = BG_BUF_INIT;
-	size_t n = 0;
+	size_t n = 0, excluded = 0;
 	int error;
 
+	/* This machine has runs, all set aside: another machine is no answer. */
+	if ((error = bg_store_excluded_count(ctx, store, res->machine, 0, &excluded)) < 0)
+		goto cleanup;
+	if (excluded) {
+		bg_log(ctx, BG_LOG_WARN,
+		       "every stored run of machine %s but this commit's is excluded (%zu: "
+		       "exclude --list), so no series has a baseline and a regression would pass",
+		       res->machine, excluded);
+		goto cleanup;
+	}
 	if ((error = bg_store_other_machines(ctx, store, res->machine, 2, &other, &n)) < 0 ||
 	    n == 0)
 		goto cleanup;

@@ -292,6 +292,7 @@ enum store_stmt {
 	ST_RUN_EXCLUDE,
 	ST_RUN_INCLUDE,
 	ST_RUNS_LIST,
+	ST_EXCLUDED_COUNT,
 	ST_RUN_LATEST,
 	ST_RUNS_AT,
 	ST_PAIR_RECORD,
@@ -444,6 +445,10 @@ static const char *const stmt_sql[ST_COUNT] = {
 			   " WHERE id = ?1 AND exclude_reason IS NULL",
 	[ST_RUN_INCLUDE] = "UPDATE runs SET exclude_reason = NULL, excluded_at = NULL"
 			   " WHERE id = ?1 AND exclude_reason IS NOT NULL",
+	[ST_EXCLUDED_COUNT] =
+		"SELECT count(*) FROM runs r JOIN machines m ON m.id = r.machine_id"
+		" WHERE r.exclude_reason IS NOT NULL AND r.status = 'complete'"
+		"   AND (CAST(?1 AS TEXT) IS NULL OR m.fingerprint = ?1) AND r.started_at >= ?2",
 	/* Runs of commit ?1 and machine ?2 when given, oldest first: the
 	 * excluded ones (?3 = 1), or every complete one of any role. */
 	[ST_RUNS_LIST] =
@@ -2465,6 +2470,7 @@ int bg_store_latest_run(bg_ctx *ctx, bg_store *store, const char *machine, int64
 {
 	bg_db_stmt *s;
 	int error, found = 0;
+	size_t n;
 
 	*run_id = 0;
 	if ((error = store__stmt(ctx, store, ST_RUN_LATEST, &s)) < 0)
@@ -2473,9 +2479,35 @@ int bg_store_latest_run(bg_ctx *ctx, bg_store *store, const char *machine, int64
 		return store__bind_fail(ctx, store, s);
 	if ((error = store__int(ctx, store, s, "finding the latest run", run_id, &found)) < 0)
 		return error;
-	if (!found)
-		return bg_error_set(ctx, BG_ENOTFOUND, "no complete run%s%s in the database yet",
-		                    machine ? " on machine " : "", machine ? machine : "");
+	if (found)
+		return 0;
+	/* Runs there are, all set aside: said, or they would seem lost. */
+	if ((error = bg_store_excluded_count(ctx, store, machine, 0, &n)) < 0)
+		return error;
+	if (n)
+		return bg_error_set(ctx, BG_ENOTFOUND,
+		                    "no complete run%s%s that is not excluded (%zu excluded: "
+		                    "exclude --list)",
+		                    machine ? " on machine " : "", machine ? machine : "", n);
+	return bg_error_set(ctx, BG_ENOTFOUND, "no complete run%s%s in the database yet",
+	                    machine ? " on machine " : "", machine ? machine : "");
+}
+
+int bg_store_excluded_count(bg_ctx *ctx, bg_store *store, const char *machine, int64_t since,
+                            size_t *n)
+{
+	bg_db_stmt *s;
+	int64_t v = 0;
+	int error, found;
+
+	*n = 0;
+	if ((error = store__stmt(ctx, store, ST_EXCLUDED_COUNT, &s)) < 0)
+		return error;
+	if (bg_db_bind_text(s, 1, machine, -1) != 0 || bg_db_bind_int64(s, 2, since) != 0)
+		return store__bind_fail(ctx, store, s);
+	if ((error = store__int(ctx, store, s, "counting the excluded runs", &v, &found)) < 0)
+		return error;
+	*n = (size_t)v;
 	return 0;
 }
 

@@ -174,6 +174,10 @@ int bg_store_run_include(bg_ctx *ctx, bg_store *store, int64_t run_id, int *chan
  * any role (paired ones too), excluded or not.  Free with bg_run_rows_free. */
 int bg_store_runs_list(bg_ctx *ctx, bg_store *store, const char *sha, const char *machine,
                        int excluded, bg_run_row **rows, size_t *n);
+/* How many complete runs of `machine` (NULL: any) that started at `since`
+ * or later are excluded. */
+int bg_store_excluded_count(bg_ctx *ctx, bg_store *store, const char *machine, int64_t since,
+                            size_t *n);
 /* The run with this uid: *run_id, or 0 when there is none. */
 int bg_store_run_by_uid(bg_ctx *ctx, bg_store *store, const char *uid, int64_t *run_id);
 /* The newest complete run (of `machine` when not NULL); none -> BG_ENOTFOUND. */

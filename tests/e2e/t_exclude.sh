@@ -61,15 +61,18 @@ suite() {
 	expect_rc 0 "$BG" exclude "$first" --reason "another reason"
 	check "$b: excluding again: exit 0, the first reason kept" \
 		grep -q "^run $first was excluded already: measured while the runner throttled$" "$T/out"
+	"$BG" --json exclude "$first" "$first" --reason "another reason" >"$T/d.json"
+	check "$b: a run named twice is one run, as stored" test "$(jq -c \
+		'[.[] | [.run, .excluded, .exclude_reason, .changed]]' "$T/d.json")" = "[[$first,true,\"measured while the runner throttled\",false]]"
 	"$BG" --json history set:v --limit 0 >"$T/h.json"
 	check "$b: history still lists the excluded runs, with why" test "$(jq -r \
-		"[.[] | select(.excluded == \"measured while the runner throttled\") | .run] | sort | map(tostring) | join(\" \")" "$T/h.json")" = "$ids"
-	check "$b: ... and no other run as excluded" test "$(jq '[.[] | select(.excluded != null)] | length' "$T/h.json")" = 3
+		"[.[] | select(.excluded and .exclude_reason == \"measured while the runner throttled\") | .run] | sort | map(tostring) | join(\" \")" "$T/h.json")" = "$ids"
+	check "$b: ... and no other run as excluded" test "$(jq '[.[] | select(.excluded or .exclude_reason != null)] | length' "$T/h.json")" = 3
 	"$BG" history set:v --limit 0 >"$T/h.txt"
 	check "$b: ... the table marks them" test "$(grep -c ' excluded  ' "$T/h.txt")" = 3
 	"$BG" --json exclude --list >"$T/l.json"
 	check "$b: exclude --list: the three, with reason and time" test "$(jq -r \
-		'[.[] | select(.reason == "measured while the runner throttled" and .excluded_at > 0) | .run] | map(tostring) | join(" ")' "$T/l.json")" = "$ids"
+		'[.[] | select(.excluded and .exclude_reason == "measured while the runner throttled" and .excluded_at > 0) | .run] | map(tostring) | join(" ")' "$T/l.json")" = "$ids"
 
 	# The report's trend leaves them out: the slow commit has no point.
 	"$BG" report --since all --format json -o "$T/r.json" 2>/dev/null
@@ -111,7 +114,7 @@ suite sqlite
 "$BG" -q exclude --commit "$slow" --reason "throttled" >/dev/null
 expect_rc 0 "$BG" db copy "$T/x.db" "$T/copy.db"
 check "copy: the excluded runs are excluded in the copy" \
-	test "$(BENCHGUARD_DB="$T/copy.db" "$BG" --json exclude --list | jq -r '[.[].reason] | unique | join(",")')/$(BENCHGUARD_DB="$T/copy.db" "$BG" --json exclude --list | jq length)" = throttled/3
+	test "$(BENCHGUARD_DB="$T/copy.db" "$BG" --json exclude --list | jq -r '[.[].exclude_reason] | unique | join(",")')/$(BENCHGUARD_DB="$T/copy.db" "$BG" --json exclude --list | jq length)" = throttled/3
 "$BG" -q exclude "$(ids_of "$cand")" --reason "later" >/dev/null
 expect_rc 0 "$BG" db copy "$T/x.db" "$T/copy.db"
 check "copy: an exclusion made since reaches runs already copied" \
@@ -133,6 +136,26 @@ check "exclude --commit takes the commit's paired runs too" test "$(db_sql "$BEN
 check "... and bisect measures those pairs again" test "$(jq '[.steps[].reused] | any' "$T/b3.json")" = false
 check "... the same answer" test "$(jq -r .first_bad "$T/b3.json")" = "$(jq -r .first_bad "$T/b2.json")"
 "$BG" -q exclude --undo --commit HEAD >/dev/null
+
+# Every run of this machine excluded: the messages say so, not that there
+# are none, and ci does not send the user to another machine's runs.
+"$BG" -q db copy "$T/x.db" "$T/all.db" >/dev/null
+export BENCHGUARD_DB="$T/all.db"
+for c in $(db_sql "$BENCHGUARD_DB" "SELECT DISTINCT c.sha FROM runs r JOIN commits c ON c.id = r.commit_id"); do
+	"$BG" -q exclude --commit "$c" --reason "all of them" >/dev/null 2>&1
+done
+expect_rc 2 "$BG" check
+check "all excluded: plain check says so (exit 2)" grep -q "that is not excluded ([0-9]* excluded: exclude --list)" "$T/err"
+"$BG" report --since all --format json -o "$T/r2.json" 2>"$T/err"
+check "... report says so" grep -q "in this period (--since all) but [0-9]* excluded ones (exclude --list)" "$T/err"
+"$BG" baseline export -o "$T/b2.json" 2>"$T/err"
+check "... baseline export says so" grep -q "to export but [0-9]* excluded ones (exclude --list)" "$T/err"
+"$BG" -q run --machine other-runner >/dev/null 2>&1
+echo 2 >>notes.txt && git commit -qam "after all excluded"
+"$BG" ci >"$T/out" 2>"$T/err"
+check "... ci warns the runs are excluded" grep -q "but this commit's is excluded ([0-9]*: exclude --list), so no series has a baseline" "$T/err"
+check "... and does not point at another machine" test "$(grep -c 'other-runner' "$T/err")" = 0
+export BENCHGUARD_DB="$T/x.db"
 
 # The database is never created by exclude.
 expect_rc 2 "$BG" --db "$T/none.db" exclude 1 --reason x
