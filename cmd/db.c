@@ -2,11 +2,13 @@
  * db.c -- `benchguard db`: the results store itself.  `db copy SRC DST`
  * copies a whole store between two databases of either backend (a cached
  * SQLite file into a fleet's PostgreSQL database, or back); `db info`
- * names the database in use, its backend and schema version.
+ * names the database in use, its backend and schema version; `db prune`
+ * deletes old runs but the baselines' newest ones.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <json-c/json.h>
 
@@ -89,20 +91,118 @@ cleanup:
 	return rc;
 }
 
+enum { OPT_BEFORE = CLI_OPT_BASE, OPT_KEEP, OPT_DRY_RUN };
+
+/* `db prune`'s options, given or not. */
+typedef struct {
+	const char *before;
+	int keep; /* -1: the config's baseline window */
+	int dry_run;
+} prune_flags;
+
+static int db_prune(cli_state *st, const prune_flags *f)
+{
+	bg_config *defaults = NULL;
+	const bg_config *cfg = NULL;
+	bg_prune_opts o;
+	bg_prune_stats stats;
+	char when[32];
+	cli_env env;
+	int rc;
+
+	memset(&env, 0, sizeof(env));
+	memset(&o, 0, sizeof(o));
+	o.now = (int64_t)time(NULL);
+	o.dry_run = f->dry_run;
+	if ((rc = cli_parse_when(st, "--before", f->before, o.now, &o.before)) < 0)
+		return rc;
+	if (o.before == 0)
+		return cli_usage_error(st,
+		                       "--before needs a span or a date: \"all\" keeps everything");
+	if (o.before > o.now)
+		return cli_usage_error(st,
+		                       "--before %s is after now: that would prune runs being made",
+		                       f->before);
+	/* The database a command run here would use, and the baseline window
+	 * its config keeps (20 without one). */
+	if ((rc = cli_open_repo(st, &env)) < 0 && !st->db_path)
+		goto cleanup;
+	if (st->db_path)
+		bg_ctx_clear_error(st->ctx);
+	if ((rc = cli_config_or_defaults(st, &env, &defaults, &cfg)) < 0)
+		goto cleanup;
+	o.keep = f->keep >= 0 ? f->keep : bg_config_baseline(cfg)->window;
+	if ((rc = cli_read_store(st, &env)) < 0)
+		goto cleanup;
+	rc = bg_store_prune(st->ctx, env.store, &o, &stats);
+	cli_fmt_time(when, sizeof(when), o.before);
+	if (rc < 0) {
+		/* What is gone is gone: said before the error main() prints. */
+		if (stats.runs)
+			cli_warn(st, "deleted %zu run%s before the error", stats.runs,
+			         stats.runs == 1 ? "" : "s");
+		goto cleanup;
+	}
+	if (st->format == CLI_JSON) {
+		json_object *top = json_object_new_object();
+
+		json_object_object_add(top, "database",
+		                       json_object_new_string(bg_store_name(env.store)));
+		json_object_object_add(top, "before", json_object_new_int64(o.before));
+		json_object_object_add(top, "keep", json_object_new_int(o.keep));
+		json_object_object_add(top, "dry_run", json_object_new_boolean(o.dry_run));
+		json_object_object_add(top, "runs", json_object_new_int64((int64_t)stats.runs));
+		json_object_object_add(top, "results",
+		                       json_object_new_int64((int64_t)stats.results));
+		json_object_object_add(top, "samples",
+		                       json_object_new_int64((int64_t)stats.samples));
+		json_object_object_add(top, "kept", json_object_new_int64((int64_t)stats.kept));
+		rc = cli_print_json(st, top);
+	} else {
+		printf("%s %zu run%s started before %s (%zu result%s, %zu sample%s); kept %zu "
+		       "older "
+		       "run%s, the newest %d of each series' baseline on each machine and branch\n",
+		       o.dry_run ? "would delete" : "deleted", stats.runs,
+		       stats.runs == 1 ? "" : "s", when, stats.results,
+		       stats.results == 1 ? "" : "s", stats.samples, stats.samples == 1 ? "" : "s",
+		       stats.kept, stats.kept == 1 ? "" : "s", o.keep);
+	}
+cleanup:
+	bg_config_free(defaults);
+	cli_env_clear(&env);
+	return rc;
+}
+
 int cmd_db(cli_state *st, int argc, char **argv)
 {
-	static const struct option none[] = { { 0, 0, 0, 0 } };
+	static const struct option db_options[] = {
+		{ "before", required_argument, NULL, OPT_BEFORE },
+		{ "keep", required_argument, NULL, OPT_KEEP },
+		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ 0, 0, 0, 0 },
+	};
 	const cli_command *self = cli_find_command("db");
-	int opt;
+	prune_flags pf = { NULL, -1, 0 };
+	int opt, rc, any = 0;
 
-	while ((opt = cli_getopt(st, argc, argv, "", none, self)) != -1) {
+	while ((opt = cli_getopt(st, argc, argv, "", db_options, self)) != -1) {
 		if (opt == 'h')
 			return 0;
 		if (opt == '?')
 			return BG_EINPUT;
+		any = 1;
+		if (opt == OPT_BEFORE)
+			pf.before = optarg;
+		else if (opt == OPT_KEEP &&
+		         (rc = cli_parse_count(st, "--keep", optarg, 0, &pf.keep)) < 0)
+			return rc;
+		else if (opt == OPT_DRY_RUN)
+			pf.dry_run = 1;
 	}
+	if (optind < argc && strcmp(argv[optind], "prune") && any)
+		return cli_usage_error(st, "--before, --keep and --dry-run go with db prune");
 	if (optind >= argc)
-		return cli_usage_error(st, "db needs a subcommand: copy or info");
+		return cli_usage_error(st, "db needs a subcommand: copy, info or prune");
 	if (!strcmp(argv[optind], "copy")) {
 		if (argc - optind != 3)
 			return cli_usage_error(st,
@@ -117,5 +217,14 @@ int cmd_db(cli_state *st, int argc, char **argv)
 			return cli_usage_error(st, "db info takes no arguments");
 		return db_info(st);
 	}
-	return cli_usage_error(st, "unknown db subcommand \"%s\" (copy or info)", argv[optind]);
+	if (!strcmp(argv[optind], "prune")) {
+		if (argc - optind != 1)
+			return cli_usage_error(st, "db prune takes no arguments");
+		if (!pf.before)
+			return cli_usage_error(st, "db prune needs --before SPAN: how old a run "
+			                           "may be (e.g. 180d)");
+		return db_prune(st, &pf);
+	}
+	return cli_usage_error(st, "unknown db subcommand \"%s\" (copy, info or prune)",
+	                       argv[optind]);
 }

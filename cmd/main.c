@@ -263,9 +263,11 @@ const cli_command cli_commands[] = {
 	  "  --max-age DAYS   e.g. 14d (default), 12h; 0d removes every worktree\n"
 	  "  --max-size SIZE  e.g. 20G (default), 512M, 100K\n"
 	  "  --dry-run        only say what would be removed\n" },
-	{ "db", cmd_db, "copy a whole results store between databases; name the one in use",
+	{ "db", cmd_db,
+	  "copy a whole results store between databases; name the one in use; prune old runs",
 	  "usage: benchguard db copy SRC DST\n"
 	  "       benchguard db info\n"
+	  "       benchguard db prune --before SPAN [--keep N] [--dry-run]\n"
 	  "\n"
 	  "copy copies every complete run of the database SRC (machine, commit, facts,\n"
 	  "tags, results with every sample, outcomes and the verdicts ci recorded),\n"
@@ -283,7 +285,20 @@ const cli_command cli_commands[] = {
 	  "\n"
 	  "info prints the database a command run here would use (--db,\n"
 	  "$BENCHGUARD_DB, the config's \"database\", else .benchguard/results.db),\n"
-	  "its backend and its schema version.\n" },
+	  "its backend and its schema version.\n"
+	  "\n"
+	  "prune deletes the runs of the database in use that started before SPAN\n"
+	  "(180d, 12w, or a date like 2025-01-01), with their results, samples, facts,\n"
+	  "tags, outcomes and ci's verdicts, but keeps, whatever their age, the newest\n"
+	  "N runs a baseline could use of each series on each machine and branch, so\n"
+	  "that an idle branch or machine keeps its baseline.  An incomplete run\n"
+	  "younger than a day stays (a job may be writing it).  Commits, machines and\n"
+	  "series stay.  A SQLite file keeps its size: new runs reuse the space.\n"
+	  "\n"
+	  "  --before SPAN    runs started before then go (no default)\n"
+	  "  --keep N         baseline runs kept per series, machine and branch\n"
+	  "                   (default: the config's baseline window, 20 without one)\n"
+	  "  --dry-run        only count what would go\n" },
 	{ "alert", cmd_alert, "send a sample alert to each target, or deliver the outbox",
 	  "usage: benchguard alert test\n"
 	  "       benchguard alert flush\n"

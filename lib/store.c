@@ -292,7 +292,9 @@ enum store_stmt {
 	ST_RUN_EXCLUDE,
 	ST_RUN_INCLUDE,
 	ST_RUNS_LIST,
+	ST_PRUNE_LIST,
 	ST_EXCLUDED_COUNT,
+	ST_RUN_DELETE,
 	ST_RUN_LATEST,
 	ST_RUNS_AT,
 	ST_PAIR_RECORD,
@@ -445,10 +447,32 @@ static const char *const stmt_sql[ST_COUNT] = {
 			   " WHERE id = ?1 AND exclude_reason IS NULL",
 	[ST_RUN_INCLUDE] = "UPDATE runs SET exclude_reason = NULL, excluded_at = NULL"
 			   " WHERE id = ?1 AND exclude_reason IS NOT NULL",
+	/* bg_store_prune's candidates, oldest first: the runs started before
+	 * ?1 (an incomplete one only if it also started before ?3: a job may
+	 * still be writing it), each with its results, its samples, and 1 when
+	 * it is kept.  Kept: among the newest ?2 runs that a baseline could
+	 * use (complete, clean, primary, not excluded) of one of its series on
+	 * its machine and branch, so that a machine or a branch idle for
+	 * longer than the span keeps its baselines. */
+	[ST_PRUNE_LIST] =
+		"SELECT r.id, (SELECT count(*) FROM results x WHERE x.run_id = r.id),"
+		"       (SELECT coalesce(sum(x.n), 0) FROM results x WHERE x.run_id = r.id),"
+		"       CASE WHEN r.id IN (SELECT t.run_id FROM (SELECT x.run_id, row_number()"
+		"           OVER (PARTITION BY r2.machine_id, x.series_id, r2.branch"
+		"                 ORDER BY r2.started_at DESC, r2.id DESC) AS k"
+		"         FROM results x JOIN runs r2 ON r2.id = x.run_id"
+		"        WHERE r2.status = 'complete' AND r2.dirty = 0 AND r2.role = 'primary'"
+		"          AND r2.exclude_reason IS NULL) t WHERE t.k <= ?2)"
+		"       THEN 1 ELSE 0 END"
+		"  FROM runs r WHERE r.started_at < ?1 AND (r.status = 'complete' OR r.started_at < ?3)"
+		" ORDER BY r.id",
 	[ST_EXCLUDED_COUNT] =
 		"SELECT count(*) FROM runs r JOIN machines m ON m.id = r.machine_id"
 		" WHERE r.exclude_reason IS NOT NULL AND r.status = 'complete'"
 		"   AND (CAST(?1 AS TEXT) IS NULL OR m.fingerprint = ?1) AND r.started_at >= ?2",
+	/* Its results, samples, facts, tags, outcomes and checks go with it
+	 * (ON DELETE CASCADE). */
+	[ST_RUN_DELETE] = "DELETE FROM runs WHERE id = ?1",
 	/* Runs of commit ?1 and machine ?2 when given, oldest first: the
 	 * excluded ones (?3 = 1), or every complete one of any role. */
 	[ST_RUNS_LIST] =
@@ -3338,6 +3362,73 @@ int bg_store_outbox_prune(bg_ctx *ctx, bg_store *store, int64_t before)
 	if (bg_db_bind_int64(s, 1, before) != 0)
 		return store__bind_fail(ctx, store, s);
 	return store__run(ctx, store, s, "pruning the alert outbox");
+}
+
+/* -------------------------------------------------------------------- prune */
+
+/* Runs deleted a transaction at a time: a writer waiting for the database
+ * (a ci storing its run) waits for one batch, not for the whole prune. */
+#define PRUNE_BATCH 64
+
+int bg_store_prune(bg_ctx *ctx, bg_store *store, const bg_prune_opts *opts, bg_prune_stats *stats)
+{
+	int64_t *ids = NULL;
+	size_t n = 0, cap = 0, i = 0, j;
+	bg_db_stmt *s;
+	int error = 0, rc;
+
+	memset(stats, 0, sizeof(*stats));
+	if (opts->keep < 0)
+		return bg_error_set(ctx, BG_EINPUT, "the runs to keep must be 0 or more");
+	if ((error = store__stmt(ctx, store, ST_PRUNE_LIST, &s)) < 0)
+		return error;
+	if (bg_db_bind_int64(s, 1, opts->before) != 0 || bg_db_bind_int64(s, 2, opts->keep) != 0 ||
+	    bg_db_bind_int64(s, 3, opts->now - 86400) != 0)
+		return store__bind_fail(ctx, store, s);
+	while ((rc = bg_db_step(s)) == BG_DB_ROW) {
+		if (bg_db_column_int(s, 3)) {
+			stats->kept++;
+			continue;
+		}
+		if (bg_grow((void **)&ids, &cap, n, sizeof(*ids)) < 0) {
+			error = bg_error_oom(ctx);
+			break;
+		}
+		ids[n++] = bg_db_column_int64(s, 0);
+		stats->results += (size_t)bg_db_column_int64(s, 1);
+		stats->samples += (size_t)bg_db_column_int64(s, 2);
+	}
+	if (!error && rc != BG_DB_DONE)
+		error = store__fail(ctx, store, "listing the runs to prune");
+	bg_db_reset(s);
+	if (error < 0 || opts->dry_run) {
+		stats->runs = n;
+		goto cleanup;
+	}
+	while (i < n) {
+		if ((error = store__begin(ctx, store)) < 0)
+			goto cleanup;
+		for (j = i; j < n && j < i + PRUNE_BATCH; j++) {
+			if ((error = store__stmt(ctx, store, ST_RUN_DELETE, &s)) < 0)
+				break;
+			if (bg_db_bind_int64(s, 1, ids[j]) != 0) {
+				error = store__bind_fail(ctx, store, s);
+				break;
+			}
+			if ((error = store__run(ctx, store, s, "deleting a run")) < 0)
+				break;
+		}
+		if (error < 0 || (error = store__commit(ctx, store)) < 0) {
+			store__rollback(store);
+			goto cleanup;
+		}
+		/* What is gone is counted: an error later leaves these deleted. */
+		stats->runs = j;
+		i = j;
+	}
+cleanup:
+	free(ids);
+	return error;
 }
 
 /* ------------------------------------------------------------------ reports */

@@ -178,6 +178,27 @@ int bg_store_runs_list(bg_ctx *ctx, bg_store *store, const char *sha, const char
  * or later are excluded. */
 int bg_store_excluded_count(bg_ctx *ctx, bg_store *store, const char *machine, int64_t since,
                             size_t *n);
+/* bg_store_prune: which runs go. */
+typedef struct {
+	int64_t before; /* runs started before this go (seconds since the epoch) */
+	int keep;       /* but not the newest `keep` runs a baseline could use of each
+	                   series on each machine and branch, whatever their age */
+	int64_t now;    /* an incomplete run younger than a day before it stays */
+	int dry_run;    /* only count */
+} bg_prune_opts;
+
+typedef struct {
+	size_t runs, results, samples; /* deleted (dry run: that would be) */
+	size_t kept;                   /* started before `before`, kept for baselines */
+} bg_prune_stats;
+
+/*
+ * Deletes old runs with everything stored under them (results, samples,
+ * facts, tags, outcomes, ci's verdicts), PRUNE_BATCH runs a transaction.
+ * Commits, machines and series stay.  On an error, stats->runs says how
+ * many were deleted before it.
+ */
+int bg_store_prune(bg_ctx *ctx, bg_store *store, const bg_prune_opts *opts, bg_prune_stats *stats);
 /* The run with this uid: *run_id, or 0 when there is none. */
 int bg_store_run_by_uid(bg_ctx *ctx, bg_store *store, const char *uid, int64_t *run_id);
 /* The newest complete run (of `machine` when not NULL); none -> BG_ENOTFOUND. */

@@ -19,7 +19,7 @@ _benchguard_valued='--db --config --format --commit --filter --samples --warmup 
 	--timeout --machine --tag --run --baseline-branch --window --min-runs --alpha
 	--min-change --min-effect --confirm --max-pairs --max-runs --good --old --bad --new
 	--series --step --name -o --output --change --limit --max-age --max-size --since --branch
-	--junit --reason'
+	--junit --reason --before --keep'
 
 # _benchguard_options CMD SUB: the options of CMD (SUB: its subcommand).
 _benchguard_options()
@@ -51,6 +51,7 @@ _benchguard_options()
 		;;
 	calibrate) echo --runs --change --filter --samples --warmup --timeout --machine --tag --no-build ;;
 	history) echo --limit ;;
+	db) [[ $2 == prune || -z $2 ]] && echo --before --keep --dry-run ;;
 	exclude) echo --reason --commit --machine --undo --list ;;
 	fingerprint) echo --machine ;;
 	gc) echo --max-age --max-size --dry-run ;;
@@ -167,7 +168,7 @@ _benchguard()
 		;;
 	db)
 		if [[ -z $sub ]]; then
-			COMPREPLY=($(compgen -W 'copy info' -- "$cur"))
+			COMPREPLY=($(compgen -W 'copy info prune' -- "$cur"))
 		elif [[ $sub == copy && $nargs -lt 2 ]]; then
 			_benchguard_files "$cur"
 		fi

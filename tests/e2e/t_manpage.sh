@@ -209,7 +209,7 @@ want() { # WANT WORD...: bash offers exactly the words of WANT (any order)
 	[ "$(bash_offers "$@" | sort | tr '\n' ' ')" = "$(printf '%s\n' $w | sort | tr '\n' ' ')" ]
 }
 check "bash: baseline completes export import" want "export import" baseline ''
-check "bash: db completes copy info" want "copy info" db ''
+check "bash: db completes copy info prune" want "copy info prune" db ''
 check "bash: alert completes test flush drop" want "test flush drop" alert ''
 check "bash: --format of the global options: table json markdown" want "table json markdown" --format ''
 check "bash: --format after check: table json markdown junit" want "table json markdown junit" check --format ''
@@ -311,7 +311,7 @@ if command -v zsh >/dev/null && zsh -f -c 'zmodload zsh/zpty' 2>/dev/null; then
 	}
 	check "zsh at Tab: the commands" zwant "$cmds" ''
 	check "zsh at Tab: baseline export import" zwant "export import" baseline ''
-	check "zsh at Tab: db copy info" zwant "copy info" db ''
+	check "zsh at Tab: db copy info prune" zwant "copy info prune" db ''
 	check "zsh at Tab: baseline import FILE...: a second file" sh -c "
 		cd '$T/files' && zsh -f '$T/zcomp.zsh' '$T/zfunc' '$T/zsh.files' baseline import base.json '' >/dev/null 2>&1
 		grep -qx bench.txt '$T/zsh.files' || grep -qx base.json '$T/zsh.files'"
