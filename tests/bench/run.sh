@@ -40,6 +40,10 @@
 #     pull-request branch off it, against the same runs in a repository of
 #     200 commits.  Goal: <= 1.5x (the cost follows the runs, not the age).
 #
+#  5b. prune: section 3's database with its 180 oldest runs aged 400 days,
+#      `db prune --before 365d` vs the sqlite3 tool's DELETE of the same runs
+#      with the same cascades.  Goal: <= 2x.
+#
 #  6. pg-ingest: section 2's import into a fresh PostgreSQL database vs
 #     psql's `\copy` of the same CSV into a plain table of a fresh database.
 #     Goal: <= 2x.
@@ -63,7 +67,7 @@
 # The project's own suite (benchguard.json, tests/bench/self.sh) measures
 # sections 1 to 4 at a smaller size at every commit, judged by benchguard.
 #
-# BENCH_ONLY=runner,startup,ingest,check,report,changepoints,history,pg-ingest,pg-check,pg-copy,formats picks
+# BENCH_ONLY=runner,startup,ingest,check,report,changepoints,history,prune,pg-ingest,pg-check,pg-copy,formats picks
 # sections (default: all).
 set -eu
 build=${1:-build/release}
@@ -430,6 +434,34 @@ printf '  in a repository of 100,000 commits  %8.3f s   %sx  (%s series, %s base
 	"$big" "$(ratio "$big" "$small")" "${judged% *}" "${judged#* }"
 awk -v a="$big" -v b="$small" 'BEGIN { exit !(a <= 1.5 * b) }' ||
 	{ echo "bench: check in 100,000 commits took $(ratio "$big" "$small")x its time in 200 (goal <= 1.5x)" >&2; exit 1; }
+fi
+
+# ----------------------------------------------------------------- 5b. prune
+if want prune; then
+# Section 3's database with its 180 oldest runs made 400 days old: `db prune
+# --before 365d` deletes them (the 21 newest keep every series' baseline of
+# 20), against the sqlite3 tool deleting the same runs with the same
+# cascades.  Goal: <= 2x.
+big_data
+: >"$T/prune" >"$T/prunepeer"
+for i in $(seq 1 "$reps"); do
+	for f in prune prunepeer; do
+		cp "$T/big.db" "$T/$f.db"
+		sqlite3 "$T/$f.db" "UPDATE runs SET started_at = started_at - 400 * 86400 WHERE id <= 180"
+	done
+	timeit "$bg" -q --db "$T/prune.db" db prune --before 365d >>"$T/prune"
+	timeit sqlite3 "$T/prunepeer.db" "PRAGMA foreign_keys = ON;
+		DELETE FROM runs WHERE started_at < strftime('%s', 'now') - 365 * 86400" >>"$T/prunepeer"
+done
+left=$(sqlite3 "$T/prune.db" 'SELECT count(*) || " runs, " || (SELECT count(*) FROM samples) || " samples" FROM runs')
+[ "$left" = "$(sqlite3 "$T/prunepeer.db" 'SELECT count(*) || " runs, " || (SELECT count(*) FROM samples) || " samples" FROM runs')" ] ||
+	{ echo "bench: db prune left $left, the DELETE something else" >&2; exit 1; }
+pr=$(median <"$T/prune") peer=$(median <"$T/prunepeer")
+echo "prune: 180 of 201 runs x 1,000 series x 20 samples deleted (median of $reps; $left left)"
+printf '  sqlite3 DELETE of the same runs (cascades) %8.3f s\n' "$peer"
+printf '  benchguard db prune --before 365d          %8.3f s   %sx  (goal <= 2)\n' "$pr" "$(ratio "$pr" "$peer")"
+awk -v a="$pr" -v b="$peer" 'BEGIN { exit !(a <= 2 * b) }' ||
+	{ echo "bench: db prune took $(ratio "$pr" "$peer")x the DELETE (goal <= 2x)" >&2; exit 1; }
 fi
 
 # ------------------------------------------------------------- PostgreSQL
