@@ -122,9 +122,16 @@ static int runs_of_commit(cli_state *st, cli_env *env, const char *rev, const ch
 	int rc;
 
 	memset(&c, 0, sizeof(c));
-	if ((rc = cli_open_repo(st, env)) < 0 || (rc = cli_detect_machine(st, env, machine)) < 0 ||
-	    (rc = bg_repo_lookup(st->ctx, env->repo, rev, &c)) < 0)
+	if ((rc = cli_open_repo(st, env)) < 0 || (rc = cli_detect_machine(st, env, machine)) < 0)
 		goto cleanup;
+	/* A whole SHA this clone lacks still names runs another clone stored. */
+	if ((rc = bg_repo_lookup(st->ctx, env->repo, rev, &c)) < 0) {
+		if (strlen(rev) != 40 || strspn(rev, "0123456789abcdef") != 40)
+			goto cleanup;
+		bg_ctx_clear_error(st->ctx);
+		memcpy(c.sha, rev, 41);
+		rc = 0;
+	}
 	fp = bg_machine_fingerprint(env->machine);
 	if ((rc = bg_store_runs_list(st->ctx, env->store, c.sha, fp, undo, rows, n)) < 0)
 		goto cleanup;
@@ -229,8 +236,10 @@ int cmd_exclude(cli_state *st, int argc, char **argv)
 		} else if (undo) {
 			printf("run %lld was not excluded\n", (long long)r->id);
 		} else {
+			/* Taken back by another process since: said as it is now. */
 			printf("run %lld was excluded already: %s\n", (long long)r->id,
-			       cli_term(why, sizeof(why), r->excluded));
+			       r->excluded ? cli_term(why, sizeof(why), r->excluded)
+			                   : "(and included again since)");
 		}
 	}
 	if (arr) {

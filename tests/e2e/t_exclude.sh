@@ -163,6 +163,17 @@ check "a database that is not there: exit 2, not created" test ! -e "$T/none.db"
 expect_rc 2 "$BG" exclude --list 3
 check "--list takes no runs: exit 2" test $? = 0
 
+# A commit this clone lacks, named by its whole SHA, still names the runs
+# another clone stored; a short one is refused.
+new_repo "$T/other" >/dev/null && cd "$T/other" || exit 1
+expect_rc 0 "$BG" --db "$T/x.db" exclude --commit "$slow" --reason "from another clone"
+check "exclude --commit of a whole SHA this clone lacks: its runs" test "$(grep -c '^excluded run' "$T/out")" = 3
+expect_rc 0 "$BG" --db "$T/x.db" exclude --undo --commit "$slow"
+check "... and --undo of it" test "$(grep -c '^included run' "$T/out")" = 3
+expect_rc 2 "$BG" --db "$T/x.db" exclude --commit "${slow:0:12}" --reason x
+check "... a short SHA this clone lacks: exit 2" grep -q 'revision' "$T/err"
+cd "$T/repo" || exit 1
+
 # A schema-13 database (before exclusions) opens, its runs all counted.
 "$BG" -q exclude --undo --commit "$cand" >/dev/null 2>&1
 cp "$T/x.db" "$T/old.db"
