@@ -91,12 +91,13 @@ cleanup:
 	return rc;
 }
 
-enum { OPT_BEFORE = CLI_OPT_BASE, OPT_KEEP, OPT_DRY_RUN };
+enum { OPT_BEFORE = CLI_OPT_BASE, OPT_WINDOW, OPT_BRANCH, OPT_DRY_RUN };
 
 /* `db prune`'s options, given or not. */
 typedef struct {
 	const char *before;
-	int keep; /* -1: the config's baseline window */
+	int window;         /* -1: the config's baseline window */
+	const char *branch; /* NULL: the config's baseline branch */
 	int dry_run;
 } prune_flags;
 
@@ -104,38 +105,37 @@ static int db_prune(cli_state *st, const prune_flags *f)
 {
 	bg_config *defaults = NULL;
 	const bg_config *cfg = NULL;
-	bg_prune_opts o;
+	bg_prune_policy p;
 	bg_prune_stats stats;
-	char when[32];
+	char when[32], branch[CLI_TERM_MAX];
 	cli_env env;
 	int rc;
 
 	memset(&env, 0, sizeof(env));
-	memset(&o, 0, sizeof(o));
-	o.now = (int64_t)time(NULL);
-	o.dry_run = f->dry_run;
-	if ((rc = cli_parse_when(st, "--before", f->before, o.now, &o.before)) < 0)
+	memset(&p, 0, sizeof(p));
+	p.now = (int64_t)time(NULL);
+	p.dry_run = f->dry_run;
+	if ((rc = cli_parse_when(st, "--before", f->before, p.now, &p.before)) < 0)
 		return rc;
-	if (o.before == 0)
+	if (p.before == 0)
 		return cli_usage_error(st,
 		                       "--before needs a span or a date: \"all\" keeps everything");
-	if (o.before > o.now)
-		return cli_usage_error(st,
-		                       "--before %s is after now: that would prune runs being made",
-		                       f->before);
-	/* The database a command run here would use, and the baseline window
-	 * its config keeps (20 without one). */
-	if ((rc = cli_open_repo(st, &env)) < 0 && !st->db_path)
-		goto cleanup;
-	if (st->db_path)
+	/* The repository (its branches say what baselines read) and its
+	 * config: the baseline branch and window. */
+	if ((rc = cli_open_repo(st, &env)) < 0) {
+		if (f->window != 0)
+			goto cleanup;
+		/* --window 0 keeps nothing for baselines: no history needed. */
 		bg_ctx_clear_error(st->ctx);
+	}
 	if ((rc = cli_config_or_defaults(st, &env, &defaults, &cfg)) < 0)
 		goto cleanup;
-	o.keep = f->keep >= 0 ? f->keep : bg_config_baseline(cfg)->window;
+	p.window = f->window >= 0 ? f->window : bg_config_baseline(cfg)->window;
+	p.branch = f->branch ? f->branch : bg_config_baseline(cfg)->branch;
 	if ((rc = cli_read_store(st, &env)) < 0)
 		goto cleanup;
-	rc = bg_store_prune(st->ctx, env.store, &o, &stats);
-	cli_fmt_time(when, sizeof(when), o.before);
+	rc = bg_prune(st->ctx, env.store, env.repo, &p, &stats);
+	cli_fmt_time(when, sizeof(when), p.before);
 	if (rc < 0) {
 		/* What is gone is gone: said before the error main() prints. */
 		if (stats.runs)
@@ -148,24 +148,35 @@ static int db_prune(cli_state *st, const prune_flags *f)
 
 		json_object_object_add(top, "database",
 		                       json_object_new_string(bg_store_name(env.store)));
-		json_object_object_add(top, "before", json_object_new_int64(o.before));
-		json_object_object_add(top, "keep", json_object_new_int(o.keep));
-		json_object_object_add(top, "dry_run", json_object_new_boolean(o.dry_run));
+		json_object_object_add(top, "before", json_object_new_int64(p.before));
+		json_object_object_add(top, "window", json_object_new_int(p.window));
+		json_object_object_add(top, "baseline_branch", json_object_new_string(p.branch));
+		json_object_object_add(top, "dry_run", json_object_new_boolean(p.dry_run));
 		json_object_object_add(top, "runs", json_object_new_int64((int64_t)stats.runs));
 		json_object_object_add(top, "results",
 		                       json_object_new_int64((int64_t)stats.results));
 		json_object_object_add(top, "samples",
 		                       json_object_new_int64((int64_t)stats.samples));
 		json_object_object_add(top, "kept", json_object_new_int64((int64_t)stats.kept));
+		json_object_object_add(top, "machines",
+		                       json_object_new_int64((int64_t)stats.machines));
+		json_object_object_add(top, "baselines",
+		                       json_object_new_int64((int64_t)stats.starts));
 		rc = cli_print_json(st, top);
 	} else {
-		printf("%s %zu run%s started before %s (%zu result%s, %zu sample%s); kept %zu "
-		       "older "
-		       "run%s, the newest %d of each series' baseline on each machine and branch\n",
-		       o.dry_run ? "would delete" : "deleted", stats.runs,
+		printf("%s %zu run%s started before %s (%zu result%s, %zu sample%s)",
+		       p.dry_run ? "would delete" : "deleted", stats.runs,
 		       stats.runs == 1 ? "" : "s", when, stats.results,
-		       stats.results == 1 ? "" : "s", stats.samples, stats.samples == 1 ? "" : "s",
-		       stats.kept, stats.kept == 1 ? "" : "s", o.keep);
+		       stats.results == 1 ? "" : "s", stats.samples, stats.samples == 1 ? "" : "s");
+		if (p.window > 0)
+			printf("; kept %zu older run%s that the baselines of %s and of %zu other "
+			       "branch point%s read, on %zu machine%s (window %d)\n",
+			       stats.kept, stats.kept == 1 ? "" : "s",
+			       cli_term(branch, sizeof(branch), p.branch),
+			       stats.starts ? stats.starts - 1 : 0, stats.starts == 2 ? "" : "s",
+			       stats.machines, stats.machines == 1 ? "" : "s", p.window);
+		else
+			printf("; none kept for baselines (--window 0)\n");
 	}
 cleanup:
 	bg_config_free(defaults);
@@ -177,12 +188,13 @@ int cmd_db(cli_state *st, int argc, char **argv)
 {
 	static const struct option db_options[] = {
 		{ "before", required_argument, NULL, OPT_BEFORE },
-		{ "keep", required_argument, NULL, OPT_KEEP },
+		{ "window", required_argument, NULL, OPT_WINDOW },
+		{ "baseline-branch", required_argument, NULL, OPT_BRANCH },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ 0, 0, 0, 0 },
 	};
 	const cli_command *self = cli_find_command("db");
-	prune_flags pf = { NULL, -1, 0 };
+	prune_flags pf = { NULL, -1, NULL, 0 };
 	int opt, rc, any = 0;
 
 	while ((opt = cli_getopt(st, argc, argv, "", db_options, self)) != -1) {
@@ -193,16 +205,23 @@ int cmd_db(cli_state *st, int argc, char **argv)
 		any = 1;
 		if (opt == OPT_BEFORE)
 			pf.before = optarg;
-		else if (opt == OPT_KEEP &&
-		         (rc = cli_parse_count(st, "--keep", optarg, 0, &pf.keep)) < 0)
+		else if (opt == OPT_WINDOW &&
+		         (rc = cli_parse_count(st, "--window", optarg, 0, &pf.window)) < 0)
 			return rc;
+		else if (opt == OPT_BRANCH)
+			pf.branch = optarg;
 		else if (opt == OPT_DRY_RUN)
 			pf.dry_run = 1;
 	}
-	if (optind < argc && strcmp(argv[optind], "prune") && any)
-		return cli_usage_error(st, "--before, --keep and --dry-run go with db prune");
 	if (optind >= argc)
 		return cli_usage_error(st, "db needs a subcommand: copy, info or prune");
+	if (strcmp(argv[optind], "copy") && strcmp(argv[optind], "info") &&
+	    strcmp(argv[optind], "prune"))
+		return cli_usage_error(st, "unknown db subcommand \"%s\" (copy, info or prune)",
+		                       argv[optind]);
+	if (strcmp(argv[optind], "prune") && any)
+		return cli_usage_error(st, "--before, --window, --baseline-branch and --dry-run go "
+		                           "with db prune");
 	if (!strcmp(argv[optind], "copy")) {
 		if (argc - optind != 3)
 			return cli_usage_error(st,
@@ -217,14 +236,11 @@ int cmd_db(cli_state *st, int argc, char **argv)
 			return cli_usage_error(st, "db info takes no arguments");
 		return db_info(st);
 	}
-	if (!strcmp(argv[optind], "prune")) {
-		if (argc - optind != 1)
-			return cli_usage_error(st, "db prune takes no arguments");
-		if (!pf.before)
-			return cli_usage_error(st, "db prune needs --before SPAN: how old a run "
-			                           "may be (e.g. 180d)");
-		return db_prune(st, &pf);
-	}
-	return cli_usage_error(st, "unknown db subcommand \"%s\" (copy, info or prune)",
-	                       argv[optind]);
+	/* prune */
+	if (argc - optind != 1)
+		return cli_usage_error(st, "db prune takes no arguments");
+	if (!pf.before)
+		return cli_usage_error(st, "db prune needs --before SPAN: how old a run may be "
+		                           "(e.g. 180d)");
+	return db_prune(st, &pf);
 }

@@ -389,10 +389,67 @@ static json_object *facts_json(int *bad, const bg_machine *m)
 	return o;
 }
 
+int bg_baseline__walk(bg_ctx *ctx, bg_store *store, bg_repo *repo, const char *machine,
+                      const char *tip, size_t window, const bg_run_ref *refs, size_t nrefs,
+                      int64_t **chosen, size_t *n)
+{
+	export_walk w;
+	bg_walk_point *p = NULL;
+	size_t k, np = 0;
+	int error = 0;
+
+	*chosen = NULL;
+	*n = 0;
+	memset(&w, 0, sizeof(w));
+	if (!nrefs)
+		return 0;
+	w.ctx = ctx;
+	w.store = store;
+	w.tip = tip;
+	w.machine = machine;
+	w.refs = (bg_run_ref *)refs; /* read only */
+	w.nrefs = nrefs;
+	w.window = window;
+	if (!(p = malloc(nrefs * sizeof(*p))))
+		return bg_error_oom(ctx);
+	for (k = 0; k < nrefs; k++)
+		if (k == 0 || strcmp(refs[k].sha, refs[k - 1].sha)) {
+			p[np].sha = refs[k].sha;
+			p[np++].author_time = refs[k].author_time;
+		}
+	error = bg_walk_bound_init(&w.bound, repo, p, np);
+	free(p);
+	if (error < 0) {
+		error = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	error = bg_repo_walk_first_parent(ctx, repo, tip, on_commit, &w);
+	if (w.error < 0)
+		error = w.error;
+	if (error < 0)
+		goto cleanup;
+	*chosen = w.chosen;
+	*n = w.nchosen;
+	w.chosen = NULL;
+cleanup:
+	free(w.counts);
+	free(w.chosen);
+	bg_walk_bound_clear(&w.bound);
+	return error;
+}
+
+void bg_baseline__sort_refs(bg_run_ref *refs, size_t n)
+{
+	if (n)
+		qsort(refs, n, sizeof(*refs), cmp_ref);
+}
+
 int bg_baseline_export(bg_ctx *ctx, bg_store *store, bg_repo *repo,
                        const bg_baseline_export_opts *opts, char **json, size_t *nruns)
 {
-	export_walk w;
+	bg_run_ref *refs = NULL;
+	int64_t *chosen = NULL;
+	size_t nrefs = 0, nchosen = 0;
 	json_object *top = NULL, *runs = NULL, *r;
 	char tip[41];
 	const char *text;
@@ -406,7 +463,6 @@ int bg_baseline_export(bg_ctx *ctx, bg_store *store, bg_repo *repo,
 
 	*json = NULL;
 	*nruns = 0;
-	memset(&w, 0, sizeof(w));
 	if (!opts || !opts->machine || !*opts->machine || !opts->branch || !*opts->branch)
 		return bg_error_set(ctx, BG_EINPUT,
 		                    "a baseline export needs a machine and a branch");
@@ -415,45 +471,16 @@ int bg_baseline_export(bg_ctx *ctx, bg_store *store, bg_repo *repo,
 		                    opts->window);
 	if ((error = bg_repo_branch_tip(ctx, repo, opts->branch, tip)) < 0)
 		return error;
-	if ((error = bg_store_baseline_runs(ctx, store, opts->machine, &w.refs, &w.nrefs)) < 0)
+	if ((error = bg_store_baseline_runs(ctx, store, opts->machine, &refs, &nrefs)) < 0)
 		return error;
-	if (w.nrefs)
-		qsort(w.refs, w.nrefs, sizeof(*w.refs), cmp_ref);
-	w.ctx = ctx;
-	w.store = store;
-	w.tip = tip;
-	w.machine = opts->machine;
+	bg_baseline__sort_refs(refs, nrefs);
 	/* As many as check reads, spares included: with `window` only, a
 	 * far-out run left out of an imported baseline had no spare to take its
 	 * place, and the same candidate got another verdict there. */
-	w.window = bg_verdict__reach(opts->window);
-	{
-		bg_walk_point *p = malloc((w.nrefs ? w.nrefs : 1) * sizeof(*p));
-		size_t k, n = 0;
-
-		if (!p) {
-			error = bg_error_oom(ctx);
-			goto cleanup;
-		}
-		for (k = 0; k < w.nrefs; k++)
-			if (k == 0 || strcmp(w.refs[k].sha, w.refs[k - 1].sha)) {
-				p[n].sha = w.refs[k].sha;
-				p[n++].author_time = w.refs[k].author_time;
-			}
-		error = bg_walk_bound_init(&w.bound, repo, p, n);
-		free(p);
-		if (error < 0) {
-			error = bg_error_oom(ctx);
-			goto cleanup;
-		}
-	}
-	if (w.nrefs) {
-		error = bg_repo_walk_first_parent(ctx, repo, tip, on_commit, &w);
-		if (w.error < 0)
-			error = w.error;
-		if (error < 0)
-			goto cleanup;
-	}
+	if ((error = bg_baseline__walk(ctx, store, repo, opts->machine, tip,
+	                               bg_verdict__reach(opts->window), refs, nrefs, &chosen,
+	                               &nchosen)) < 0)
+		goto cleanup;
 
 	top = bg_json__check(&bad, json_object_new_object());
 	runs = bg_json__check(&bad, json_object_new_array());
@@ -462,13 +489,13 @@ int bg_baseline_export(bg_ctx *ctx, bg_store *store, bg_repo *repo,
 		goto cleanup;
 	}
 	/* Oldest first: the walk found them newest first. */
-	for (i = w.nchosen; i-- > 0;) {
+	for (i = nchosen; i-- > 0;) {
 		/* A big history takes seconds to read: Ctrl-C stops it here. */
 		if (bg_ctx_cancelled(ctx)) {
 			error = bg_error_set(ctx, BG_ERROR, "interrupted; nothing written");
 			goto cleanup;
 		}
-		if ((error = run_json(ctx, store, w.chosen[i], &r)) < 0)
+		if ((error = run_json(ctx, store, chosen[i], &r)) < 0)
 			goto cleanup;
 		bg_json__push(&bad, runs, r);
 	}
@@ -498,15 +525,13 @@ int bg_baseline_export(bg_ctx *ctx, bg_store *store, bg_repo *repo,
 			goto cleanup;
 		}
 	}
-	*nruns = w.nchosen;
+	*nruns = nchosen;
 
 cleanup:
 	json_object_put(top);
 	json_object_put(runs);
-	free(w.refs);
-	free(w.counts);
-	free(w.chosen);
-	bg_walk_bound_clear(&w.bound);
+	free(refs);
+	free(chosen);
 	return error;
 }
 

@@ -807,6 +807,46 @@ int bg_repo_branch_tip(bg_ctx *ctx, bg_repo *repo, const char *name, char sha[41
 	return 0;
 }
 
+int bg_repo_branch_tips(bg_ctx *ctx, bg_repo *repo, char (**shas)[41], size_t *n)
+{
+	git_branch_iterator *it = NULL;
+	git_reference *ref = NULL, *direct = NULL;
+	git_branch_t type;
+	char(*out)[41] = NULL;
+	size_t len = 0, cap = 0;
+	int error = 0, rc;
+
+	*shas = NULL;
+	*n = 0;
+	if (git_branch_iterator_new(&it, repo->repo, GIT_BRANCH_ALL) < 0)
+		return git__fail(ctx, BG_ERROR, "listing branches");
+	while ((rc = git_branch_next(&ref, &type, it)) == 0) {
+		/* origin/HEAD names another branch: resolved, it is that one. */
+		if (git_reference_resolve(&direct, ref) == 0 && git_reference_target(direct)) {
+			if (bg_grow((void **)&out, &cap, len, sizeof(*out)) < 0) {
+				error = bg_error_oom(ctx);
+				break;
+			}
+			git_oid_tostr(out[len++], 41, git_reference_target(direct));
+		}
+		git_reference_free(direct);
+		git_reference_free(ref);
+		direct = ref = NULL;
+	}
+	git_reference_free(direct);
+	git_reference_free(ref);
+	git_branch_iterator_free(it);
+	if (!error && rc != GIT_ITEROVER)
+		error = git__fail(ctx, BG_ERROR, "listing branches");
+	if (error < 0) {
+		free(out);
+		return error;
+	}
+	*shas = out;
+	*n = len;
+	return 0;
+}
+
 /* A shallow clone lacks `what` benchguard needs: BG_EINPUT saying how to
  * fetch the whole history. */
 /* A partial clone: extensions.partialClone, or origin a promisor remote,

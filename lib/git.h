@@ -33,6 +33,11 @@ int bg_repo_lookup_on(bg_ctx *ctx, bg_repo *repo, const char *rev, const char *b
  */
 int bg_repo_branch_tip(bg_ctx *ctx, bg_repo *repo, const char *name, char sha[41]);
 /*
+ * The tips of every branch, local and remote-tracking (*shas: 41-byte
+ * strings, caller frees; a tip two branches share is there twice).
+ */
+int bg_repo_branch_tips(bg_ctx *ctx, bg_repo *repo, char (**shas)[41], size_t *n);
+/*
  * The branch HEAD is on, even before its first commit (`git init -b trunk`):
  * *out is its name (malloc'd), or NULL when HEAD is detached.
  */

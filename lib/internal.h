@@ -446,6 +446,29 @@ int bg_random_hex(char out[33]);
 /* The stable facts a baseline file carries for its machine, as an unnamed
  * machine (none: no facts); 0 or a BG_E* code. */
 int bg_baseline__facts(const bg_baseline *b, bg_machine **out);
+/*
+ * The runs of `machine` a baseline walk from commit `tip` takes, as
+ * baseline export takes them: the tip's own, then along the first-parent
+ * history, for each series, up to `window` runs (pass bg_verdict__reach()
+ * for what check reads, spares included).  `refs`: the machine's runs
+ * (bg_store_baseline_runs) sorted by bg_baseline__sort_refs.  *chosen:
+ * newest first, the caller's to free.
+ */
+int bg_baseline__walk(bg_ctx *ctx, bg_store *store, bg_repo *repo, const char *machine,
+                      const char *tip, size_t window, const bg_run_ref *refs, size_t nrefs,
+                      int64_t **chosen, size_t *n);
+void bg_baseline__sort_refs(bg_run_ref *refs, size_t n);
+
+/* prune.c: `db prune` (bg_store_prune, keeping what baselines read). */
+typedef struct {
+	int64_t before; /* runs started before this go, a day before `now` at least */
+	int64_t now;
+	int dry_run;
+	int window;         /* the baseline window: runs a check reads are kept; 0: none */
+	const char *branch; /* the baseline branch */
+} bg_prune_policy;
+int bg_prune(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_prune_policy *policy,
+             bg_prune_stats *stats);
 /* How many differing facts bg_machine__differ names. */
 #define BG_FACTS_SHOWN 4
 

@@ -293,6 +293,7 @@ enum store_stmt {
 	ST_RUN_INCLUDE,
 	ST_RUNS_LIST,
 	ST_PRUNE_LIST,
+	ST_BASELINE_MACHINES,
 	ST_EXCLUDED_COUNT,
 	ST_RUN_DELETE,
 	ST_RUN_LATEST,
@@ -448,24 +449,16 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_RUN_INCLUDE] = "UPDATE runs SET exclude_reason = NULL, excluded_at = NULL"
 			   " WHERE id = ?1 AND exclude_reason IS NOT NULL",
 	/* bg_store_prune's candidates, oldest first: the runs started before
-	 * ?1 (an incomplete one only if it also started before ?3: a job may
-	 * still be writing it), each with its results, its samples, and 1 when
-	 * it is kept.  Kept: among the newest ?2 runs that a baseline could
-	 * use (complete, clean, primary, not excluded) of one of its series on
-	 * its machine and branch, so that a machine or a branch idle for
-	 * longer than the span keeps its baselines. */
+	 * ?1, each with its results and samples. */
 	[ST_PRUNE_LIST] =
 		"SELECT r.id, (SELECT count(*) FROM results x WHERE x.run_id = r.id),"
-		"       (SELECT coalesce(sum(x.n), 0) FROM results x WHERE x.run_id = r.id),"
-		"       CASE WHEN r.id IN (SELECT t.run_id FROM (SELECT x.run_id, row_number()"
-		"           OVER (PARTITION BY r2.machine_id, x.series_id, r2.branch"
-		"                 ORDER BY r2.started_at DESC, r2.id DESC) AS k"
-		"         FROM results x JOIN runs r2 ON r2.id = x.run_id"
-		"        WHERE r2.status = 'complete' AND r2.dirty = 0 AND r2.role = 'primary'"
-		"          AND r2.exclude_reason IS NULL) t WHERE t.k <= ?2)"
-		"       THEN 1 ELSE 0 END"
-		"  FROM runs r WHERE r.started_at < ?1 AND (r.status = 'complete' OR r.started_at < ?3)"
-		" ORDER BY r.id",
+		"       (SELECT coalesce(sum(x.n), 0) FROM results x WHERE x.run_id = r.id)"
+		"  FROM runs r WHERE r.started_at < ?1 ORDER BY r.id",
+	/* The machines a baseline can be drawn for (ST_BASELINE_RUNS's runs). */
+	[ST_BASELINE_MACHINES] =
+		"SELECT DISTINCT m.fingerprint FROM runs r JOIN machines m ON m.id = r.machine_id"
+		" WHERE r.status = 'complete' AND r.dirty = 0 AND r.role = 'primary'"
+		"   AND r.exclude_reason IS NULL ORDER BY 1",
 	[ST_EXCLUDED_COUNT] =
 		"SELECT count(*) FROM runs r JOIN machines m ON m.id = r.machine_id"
 		" WHERE r.exclude_reason IS NOT NULL AND r.status = 'complete'"
@@ -3366,6 +3359,44 @@ int bg_store_outbox_prune(bg_ctx *ctx, bg_store *store, int64_t before)
 
 /* -------------------------------------------------------------------- prune */
 
+static int store__cmp_id(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int bg_store_baseline_machines(bg_ctx *ctx, bg_store *store, char ***fps, size_t *n)
+{
+	char **out = NULL;
+	size_t len = 0, cap = 0;
+	bg_db_stmt *s;
+	int error = 0, rc;
+
+	*fps = NULL;
+	*n = 0;
+	if ((error = store__stmt(ctx, store, ST_BASELINE_MACHINES, &s)) < 0)
+		return error;
+	while ((rc = bg_db_step(s)) == BG_DB_ROW) {
+		if (bg_grow((void **)&out, &cap, len, sizeof(*out)) < 0 ||
+		    !(out[len] = store__col_dup(s, 0))) {
+			error = bg_error_oom(ctx);
+			break;
+		}
+		len++;
+	}
+	if (!error && rc != BG_DB_DONE)
+		error = store__fail(ctx, store, "listing machines");
+	bg_db_reset(s);
+	if (error < 0) {
+		bg_strings_free(out, len);
+		return error;
+	}
+	*fps = out;
+	*n = len;
+	return 0;
+}
+
 /* Runs deleted a transaction at a time: a writer waiting for the database
  * (a ci storing its run) waits for one batch, not for the whole prune. */
 #define PRUNE_BATCH 64
@@ -3378,15 +3409,15 @@ int bg_store_prune(bg_ctx *ctx, bg_store *store, const bg_prune_opts *opts, bg_p
 	int error = 0, rc;
 
 	memset(stats, 0, sizeof(*stats));
-	if (opts->keep < 0)
-		return bg_error_set(ctx, BG_EINPUT, "the runs to keep must be 0 or more");
 	if ((error = store__stmt(ctx, store, ST_PRUNE_LIST, &s)) < 0)
 		return error;
-	if (bg_db_bind_int64(s, 1, opts->before) != 0 || bg_db_bind_int64(s, 2, opts->keep) != 0 ||
-	    bg_db_bind_int64(s, 3, opts->now - 86400) != 0)
+	if (bg_db_bind_int64(s, 1, opts->before) != 0)
 		return store__bind_fail(ctx, store, s);
 	while ((rc = bg_db_step(s)) == BG_DB_ROW) {
-		if (bg_db_column_int(s, 3)) {
+		int64_t id = bg_db_column_int64(s, 0);
+
+		if (opts->nkeep &&
+		    bsearch(&id, opts->keep, opts->nkeep, sizeof(*opts->keep), store__cmp_id)) {
 			stats->kept++;
 			continue;
 		}
@@ -3394,7 +3425,7 @@ int bg_store_prune(bg_ctx *ctx, bg_store *store, const bg_prune_opts *opts, bg_p
 			error = bg_error_oom(ctx);
 			break;
 		}
-		ids[n++] = bg_db_column_int64(s, 0);
+		ids[n++] = id;
 		stats->results += (size_t)bg_db_column_int64(s, 1);
 		stats->samples += (size_t)bg_db_column_int64(s, 2);
 	}

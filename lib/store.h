@@ -180,18 +180,20 @@ int bg_store_excluded_count(bg_ctx *ctx, bg_store *store, const char *machine, i
                             size_t *n);
 /* bg_store_prune: which runs go. */
 typedef struct {
-	int64_t before; /* runs started before this go (seconds since the epoch) */
-	int keep;       /* but not the newest `keep` runs a baseline could use of each
-	                   series on each machine and branch, whatever their age */
-	int64_t now;    /* an incomplete run younger than a day before it stays */
-	int dry_run;    /* only count */
+	int64_t before;      /* runs started before this go (seconds since the epoch) */
+	const int64_t *keep; /* but these, ascending (what baselines read) */
+	size_t nkeep;
+	int dry_run; /* only count */
 } bg_prune_opts;
 
 typedef struct {
 	size_t runs, results, samples; /* deleted (dry run: that would be) */
 	size_t kept;                   /* started before `before`, kept for baselines */
+	size_t machines, starts;       /* bg_prune: the baselines walked for them */
 } bg_prune_stats;
 
+/* The machines with runs a baseline may use; free with bg_strings_free. */
+int bg_store_baseline_machines(bg_ctx *ctx, bg_store *store, char ***fps, size_t *n);
 /*
  * Deletes old runs with everything stored under them (results, samples,
  * facts, tags, outcomes, ci's verdicts), PRUNE_BATCH runs a transaction.

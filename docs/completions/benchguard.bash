@@ -19,7 +19,7 @@ _benchguard_valued='--db --config --format --commit --filter --samples --warmup 
 	--timeout --machine --tag --run --baseline-branch --window --min-runs --alpha
 	--min-change --min-effect --confirm --max-pairs --max-runs --good --old --bad --new
 	--series --step --name -o --output --change --limit --max-age --max-size --since --branch
-	--junit --reason --before --keep'
+	--junit --reason --before'
 
 # _benchguard_options CMD SUB: the options of CMD (SUB: its subcommand).
 _benchguard_options()
@@ -51,7 +51,7 @@ _benchguard_options()
 		;;
 	calibrate) echo --runs --change --filter --samples --warmup --timeout --machine --tag --no-build ;;
 	history) echo --limit ;;
-	db) [[ $2 == prune || -z $2 ]] && echo --before --keep --dry-run ;;
+	db) [[ $2 == prune || -z $2 ]] && echo --before --window --baseline-branch --dry-run ;;
 	exclude) echo --reason --commit --machine --undo --list ;;
 	fingerprint) echo --machine ;;
 	gc) echo --max-age --max-size --dry-run ;;

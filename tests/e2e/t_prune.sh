@@ -1,55 +1,67 @@
 # t_prune.sh -- `benchguard db prune`: old runs deleted with everything
-# stored under them, but the newest runs a baseline could use of each series
-# on each machine and branch, whatever their age; an incomplete run younger
-# than a day stays; --dry-run deletes nothing; commits, machines and series
-# stay; check still has its baseline afterwards.  Bad options change nothing.
-# The same counts on PostgreSQL when its server programs are here.
+# stored under them, but every run a baseline still reads, whatever its age
+# and whatever branch it was stored under: the baseline branch's walk from
+# its tip and from the fork point of every branch, spares included.  So
+# `check` judges the next run of main, and of a release branch forked long
+# ago, exactly as it did before the prune.  --dry-run deletes nothing;
+# commits, machines and series stay; a shallow clone, a cutoff within the
+# last day and bad options are refused and change nothing.  The same counts
+# on PostgreSQL when its server programs are here.
 . "$(dirname "$0")/lib.sh"
 
 new_repo "$T/repo" >/dev/null && cd "$T/repo" || exit 1
 cat >bench.sh <<'S'
-awk 'BEGIN { printf "BENCHGUARD a %.6f ms\nBENCHGUARD a %.6f ms\n", 10, 10.01 }'
+l=$(cat level)
+awk -v l="$l" 'BEGIN { printf "BENCHGUARD a %.6f ms\nBENCHGUARD a %.6f ms\n", l, l * 1.001 }'
 [ -f two ] && echo "BENCHGUARD b 5 ms"
 true
 S
 cat >benchguard.json <<'J'
-{ "baseline": { "window": 3, "min_runs": 2 }, "defaults": { "warmup": 0, "samples": 1 },
+{ "baseline": { "window": 2, "min_runs": 2 }, "defaults": { "warmup": 0, "samples": 1 },
   "benchmarks": [ { "name": "s", "format": "lines", "command": "sh bench.sh" } ] }
 J
-printf '.benchguard/\ntwo\n' >.gitignore
+printf '.benchguard/\ntwo\nlevel\n' >.gitignore
 git add -A && git commit -qm suite
+base=$(git rev-parse HEAD)
 
-# setup DB: into DB, on main six commits M1..M6 (M1 to M3 also measure
-# series s:b), a branch `feature` of three (F1..F3), two runs of another
-# machine on main (O1, O2), M1 excluded, an incomplete run of main started
-# 400 days ago and one 2 hours ago.  Then every complete run but M5 and M6
-# is made 400 days old.
+commit() { echo "$1" >>notes && git add notes && git commit -qm "$1"; }
+# setup DB: main m1..m8 at 10.01 to 10.08 ms, each its own, so that a
+# baseline's mean says which runs it took (m1 and m2 also measure s:b; m7
+# far out, 30 ms; m7 and m8 run on a detached HEAD, as CI checks out, so they
+# name no branch), `release` forked at m4 with r1 (excluded) and r2,
+# `feature` off m8 with f1 and f2, m6 run again later by `run --commit`
+# (m6b), two runs of another machine at m8, and an incomplete run; then
+# every run made 400 days old.
 setup() {
-	local m5 m6
 	export BENCHGUARD_DB=$1
-	git checkout -q main && git branch -D feature >/dev/null 2>&1
-	touch two
-	for i in 1 2 3 4 5 6; do
-		[ "$i" = 4 ] && rm -f two
-		echo "$i" >>notes && git add notes && git commit -qm "main $i" && "$BG" -q run >/dev/null 2>&1 || return 1
-		[ "$i" = 5 ] && m5=$(db_sql "$1" "SELECT max(id) FROM runs")
+	git checkout -q main && git branch -q -D release feature 2>/dev/null
+	git reset -q --hard "$base"
+	echo 10 >level && touch two
+	for i in 1 2 3 4 5 6 7 8; do
+		[ "$i" = 3 ] && rm -f two
+		commit "m$i" || return 1
+		echo "10.0$i" >level
+		if [ "$i" -ge 7 ]; then
+			git checkout -q --detach
+			[ "$i" = 7 ] && echo 30 >level
+		fi
+		"$BG" -q run >/dev/null 2>&1 || return 1
+		echo 10 >level
+		git checkout -q main
 	done
-	m6=$(db_sql "$1" "SELECT max(id) FROM runs")
-	git checkout -q -b feature HEAD~2
-	for i in 1 2 3; do
-		echo "f$i" >>notes && git add notes && git commit -qm "feature $i" && "$BG" -q run >/dev/null 2>&1 || return 1
-	done
+	git checkout -q -b release main~4
+	for i in 1 2; do commit "r$i" && "$BG" -q run >/dev/null 2>&1 || return 1; done
+	git checkout -q -b feature main
+	for i in 1 2; do commit "f$i" && "$BG" -q run >/dev/null 2>&1 || return 1; done
 	git checkout -q main
+	"$BG" -q run --commit main~2 >/dev/null 2>&1 || return 1
 	"$BG" -q run --machine other-runner --runs 2 >/dev/null 2>&1 || return 1
-	"$BG" -q exclude "$(db_sql "$1" "SELECT min(id) FROM runs")" --reason "bad" >/dev/null || return 1
+	"$BG" -q exclude "$(db_sql "$1" "SELECT r.id FROM runs r JOIN commits c ON c.id = r.commit_id
+		WHERE c.sha = '$(git rev-parse release~1)'")" --reason "bad" >/dev/null || return 1
 	db_sql "$1" "INSERT INTO runs(commit_id, machine_id, branch, dirty, status, source, started_at, uid)
-		SELECT commit_id, machine_id, branch, 0, 'incomplete', source, started_at - 400 * 86400, 'old-incomplete'
-		FROM runs WHERE id = $m6;
-		INSERT INTO runs(commit_id, machine_id, branch, dirty, status, source, started_at, uid)
-		SELECT commit_id, machine_id, branch, 0, 'incomplete', source, started_at - 7200, 'young-incomplete'
-		FROM runs WHERE id = $m6;
-		UPDATE runs SET started_at = started_at - 400 * 86400
-		WHERE status = 'complete' AND id NOT IN ($m5, $m6)" || return 1
+		SELECT commit_id, machine_id, branch, 0, 'incomplete', source, started_at, 'incomplete'
+		FROM runs WHERE id = (SELECT max(id) FROM runs);
+		UPDATE runs SET started_at = started_at - 400 * 86400" || return 1
 }
 counts() { # runs results samples commits series
 	db_sql "$BENCHGUARD_DB" "SELECT (SELECT count(*) FROM runs) || ' ' || (SELECT count(*) FROM results)
@@ -64,55 +76,84 @@ orphans() {
 		+ (SELECT count(*) FROM outcomes WHERE run_id NOT IN (SELECT id FROM runs))
 		+ (SELECT count(*) FROM checks WHERE run_id NOT IN (SELECT id FROM runs))"
 }
-left() { # the runs left: branch/machine-kind/status, sorted
-	db_sql "$BENCHGUARD_DB" "SELECT coalesce(r.branch, '-') || '/' || CASE WHEN m.fingerprint = 'other-runner'
-		THEN 'other' ELSE 'this' END || '/' || r.status || CASE WHEN r.exclude_reason IS NULL THEN '' ELSE '/x' END
-		FROM runs r JOIN machines m ON m.id = r.machine_id ORDER BY 1" | tr '\n' ' '
+gone() { # the commits' subjects whose runs (of this machine) are gone, sorted
+	db_sql "$BENCHGUARD_DB" "SELECT c.subject FROM commits c WHERE NOT EXISTS (SELECT 1 FROM runs r
+		WHERE r.commit_id = c.id AND r.status = 'complete') ORDER BY 1" | tr '\n' ' '
+}
+# verdicts REF: check of a new run of a new commit on REF, as JSON rows
+# (series, verdict, baseline runs, baseline mean), without storing it.
+verdicts() {
+	local db=$BENCHGUARD_DB
+	git checkout -q "$1" && commit "probe" >/dev/null && echo 11 >level
+	"$BG" -q run >/dev/null 2>&1
+	"$BG" --json check | jq -c '[.results[] | [.series, .verdict, .baseline_runs, .baseline_mean]]'
+	# The probe's run and commit go again, so that both states judge alike.
+	local fk="PRAGMA foreign_keys = ON;"
+	case $db in postgres*) fk= ;; esac
+	db_sql "$db" "$fk DELETE FROM runs WHERE id = (SELECT max(id) FROM runs);
+		DELETE FROM commits WHERE subject = 'probe'" >/dev/null
+	git reset -q --hard HEAD~1 && echo 10 >level && git checkout -q main
 }
 
 suite() {
-	local b=$1 before
+	local b=$1 before main_before rel_before
 	before=$(counts)
-	check "$b: 13 runs to begin with: $before" test "${before%% *}" = 13
-	expect_rc 0 "$BG" --json db prune --before 365d --keep 2 --dry-run
-	check "$b: --dry-run counts: 4 runs, 4 results, 7 samples, 6 kept" test "$(jq -c \
-		'[.dry_run, .runs, .results, .samples, .kept, .keep]' "$T/out")" = "[true,4,4,7,6,2]"
+	check "$b: 16 runs to begin with: $before" test "${before%% *}" = 16
+	main_before=$(verdicts main)
+	rel_before=$(verdicts release)
+	check "$b: a release run is judged against main's runs at the fork: $rel_before" \
+		grep -q '"s:a","[a-z]*",2,0.01004' <<<"$rel_before"
+	expect_rc 0 "$BG" --json db prune --before 365d --dry-run
+	check "$b: --dry-run counts: 6 runs, 5 results, 10 samples, 10 kept, 2 machines, 2 baselines" \
+		test "$(jq -c '[.dry_run, .runs, .results, .samples, .kept, .machines, .baselines, .window]' "$T/out")" = "[true,6,5,10,10,2,2,2]"
 	check "$b: ... and deletes nothing" test "$(counts)" = "$before"
 
-	expect_rc 0 "$BG" db prune --before 365d --keep 2
-	check "$b: prune: exit 0, said" grep -q '^deleted 4 runs started before .* (4 results, 7 samples); kept 6 older runs' "$T/out"
-	# Gone: M1 (excluded: no baseline uses it), M4 (s:a has M5 and M6,
-	# which are recent), F1 and the old incomplete run.  Kept: M2 and M3
-	# (the newest two that measured s:b), F2 and F3 (feature's newest
-	# two), O1 and O2 (the other machine's), the young incomplete run.
-	check "$b: what is left: $(left)" test "$(left)" = \
-		"feature/this/complete feature/this/complete main/other/complete main/other/complete main/this/complete main/this/complete main/this/complete main/this/complete main/this/incomplete "
+	expect_rc 0 "$BG" db prune --before 365d
+	check "$b: prune: exit 0, said" grep -q '^deleted 6 runs started before .* (5 results, 10 samples); kept 10 older runs that the baselines of main and of 1 other branch point read, on 2 machines (window 2)$' "$T/out"
+	# Gone: m5 (main's walk from m8 has its window of s:a at m7, m6 and
+	# m6b, and the walk from release's fork starts at m4), r1 (excluded),
+	# r2, f1 and f2 (no baseline reads a branch's own runs) and the
+	# incomplete run.  Kept whatever their branch: m7 and m8 (detached),
+	# m6 and m6b, m1 and m2 (the only runs of s:b), m3 and m4 (release's).
+	check "$b: the runs gone: $(gone)" test "$(gone)" = "f1 f2 m5 r1 r2 "
+	check "$b: the incomplete run went too" test "$(db_sql "$BENCHGUARD_DB" "SELECT count(*) FROM runs WHERE status = 'incomplete'")" = 0
 	check "$b: nothing stored under a deleted run is left" test "$(orphans)" = 0
 	check "$b: commits and series stay" test "$(counts | cut -d' ' -f4-)" = "$(cut -d' ' -f4- <<<"$before")"
-	expect_rc 0 "$BG" check
-	check "$b: check still judges against a baseline" grep -q '^unchanged .*s:a' "$T/out"
-	expect_rc 0 "$BG" db prune --before 365d --keep 2
+	check "$b: main's next run is judged as before the prune" test "$(verdicts main)" = "$main_before"
+	check "$b: so is the release branch's, forked long ago" test "$(verdicts release)" = "$rel_before"
+	expect_rc 0 "$BG" db prune --before 365d
 	check "$b: again: nothing more" grep -q '^deleted 0 runs' "$T/out"
 
-	# Incomplete runs younger than a day stay, whatever --before says.
-	expect_rc 0 "$BG" --json db prune --before 1h --keep 0
-	check "$b: --before 1h --keep 0 leaves the recent runs and the young incomplete one" \
-		test "$(left)" = "main/this/complete main/this/complete main/this/incomplete "
-
-	for bad in "" "--before all" "--before 2099-01-01" "--before 30d --keep -1" "--before yesterday"; do
+	for bad in "" "--before all" "--before 2099-01-01" "--before 0d" "--before 12h" \
+		"--before 30d --window -1" "--before yesterday" "--before 30d extra"; do
 		# shellcheck disable=SC2086
 		expect_rc 2 "$BG" db prune $bad
 		check "$b: db prune $bad: exit 2 ($(head -c 90 "$T/err"))" test $? = 0
 	done
 	expect_rc 2 "$BG" db info --before 30d
-	check "$b: --before on db info: exit 2" test $? = 0
-	check "$b: ... nothing deleted by them" test "$(left)" = "main/this/complete main/this/complete main/this/incomplete "
+	check "$b: --before on db info: exit 2" grep -q 'go with db prune' "$T/err"
+	expect_rc 2 "$BG" db --window 3 bogus
+	check "$b: an unknown subcommand is named first" grep -q 'unknown db subcommand "bogus"' "$T/err"
+	check "$b: ... nothing deleted by them" test "$(gone)" = "f1 f2 m5 r1 r2 "
+
+	# --window 0: nothing kept for baselines (a repository not needed).
+	expect_rc 0 "$BG" db prune --before 365d --window 0
+	check "$b: --window 0 deletes every old run" test "$(db_sql "$BENCHGUARD_DB" "SELECT count(*) FROM runs")" = 0
+	check "$b: ... saying none were kept" grep -q 'none kept for baselines (--window 0)' "$T/out"
 }
 
 setup "$T/p.db" || { not_ok "the scenario is set up"; finish; exit; }
 suite sqlite
 expect_rc 2 "$BG" --db "$T/none.db" db prune --before 30d
 check "a database that is not there: exit 2, not created" test ! -e "$T/none.db"
+# A shallow clone cannot tell what its baselines read.
+setup "$T/s.db" >/dev/null || not_ok "the scenario is set up again"
+git clone -q --depth 3 "file://$T/repo" "$T/shallow"
+cd "$T/shallow" || exit 1
+expect_rc 2 "$BG" --db "$T/s.db" db prune --before 365d
+check "a shallow clone is refused (exit 2), saying why" grep -q 'shallow.*fetch the whole history' "$T/err"
+check "... nothing deleted" test "$(BENCHGUARD_DB="$T/s.db" counts | cut -d" " -f1)" = 16
+cd "$T/repo" || exit 1
 
 pg_start_or_end "db prune on PostgreSQL"
 setup "$(pg_db prune)" || { not_ok "the scenario is set up on PostgreSQL"; finish; exit; }
