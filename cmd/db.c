@@ -96,8 +96,9 @@ enum { OPT_BEFORE = CLI_OPT_BASE, OPT_WINDOW, OPT_BRANCH, OPT_DRY_RUN };
 /* `db prune`'s options, given or not. */
 typedef struct {
 	const char *before;
-	int window;         /* -1: the config's baseline window */
-	const char *branch; /* NULL: the config's baseline branch */
+	int window;            /* -1: the config's baseline window */
+	const char **branches; /* --baseline-branch, each; none: the config's */
+	size_t nbranches;
 	int dry_run;
 } prune_flags;
 
@@ -107,8 +108,11 @@ static int db_prune(cli_state *st, const prune_flags *f)
 	const bg_config *cfg = NULL;
 	bg_prune_policy p;
 	bg_prune_stats stats;
-	char when[32], branch[CLI_TERM_MAX];
+	char when[32], name[CLI_TERM_MAX];
+	const char *config_branch;
+	bg_buf names = BG_BUF_INIT;
 	cli_env env;
+	size_t i;
 	int rc;
 
 	memset(&env, 0, sizeof(env));
@@ -131,7 +135,15 @@ static int db_prune(cli_state *st, const prune_flags *f)
 	if ((rc = cli_config_or_defaults(st, &env, &defaults, &cfg)) < 0)
 		goto cleanup;
 	p.window = f->window >= 0 ? f->window : bg_config_baseline(cfg)->window;
-	p.branch = f->branch ? f->branch : bg_config_baseline(cfg)->branch;
+	config_branch = bg_config_baseline(cfg)->branch;
+	p.branches = f->nbranches ? f->branches : &config_branch;
+	p.nbranches = f->nbranches ? f->nbranches : 1;
+	for (i = 0; i < p.nbranches; i++)
+		if (bg_buf_printf(&names, "%s%s", i ? ", " : "",
+		                  cli_term(name, sizeof(name), p.branches[i])) < 0) {
+			rc = bg_error_oom(st->ctx);
+			goto cleanup;
+		}
 	if ((rc = cli_read_store(st, &env)) < 0)
 		goto cleanup;
 	rc = bg_prune(st->ctx, env.store, env.repo, &p, &stats);
@@ -150,7 +162,11 @@ static int db_prune(cli_state *st, const prune_flags *f)
 		                       json_object_new_string(bg_store_name(env.store)));
 		json_object_object_add(top, "before", json_object_new_int64(p.before));
 		json_object_object_add(top, "window", json_object_new_int(p.window));
-		json_object_object_add(top, "baseline_branch", json_object_new_string(p.branch));
+		json_object *arr = json_object_new_array();
+
+		for (i = 0; i < p.nbranches; i++)
+			json_object_array_add(arr, json_object_new_string(p.branches[i]));
+		json_object_object_add(top, "baseline_branches", arr);
 		json_object_object_add(top, "dry_run", json_object_new_boolean(p.dry_run));
 		json_object_object_add(top, "runs", json_object_new_int64((int64_t)stats.runs));
 		json_object_object_add(top, "results",
@@ -169,50 +185,25 @@ static int db_prune(cli_state *st, const prune_flags *f)
 		       stats.runs == 1 ? "" : "s", when, stats.results,
 		       stats.results == 1 ? "" : "s", stats.samples, stats.samples == 1 ? "" : "s");
 		if (p.window > 0)
-			printf("; kept %zu older run%s that the baselines of %s and of %zu other "
-			       "branch point%s read, on %zu machine%s (window %d)\n",
-			       stats.kept, stats.kept == 1 ? "" : "s",
-			       cli_term(branch, sizeof(branch), p.branch),
-			       stats.starts ? stats.starts - 1 : 0, stats.starts == 2 ? "" : "s",
-			       stats.machines, stats.machines == 1 ? "" : "s", p.window);
+			printf("; kept %zu older run%s that the baselines of %s read from %zu "
+			       "commit%s (branch tips and fork points), on %zu machine%s "
+			       "(window %d)\n",
+			       stats.kept, stats.kept == 1 ? "" : "s", names.ptr ? names.ptr : "",
+			       stats.starts, stats.starts == 1 ? "" : "s", stats.machines,
+			       stats.machines == 1 ? "" : "s", p.window);
 		else
 			printf("; none kept for baselines (--window 0)\n");
 	}
 cleanup:
+	bg_buf_clear(&names);
 	bg_config_free(defaults);
 	cli_env_clear(&env);
 	return rc;
 }
 
-int cmd_db(cli_state *st, int argc, char **argv)
+/* After the options: which subcommand, with what. */
+static int db_dispatch(cli_state *st, int argc, char **argv, int any, const prune_flags *pf)
 {
-	static const struct option db_options[] = {
-		{ "before", required_argument, NULL, OPT_BEFORE },
-		{ "window", required_argument, NULL, OPT_WINDOW },
-		{ "baseline-branch", required_argument, NULL, OPT_BRANCH },
-		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
-		{ 0, 0, 0, 0 },
-	};
-	const cli_command *self = cli_find_command("db");
-	prune_flags pf = { NULL, -1, NULL, 0 };
-	int opt, rc, any = 0;
-
-	while ((opt = cli_getopt(st, argc, argv, "", db_options, self)) != -1) {
-		if (opt == 'h')
-			return 0;
-		if (opt == '?')
-			return BG_EINPUT;
-		any = 1;
-		if (opt == OPT_BEFORE)
-			pf.before = optarg;
-		else if (opt == OPT_WINDOW &&
-		         (rc = cli_parse_count(st, "--window", optarg, 0, &pf.window)) < 0)
-			return rc;
-		else if (opt == OPT_BRANCH)
-			pf.branch = optarg;
-		else if (opt == OPT_DRY_RUN)
-			pf.dry_run = 1;
-	}
 	if (optind >= argc)
 		return cli_usage_error(st, "db needs a subcommand: copy, info or prune");
 	if (strcmp(argv[optind], "copy") && strcmp(argv[optind], "info") &&
@@ -236,11 +227,61 @@ int cmd_db(cli_state *st, int argc, char **argv)
 			return cli_usage_error(st, "db info takes no arguments");
 		return db_info(st);
 	}
-	/* prune */
 	if (argc - optind != 1)
 		return cli_usage_error(st, "db prune takes no arguments");
-	if (!pf.before)
+	if (!pf->before)
 		return cli_usage_error(st, "db prune needs --before SPAN: how old a run may be "
 		                           "(e.g. 180d)");
-	return db_prune(st, &pf);
+	return db_prune(st, pf);
+}
+
+int cmd_db(cli_state *st, int argc, char **argv)
+{
+	static const struct option db_options[] = {
+		{ "before", required_argument, NULL, OPT_BEFORE },
+		{ "window", required_argument, NULL, OPT_WINDOW },
+		{ "baseline-branch", required_argument, NULL, OPT_BRANCH },
+		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ 0, 0, 0, 0 },
+	};
+	const cli_command *self = cli_find_command("db");
+	prune_flags pf = { NULL, -1, NULL, 0, 0 };
+	const char **b;
+	int opt, rc = 0, any = 0, done = 0;
+
+	while (!done && (opt = cli_getopt(st, argc, argv, "", db_options, self)) != -1) {
+		any = 1;
+		switch (opt) {
+		case 'h':
+			done = 1;
+			break;
+		case '?':
+			rc = BG_EINPUT;
+			done = 1;
+			break;
+		case OPT_BEFORE:
+			pf.before = optarg;
+			break;
+		case OPT_WINDOW:
+			if ((rc = cli_parse_count(st, "--window", optarg, 0, &pf.window)) < 0)
+				done = 1;
+			break;
+		case OPT_BRANCH:
+			if (!(b = realloc(pf.branches, (pf.nbranches + 1) * sizeof(*b)))) {
+				rc = bg_error_oom(st->ctx);
+				done = 1;
+				break;
+			}
+			pf.branches = b;
+			pf.branches[pf.nbranches++] = optarg;
+			break;
+		case OPT_DRY_RUN:
+			pf.dry_run = 1;
+			break;
+		}
+	}
+	if (!done)
+		rc = db_dispatch(st, argc, argv, any, &pf);
+	free(pf.branches);
+	return rc;
 }

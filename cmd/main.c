@@ -301,7 +301,8 @@ const cli_command cli_commands[] = {
 	  "  --before SPAN    runs started before then go (no default)\n"
 	  "  --window N       the baseline window whose runs are kept (default: the\n"
 	  "                   config's; 0 keeps none, and needs no repository)\n"
-	  "  --baseline-branch B  the baseline branch (default: the config's)\n"
+	  "  --baseline-branch B  a baseline branch (default: the config's; repeat it for\n"
+	  "                   each branch that serves as one)\n"
 	  "  --dry-run        only count what would go\n" },
 	{ "alert", cmd_alert, "send a sample alert to each target, or deliver the outbox",
 	  "usage: benchguard alert test\n"

@@ -464,8 +464,9 @@ typedef struct {
 	int64_t before; /* runs started before this go, a day before `now` at least */
 	int64_t now;
 	int dry_run;
-	int window;         /* the baseline window: runs a check reads are kept; 0: none */
-	const char *branch; /* the baseline branch */
+	int window;                  /* the baseline window: runs a check reads are kept; 0: none */
+	const char *const *branches; /* the baseline branches (one at least) */
+	size_t nbranches;
 } bg_prune_policy;
 int bg_prune(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_prune_policy *policy,
              bg_prune_stats *stats);

@@ -34,37 +34,40 @@ static int cmp_sha(const void *a, const void *b)
 	return strcmp((const char *)a, (const char *)b);
 }
 
-/* The walks' start points: the tip, and each branch's merge-base with it,
- * each once. */
-static int prune__starts(bg_ctx *ctx, bg_repo *repo, const char *branch, char (**out)[41],
-                         size_t *nout)
+/* The walks' start points: each baseline branch's tip, and each branch's
+ * merge-base with it, each once. */
+static int prune__starts(bg_ctx *ctx, bg_repo *repo, const char *const *branches, size_t nbranches,
+                         char (**out)[41], size_t *nout)
 {
 	char(*tips)[41] = NULL, (*starts)[41] = NULL;
 	char tip[41];
-	size_t ntips = 0, n = 0, i;
+	size_t ntips = 0, n = 0, i, b;
 	int error;
 
 	*out = NULL;
 	*nout = 0;
-	if ((error = bg_repo_branch_tip(ctx, repo, branch, tip)) < 0 ||
-	    (error = bg_repo_branch_tips(ctx, repo, &tips, &ntips)) < 0)
+	if ((error = bg_repo_branch_tips(ctx, repo, &tips, &ntips)) < 0)
 		return error;
-	if (!(starts = malloc((ntips + 1) * sizeof(*starts)))) {
+	if (!(starts = malloc((ntips + 1) * nbranches * sizeof(*starts)))) {
 		error = bg_error_oom(ctx);
 		goto cleanup;
 	}
-	memcpy(starts[n++], tip, 41);
-	for (i = 0; i < ntips; i++) {
-		error = bg_repo_merge_base(ctx, repo, tips[i], tip, starts[n]);
-		/* A branch with no history in common (gh-pages), or one whose
-		 * objects are gone: no check of it reads a baseline. */
-		if (error == BG_EINPUT || error == BG_ENOTFOUND) {
-			bg_ctx_clear_error(ctx);
-			continue;
-		}
-		if (error < 0)
+	for (b = 0; b < nbranches; b++) {
+		if ((error = bg_repo_branch_tip(ctx, repo, branches[b], tip)) < 0)
 			goto cleanup;
-		n++;
+		memcpy(starts[n++], tip, 41);
+		for (i = 0; i < ntips; i++) {
+			error = bg_repo_merge_base(ctx, repo, tips[i], tip, starts[n]);
+			/* A branch with no history in common (gh-pages), or one
+			 * whose objects are gone: no check of it reads a baseline. */
+			if (error == BG_EINPUT || error == BG_ENOTFOUND) {
+				bg_ctx_clear_error(ctx);
+				continue;
+			}
+			if (error < 0)
+				goto cleanup;
+			n++;
+		}
 	}
 	error = 0;
 	qsort(starts, n, sizeof(*starts), cmp_sha);
@@ -138,7 +141,8 @@ int bg_prune(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_prune_policy 
 			                    "this clone is shallow, so the runs its baselines read "
 			                    "cannot be told: fetch the whole history (git fetch "
 			                    "--unshallow, or fetch-depth: 0)");
-		if ((error = prune__starts(ctx, repo, policy->branch, &starts, &nstarts)) < 0 ||
+		if ((error = prune__starts(ctx, repo, policy->branches, policy->nbranches, &starts,
+		                           &nstarts)) < 0 ||
 		    (error = bg_store_baseline_machines(ctx, store, &machines, &nmachines)) < 0)
 			goto cleanup;
 		for (i = 0; i < nmachines; i++)

@@ -108,8 +108,14 @@ suite() {
 		test "$(jq -c '[.dry_run, .runs, .results, .samples, .kept, .machines, .baselines, .window]' "$T/out")" = "[true,6,5,10,10,2,2,2]"
 	check "$b: ... and deletes nothing" test "$(counts)" = "$before"
 
+	# A release branch judged against itself (its config's baseline branch)
+	# keeps its own runs when named too: r2, its tip.
+	expect_rc 0 "$BG" --json db prune --before 365d --dry-run --baseline-branch main --baseline-branch release
+	check "$b: with release a baseline branch too: 5 runs go, 11 kept, from 3 commits" \
+		test "$(jq -c '[.runs, .kept, .baselines, .baseline_branches]' "$T/out")" = '[5,11,3,["main","release"]]'
+
 	expect_rc 0 "$BG" db prune --before 365d
-	check "$b: prune: exit 0, said" grep -q '^deleted 6 runs started before .* (5 results, 10 samples); kept 10 older runs that the baselines of main and of 1 other branch point read, on 2 machines (window 2)$' "$T/out"
+	check "$b: prune: exit 0, said" grep -q '^deleted 6 runs started before .* (5 results, 10 samples); kept 10 older runs that the baselines of main read from 2 commits (branch tips and fork points), on 2 machines (window 2)$' "$T/out"
 	# Gone: m5 (main's walk from m8 has its window of s:a at m7, m6 and
 	# m6b, and the walk from release's fork starts at m4), r1 (excluded),
 	# r2, f1 and f2 (no baseline reads a branch's own runs) and the
