@@ -57,11 +57,26 @@ typedef struct {
 	size_t nchosen, capchosen;
 	size_t window;
 	const char *machine;
-	int targeted;        /* each series' target counted (set_targets) */
-	size_t nshort;       /* once targeted: series below their target */
-	bg_walk_bound bound; /* when no stored commit is left behind the walk */
+	int targeted;         /* each series' target counted (set_targets) */
+	size_t nshort;        /* once targeted: series below their target */
+	bg_walk_bound bound;  /* when no stored commit is left behind the walk */
+	const int64_t *mixed; /* series measured by more than one instrument, ascending */
+	size_t nmixed;
 	int error;
 } export_walk;
+
+static int cmp_id(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* A series the walk takes every run of (bg_baseline__walk's `mixed`). */
+static int is_mixed(const export_walk *w, int64_t id)
+{
+	return w->nmixed && bsearch(&id, w->mixed, w->nmixed, sizeof(*w->mixed), cmp_id);
+}
 
 static int cmp_ref(const void *a, const void *b)
 {
@@ -94,7 +109,9 @@ static series_count *count_slot(export_walk *w, int64_t id)
 	w->ncounts++;
 	w->counts[lo].series_id = id;
 	w->counts[lo].count = 0;
-	w->counts[lo].target = w->window;
+	/* A window per instrument is more than a window: all of them, and
+	 * the walk goes on to the oldest run. */
+	w->counts[lo].target = is_mixed(w, id) ? SIZE_MAX : w->window;
 	if (w->targeted)
 		w->nshort++;
 	return &w->counts[lo];
@@ -105,7 +122,7 @@ static void on_avail(int64_t series_id, size_t count, void *data)
 	export_walk *w = data;
 	series_count *c;
 
-	if (!count || w->error < 0)
+	if (!count || w->error < 0 || is_mixed(w, series_id))
 		return;
 	if (!(c = count_slot(w, series_id))) {
 		w->error = bg_error_oom(w->ctx);
@@ -168,7 +185,9 @@ static int consider(export_walk *w, int64_t run_id)
 			error = bg_error_oom(w->ctx);
 			goto cleanup;
 		}
-		if (c->count < w->window) {
+		if (c->target == SIZE_MAX) {
+			needed = 1;
+		} else if (c->count < w->window) {
 			c->count++;
 			needed = 1;
 			if (w->targeted && c->count == c->target)
@@ -391,7 +410,7 @@ static json_object *facts_json(int *bad, const bg_machine *m)
 
 int bg_baseline__walk(bg_ctx *ctx, bg_store *store, bg_repo *repo, const char *machine,
                       const char *tip, size_t window, const bg_run_ref *refs, size_t nrefs,
-                      int64_t **chosen, size_t *n)
+                      const int64_t *mixed, size_t nmixed, int64_t **chosen, size_t *n)
 {
 	export_walk w;
 	bg_walk_point *p = NULL;
@@ -410,6 +429,8 @@ int bg_baseline__walk(bg_ctx *ctx, bg_store *store, bg_repo *repo, const char *m
 	w.refs = (bg_run_ref *)refs; /* read only */
 	w.nrefs = nrefs;
 	w.window = window;
+	w.mixed = mixed;
+	w.nmixed = nmixed;
 	if (!(p = malloc(nrefs * sizeof(*p))))
 		return bg_error_oom(ctx);
 	for (k = 0; k < nrefs; k++)
@@ -478,8 +499,8 @@ int bg_baseline_export(bg_ctx *ctx, bg_store *store, bg_repo *repo,
 	 * far-out run left out of an imported baseline had no spare to take its
 	 * place, and the same candidate got another verdict there. */
 	if ((error = bg_baseline__walk(ctx, store, repo, opts->machine, tip,
-	                               bg_verdict__reach(opts->window), refs, nrefs, &chosen,
-	                               &nchosen)) < 0)
+	                               bg_verdict__reach(opts->window), refs, nrefs, NULL, 0,
+	                               &chosen, &nchosen)) < 0)
 		goto cleanup;
 
 	top = bg_json__check(&bad, json_object_new_object());

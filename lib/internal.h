@@ -450,13 +450,15 @@ int bg_baseline__facts(const bg_baseline *b, bg_machine **out);
  * The runs of `machine` a baseline walk from commit `tip` takes, as
  * baseline export takes them: the tip's own, then along the first-parent
  * history, for each series, up to `window` runs (pass bg_verdict__reach()
- * for what check reads, spares included).  `refs`: the machine's runs
+ * for what check reads, spares included); of the series in `mixed`
+ * (ascending ids: measured by more than one instrument, where check takes
+ * a window of the candidate's), every run.  `refs`: the machine's runs
  * (bg_store_baseline_runs) sorted by bg_baseline__sort_refs.  *chosen:
  * newest first, the caller's to free.
  */
 int bg_baseline__walk(bg_ctx *ctx, bg_store *store, bg_repo *repo, const char *machine,
                       const char *tip, size_t window, const bg_run_ref *refs, size_t nrefs,
-                      int64_t **chosen, size_t *n);
+                      const int64_t *mixed, size_t nmixed, int64_t **chosen, size_t *n);
 void bg_baseline__sort_refs(bg_run_ref *refs, size_t n);
 
 /* prune.c: `db prune` (bg_store_prune, keeping what baselines read). */

@@ -88,16 +88,17 @@ static int prune__machine(bg_ctx *ctx, bg_store *store, bg_repo *repo, const cha
                           const char (*starts)[41], size_t nstarts, size_t window, id_set *keep)
 {
 	bg_run_ref *refs = NULL;
-	int64_t *chosen = NULL;
-	size_t nrefs = 0, nchosen = 0, i;
+	int64_t *chosen = NULL, *mixed = NULL;
+	size_t nrefs = 0, nchosen = 0, nmixed = 0, i;
 	int error;
 
-	if ((error = bg_store_baseline_runs(ctx, store, fp, &refs, &nrefs)) < 0)
-		return error;
+	if ((error = bg_store_baseline_runs(ctx, store, fp, &refs, &nrefs)) < 0 ||
+	    (error = bg_store_mixed_series(ctx, store, fp, &mixed, &nmixed)) < 0)
+		goto cleanup;
 	bg_baseline__sort_refs(refs, nrefs);
 	for (i = 0; i < nstarts && error == 0; i++) {
 		if ((error = bg_baseline__walk(ctx, store, repo, fp, starts[i], window, refs, nrefs,
-		                               &chosen, &nchosen)) < 0)
+		                               mixed, nmixed, &chosen, &nchosen)) < 0)
 			break;
 		/* Room for element n + nchosen - 1: all of them. */
 		if (nchosen && bg_grow((void **)&keep->v, &keep->cap, keep->n + nchosen - 1,
@@ -110,7 +111,9 @@ static int prune__machine(bg_ctx *ctx, bg_store *store, bg_repo *repo, const cha
 		free(chosen);
 		chosen = NULL;
 	}
+cleanup:
 	free(refs);
+	free(mixed);
 	return error;
 }
 

@@ -294,6 +294,7 @@ enum store_stmt {
 	ST_RUNS_LIST,
 	ST_PRUNE_LIST,
 	ST_BASELINE_MACHINES,
+	ST_MIXED_SERIES,
 	ST_EXCLUDED_COUNT,
 	ST_RUN_DELETE,
 	ST_RUN_LATEST,
@@ -454,6 +455,15 @@ static const char *const stmt_sql[ST_COUNT] = {
 		"SELECT r.id, (SELECT count(*) FROM results x WHERE x.run_id = r.id),"
 		"       (SELECT coalesce(sum(x.n), 0) FROM results x WHERE x.run_id = r.id)"
 		"  FROM runs r WHERE r.started_at < ?1 ORDER BY r.id",
+	/* The series that machine ?1's baseline runs measured with more than
+	 * one instrument (the clock's NULL one of them). */
+	[ST_MIXED_SERIES] =
+		"SELECT x.series_id FROM results x JOIN runs r ON r.id = x.run_id"
+		" WHERE r.machine_id = (SELECT id FROM machines WHERE fingerprint = ?1)"
+		"   AND r.status = 'complete' AND r.dirty = 0 AND r.role = 'primary'"
+		"   AND r.exclude_reason IS NULL"
+		" GROUP BY x.series_id HAVING count(DISTINCT coalesce(x.instrument, '')) > 1"
+		" ORDER BY x.series_id",
 	/* The machines a baseline can be drawn for (ST_BASELINE_RUNS's runs). */
 	[ST_BASELINE_MACHINES] =
 		"SELECT DISTINCT m.fingerprint FROM runs r JOIN machines m ON m.id = r.machine_id"
@@ -3364,6 +3374,39 @@ static int store__cmp_id(const void *a, const void *b)
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 
 	return (x > y) - (x < y);
+}
+
+int bg_store_mixed_series(bg_ctx *ctx, bg_store *store, const char *machine, int64_t **ids,
+                          size_t *n)
+{
+	int64_t *out = NULL;
+	size_t len = 0, cap = 0;
+	bg_db_stmt *s;
+	int error = 0, rc;
+
+	*ids = NULL;
+	*n = 0;
+	if ((error = store__stmt(ctx, store, ST_MIXED_SERIES, &s)) < 0)
+		return error;
+	if (bg_db_bind_text(s, 1, machine, -1) != 0)
+		return store__bind_fail(ctx, store, s);
+	while ((rc = bg_db_step(s)) == BG_DB_ROW) {
+		if (bg_grow((void **)&out, &cap, len, sizeof(*out)) < 0) {
+			error = bg_error_oom(ctx);
+			break;
+		}
+		out[len++] = bg_db_column_int64(s, 0);
+	}
+	if (!error && rc != BG_DB_DONE)
+		error = store__fail(ctx, store, "listing series of two instruments");
+	bg_db_reset(s);
+	if (error < 0) {
+		free(out);
+		return error;
+	}
+	*ids = out;
+	*n = len;
+	return 0;
 }
 
 int bg_store_baseline_machines(bg_ctx *ctx, bg_store *store, char ***fps, size_t *n)

@@ -192,6 +192,10 @@ typedef struct {
 	size_t machines, starts;       /* bg_prune: the baselines walked for them */
 } bg_prune_stats;
 
+/* The series that `machine`'s baseline runs measured with more than one
+ * instrument, ascending ids. */
+int bg_store_mixed_series(bg_ctx *ctx, bg_store *store, const char *machine, int64_t **ids,
+                          size_t *n);
 /* The machines with runs a baseline may use; free with bg_strings_free. */
 int bg_store_baseline_machines(bg_ctx *ctx, bg_store *store, char ***fps, size_t *n);
 /*

@@ -152,6 +152,19 @@ setup "$T/p.db" || { not_ok "the scenario is set up"; finish; exit; }
 suite sqlite
 expect_rc 2 "$BG" --db "$T/none.db" db prune --before 30d
 check "a database that is not there: exit 2, not created" test ! -e "$T/none.db"
+# A series one machine measured with two instruments: check takes a window
+# of the candidate's (here the clock's, NULL), so every run of it stays.
+setup "$T/i.db" >/dev/null || not_ok "the scenario is set up for instruments"
+db_sql "$T/i.db" "UPDATE results SET instrument = 'counters' WHERE run_id IN (SELECT r.id FROM runs r
+	JOIN commits c ON c.id = r.commit_id WHERE c.subject IN ('m5', 'm6', 'm7', 'm8'))"
+inst_before=$(verdicts main)
+check "two instruments: the clock's candidate has a baseline of clock runs: $inst_before" \
+	grep -q '"s:a","[a-z]*",2,' <<<"$inst_before"
+expect_rc 0 "$BG" db prune --before 365d
+check "... prune keeps every run of that series" test "$(gone)" = "f1 f2 r1 r2 "
+check "... and the candidate is judged as before" test "$(verdicts main)" = "$inst_before"
+export BENCHGUARD_DB="$T/p.db"
+
 # A shallow clone cannot tell what its baselines read.
 setup "$T/s.db" >/dev/null || not_ok "the scenario is set up again"
 git clone -q --depth 3 "file://$T/repo" "$T/shallow"
