@@ -65,17 +65,10 @@ typedef struct {
 	int error;
 } export_walk;
 
-static int cmp_id(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* A series the walk takes every run of (bg_baseline__walk's `mixed`). */
 static int is_mixed(const export_walk *w, int64_t id)
 {
-	return w->nmixed && bsearch(&id, w->mixed, w->nmixed, sizeof(*w->mixed), cmp_id);
+	return w->nmixed && bsearch(&id, w->mixed, w->nmixed, sizeof(*w->mixed), bg_cmp_int64);
 }
 
 static int cmp_ref(const void *a, const void *b)

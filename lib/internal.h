@@ -204,6 +204,8 @@ const char *bg_results__definition(const bg_results *res, size_t i);
 /* Makes room in an array of `size`-byte elements for element n (its
  * capacity doubles); 0 or BG_ENOMEM, the array unchanged on failure. */
 int bg_grow(void **arr, size_t *cap, size_t n, size_t size);
+/* qsort and bsearch order of int64_t ids. */
+int bg_cmp_int64(const void *a, const void *b);
 /* Two strings equal, or both NULL. */
 int bg_streq_null(const char *a, const char *b);
 

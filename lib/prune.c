@@ -22,13 +22,6 @@ typedef struct {
 	size_t n, cap;
 } id_set;
 
-static int cmp_id(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 static int cmp_sha(const void *a, const void *b)
 {
 	return strcmp((const char *)a, (const char *)b);
@@ -154,7 +147,7 @@ int bg_prune(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_prune_policy 
 			                            bg_verdict__reach(policy->window), &keep)) < 0)
 				goto cleanup;
 		if (keep.n) {
-			qsort(keep.v, keep.n, sizeof(*keep.v), cmp_id);
+			qsort(keep.v, keep.n, sizeof(*keep.v), bg_cmp_int64);
 			for (i = 1, k = 1; i < keep.n; i++)
 				if (keep.v[i] != keep.v[k - 1])
 					keep.v[k++] = keep.v[i];

@@ -3369,13 +3369,6 @@ int bg_store_outbox_prune(bg_ctx *ctx, bg_store *store, int64_t before)
 
 /* -------------------------------------------------------------------- prune */
 
-static int store__cmp_id(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 int bg_store_mixed_series(bg_ctx *ctx, bg_store *store, const char *machine, int64_t **ids,
                           size_t *n)
 {
@@ -3460,7 +3453,7 @@ int bg_store_prune(bg_ctx *ctx, bg_store *store, const bg_prune_opts *opts, bg_p
 		int64_t id = bg_db_column_int64(s, 0);
 
 		if (opts->nkeep &&
-		    bsearch(&id, opts->keep, opts->nkeep, sizeof(*opts->keep), store__cmp_id)) {
+		    bsearch(&id, opts->keep, opts->nkeep, sizeof(*opts->keep), bg_cmp_int64)) {
 			stats->kept++;
 			continue;
 		}

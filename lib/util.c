@@ -362,6 +362,13 @@ int bg_grow(void **arr, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
+int bg_cmp_int64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 double bg_now(void)
 {
 	struct timespec t;
