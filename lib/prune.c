@@ -118,6 +118,7 @@ int bg_prune(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_prune_policy 
 	size_t nstarts = 0, nmachines = 0, i, k;
 	id_set keep = { NULL, 0, 0 };
 	bg_prune_opts o;
+	int64_t max_id = 0;
 	int error = 0;
 
 	memset(stats, 0, sizeof(*stats));
@@ -126,6 +127,10 @@ int bg_prune(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_prune_policy 
 		return bg_error_set(ctx, BG_EINPUT,
 		                    "runs of the last day are never pruned: the cutoff must be a "
 		                    "day back or more");
+	/* Read first: a run stored while the walks choose (a `baseline
+	 * import` of old runs, a `db copy`) is not one they could keep. */
+	if ((error = bg_store_max_run_id(ctx, store, &max_id)) < 0)
+		return error;
 	if (policy->window > 0) {
 		if (!repo)
 			return bg_error_set(
@@ -156,6 +161,7 @@ int bg_prune(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_prune_policy 
 	}
 	memset(&o, 0, sizeof(o));
 	o.before = policy->before;
+	o.max_id = max_id;
 	o.dry_run = policy->dry_run;
 	o.keep = keep.v;
 	o.nkeep = keep.n;

@@ -293,6 +293,7 @@ enum store_stmt {
 	ST_RUN_INCLUDE,
 	ST_RUNS_LIST,
 	ST_PRUNE_LIST,
+	ST_RUN_MAX_ID,
 	ST_BASELINE_MACHINES,
 	ST_MIXED_SERIES,
 	ST_EXCLUDED_COUNT,
@@ -450,11 +451,13 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_RUN_INCLUDE] = "UPDATE runs SET exclude_reason = NULL, excluded_at = NULL"
 			   " WHERE id = ?1 AND exclude_reason IS NOT NULL",
 	/* bg_store_prune's candidates, oldest first: the runs started before
-	 * ?1, each with its results and samples. */
+	 * ?1 and stored by ?2 at the latest, each with its results and
+	 * samples. */
 	[ST_PRUNE_LIST] =
 		"SELECT r.id, (SELECT count(*) FROM results x WHERE x.run_id = r.id),"
 		"       (SELECT coalesce(sum(x.n), 0) FROM results x WHERE x.run_id = r.id)"
-		"  FROM runs r WHERE r.started_at < ?1 ORDER BY r.id",
+		"  FROM runs r WHERE r.started_at < ?1 AND r.id <= ?2 ORDER BY r.id",
+	[ST_RUN_MAX_ID] = "SELECT coalesce(max(id), 0) FROM runs",
 	/* The series that machine ?1's baseline runs measured with more than
 	 * one instrument (the clock's NULL one of them). */
 	[ST_MIXED_SERIES] =
@@ -3369,6 +3372,17 @@ int bg_store_outbox_prune(bg_ctx *ctx, bg_store *store, int64_t before)
 
 /* -------------------------------------------------------------------- prune */
 
+int bg_store_max_run_id(bg_ctx *ctx, bg_store *store, int64_t *id)
+{
+	bg_db_stmt *s;
+	int error, found;
+
+	*id = 0;
+	if ((error = store__stmt(ctx, store, ST_RUN_MAX_ID, &s)) < 0)
+		return error;
+	return store__int(ctx, store, s, "finding the newest run", id, &found);
+}
+
 int bg_store_mixed_series(bg_ctx *ctx, bg_store *store, const char *machine, int64_t **ids,
                           size_t *n)
 {
@@ -3447,7 +3461,7 @@ int bg_store_prune(bg_ctx *ctx, bg_store *store, const bg_prune_opts *opts, bg_p
 	memset(stats, 0, sizeof(*stats));
 	if ((error = store__stmt(ctx, store, ST_PRUNE_LIST, &s)) < 0)
 		return error;
-	if (bg_db_bind_int64(s, 1, opts->before) != 0)
+	if (bg_db_bind_int64(s, 1, opts->before) != 0 || bg_db_bind_int64(s, 2, opts->max_id) != 0)
 		return store__bind_fail(ctx, store, s);
 	while ((rc = bg_db_step(s)) == BG_DB_ROW) {
 		int64_t id = bg_db_column_int64(s, 0);

@@ -181,6 +181,7 @@ int bg_store_excluded_count(bg_ctx *ctx, bg_store *store, const char *machine, i
 /* bg_store_prune: which runs go. */
 typedef struct {
 	int64_t before;      /* runs started before this go (seconds since the epoch) */
+	int64_t max_id;      /* and stored by this run id (bg_store_max_run_id) at the latest, */
 	const int64_t *keep; /* but these, ascending (what baselines read) */
 	size_t nkeep;
 	int dry_run; /* only count */
@@ -196,6 +197,9 @@ typedef struct {
  * instrument, ascending ids. */
 int bg_store_mixed_series(bg_ctx *ctx, bg_store *store, const char *machine, int64_t **ids,
                           size_t *n);
+/* The id of the newest stored run (0: none): a run stored after it was
+ * read was not seen by what bg_store_prune's `keep` was made from. */
+int bg_store_max_run_id(bg_ctx *ctx, bg_store *store, int64_t *id);
 /* The machines with runs a baseline may use; free with bg_strings_free. */
 int bg_store_baseline_machines(bg_ctx *ctx, bg_store *store, char ***fps, size_t *n);
 /*

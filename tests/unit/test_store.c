@@ -163,6 +163,77 @@ static int store_run(bg_ctx *ctx, bg_store *st, const bg_commit *commit, bg_mach
 
 /* ------------------------------------------------------------------ tests */
 
+/*
+ * bg_store_prune deletes the old runs but those it is told to keep, with
+ * what is stored under them, and none stored after the newest id it was
+ * given: the keep list was made before such a run existed (a baseline
+ * import of old runs during a prune).
+ */
+static void test_prune_bounds(void **state)
+{
+	char path[512];
+	bg_ctx *ctx = NULL;
+	bg_store *st = NULL;
+	bg_machine *m = make_machine();
+	bg_results *res = NULL;
+	bg_commit commit;
+	bg_prune_opts o;
+	bg_prune_stats stats;
+	int64_t ids[4], keep[1], max_id;
+	int i;
+
+	assert_non_null(m);
+	join(path, sizeof(path), *state, "prune.db");
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_store_open(ctx, path, &st), 0);
+	assert_int_equal(bg_results_new(&res), 0);
+	assert_int_equal(bg_results_add(ctx, res, "sort", "wall_time", "s", 0.5), 0);
+	assert_int_equal(bg_results_add(ctx, res, "sort", "wall_time", "s", 0.6), 0);
+	for (i = 0; i < 3; i++) {
+		make_commit(&commit, (char)('a' + i), "old");
+		assert_int_equal(store_run(ctx, st, &commit, m, res, &ids[i]), 0);
+	}
+	assert_int_equal(bg_store_max_run_id(ctx, st, &max_id), 0);
+	assert_int_equal(max_id, ids[2]);
+	/* Stored after the keep list was made. */
+	make_commit(&commit, 'd', "imported meanwhile");
+	assert_int_equal(store_run(ctx, st, &commit, m, res, &ids[3]), 0);
+	assert_int_equal(sql_exec(path, "UPDATE runs SET started_at = started_at - 400 * 86400"),
+	                 SQLITE_OK);
+
+	keep[0] = ids[1];
+	memset(&o, 0, sizeof(o));
+	o.before = (int64_t)time(NULL) - 365 * 86400;
+	o.max_id = max_id;
+	o.keep = keep;
+	o.nkeep = 1;
+	o.dry_run = 1;
+	assert_int_equal(bg_store_prune(ctx, st, &o, &stats), 0);
+	assert_int_equal(stats.runs, 2);
+	assert_int_equal(stats.results, 2);
+	assert_int_equal(stats.samples, 4);
+	assert_int_equal(stats.kept, 1);
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM runs"), 4);
+
+	o.dry_run = 0;
+	assert_int_equal(bg_store_prune(ctx, st, &o, &stats), 0);
+	assert_int_equal(stats.runs, 2);
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM runs"), 2);
+	assert_int_equal(sql_int(path, "SELECT min(id) FROM runs"), ids[1]);
+	assert_int_equal(sql_int(path, "SELECT max(id) FROM runs"), ids[3]);
+	/* Nothing of the deleted runs is left under them. */
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM results"), 2);
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM samples"), 4);
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM run_facts WHERE run_id NOT IN"
+	                               " (SELECT id FROM runs)"),
+	                 0);
+
+	bg_results_free(res);
+	bg_machine_free(m);
+	bg_store_free(st);
+	bg_ctx_free(ctx);
+}
+
 /* Keeps the last warning logged. */
 static void last_warning(bg_log_level level, const char *msg, void *data)
 {
@@ -2010,6 +2081,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_parallel_writers, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_first_open_race, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_not_a_database, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_prune_bounds, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_newer_schema, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_unknown_schema_untouched, setup_dir,
 		                                teardown_dir),
