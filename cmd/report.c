@@ -148,18 +148,21 @@ int cmd_report(cli_state *st, int argc, char **argv)
 		 * today): the period, not the machine, is why there is nothing. */
 		cli_warn(st, "no runs%s%s in this period: --since %s starts after now",
 		         machine ? " of machine " : "", machine ? machine : "", since_arg);
-	else if (!bg_report_series_count(report) &&
-	         (rc = bg_store_excluded_count(st->ctx, env.store, machine, o.since, &nex)) < 0)
-		goto cleanup;
-	else if (!bg_report_series_count(report) && nex)
-		cli_warn(st,
-		         "no runs%s%s in this period (--since %s) but %zu excluded ones "
-		         "(exclude --list)",
-		         machine ? " of machine " : "", machine ? machine : "", since_arg, nex);
-	else if (!bg_report_series_count(report))
-		cli_warn(st, "no runs%s%s in this period (--since %s)%s",
-		         machine ? " of machine " : "", machine ? machine : "", since_arg,
-		         machine ? "; --machine all reports every machine" : "");
+	else if (!bg_report_series_count(report)) {
+		/* Runs there are, all set aside: said, or they would seem lost. */
+		if ((rc = bg_store_excluded_count(st->ctx, env.store, machine, o.since, &nex)) < 0)
+			goto cleanup;
+		if (nex)
+			cli_warn(st,
+			         "no runs%s%s in this period (--since %s) but %zu excluded ones "
+			         "(exclude --list)",
+			         machine ? " of machine " : "", machine ? machine : "", since_arg,
+			         nex);
+		else
+			cli_warn(st, "no runs%s%s in this period (--since %s)%s",
+			         machine ? " of machine " : "", machine ? machine : "", since_arg,
+			         machine ? "; --machine all reports every machine" : "");
+	}
 	if ((rc = bg_report_render(st->ctx, report, fmt, &text, &len)) < 0)
 		goto cleanup;
 	if (output) {

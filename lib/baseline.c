@@ -49,7 +49,7 @@ typedef struct {
 	bg_ctx *ctx;
 	bg_store *store;
 	const char *tip;
-	bg_run_ref *refs; /* the machine's clean runs, by sha, newest first within one */
+	const bg_run_ref *refs; /* the machine's clean runs, by sha, newest first within one */
 	size_t nrefs, placed;
 	series_count *counts; /* sorted by series id */
 	size_t ncounts, capcounts;
@@ -419,7 +419,7 @@ int bg_baseline__walk(bg_ctx *ctx, bg_store *store, bg_repo *repo, const char *m
 	w.store = store;
 	w.tip = tip;
 	w.machine = machine;
-	w.refs = (bg_run_ref *)refs; /* read only */
+	w.refs = refs;
 	w.nrefs = nrefs;
 	w.window = window;
 	w.mixed = mixed;

@@ -2427,14 +2427,9 @@ static int store__set_excluded(bg_ctx *ctx, bg_store *store, int64_t run_id, con
                                int64_t at, int *changed)
 {
 	bg_db_stmt *s;
-	bg_run_row row;
-	int error;
+	int error, rc;
 
 	*changed = 0;
-	/* Unknown run: BG_ENOTFOUND, said by bg_store_run_get. */
-	if ((error = bg_store_run_get(ctx, store, run_id, &row)) < 0)
-		return error;
-	bg_run_row_clear(&row);
 	if ((error = store__stmt(ctx, store, reason ? ST_RUN_EXCLUDE : ST_RUN_INCLUDE, &s)) < 0)
 		return error;
 	if (bg_db_bind_int64(s, 1, run_id) != 0 ||
@@ -2442,8 +2437,23 @@ static int store__set_excluded(bg_ctx *ctx, bg_store *store, int64_t run_id, con
 		return store__bind_fail(ctx, store, s);
 	if ((error = store__run(ctx, store, s, reason ? "excluding a run" : "including a run")) < 0)
 		return error;
-	*changed = store->db->drv->changes(store->db) == 1;
-	return 0;
+	if ((*changed = store->db->drv->changes(store->db) == 1))
+		return 0;
+	/* Nothing changed: already as asked, or no such run. */
+	if ((error = store__stmt(ctx, store, ST_RUN_STATUS, &s)) < 0)
+		return error;
+	if (bg_db_bind_int64(s, 1, run_id) != 0)
+		return store__bind_fail(ctx, store, s);
+	rc = bg_db_step(s);
+	if (rc == BG_DB_ROW)
+		error = 0;
+	else if (rc != BG_DB_DONE)
+		error = store__fail(ctx, store, "reading a run");
+	else
+		error = bg_error_set(ctx, BG_ENOTFOUND, "no run %lld in the database",
+		                     (long long)run_id);
+	bg_db_reset(s);
+	return error;
 }
 
 int bg_store_run_exclude(bg_ctx *ctx, bg_store *store, int64_t run_id, const char *reason,

@@ -163,6 +163,57 @@ static int store_run(bg_ctx *ctx, bg_store *st, const bg_commit *commit, bg_mach
 
 /* ------------------------------------------------------------------ tests */
 
+/* A run excluded once keeps its first reason; an unknown one is said, and
+ * a bad reason refused, before anything changes. */
+static void test_exclude_runs(void **state)
+{
+	char path[512], why[64];
+	bg_ctx *ctx = NULL;
+	bg_store *st = NULL;
+	bg_machine *m = make_machine();
+	bg_results *res = NULL;
+	bg_commit commit;
+	int64_t id;
+	int changed = -1;
+
+	assert_non_null(m);
+	join(path, sizeof(path), *state, "exclude.db");
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_store_open(ctx, path, &st), 0);
+	assert_int_equal(bg_results_new(&res), 0);
+	assert_int_equal(bg_results_add(ctx, res, "sort", "wall_time", "s", 0.5), 0);
+	make_commit(&commit, 'a', "one");
+	assert_int_equal(store_run(ctx, st, &commit, m, res, &id), 0);
+
+	assert_int_equal(bg_store_run_exclude(ctx, st, id + 1, "why", 1, &changed), BG_ENOTFOUND);
+	assert_int_equal(changed, 0);
+	assert_int_equal(bg_store_run_include(ctx, st, id + 1, &changed), BG_ENOTFOUND);
+	assert_int_equal(bg_store_run_exclude(ctx, st, id, "a\033[2J", 1, &changed), BG_EINPUT);
+	assert_int_equal(bg_store_run_exclude(ctx, st, id, "", 1, &changed), BG_EINPUT);
+	assert_int_equal(
+	        sql_int(path, "SELECT count(*) FROM runs WHERE exclude_reason IS NOT NULL"), 0);
+
+	assert_int_equal(bg_store_run_exclude(ctx, st, id, "throttled", 100, &changed), 0);
+	assert_int_equal(changed, 1);
+	assert_int_equal(bg_store_run_exclude(ctx, st, id, "other", 200, &changed), 0);
+	assert_int_equal(changed, 0);
+	assert_string_equal(sql_text(path, "SELECT exclude_reason || '@' || excluded_at FROM runs",
+	                             why, sizeof(why)),
+	                    "throttled@100");
+	assert_int_equal(bg_store_run_include(ctx, st, id, &changed), 0);
+	assert_int_equal(changed, 1);
+	assert_int_equal(bg_store_run_include(ctx, st, id, &changed), 0);
+	assert_int_equal(changed, 0);
+	assert_int_equal(sql_int(path, "SELECT count(*) FROM runs WHERE exclude_reason IS NOT NULL"
+	                               " OR excluded_at IS NOT NULL"),
+	                 0);
+
+	bg_results_free(res);
+	bg_machine_free(m);
+	bg_store_free(st);
+	bg_ctx_free(ctx);
+}
+
 /*
  * bg_store_prune deletes the old runs but those it is told to keep, with
  * what is stored under them, and none stored after the newest id it was
@@ -2082,6 +2133,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_first_open_race, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_not_a_database, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_prune_bounds, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_exclude_runs, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_newer_schema, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_unknown_schema_untouched, setup_dir,
 		                                teardown_dir),
