@@ -43,6 +43,21 @@ static int parse_number(cli_state *st, const char *opt, const char *arg, double 
 	return 0;
 }
 
+/* A relative change, below 1: 5 meant as 5% would never flag a rate's fall. */
+static int parse_min_change(cli_state *st, const char *arg, double *out)
+{
+	char *end;
+	double v = cli_strtod(arg, &end);
+
+	if (end == arg || *end || !(v >= 0 && v < BG_MIN_CHANGE_LIMIT))
+		return cli_usage_error(st,
+		                       "--min-change needs a relative change from 0 to below 1, "
+		                       "e.g. 0.05 for 5%% (got \"%s\")",
+		                       arg);
+	*out = v;
+	return 0;
+}
+
 int cli_check_option(cli_state *st, cli_check_flags *f, int opt, const char *arg)
 {
 	switch (opt) {
@@ -58,8 +73,7 @@ int cli_check_option(cli_state *st, cli_check_flags *f, int opt, const char *arg
 			return BG_EINPUT;
 		return 1;
 	case CLI_OPT_MIN_CHANGE:
-		if (parse_number(st, "--min-change", arg, 0, 1e6, &f->min_change) < 0)
-			return BG_EINPUT;
+		return parse_min_change(st, arg, &f->min_change) < 0 ? BG_EINPUT : 1;
 		return 1;
 	case CLI_OPT_MIN_EFFECT:
 		if (parse_number(st, "--min-effect", arg, 0, 1e6, &f->min_effect) < 0)

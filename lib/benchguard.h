@@ -247,10 +247,15 @@ typedef struct {
 #define BG_ALPHA_MIN 1e-12
 #define BG_ALPHA_MAX 0.5
 
+/* A min_change is a relative change from 0 up to, not including, this: a
+ * series where higher is better cannot fall by 100% or more, so a
+ * threshold of 1 or more (5 written for 5%) would never flag it. */
+#define BG_MIN_CHANGE_LIMIT 1.0
+
 typedef struct {
 	double alpha;      /* default 0.01; BG_ALPHA_MIN to BG_ALPHA_MAX */
 	int fdr;           /* default 1 */
-	double min_change; /* default 0.02 */
+	double min_change; /* default 0.02; 0 to below BG_MIN_CHANGE_LIMIT */
 	double min_effect; /* default 0.8 */
 	/* Per-metric min_change (bg_thresholds_min_change); NULL: none. */
 	const bg_metric_threshold *metrics;

@@ -448,8 +448,12 @@ static int check_opts(bg_ctx *ctx, const bg_check_opts *o)
 	if (!(o->thresholds.alpha > 0 && o->thresholds.alpha < 1))
 		return bg_error_set(ctx, BG_EINPUT, "alpha must be between 0 and 1 (got %g)",
 		                    o->thresholds.alpha);
-	if (!(o->thresholds.min_change >= 0) || !(o->thresholds.min_effect >= 0))
-		return bg_error_set(ctx, BG_EINPUT, "min_change and min_effect must be >= 0");
+	if (!(o->thresholds.min_change >= 0 && o->thresholds.min_change < BG_MIN_CHANGE_LIMIT) ||
+	    !(o->thresholds.min_effect >= 0))
+		return bg_error_set(ctx, BG_EINPUT,
+		                    "min_change must be from 0 to below 1 and min_effect >= 0 "
+		                    "(got %g, %g)",
+		                    o->thresholds.min_change, o->thresholds.min_effect);
 	return 0;
 }
 

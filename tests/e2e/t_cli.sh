@@ -18,12 +18,19 @@ check "--tag without KEY=VALUE -> exit 2" bash -c "
 check "--tag k=1 --tag k=2 -> exit 2, both named" bash -c "
 	\"$BG\" run --tag k=1 --tag k=2 2>$T/e; [ \$? -eq 2 ] && grep -q 'tag k given twice (k=1 and k=2)' $T/e"
 # strtod reads 0x10 as 16: --min-change 0x10 was 1600%, every change passed.
-for c in "check --min-change 0x10:--min-change needs a number" "compare --alpha inf HEAD HEAD:--alpha needs a number" \
+for c in "check --min-change 0x10:--min-change needs a relative change" "compare --alpha inf HEAD HEAD:--alpha needs a number" \
 	"calibrate --change 0x0.1p0:--change needs a relative change" "report --since 0x1d:--since needs a span" \
 	"gc --max-age 0x10d:--max-age needs days" "gc --max-size ' 1G':--max-size needs" \
 	"check --min-effect nan:--min-effect needs a number"; do
 	check "${c%%:*} -> exit 2 (a decimal number only)" bash -c "
 		\"$BG\" ${c%%:*} 2>$T/e; [ \$? -eq 2 ] && grep -q -- '${c#*:}' $T/e"
+done
+# 5 meant as 5%: a rate can never fall by 100% or more, so a min_change of 1
+# or more let every throughput regression through as "unchanged".
+for c in check ci compare bisect; do
+	check "$c --min-change 5 -> exit 2: a relative change below 1" bash -c "
+		\"$BG\" $c --min-change 5 2>$T/e; [ \$? -eq 2 ] &&
+		grep -q -- '--min-change needs a relative change from 0 to below 1, e.g. 0.05 for 5% (got \"5\")' $T/e"
 done
 
 cd "$T" || exit 1

@@ -583,7 +583,15 @@ static void test_value_errors(void **state)
 		{ "{\"thresholds\": {\"alpha\": \"0.01\"}}",
 		  "t.json:1: thresholds.alpha: expected a number, got string" },
 		{ "{\"thresholds\": {\"min_change\": -0.1}}",
-		  "t.json:1: thresholds.min_change: must be at least 0 (got -0.1)" },
+		  "t.json:1: thresholds.min_change: must be a relative change from 0 to below 1, "
+		  "e.g. 0.05 for 5% (got -0.1)" },
+		/* 5 meant as 5%: a rate could never fall that far, so none would be flagged. */
+		{ "{\"thresholds\": {\"min_change\": 5}}",
+		  "t.json:1: thresholds.min_change: must be a relative change from 0 to below 1, "
+		  "e.g. 0.05 for 5% (got 5)" },
+		{ "{\"thresholds\": {\"min_change\": 1}}",
+		  "t.json:1: thresholds.min_change: must be a relative change from 0 to below 1, "
+		  "e.g. 0.05 for 5% (got 1)" },
 		{ "{\"thresholds\": {\"min_effect\": -1}}",
 		  "t.json:1: thresholds.min_effect: must be at least 0 (got -1)" },
 		{ "{\"thresholds\": {\"fdr\": 1}}",

@@ -120,6 +120,12 @@ static void test_rolling_known_answers(void **state)
 		th = TH;
 		th.min_change = -1;
 		assert_int_equal(bg_judge(ctx, in, 3, &th, 0.01, j), BG_EINPUT);
+		/* 5 meant as 5%: a rate cannot fall by 100%, so it would never
+		 * be flagged. */
+		th.min_change = 1.0;
+		assert_int_equal(bg_judge(ctx, in, 3, &th, 0.01, j), BG_EINPUT);
+		th.min_change = 0.99;
+		assert_int_equal(bg_judge(ctx, in, 3, &th, 0.01, j), 0);
 	}
 	bg_ctx_free(ctx);
 }
