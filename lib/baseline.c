@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <json-c/json.h>
 
@@ -584,6 +585,7 @@ typedef struct {
 	bg_index uids, series;
 	bg_direction *dirs;
 	size_t dcap;
+	int64_t now; /* this machine's clock: no run started after it */
 } validator;
 
 /* Run i has uid `key`. */
@@ -713,8 +715,13 @@ static int out_of_range(json_object *x)
 static const char out_of_range_msg[] =
         "whole number out of range (past 64 bits; write it with an exponent, as 1.5e+30)";
 
+/* The times a date can be written for (years 1 to 9999): a commit's
+ * author_time beyond them prints as a bare number, or not at all. */
+#define TIME_FIRST (-62135596800LL)
+#define TIME_LAST 253402300799LL
+
 static int get_int(validator *v, json_object *obj, const char *prefix, const char *key, int64_t min,
-                   int optional, int64_t *out)
+                   int64_t max, int optional, int64_t *out)
 {
 	json_object *m = NULL;
 
@@ -732,6 +739,9 @@ static int get_int(validator *v, json_object *obj, const char *prefix, const cha
 	*out = json_object_get_int64(m);
 	if (*out < min)
 		return invalid(v, "must be at least %lld (got %lld)", (long long)min,
+		               (long long)*out);
+	if (*out > max)
+		return invalid(v, "must be at most %lld (got %lld)", (long long)max,
 		               (long long)*out);
 	return 0;
 }
@@ -1033,12 +1043,21 @@ static int parse_run(validator *v, bg_baseline *b, size_t *ucap, json_object *o,
 		return error;
 	if (!is_hex(sha, 40))
 		return invalid(v, "\"%s\" is not a full commit SHA (40 lowercase hex digits)", sha);
-	if ((error = get_int(v, commit, cprefix, "author_time", INT64_MIN, 1, &author_time)) < 0 ||
+	if ((error = get_int(v, commit, cprefix, "author_time", TIME_FIRST, TIME_LAST, 1,
+	                     &author_time)) < 0 ||
 	    (error = get_text(v, commit, cprefix, "author", 1, 1, &author)) < 0 ||
 	    (error = get_text(v, commit, cprefix, "subject", 1, 1, &subject)) < 0 ||
 	    (error = get_text(v, o, prefix, "branch", 1, 0, &branch)) < 0 ||
-	    (error = get_int(v, o, prefix, "started_at", 1, 0, &started_at)) < 0)
+	    (error = get_int(v, o, prefix, "started_at", 1, INT64_MAX, 0, &started_at)) < 0)
 		return error;
+	/* The latest run is the one started last: a run from the future (a
+	 * time in milliseconds, a clock gone wrong) would stay the latest and
+	 * be what check judges, whatever ran since.  A day allows for clocks. */
+	if (started_at > v->now + 86400)
+		return invalid(v,
+		               "%lld is more than a day past this machine's clock (%lld): "
+		               "seconds since 1970 are needed, not milliseconds",
+		               (long long)started_at, (long long)v->now);
 	memcpy(r->commit.sha, sha, 41);
 	r->commit.author_time = author_time;
 	r->started_at = started_at;
@@ -1151,6 +1170,7 @@ int bg_baseline_parse(bg_ctx *ctx, const char *name, const char *text, size_t le
 	memset(&v, 0, sizeof(v));
 	v.ctx = ctx;
 	v.name = name ? name : "baseline";
+	v.now = (int64_t)time(NULL);
 	if ((error = parse_text(&v, text, len, &top)) < 0)
 		return error;
 	if (!json_object_is_type(top, json_type_object)) {
@@ -1165,7 +1185,7 @@ int bg_baseline_parse(bg_ctx *ctx, const char *name, const char *text, size_t le
 		                BASELINE_FORMAT);
 		goto cleanup;
 	}
-	if ((error = get_int(&v, top, "", "version", 1, 0, &version)) < 0)
+	if ((error = get_int(&v, top, "", "version", 1, INT64_MAX, 0, &version)) < 0)
 		goto cleanup;
 	if (version != BASELINE_VERSION) {
 		error = invalid(&v,
@@ -1182,7 +1202,7 @@ int bg_baseline_parse(bg_ctx *ctx, const char *name, const char *text, size_t le
 		goto cleanup;
 	}
 	if ((error = get_text(&v, top, "", "branch", 1, 0, &branch)) < 0 ||
-	    (error = get_int(&v, top, "", "window", 2, 1, &window)) < 0)
+	    (error = get_int(&v, top, "", "window", 2, INT64_MAX, 1, &window)) < 0)
 		goto cleanup;
 	if (!(b = calloc(1, sizeof(*b))) || !(b->name = bg_strdup(v.name)) ||
 	    !(b->machine = bg_strdup(machine))) {

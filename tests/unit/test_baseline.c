@@ -394,6 +394,18 @@ static void test_parse_errors(void **state)
 		  "\"0123456789abcdef0123456789abcdef01234567\", \"author_time\": "
 		  "-99999999999999999999}, \"started_at\": 5, \"series\": []}",
 		  "runs[0].commit.author_time: whole number out of range" },
+		/* In milliseconds, or from a clock gone wrong: the run would stay
+		 * the latest for good, and be what check judges. */
+		{ "{" GOOD_UID ", " GOOD_COMMIT ", \"started_at\": 1700000000000, \"series\": []}",
+		  "runs[0].started_at: 1700000000000 is more than a day past this machine's clock (" },
+		{ "{" GOOD_UID ", \"commit\": {\"sha\": "
+		  "\"0123456789abcdef0123456789abcdef01234567\", \"author_time\": "
+		  "253402300800}, \"started_at\": 5, \"series\": []}",
+		  "runs[0].commit.author_time: must be at most 253402300799 (got 253402300800)" },
+		{ "{" GOOD_UID ", \"commit\": {\"sha\": "
+		  "\"0123456789abcdef0123456789abcdef01234567\", \"author_time\": "
+		  "-62135596801}, \"started_at\": 5, \"series\": []}",
+		  "runs[0].commit.author_time: must be at least -62135596800 (got -62135596801)" },
 	};
 	bg_ctx *ctx = NULL;
 	bg_baseline *b = NULL;
