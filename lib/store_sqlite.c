@@ -59,6 +59,51 @@ static int sqlite__code(int rc)
 	}
 }
 
+/* 0 when access() says this process may not write `path` (a missing file
+ * is no reason: another process may be creating it). */
+static int sqlite__may_write(const char *path, int mode)
+{
+	return access(path, mode) == 0 || (errno != EACCES && errno != EROFS && errno != EPERM);
+}
+
+/*
+ * Why a database this process may write is read-only all the same: its
+ * -shm or -wal file may not be written.  A command that only read the
+ * database while it could not write it (another user's, or this user's
+ * while the file was read-only) had SQLite make them beside it, and a
+ * read-only connection leaves them.  Only a user who may change the
+ * folder can remove them; while any benchguard uses the database they
+ * are its, so the sentence says when.  0: neither is the reason.
+ */
+static int sqlite__readonly_aux(bg_db *d, bg_ctx *ctx, const char *what)
+{
+	static const char *const suffix[] = { "-shm", "-wal" };
+	struct stat sb;
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		char *aux = bg_printf("%s%s", d->name, suffix[i]);
+		int error;
+
+		if (!aux)
+			return bg_error_oom(ctx);
+		if (stat(aux, &sb) < 0 || sqlite__may_write(aux, W_OK)) {
+			free(aux);
+			continue;
+		}
+		error = bg_error_set(ctx, BG_EIO,
+		                     "database %s: %s: %s may not be written by this user (owner "
+		                     "uid %ld, mode %04o), left by a command that read the "
+		                     "database while it could not write it; remove %s-shm and "
+		                     "%s-wal while no benchguard uses the database",
+		                     d->name, what, aux, (long)sb.st_uid,
+		                     (unsigned)(sb.st_mode & 07777), d->name, d->name);
+		free(aux);
+		return error;
+	}
+	return 0;
+}
+
 /*
  * Copies SQLite's message for the last failure at once (a ROLLBACK would
  * replace it), prefixed with the path and what was being done.
@@ -80,11 +125,16 @@ static int sqlite__fail(bg_db *d, bg_ctx *ctx, const char *what)
 		return bg_error_set(ctx, BG_EINPUT,
 		                    "database %s: the file is not a SQLite database", d->name);
 	/* A write on a store opened read-only: say so, not SQLite's words. */
-	if ((rc & 0xff) == SQLITE_READONLY)
+	if ((rc & 0xff) == SQLITE_READONLY) {
+		int error;
+
+		if (!d->readonly && (error = sqlite__readonly_aux(d, ctx, what)) < 0)
+			return error;
 		return bg_error_set(ctx, BG_EIO,
 		                    "database %s: the database is read-only (the folder or file "
 		                    "may not be written): %s",
 		                    d->name, what);
+	}
 	/* "unable to open database file" says nothing of why; errno does. */
 	if (((rc & 0xff) == SQLITE_CANTOPEN || (rc & 0xff) == SQLITE_IOERR) &&
 	    sqlite3_system_errno(db) != 0)
@@ -467,13 +517,6 @@ static char *sqlite__dir(const char *path)
 	if (slash == path)
 		return bg_strdup("/");
 	return bg_printf("%.*s", (int)(slash - path), path);
-}
-
-/* 0 when access() says this process may not write `path` (a missing file
- * is no reason: another process may be creating it). */
-static int sqlite__may_write(const char *path, int mode)
-{
-	return access(path, mode) == 0 || (errno != EACCES && errno != EROFS && errno != EPERM);
 }
 
 /* The size of `path`, or -1 when it does not exist. */

@@ -224,6 +224,25 @@ else
 	check "... in plain words" grep -qF "the database is read-only" "$T/err"
 	check "... the file is untouched" test "$(sha256sum <"$ro/results.db")" = "$before"
 	check "... nothing made beside it" test "$(ls "$ro")" = results.db
+
+	# The file read-only in a folder the user may write (restored so from a
+	# cache, or another user's in a shared folder): SQLite makes -shm and
+	# -wal beside it for the read and leaves them, read-only as the file.
+	# Writable again, the database could not be written, and the message
+	# blamed "the folder or file", both writable.
+	ro2="$T/ro2"
+	mkdir -p "$ro2" && cp "$ro/results.db" "$ro2/results.db"
+	[ -z "${as[*]}" ] || chown -R nobody "$ro2"
+	chmod 444 "$ro2/results.db"
+	export BENCHGUARD_DB="$ro2/results.db"
+	check "a read-only file in a writable folder: history works" expect_rc 0 "${as[@]}" "$BG" history t:lat
+	chmod 644 "$ro2/results.db"
+	check "... made writable again, run fails while the -shm left by the read is read-only (exit 3)" \
+		expect_rc 3 "${as[@]}" "$BG" run
+	check "... naming that file, its mode, and what to remove" grep -qF \
+		"$ro2/results.db-shm may not be written by this user (owner uid $("${as[@]}" id -u), mode 0444), left by a command that read the database while it could not write it; remove $ro2/results.db-shm and $ro2/results.db-wal while no benchguard uses the database" "$T/err"
+	rm -f "$ro2/results.db-shm" "$ro2/results.db-wal"
+	check "... removed, run stores again" expect_rc 0 "${as[@]}" "$BG" run
 	cd "$T" || exit 1
 fi
 chmod 755 "$ro"
