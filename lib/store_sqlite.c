@@ -536,7 +536,8 @@ static long long sqlite__size(const char *path)
  * and no process of this user can add one.  A -wal with content but no
  * -shm holds commits only a writer can fold in: refused, not read stale.
  */
-static int sqlite__open_readonly(bg_ctx *ctx, sqlite_db *db, int dir_writable)
+static int sqlite__open_readonly_once(bg_ctx *ctx, sqlite_db *db, int dir_writable,
+                                     int *wal_alone)
 {
 	const char *path = db->base.name;
 	bg_buf uri = BG_BUF_INIT;
@@ -558,6 +559,7 @@ static int sqlite__open_readonly(bg_ctx *ctx, sqlite_db *db, int dir_writable)
 			}
 			wal = sqlite__size(aux);
 			if (wal > 0) {
+				*wal_alone = 1;
 				error = bg_error_set(ctx, BG_EIO,
 				                     "database %s: the database is read-only (the "
 				                     "folder or file may not be written) and %s "
@@ -594,6 +596,48 @@ cleanup:
 	bg_buf_clear(&uri);
 	free(aux);
 	return error;
+}
+
+/*
+ * The read-only open, tried again while another process's writer makes or
+ * removes the -shm and -wal files between the look at them and the first
+ * read: a writer that closed took away the -shm this reader was to use
+ * (which it may not make again), or one that opened made it after the look.
+ * The first read, of the schema, shows it; once a read has the -shm open no
+ * writer removes it.  A closing writer removes its -shm before its -wal, so
+ * a -wal alone is tried again too: only one that stays is a crash's.
+ * Anything else that fails is said at once.
+ */
+#define SQLITE_REOPEN_MS 3000
+
+static int sqlite__open_readonly(bg_ctx *ctx, sqlite_db *db, int dir_writable)
+{
+	long long deadline = sqlite__now_ms() + SQLITE_REOPEN_MS;
+	int delay = 1, error, rc;
+
+	for (;;) {
+		int wal_alone = 0;
+
+		if ((error = sqlite__open_readonly_once(ctx, db, dir_writable, &wal_alone)) < 0) {
+			if (wal_alone && sqlite__backoff(db, deadline, &delay) == 0)
+				continue;
+			return error;
+		}
+		sqlite3_extended_result_codes(db->db, 1);
+		rc = sqlite3_exec(db->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+		if (rc == SQLITE_OK)
+			return 0;
+		if (!((rc & 0xff) == SQLITE_READONLY || (rc & 0xff) == SQLITE_CANTOPEN ||
+		      sqlite__is_busy(rc)) ||
+		    sqlite__backoff(db, deadline, &delay) < 0) {
+			error = sqlite__fail(&db->base, ctx, "opening");
+			sqlite3_close_v2(db->db);
+			db->db = NULL;
+			return error;
+		}
+		sqlite3_close_v2(db->db);
+		db->db = NULL;
+	}
 }
 
 /*
@@ -636,6 +680,7 @@ int bg_db_sqlite_open(bg_ctx *ctx, const char *path, const char *missing, bg_db 
 		goto cleanup;
 	}
 	db->base.drv = &sqlite_driver;
+	db->cancel = bg_ctx__cancel_flag(ctx);
 	/* An existing file that this process may not write, or whose folder
 	 * it may not write (the journal lives there), is opened read-only:
 	 * the commands that only read work, and a write says why it cannot. */
@@ -670,7 +715,6 @@ int bg_db_sqlite_open(bg_ctx *ctx, const char *path, const char *missing, bg_db 
 		}
 	}
 	sqlite3_extended_result_codes(db->db, 1);
-	db->cancel = bg_ctx__cancel_flag(ctx);
 	sqlite3_busy_handler(db->db, sqlite__busy, db);
 	*out = &db->base;
 	db = NULL;

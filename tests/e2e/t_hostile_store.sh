@@ -243,6 +243,60 @@ else
 		"$ro2/results.db-shm may not be written by this user (owner uid $("${as[@]}" id -u), mode 0444), left by a command that read the database while it could not write it; remove $ro2/results.db-shm and $ro2/results.db-wal while no benchguard uses the database" "$T/err"
 	rm -f "$ro2/results.db-shm" "$ro2/results.db-wal"
 	check "... removed, run stores again" expect_rc 0 "${as[@]}" "$BG" run
+
+	# A -wal with commits and no -shm (a writer killed mid-close) in a folder
+	# the reader may not write: only a writer can fold them in, so the read
+	# is refused rather than made without them, once the -wal has stayed.
+	ro4="$T/ro4"
+	mkdir -p "$ro4" && cp "$ro/results.db" "$ro4/results.db"
+	python3 - "$ro4/results.db" <<'PY'
+import os, sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("PRAGMA wal_autocheckpoint = 0")
+c.execute("CREATE TABLE later (x)")
+c.commit()
+os._exit(0)  # no close: no checkpoint, the -wal stays
+PY
+	rm -f "$ro4/results.db-shm"
+	chmod 555 "$ro4"
+	check "a -wal with commits and no -shm, the folder read-only: history refuses (exit 3)" \
+		expect_rc 3 "${as[@]}" "$BG" --db "$ro4/results.db" history t:lat
+	check "... naming the -wal" grep -qF "$ro4/results.db-wal holds changes only a run that may write the folder can fold in" "$T/err"
+	chmod 755 "$ro4"
+
+	# A reader that may not write the folder, while another user stores
+	# runs there: a writer closing between the reader's look at -shm and
+	# its first read took the -shm away, and the read failed with "the
+	# database is read-only" (5 reads of 43 in one trial).  As root only:
+	# the writer must be a user the reader is not.
+	if [ -n "${as[*]}" ]; then
+		ro3="$T/ro3"
+		mkdir -p "$ro3" && chmod 755 "$ro3"
+		printf 'BENCHGUARD s %s ms\n' 1 2 3 >"$T/tiny.txt"
+		# The writer in its own repository: root may not use nobody's.
+		(cd "$T/r" && "$BG" -q --db "$ro3/results.db" import "$T/tiny.txt" --format lines --name w >/dev/null)
+		( cd "$T/r" || exit 1
+		for i in $(seq 1 150); do
+			"$BG" -q --db "$ro3/results.db" import "$T/tiny.txt" --format lines --name w >/dev/null ||
+				echo "writer failed" >>"$T/ro3.log"
+		done ) &
+		writer=$!
+		reads=0 failed=0
+		while kill -0 "$writer" 2>/dev/null; do
+			if "${as[@]}" "$BG" --db "$ro3/results.db" history w:s --limit 1 >/dev/null 2>"$T/ro3.err"; then
+				reads=$((reads + 1))
+			else
+				failed=$((failed + 1))
+				cat "$T/ro3.err" >>"$T/ro3.log"
+			fi
+		done
+		wait "$writer"
+		echo "# figure: read-only reader beside a writer: $reads reads, $failed failed"
+		check "a reader that may not write the folder, beside a writer: every read works ($failed of $((reads + failed)) failed)" \
+			bash -c "[ $failed -eq 0 ] && [ $reads -ge 20 ] && [ ! -s $T/ro3.log ]"
+	else
+		skip "a read-only reader beside a writer" "needs root, to read as another user"
+	fi
 	cd "$T" || exit 1
 fi
 chmod 755 "$ro"
