@@ -290,6 +290,9 @@ int cli_open_store(cli_state *st, cli_env *env);
 /* The same store for a command that only reads it: a SQLite file that is
  * not there is refused (exit 2), not made (bg_store_open_read). */
 int cli_read_store(cli_state *st, cli_env *env);
+/* The database as cli_read_store finds it, for its version alone: nothing
+ * is set up or migrated (db info). */
+int cli_peek_store(cli_state *st, cli_env *env);
 int cli_detect_machine(cli_state *st, cli_env *env, const char *name);
 /*
  * Writes the whole text or nothing (-o FILE of baseline export and report):

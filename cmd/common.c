@@ -574,10 +574,13 @@ int cli_private_dir(cli_state *st, const char *dir)
 	return 0;
 }
 
-static int open_store(cli_state *st, cli_env *env, int read)
+/* How open_store opens: to write, to read, or for its version alone. */
+enum { OPEN_WRITE, OPEN_READ, OPEN_PEEK };
+
+static int open_store(cli_state *st, cli_env *env, int how)
 {
 	bg_buf b = BG_BUF_INIT;
-	int rc;
+	int read = how != OPEN_WRITE, rc, from;
 
 	/* --db, then $BENCHGUARD_DB (both in st->db_path), then the config's
 	 * "database", then the file in the repository.  A command that reads
@@ -603,18 +606,33 @@ static int open_store(cli_state *st, cli_env *env, int read)
 	}
 	if (!env->db_path)
 		return bg_error_oom(st->ctx);
-	return read ? bg_store_open_read(st->ctx, env->db_path, &env->store)
-	            : bg_store_open(st->ctx, env->db_path, &env->store);
+	if (how == OPEN_PEEK)
+		return bg_store_open_peek(st->ctx, env->db_path, &env->store);
+	rc = read ? bg_store_open_read(st->ctx, env->db_path, &env->store)
+	          : bg_store_open(st->ctx, env->db_path, &env->store);
+	/* Said, as where runners of two releases share a database the older
+	 * ones stop here with "newer than this benchguard supports". */
+	if (rc == 0 && (from = bg_store_upgraded_from(env->store)) > 0)
+		cli_warn(st,
+		         "database %s upgraded from schema version %d to %d: an older "
+		         "benchguard now refuses it",
+		         bg_store_name(env->store), from, bg_store_schema_version(env->store));
+	return rc;
 }
 
 int cli_open_store(cli_state *st, cli_env *env)
 {
-	return open_store(st, env, 0);
+	return open_store(st, env, OPEN_WRITE);
 }
 
 int cli_read_store(cli_state *st, cli_env *env)
 {
-	return open_store(st, env, 1);
+	return open_store(st, env, OPEN_READ);
+}
+
+int cli_peek_store(cli_state *st, cli_env *env)
+{
+	return open_store(st, env, OPEN_PEEK);
 }
 
 int cli_make_parents(cli_state *st, const char *path)

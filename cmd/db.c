@@ -69,7 +69,9 @@ static int db_info(cli_state *st)
 	 * the config's "database", or the repository's file. */
 	if (!st->db_path && (rc = cli_open_repo(st, &env)) < 0)
 		goto cleanup;
-	if ((rc = cli_read_store(st, &env)) < 0)
+	/* Peeked, not opened: a report on the database must not upgrade it,
+	 * which would lock out the older runners that share it. */
+	if ((rc = cli_peek_store(st, &env)) < 0)
 		goto cleanup;
 	if (st->format == CLI_JSON) {
 		json_object *top = json_object_new_object();
@@ -80,11 +82,23 @@ static int db_info(cli_state *st)
 		                       json_object_new_string(bg_store_backend(env.store)));
 		json_object_object_add(top, "schema_version",
 		                       json_object_new_int(bg_store_schema_version(env.store)));
+		json_object_object_add(top, "schema_version_current",
+		                       json_object_new_int(bg_store_schema_current()));
 		rc = cli_print_json(st, top);
 	} else {
-		printf("database        %s\nbackend         %s\nschema version  %d\n",
-		       bg_store_name(env.store), bg_store_backend(env.store),
-		       bg_store_schema_version(env.store));
+		int v = bg_store_schema_version(env.store), cur = bg_store_schema_current();
+
+		printf("database        %s\nbackend         %s\nschema version  %d",
+		       bg_store_name(env.store), bg_store_backend(env.store), v);
+		if (v == 0)
+			printf(" (no tables yet: the next command that opens it makes version %d)\n",
+			       cur);
+		else if (v < cur)
+			printf(" (this benchguard uses %d: the next command that opens the database "
+			       "upgrades it, and an older benchguard then refuses it)\n",
+			       cur);
+		else
+			printf("\n");
 	}
 cleanup:
 	cli_env_clear(&env);

@@ -643,6 +643,7 @@ static const char *const stmt_sql[ST_COUNT] = {
 struct bg_store {
 	bg_db *db;
 	int version;
+	int upgraded_from; /* the schema version this open migrated from; 0: none */
 	int created;     /* the tables were made by this open */
 	int said_no_cpu; /* store__machine's warning, once a store (ci stores many runs) */
 	bg_db_stmt *stmts[ST_COUNT];
@@ -748,7 +749,8 @@ static int store__version(bg_ctx *ctx, bg_store *st, int *version)
 	if (v > STORE_SCHEMA_VERSION)
 		return bg_error_set(ctx, BG_EINPUT,
 		                    "database %s: database schema version %ld is newer than this "
-		                    "benchguard supports (%d)",
+		                    "benchguard supports (%d): a newer benchguard has upgraded it; "
+		                    "upgrade this one to use it",
 		                    name, v, STORE_SCHEMA_VERSION);
 	if (v < 0)
 		return bg_error_set(ctx, BG_EINPUT,
@@ -882,8 +884,9 @@ cleanup:
 }
 
 /* `source`: a database to copy from, which must hold benchguard's tables
- * already (bg_store_open_source). */
-static int store__setup(bg_ctx *ctx, bg_store *st, int source)
+ * already (bg_store_open_source); `peek`: the version is all that is read,
+ * and nothing is set up or migrated (bg_store_open_peek). */
+static int store__setup(bg_ctx *ctx, bg_store *st, int source, int peek)
 {
 	int error, version = 0;
 
@@ -891,6 +894,10 @@ static int store__setup(bg_ctx *ctx, bg_store *st, int source)
 	 * it is touched (SQLite's switch to WAL writes the header). */
 	if ((error = store__identify(ctx, st, &version)) < 0)
 		return error;
+	if (peek) {
+		st->version = version;
+		return 0;
+	}
 	/* An empty database has nothing to copy: creating the tables in it
 	 * would only hide a mistyped name behind "copied 0 runs". */
 	if (source && version == 0)
@@ -906,6 +913,11 @@ static int store__setup(bg_ctx *ctx, bg_store *st, int source)
 	}
 	if (version < STORE_SCHEMA_VERSION && (error = store__migrate(ctx, st)) < 0)
 		return error;
+	/* From the version read before the migration: another process may
+	 * have migrated meanwhile, and then this open upgraded nothing, but
+	 * the note that an older benchguard now refuses it holds all the same. */
+	if (version > 0 && version < STORE_SCHEMA_VERSION)
+		st->upgraded_from = version;
 	st->version = STORE_SCHEMA_VERSION;
 	return 0;
 }
@@ -1181,8 +1193,9 @@ void bg_db_batches_free(bg_db_batches *b)
 }
 
 /* How a store is opened: to write (a missing SQLite file is made), only to
- * read (it is not), or as a copy's source (nor is an empty database). */
-enum { STORE_WRITE, STORE_READ, STORE_SOURCE };
+ * read (it is not), as a copy's source (nor is an empty database), or to
+ * read its version alone. */
+enum { STORE_WRITE, STORE_READ, STORE_SOURCE, STORE_PEEK };
 
 static int store__open(bg_ctx *ctx, const char *spec, int mode, bg_store **out)
 {
@@ -1191,6 +1204,8 @@ static int store__open(bg_ctx *ctx, const char *spec, int mode, bg_store **out)
 		[STORE_READ] = "a command that only reads never creates one; "
 		               "`run`, `ci` or `init` does",
 		[STORE_SOURCE] = "the database a copy reads from is never created",
+		[STORE_PEEK] = "a command that only reads never creates one; "
+		               "`run`, `ci` or `init` does",
 	};
 	bg_store *st = NULL;
 	int error;
@@ -1201,7 +1216,7 @@ static int store__open(bg_ctx *ctx, const char *spec, int mode, bg_store **out)
 	if (!(st = calloc(1, sizeof(*st))))
 		return bg_error_oom(ctx);
 	if ((error = bg_db_open(ctx, spec, missing[mode], &st->db)) < 0 ||
-	    (error = store__setup(ctx, st, mode == STORE_SOURCE)) < 0)
+	    (error = store__setup(ctx, st, mode == STORE_SOURCE, mode == STORE_PEEK)) < 0)
 		goto cleanup;
 	*out = st;
 	st = NULL;
@@ -1226,6 +1241,11 @@ int bg_store_open_read(bg_ctx *ctx, const char *spec, bg_store **out)
 int bg_store_open_source(bg_ctx *ctx, const char *spec, bg_store **out)
 {
 	return store__open(ctx, spec, STORE_SOURCE, out);
+}
+
+int bg_store_open_peek(bg_ctx *ctx, const char *spec, bg_store **out)
+{
+	return store__open(ctx, spec, STORE_PEEK, out);
 }
 
 int bg_store_writable(bg_ctx *ctx, bg_store *store)
@@ -1255,6 +1275,16 @@ void bg_store_free(bg_store *store)
 int bg_store_schema_version(bg_store *store)
 {
 	return store->version;
+}
+
+int bg_store_upgraded_from(const bg_store *store)
+{
+	return store->upgraded_from;
+}
+
+int bg_store_schema_current(void)
+{
+	return STORE_SCHEMA_VERSION;
 }
 
 const char *bg_store_name(const bg_store *store)

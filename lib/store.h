@@ -21,8 +21,15 @@
 
 /* ---------------------------------------------------------- the database */
 
-/* Schema version after migration. */
+/* Schema version after migration (as found, for bg_store_open_peek). */
 int bg_store_schema_version(bg_store *store);
+
+/* The schema version the open migrated the database from, after which an
+ * older benchguard refuses it; 0 when it was current (or new). */
+int bg_store_upgraded_from(const bg_store *store);
+
+/* The schema version this build writes. */
+int bg_store_schema_current(void);
 
 /* What bg_store_copy did. */
 typedef struct {
@@ -61,6 +68,14 @@ int bg_store_open_read(bg_ctx *ctx, const char *spec, bg_store **out);
  * run on it would, since the copy reads the current tables.
  */
 int bg_store_open_source(bg_ctx *ctx, const char *spec, bg_store **out);
+
+/*
+ * Opens an existing database to read its schema version, as it is: nothing
+ * is set up or migrated (db info, which must not upgrade what it reports
+ * on).  Only bg_store_name, bg_store_backend and bg_store_schema_version
+ * may be called on it, then bg_store_free.
+ */
+int bg_store_open_peek(bg_ctx *ctx, const char *spec, bg_store **out);
 /* Whether `spec` names a PostgreSQL database (a URI or key=value string)
  * rather than a SQLite file. */
 int bg_store_is_url(const char *spec);

@@ -113,6 +113,7 @@ check "report with two runs of a commit near 1e308: exit 0" expect_rc 0 "$BG" re
 check "... its JSON has no Infinity" strict_json "$T/rep2.json"
 
 # ---------------------------------------------------------- schema version
+cur=$(sqlite3 "$BENCHGUARD_DB" 'PRAGMA user_version')
 for v in -5 -100000 999; do
 	cp "$BENCHGUARD_DB" "$T/v.db"
 	rm -f "$T/v.db-wal" "$T/v.db-shm"
@@ -128,7 +129,7 @@ for v in -5 -100000 999; do
 		check "schema version $v: $cmd exits 2" expect_rc 2 "$BG" --db "$T/v.db" "${args[@]}"
 		case $v in
 		-*) want="$T/v.db: schema version $v is not one benchguard knows" ;;
-		*) want="$T/v.db: database schema version $v is newer than this benchguard supports" ;;
+		*) want="$T/v.db: database schema version $v is newer than this benchguard supports ($cur): a newer benchguard has upgraded it; upgrade this one to use it" ;;
 		esac
 		check "... saying so, naming the file" grep -qF -- "$want" "$T/err"
 	done

@@ -112,7 +112,7 @@ LOG="$PG_DIR/server.log"
 # (point 2 tests jobs that start together on an empty database).
 migrated_db() {
 	local u
-	u=$(pg_db "$1") && "$BG" --db "$u" db info >/dev/null && echo "$u"
+	u=$(pg_db "$1") && "$BG" --db "$u" exclude --list >/dev/null && echo "$u"
 }
 
 new_repo "$T/r" >/dev/null
@@ -163,7 +163,9 @@ check "... the writers printed 200 distinct run ids, the database's" \
 echo "# figure: t_pg_fleet: 8 writers x 25 runs on PostgreSQL: $(db_sql "$F" "SELECT count(*) FROM runs WHERE status = 'complete'") complete," \
 	"$(cat "$T"/jobs/w?.rc | grep -cv '^0$') errors in $(secs "$a" "$b") s"
 
-# 2. Eight jobs opening new databases at once: one migration each.
+# 2. Eight jobs opening new databases at once: one migration each (a
+# command that only reads, as a nightly report is; db info would not: it
+# upgrades nothing).
 V=$("$BG" --json db info --db "$F" | "$PY" -c 'import json, sys; print(json.load(sys.stdin)["schema_version"])')
 check "db info --json gives the schema version ($V)" [ "${V:-0}" -gt 0 ]
 # A job that reads the version while another commits the migration is
@@ -175,10 +177,10 @@ bad=0 failed_jobs=0
 a=$(now)
 for ((d = 1; d <= MIG_ROUNDS; d++)); do
 	U=$(pg_db "mig$d")
-	for i in 1 2 3 4 5 6 7 8; do job "mig$d-$i" "$BG" --json --db "$U" db info; done
+	for i in 1 2 3 4 5 6 7 8; do job "mig$d-$i" "$BG" --json --db "$U" exclude --list; done
 	jobs_wait
+	v=$("$BG" --json db info --db "$U" | "$PY" -c 'import json, sys; print(json.load(sys.stdin)["schema_version"])')
 	for i in 1 2 3 4 5 6 7 8; do
-		v=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["schema_version"])' "$T/jobs/mig$d-$i.out" 2>/dev/null)
 		[ "$(cat "$T/jobs/mig$d-$i.rc")" = 0 ] && [ ! -s "$T/jobs/mig$d-$i.err" ] && [ "$v" = "$V" ] && continue
 		failed_jobs=$((failed_jobs + 1))
 		[ "$bad" = 1 ] || echo "# mig$d job $i: exit $(cat "$T/jobs/mig$d-$i.rc"), version '$v': $(head -c 300 "$T/jobs/mig$d-$i.err")"
@@ -189,7 +191,7 @@ for ((d = 1; d <= MIG_ROUNDS; d++)); do
 done
 b=$(now)
 echo "# figure: t_pg_fleet: 8 jobs opening a new database at once, $MIG_ROUNDS times: $failed_jobs of $((MIG_ROUNDS * 8)) jobs failed, $(secs "$a" "$b") s"
-check "8 jobs opening a new database at once ($MIG_ROUNDS times): all exit 0, all see version $V, one version row, every table made" \
+check "8 jobs opening a new database at once ($MIG_ROUNDS times): all exit 0 and print nothing on stderr, the database at version $V, one version row, every table made" \
 	[ "$bad" = 0 ]
 tail -c +"$((logsz + 1))" "$LOG" | grep -E 'ERROR|FATAL|PANIC' >"$T/mig-errors"
 check "... and no statement failed on the server while they migrated (no CREATE collided)" empty "$T/mig-errors"
