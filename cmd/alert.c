@@ -7,6 +7,7 @@
  * what became of each alert.  Delivery trouble is a warning: it never
  * changes `ci`'s exit code.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,7 +239,7 @@ static int alert_drop(cli_state *st, int argc, char **argv)
 
 		errno = 0;
 		ids[i] = strtoll(a, &end, 10);
-		if (errno || end == a || *end || ids[i] < 1)
+		if (errno || end == a || *end || ids[i] < 1 || !isdigit((unsigned char)*a))
 			rc = cli_usage_error(
 			        st,
 			        "alert drop takes the ids of pending alerts, the #N that "

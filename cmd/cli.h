@@ -249,6 +249,8 @@ int cli_parse_range(cli_state *st, const char *opt, const char *arg, int min, in
 /* strtod() for a decimal number as a user writes it (12, 0.5, 1e-3): anything
  * else (0x10, inf, nan, a leading blank) reads nothing, *end == arg. */
 double cli_strtod(const char *arg, char **end);
+/* The same without an exponent: for spans and sizes (1e3d is refused). */
+double cli_strtod_plain(const char *arg, char **end);
 /* Parses a run id: any positive int64; usage error otherwise. */
 int cli_parse_id(cli_state *st, const char *opt, const char *arg, int64_t *out);
 /*

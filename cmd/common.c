@@ -222,6 +222,20 @@ double cli_strtod(const char *arg, char **end)
 	return strtod(arg, end);
 }
 
+double cli_strtod_plain(const char *arg, char **end)
+{
+	double v = cli_strtod(arg, end);
+	const char *p;
+
+	/* 1e3d is a thousand days to strtod, and no span anyone writes. */
+	for (p = arg; p < *end; p++)
+		if (*p == 'e' || *p == 'E') {
+			*end = (char *)arg;
+			return NAN;
+		}
+	return v;
+}
+
 int cli_parse_range(cli_state *st, const char *opt, const char *arg, int min, int max, int *out)
 {
 	char *end;
@@ -229,7 +243,8 @@ int cli_parse_range(cli_state *st, const char *opt, const char *arg, int min, in
 
 	errno = 0;
 	v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || v < min || v > max)
+	/* strtol skips leading blanks, and " 5" would pass where "5 " did not. */
+	if (errno || end == arg || *end || v < min || v > max || isspace((unsigned char)*arg))
 		return cli_usage_error(st, "%s needs a whole number from %d to %d (got \"%s\")",
 		                       opt, min, max, arg);
 	*out = (int)v;
@@ -248,7 +263,7 @@ int cli_parse_id(cli_state *st, const char *opt, const char *arg, int64_t *out)
 
 	errno = 0;
 	v = strtoll(arg, &end, 10);
-	if (errno || end == arg || *end || v < 1)
+	if (errno || end == arg || *end || v < 1 || isspace((unsigned char)*arg))
 		return cli_usage_error(st, "%s needs a run id, a whole number >= 1 (got \"%s\")",
 		                       opt, arg);
 	*out = (int64_t)v;
@@ -270,6 +285,9 @@ int cli_parse_when(cli_state *st, const char *opt, const char *arg, int64_t now,
 		*out = 0;
 		return 0;
 	}
+	/* strptime skips leading blanks; the span below does not. */
+	if (isspace((unsigned char)*arg))
+		goto bad;
 	memset(&tm, 0, sizeof(tm));
 	if (((end = strptime(arg, "%Y-%m-%dT%H:%M:%SZ", &tm)) && !*end) ||
 	    (memset(&tm, 0, sizeof(tm)), (end = strptime(arg, "%Y-%m-%d", &tm)) && !*end)) {
@@ -285,13 +303,14 @@ int cli_parse_when(cli_state *st, const char *opt, const char *arg, int64_t now,
 			return 0;
 	}
 	errno = 0;
-	v = cli_strtod(arg, &end);
+	v = cli_strtod_plain(arg, &end);
 	if (end != arg && !errno && v >= 0 && v <= 1e5 && end[0] && !end[1])
 		for (i = 0; i < BG_ARRAY_SIZE(spans); i++)
 			if (end[0] == spans[i].suffix) {
 				*out = now - (int64_t)(v * (double)spans[i].seconds);
 				return 0;
 			}
+bad:
 	return cli_usage_error(st,
 	                       "%s needs a span like 30d, 12h or 2w, a date like "
 	                       "2024-05-01, or \"all\" (got \"%s\")",

@@ -31,7 +31,7 @@ static int parse_age(cli_state *st, const char *arg, int64_t *out)
 	double v;
 
 	errno = 0;
-	v = cli_strtod(arg, &end);
+	v = cli_strtod_plain(arg, &end);
 	if (end == arg || errno || !(v >= 0) || v > 1e6)
 		goto bad;
 	if (!strcmp(end, "") || !strcmp(end, "d"))
@@ -51,12 +51,12 @@ bad:
 static int parse_size(cli_state *st, const char *arg, uint64_t *out)
 {
 	static const char units[] = "KMGT";
-	const char *u;
+	const char *u = NULL;
 	char *end;
 	double v;
 
 	errno = 0;
-	v = cli_strtod(arg, &end);
+	v = cli_strtod_plain(arg, &end);
 	if (end == arg || errno || !(v >= 0))
 		goto bad;
 	if (*end && (u = strchr(units, *end)) != NULL) {
@@ -67,7 +67,8 @@ static int parse_size(cli_state *st, const char *arg, uint64_t *out)
 	} else if (!strcmp(end, "B")) {
 		end++;
 	}
-	if (*end || v >= 1.8e19)
+	/* 1.5G is a size; 1.5 bytes is not, and was taken as 1. */
+	if (*end || v >= 1.8e19 || (!u && v > floor(v)))
 		goto bad;
 	*out = (uint64_t)v;
 	return 0;

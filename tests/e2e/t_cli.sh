@@ -21,9 +21,17 @@ check "--tag k=1 --tag k=2 -> exit 2, both named" bash -c "
 for c in "check --min-change 0x10:--min-change needs a relative change" "compare --alpha inf HEAD HEAD:--alpha needs a number" \
 	"calibrate --change 0x0.1p0:--change needs a relative change" "report --since 0x1d:--since needs a span" \
 	"gc --max-age 0x10d:--max-age needs days" "gc --max-size ' 1G':--max-size needs" \
-	"check --min-effect nan:--min-effect needs a number"; do
+	"check --min-effect nan:--min-effect needs a number" \
+	"gc --max-age 1e3d:--max-age needs days" "gc --max-size 1e3G:--max-size needs" \
+	"gc --max-size 1.5:--max-size needs" "report --since 1e3d:--since needs a span" \
+	"db prune --before 1e3d:--before needs a span"; do
 	check "${c%%:*} -> exit 2 (a decimal number only)" bash -c "
 		\"$BG\" ${c%%:*} 2>$T/e; [ \$? -eq 2 ] && grep -q -- '${c#*:}' $T/e"
+done
+# strtol and strptime skip leading blanks: " 5" passed where "5 " did not.
+for c in "history t --limit: 5" "check --run: 5" "report --since: 2024-05-01" "alert drop: 5"; do
+	check "${c%%:*} '${c#*:}' -> exit 2 (a leading blank)" bash -c "
+		\"$BG\" ${c%%:*} '${c#*:}' 2>$T/e; [ \$? -eq 2 ] && grep -q -- '\"${c#*:}\"' $T/e"
 done
 # 5 meant as 5%: a rate can never fall by 100% or more, so a min_change of 1
 # or more let every throughput regression through as "unchanged".
