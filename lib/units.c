@@ -4,7 +4,7 @@
  *
  * All time units are stored in seconds so that a series keeps one unit
  * whatever unit each tool printed (Google Benchmark's time_unit, a harness
- * printing "ms").  Rates ("GB/s", "items/s") are better when higher;
+ * printing "ms").  Rates ("GB/s", "items/s", "ops/sec") are better when higher;
  * everything else (times, bytes, counts) when lower.
  */
 #include <math.h>
@@ -59,11 +59,30 @@ int bg_unit_canonical(const char *unit, const char **canon, double *scale)
 	return 0;
 }
 
+/*
+ * A rate: anything per a unit of time ("GB/s", "ops/sec", "MB/S",
+ * "items/ms", "req/min"), in any case, as tools print them.  Only "/s"
+ * was taken, so "ops/sec" was judged lower-is-better: its regressions
+ * passed as improvements.
+ */
+static int per_time(const char *unit)
+{
+	const char *per = unit ? strrchr(unit, '/') : NULL;
+	size_t i;
+
+	if (!per || per == unit || !*++per)
+		return 0;
+	if (!strcasecmp(per, "second"))
+		return 1;
+	for (i = 0; i < BG_ARRAY_SIZE(time_units); i++)
+		if (!strcasecmp(per, time_units[i].name))
+			return 1;
+	return 0;
+}
+
 bg_direction bg_direction_for_unit(const char *unit)
 {
-	size_t n = unit ? strlen(unit) : 0;
-
-	if (n >= 2 && !strcmp(unit + n - 2, "/s"))
+	if (per_time(unit))
 		return BG_DIR_HIGHER;
 	if (!strcasecmp(unit ? unit : "", "hz") || !strcasecmp(unit ? unit : "", "fps") ||
 	    !strcasecmp(unit ? unit : "", "ops"))

@@ -114,6 +114,25 @@ static void test_decimal(void **state)
 		        no[i], i + 1 == sizeof(no) / sizeof(*no) ? 3 : strlen(no[i])));
 }
 
+/* Rates by any unit of time, in any case; per an operation is no rate. */
+static void test_rate_units(void **state)
+{
+	static const char *const higher[] = { "GB/s",  "items/s",  "ops/sec", "MB/S",   "B/ms",
+		                              "req/min", "op/Second", "x/us",   "x/\xc2\xb5s", "Hz",
+		                              "FPS",     "ops" };
+	static const char *const lower[] = { "s",   "ms",   "B/op", "allocs/op", "/s",
+		                             "B/",  "kHz",  "B",    "events",    "s/op" };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < BG_ARRAY_SIZE(higher); i++)
+		if (bg_direction_for_unit(higher[i]) != BG_DIR_HIGHER)
+			fail_msg("%s: want higher is better", higher[i]);
+	for (i = 0; i < BG_ARRAY_SIZE(lower); i++)
+		if (bg_direction_for_unit(lower[i]) != BG_DIR_LOWER)
+			fail_msg("%s: want lower is better", lower[i]);
+}
+
 static void test_directions(void **state)
 {
 	bg_results *r = NULL;
@@ -232,7 +251,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_add_and_lookup), cmocka_unit_test(test_rejects_bad_samples),
-		cmocka_unit_test(test_directions),     cmocka_unit_test(test_outcomes_and_drop),
+		cmocka_unit_test(test_directions),     cmocka_unit_test(test_rate_units),     cmocka_unit_test(test_outcomes_and_drop),
 		cmocka_unit_test(test_summary),        cmocka_unit_test(test_far_out_samples),
 		cmocka_unit_test(test_units),          cmocka_unit_test(test_replacement_character),
 		cmocka_unit_test(test_decimal),
