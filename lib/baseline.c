@@ -699,22 +699,6 @@ static int get_text(validator *v, json_object *obj, const char *prefix, const ch
 	return 0;
 }
 
-/*
- * Whether a whole number lies past what json-c holds: it keeps int64 and
- * uint64 and clamps anything beyond to the nearest bound without a word,
- * so 123456789012345678901234567890 would read as 1.8e19 and a time of
- * 1e20 as INT64_MAX.  The bounds themselves cannot be told from a clamped
- * number, and no sample or time is one of them: refused alike.
- */
-static int out_of_range(json_object *x)
-{
-	return json_object_is_type(x, json_type_int) &&
-	       (json_object_get_int64(x) == INT64_MIN || json_object_get_uint64(x) == UINT64_MAX);
-}
-
-static const char out_of_range_msg[] =
-        "whole number out of range (past 64 bits; write it with an exponent, as 1.5e+30)";
-
 /* The times a date can be written for (years 1 to 9999): a commit's
  * author_time beyond them prints as a bare number, or not at all. */
 #define TIME_FIRST (-62135596800LL)
@@ -734,8 +718,8 @@ static int get_int(validator *v, json_object *obj, const char *prefix, const cha
 	if (!json_object_is_type(m, json_type_int))
 		return invalid(v, "expected a whole number, got %s", type_name(m));
 	/* A time past int64 is clamped to INT64_MAX, not only to UINT64_MAX. */
-	if (out_of_range(m) || json_object_get_int64(m) == INT64_MAX)
-		return invalid(v, "%s", out_of_range_msg);
+	if (bg_json__clamped(m) || json_object_get_int64(m) == INT64_MAX)
+		return invalid(v, "%s", BG_JSON_CLAMPED_MSG);
 	*out = json_object_get_int64(m);
 	if (*out < min)
 		return invalid(v, "must be at least %lld (got %lld)", (long long)min,
@@ -980,8 +964,8 @@ static int parse_series(validator *v, bg_baseline *b, size_t *ucap, baseline_run
 		if (!x || !(json_object_is_type(x, json_type_double) ||
 		            json_object_is_type(x, json_type_int)))
 			return invalid(v, "expected a number, got %s", x ? type_name(x) : "null");
-		if (out_of_range(x))
-			return invalid(v, "%s", out_of_range_msg);
+		if (bg_json__clamped(x))
+			return invalid(v, "%s", BG_JSON_CLAMPED_MSG);
 		if (!isfinite(json_object_get_double(x)))
 			return invalid(v, "not a finite number");
 	}

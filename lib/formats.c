@@ -31,6 +31,7 @@
 #include <json-c/json.h>
 
 #include "internal.h"
+#include "jsonx.h"
 #include "xml.h"
 
 /* `dir`: where files named by the input lie (nvbench's sample times), or NULL. */
@@ -408,6 +409,8 @@ static int gbench_number(gbench_state *st, json_object *entry, const char *name,
 	}
 	if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
 		return gbench_error(st, name, "\"%s\" is not a number", key);
+	if (bg_json__clamped(v))
+		return gbench_error(st, name, "\"%s\": %s", key, BG_JSON_CLAMPED_MSG);
 	*out = json_object_get_double(v);
 	if (!isfinite(*out))
 		return gbench_error(st, name, "\"%s\" is not a finite number", key);
@@ -1446,6 +1449,9 @@ static int hf_check_runs(bg_ctx *ctx, const char *source, size_t i, const char *
 
 		if ((rc = json_element(ctx, source, tpath, times, k, json_type_double, &v)) < 0)
 			return rc;
+		if (bg_json__clamped(v))
+			return at_error(ctx, source, NULL, "%s[%zu]: %s", tpath, k,
+			                BG_JSON_CLAMPED_MSG);
 		t = json_object_get_double(v);
 		if (!isfinite(t) || t < 0)
 			return at_error(ctx, source, NULL, "%s[%zu] is %g, not a time", tpath, k,
@@ -1470,6 +1476,9 @@ static int hf_check_runs(bg_ctx *ctx, const char *source, size_t i, const char *
 			        k + 1, n);
 		if (!json_object_is_type(v, json_type_int))
 			return at_error(ctx, source, path, "exit_codes[%zu] is not an integer", k);
+		if (bg_json__clamped(v))
+			return at_error(ctx, source, path, "exit_codes[%zu]: %s", k,
+			                BG_JSON_CLAMPED_MSG);
 		if (json_object_get_int64(v) != 0)
 			return at_error(
 			        ctx, source, path,
@@ -2158,6 +2167,11 @@ static int py_series(bg_ctx *ctx, const char *benchmark, const char *fullname, b
 static int py_time(bg_ctx *ctx, const char *source, const char *path, size_t k, json_object *v,
                    double *t)
 {
+	if (bg_json__clamped(v))
+		return k == (size_t)-1
+		               ? at_error(ctx, source, NULL, "%s: %s", path, BG_JSON_CLAMPED_MSG)
+		               : at_error(ctx, source, NULL, "%s[%zu]: %s", path, k,
+		                          BG_JSON_CLAMPED_MSG);
 	*t = json_object_get_double(v);
 	if (isfinite(*t) && *t >= 0)
 		return 0;

@@ -68,6 +68,12 @@ void bg_json__add(int *oom, json_object *obj, const char *key, json_object *val)
 	}
 }
 
+int bg_json__clamped(json_object *x)
+{
+	return json_object_is_type(x, json_type_int) &&
+	       (json_object_get_int64(x) == INT64_MIN || json_object_get_uint64(x) == UINT64_MAX);
+}
+
 void bg_json__push(int *oom, json_object *arr, json_object *val)
 {
 	if (!arr || json_object_array_add(arr, val) < 0) {

@@ -33,4 +33,16 @@ json_object *bg_json__check(int *oom, json_object *o);
 void bg_json__add(int *oom, json_object *obj, const char *key, json_object *val);
 void bg_json__push(int *oom, json_object *arr, json_object *val);
 
+/*
+ * Whether a whole number read lies past what json-c holds: it keeps int64
+ * and uint64 and clamps anything beyond to the nearest bound without a
+ * word, so 123456789012345678901234567890 would read as 1.8e19 and a time
+ * of 1e20 as INT64_MAX.  The bounds themselves cannot be told from a
+ * clamped number, and no sample, time or code is one of them: refused
+ * alike, by every reader of JSON from outside (baseline files, imports).
+ */
+int bg_json__clamped(json_object *x);
+#define BG_JSON_CLAMPED_MSG                                                                        \
+	"whole number out of range (past 64 bits; write it with an exponent, as 1.5e+30)"
+
 #endif

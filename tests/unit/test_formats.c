@@ -354,6 +354,14 @@ static void test_gbench_bad_documents(void **state)
 		  "out.txt: benchmark \"BM_A\": \"cpu_time\" is not a finite number" },
 		{ ENTRY("\"cpu_time\": 1, \"items_per_second\": \"many\""),
 		  "out.txt: benchmark \"BM_A\": \"items_per_second\" is not a number" },
+		/* Past 64 bits json-c clamps a whole number to a bound, stored as
+		 * 1.8e10 s without a word. */
+		{ ENTRY("\"cpu_time\": 99999999999999999999"),
+		  "out.txt: benchmark \"BM_A\": \"cpu_time\": whole number out of range (past 64 "
+		  "bits; write it with an exponent, as 1.5e+30)" },
+		{ ENTRY("\"cpu_time\": -99999999999999999999"),
+		  "out.txt: benchmark \"BM_A\": \"cpu_time\": whole number out of range (past 64 "
+		  "bits; write it with an exponent, as 1.5e+30)" },
 		/* A time or a rate below zero measured nothing. */
 		{ ENTRY("\"cpu_time\": -3"),
 		  "out.txt: benchmark \"BM_A\": \"cpu_time\" is -3, negative" },
@@ -1478,6 +1486,14 @@ static void test_hyperfine_bad(void **state)
 		{ NULL, "{\"results\": []}", "out.txt: no results in output" },
 		{ NULL, "{\"results\": [{\"command\": \"x\", \"times\": []}]}",
 		  "out.txt: results[0] (\"x\"): \"times\" is empty" },
+		{ NULL, "{\"results\": [{\"command\": \"x\", \"times\": [99999999999999999999]}]}",
+		  "out.txt: results[0].times[0]: whole number out of range (past 64 bits; write it "
+		  "with an exponent, as 1.5e+30)" },
+		{ NULL,
+		  "{\"results\": [{\"command\": \"x\", \"times\": [1], \"exit_codes\": "
+		  "[18446744073709551616]}]}",
+		  "out.txt: results[0] (\"x\"): exit_codes[0]: whole number out of range (past 64 "
+		  "bits; write it with an exponent, as 1.5e+30)" },
 		{ NULL, "{\"results\": [{\"command\": 1, \"times\": [1]}]}",
 		  "out.txt: results[0]: \"command\" is not a string" },
 		{ NULL,
@@ -2029,6 +2045,10 @@ static void test_pytest_bad(void **state)
 		  "out.txt: benchmarks[0].stats.data[1] is not a number" },
 		{ "{\"benchmarks\": [{\"fullname\": \"a::b\", \"stats\": {\"data\": [-1]}}]}",
 		  "out.txt: benchmarks[0].stats.data[0] is -1, not a time" },
+		{ "{\"benchmarks\": [{\"fullname\": \"a::b\", \"stats\": {\"data\": "
+		  "[1, 99999999999999999999]}}]}",
+		  "out.txt: benchmarks[0].stats.data[1]: whole number out of range (past 64 bits; "
+		  "write it with an exponent, as 1.5e+30)" },
 		{ "{\"benchmarks\": [{\"fullname\": \"a::b\", \"stats\": {\"data\": []}}]}",
 		  "out.txt: benchmarks[0].stats.data is empty" },
 		{ "{\"benchmarks\": [{\"fullname\": \"a::b\", \"stats\": {\"rounds\": 5}}]}",
