@@ -91,10 +91,12 @@ static int db_info(cli_state *st)
 		printf("database        %s\nbackend         %s\nschema version  %d",
 		       bg_store_name(env.store), bg_store_backend(env.store), v);
 		if (v == 0)
-			printf(" (no tables yet: the next command that opens it makes version %d)\n",
+			printf(" (no tables yet: the next command that opens it makes version "
+			       "%d)\n",
 			       cur);
 		else if (v < cur)
-			printf(" (this benchguard uses %d: the next command that opens the database "
+			printf(" (this benchguard uses %d: the next command that opens the "
+			       "database "
 			       "upgrades it, and an older benchguard then refuses it)\n",
 			       cur);
 		else

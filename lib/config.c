@@ -1295,10 +1295,11 @@ static int load_thresholds(struct loader *ld, const struct pos *root, json_objec
 		if ((err = read_number(ld, kp, kpath, v, &t->min_change)) < 0)
 			return err;
 		if (!(t->min_change >= 0.0 && t->min_change < BG_MIN_CHANGE_LIMIT))
-			return failp(ld, kp->line, kpath,
-			             "must be a relative change from 0 to below 1, e.g. 0.05 for 5%% "
-			             "(got %.*s)",
-			             RAW(ld, kp));
+			return failp(
+			        ld, kp->line, kpath,
+			        "must be a relative change from 0 to below 1, e.g. 0.05 for 5%% "
+			        "(got %.*s)",
+			        RAW(ld, kp));
 	}
 	if (member(p, o, "min_effect", path, &kp, &v, kpath, sizeof(kpath))) {
 		if ((err = read_number(ld, kp, kpath, v, &t->min_effect)) < 0)

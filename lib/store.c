@@ -644,8 +644,8 @@ struct bg_store {
 	bg_db *db;
 	int version;
 	int upgraded_from; /* the schema version this open migrated from; 0: none */
-	int created;     /* the tables were made by this open */
-	int said_no_cpu; /* store__machine's warning, once a store (ci stores many runs) */
+	int created;       /* the tables were made by this open */
+	int said_no_cpu;   /* store__machine's warning, once a store (ci stores many runs) */
 	bg_db_stmt *stmts[ST_COUNT];
 	bg_db_batches batches; /* results' INSERTs, by rows */
 };

@@ -536,8 +536,7 @@ static long long sqlite__size(const char *path)
  * and no process of this user can add one.  A -wal with content but no
  * -shm holds commits only a writer can fold in: refused, not read stale.
  */
-static int sqlite__open_readonly_once(bg_ctx *ctx, sqlite_db *db, int dir_writable,
-                                     int *wal_alone)
+static int sqlite__open_readonly_once(bg_ctx *ctx, sqlite_db *db, int dir_writable, int *wal_alone)
 {
 	const char *path = db->base.name;
 	bg_buf uri = BG_BUF_INIT;

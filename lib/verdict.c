@@ -378,7 +378,8 @@ int bg_judge(bg_ctx *ctx, const bg_judge_input *in, size_t n, const bg_threshold
 	if (!(th->alpha > 0 && th->alpha < 1) || !(level > 0 && level < 1))
 		return bg_error_set(ctx, BG_EINPUT, "alpha must be between 0 and 1 (got %g, %g)",
 		                    th->alpha, level);
-	if (!(th->min_change >= 0 && th->min_change < BG_MIN_CHANGE_LIMIT) || !(th->min_effect >= 0))
+	if (!(th->min_change >= 0 && th->min_change < BG_MIN_CHANGE_LIMIT) ||
+	    !(th->min_effect >= 0))
 		return bg_error_set(ctx, BG_EINPUT,
 		                    "min_change must be from 0 to below 1 and min_effect >= 0 "
 		                    "(got %g, %g)",

@@ -397,7 +397,8 @@ static void test_parse_errors(void **state)
 		/* In milliseconds, or from a clock gone wrong: the run would stay
 		 * the latest for good, and be what check judges. */
 		{ "{" GOOD_UID ", " GOOD_COMMIT ", \"started_at\": 1700000000000, \"series\": []}",
-		  "runs[0].started_at: 1700000000000 is more than a day past this machine's clock (" },
+		  "runs[0].started_at: 1700000000000 is more than a day past this machine's clock "
+		  "(" },
 		{ "{" GOOD_UID ", \"commit\": {\"sha\": "
 		  "\"0123456789abcdef0123456789abcdef01234567\", \"author_time\": "
 		  "253402300800}, \"started_at\": 5, \"series\": []}",

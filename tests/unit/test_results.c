@@ -117,11 +117,11 @@ static void test_decimal(void **state)
 /* Rates by any unit of time, in any case; per an operation is no rate. */
 static void test_rate_units(void **state)
 {
-	static const char *const higher[] = { "GB/s",  "items/s",  "ops/sec", "MB/S",   "B/ms",
-		                              "req/min", "op/Second", "x/us",   "x/\xc2\xb5s", "Hz",
-		                              "FPS",     "ops" };
-	static const char *const lower[] = { "s",   "ms",   "B/op", "allocs/op", "/s",
-		                             "B/",  "kHz",  "B",    "events",    "s/op" };
+	static const char *const higher[] = { "GB/s",        "items/s", "ops/sec",   "MB/S",
+		                              "B/ms",        "req/min", "op/Second", "x/us",
+		                              "x/\xc2\xb5s", "Hz",      "FPS",       "ops" };
+	static const char *const lower[] = { "s",  "ms",  "B/op", "allocs/op", "/s",
+		                             "B/", "kHz", "B",    "events",    "s/op" };
 	size_t i;
 
 	(void)state;
@@ -250,10 +250,15 @@ static void test_units(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_add_and_lookup), cmocka_unit_test(test_rejects_bad_samples),
-		cmocka_unit_test(test_directions),     cmocka_unit_test(test_rate_units),     cmocka_unit_test(test_outcomes_and_drop),
-		cmocka_unit_test(test_summary),        cmocka_unit_test(test_far_out_samples),
-		cmocka_unit_test(test_units),          cmocka_unit_test(test_replacement_character),
+		cmocka_unit_test(test_add_and_lookup),
+		cmocka_unit_test(test_rejects_bad_samples),
+		cmocka_unit_test(test_directions),
+		cmocka_unit_test(test_rate_units),
+		cmocka_unit_test(test_outcomes_and_drop),
+		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_far_out_samples),
+		cmocka_unit_test(test_units),
+		cmocka_unit_test(test_replacement_character),
 		cmocka_unit_test(test_decimal),
 	};
 	return cmocka_run_group_tests_name("results", tests, NULL, NULL);
