@@ -253,12 +253,18 @@ static int run_build(bg_ctx *ctx, const char *command, double timeout, bg_worktr
 
 /* --------------------------------------------------------------- checkout */
 
-/* Writes the commit into a temporary directory and renames it into place. */
+/*
+ * Writes the commit into a temporary directory and renames it into place.
+ * The checkout is a folder made inside mkdtemp's, with mkdir's 0777 less
+ * the umask, as any folder of the user's: mkdtemp's own 0700 would make it
+ * private, and a fixed 0755 ignored a umask of 077.
+ */
 static int check_out(bg_ctx *ctx, bg_repo *repo, const char *cache_dir, bg_worktree *wt,
                      const char *stamp)
 {
 	char *tmp = cache_file(cache_dir, ".tmp-", wt->sha);
 	bg_buf b = BG_BUF_INIT;
+	char *tree = NULL;
 	int err = 0;
 
 	if (!tmp || bg_buf_printf(&b, "%s-XXXXXX", tmp) < 0) {
@@ -272,24 +278,32 @@ static int check_out(bg_ctx *ctx, bg_repo *repo, const char *cache_dir, bg_workt
 		bg_buf_clear(&b);
 		return err;
 	}
-	/* mkdtemp's 0700 would make the checkout private to this user. */
-	chmod(b.ptr, 0755);
+	if (!(tree = bg_printf("%s/tree", b.ptr))) {
+		err = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	if (mkdir(tree, 0777) < 0) {
+		err = bg_error_errno(ctx, BG_EIO, "cannot create %s", tree);
+		goto cleanup;
+	}
 	bg_log(ctx, BG_LOG_INFO, "checking out %.12s into %s", wt->sha, wt->path);
-	if ((err = bg_repo_checkout(ctx, repo, wt->sha, b.ptr)) < 0)
+	if ((err = bg_repo_checkout(ctx, repo, wt->sha, tree)) < 0)
 		goto cleanup;
 	/* A new checkout holds no build, whatever the stale stamp said. */
 	if (unlink(stamp) < 0 && errno != ENOENT) {
 		err = bg_error_errno(ctx, BG_EIO, "cannot remove %s", stamp);
 		goto cleanup;
 	}
-	if (rename(b.ptr, wt->path) < 0) {
+	if (rename(tree, wt->path) < 0) {
 		err = bg_error_errno(ctx, BG_EIO, "cannot move the checkout into %s", wt->path);
 		goto cleanup;
 	}
 	wt->checked_out = 1;
+	rmdir(b.ptr);
 cleanup:
 	if (err < 0)
 		bg_rmtree(NULL, b.ptr);
+	free(tree);
 	bg_buf_clear(&b);
 	return err;
 }

@@ -50,6 +50,8 @@ check "... said it checked out and built" grep -q "checking out ${c1:0:12}" "$T/
 check "... the checkout is in the worktree cache, at c1" grep -q '"BENCHGUARD version 1 ' "$W/$c1/prog.c"
 check "... built exactly once, with BENCHGUARD_COMMIT set" [ "$(builds "$c1")" = 1 ]
 check "... the full build log is beside the checkout" [ -f "$W/$c1.build.log" ]
+check "... the checkout's folder is 0777 less the umask ($(umask)), as its files are" \
+	[ "$(stat -c %a "$W/$c1")" = "$(printf '%o' $((0777 & ~$(umask))))" ]
 check "history shows the run under that commit" \
 	sh -c "'$BG' history prog:version --json | grep -q '\"commit\": \"$c1\"'"
 
@@ -200,6 +202,11 @@ check "run --commit HEAD~1 in a depth-1 clone: exit 2, saying it is a shallow cl
 	\"$BG\" --db '$T/shallow1.db' run --commit HEAD~1 2>'$T/err'; [ \$? = 2 ] &&
 	grep -q 'unknown revision \"HEAD~1\" (this is a shallow clone, which may lack it: fetch the whole history' '$T/err'"
 cd "$back" || exit 1
+# Under umask 077 the checkout's folder was 0755 all the same (a fixed chmod
+# over mkdtemp's 0700), where everything else benchguard made was private.
+(umask 077 && BENCHGUARD_CACHE="$T/private-cache" "$BG" --db "$T/private.db" run --commit "$c1" >/dev/null 2>&1)
+check "under umask 077 a new checkout's folder is private (700)" \
+	[ "$(stat -c %a "$T/private-cache/$c1" 2>/dev/null)" = 700 ]
 check "the working tree was never modified" clean_tree
 check "HEAD is still main" [ "$(git symbolic-ref --short HEAD)" = main ]
 check "help run mentions --commit" sh -c "'$BG' help run | grep -q -- '--commit REV'"
