@@ -49,6 +49,47 @@ static int git__fail(bg_ctx *ctx, int code, const char *what)
 }
 
 /*
+ * Why a repository did not open, when it is another user's: git refuses
+ * one it does not own unless safe.directory names it, and libgit2 1.5 says
+ * "not found" when no safe.directory is set at all, and takes no "*" (git
+ * does).  The nearest folder above `path` with a .git is the repository
+ * the open looked for; when its .git is another user's, that is said, with
+ * the command that allows it.  0: not that (the caller says what it was).
+ */
+static int git__foreign(bg_ctx *ctx, const char *path)
+{
+	char *dir = realpath(path, NULL), *slash;
+	struct stat sb;
+	int err = 0;
+
+	while (dir) {
+		char *dotgit = bg_printf("%s/.git", strcmp(dir, "/") ? dir : "");
+
+		if (!dotgit) {
+			err = bg_error_oom(ctx);
+			break;
+		}
+		if (lstat(dotgit, &sb) == 0) {
+			if (sb.st_uid != geteuid())
+				err = bg_error_set(ctx, BG_EINPUT,
+				                   "%s: the repository belongs to another user (uid "
+				                   "%ld), and git's safe.directory does not name it: "
+				                   "git config --global --add safe.directory %s (this "
+				                   "libgit2 takes the path itself, not \"*\")",
+				                   dir, (long)sb.st_uid, dir);
+			free(dotgit);
+			break;
+		}
+		free(dotgit);
+		if (!strcmp(dir, "/") || !(slash = strrchr(dir, '/')))
+			break;
+		slash[slash == dir] = '\0';
+	}
+	free(dir);
+	return err;
+}
+
+/*
  * libgit2 as Debian builds it (with mbedTLS) parses the system's whole CA
  * bundle in git_libgit2_init: about 140 certificates through mbedTLS's
  * constant-time base64, 5 to 7 ms of every command's start on a 2-core VM,
@@ -141,7 +182,7 @@ int bg_repo_open(bg_ctx *ctx, const char *path, bg_repo **out)
 	bg_repo *r = NULL;
 	const char *wd;
 	size_t len;
-	int err;
+	int err, foreign;
 
 	BG_NEED(ctx, out);
 
@@ -156,6 +197,10 @@ int bg_repo_open(bg_ctx *ctx, const char *path, bg_repo **out)
 		return bg_error_oom(ctx);
 	}
 	err = git_repository_open_ext(&r->repo, path, 0, NULL);
+	if ((err == GIT_ENOTFOUND || err == GIT_EOWNER) && (foreign = git__foreign(ctx, path)) < 0) {
+		err = foreign;
+		goto fail;
+	}
 	if ((err == 0 || err == GIT_ENOTFOUND) &&
 	    git_env_differs(ctx, err ? NULL : git_repository_path(r->repo),
 	                    err ? NULL : git_repository_workdir(r->repo)) < 0) {

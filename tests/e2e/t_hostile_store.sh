@@ -245,6 +245,25 @@ else
 	rm -f "$ro2/results.db-shm" "$ro2/results.db-wal"
 	check "... removed, run stores again" expect_rc 0 "${as[@]}" "$BG" run
 
+	# Another user's repository: git refuses it unless safe.directory names
+	# it.  libgit2 1.5 said "not a git repository" with no safe.directory
+	# set, and with git's usual "*" (which it does not take) gave no hint.
+	if [ -n "${as[*]}" ]; then
+		gh="$T/githome" && mkdir -p "$gh"
+		rnp=$(cd "$work" && pwd -P)
+		for sd in none '*'; do
+			rm -f "$gh/.gitconfig"
+			[ "$sd" = none ] || printf '[safe]\n\tdirectory = %s\n' "$sd" >"$gh/.gitconfig"
+			check "another user's repository, safe.directory $sd: run exits 2" \
+				expect_rc 2 env HOME="$gh" XDG_CONFIG_HOME="$gh" GIT_CONFIG_NOSYSTEM=1 "$BG" --db "$T/sd.db" run
+			check "... naming the owner and the safe.directory to add" grep -qF \
+				"$rnp: the repository belongs to another user (uid $(id -u nobody)), and git's safe.directory does not name it: git config --global --add safe.directory $rnp" "$T/err"
+		done
+		printf '[safe]\n\tdirectory = %s\n' "$rnp" >"$gh/.gitconfig"
+		check "... with safe.directory naming it, run works" \
+			expect_rc 0 env HOME="$gh" XDG_CONFIG_HOME="$gh" GIT_CONFIG_NOSYSTEM=1 "$BG" --db "$T/sd.db" run
+	fi
+
 	# A -wal with commits and no -shm (a writer killed mid-close) in a folder
 	# the reader may not write: only a writer can fold them in, so the read
 	# is refused rather than made without them, once the -wal has stayed.
