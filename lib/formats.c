@@ -2464,11 +2464,31 @@ static int perf_find_event(perf_state *st, size_t line, const char *e, size_t n,
  * What a line's first fields say about its layout, for a line that is not
  * "<value>,<unit>,...": an interval time stamp, or an aggregation column.
  */
+/* Whether the field is digits alone, past leading blanks (perf pads). */
+static int perf_digits(const char *f, size_t n)
+{
+	size_t i = 0, d;
+
+	while (i < n && f[i] == ' ')
+		i++;
+	for (d = i; i < n && f[i] >= '0' && f[i] <= '9'; i++)
+		;
+	return i == n && i > d;
+}
+
 static int perf_layout_error(perf_state *st, size_t line, const char *const *f, const size_t *n)
 {
 	char q[320];
 	double v;
 
+	/* "1234,56,msec,...": a locale's decimal comma split the value in
+	 * two.  An interval's time always has its point (1.001086672). */
+	if (perf_digits(f[0], n[0]) && perf_digits(f[1], n[1]))
+		return perf_error(st, line,
+		                  "a value written with a decimal comma (\"%.*s,%.*s\"): perf ran "
+		                  "under a locale that writes numbers so, which -x, cannot "
+		                  "separate; run perf with LC_ALL=C",
+		                  (int)n[0], f[0], (int)n[1], f[1]);
 	if (perf_number(st, f[0], n[0], &v))
 		return perf_error(st, line,
 		                  "interval output (perf stat -I): its counts are slices of one "
