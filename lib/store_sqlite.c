@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -140,6 +141,18 @@ static int sqlite__fail(bg_db *d, bg_ctx *ctx, const char *what)
 	    sqlite3_system_errno(db) != 0)
 		return bg_error_set(ctx, sqlite__code(rc), "database %s: %s: %s (%s)", d->name,
 		                    what, sqlite3_errmsg(db), strerror(sqlite3_system_errno(db)));
+	/* A write past `ulimit -f` at a commit comes back with no errno: the
+	 * limit is the likeliest cause, and the user's to see. */
+	if ((rc & 0xff) == SQLITE_IOERR) {
+		struct rlimit rl;
+
+		if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+			return bg_error_set(ctx, sqlite__code(rc),
+			                    "database %s: %s: %s (the file-size limit, ulimit -f, is "
+			                    "%llu bytes: most likely what stopped the write)",
+			                    d->name, what, sqlite3_errmsg(db),
+			                    (unsigned long long)rl.rlim_cur);
+	}
 	return bg_error_set(ctx, sqlite__code(rc), "database %s: %s: %s", d->name, what,
 	                    sqlite3_errmsg(db));
 }

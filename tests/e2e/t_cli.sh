@@ -117,6 +117,13 @@ J
 check "... and a benchmark under the same limit gets SIGXFSZ's default back" bash -c "
 	( trap - XFSZ; ulimit -f 8192; \"$BG\" --json --config $T/xfsz.json --db $T/xfsz.db run --samples 1 --warmup 0 ) >$T/o 2>$T/e
 	grep -q '\"mean\": 0.153' $T/o || { cat $T/o $T/e >&2; false; }"
+# The database outgrowing `ulimit -f` at a commit: SQLite gives no errno
+# there, and the message said only "disk I/O error".
+echo '{ "benchmarks": [ { "name": "t", "command": "true" } ] }' >"$T/fsz.json"
+"$BG" -q --config "$T/fsz.json" --db "$T/fsz.db" run --samples 2 >/dev/null 2>&1
+check "a run on a database already past ulimit -f: exit 3, naming the limit" bash -c "
+	( ulimit -f 64; \"$BG\" --config $T/fsz.json --db $T/fsz.db run --samples 300 --warmup 0 ) >/dev/null 2>$T/e
+	[ \$? -eq 3 ] && grep -q 'committing: disk I/O error (the file-size limit, ulimit -f, is 65536 bytes' $T/e || { cat $T/e >&2; false; }"
 # A huge argument does not push the reason out of the message: its start
 # and its end are kept around "...", and the end says why.
 long=$(printf 'b%.0s' $(seq 1 1500))
