@@ -1452,7 +1452,7 @@ int bg_baseline_import_all(bg_ctx *ctx, bg_store *store, const bg_baseline *cons
 	 * contradicts the database, or another file's, is refused with nothing
 	 * stored, and an interrupted import leaves no incomplete run.
 	 */
-	if ((error = bg_store_runs_put(ctx, store, info, res, n, ids, &failed)) < 0) {
+	if ((error = bg_store_runs_put(ctx, store, info, res, n, 1, ids, &failed)) < 0) {
 		if (failed < n)
 			error = bg_error_set(ctx, error, "%s: run %s: %s; nothing imported",
 			                     b[file_of[failed]]->name, info[failed].uid,

@@ -1959,7 +1959,8 @@ static int store__interrupted(bg_ctx *ctx)
  * run that a later import of the same uid would take as present.
  */
 int bg_store_runs_put(bg_ctx *ctx, bg_store *store, const bg_run_info *info,
-                      const bg_results *const *res, size_t n, int64_t *run_ids, size_t *failed)
+                      const bg_results *const *res, size_t n, int keep_dir, int64_t *run_ids,
+                      size_t *failed)
 {
 	char uid[33] = "";
 	size_t i;
@@ -1984,7 +1985,7 @@ int bg_store_runs_put(bg_ctx *ctx, bg_store *store, const bg_run_info *info,
 			break;
 		if (!run_ids[i]) /* stored already */
 			continue;
-		if ((error = store__run_add(ctx, store, run_ids[i], res[i], 1)) < 0 ||
+		if ((error = store__run_add(ctx, store, run_ids[i], res[i], keep_dir)) < 0 ||
 		    (error = store__run_finish(ctx, store, run_ids[i])) < 0)
 			break;
 	}

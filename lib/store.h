@@ -104,14 +104,18 @@ int bg_store_run_add(bg_ctx *ctx, bg_store *store, int64_t run_id, const bg_resu
 /* Marks the run complete. */
 int bg_store_run_finish(bg_ctx *ctx, bg_store *store, int64_t run_id);
 /* Whole runs (an import) in one transaction: for each, begin, series,
- * outcomes and finish, so that a refusal stores none of them.  A series
+ * outcomes and finish, so that a refusal stores none of them.  With
+ * keep_dir (a baseline file, which says its own directions) a series
  * stored already keeps its direction: a run that says the other is
- * refused (BG_EINPUT), as one in another unit is.  A run with
+ * refused (BG_EINPUT), as one in another unit is; without it (results
+ * imported, their directions from the units and the config, as a run's)
+ * the stored direction follows the run.  A run with
  * info[i].uid already stored leaves run_ids[i] 0, as bg_store_run_begin_new.
  * On an error, *failed (when not NULL) is the index of the run refused, or
  * n when no one run is to blame (the commit). */
 int bg_store_runs_put(bg_ctx *ctx, bg_store *store, const bg_run_info *info,
-                      const bg_results *const *res, size_t n, int64_t *run_ids, size_t *failed);
+                      const bg_results *const *res, size_t n, int keep_dir, int64_t *run_ids,
+                      size_t *failed);
 /* Stores m's volatile facts again for the run (GPU state read after it ran). */
 int bg_store_run_set_facts(bg_ctx *ctx, bg_store *store, int64_t run_id, const bg_machine *m);
 /*

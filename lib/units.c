@@ -61,21 +61,25 @@ int bg_unit_canonical(const char *unit, const char **canon, double *scale)
 
 /*
  * A rate: anything per a unit of time ("GB/s", "ops/sec", "MB/S",
- * "items/ms", "req/min"), in any case, as tools print them.  Only "/s"
- * was taken, so "ops/sec" was judged lower-is-better: its regressions
- * passed as improvements.
+ * "items/ms", "req/min", "jobs/h"), in any case, as tools print them.
+ * Only "/s" was taken, so "ops/sec" was judged lower-is-better: its
+ * regressions passed as improvements.
  */
 static int per_time(const char *unit)
 {
+	static const char *const more[] = { "secs",  "second", "seconds", "mins", "minute",
+		                            "minutes", "h",      "hr",      "hrs",  "hour",
+		                            "hours",   "d",      "day",     "days" };
 	const char *per = unit ? strrchr(unit, '/') : NULL;
 	size_t i;
 
-	if (!per || per == unit || !*++per)
+	if (!per || !*++per)
 		return 0;
-	if (!strcasecmp(per, "second"))
-		return 1;
 	for (i = 0; i < BG_ARRAY_SIZE(time_units); i++)
 		if (!strcasecmp(per, time_units[i].name))
+			return 1;
+	for (i = 0; i < BG_ARRAY_SIZE(more); i++)
+		if (!strcasecmp(per, more[i]))
 			return 1;
 	return 0;
 }

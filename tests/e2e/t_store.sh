@@ -241,4 +241,15 @@ wait
 check "SIGINT to export blocked on its reader: exit $(cat "$T/rc") (3), saying so, the document whole" bash -c "
 	[ \"\$(cat $T/rc)\" = 3 ] && grep -qx 'benchguard: interrupted (the command had finished its work)' $T/err &&
 	python3 -c 'import json; json.load(open(\"$T/export.json\"))'"
+
+# A rate stored lower-is-better (as an older release stored ops/sec) takes
+# the direction its unit gives at the next import, as at the next run: the
+# import was refused for the stored direction, for good.
+printf 'BENCHGUARD tput %s ops/sec\n' 100 101 99 >"$T/rate.txt"
+"$BG" -q --db "$T/rate.db" import "$T/rate.txt" --format lines --name b >/dev/null 2>&1
+sqlite3 "$T/rate.db" "UPDATE series SET direction = 'lower' WHERE metric = 'tput'"
+check "an ops/sec series stored lower-is-better: the next import stores (exit 0)" \
+	expect_rc 0 "$BG" --db "$T/rate.db" import "$T/rate.txt" --format lines --name b
+check "... and the series is higher-is-better now" \
+	test "$(sqlite3 "$T/rate.db" "SELECT direction FROM series WHERE metric = 'tput'")" = higher
 finish

@@ -793,7 +793,7 @@ static void test_runs_put_all_or_nothing(void **state)
 	/* The second run contradicts the first's unit: nothing is stored. */
 	res[0] = a;
 	res[1] = b;
-	assert_int_equal(bg_store_runs_put(ctx, st, info, res, 2, ids, &failed), BG_EINPUT);
+	assert_int_equal(bg_store_runs_put(ctx, st, info, res, 2, 1, ids, &failed), BG_EINPUT);
 	assert_int_equal(failed, 1);
 	assert_true(ids[0] == 0 && ids[1] == 0);
 	assert_int_equal(sql_int(path, "SELECT count(*) FROM runs"), 0);
@@ -808,7 +808,7 @@ static void test_runs_put_all_or_nothing(void **state)
 
 		bg_ctx_set_cancel(ctx, &stop);
 		failed = 9;
-		assert_int_equal(bg_store_runs_put(ctx, st, info, res, 3, ids, &failed), BG_ERROR);
+		assert_int_equal(bg_store_runs_put(ctx, st, info, res, 3, 1, ids, &failed), BG_ERROR);
 		assert_string_equal(bg_ctx_error(ctx), "interrupted; nothing stored");
 		assert_int_equal(failed, 3);
 		assert_int_equal(sql_int(path, "SELECT count(*) FROM runs"), 0);
@@ -816,9 +816,9 @@ static void test_runs_put_all_or_nothing(void **state)
 	}
 
 	/* The same uid twice in one call, then again: one run, complete. */
-	assert_int_equal(bg_store_runs_put(ctx, st, info, res, 3, ids, &failed), 0);
+	assert_int_equal(bg_store_runs_put(ctx, st, info, res, 3, 1, ids, &failed), 0);
 	assert_true(ids[0] > 0 && ids[1] > 0 && ids[2] == 0);
-	assert_int_equal(bg_store_runs_put(ctx, st, info, res, 1, ids, NULL), 0);
+	assert_int_equal(bg_store_runs_put(ctx, st, info, res, 1, 1, ids, NULL), 0);
 	assert_int_equal(ids[0], 0);
 	assert_int_equal(sql_int(path, "SELECT count(*) FROM runs WHERE status = 'complete'"), 2);
 	assert_int_equal(sql_int(path, "SELECT count(*) FROM runs"), 2);
