@@ -239,7 +239,7 @@ static int alert_drop(cli_state *st, int argc, char **argv)
 
 		errno = 0;
 		ids[i] = strtoll(a, &end, 10);
-		if (errno || end == a || *end || ids[i] < 1 || !isdigit((unsigned char)*a))
+		if (errno || end == a || *end || ids[i] < 1 || isspace((unsigned char)*a))
 			rc = cli_usage_error(
 			        st,
 			        "alert drop takes the ids of pending alerts, the #N that "
