@@ -295,6 +295,9 @@ int cli_read_store(cli_state *st, cli_env *env);
 /* The database as cli_read_store finds it, for its version alone: nothing
  * is set up or migrated (db info). */
 int cli_peek_store(cli_state *st, cli_env *env);
+/* Warns that opening `store` migrated it (an older benchguard refuses it
+ * now); nothing when it did not. */
+void cli_say_upgraded(cli_state *st, const bg_store *store);
 int cli_detect_machine(cli_state *st, cli_env *env, const char *name);
 /*
  * Writes the whole text or nothing (-o FILE of baseline export and report):

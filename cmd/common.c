@@ -599,7 +599,7 @@ enum { OPEN_WRITE, OPEN_READ, OPEN_PEEK };
 static int open_store(cli_state *st, cli_env *env, int how)
 {
 	bg_buf b = BG_BUF_INIT;
-	int read = how != OPEN_WRITE, rc, from;
+	int read = how != OPEN_WRITE, rc;
 
 	/* --db, then $BENCHGUARD_DB (both in st->db_path), then the config's
 	 * "database", then the file in the repository.  A command that reads
@@ -629,14 +629,22 @@ static int open_store(cli_state *st, cli_env *env, int how)
 		return bg_store_open_peek(st->ctx, env->db_path, &env->store);
 	rc = read ? bg_store_open_read(st->ctx, env->db_path, &env->store)
 	          : bg_store_open(st->ctx, env->db_path, &env->store);
+	if (rc == 0)
+		cli_say_upgraded(st, env->store);
+	return rc;
+}
+
+void cli_say_upgraded(cli_state *st, const bg_store *store)
+{
+	int from = bg_store_upgraded_from(store);
+
 	/* Said, as where runners of two releases share a database the older
-	 * ones stop here with "newer than this benchguard supports". */
-	if (rc == 0 && (from = bg_store_upgraded_from(env->store)) > 0)
+	 * ones stop at it with "newer than this benchguard supports". */
+	if (from > 0)
 		cli_warn(st,
 		         "database %s upgraded from schema version %d to %d: an older "
 		         "benchguard now refuses it",
-		         bg_store_name(env->store), from, bg_store_schema_version(env->store));
-	return rc;
+		         bg_store_name(store), from, bg_store_schema_current());
 }
 
 int cli_open_store(cli_state *st, cli_env *env)

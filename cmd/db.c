@@ -21,9 +21,13 @@ static int db_copy(cli_state *st, const char *from, const char *to)
 	bg_copy_stats stats;
 	int rc;
 
-	if ((rc = bg_store_open_source(st->ctx, from, &src)) < 0 ||
-	    (rc = bg_store_open(st->ctx, to, &dst)) < 0 ||
-	    (rc = bg_store_copy(st->ctx, src, dst, &stats)) < 0)
+	if ((rc = bg_store_open_source(st->ctx, from, &src)) < 0)
+		goto cleanup;
+	cli_say_upgraded(st, src);
+	if ((rc = bg_store_open(st->ctx, to, &dst)) < 0)
+		goto cleanup;
+	cli_say_upgraded(st, dst);
+	if ((rc = bg_store_copy(st->ctx, src, dst, &stats)) < 0)
 		goto cleanup;
 	if (st->format == CLI_JSON) {
 		json_object *top = json_object_new_object();

@@ -192,6 +192,14 @@ check "... the command that upgraded it says so, once" bash -c "
 	[ \"\$(grep -c 'benchguard: warning: database $T/old.db upgraded from schema version 13 to 14: an older benchguard now refuses it' '$T/err')\" = 1 ]"
 expect_rc 0 "$BG" --db "$T/old.db" exclude --list
 check "... the next one says nothing" test ! -s "$T/err"
+# db copy opens both databases itself: it migrated them without a word.
+cp "$T/x.db" "$T/old2.db"
+sqlite3 "$T/old2.db" "ALTER TABLE runs DROP COLUMN exclude_reason; ALTER TABLE runs DROP COLUMN excluded_at; PRAGMA user_version = 13"
+cp "$T/old2.db" "$T/old3.db"
+expect_rc 0 "$BG" db copy "$T/old2.db" "$T/old3.db"
+check "db copy between two schema-13 databases says it upgraded each" bash -c "
+	grep -q 'warning: database $T/old2.db upgraded from schema version 13 to 14' '$T/err' &&
+	grep -q 'warning: database $T/old3.db upgraded from schema version 13 to 14' '$T/err'"
 
 # -------------------------------------------------------------- PostgreSQL
 pg_start_or_end "exclude on PostgreSQL"
