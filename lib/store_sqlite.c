@@ -622,6 +622,22 @@ cleanup:
  */
 #define SQLITE_REOPEN_MS 3000
 
+/* A -shm or -wal there that this process may not read: no writer coming
+ * or going changes that, so it is said at once. */
+static int sqlite__aux_unreadable(const char *path)
+{
+	static const char *const suffix[] = { "-shm", "-wal" };
+	char aux[PATH_MAX + 8];
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(aux, sizeof(aux), "%s%s", path, suffix[i]);
+		if (access(aux, R_OK) < 0 && errno == EACCES)
+			return 1;
+	}
+	return 0;
+}
+
 static int sqlite__open_readonly(bg_ctx *ctx, sqlite_db *db, int dir_writable)
 {
 	long long deadline = sqlite__now_ms() + SQLITE_REOPEN_MS;
@@ -641,7 +657,7 @@ static int sqlite__open_readonly(bg_ctx *ctx, sqlite_db *db, int dir_writable)
 			return 0;
 		if (!((rc & 0xff) == SQLITE_READONLY || (rc & 0xff) == SQLITE_CANTOPEN ||
 		      sqlite__is_busy(rc)) ||
-		    sqlite__backoff(db, deadline, &delay) < 0) {
+		    sqlite__aux_unreadable(db->base.name) || sqlite__backoff(db, deadline, &delay) < 0) {
 			error = sqlite__fail(&db->base, ctx, "opening");
 			sqlite3_close_v2(db->db);
 			db->db = NULL;

@@ -314,6 +314,13 @@ PY
 		echo "# figure: read-only reader beside a writer: $reads reads, $failed failed"
 		check "a reader that may not write the folder, beside a writer: every read works ($failed of $((reads + failed)) failed)" \
 			bash -c "[ $failed -eq 0 ] && [ $reads -ge 20 ] && [ ! -s $T/ro3.log ]"
+		# A -shm the reader may not read is no race: said at once, not
+		# after the 3 s a writer coming or going is given.
+		ro5="$T/ro5"
+		mkdir -p "$ro5" && chmod 755 "$ro5" && cp "$ro/results.db" "$ro5/results.db"
+		chmod 644 "$ro5/results.db" && : >"$ro5/results.db-shm" && chmod 600 "$ro5/results.db-shm"
+		check "a -shm the reader may not read: exit 3 at once (within 2 s)" \
+			expect_rc 3 timeout 2 "${as[@]}" "$BG" --db "$ro5/results.db" history t:lat
 	else
 		skip "a read-only reader beside a writer" "needs root, to read as another user"
 	fi
