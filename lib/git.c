@@ -52,31 +52,38 @@ static int git__fail(bg_ctx *ctx, int code, const char *what)
  * Why a repository did not open, when it is another user's: git refuses
  * one it does not own unless safe.directory names it, and libgit2 1.5 says
  * "not found" when no safe.directory is set at all, and takes no "*" (git
- * does).  The nearest folder above `path` with a .git is the repository
- * the open looked for; when its .git is another user's, that is said, with
- * the command that allows it.  0: not that (the caller says what it was).
+ * does).  The nearest folder above `path` with a .git, on the same file
+ * system (libgit2 looks no further), is the repository the open looked
+ * for; when it or its .git is another user's, that is said, with the
+ * command that allows it.  0: not that (the caller says what it was).
  */
 static int git__foreign(bg_ctx *ctx, const char *path)
 {
-	char *dir = realpath(path, NULL), *slash;
-	struct stat sb;
+	char *dir = realpath(path, NULL), *slash, *dotgit;
+	struct stat sb, top;
+	dev_t dev = 0;
 	int err = 0;
 
-	while (dir) {
-		char *dotgit = bg_printf("%s/.git", strcmp(dir, "/") ? dir : "");
-
-		if (!dotgit) {
+	if (dir && stat(dir, &sb) == 0)
+		dev = sb.st_dev;
+	while (dir && stat(dir, &top) == 0 && top.st_dev == dev) {
+		if (!(dotgit = bg_printf("%s/.git", strcmp(dir, "/") ? dir : ""))) {
 			err = bg_error_oom(ctx);
 			break;
 		}
 		if (lstat(dotgit, &sb) == 0) {
-			if (sb.st_uid != geteuid())
+			uid_t owner = top.st_uid != geteuid() ? top.st_uid : sb.st_uid;
+			/* Quoted for a shell where it needs it (a path with a blank). */
+			int plain = !dir[strcspn(dir, " \t'\"\\$`!*?[]{}()<>|&;#~")];
+
+			if (owner != geteuid())
 				err = bg_error_set(ctx, BG_EINPUT,
 				                   "%s: the repository belongs to another user (uid "
 				                   "%ld), and git's safe.directory does not name it: "
-				                   "git config --global --add safe.directory %s (this "
-				                   "libgit2 takes the path itself, not \"*\")",
-				                   dir, (long)sb.st_uid, dir);
+				                   "git config --global --add safe.directory %s%s%s "
+				                   "(this libgit2 takes the path itself, not \"*\")",
+				                   dir, (long)owner, plain ? "" : "'", dir,
+				                   plain ? "" : "'");
 			free(dotgit);
 			break;
 		}
