@@ -73,17 +73,31 @@ static int git__foreign(bg_ctx *ctx, const char *path)
 		}
 		if (lstat(dotgit, &sb) == 0) {
 			uid_t owner = top.st_uid != geteuid() ? top.st_uid : sb.st_uid;
-			/* Quoted for a shell where it needs it (a path with a blank). */
-			int plain = !dir[strcspn(dir, " \t'\"\\$`!*?[]{}()<>|&;#~")];
+			bg_buf q = BG_BUF_INIT;
+			const char *p;
+			int oom = 0;
 
-			if (owner != geteuid())
+			/* Quoted for a shell where it needs it (a path with a
+			 * blank), a ' inside written '\''. */
+			if (dir[strcspn(dir, " \t'\"\\$`!*?[]{}()<>|&;#~")]) {
+				oom |= bg_buf_put(&q, "'", 1) < 0;
+				for (p = dir; *p; p++)
+					oom |= (*p == '\'' ? bg_buf_puts(&q, "'\\''")
+					                    : bg_buf_put(&q, p, 1)) < 0;
+				oom |= bg_buf_put(&q, "'", 1) < 0;
+			} else {
+				oom |= bg_buf_puts(&q, dir) < 0;
+			}
+			if (oom)
+				err = bg_error_oom(ctx);
+			else if (owner != geteuid())
 				err = bg_error_set(ctx, BG_EINPUT,
 				                   "%s: the repository belongs to another user (uid "
 				                   "%ld), and git's safe.directory does not name it: "
-				                   "git config --global --add safe.directory %s%s%s "
-				                   "(this libgit2 takes the path itself, not \"*\")",
-				                   dir, (long)owner, plain ? "" : "'", dir,
-				                   plain ? "" : "'");
+				                   "git config --global --add safe.directory %s (this "
+				                   "libgit2 takes the path itself, not \"*\")",
+				                   dir, (long)owner, q.ptr);
+			bg_buf_clear(&q);
 			free(dotgit);
 			break;
 		}

@@ -262,6 +262,16 @@ else
 		printf '[safe]\n\tdirectory = %s\n' "$rnp" >"$gh/.gitconfig"
 		check "... with safe.directory naming it, run works" \
 			expect_rc 0 env HOME="$gh" XDG_CONFIG_HOME="$gh" GIT_CONFIG_NOSYSTEM=1 "$BG" --db "$T/sd.db" run
+		# A path with a blank and a quote: the command given works pasted
+		# into a shell as it is.
+		odd="$T/it's odd"
+		mkdir -p "$odd" && cp -r "$work" "$odd/r" && chown -R nobody "$odd/r"
+		rm -f "$gh/.gitconfig"
+		(cd "$odd/r" && env HOME="$gh" XDG_CONFIG_HOME="$gh" GIT_CONFIG_NOSYSTEM=1 "$BG" --db "$T/sd.db" run >/dev/null 2>"$T/odd.err")
+		cmd=$(sed -n 's/.*safe.directory does not name it: \(git config .*\) (this libgit2 .*/\1/p' "$T/odd.err")
+		(cd "$odd/r" && env HOME="$gh" GIT_CONFIG_NOSYSTEM=1 bash -c "$cmd")
+		check "... in a path with a blank and a quote, the git config command it gives, run by a shell, lets run work" \
+			bash -c "cd \"\$1\" && env HOME='$gh' XDG_CONFIG_HOME='$gh' GIT_CONFIG_NOSYSTEM=1 '$BG' --db '$T/sd.db' run >/dev/null" _ "$odd/r"
 	fi
 
 	# A -wal with commits and no -shm (a writer killed mid-close) in a folder
