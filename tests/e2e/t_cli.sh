@@ -33,6 +33,11 @@ for c in "history t --limit: 5" "check --run: 5" "report --since: 2024-05-01" "a
 	check "${c%%:*} '${c#*:}' -> exit 2 (a leading blank)" bash -c "
 		\"$BG\" ${c%%:*} '${c#*:}' 2>$T/e; [ \$? -eq 2 ] && grep -q -- '\"${c#*:}\"' $T/e"
 done
+# ... where a sign stays an id's: "+1" and "#+1" are alert 1.
+for id in +1 '#+1'; do
+	check "alert drop '$id' is read as alert 1" bash -c "
+		\"$BG\" alert drop '$id' 2>$T/e; ! grep -q 'takes the ids of pending alerts' $T/e"
+done
 # 5 meant as 5%: a rate can never fall by 100% or more, so a min_change of 1
 # or more let every throughput regression through as "unchanged".
 for c in check ci compare bisect; do
