@@ -48,6 +48,22 @@ static int git__fail(bg_ctx *ctx, int code, const char *what)
 	return bg_error_set(ctx, code, "%s", what);
 }
 
+/* s as one shell word, quoted where it needs it (a path with a blank), a
+ * ' inside written '\'', so that a command given in a message can be
+ * pasted as it is. */
+static int git__shell_word(bg_buf *b, const char *s)
+{
+	int e = 0;
+
+	if (!s[strcspn(s, " \t'\"\\$`!*?[]{}()<>|&;#~")])
+		return bg_buf_puts(b, s);
+	e |= bg_buf_put(b, "'", 1);
+	for (; *s; s++)
+		e |= *s == '\'' ? bg_buf_puts(b, "'\\''") : bg_buf_put(b, s, 1);
+	e |= bg_buf_put(b, "'", 1);
+	return e ? -1 : 0;
+}
+
 /*
  * Why a repository did not open, when it is another user's: git refuses
  * one it does not own unless safe.directory names it, and libgit2 1.5 says
@@ -74,29 +90,17 @@ static int git__foreign(bg_ctx *ctx, const char *path)
 		if (lstat(dotgit, &sb) == 0) {
 			uid_t owner = top.st_uid != geteuid() ? top.st_uid : sb.st_uid;
 			bg_buf q = BG_BUF_INIT;
-			const char *p;
-			int oom = 0;
 
-			/* Quoted for a shell where it needs it (a path with a
-			 * blank), a ' inside written '\''. */
-			if (dir[strcspn(dir, " \t'\"\\$`!*?[]{}()<>|&;#~")]) {
-				oom |= bg_buf_put(&q, "'", 1) < 0;
-				for (p = dir; *p; p++)
-					oom |= (*p == '\'' ? bg_buf_puts(&q, "'\\''")
-					                    : bg_buf_put(&q, p, 1)) < 0;
-				oom |= bg_buf_put(&q, "'", 1) < 0;
-			} else {
-				oom |= bg_buf_puts(&q, dir) < 0;
-			}
-			if (oom)
+			if (git__shell_word(&q, dir) < 0)
 				err = bg_error_oom(ctx);
 			else if (owner != geteuid())
-				err = bg_error_set(ctx, BG_EINPUT,
-				                   "%s: the repository belongs to another user (uid "
-				                   "%ld), and git's safe.directory does not name it: "
-				                   "git config --global --add safe.directory %s (this "
-				                   "libgit2 takes the path itself, not \"*\")",
-				                   dir, (long)owner, q.ptr);
+				err = bg_error_set(
+				        ctx, BG_EINPUT,
+				        "%s: the repository belongs to another user (uid "
+				        "%ld), and git's safe.directory does not name it: "
+				        "git config --global --add safe.directory %s (this "
+				        "libgit2 takes the path itself, not \"*\")",
+				        dir, (long)owner, q.ptr);
 			bg_buf_clear(&q);
 			free(dotgit);
 			break;
@@ -218,7 +222,8 @@ int bg_repo_open(bg_ctx *ctx, const char *path, bg_repo **out)
 		return bg_error_oom(ctx);
 	}
 	err = git_repository_open_ext(&r->repo, path, 0, NULL);
-	if ((err == GIT_ENOTFOUND || err == GIT_EOWNER) && (foreign = git__foreign(ctx, path)) < 0) {
+	if ((err == GIT_ENOTFOUND || err == GIT_EOWNER) &&
+	    (foreign = git__foreign(ctx, path)) < 0) {
 		err = foreign;
 		goto fail;
 	}
