@@ -147,11 +147,11 @@ static int sqlite__fail(bg_db *d, bg_ctx *ctx, const char *what)
 		struct rlimit rl;
 
 		if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-			return bg_error_set(ctx, sqlite__code(rc),
-			                    "database %s: %s: %s (the file-size limit, ulimit -f, is "
-			                    "%llu bytes: most likely what stopped the write)",
-			                    d->name, what, sqlite3_errmsg(db),
-			                    (unsigned long long)rl.rlim_cur);
+			return bg_error_set(
+			        ctx, sqlite__code(rc),
+			        "database %s: %s: %s (the file-size limit, ulimit -f, is "
+			        "%llu bytes: most likely what stopped the write)",
+			        d->name, what, sqlite3_errmsg(db), (unsigned long long)rl.rlim_cur);
 	}
 	return bg_error_set(ctx, sqlite__code(rc), "database %s: %s: %s", d->name, what,
 	                    sqlite3_errmsg(db));
@@ -610,18 +610,6 @@ cleanup:
 	return error;
 }
 
-/*
- * The read-only open, tried again while another process's writer makes or
- * removes the -shm and -wal files between the look at them and the first
- * read: a writer that closed took away the -shm this reader was to use
- * (which it may not make again), or one that opened made it after the look.
- * The first read, of the schema, shows it; once a read has the -shm open no
- * writer removes it.  A closing writer removes its -shm before its -wal, so
- * a -wal alone is tried again too: only one that stays is a crash's.
- * Anything else that fails is said at once.
- */
-#define SQLITE_REOPEN_MS 3000
-
 /* A -shm or -wal there that this process may not read: no writer coming
  * or going changes that, so it is said at once. */
 static int sqlite__aux_unreadable(const char *path)
@@ -637,6 +625,18 @@ static int sqlite__aux_unreadable(const char *path)
 	}
 	return 0;
 }
+
+/*
+ * The read-only open, tried again while another process's writer makes or
+ * removes the -shm and -wal files between the look at them and the first
+ * read: a writer that closed took away the -shm this reader was to use
+ * (which it may not make again), or one that opened made it after the look.
+ * The first read, of the schema, shows it; once a read has the -shm open no
+ * writer removes it.  A closing writer removes its -shm before its -wal, so
+ * a -wal alone is tried again too: only one that stays is a crash's.
+ * Anything else that fails is said at once.
+ */
+#define SQLITE_REOPEN_MS 3000
 
 static int sqlite__open_readonly(bg_ctx *ctx, sqlite_db *db, int dir_writable)
 {
@@ -657,7 +657,8 @@ static int sqlite__open_readonly(bg_ctx *ctx, sqlite_db *db, int dir_writable)
 			return 0;
 		if (!((rc & 0xff) == SQLITE_READONLY || (rc & 0xff) == SQLITE_CANTOPEN ||
 		      sqlite__is_busy(rc)) ||
-		    sqlite__aux_unreadable(db->base.name) || sqlite__backoff(db, deadline, &delay) < 0) {
+		    sqlite__aux_unreadable(db->base.name) ||
+		    sqlite__backoff(db, deadline, &delay) < 0) {
 			error = sqlite__fail(&db->base, ctx, "opening");
 			sqlite3_close_v2(db->db);
 			db->db = NULL;
