@@ -164,7 +164,8 @@ int cmd_import(cli_state *st, int argc, char **argv)
 		const bg_results *one = res;
 
 		/* One transaction: a series the store refuses leaves no run behind. */
-		if ((rc = bg_store_runs_put(st->ctx, env.store, &info, &one, 1, 0, &run_id, NULL)) < 0)
+		if ((rc = bg_store_runs_put(st->ctx, env.store, &info, &one, 1, 0, &run_id, NULL)) <
+		    0)
 			goto cleanup;
 	}
 	for (i = 0; i < bg_results_series_count(res); i++)

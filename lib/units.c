@@ -67,7 +67,7 @@ int bg_unit_canonical(const char *unit, const char **canon, double *scale)
  */
 static int per_time(const char *unit)
 {
-	static const char *const more[] = { "secs",  "second", "seconds", "mins", "minute",
+	static const char *const more[] = { "secs",    "second", "seconds", "mins", "minute",
 		                            "minutes", "h",      "hr",      "hrs",  "hour",
 		                            "hours",   "d",      "day",     "days" };
 	const char *per = unit ? strrchr(unit, '/') : NULL;

@@ -2274,7 +2274,8 @@ static void test_perfstat_bad(void **state)
 		/* Under a locale with a decimal comma: it blamed -I. */
 		{ NULL, "1234,56,msec,task-clock:u,1000,100.00,0.998,CPUs utilized\n",
 		  "out.txt:1: a value written with a decimal comma (\"1234,56\"): perf ran under a "
-		  "locale that writes numbers so, which -x, cannot separate; run perf with LC_ALL=C" },
+		  "locale that writes numbers so, which -x, cannot separate; run perf with "
+		  "LC_ALL=C" },
 		{ NULL, "nan,,cycles,1,100.00,,\n",
 		  "out.txt:1: value \"nan\" is not a finite number" },
 		{ NULL, "0x10,,cycles,1,100.00,,\n",

@@ -118,9 +118,10 @@ static void test_decimal(void **state)
 static void test_rate_units(void **state)
 {
 	static const char *const higher[] = {
-		"GB/s",     "items/s",    "ops/sec", "MB/S",   "B/ms",     "req/min",    "op/Second",
-		"x/us",     "x/\xc2\xb5s",  "jobs/h",  "req/hr", "req/hour", "ops/minute", "ops/seconds",
-		"ops/secs", "frames/day", "/s",      "Hz",     "FPS",      "ops"
+		"GB/s",       "items/s",   "ops/sec",    "MB/S",        "B/ms",
+		"req/min",    "op/Second", "x/us",       "x/\xc2\xb5s", "jobs/h",
+		"req/hr",     "req/hour",  "ops/minute", "ops/seconds", "ops/secs",
+		"frames/day", "/s",        "Hz",         "FPS",         "ops"
 	};
 	static const char *const lower[] = { "s",   "ms", "B/op",   "allocs/op", "B/",
 		                             "kHz", "B",  "events", "s/op",      "x/hz" };

@@ -808,7 +808,8 @@ static void test_runs_put_all_or_nothing(void **state)
 
 		bg_ctx_set_cancel(ctx, &stop);
 		failed = 9;
-		assert_int_equal(bg_store_runs_put(ctx, st, info, res, 3, 1, ids, &failed), BG_ERROR);
+		assert_int_equal(bg_store_runs_put(ctx, st, info, res, 3, 1, ids, &failed),
+		                 BG_ERROR);
 		assert_string_equal(bg_ctx_error(ctx), "interrupted; nothing stored");
 		assert_int_equal(failed, 3);
 		assert_int_equal(sql_int(path, "SELECT count(*) FROM runs"), 0);
