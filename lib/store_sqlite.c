@@ -700,6 +700,7 @@ int bg_db_sqlite_open(bg_ctx *ctx, const char *path, const char *missing, bg_db 
 {
 	sqlite_db *db = NULL;
 	char *dir = NULL;
+	long long size;
 	int error, rc, dir_writable;
 
 	*out = NULL;
@@ -714,7 +715,17 @@ int bg_db_sqlite_open(bg_ctx *ctx, const char *path, const char *missing, bg_db 
 	 * it may not write (the journal lives there), is opened read-only:
 	 * the commands that only read work, and a write says why it cannot. */
 	dir_writable = 1;
-	if (sqlite__size(path) >= 0) {
+	size = sqlite__size(path);
+	if (size == 0 && missing) {
+		/* SQLite takes an empty file for an empty database, and setting
+		 * it up would write the schema into what a mistake (`touch`, a
+		 * failed copy, a full disk) left: a reading command says so. */
+		error = bg_error_set(ctx, BG_EINPUT,
+		                     "database %s: an empty file (0 bytes), not a database (%s)", path,
+		                     missing);
+		goto cleanup;
+	}
+	if (size >= 0) {
 		dir_writable = sqlite__may_write(dir, W_OK | X_OK);
 		db->base.readonly = !dir_writable || !sqlite__may_write(path, W_OK);
 	} else if (missing) {

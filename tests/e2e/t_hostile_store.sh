@@ -170,6 +170,20 @@ for cmd in "db info" "history t:lat" "report -o $T/none.html" check "baseline ex
 		grep -qF "$T/none/sub/results.db: no such file (a command that only reads never creates one" "$T/err"
 done
 check "... and nothing was made" bash -c "! ls -d $T/none $T/none.html $T/none.json 2>/dev/null | grep -q ."
+# An empty file (`touch`, a copy that failed, a full disk): SQLite takes it
+# for an empty database, and a reading command used to write the schema into
+# it, 120 KB, and answer "nothing stored".  It says what the file is instead,
+# and leaves it as it was; a command that writes sets it up as before.
+: >"$T/empty.db"
+for cmd in "db info" "history t:lat" "report -o $T/empty.html" check "alert flush" "db copy $T/empty.db $T/copy.db"; do
+	# shellcheck disable=SC2086 # the command's words
+	check "an empty file as the database: $cmd exits 2" expect_rc 2 "$BG" --db "$T/empty.db" $cmd
+	check "... saying it is empty" grep -qF "$T/empty.db: an empty file (0 bytes), not a database (" "$T/err"
+	check "... and leaving it empty" test ! -s "$T/empty.db"
+done
+check "... nothing made beside it" bash -c "! ls -d $T/empty.db-* $T/empty.html $T/copy.db 2>/dev/null | grep -q ."
+check "an empty file as the database: run sets it up" expect_rc 0 "$BG" -q --db "$T/empty.db" run
+check "... and history reads it then" expect_rc 0 "$BG" --db "$T/empty.db" history t:lat
 new_repo "$T/fresh" >/dev/null
 cp benchguard.json "$T/fresh/"
 (cd "$T/fresh" && env -u BENCHGUARD_DB "$BG" history t:lat >"$T/out" 2>"$T/err")
