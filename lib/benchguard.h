@@ -460,8 +460,10 @@ int bg_stats_bh(bg_ctx *ctx, const double *p, size_t n, double *adjusted);
 /*
  * Removes, in place and keeping order, at most one outlier: the value
  * farthest from the mean of the others, if it lies more than k standard
- * deviations of the others away and no second value does (among the rest).
- * Nothing when fewer than 5 values or when the others do not vary.  One run
+ * deviations of the others away, farther than the farthest of as many
+ * normal values lies once in 400 (about 18 SDs for 5 values, 6.6 for 10, 5
+ * for 20), and no second value does (among the rest).  Nothing when fewer
+ * than 5 values or when the others do not vary (beyond rounding).  One run
  * slowed by a neighbour on a shared machine goes, instead of inflating the
  * baseline's variance and blinding the test for a whole window; a tail or a
  * second mode (several far runs) is the benchmark's own noise and stays.

@@ -344,6 +344,12 @@ uint64_t bg_disk_usage(const char *path);
 /* A run more than this many SDs of the others from their mean is an outlier
  * (bg_stats_drop_outliers): checks' baselines and bisect's pairs. */
 #define BG_OUTLIER_SIGMAS 5.0
+/* ... and lies where the farthest of that many normal values falls less
+ * often than this: few values need more SDs (lib/stats.c far_enough). */
+#define BG_OUTLIER_CHANCE 0.0025
+/* A run's far-out samples are left out of its mean only when there are at
+ * most one in this many (one at least): more are the benchmark's own. */
+#define BG_FAR_SAMPLES_PER 20
 
 /* lib/stats.c: bg_stats_drop_outliers over v[0..m) of v[0..*n) only.  The
  * values from m on are spares: after a removal they move up one, so that

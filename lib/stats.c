@@ -11,6 +11,7 @@
  * inputs are checked before they reach GSL, and only functions that do not
  * raise errors on valid input are used (the t CDFs, gsl_cdf_tdist_Qinv).
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,12 +113,20 @@ int bg_stats_summarize(bg_ctx *ctx, const double *values, size_t n, bg_summary *
 	out->max = sorted[n - 1];
 	out->robust_mean = out->mean;
 	if (n >= 4) {
-		/* Tukey's outer fences: only "far out" values, which a normal sample
-		 * of this size essentially never has. */
+		/*
+		 * Tukey's outer fences: only "far out" values, and only a few of
+		 * them, at most one in BG_FAR_SAMPLES_PER (one at least).  More
+		 * are a mode of the benchmark itself (cache misses, a collector's
+		 * pauses): left out, a slow mode growing from 0% to 20% of the
+		 * samples (a mean 181% higher) read as unchanged, and a quantised
+		 * timer's equal quartiles, which put every other value outside,
+		 * read 10 and 11 us as 10 where a fifth were 11 and as 10.3 where
+		 * three tenths were.
+		 */
 		double q1 = gsl_stats_quantile_from_sorted_data(sorted, 1, n, 0.25);
 		double q3 = gsl_stats_quantile_from_sorted_data(sorted, 1, n, 0.75);
 		double lo = q1 - 3.0 * (q3 - q1), hi = q3 + 3.0 * (q3 - q1), sum = 0.0;
-		size_t kept = 0;
+		size_t kept = 0, most = n / BG_FAR_SAMPLES_PER ? n / BG_FAR_SAMPLES_PER : 1;
 
 		for (i = 0; i < n; i++) {
 			if (sorted[i] < lo || sorted[i] > hi)
@@ -127,6 +136,8 @@ int bg_stats_summarize(bg_ctx *ctx, const double *values, size_t n, bg_summary *
 		}
 		/* kept > 0 always: the quartiles themselves lie inside the fences. */
 		out->outliers = n - kept;
+		if (out->outliers > most)
+			out->outliers = 0;
 		if (out->outliers)
 			out->robust_mean = sum / (double)kept;
 		/* The kept values are a run of `sorted`; GSL's running mean of
@@ -503,7 +514,9 @@ cleanup:
 
 /*
  * The value of v[0..n) farthest from the mean of the others, and how many
- * standard deviations of the others it lies away (0 when they do not vary).
+ * standard deviations of the others it lies away (0 when they do not vary:
+ * when their SD is within rounding of their mean, so that seven equal runs
+ * of 0.1 s, whose mean rounds, are judged as seven of 0.5 s, whose does not).
  * Two passes over v in place, skipping the candidate: every check and every
  * commit of a report screens its baseline this way, and copying the others
  * out for gsl_stats_mean/sd cost more than the arithmetic.
@@ -530,7 +543,27 @@ static double farthest(const double *v, size_t n, size_t *where)
 		if (i != *where)
 			ss += (v[i] - mean) * (v[i] - mean);
 	sd = sqrt(ss / (double)(m - 1));
-	return sd > 0.0 ? fabs(v[*where] - mean) / sd : 0.0;
+	return sd > 64.0 * DBL_EPSILON * fabs(mean) ? fabs(v[*where] - mean) / sd : 0.0;
+}
+
+/*
+ * Whether the farthest of m values, `sds` SDs of the others away, is far:
+ * beyond k, and beyond where the farthest of m normal values lies but
+ * BG_OUTLIER_CHANCE of the time.  For one value, (x - mean of the others)
+ * / (SD of the others) is t with m - 2 df times sqrt(1 + 1/(m - 1)); m
+ * values give m chances (Bonferroni, tight this far out).  A fixed k alone
+ * let clean data lose a run often where there are few: a tenth of the time
+ * at 5 values, doubling the false alarms of a window of 5; this rule needs
+ * about 18 SDs there, 6.6 at 10, and k from 20 values on.
+ */
+static int far_enough(double sds, size_t m, double k)
+{
+	double df = (double)m - 2.0;
+
+	if (!(sds > k))
+		return 0;
+	return 2.0 * (double)m * gsl_cdf_tdist_Q(sds / sqrt(1.0 + 1.0 / ((double)m - 1.0)), df) <
+	       BG_OUTLIER_CHANCE;
 }
 
 int bg_stats__drop_outliers_window(bg_ctx *ctx, double *v, size_t *n, size_t m, double k,
@@ -543,7 +576,7 @@ int bg_stats__drop_outliers_window(bg_ctx *ctx, double *v, size_t *n, size_t m, 
 	*removed = 0;
 	if (m > *n)
 		m = *n;
-	if (m < 5 || !(farthest(v, m, &w) > k))
+	if (m < 5 || !far_enough(farthest(v, m, &w), m, k))
 		return 0;
 	/* One far value is an accident of the machine; two or more are a tail
 	 * or a second mode of the benchmark itself, and part of its noise: take
@@ -553,7 +586,7 @@ int bg_stats__drop_outliers_window(bg_ctx *ctx, double *v, size_t *n, size_t m, 
 	x = v[w];
 	memmove(v + w, v + w + 1, (*n - w - 1) * sizeof(double));
 	rest = m < *n ? m : m - 1;
-	if (rest < 5 || farthest(v, rest, &w2) <= k) {
+	if (rest < 5 || !far_enough(farthest(v, rest, &w2), rest, k)) {
 		(*n)--;
 		*removed = 1;
 		return 0;

@@ -716,6 +716,32 @@ static void test_drop_outliers(void **state)
 		assert_int_equal(bg_stats_drop_outliers(NULL, tail, &n, 5.0, &removed), 0);
 		assert_true(n == 20 && removed == 0);
 	}
+	/* Five runs: 1.08 is 5.8 SDs from the four others, which the farthest
+	 * of five normal values passes a tenth of the time (the false alarms of
+	 * a window of 5 doubled); it stays.  At 40 SDs it goes. */
+	{
+		double w5[] = { 1.00, 1.01, 0.99, 1.02, 1.08 };
+		double w5far[] = { 1.00, 1.01, 0.99, 1.02, 1.52 };
+
+		n = 5;
+		assert_int_equal(bg_stats_drop_outliers(NULL, w5, &n, 5.0, &removed), 0);
+		assert_true(n == 5 && removed == 0);
+		assert_int_equal(bg_stats_drop_outliers(NULL, w5far, &n, 5.0, &removed), 0);
+		assert_true(n == 4 && removed == 1);
+	}
+	/* Seven equal runs and one 10% off: the others do not vary, whatever
+	 * their mean's rounding (0.1 s does not add up exactly, 0.5 s does;
+	 * the first was left out and the second kept, opposite verdicts). */
+	{
+		double tenth[] = { 0.1, 0.1, 0.1, 0.11, 0.1, 0.1, 0.1, 0.1 };
+		double half[] = { 0.5, 0.5, 0.5, 0.55, 0.5, 0.5, 0.5, 0.5 };
+
+		n = 8;
+		assert_int_equal(bg_stats_drop_outliers(NULL, tenth, &n, 5.0, &removed), 0);
+		assert_true(n == 8 && removed == 0);
+		assert_int_equal(bg_stats_drop_outliers(NULL, half, &n, 5.0, &removed), 0);
+		assert_true(n == 8 && removed == 0);
+	}
 	/* Twenty normal values are never cut at 5 sigmas. */
 	for (i = 0; i < 20; i++)
 		normal[i] = 0.120 + 0.002 * rng_normal(&r);
