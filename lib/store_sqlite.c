@@ -721,8 +721,8 @@ int bg_db_sqlite_open(bg_ctx *ctx, const char *path, const char *missing, bg_db 
 		 * it up would write the schema into what a mistake (`touch`, a
 		 * failed copy, a full disk) left: a reading command says so. */
 		error = bg_error_set(ctx, BG_EINPUT,
-		                     "database %s: an empty file (0 bytes), not a database (%s)", path,
-		                     missing);
+		                     "database %s: not a benchguard database (it is empty); %s",
+		                     path, missing);
 		goto cleanup;
 	}
 	if (size >= 0) {

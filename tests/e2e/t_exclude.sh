@@ -182,14 +182,14 @@ sqlite3 "$T/old.db" "ALTER TABLE runs DROP COLUMN exclude_reason; ALTER TABLE ru
 # on locked out every older runner that shares it, and showed only 14.
 expect_rc 0 "$BG" --db "$T/old.db" db info
 check "db info on a schema-13 database: says 13, and what opening it will do" grep -qF \
-	"schema version  13 (this benchguard uses 14: the next command that opens the database upgrades it, and an older benchguard then refuses it)" "$T/out"
+	"schema version  13 (this benchguard uses 15: the next command that opens the database upgrades it, and an older benchguard then refuses it)" "$T/out"
 check "... and leaves it at 13" test "$(sqlite3 "$T/old.db" 'PRAGMA user_version')" = 13
 expect_rc 0 "$BG" --json --db "$T/old.db" db info
-check "... --json: schema_version 13, schema_version_current 14" grep -q '"schema_version":13,"schema_version_current":14' <(tr -d ' \n' <"$T/out")
+check "... --json: schema_version 13, schema_version_current 15" grep -q '"schema_version":13,"schema_version_current":15' <(tr -d ' \n' <"$T/out")
 expect_rc 0 "$BG" --db "$T/old.db" exclude --list
 check "schema 13 migrated: nothing excluded" test "$(sqlite3 "$T/old.db" 'SELECT count(*) FROM runs WHERE exclude_reason IS NOT NULL')" = 0
 check "... the command that upgraded it says so, once" bash -c "
-	[ \"\$(grep -c 'benchguard: warning: database $T/old.db upgraded from schema version 13 to 14: an older benchguard now refuses it' '$T/err')\" = 1 ]"
+	[ \"\$(grep -c 'benchguard: warning: database $T/old.db upgraded from schema version 13 to 15: an older benchguard now refuses it' '$T/err')\" = 1 ]"
 expect_rc 0 "$BG" --db "$T/old.db" exclude --list
 check "... the next one says nothing" test ! -s "$T/err"
 # db copy opens both databases itself: it migrated them without a word.
@@ -198,8 +198,8 @@ sqlite3 "$T/old2.db" "ALTER TABLE runs DROP COLUMN exclude_reason; ALTER TABLE r
 cp "$T/old2.db" "$T/old3.db"
 expect_rc 0 "$BG" db copy "$T/old2.db" "$T/old3.db"
 check "db copy between two schema-13 databases says it upgraded each" bash -c "
-	grep -q 'warning: database $T/old2.db upgraded from schema version 13 to 14' '$T/err' &&
-	grep -q 'warning: database $T/old3.db upgraded from schema version 13 to 14' '$T/err'"
+	grep -q 'warning: database $T/old2.db upgraded from schema version 13 to 15' '$T/err' &&
+	grep -q 'warning: database $T/old3.db upgraded from schema version 13 to 15' '$T/err'"
 
 # -------------------------------------------------------------- PostgreSQL
 pg_start_or_end "exclude on PostgreSQL"

@@ -178,7 +178,7 @@ check "... and nothing was made" bash -c "! ls -d $T/none $T/none.html $T/none.j
 for cmd in "db info" "history t:lat" "report -o $T/empty.html" check "alert flush" "db copy $T/empty.db $T/copy.db"; do
 	# shellcheck disable=SC2086 # the command's words
 	check "an empty file as the database: $cmd exits 2" expect_rc 2 "$BG" --db "$T/empty.db" $cmd
-	check "... saying it is empty" grep -qF "$T/empty.db: an empty file (0 bytes), not a database (" "$T/err"
+	check "... saying it is empty" grep -qF "$T/empty.db: not a benchguard database (it is empty); " "$T/err"
 	check "... and leaving it empty" test ! -s "$T/empty.db"
 done
 check "... nothing made beside it" bash -c "! ls -d $T/empty.db-* $T/empty.html $T/copy.db 2>/dev/null | grep -q ."

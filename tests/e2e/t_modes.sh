@@ -66,4 +66,22 @@ check "a run 6 SDs out in a window of 7 stays: +1% is unchanged" test "${w%% *}"
 check "... and no baseline run was left out" test "$(echo "$w" | cut -d' ' -f5)" = 0
 check "check exits 1 for the regression" test "$(cat "$T/v.rc")" = 1
 
+# A database of the release before (schema 14), whose results were
+# summarised with every far-out sample left out: x:q's baseline runs read
+# 10 us there.  Opening it sums them again, and the verdict is the one above,
+# not a regression of a baseline summarised one way against a candidate
+# summarised the other.
+cp "$T/db" "$T/old.db"
+sqlite3 "$T/old.db" "UPDATE results SET robust_mean = 1.0e-5, outliers = 4
+	WHERE series_id = (SELECT id FROM series WHERE benchmark = 'x' AND metric = 'q')
+	  AND run_id <> $id; PRAGMA user_version = 14"
+"$BG" --db "$T/old.db" check --run "$id" --machine m1 --json >"$T/v.json" 2>"$T/v.err"
+q2=$(verdict x:q)
+echo "# from schema 14: x:q $q2"
+check "a schema-14 database's summaries are made again: x:q unchanged" test "$q2" = "$q"
+check "... its baseline runs read 10.2 again" test "$(sqlite3 "$T/old.db" "SELECT count(*) FROM results
+	WHERE series_id = (SELECT id FROM series WHERE benchmark = 'x' AND metric = 'q')
+	  AND abs(robust_mean - 1.02e-5) < 1e-15 AND outliers = 0")" = 7
+check "... and the upgrade is said" grep -q 'upgraded from schema version 14 to 15' "$T/v.err"
+
 finish
