@@ -264,6 +264,12 @@ int cli_parse_when(cli_state *st, const char *opt, const char *arg, int64_t now,
 void cli_info(cli_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* prefix, then msg escaped for a terminal or CI log, then a newline. */
 void cli_put_message(FILE *f, const char *prefix, const char *msg);
+/*
+ * A log's tail (a failed build's output) under a header line: escaped as a
+ * benchmark's stderr is in its message, line breaks kept, ending in one
+ * newline.  header is benchguard's own, printed as it is.
+ */
+void cli_put_tail(FILE *f, const char *header, const char *tail);
 /* s escaped for one line of a terminal or CI log, into buf (cut to len). */
 const char *cli_term(char *buf, size_t len, const char *s);
 #define CLI_TERM_MAX 512

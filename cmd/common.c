@@ -355,6 +355,17 @@ void cli_put_message(FILE *f, const char *prefix, const char *msg)
 	free(shown);
 }
 
+void cli_put_tail(FILE *f, const char *header, const char *tail)
+{
+	char *shown = bg_text__escaped(BG_ESC_LOG, tail);
+	size_t n = shown ? strlen(shown) : 0;
+
+	fprintf(f, "%s\n%s", header, shown ? shown : "(out of memory)");
+	if (!shown || (n && shown[n - 1] != '\n'))
+		fputc('\n', f);
+	free(shown);
+}
+
 const char *cli_term(char *buf, size_t len, const char *s)
 {
 	char *shown = bg_text__escaped(BG_ESC_TERM, s ? s : "");

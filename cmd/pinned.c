@@ -85,19 +85,22 @@ int cli_prepare_commit(cli_state *st, cli_env *env, const char *rev, int retry_f
                        bg_commit *commit, bg_worktree *wt)
 {
 	int rc = cli_prepare_commit_soft(st, env, rev, retry_failed, commit, wt);
-	const char *tail, *log;
-	size_t len;
+	const char *log;
+	char *shown, *header;
 
 	if (rc < 0 || !wt->failed)
 		return rc;
-	/* The log's end goes to stderr before the one-line error. */
-	tail = wt->log_tail ? wt->log_tail : "";
-	len = strlen(tail);
+	/* The log's end goes to stderr before the one-line error, escaped: it
+	 * quotes the code being built, which may be a pull request's. */
 	cli_progress_done(st);
 	log = wt->log_path && access(wt->log_path, F_OK) == 0 ? wt->log_path : NULL;
-	fprintf(stderr, "--- build log of %.12s (tail%s%s) ---\n%s%s", wt->sha,
-	        log ? "; all of it in " : "", log ? log : "", tail,
-	        len && tail[len - 1] != '\n' ? "\n" : "");
+	shown = log ? bg_text__escaped(BG_ESC_TERM, log) : NULL;
+	header = bg_printf("--- build log of %.12s (tail%s%s) ---", wt->sha,
+	                   shown ? "; all of it in " : "", shown ? shown : "");
+	cli_put_tail(stderr, header ? header : "--- build log (tail) ---",
+	             wt->log_tail ? wt->log_tail : "");
+	free(header);
+	free(shown);
 	if (wt->built)
 		return bg_error_set(st->ctx, BG_EBUILD, "build of %.12s failed (%s): %s", wt->sha,
 		                    wt->why ? wt->why : "?", bg_config_build(env->config));

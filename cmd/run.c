@@ -70,9 +70,9 @@ int cli_build(cli_state *st, cli_env *env, const char *cwd)
 		/* The log's tail goes to stderr before the one-line error. */
 		cli_progress_done(st);
 		if (br.out_tail)
-			fprintf(stderr, "--- build stdout (tail) ---\n%s\n", br.out_tail);
+			cli_put_tail(stderr, "--- build stdout (tail) ---", br.out_tail);
 		if (br.err_tail)
-			fprintf(stderr, "--- build stderr (tail) ---\n%s\n", br.err_tail);
+			cli_put_tail(stderr, "--- build stderr (tail) ---", br.err_tail);
 		rc = bg_error_set(st->ctx, BG_EBUILD, "build failed (%s): %s",
 		                  br.why ? br.why : "?", bg_config_build(env->config));
 	}

@@ -151,6 +151,17 @@ void bg_suite_note_compiler(bg_ctx *ctx, bg_machine *machine, const char *cwd)
 	bg_exec_result_clear(&r);
 }
 
+/* A tail cut from the end of a log starts at a character, not inside one:
+ * the continuation bytes of the character cut in two are left out. */
+static const char *char_start(const char *s)
+{
+	int i;
+
+	for (i = 0; i < 3 && ((unsigned char)*s & 0xC0) == 0x80; i++)
+		s++;
+	return s;
+}
+
 int bg_suite_build(bg_ctx *ctx, const bg_config *cfg, const char *cwd, bg_machine *machine,
                    bg_build_result *out)
 {
@@ -184,10 +195,10 @@ int bg_suite_build(bg_ctx *ctx, const bg_config *cfg, const char *cwd, bg_machin
 	if (!out->ok) {
 		out->why = bg_exec_describe(&r, o.timeout);
 		if (r.out_len)
-			out->out_tail =
-			        bg_strdup(r.out_len > 2000 ? r.out + r.out_len - 2000 : r.out);
+			out->out_tail = bg_strdup(
+			        char_start(r.out_len > 2000 ? r.out + r.out_len - 2000 : r.out));
 		if (r.err_len)
-			out->err_tail = bg_strdup(r.err_tail);
+			out->err_tail = bg_strdup(char_start(r.err_tail));
 		if (!out->why || (r.out_len && !out->out_tail) || (r.err_len && !out->err_tail)) {
 			bg_exec_result_clear(&r);
 			bg_build_result_clear(out);

@@ -185,7 +185,7 @@ static char *log_tail(const char *path)
 	char *buf = NULL, *nl;
 	FILE *f = fopen(path, "rb");
 	long size, from;
-	size_t n;
+	size_t n, i;
 
 	if (!f)
 		return NULL;
@@ -196,6 +196,11 @@ static char *log_tail(const char *path)
 			buf[n] = '\0';
 			if (from > 0 && (nl = strchr(buf, '\n')) && nl[1])
 				memmove(buf, nl + 1, strlen(nl + 1) + 1);
+			/* No line start near: a character start, not half of one. */
+			i = 0;
+			while (from > 0 && i < 3 && ((unsigned char)buf[i] & 0xC0) == 0x80)
+				i++;
+			memmove(buf, buf + i, strlen(buf + i) + 1);
 		}
 	}
 	fclose(f);

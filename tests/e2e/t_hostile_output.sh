@@ -103,6 +103,37 @@ P
 "$BG" history "h:old$(printf '\033')[31m" >"$T/msg.out" 2>"$T/msg.err"
 check "an error message quoting a name is clean" $PY "$T/clean.py" "$T/msg.err"
 
+# A failing build's output (compiler errors quote the code being built,
+# a pull request's): its tail on stderr is escaped as a benchmark's stderr
+# is, and starts at a character even where 2,000 bytes of stdout cut one.
+new_repo "$T/b" >/dev/null
+cd "$T/b" || exit 1
+cat >benchguard.json <<'J'
+{ "build": "sh build.sh", "benchmarks": [ { "name": "b", "command": "true" } ] }
+J
+cat >build.sh <<'S'
+printf 'x'; i=0; while [ $i -lt 700 ]; do printf '\346\227\245'; i=$((i + 1)); done
+printf '\nerror: \033]0;pwned\007\033[2J\302\2332J \342\200\256gnp.exe\n'
+printf '::error file=x::forged\n ##[error]forged too\n'
+printf 'stderr: \033[31mred\n::warning::forged as well\n' >&2
+exit 1
+S
+printf '.benchguard/\n' >.gitignore
+git add -A && git commit -qm "a failing build"
+"$BG" run >/dev/null 2>"$T/build.err"
+check "a failing build's tail on stderr: control characters and workflow commands shown" \
+	$PY "$T/clean.py" "$T/build.err"
+check "... in valid UTF-8" $PY -c 'open(__import__("sys").argv[1], "rb").read().decode("utf-8")' "$T/build.err"
+check "... and shown visibly" bash -c "grep -qF 'error: \x1b]0;pwned\x07\x1b[2J\u{009b}2J \u{202e}gnp.exe' '$T/build.err' &&
+	grep -qxF '\x3a:error file=x::forged' '$T/build.err' && grep -qxF ' \x23#[error]forged too' '$T/build.err' &&
+	grep -qxF '\x3a:warning::forged as well' '$T/build.err'"
+"$BG" run --commit HEAD >/dev/null 2>"$T/pinned.err"
+check "run --commit: the build log's tail is shown the same way" bash -c "
+	grep -q '^--- build log of' '$T/pinned.err' && $PY '$T/clean.py' '$T/pinned.err' &&
+	grep -qxF '\x3a:error file=x::forged' '$T/pinned.err'"
+check "... in valid UTF-8" $PY -c 'open(__import__("sys").argv[1], "rb").read().decode("utf-8")' "$T/pinned.err"
+cd "$T/r" || exit 1
+
 # ---------------------------------------------------------------- Markdown
 "$BG" --format markdown check --machine e2e >"$T/check.md" 2>/dev/null
 "$BG" report --machine e2e --format markdown -o "$T/report.md" 2>/dev/null
