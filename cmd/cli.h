@@ -270,7 +270,8 @@ void cli_put_message(FILE *f, const char *prefix, const char *msg);
  * newline.  header is benchguard's own, printed as it is.
  */
 void cli_put_tail(FILE *f, const char *header, const char *tail);
-/* s escaped for one line of a terminal or CI log, into buf (cut to len). */
+/* s escaped for one line of a terminal or CI log, into buf; too long for
+ * len, it is cut where a character starts and ends in "…". */
 const char *cli_term(char *buf, size_t len, const char *s);
 #define CLI_TERM_MAX 512
 void cli_warn(cli_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -369,10 +369,20 @@ void cli_put_tail(FILE *f, const char *header, const char *tail)
 const char *cli_term(char *buf, size_t len, const char *s)
 {
 	char *shown = bg_text__escaped(BG_ESC_TERM, s ? s : "");
-	size_t i;
+	size_t i, n;
+	int more = 0;
 
 	if (shown) {
-		snprintf(buf, len, "%s", shown);
+		/* Too long: cut where a character starts (the escaped text is
+		 * valid UTF-8), and "…" says so, as bg_text__quote does. */
+		n = strlen(shown);
+		if (n >= len && len > 3) {
+			n = len - 4;
+			while (n > 0 && ((unsigned char)shown[n] & 0xC0) == 0x80)
+				n--;
+			more = 1;
+		}
+		snprintf(buf, len, "%.*s%s", (int)n, shown, more ? "\u2026" : "");
 		free(shown);
 		return buf;
 	}

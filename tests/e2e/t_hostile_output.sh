@@ -251,4 +251,16 @@ bad = [r for r in b["requests"] if r != b["page"]] + [m for m in b["severe"]]
 for x in bad: print("# " + x)
 sys.exit(1 if bad or not b["charts"] else 0)' "$T/browser.json"
 fi
+# A branch name longer than a line of the header shows (git takes 722
+# bytes): cut where a character starts, and "…" says it was.
+B=$($PY -c 'c = "\u65e5" * 80; print(c + "/" + c + "/" + c)')
+git checkout -q -b "$B" && git commit -q --allow-empty -m "on a long branch"
+"$BG" -q import "$T/run7.txt" --format lines --name h --machine e2e >/dev/null
+"$BG" check --machine e2e >"$T/long.out" 2>/dev/null
+check "check's header: a long branch name cut at a character, ending in \"…\"" $PY - "$T/long.out" <<'P2'
+import sys
+head = open(sys.argv[1], "rb").read().split(b"\n")[0].decode("utf-8")  # raises on a cut character
+assert "\u65e5" * 80 + "/" in head and "\u2026) on e2e" in head, head
+P2
+git checkout -q main
 finish
