@@ -236,8 +236,11 @@ static int do_import(cli_state *st, const baseline_flags *fl, char **files, int 
 			}
 			json_object_array_add(arr, o);
 		} else if (!skip) {
+			char *shown = bg_text__escaped(BG_ESC_TERM, files[i]);
+
 			printf("imported %zu run%s (%zu already present) from %s\n", got,
-			       got == 1 ? "" : "s", had, files[i]);
+			       got == 1 ? "" : "s", had, shown ? shown : "?");
+			free(shown);
 		}
 	}
 	rc = arr ? cli_print_json(st, arr) : 0;

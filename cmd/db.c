@@ -45,6 +45,9 @@ static int db_copy(cli_state *st, const char *from, const char *to)
 		rc = cli_print_json(st, top);
 	} else {
 		char since[96] = "";
+		/* Paths are shown, never interpreted by the terminal. */
+		char *from_shown = bg_text__escaped(BG_ESC_TERM, bg_store_name(src));
+		char *to_shown = bg_text__escaped(BG_ESC_TERM, bg_store_name(dst));
 
 		/* ci's verdicts on runs copied before, recorded since (a copy
 		 * taken while ci measured again in pairs). */
@@ -53,9 +56,12 @@ static int db_copy(cli_state *st, const char *from, const char *to)
 			         stats.checks_since);
 		printf("copied %zu run%s from %s to %s (%zu already there%s), %zu build%s, "
 		       "%zu alert%s\n",
-		       stats.runs_copied, stats.runs_copied == 1 ? "" : "s", bg_store_name(src),
-		       bg_store_name(dst), stats.runs_present, since, stats.builds,
-		       stats.builds == 1 ? "" : "s", stats.alerts, stats.alerts == 1 ? "" : "s");
+		       stats.runs_copied, stats.runs_copied == 1 ? "" : "s",
+		       from_shown ? from_shown : "?", to_shown ? to_shown : "?", stats.runs_present,
+		       since, stats.builds, stats.builds == 1 ? "" : "s", stats.alerts,
+		       stats.alerts == 1 ? "" : "s");
+		free(from_shown);
+		free(to_shown);
 	}
 cleanup:
 	bg_store_free(dst);
@@ -91,9 +97,11 @@ static int db_info(cli_state *st)
 		rc = cli_print_json(st, top);
 	} else {
 		int v = bg_store_schema_version(env.store), cur = bg_store_schema_current();
+		char *shown = bg_text__escaped(BG_ESC_TERM, bg_store_name(env.store));
 
 		printf("database        %s\nbackend         %s\nschema version  %d",
-		       bg_store_name(env.store), bg_store_backend(env.store), v);
+		       shown ? shown : "?", bg_store_backend(env.store), v);
+		free(shown);
 		if (v == 0)
 			printf(" (no tables yet: the next command that opens it makes version "
 			       "%d)\n",

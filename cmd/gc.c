@@ -185,6 +185,7 @@ int cmd_gc(cli_state *st, int argc, char **argv)
 		rc = cli_print_json(st, top);
 	} else {
 		char freed[32], kept[32];
+		char *shown = bg_text__escaped(BG_ESC_TERM, cache);
 
 		if (stats.removed + stats.kept)
 			cli_table_print(st, p.table, stdout);
@@ -192,7 +193,8 @@ int cmd_gc(cli_state *st, int argc, char **argv)
 		bg_unit_format(kept, sizeof(kept), (double)stats.bytes_kept, "B");
 		printf("%s %zu worktree%s (%s), kept %zu (%s) in %s\n",
 		       dry_run ? "would remove" : "removed", stats.removed,
-		       stats.removed == 1 ? "" : "s", freed, stats.kept, kept, cache);
+		       stats.removed == 1 ? "" : "s", freed, stats.kept, kept, shown ? shown : "?");
+		free(shown);
 	}
 cleanup:
 	json_object_put(p.list);

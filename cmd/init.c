@@ -62,7 +62,7 @@ static int starter_for(cli_state *st, cli_env *env, char **out)
 int cmd_init(cli_state *st, int argc, char **argv)
 {
 	const cli_command *self = cli_find_command("init");
-	char *text = NULL, *path = NULL;
+	char *text = NULL, *path = NULL, *path_shown = NULL, *db_shown = NULL;
 	struct stat sb;
 	cli_env env;
 	int force = 0, opt, rc = 0, fd;
@@ -128,11 +128,17 @@ int cmd_init(cli_state *st, int argc, char **argv)
 		goto cleanup;
 	/* --force replaces the suite, never the results: say so of a database
 	 * that held them (a file, a fleet's PostgreSQL database), rather than
-	 * "created" over its runs. */
-	printf("wrote %s\n%s %s\nnext: edit the benchmarks, then `benchguard run`\n", path,
+	 * "created" over its runs.  Both paths shown, never interpreted by
+	 * the terminal. */
+	path_shown = bg_text__escaped(BG_ESC_TERM, path);
+	db_shown = bg_text__escaped(BG_ESC_TERM, bg_store_name(env.store));
+	printf("wrote %s\n%s %s\nnext: edit the benchmarks, then `benchguard run`\n",
+	       path_shown ? path_shown : "?",
 	       bg_store_created(env.store) ? "created" : "kept the results in",
-	       bg_store_name(env.store));
+	       db_shown ? db_shown : "?");
 cleanup:
+	free(path_shown);
+	free(db_shown);
 	free(path);
 	free(text);
 	cli_env_clear(&env);

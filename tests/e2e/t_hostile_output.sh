@@ -132,6 +132,30 @@ check "run --commit: the build log's tail is shown the same way" bash -c "
 	grep -q '^--- build log of' '$T/pinned.err' && $PY '$T/clean.py' '$T/pinned.err' &&
 	grep -qxF '\x3a:error file=x::forged' '$T/pinned.err'"
 check "... in valid UTF-8" $PY -c 'open(__import__("sys").argv[1], "rb").read().decode("utf-8")' "$T/pinned.err"
+
+# A path is written by whoever named the directories: `db info`, `db copy`,
+# `init`, `gc` and `baseline import` show it as the error messages do.
+D="$T/dir$(printf '\033]0;pwned\007\302\23331m\342\200\256')x"
+new_repo "$D" >/dev/null
+cd "$D" || exit 1
+"$BG" init >"$T/paths.out" 2>&1
+cat >benchguard.json <<'J'
+{ "benchmarks": [ { "name": "b", "command": "echo BENCHGUARD v 1 ms", "format": "lines" } ] }
+J
+printf '.benchguard/\n' >.gitignore
+git add -A && git commit -qm "suite"
+"$BG" -q run --machine e2e >/dev/null 2>&1
+{
+	"$BG" db info
+	"$BG" db copy .benchguard/results.db "$D/copy.db"
+	"$BG" baseline export --machine e2e -o "$D/base.json"
+	"$BG" --db "$D/other.db" baseline import "$D/base.json" --machine e2e
+	"$BG" gc --dry-run
+} >>"$T/paths.out" 2>&1
+check "a path with control characters: init, db info, db copy, baseline import and gc show it" \
+	$PY "$T/clean.py" "$T/paths.out"
+check "... visibly, on each line that names it" bash -c "
+	test \$(grep -cF 'dir\x1b]0;pwned\x07\u{009b}31m\u{202e}x' '$T/paths.out') = 7"
 cd "$T/r" || exit 1
 
 # ---------------------------------------------------------------- Markdown
