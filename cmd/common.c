@@ -821,15 +821,17 @@ void cli_warn_throttled_runs(cli_state *st, bg_store *store, const int64_t *ids,
 int cli_detect_machine(cli_state *st, cli_env *env, const char *name)
 {
 	int rc = bg_machine_detect(st->ctx, "/", &env->machine);
+	char q[320];
 
 	if (rc < 0)
 		return rc;
+	/* The name as other refusals quote one: escaped and cut short. */
 	if (name && bg_machine_set_name(env->machine, name) < 0)
 		return cli_usage_error(st,
-		                       "--machine: \"%s\" is not a valid machine name "
+		                       "--machine: %s is not a valid machine name "
 		                       "(printable characters, no spaces, and not \"all\", "
 		                       "which report reads as every machine)",
-		                       name);
+		                       bg_text__quote(q, sizeof(q), name));
 	return 0;
 }
 

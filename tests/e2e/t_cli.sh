@@ -222,6 +222,10 @@ check "a bad --machine name -> exit 2" expect_rc 2 "$BG" fingerprint --machine "
 check "run --machine all -> exit 2: report --machine all means every machine" bash -c "
 	\"$BG\" run --machine all >/dev/null 2>'$T/err'; [ \$? = 2 ] &&
 	grep -q 'not \"all\", which report reads as every machine' '$T/err'"
+check "a long bad --machine name is quoted cut short, ending in …" bash -c "
+	\"$BG\" fingerprint --machine \"\$(printf 'a b%.0s' \$(seq 300))\" >/dev/null 2>'$T/err'; [ \$? = 2 ] &&
+	grep -q '^benchguard: --machine: \"a ba ba b.*…\" is not a valid machine name' '$T/err' &&
+	[ \$(wc -c <'$T/err') -lt 400 ]"
 
 # A series name as long as a name may be (a metric of 1,020 bytes, in
 # characters of three): whole in every table and JSON that names it,
