@@ -124,9 +124,11 @@ typedef enum {
 	                 * (<code> and escaped text when s holds '<', '>' or '&') */
 	BG_ESC_TERM,    /* one line on a terminal or in a CI log */
 	BG_ESC_LOG,     /* the same, keeping line breaks (messages) */
-	BG_ESC_XML      /* XML 1.0 text before libxml2 escapes its markup (lib/xml.c):
+	BG_ESC_XML,     /* XML 1.0 text before libxml2 escapes its markup (lib/xml.c):
 	                 * line breaks kept, control characters and U+FFFE/U+FFFF,
 	                 * which XML 1.0 cannot carry even as references, shown */
+	BG_ESC_TEXT     /* text a page's script shows as it is (textContent): control
+	                 * characters shown as in HTML text, no entities */
 } bg_esc;
 const char *bg_text__invalid(const char *s, size_t n, size_t *at);
 int bg_text__ok(const char *s); /* s is not NULL and bg_text__invalid() finds nothing */

@@ -812,13 +812,22 @@ static const char html_legend[] =
  * A JSON string that stays data inside a <script> block: besides JSON's own
  * escapes, '<', '>' and '&' as \u escapes (no "</script>" or "<!--" can
  * end or bend the block) and U+2028/U+2029, which some parsers take for
- * line ends.
+ * line ends.  What it holds is shown by the page's script (a tooltip's
+ * textContent), so control characters and bidi overrides are written in
+ * the visible form the page's text has ("\u{202e}"), never as themselves.
  */
 static int json_str(bg_buf *b, const char *text)
 {
-	const unsigned char *p = (const unsigned char *)(text ? text : "");
-	int e = bg_buf_puts(b, "\"");
+	bg_buf shown = BG_BUF_INIT;
+	const unsigned char *p;
+	int e = bg_text__escape(&shown, BG_ESC_TEXT, text);
 
+	if (e) {
+		bg_buf_clear(&shown);
+		return e;
+	}
+	p = (const unsigned char *)shown.ptr;
+	e = bg_buf_puts(b, "\"");
 	for (; *p && !e; p++) {
 		if (*p == '"' || *p == '\\')
 			e |= bg_buf_printf(b, "\\%c", *p);
@@ -830,6 +839,7 @@ static int json_str(bg_buf *b, const char *text)
 		} else
 			e |= bg_buf_put(b, p, 1);
 	}
+	bg_buf_clear(&shown);
 	return e | bg_buf_puts(b, "\"");
 }
 

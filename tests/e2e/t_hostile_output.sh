@@ -53,7 +53,9 @@ sqlite3 "$DB" "UPDATE series SET metric = 'old' || char(27) || ']0;owned' || cha
   char(27) || '[31m' || char(10) || '::error title=x::forged' || char(8238) || 'gnp.' ||
   CAST(X'FF' AS TEXT) WHERE metric = 'old';
   UPDATE commits SET subject = 'subject ' || char(27) || '[2J' || char(10) ||
-  '::warning::forged too' WHERE subject = 'change 7';"
+  '::warning::forged too' WHERE subject = 'change 7';
+  UPDATE commits SET subject = 'Revert ' || char(8238) || 'evitisoper' || char(8236) ||
+  ' slowdown ' || char(155) WHERE subject = 'change 6';"
 check "an older database's control characters are in place" \
 	test "$(sqlite3 "$DB" "SELECT count(*) FROM series WHERE instr(metric, char(27)) > 0")" = 1
 
@@ -264,6 +266,17 @@ check "report -o a FIFO writes through it and leaves it a FIFO" \
 	bash -c "test -p '$T/fifo' && grep -q '</html>' '$T/from-fifo'"
 check "the HTML report: no element or event handler from data" $PY "$T/html_tags.py" "$T/report.html"
 check "... the unit is there as text" grep -qF '&lt;img/src=&quot;http://127.0.0.1:9/x.png&quot;' "$T/report.html"
+# The hover tooltip shows a subject from the page's JSON as it is
+# (textContent): a bidi override there would be applied, not shown.
+check "the tooltips' commits JSON: a subject's controls in their visible form" $PY - "$T/report.html" <<'P'
+import json, re, sys
+html = open(sys.argv[1], encoding="utf-8").read()
+commits = json.loads(re.search(r'<script type="application/json" id="bg-commits">(.*?)</script>', html, re.S).group(1))
+subjects = [c[2] for c in commits]
+assert "Revert \\u{202e}evitisoper\\u{202c} slowdown \\u{009b}" in subjects, subjects
+bad = [s for s in subjects if re.search("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]", s)]
+assert not bad, bad
+P
 if [ ! -x "${BG_CHROMIUM:-/usr/bin/chromium}" ] || [ ! -x "${BG_CHROMEDRIVER:-/usr/bin/chromedriver}" ]; then
 	skip "the HTML report in headless Chromium runs nothing from data" "skipped: no chromium"
 else
@@ -274,6 +287,11 @@ b = json.load(open(sys.argv[1]))
 bad = [r for r in b["requests"] if r != b["page"]] + [m for m in b["severe"]]
 for x in bad: print("# " + x)
 sys.exit(1 if bad or not b["charts"] else 0)' "$T/browser.json"
+	check "... its tooltip shows a subject's bidi override, never applies it" $PY -c '
+import json, sys
+tips = [t for t in json.load(open(sys.argv[1]))["first_tips"] if t and "Revert" in t]
+ok = tips and all("Revert \\u{202e}evitisoper\\u{202c}" in t and "\u202e" not in t for t in tips)
+sys.exit(0 if ok else print("# %s" % ascii(tips)) or 1)' "$T/browser.json"
 fi
 # A branch name longer than a line of the header shows (git takes 722
 # bytes): cut where a character starts, and "…" says it was.

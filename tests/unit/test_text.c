@@ -66,6 +66,11 @@ static void test_html(void **state)
 	/* Code points whose low byte is '&' or NUL are themselves. */
 	assert_esc(BG_ESC_HTML, "\xE2\x98\xA6 \xE2\x98\x80", "\xE2\x98\xA6 \xE2\x98\x80");
 	assert_esc(BG_ESC_HTML, NULL, "");
+	/* What a page's script shows (textContent): controls shown the same
+	 * way, markup left to the script. */
+	assert_esc(BG_ESC_TEXT, "<b>&\"x\xE2\x80\xAEy\xE2\x81\xA6\xC2\x9B\n\xFF",
+	           "<b>&\"x\\u{202e}y\\u{2066}\\u{009b}\\x0a\\xff");
+	assert_esc(BG_ESC_TEXT, " ::a ##[b", " ::a ##[b");
 }
 
 static void test_markdown(void **state)
