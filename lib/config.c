@@ -11,7 +11,9 @@
  *
  * Everything a bg_config hands out lives in one arena that bg_config_free
  * releases at once; strings of alert targets are kept as written (${VAR} is
- * expanded at use by bg_config_expand).
+ * expanded at use by bg_config_expand).  Their secrets, expanded once, go
+ * to the context, which replaces them in what the suite prints
+ * (register_secrets).
  */
 #include <ctype.h>
 #include <limits.h>
@@ -1031,6 +1033,142 @@ int bg_config_expand(bg_ctx *ctx, const char *in, char **out)
 	}
 	*out = bg_buf_detach(&b);
 	return *out ? 0 : bg_error_oom(ctx);
+}
+
+/* ---------------------------------------------------------------- secrets */
+
+/* A webhook URL's path segment this long is a key on its own ("services"
+ * of Slack's is not): lib/alert.c scrubs receivers' answers alike. */
+#define SECRET_SEGMENT_MIN 16
+
+/* `in` expanded, or NULL: unset variables (the alert says so when it is
+ * sent), a bad ${...} (the loader refused it already) or no memory (*oom). */
+static char *secret_expand(const char *in, int *oom)
+{
+	bg_buf b = BG_BUF_INIT;
+	char msg[256];
+	int err;
+
+	if (!in)
+		return NULL;
+	if ((err = expand_vars(in, strlen(in), &b, 0, msg, sizeof(msg))) < 0) {
+		*oom |= err == BG_ENOMEM;
+		bg_buf_clear(&b);
+		return NULL;
+	}
+	return bg_buf_detach(&b); /* NULL for "": no secret */
+}
+
+/* The value behind each ${VAR} in `in`, but one that `shown` holds (the
+ * host of a webhook URL, which messages name). */
+static int secrets_of_vars(bg_ctx *ctx, const char *in, const char *shown)
+{
+	const char *p = in, *close;
+	int err = 0;
+
+	while (p && !err && (p = strchr(p, '$')) != NULL) {
+		const char *val;
+		char *name;
+
+		if (p[1] != '{') {
+			p += p[1] == '$' ? 2 : 1;
+			continue;
+		}
+		if (!(close = strchr(p + 2, '}')))
+			break;
+		if (!(name = strndup(p + 2, (size_t)(close - p - 2))))
+			return BG_ENOMEM;
+		val = getenv(name);
+		if (val && !(shown && strstr(shown, val)))
+			err = bg_ctx__add_secret(ctx, val, strlen(val));
+		free(name);
+		p = close + 1;
+	}
+	return err;
+}
+
+/* A webhook's URL whole, and its parts that may be keys: the user
+ * information, the path (many webhooks' key) and its longer segments, and
+ * the query.  *shown: "scheme://host:port", what messages name it by. */
+static int secrets_of_url(bg_ctx *ctx, const char *url, char **shown)
+{
+	const char *auth = strstr(url, "://"), *end, *at = NULL, *p, *seg;
+	int err = bg_ctx__add_secret(ctx, url, strlen(url));
+	size_t n;
+
+	if (err < 0 || !auth)
+		return err;
+	auth += 3;
+	end = auth + strcspn(auth, "/?#");
+	for (p = auth; p < end; p++)
+		if (*p == '@')
+			at = p;
+	if (!(*shown = bg_printf("%.*s%.*s", (int)(auth - url), url,
+	                         (int)(end - (at ? at + 1 : auth)), at ? at + 1 : auth)))
+		return BG_ENOMEM;
+	if (at) {
+		const char *colon = memchr(auth, ':', (size_t)(at - auth));
+
+		err |= bg_ctx__add_secret(ctx, auth, (size_t)(at - auth));
+		if (colon)
+			err |= bg_ctx__add_secret(ctx, colon + 1, (size_t)(at - colon - 1));
+	}
+	n = strcspn(end, "?#");
+	if (n > 1) {
+		err |= bg_ctx__add_secret(ctx, end, n);
+		err |= bg_ctx__add_secret(ctx, end + 1, n - 1);
+		for (seg = end + 1; seg < end + n; seg += strcspn(seg, "/?#") + 1)
+			if (strcspn(seg, "/?#") >= SECRET_SEGMENT_MIN)
+				err |= bg_ctx__add_secret(ctx, seg, strcspn(seg, "/?#"));
+	}
+	if (end[n] == '?')
+		err |= bg_ctx__add_secret(ctx, end + n + 1, strcspn(end + n + 1, "#"));
+	return err ? BG_ENOMEM : 0;
+}
+
+/*
+ * The alert targets' secrets, for the context to replace in what the
+ * suite prints (bg_ctx__scrub): as lib/alert.c takes them out of
+ * receivers' answers, the token and the secret whole, the values of the
+ * ${VAR}s in url, secret and token, and a webhook's or Slack URL whole
+ * with its parts that may be keys.  Not repo, pr nor api_url: they name
+ * what alerts are about, and are no keys.
+ */
+static int register_secrets(bg_ctx *ctx, const bg_config *cfg)
+{
+	size_t i;
+	int err = 0, oom = 0;
+
+	for (i = 0; i < cfg->nalerts && !err && !oom; i++) {
+		const bg_alert_cfg *a = &cfg->alerts[i];
+		int hook = !strcmp(a->kind, "webhook") || !strcmp(a->kind, "slack");
+		char *url = hook ? secret_expand(a->url, &oom) : NULL, *shown = NULL;
+		char *secret = secret_expand(a->secret, &oom), *token = secret_expand(a->token, &oom);
+
+		if (url)
+			err = secrets_of_url(ctx, url, &shown);
+		if (!err && secret)
+			err = bg_ctx__add_secret(ctx, secret, strlen(secret));
+		if (!err && token)
+			err = bg_ctx__add_secret(ctx, token, strlen(token));
+		if (!err)
+			err = secrets_of_vars(ctx, a->url, shown);
+		if (!err)
+			err = secrets_of_vars(ctx, a->secret, NULL);
+		if (!err)
+			err = secrets_of_vars(ctx, a->token, NULL);
+		if (url)
+			memset(url, 0, strlen(url));
+		if (secret)
+			memset(secret, 0, strlen(secret));
+		if (token)
+			memset(token, 0, strlen(token));
+		free(url);
+		free(shown);
+		free(secret);
+		free(token);
+	}
+	return err < 0 || oom ? bg_error_oom(ctx) : 0;
 }
 
 int bg_config__expand_uri(bg_ctx *ctx, const char *in, char **out)
@@ -2185,7 +2323,7 @@ int bg_config_parse(bg_ctx *ctx, const char *name, const char *text, size_t len,
 	cfg->confirm.pairs = BG_CONFIRM_PAIRS;
 	cfg->confirm.max_pairs = BG_CONFIRM_MAX_PAIRS;
 	ld.cfg = cfg;
-	if ((err = load_root(&ld, &root, obj)) < 0)
+	if ((err = load_root(&ld, &root, obj)) < 0 || (err = register_secrets(ctx, cfg)) < 0)
 		goto cleanup;
 	*out = cfg;
 	cfg = NULL;

@@ -64,6 +64,31 @@ const volatile sig_atomic_t *bg_ctx__cancel_flag(const bg_ctx *ctx);
 /* The host's SIGCONT count (bg_ctx_set_continued), or 0. */
 sig_atomic_t bg_ctx__continued(const bg_ctx *ctx);
 
+/*
+ * Secrets: the values behind the configuration's alert targets (their
+ * tokens, webhook secrets and URLs; bg_config_parse adds them), replaced
+ * by BG_SECRET_MARK in everything benchguard reads from what it runs
+ * (bg_exec's stdout and stderr, a build's log) before anything is cut,
+ * parsed, quoted, printed, stored or posted.  A value shorter than
+ * BG_SECRET_MIN bytes is no key (GitLab masks no shorter variable either),
+ * and replacing it ("1", "main") would garble every message it occurs in.
+ */
+#define BG_SECRET_MIN 8
+/* The end of a secret whose start a tail cut off is replaced from this many bytes. */
+#define BG_SECRET_PART_MIN 4
+#define BG_SECRET_MARK "[secret]"
+/* Adds s[0..n) to the context's secrets (a shorter one is ignored): 0, or BG_ENOMEM. */
+int bg_ctx__add_secret(bg_ctx *ctx, const char *s, size_t n);
+/*
+ * *text (malloc'd, *len bytes, NUL-terminated) with each of the context's
+ * secrets replaced; with `cut_start`, text that is the end of a longer
+ * output, the end of a secret it starts with too.  A new string replaces
+ * *text only when something was replaced.  0, or BG_ENOMEM (*text as it was).
+ */
+int bg_ctx__scrub(const bg_ctx *ctx, char **text, size_t *len, int cut_start);
+/* Whether the context has secrets to replace: a file is read for them only then. */
+int bg_ctx__has_secrets(const bg_ctx *ctx);
+
 /* How long a suite's `build` may run before it is killed and counted as
  * failed: one hour, in the working tree and in a cached worktree alike. */
 #define BG_BUILD_TIMEOUT 3600.0

@@ -10,6 +10,8 @@
  * name that could not be printed safely (a control character, a bidi
  * override, invalid UTF-8, a runaway length) is refused, whatever the
  * parser; the parsers check first only to name the place in their input.
+ * Every outcome's message also has the alert targets' secrets replaced
+ * (bg_ctx__scrub).
  */
 #include <math.h>
 #include <stdio.h>
@@ -363,6 +365,17 @@ int bg_results_set_outcome(bg_ctx *ctx, bg_results *res, const char *benchmark,
 		return rc;
 	if (message && !(msg = strdup(message)))
 		return bg_error_oom(ctx);
+	/* Every outcome's message is stored, printed and posted: one that
+	 * quotes a file the benchmark wrote (Valgrind's) is scrubbed here, as
+	 * what it printed was when it was read (bg_ctx__scrub). */
+	if (msg) {
+		size_t n = strlen(msg);
+
+		if (bg_ctx__scrub(ctx, &msg, &n, 0) < 0) {
+			free(msg);
+			return bg_error_oom(ctx);
+		}
+	}
 	if (!o) {
 		if (bg_grow((void **)&res->outcomes, &res->capoutcomes, res->noutcomes,
 		            sizeof(*res->outcomes)) < 0) {

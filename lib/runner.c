@@ -1285,6 +1285,13 @@ static int exec_run(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, 
 	}
 	out->err_len = io->ring_len;
 	out->err_tail[out->err_len] = '\0';
+	/* What the command printed may hold a secret of the alert targets (a
+	 * `set -x` of a curl with the token): replaced here, before it is
+	 * parsed, cut into a message, printed, stored or posted, so that no
+	 * part of one is left anywhere.  A tail may start inside one. */
+	if (bg_ctx__scrub(ctx, &out->out, &out->out_len, io->out_tail && io->out_truncated) < 0 ||
+	    bg_ctx__scrub(ctx, &out->err_tail, &out->err_len, io->ring_len == BG_ERR_TAIL) < 0)
+		goto oom;
 	goto cleanup;
 
 oom:

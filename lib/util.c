@@ -30,6 +30,8 @@ struct bg_ctx {
 	int muted; /* bg_ctx__mute: nothing logged while above 0 */
 	const volatile sig_atomic_t *cancel;
 	const volatile sig_atomic_t *continued;
+	char **secrets; /* bg_ctx__add_secret's, longest first */
+	size_t nsecrets, secrets_cap;
 };
 
 int bg_error_exit_code(int error)
@@ -54,6 +56,16 @@ int bg_ctx_new(bg_ctx **out)
 
 void bg_ctx_free(bg_ctx *ctx)
 {
+	size_t i;
+
+	if (!ctx)
+		return;
+	/* Secrets do not linger in freed memory. */
+	for (i = 0; i < ctx->nsecrets; i++) {
+		memset(ctx->secrets[i], 0, strlen(ctx->secrets[i]));
+		free(ctx->secrets[i]);
+	}
+	free(ctx->secrets);
 	free(ctx);
 }
 
@@ -80,6 +92,91 @@ void bg_ctx__restore_error(bg_ctx *ctx, const bg_saved_error *saved)
 {
 	if (ctx)
 		memcpy(ctx->msg, saved->msg, strlen(saved->msg) + 1);
+}
+
+int bg_ctx__add_secret(bg_ctx *ctx, const char *s, size_t n)
+{
+	size_t i, at;
+	char *copy;
+
+	if (!ctx || !s || n < BG_SECRET_MIN || memchr(s, '\0', n))
+		return 0;
+	for (i = 0; i < ctx->nsecrets; i++)
+		if (strlen(ctx->secrets[i]) == n && !memcmp(ctx->secrets[i], s, n))
+			return 0;
+	if (bg_grow((void **)&ctx->secrets, &ctx->secrets_cap, ctx->nsecrets, sizeof(char *)) <
+	            0 ||
+	    !(copy = strndup(s, n)))
+		return BG_ENOMEM;
+	/* Longest first: where two overlap ("abcdefgh" and "abcdefgh-2"), the
+	 * longer is the one that was printed, and no tail of it is left. */
+	for (at = 0; at < ctx->nsecrets && strlen(ctx->secrets[at]) >= n; at++)
+		;
+	memmove(ctx->secrets + at + 1, ctx->secrets + at,
+	        (ctx->nsecrets - at) * sizeof(char *));
+	ctx->secrets[at] = copy;
+	ctx->nsecrets++;
+	return 0;
+}
+
+/* How many bytes of text[i..len) are a secret to replace: a whole one, or
+ * with `cut_start` at i = 0 the end of one whose start was cut off. */
+static size_t secret_at(const bg_ctx *ctx, const char *text, size_t len, size_t i, int cut_start)
+{
+	size_t k, n, best = 0;
+
+	for (k = 0; k < ctx->nsecrets; k++) {
+		const char *s = ctx->secrets[k];
+
+		if (s[0] == text[i] && (n = strlen(s)) > best && n <= len - i &&
+		    !memcmp(text + i, s, n))
+			best = n;
+		if (!cut_start || i)
+			continue;
+		for (n = strlen(s) - 1; n > best && n >= BG_SECRET_PART_MIN; n--)
+			if (n <= len && !memcmp(text, s + strlen(s) - n, n)) {
+				best = n;
+				break;
+			}
+	}
+	return best;
+}
+
+int bg_ctx__has_secrets(const bg_ctx *ctx)
+{
+	return ctx && ctx->nsecrets > 0;
+}
+
+int bg_ctx__scrub(const bg_ctx *ctx, char **text, size_t *len, int cut_start)
+{
+	bg_buf b = BG_BUF_INIT;
+	size_t i, n, plain;
+
+	if (!ctx || !ctx->nsecrets || !text || !*text)
+		return 0;
+	for (i = 0, plain = 0; i < *len; i += n ? n : 1) {
+		n = secret_at(ctx, *text, *len, i, cut_start);
+		if (!n) {
+			plain++;
+			continue;
+		}
+		if (bg_buf_put(&b, *text + i - plain, plain) < 0 ||
+		    bg_buf_puts(&b, BG_SECRET_MARK) < 0)
+			goto oom;
+		plain = 0;
+	}
+	if (!b.ptr)
+		return 0; /* nothing to replace: the text stays as it is */
+	if (bg_buf_put(&b, *text + *len - plain, plain) < 0)
+		goto oom;
+	memset(*text, 0, *len);
+	free(*text);
+	*len = b.len;
+	*text = bg_buf_detach(&b);
+	return 0;
+oom:
+	bg_buf_clear(&b);
+	return BG_ENOMEM;
 }
 
 void bg_ctx_set_log(bg_ctx *ctx, bg_log_cb cb, void *data)

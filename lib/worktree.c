@@ -179,8 +179,11 @@ static int stamp_set(bg_ctx *ctx, const char *stamp, const char *line)
 	return 0;
 }
 
-/* The last LOG_TAIL bytes of the log, from a line start when one is near. */
-static char *log_tail(const char *path)
+/* The last LOG_TAIL bytes of the log, from a line start when one is near,
+ * with the context's secrets replaced (bg_ctx__scrub): the build wrote the
+ * log itself, and its tail is stored and printed.  NULL: no log, or no
+ * memory. */
+static char *log_tail(const bg_ctx *ctx, const char *path)
 {
 	char *buf = NULL, *nl;
 	FILE *f = fopen(path, "rb");
@@ -194,17 +197,72 @@ static char *log_tail(const char *path)
 		if (fseek(f, from, SEEK_SET) == 0 && (buf = malloc(LOG_TAIL + 1))) {
 			n = fread(buf, 1, LOG_TAIL, f);
 			buf[n] = '\0';
-			if (from > 0 && (nl = strchr(buf, '\n')) && nl[1])
+			/* Before the cut to a line start, which may fall inside one. */
+			if (bg_ctx__scrub(ctx, &buf, &n, from > 0) < 0) {
+				free(buf);
+				buf = NULL;
+			} else if (from > 0 && (nl = strchr(buf, '\n')) && nl[1]) {
 				memmove(buf, nl + 1, strlen(nl + 1) + 1);
+			}
 			/* No line start near: a character start, not half of one. */
 			i = 0;
-			while (from > 0 && i < 3 && ((unsigned char)buf[i] & 0xC0) == 0x80)
+			while (buf && from > 0 && i < 3 && ((unsigned char)buf[i] & 0xC0) == 0x80)
 				i++;
-			memmove(buf, buf + i, strlen(buf + i) + 1);
+			if (buf)
+				memmove(buf, buf + i, strlen(buf + i) + 1);
 		}
 	}
 	fclose(f);
 	return buf;
+}
+
+/* A build log benchguard reads whole to replace secrets in (the biggest file it reads). */
+#define LOG_SCRUB_MAX ((size_t)256 << 20)
+
+/*
+ * The build wrote its log itself, and benchguard names the file in its
+ * messages: it is rewritten with the context's secrets replaced
+ * (bg_ctx__scrub), as the tail that is stored and printed is.  One too big
+ * to read is left as it is, with a warning.
+ */
+static int scrub_log(bg_ctx *ctx, const char *path)
+{
+	bg_saved_error saved;
+	char *text = NULL, *was;
+	size_t len = 0;
+	FILE *f;
+	int err = 0, bad;
+
+	if (!bg_ctx__has_secrets(ctx))
+		return 0;
+	bg_ctx__save_error(ctx, &saved);
+	if ((err = bg_read_file_max(ctx, path, LOG_SCRUB_MAX, &text, &len)) < 0) {
+		if (err != BG_ENOMEM) {
+			bg_log(ctx, BG_LOG_WARN,
+			       "the build log is not checked for the alert targets' secrets: %s",
+			       bg_ctx_error(ctx));
+			bg_ctx__restore_error(ctx, &saved);
+			err = 0;
+		}
+		goto cleanup;
+	}
+	was = text;
+	if ((err = bg_ctx__scrub(ctx, &text, &len, 0)) < 0) {
+		err = bg_error_oom(ctx);
+		goto cleanup;
+	}
+	if (text == was)
+		goto cleanup;
+	if (!(f = fopen(path, "wb"))) {
+		err = bg_error_errno(ctx, BG_EIO, "cannot write %s", path);
+		goto cleanup;
+	}
+	bad = fwrite(text, 1, len, f) != len;
+	if ((fclose(f) != 0 || bad) && !err)
+		err = bg_error_errno(ctx, BG_EIO, "cannot write %s", path);
+cleanup:
+	free(text);
+	return err;
 }
 
 /* Runs the build in the checkout; the outcome is in *wt, the log beside it. */
@@ -232,8 +290,10 @@ static int run_build(bg_ctx *ctx, const char *command, double timeout, bg_worktr
 	eo.env = env;
 	eo.log_path = wt->log_path;
 	bg_log(ctx, BG_LOG_INFO, "building %.12s: %s", wt->sha, command);
-	if ((err = bg_exec(ctx, command, &eo, &r)) < 0)
+	if ((err = bg_exec(ctx, command, &eo, &r)) < 0 || (err = scrub_log(ctx, wt->log_path)) < 0) {
+		bg_exec_result_clear(&r);
 		return err;
+	}
 	wt->built = 1;
 	wt->build_seconds = r.wall;
 	if (!(r.exited && r.exit_status == 0)) {
@@ -247,7 +307,7 @@ static int run_build(bg_ctx *ctx, const char *command, double timeout, bg_worktr
 			        wt->build_seconds);
 			fclose(f);
 		}
-		if (!err && !(wt->log_tail = log_tail(wt->log_path)))
+		if (!err && !(wt->log_tail = log_tail(ctx, wt->log_path)))
 			wt->log_tail = strdup("");
 		if (!err && !wt->log_tail)
 			err = bg_error_oom(ctx);
@@ -415,6 +475,15 @@ int bg_worktree_prepare(bg_ctx *ctx, bg_repo *repo, bg_store *store, const char 
 			wt.build_seconds = row.seconds;
 			wt.log_tail = row.log_tail;
 			row.log_tail = NULL;
+			/* Stored by a benchguard that did not replace secrets yet. */
+			if (wt.log_tail) {
+				size_t n = strlen(wt.log_tail);
+
+				if (bg_ctx__scrub(ctx, &wt.log_tail, &n, 1) < 0) {
+					err = bg_error_oom(ctx);
+					goto cleanup;
+				}
+			}
 			if (!wt.log_tail && !(wt.log_tail = strdup(""))) {
 				err = bg_error_oom(ctx);
 				goto cleanup;

@@ -7,7 +7,8 @@
 # GITHUB_TOKEN), and a webhook whose URL path is the secret, behind a
 # receiver that quotes it back with terminal escapes: the secret is in no
 # output and nowhere in the database, the message still names status and
-# host.
+# host.  And benchmarks and builds that print the alert's token themselves
+# (a `set -x` of a curl): "[secret]" in its place everywhere.
 . "$(dirname "$0")/lib.sh"
 
 . "$(dirname "$0")/alert_lib.sh"
@@ -193,4 +194,61 @@ check "... the answer quoted is one line, short, its escapes shown not sent" bas
 	! sqlite3 '$BENCHGUARD_DB' 'SELECT last_error FROM outbox' | grep -a -q \$'\x1b' &&
 	[ \$(awk '{ if (length > m) m = length } END { print m + 0 }' '$T/s.err' '$T/t.out' '$T/t.err') -lt 600 ] &&
 	grep -q 'Cannot POST \[secret\] \\\\x1b\[31mred' '$T/t.out'"
+# 7. Benchmarks that print the alert's token (a `set -x` of a curl, then
+# exit 7; a line the parser quotes) and builds that do (here, and in a
+# worktree whose failure is remembered): "[secret]" in the token's place
+# in every output and file, in the posted comment and in the database.
+db leak
+recv leak github --token "$GH_TOKEN"
+export GH_API="http://127.0.0.1:$PORT"
+printf 'set -x\n: curl -sf -H "Authorization: Bearer $GH_TOKEN" https://api.example.com/x\nexit 7\n' >"$T/api.sh"
+printf 'echo "BENCHGUARD v $GH_TOKEN ms"\n' >"$T/quoted.sh"
+printf 'echo "make: Bearer $GH_TOKEN"; echo "cc: $GH_TOKEN: error" >&2; exit 2\n' >"$T/build.sh"
+leak_cfg() {
+	cat >"$T/leak.json" <<J
+{ "project": "demo", $1
+  "baseline": { "branch": "main", "window": 20, "min_runs": 5 },
+  "defaults": { "warmup": 1, "samples": 5 },
+  "benchmarks": [ { "name": "spin", "command": "$T/spin 3000000" },
+    { "name": "api", "command": "sh $T/api.sh" },
+    { "name": "quoted", "format": "lines", "command": "sh $T/quoted.sh" } ],
+  "alerts": [ { "kind": "github", "repo": "octo/demo", "token": "\${GH_TOKEN}",
+    "pr": "\${PR_NUMBER}", "api_url": "\${GH_API}", "on": ["always"], "timeout": 10 } ] }
+J
+}
+leak_cfg ""
+: >"$T/leak.md"
+GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY="$T/leak.md" "$BG" -v --config "$T/leak.json" ci \
+	--confirm 0 --junit "$T/leak.xml" >"$T/leak.out" 2>"$T/leak.err"
+rc=$?
+"$BG" --config "$T/leak.json" report --format json >"$T/leak.json.out" 2>>"$T/leak.err"
+"$BG" --config "$T/leak.json" report --format markdown >"$T/leak.report.md" 2>>"$T/leak.err"
+state "$PORT" >"$T/leak.state"
+check "benchmarks that print the token and fail: ci exits 3 (got $rc), the failures quote their output" \
+	bash -c "[ $rc = 3 ] && grep -q 'exit status 7; stderr: .*Authorization: Bearer \[secret\]' '$T/leak.out' &&
+	grep -q 'Bearer [^ ]*secret' '$T/leak.md' && grep -q '\[secret\]' '$T/leak.xml' &&
+	grep -q '^::error .*Bearer \[secret\]' '$T/leak.out' &&
+	grep -q 'Authorization: Bearer [^ ]*secret' '$T/leak.state'"
+leak_cfg '"build": "sh '"$T"'/build.sh",'
+GITHUB_STEP_SUMMARY="$T/leak.md" "$BG" --config "$T/leak.json" ci --confirm 0 >>"$T/leak.out" 2>>"$T/leak.err"
+brc=$?
+"$BG" --config "$T/leak.json" run --commit HEAD~1 >>"$T/leak.out" 2>>"$T/leak.err"
+wrc=$?
+"$BG" --config "$T/leak.json" run --commit HEAD~1 >>"$T/leak.out" 2>>"$T/leak.err"
+check "builds that print it and fail: exit 3 (got $brc, $wrc), their logs' tails shown" bash -c "
+	[ '$brc $wrc' = '3 3' ] && grep -q '^make: Bearer \[secret\]' '$T/leak.err' &&
+	grep -q '^cc: \[secret\]: error' '$T/leak.err' &&
+	[ \$(grep -c '^cc: \[secret\]: error' '$T/leak.err') = 3 ] &&
+	grep -q 'remembered from an earlier attempt' '$T/leak.err'"
+sqlite3 "$BENCHGUARD_DB" .dump >"$T/leak.sql"
+state "$PORT" >>"$T/leak.state"
+check "... the token is in no output, file, build log, posted body nor the database (its -wal too)" bash -c "
+	! grep -a -q -e '$GH_TOKEN' '$T/leak.out' '$T/leak.err' '$T/leak.md' '$T/leak.xml' \
+		'$T/leak.json.out' '$T/leak.report.md' '$T/leak.sql' &&
+	! $PY -c 'import json,sys
+for l in open(sys.argv[1]): print(json.loads(l)[\"body\"])' '$T/leak.log' | grep -a -q -e '$GH_TOKEN' &&
+	! grep -a -q -e '$GH_TOKEN' '$T/leak.state' &&
+	! grep -a -q -e '$GH_TOKEN' .benchguard/worktrees/*.build.log &&
+	grep -q '^make: Bearer \[secret\]' .benchguard/worktrees/*.build.log &&
+	[ \$(cat '$BENCHGUARD_DB'* | grep -a -c -e '$GH_TOKEN') = 0 ]"
 finish

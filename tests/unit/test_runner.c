@@ -1480,6 +1480,64 @@ static int cuda_probe_main(void)
 	return 0;
 }
 
+/*
+ * The alert targets' secrets a loaded configuration names are replaced in
+ * what a command prints, before anything reads it: its stdout, and the tail
+ * of its stderr, also when that tail starts inside one.  What names the
+ * targets (a pr number, an API host, a webhook's host) is left.
+ */
+static void test_exec_secrets_replaced(void **state)
+{
+	static const char cfg_text[] =
+	        "{ \"benchmarks\": [ { \"name\": \"b\", \"command\": \"true\" } ],\n"
+	        "  \"alerts\": [ { \"kind\": \"github\", \"repo\": \"o/r\", \"token\": "
+	        "\"${BG_T_TOKEN}\", \"pr\": \"${BG_T_PR}\", \"api_url\": \"${BG_T_API}\" },\n"
+	        "    { \"kind\": \"webhook\", \"url\": \"https://${BG_T_HOST}/hooks/${BG_T_HOOK}\","
+	        " \"secret\": \"lit-${BG_T_SALT}\" } ] }\n";
+	bg_ctx *ctx = NULL;
+	bg_config *cfg = NULL;
+	bg_exec_opts o = { NULL, 10, 1, 0, NULL, NULL };
+	bg_exec_result r;
+
+	(void)state;
+	setenv("BG_T_TOKEN", "ghs_unit_token_0123456789", 1);
+	setenv("BG_T_PR", "12345678", 1);
+	setenv("BG_T_API", "http://127.0.0.1:9", 1);
+	setenv("BG_T_HOST", "hooks.example.com", 1);
+	setenv("BG_T_HOOK", "T000/B000/abcdefghijklmnopqrstuvwx", 1);
+	setenv("BG_T_SALT", "pepperpepper", 1);
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	assert_int_equal(bg_config_parse(ctx, "t.json", cfg_text, strlen(cfg_text), &cfg), 0);
+
+	exec_ok(ctx,
+	        "echo \"Bearer $BG_T_TOKEN pr $BG_T_PR at $BG_T_API\"; "
+	        "echo \"to https://$BG_T_HOST/hooks/$BG_T_HOOK salt $BG_T_SALT key "
+	        "lit-$BG_T_SALT\" >&2",
+	        &o, &r);
+	assert_string_equal(r.out, "Bearer [secret] pr 12345678 at http://127.0.0.1:9\n");
+	assert_int_equal(r.out_len, strlen(r.out));
+	assert_string_equal(r.err_tail,
+	                    "to [secret] salt [secret] key [secret]\n");
+	assert_int_equal(r.err_len, strlen(r.err_tail));
+	bg_exec_result_clear(&r);
+
+	/* stderr's kept tail starts 10 bytes before the token's end. */
+	exec_ok(ctx,
+	        "head -c 100 /dev/zero | tr '\\0' A >&2; printf %s \"$BG_T_TOKEN\" >&2; "
+	        "head -c 4086 /dev/zero | tr '\\0' B >&2",
+	        &o, &r);
+	assert_int_equal(r.err_len, 8 + 4086);
+	assert_memory_equal(r.err_tail, "[secret]BBBB", 12);
+	assert_null(strstr(r.err_tail, "0123456789"));
+	bg_exec_result_clear(&r);
+
+	bg_config_free(cfg);
+	bg_ctx_free(ctx);
+	unsetenv("BG_T_TOKEN");
+	unsetenv("BG_T_HOOK");
+	unsetenv("BG_T_SALT");
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1501,6 +1559,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_exec_stdout_bounded),
 		cmocka_unit_test(test_exec_stdout_tail_kept),
 		cmocka_unit_test(test_exec_stderr_tail),
+		cmocka_unit_test(test_exec_secrets_replaced),
 		cmocka_unit_test(test_run_time_format),
 		cmocka_unit_test(test_run_peak_rss_slack),
 		cmocka_unit_test(test_run_overrides_and_env),

@@ -2,8 +2,9 @@
  * test_util.c -- lib/util.c's growth helpers, the one place arrays and byte
  * buffers grow: room for any element asked for (not only the next one), and
  * a size that would overflow refused with the array left as it was; the
- * error message, whose end (the reason) survives a huge argument; and
- * lib/index.c's hash index, which every lookup by name goes through.
+ * error message, whose end (the reason) survives a huge argument;
+ * lib/index.c's hash index, which every lookup by name goes through; and
+ * the context's secrets, replaced in what a command printed.
  */
 #include <errno.h>
 
@@ -255,12 +256,85 @@ static void test_index(void **state)
 	free(names);
 }
 
+/* s scrubbed with the context's secrets: a new string the test frees. */
+static char *scrubbed(const bg_ctx *ctx, const char *s, int cut_start)
+{
+	char *t = strdup(s), *was = t;
+	size_t n = strlen(s);
+
+	assert_non_null(t);
+	assert_int_equal(bg_ctx__scrub(ctx, &t, &n, cut_start), 0);
+	assert_int_equal(n, strlen(t));
+	/* Untouched text is the caller's string still: no copy per output. */
+	if (!strcmp(t, s))
+		assert_ptr_equal(t, was);
+	return t;
+}
+
+#define assert_scrubbed(ctx, in, cut, want)                                                      \
+	do {                                                                                     \
+		char *got_ = scrubbed(ctx, in, cut);                                             \
+		assert_string_equal(got_, want);                                                 \
+		free(got_);                                                                      \
+	} while (0)
+
+static void test_scrub(void **state)
+{
+	bg_ctx *ctx = NULL;
+	char *t = NULL;
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	/* No secrets: nothing is looked at. */
+	assert_scrubbed(ctx, "Bearer ghs_SuperSecretToken", 0, "Bearer ghs_SuperSecretToken");
+	assert_int_equal(bg_ctx__scrub(ctx, &t, &n, 1), 0);
+	assert_null(t);
+
+	/* Too short to be a key, or empty: not taken (it would garble
+	 * every message it occurs in). */
+	assert_int_equal(bg_ctx__add_secret(ctx, "1", 1), 0);
+	assert_int_equal(bg_ctx__add_secret(ctx, "s3cr3t7", 7), 0);
+	assert_int_equal(bg_ctx__add_secret(ctx, "", 0), 0);
+	assert_scrubbed(ctx, "exit 1: s3cr3t7", 0, "exit 1: s3cr3t7");
+
+	assert_int_equal(bg_ctx__add_secret(ctx, "ghs_SuperSecretToken", 20), 0);
+	assert_int_equal(bg_ctx__add_secret(ctx, "ghs_SuperSecretToken", 20), 0); /* once */
+	assert_int_equal(bg_ctx__add_secret(ctx, "ghs_Super", 9), 0);
+	assert_int_equal(bg_ctx__add_secret(ctx, "hooks/T0/B0/XYZXYZ-and-more", 18), 0);
+
+	assert_scrubbed(ctx, "+ curl -H 'Authorization: Bearer ghs_SuperSecretToken' x", 0,
+	                "+ curl -H 'Authorization: Bearer [secret]' x");
+	/* The longest that matches: no tail of the longer one is left. */
+	assert_scrubbed(ctx, "ghs_SuperSecretTokenghs_Super ghs_Supe", 0,
+	                "[secret][secret] ghs_Supe");
+	/* Only the n bytes given were a secret. */
+	assert_scrubbed(ctx, "at hooks/T0/B0/XYZXYZ end", 0, "at [secret] end");
+	/* A tail that starts inside one: its end goes too, from 4 bytes. */
+	assert_scrubbed(ctx, "retToken | exit 7", 1, "[secret] | exit 7");
+	assert_scrubbed(ctx, "retToken | exit 7", 0, "retToken | exit 7");
+	assert_scrubbed(ctx, "oken | exit 7", 1, "[secret] | exit 7");
+	assert_scrubbed(ctx, "ken | exit 7", 1, "ken | exit 7");
+	assert_scrubbed(ctx, "ghs_SuperSecretToken", 1, "[secret]");
+
+	/* Bytes past a NUL are output too. */
+	t = malloc(32);
+	assert_non_null(t);
+	memcpy(t, "a\0ghs_SuperSecretToken!", 24);
+	n = 23;
+	assert_int_equal(bg_ctx__scrub(ctx, &t, &n, 0), 0);
+	assert_int_equal(n, 11);
+	assert_memory_equal(t, "a\0[secret]!", 12);
+	free(t);
+	bg_ctx_free(ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_grow),         cmocka_unit_test(test_buf),
 		cmocka_unit_test(test_long_message), cmocka_unit_test(test_index_hash),
-		cmocka_unit_test(test_index),
+		cmocka_unit_test(test_index),        cmocka_unit_test(test_scrub),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
