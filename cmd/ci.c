@@ -167,50 +167,91 @@ static FILE *open_summary(cli_state *st)
 }
 
 /*
- * The verdict's Markdown appended to the open step summary, then closed.
- * GitHub drops a summary over 1 MiB whole (earlier steps' text and ours
- * together), so the table is cut to what is left, the regressions and
- * failures first.  A write that fails (a full disk shows at the close) is
- * a warning; only running out of memory is an error.
+ * Where the step summary stands: the room left in GitHub's 1 MiB (earlier
+ * steps' text and ours together: GitHub drops a larger summary whole), and
+ * *sep a "\n" when an earlier step's text does not end its line, which
+ * would take our heading into its last line, where it renders as text.
  */
-static int write_summary(cli_state *st, const bg_check_result *res, FILE *f)
+static size_t summary_room(FILE *f, const char **sep)
 {
-	const char *path = getenv("GITHUB_STEP_SUMMARY");
 	size_t room = BG_STEP_SUMMARY_MAX;
-	const char *sep = "";
-	char *md = NULL;
 	long have;
-	int rc, bad;
 
+	*sep = "";
 	if (fseek(f, 0, SEEK_END) == 0 && (have = ftell(f)) > 0) {
 		room = (size_t)have < room ? room - (size_t)have : 0;
-		/* An earlier step's text that does not end its line would take our
-		 * heading into its last line, where it renders as text. */
 		if (fseek(f, -1, SEEK_END) == 0 && fgetc(f) != '\n') {
-			sep = "\n";
+			*sep = "\n";
 			room = room ? room - 1 : 0;
 		}
 		(void)fseek(f, 0, SEEK_END);
 	}
+	return room;
+}
+
+/* `text` (the `what`) appended after `sep` when it fits in `room`, then the
+ * summary closed.  One that does not fit, or a write that fails (a full disk
+ * shows at the close), is a warning: the exit code stays the run's. */
+static void summary_append(cli_state *st, FILE *f, const char *sep, const char *text, size_t room,
+                           const char *what)
+{
+	const char *path = getenv("GITHUB_STEP_SUMMARY");
+	int bad;
+
+	if (strlen(text) > room) {
+		cli_warn(st,
+		         "the step summary %s is full (GitHub takes 1 MiB): %s is not added to "
+		         "it",
+		         path, what);
+		fclose(f);
+		return;
+	}
+	bad = fputs(sep, f) == EOF || fputs(text, f) == EOF;
+	bad |= fclose(f) != 0;
+	if (bad)
+		cli_warn(st, "cannot write the step summary %s: %s", path, strerror(errno));
+}
+
+/*
+ * The verdict's Markdown appended to the open step summary, then closed,
+ * the table cut to the room left, the regressions and failures first.
+ * Only running out of memory is an error.
+ */
+static int write_summary(cli_state *st, const bg_check_result *res, FILE *f)
+{
+	const char *sep;
+	size_t room = summary_room(f, &sep);
+	char *md = NULL;
+	int rc;
+
 	if ((rc = bg_check_markdown_max(st->ctx, res, room, &md)) < 0) {
 		fclose(f);
 		return rc;
 	}
-	if (strlen(md) > room) {
-		cli_warn(st,
-		         "the step summary %s is full (GitHub takes 1 MiB): the verdict is "
-		         "not added to it",
-		         path);
-		fclose(f);
-		free(md);
-		return 0;
-	}
-	bad = fputs(sep, f) == EOF || fputs(md, f) == EOF;
-	bad |= fclose(f) != 0;
-	if (bad)
-		cli_warn(st, "cannot write the step summary %s: %s", path, strerror(errno));
+	summary_append(st, f, sep, md, room, "the verdict");
 	free(md);
 	return 0;
+}
+
+/* Why the run or the build failed, appended to the open step summary under
+ * the same guards as the verdict, then closed. */
+static void write_failure_summary(cli_state *st, int rc, FILE *f)
+{
+	const char *sep;
+	size_t room = summary_room(f, &sep);
+	char *why = bg_text__escaped(BG_ESC_MD, bg_ctx_error(st->ctx));
+	char *text = bg_printf("### benchguard: %s\n\n%s\n\n",
+	                       rc == BG_EBUILD ? "build failed" : "run failed", why ? why : "");
+
+	if (text && why) {
+		summary_append(st, f, sep, text, room, "the failure");
+	} else {
+		fclose(f);
+		cli_warn(st, "cannot write the step summary %s: out of memory",
+		         getenv("GITHUB_STEP_SUMMARY"));
+	}
+	free(why);
+	free(text);
 }
 
 static void on_pair(size_t k, size_t of, int ref_first, void *data)
@@ -379,16 +420,8 @@ int cmd_ci(cli_state *st, int argc, char **argv)
 	    (!rflags.no_build && (rc = cli_build(st, &env, bg_repo_workdir(env.repo))) < 0) ||
 	    (rc = cli_branch_hint(st, bg_ci_run(st->ctx, &o, &out), "--baseline-branch")) < 0) {
 		/* Say so where CI users look, then fail as `run` would. */
-		if ((summary = open_summary(st))) {
-			char *why = bg_text__escaped(BG_ESC_MD, bg_ctx_error(st->ctx));
-
-			fprintf(summary, "### benchguard: %s\n\n%s\n\n",
-			        rc == BG_EBUILD ? "build failed" : "run failed", why ? why : "");
-			free(why);
-			if (fclose(summary) != 0)
-				cli_warn(st, "cannot write the step summary %s: %s",
-				         getenv("GITHUB_STEP_SUMMARY"), strerror(errno));
-		}
+		if ((summary = open_summary(st)))
+			write_failure_summary(st, rc, summary);
 		if (github)
 			annotate(ann, "error", "benchguard", bg_ctx_error(st->ctx));
 		goto cleanup;

@@ -87,11 +87,21 @@ check "without GITHUB_ACTIONS no annotations are printed" bash -c "! grep -q '^:
 suite 3000000
 sed -i 's/"baseline"/"build": "echo cc: error: oops >\&2; exit 1", "baseline"/' benchguard.json
 git commit -qam "broken build"
-: >"$GITHUB_STEP_SUMMARY"
+# After an earlier step's text without its newline, as the verdict is.
+printf 'an earlier step' >"$GITHUB_STEP_SUMMARY"
 "$BG" -q ci >"$T/out" 2>"$T/err"
 rc=$?
 check "a failing build: ci exits 3 (got $rc)" test "$rc" = 3
-check "... and the summary says the build failed" grep -q '^### benchguard: build failed' "$GITHUB_STEP_SUMMARY"
+check "... and the summary says the build failed, on a line of its own" bash -c "
+	[ \"\$(head -n 1 $T/summary.md)\" = 'an earlier step' ] &&
+	grep -q '^### benchguard: build failed' '$GITHUB_STEP_SUMMARY'"
+# A summary at GitHub's 1 MiB already: more would make GitHub drop it whole.
+head -c 1048570 /dev/zero | tr '\0' x >"$T/big.md" && echo >>"$T/big.md"
+GITHUB_STEP_SUMMARY="$T/big.md" "$BG" -q ci >"$T/out" 2>"$T/err"
+rc=$?
+check "... a summary already full: exit 3 (got $rc), the failure not added, a warning" bash -c "
+	[ \$(wc -c <'$T/big.md') = 1048571 ] &&
+	grep -q '^benchguard: warning: the step summary $T/big.md is full (GitHub takes 1 MiB): the failure is not added to it' '$T/err'"
 check "an unwritable step summary is a warning, not a failure" bash -c "
 	git checkout -q HEAD~1 -- benchguard.json && GITHUB_STEP_SUMMARY=/nonexistent/dir/s.md \"$BG\" -q ci --min-change 0.5 >/dev/null 2>$T/e; rc=\$?; git checkout -q HEAD -- benchguard.json; [ \$rc -le 1 ] && grep -q 'cannot write the step summary' $T/e"
 # The baseline's newest commit dropped a benchmark that older commits and
