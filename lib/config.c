@@ -1143,7 +1143,8 @@ static int register_secrets(bg_ctx *ctx, const bg_config *cfg)
 		const bg_alert_cfg *a = &cfg->alerts[i];
 		int hook = !strcmp(a->kind, "webhook") || !strcmp(a->kind, "slack");
 		char *url = hook ? secret_expand(a->url, &oom) : NULL, *shown = NULL;
-		char *secret = secret_expand(a->secret, &oom), *token = secret_expand(a->token, &oom);
+		char *secret = secret_expand(a->secret, &oom),
+		     *token = secret_expand(a->token, &oom);
 
 		if (url)
 			err = secrets_of_url(ctx, url, &shown);

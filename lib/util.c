@@ -104,16 +104,14 @@ int bg_ctx__add_secret(bg_ctx *ctx, const char *s, size_t n)
 	for (i = 0; i < ctx->nsecrets; i++)
 		if (strlen(ctx->secrets[i]) == n && !memcmp(ctx->secrets[i], s, n))
 			return 0;
-	if (bg_grow((void **)&ctx->secrets, &ctx->secrets_cap, ctx->nsecrets, sizeof(char *)) <
-	            0 ||
+	if (bg_grow((void **)&ctx->secrets, &ctx->secrets_cap, ctx->nsecrets, sizeof(char *)) < 0 ||
 	    !(copy = strndup(s, n)))
 		return BG_ENOMEM;
 	/* Longest first: where two overlap ("abcdefgh" and "abcdefgh-2"), the
 	 * longer is the one that was printed, and no tail of it is left. */
 	for (at = 0; at < ctx->nsecrets && strlen(ctx->secrets[at]) >= n; at++)
 		;
-	memmove(ctx->secrets + at + 1, ctx->secrets + at,
-	        (ctx->nsecrets - at) * sizeof(char *));
+	memmove(ctx->secrets + at + 1, ctx->secrets + at, (ctx->nsecrets - at) * sizeof(char *));
 	ctx->secrets[at] = copy;
 	ctx->nsecrets++;
 	return 0;

@@ -290,7 +290,8 @@ static int run_build(bg_ctx *ctx, const char *command, double timeout, bg_worktr
 	eo.env = env;
 	eo.log_path = wt->log_path;
 	bg_log(ctx, BG_LOG_INFO, "building %.12s: %s", wt->sha, command);
-	if ((err = bg_exec(ctx, command, &eo, &r)) < 0 || (err = scrub_log(ctx, wt->log_path)) < 0) {
+	if ((err = bg_exec(ctx, command, &eo, &r)) < 0 ||
+	    (err = scrub_log(ctx, wt->log_path)) < 0) {
 		bg_exec_result_clear(&r);
 		return err;
 	}

@@ -1516,8 +1516,7 @@ static void test_exec_secrets_replaced(void **state)
 	        &o, &r);
 	assert_string_equal(r.out, "Bearer [secret] pr 12345678 at http://127.0.0.1:9\n");
 	assert_int_equal(r.out_len, strlen(r.out));
-	assert_string_equal(r.err_tail,
-	                    "to [secret] salt [secret] key [secret]\n");
+	assert_string_equal(r.err_tail, "to [secret] salt [secret] key [secret]\n");
 	assert_int_equal(r.err_len, strlen(r.err_tail));
 	bg_exec_result_clear(&r);
 

@@ -271,11 +271,11 @@ static char *scrubbed(const bg_ctx *ctx, const char *s, int cut_start)
 	return t;
 }
 
-#define assert_scrubbed(ctx, in, cut, want)                                                      \
-	do {                                                                                     \
-		char *got_ = scrubbed(ctx, in, cut);                                             \
-		assert_string_equal(got_, want);                                                 \
-		free(got_);                                                                      \
+#define assert_scrubbed(ctx, in, cut, want)                                                        \
+	do {                                                                                       \
+		char *got_ = scrubbed(ctx, in, cut);                                               \
+		assert_string_equal(got_, want);                                                   \
+		free(got_);                                                                        \
 	} while (0)
 
 static void test_scrub(void **state)
