@@ -519,7 +519,7 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 	bg_commit c;
 	size_t i;
 	int rc;
-	char series[CLI_SERIES_MAX];
+	char series[CLI_SERIES_MAX], shown[CLI_TERM_MAX];
 
 	snprintf(series, sizeof(series), "%s:%s", b->benchmark, b->metric);
 	memset(&c, 0, sizeof(c));
@@ -644,7 +644,7 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 		}
 		printf("  %s: %s against %.12s, %s (p %.2g, %zu pairs); %s from %s "
 		       "to %s end\n",
-		       series, bg_check__moved(delta, sizeof(delta), &r->change),
+		       cli_term(shown, sizeof(shown), series), bg_check__moved(delta, sizeof(delta), &r->change),
 		       b->shas[r->last_good],
 		       !r->significant  ? "not significant"
 		       : r->improvement ? "an improvement"
@@ -854,7 +854,7 @@ static int print_no_difference(cli_state *st, const bg_check_result *res, const 
                                const char *bad, const char *series, size_t pairs, size_t builds,
                                int failed)
 {
-	char *json = NULL;
+	char *json = NULL, shown[CLI_TERM_MAX];
 	int rc;
 
 	if (st->format == CLI_JSON) {
@@ -887,7 +887,7 @@ static int print_no_difference(cli_state *st, const bg_check_result *res, const 
 	else if (series)
 		printf("nothing to bisect: %s does not differ between %.12s and %.12s (%zu "
 		       "pairs):\n\n",
-		       series, good, bad, pairs);
+		       cli_term(shown, sizeof(shown), series), good, bad, pairs);
 	else
 		printf("nothing to bisect: no series differs between %.12s and %.12s, worse or "
 		       "better (%zu pairs):\n\n",
