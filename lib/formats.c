@@ -1719,8 +1719,9 @@ cleanup:
  * `go test -bench` text, in the Go benchmark data format
  * (golang.org/design/14313-benchmark-format): a result line is
  * "Benchmark<Name>[-<GOMAXPROCS>] <iterations> <value> <unit>...", one
- * sample per line (-count N prints N lines).  Every other line (goos:,
- * pkg:, PASS, ok, the benchmarks' own output) is not a result.  ns/op is
+ * sample per line (-count N prints N lines), but for a benchmark that
+ * prints to stdout (see go_kind).  Every other line (goos:, pkg:, PASS,
+ * ok, the benchmarks' own output) is not a result.  ns/op is
  * the "time" series, stored in seconds; every other unit (B/op, allocs/op,
  * MB/s, b.ReportMetric's) is a series named after the unit.
  */
@@ -1910,8 +1911,13 @@ static int go_own_unit(const char *f, size_t n)
 	return 0;
 }
 
-/* One result line: the name and the iteration count are known good. */
-static int go_result(go_state *st, size_t line, const char *p, const char *end)
+/*
+ * One result: the name `name` (of `nlen` bytes, on line `name_line`) and its
+ * figures, [p, end) on line `line` from the iteration count on.  Both are
+ * known good; they share a line but for a benchmark that printed to stdout.
+ */
+static int go_result(go_state *st, size_t name_line, const char *name, size_t nlen, size_t line,
+                     const char *p, const char *end)
 {
 	const char *f, *v, *why, *unit[GO_PAIRS_MAX];
 	size_t n, vn, k, pairs = 0, unit_len[GO_PAIRS_MAX];
@@ -1919,8 +1925,7 @@ static int go_result(go_state *st, size_t line, const char *p, const char *end)
 	double value;
 	int rc;
 
-	(void)go_field(&p, end, &f, &n);
-	if ((rc = go_series(st, line, f, n)) < 0)
+	if ((rc = go_series(st, name_line, name, nlen)) < 0)
 		return rc;
 	(void)go_field(&p, end, &v, &vn); /* the iteration count */
 	while (go_field(&p, end, &v, &vn)) {
@@ -2020,58 +2025,163 @@ static int go_failed(go_state *st, size_t line, const char *p, const char *end)
 }
 
 /*
- * What a line is: 0 other output, 1 a result, 2 a benchmark's verdict, 3
- * the run's failure.  A benchmark that panics, a test that fails and a
- * -timeout print no "--- FAIL: Benchmark...", but go test ends the package
- * with "FAIL" (alone, then "FAIL\t<pkg>\t<time>"), after "panic: ..." for
- * a panic; a benchmark's own output is indented.
+ * What a line is.  go test writes a benchmark's name, padded, and a TAB
+ * ("%-*s\t") before running it and its figures ("%8d\t<value> <unit>\t...")
+ * after, so without -v whatever the benchmark prints to stdout lands
+ * between the two: the name starts one line (GO_PENDING), the figures a
+ * later one (GO_FIGURES).  With -v go test writes the name again in front
+ * of the figures.  Output that does not end in a newline glues a name, or
+ * the figures, into a line of it (GO_GLUED), with or without -v.  A
+ * benchmark that panics, a test that fails and a -timeout print no "---
+ * FAIL: Benchmark...", but go test ends the package with "FAIL" (alone,
+ * then "FAIL\t<pkg>\t<time>"), after "panic: ..." for a panic.
  */
-static int go_kind(const char *p, const char *end)
-{
-	const char *f;
-	size_t n;
+enum {
+	GO_OTHER,    /* the benchmarks' own output, goos:, a name -v echoes alone */
+	GO_RESULT,   /* "BenchmarkX-2   \t    1000\t        23.08 ns/op" */
+	GO_VERDICT,  /* "--- FAIL: BenchmarkX-2", "--- SKIP: ...", at *at */
+	GO_FAILED,   /* the end of a failed package */
+	GO_PENDING,  /* "BenchmarkX-2   \t<what the benchmark printed>" */
+	GO_FIGURES,  /* "    1000\t        23.08 ns/op", the count at *at */
+	GO_GLUED,    /* a name and output on one line, the name at *at */
+	GO_BOUNDARY, /* what go test writes after a benchmark's figures */
+};
 
-	if (((size_t)(end - p) == 4 && !memcmp(p, "FAIL", 4)) ||
-	    ((size_t)(end - p) == 5 && !memcmp(p, "FAIL\r", 5)) ||
-	    ((size_t)(end - p) > 5 && !memcmp(p, "FAIL\t", 5)) ||
-	    ((size_t)(end - p) > 7 && !memcmp(p, "panic: ", 7)))
-		return 3;
-	if ((size_t)(end - p) > sizeof(GO_FAIL) - 1 &&
-	    (!memcmp(p, GO_FAIL, sizeof(GO_FAIL) - 1) || !memcmp(p, GO_SKIP, sizeof(GO_SKIP) - 1)))
-		return 2;
-	/* A name alone (go test -v echoes it) or followed by the benchmark's own
-	 * output is not a result: the iteration count makes one. */
-	if ((size_t)(end - p) < GO_TAG_LEN || memcmp(p, GO_TAG, GO_TAG_LEN) != 0 ||
-	    !go_field(&p, end, &f, &n) || !go_is_name(f, n) || !go_field(&p, end, &f, &n))
+/*
+ * [p, end) is one "<value> <unit>" of go test's figures, blanks around it.
+ * A unit of digits alone is a count printed with the output, not a unit.
+ */
+static int go_is_pair(locale_t c_locale, const char *p, const char *end)
+{
+	const char *v, *u, *x;
+	size_t vn, un, xn;
+	char *vend;
+
+	if (!go_field(&p, end, &v, &vn) || !go_field(&p, end, &u, &un) ||
+	    go_field(&p, end, &x, &xn) || go_is_count(u, un))
 		return 0;
-	return go_is_count(f, n);
+	/* A blank follows the value: strtod_l() stops there at the latest. */
+	(void)strtod_l(v, &vend, c_locale);
+	return vend == v + vn;
 }
 
 /*
- * Pass 0 on one line: a "pkg:" line sets the package of the results after
- * it; a result line notes its name's GOMAXPROCS and package.
+ * Where the figures go test writes after a benchmark end [p, end): the
+ * start of their iteration count, or NULL.  Read from the end one
+ * TAB-separated "<value> <unit>" at a time, so a long line costs one pass.
  */
-static int go_note(go_state *st, size_t line, const char *p, const char *eol, int kind,
-                   const char **pkg, size_t *pkg_len)
+static const char *go_figures(locale_t c_locale, const char *p, const char *end)
+{
+	const char *t, *seg = end, *d;
+	size_t pairs = 0;
+
+	while ((t = memrchr(p, '\t', (size_t)(seg - p))) != NULL &&
+	       go_is_pair(c_locale, t + 1, seg)) {
+		pairs++;
+		seg = t;
+	}
+	for (d = seg; d > p && d[-1] >= '0' && d[-1] <= '9'; d--)
+		;
+	return pairs && d < seg ? d : NULL;
+}
+
+/*
+ * The first benchmark name in [p, end) followed by blanks and a TAB, as go
+ * test writes one before running it: its start, or NULL.  Each word is
+ * looked at once.
+ */
+static const char *go_mark(const char *p, const char *end)
+{
+	const char *s, *w, *q;
+
+	while ((s = memmem(p, (size_t)(end - p), GO_TAG, GO_TAG_LEN)) != NULL) {
+		for (q = s; q < end && !is_blank(*q); q++)
+			;
+		for (p = q; p < end && *p == ' '; p++)
+			;
+		if (p < end && *p == '\t')
+			for (w = s; w + GO_TAG_LEN <= q; w++)
+				if (!memcmp(w, GO_TAG, GO_TAG_LEN) && go_is_name(w, (size_t)(q - w)))
+					return w;
+	}
+	return NULL;
+}
+
+/* What go test writes once a benchmark's figures are out: the end of the
+ * package, the next package's header, or the b.Log lines under them. */
+static int go_boundary(const char *p, const char *end)
+{
+	static const char *const after[] = { "ok  \t", "pkg: ",  "goos: ",
+		                             "goarch: ", "cpu: ", "--- BENCH: " };
+	size_t i, len = (size_t)(end - p);
+
+	if ((len == 4 && !memcmp(p, "PASS", 4)) || (len == 5 && !memcmp(p, "PASS\r", 5)))
+		return 1;
+	for (i = 0; i < BG_ARRAY_SIZE(after); i++)
+		if (len >= strlen(after[i]) && !memcmp(p, after[i], strlen(after[i])))
+			return 1;
+	return 0;
+}
+
+static int go_kind(const go_state *st, const char *p, const char *end, const char **at)
+{
+	const char *f, *q = p, *rest;
+	size_t n, len = (size_t)(end - p);
+
+	*at = p;
+	if ((len == 4 && !memcmp(p, "FAIL", 4)) || (len == 5 && !memcmp(p, "FAIL\r", 5)) ||
+	    (len > 5 && !memcmp(p, "FAIL\t", 5)) || (len > 7 && !memcmp(p, "panic: ", 7)))
+		return GO_FAILED;
+	if (len > sizeof(GO_FAIL) - 1 &&
+	    (!memcmp(p, GO_FAIL, sizeof(GO_FAIL) - 1) || !memcmp(p, GO_SKIP, sizeof(GO_SKIP) - 1)))
+		return GO_VERDICT;
+	if (len >= GO_TAG_LEN && !memcmp(p, GO_TAG, GO_TAG_LEN) && go_field(&q, end, &f, &n) &&
+	    go_is_name(f, n)) {
+		rest = q;
+		/* The iteration count makes a result. */
+		if (go_field(&q, end, &f, &n) && go_is_count(f, n))
+			return GO_RESULT;
+		/* Not a name -v echoes alone: the benchmark's output follows. */
+		for (q = rest; q < end && *q == ' '; q++)
+			;
+		if (q < end && *q == '\t') {
+			rest = q + 1;
+			/* A benchmark that failed after its first run. */
+			if ((size_t)(end - rest) > sizeof(GO_FAIL) - 1 &&
+			    !memcmp(rest, GO_FAIL, sizeof(GO_FAIL) - 1)) {
+				*at = rest;
+				return GO_VERDICT;
+			}
+			if (go_mark(rest, end) || go_figures(st->c_locale, rest, end))
+				return GO_GLUED;
+			return GO_PENDING;
+		}
+		q = rest; /* a name inside what follows is glued to output */
+	}
+	if ((f = go_mark(q, end)) != NULL) {
+		*at = f;
+		return GO_GLUED;
+	}
+	if ((f = go_figures(st->c_locale, p, end)) != NULL) {
+		for (q = p; q < f && is_blank(*q); q++)
+			;
+		*at = f;
+		return q == f ? GO_FIGURES : GO_OTHER;
+	}
+	return go_boundary(p, end) ? GO_BOUNDARY : GO_OTHER;
+}
+
+/* Pass 0 on a result of `name`: notes its GOMAXPROCS and package. */
+static int go_note_name(go_state *st, size_t line, const char *f, size_t n, const char *pkg,
+                        size_t pkg_len)
 {
 	char qa[320], qb[160], qc[160];
 	const go_proc *first;
 	unsigned long procs;
-	const char *f;
-	size_t n;
 	int rc;
 
-	if ((size_t)(eol - p) > 5 && !memcmp(p, "pkg: ", 5)) {
-		(void)go_field(&p, eol, &f, &n);
-		if (!go_field(&p, eol, pkg, pkg_len))
-			*pkg_len = 0;
-		return 0;
-	}
-	if (kind != 1)
-		return 0;
-	(void)go_field(&p, eol, &f, &n);
 	n = go_base(f, n, &procs);
-	rc = go_procs_note(&st->procs, f, n, procs, *pkg, *pkg_len, line, &first);
+	rc = go_procs_note(&st->procs, f, n, procs, pkg, pkg_len, line, &first);
 	if (rc < 0)
 		return bg_error_oom(st->ctx);
 	if (rc == 0)
@@ -2081,9 +2191,89 @@ static int go_note(go_state *st, size_t line, const char *p, const char *eol, in
 	        "%s:%zu: %s ran in package %s and in %s (line %zu); benchguard "
 	        "keeps one series per name: benchmark one package at a time",
 	        st->source, line, bg_text__quote_n(qa, sizeof(qa), f, n),
-	        bg_text__quote_n(qb, sizeof(qb), *pkg_len ? *pkg : "", *pkg_len),
+	        bg_text__quote_n(qb, sizeof(qb), pkg_len ? pkg : "", pkg_len),
 	        bg_text__quote_n(qc, sizeof(qc), first->pkg_len ? first->pkg : "", first->pkg_len),
 	        first->line);
+}
+
+/*
+ * Pass 0 on one line: a "pkg:" line sets the package of the results after
+ * it; a result line notes its name's GOMAXPROCS and package.
+ */
+static int go_note(go_state *st, size_t line, const char *p, const char *eol, int kind,
+                   const char **pkg, size_t *pkg_len)
+{
+	const char *f;
+	size_t n;
+
+	if ((size_t)(eol - p) > 5 && !memcmp(p, "pkg: ", 5)) {
+		(void)go_field(&p, eol, &f, &n);
+		if (!go_field(&p, eol, pkg, pkg_len))
+			*pkg_len = 0;
+		return 0;
+	}
+	if (kind != GO_RESULT)
+		return 0;
+	(void)go_field(&p, eol, &f, &n);
+	return go_note_name(st, line, f, n, *pkg, *pkg_len);
+}
+
+/* What to do about a benchmark that prints to stdout. */
+#define GO_PRINTS_FIX                                                                      \
+	"run go test with -v (which writes the name again in front of the figures) or do " \
+	"not print from benchmarks"
+
+/*
+ * A name go test wrote before the benchmark's own output (line `line`),
+ * and the lines after it that could be its figures: one is, more than one
+ * or none is a guess benchguard does not make.
+ */
+typedef struct {
+	const char *name, *fig, *fig_end;
+	size_t len, line, nfig, fig_line, fig_line2;
+} go_pending;
+
+/* Settles the name left pending, at the next line that ends its output. */
+static int go_resolve(go_state *st, int pass, go_pending *pd, const char *pkg, size_t pkg_len)
+{
+	const char *name = pd->name;
+	char q[320];
+
+	if (!name)
+		return 0;
+	pd->name = NULL;
+	if (pd->nfig == 1)
+		return pass == 0 ? go_note_name(st, pd->line, name, pd->len, pkg, pkg_len)
+		                 : go_result(st, pd->line, name, pd->len, pd->fig_line, pd->fig,
+		                             pd->fig_end);
+	if (pass == 0)
+		return 0; /* pass 1 says why, in the order of the lines */
+	bg_text__quote_n(q, sizeof(q), name, pd->len);
+	if (!pd->nfig)
+		return bg_error_set(st->ctx, BG_EINPUT,
+		                    "%s:%zu: %s printed to standard output and benchguard found "
+		                    "no line of its figures after it: " GO_PRINTS_FIX,
+		                    st->source, pd->line, q);
+	return bg_error_set(st->ctx, BG_EINPUT,
+	                    "%s:%zu: %s printed to standard output and lines %zu and %zu after "
+	                    "it both look like its figures: " GO_PRINTS_FIX,
+	                    st->source, pd->line, q, pd->fig_line, pd->fig_line2);
+}
+
+/* A name on one line with output (at `at`): refused, not guessed at. */
+static int go_glued(go_state *st, size_t line, const char *at, const char *end)
+{
+	const char *f;
+	size_t n;
+	char q[320];
+
+	(void)go_field(&at, end, &f, &n);
+	return bg_error_set(st->ctx, BG_EINPUT,
+	                    "%s:%zu: %s shares its line with what the benchmark printed to "
+	                    "standard output without a final newline, so benchguard cannot "
+	                    "tell its figures from that output: end what the benchmark prints "
+	                    "with a newline, or do not print from benchmarks",
+	                    st->source, line, bg_text__quote_n(q, sizeof(q), f, n));
 }
 
 static int parse_go(bg_ctx *ctx, const char *source, const char *benchmark, const char *dir,
@@ -2103,23 +2293,51 @@ static int parse_go(bg_ctx *ctx, const char *source, const char *benchmark, cons
 		return bg_error_errno(ctx, BG_ERROR, "cannot create the C locale");
 	/* Pass 0 notes the GOMAXPROCS and package of every name; pass 1 stores. */
 	for (pass = 0; pass < 2; pass++) {
+		go_pending pd = { NULL, NULL, NULL, 0, 0, 0, 0, 0 };
+
 		for (p = data, line = 1; p < end; line++) {
 			const char *nl = memchr(p, '\n', (size_t)(end - p));
-			const char *eol = nl ? nl : end;
-			int kind = go_kind(p, eol);
+			const char *eol = nl ? nl : end, *at, *f, *q = p;
+			int kind = go_kind(&st, p, eol, &at);
+			size_t n;
 
-			if (pass == 0)
+			if (kind == GO_FIGURES) {
+				if (pd.name && pd.nfig++ == 0) {
+					pd.fig = at;
+					pd.fig_end = eol;
+					pd.fig_line = line;
+				} else if (pd.name && pd.nfig == 2) {
+					pd.fig_line2 = line;
+				}
+			} else if (kind == GO_FAILED) {
+				pd.name = NULL; /* the failed run is the reason to give */
+			} else if (kind != GO_OTHER &&
+			           (rc = go_resolve(&st, pass, &pd, pkg, pkg_len)) < 0) {
+				goto cleanup;
+			}
+			if (pass == 0) {
 				rc = go_note(&st, line, p, eol, kind, &pkg, &pkg_len);
-			else if (kind == 1)
-				rc = go_result(&st, line, p, eol);
-			else if (kind == 2)
-				rc = go_verdict(&st, line, p, eol);
-			else if (kind == 3)
+			} else if (kind == GO_RESULT) {
+				(void)go_field(&q, eol, &f, &n);
+				rc = go_result(&st, line, f, n, line, q, eol);
+			} else if (kind == GO_VERDICT) {
+				rc = go_verdict(&st, line, at, eol);
+			} else if (kind == GO_FAILED) {
 				rc = go_failed(&st, line, p, eol);
+			} else if (kind == GO_GLUED) {
+				rc = go_glued(&st, line, at, eol);
+			}
 			if (rc < 0)
 				goto cleanup;
+			if (kind == GO_PENDING) {
+				(void)go_field(&q, eol, &pd.name, &pd.len);
+				pd.line = line;
+				pd.nfig = 0;
+			}
 			p = nl ? nl + 1 : end;
 		}
+		if ((rc = go_resolve(&st, pass, &pd, pkg, pkg_len)) < 0)
+			goto cleanup;
 	}
 	if (!st.nsamples && !st.nskipped)
 		rc = bg_error_set(ctx, BG_EINPUT,

@@ -222,6 +222,15 @@ check "a failed benchmark (--- FAIL) is exit 2, naming the line, and stores noth
 	[ \"\$(cat \"$T/err\")\" = 'benchguard: $GO/go-fail.txt:6: BenchmarkFail failed; benchguard stores no results of a run with a failed benchmark' ] &&
 	[ \"\$(sqlite3 .benchguard/results.db 'SELECT count(*) FROM runs')\" = $before ]"
 
+check "a benchmark that prints to stdout keeps its figures (without -v, they follow its output)" bash -c "
+	\"$BG\" import \"$GO/go-prints.txt\" --format go --name pr >/dev/null &&
+	[ \"\$(sqlite3 .benchguard/results.db \"SELECT group_concat(s.benchmark || '=' || r.n, ',') FROM (SELECT * FROM results ORDER BY id) r JOIN series s ON s.id = r.series_id WHERE r.run_id = (SELECT max(id) FROM runs)\")\" = 'pr/BenchmarkSort=2,pr/BenchmarkPrints=2' ]"
+before=$(runs)
+check "output without a final newline glues the name into its line: exit 2, stores nothing" bash -c "
+	\"$BG\" import \"$GO/go-prints-partial.txt\" --format go >\"$T/out\" 2>\"$T/err\"; [ \$? = 2 ] &&
+	grep -qF 'go-prints-partial.txt:5: \"BenchmarkPrints-2\" shares its line with what the benchmark printed' \"$T/err\" &&
+	[ \"\$(sqlite3 .benchguard/results.db 'SELECT count(*) FROM runs')\" = $before ]"
+
 # --------------------------------------------------------------------- pytest
 PT="$FIX/formats/pytest"
 check "pytest-benchmark JSON imports" expect_rc 0 "$BG" import "$PT/rounds.json" --format pytest --name py

@@ -1552,6 +1552,15 @@ static void test_hyperfine_one_value_scan(void **state)
 
 /* ------------------------------------------------------------------ go */
 
+/* The advice lib/formats.c gives for a benchmark that prints to stdout. */
+#define GO_PRINTS_FIX                                                                      \
+	"run go test with -v (which writes the name again in front of the figures) or do " \
+	"not print from benchmarks"
+#define GO_GLUED_MSG                                                                        \
+	"shares its line with what the benchmark printed to standard output without a final " \
+	"newline, so benchguard cannot tell its figures from that output: end what the "      \
+	"benchmark prints with a newline, or do not print from benchmarks"
+
 /*
  * go/go-*.txt are real `go test -bench` output of go/fixture_test.go (see the
  * README there); the values below are copied from them.  ns/op is stored
@@ -1632,6 +1641,51 @@ static void test_go_cpu_and_verbose(void **state)
 	bg_results_free(r);
 }
 
+/*
+ * A benchmark that prints to stdout: without -v go test writes its name,
+ * then what it printed, then its figures on a line of their own
+ * (go/go-prints.txt; the run before the name prints once more above it).
+ * The figures are the name's; with -v (go-prints-verbose.txt) the name
+ * comes again in front of them.
+ */
+static void test_go_prints(void **state)
+{
+	static const double prints[] = { 21.71 * 1e-9, 20.42 * 1e-9 };
+	static const double sort[] = { 95458 * 1e-9, 41327 * 1e-9 };
+	static const double verbose[] = { 25.27 * 1e-9, 28.05 * 1e-9 };
+	bg_results *r = NULL;
+
+	(void)state;
+	assert_int_equal(bg_results_new(&r), 0);
+	assert_int_equal(parse_fixture(NULL, BG_FORMAT_GO, "go/go-prints.txt", "go", r), 0);
+	assert_int_equal(bg_results_series_count(r), 2);
+	assert_series(r, "go/BenchmarkPrints", "time", "s", BG_DIR_LOWER, prints, 2);
+	assert_series(r, "go/BenchmarkSort", "time", "s", BG_DIR_LOWER, sort, 2);
+	bg_results_free(r);
+
+	assert_int_equal(bg_results_new(&r), 0);
+	assert_int_equal(
+	        parse_fixture(NULL, BG_FORMAT_GO, "go/go-prints-verbose.txt", "go", r), 0);
+	assert_int_equal(bg_results_series_count(r), 2);
+	assert_series(r, "go/BenchmarkPrints", "time", "s", BG_DIR_LOWER, verbose, 2);
+	bg_results_free(r);
+
+	/* Pass 0 sees the figures too: -cpu 1,2 keeps GOMAXPROCS apart. */
+	assert_int_equal(bg_results_new(&r), 0);
+	assert_int_equal(parse_str(NULL, BG_FORMAT_GO, NULL,
+	                           "BenchmarkP \tsetup\n      10\t         5.000 ns/op\t"
+	                           "       8 B/op\n--- BENCH: BenchmarkP\n"
+	                           "BenchmarkP-2 \tsetup\r\nmore\r\n      10\t  6 ns/op\r\n"
+	                           "PASS\n",
+	                           r),
+	                 0);
+	assert_int_equal(bg_results_series_count(r), 3);
+	assert_int_equal(find(r, "BenchmarkP/gomaxprocs=1", "time")->n, 1);
+	assert_int_equal(find(r, "BenchmarkP/gomaxprocs=1", "B/op")->n, 1);
+	assert_int_equal(find(r, "BenchmarkP/gomaxprocs=2", "time")->n, 1);
+	bg_results_free(r);
+}
+
 static void test_go_bad(void **state)
 {
 	static const bad_case cases[] = {
@@ -1685,6 +1739,36 @@ static void test_go_bad(void **state)
 		{ NULL, "pkg: a\nBenchmarkX-2 10 5 ns/op\npkg: b\nBenchmarkX-2 10 5 ns/op\n",
 		  "out.txt:4: \"BenchmarkX\" ran in package \"b\" and in \"a\" (line 2); "
 		  "benchguard keeps one series per name: benchmark one package at a time" },
+		/* A benchmark that printed to stdout: its figures are never dropped. */
+		{ NULL, "pkg: a\nBenchmarkX-2 \tout\n      10\t5 ns/op\npkg: b\nBenchmarkX-2 10 5 ns/op\n",
+		  "out.txt:5: \"BenchmarkX\" ran in package \"b\" and in \"a\" (line 2); "
+		  "benchguard keeps one series per name: benchmark one package at a time" },
+		{ NULL, "BenchmarkA-2 10 5 ns/op\nBenchmarkX-2   \tsetting up\n",
+		  "out.txt:2: \"BenchmarkX-2\" printed to standard output and benchguard found no "
+		  "line of its figures after it: " GO_PRINTS_FIX },
+		{ NULL, "BenchmarkX-2   \tsetting up\nPASS\n      10\t5 ns/op\n",
+		  "out.txt:1: \"BenchmarkX-2\" printed to standard output and benchguard found no "
+		  "line of its figures after it: " GO_PRINTS_FIX },
+		{ NULL, "BenchmarkX-2   \tsetting up\nBenchmarkY-2   \t      10\t5 ns/op\n",
+		  "out.txt:1: \"BenchmarkX-2\" printed to standard output and benchguard found no "
+		  "line of its figures after it: " GO_PRINTS_FIX },
+		{ NULL, "BenchmarkX-2 \ta\n  12\t3 s\n  10\t5 ns/op\nok  \tm\t0.1s\n",
+		  "out.txt:1: \"BenchmarkX-2\" printed to standard output and lines 2 and 3 after "
+		  "it both look like its figures: " GO_PRINTS_FIX },
+		/* Output without a final newline: the name is glued into its line. */
+		{ "go/go-prints-partial.txt", NULL,
+		  "go/go-prints-partial.txt:5: \"BenchmarkPrints-2\" " GO_GLUED_MSG },
+		{ NULL, "BenchmarkP\npartialBenchmarkP-2 \t      10\t5 ns/op\n",
+		  "out.txt:2: \"BenchmarkP-2\" " GO_GLUED_MSG },
+		{ NULL, "BenchmarkP-2 \ta\nbBenchmarkP-2 \ta\nb      10\t5 ns/op\n",
+		  "out.txt:1: \"BenchmarkP-2\" printed to standard output and benchguard found no "
+		  "line of its figures after it: " GO_PRINTS_FIX },
+		{ NULL, "b\nbBenchmarkP-2 \ta\nb      10\t5 ns/op\n",
+		  "out.txt:2: \"BenchmarkP-2\" " GO_GLUED_MSG },
+		/* Failed after its first run: go test writes the verdict after the name. */
+		{ NULL, "BenchmarkA-2 10 5 ns/op\nBenchmarkF-2   \t--- FAIL: BenchmarkF-2\n    x: no\n",
+		  "out.txt:2: BenchmarkF failed; benchguard stores no results of a run with a "
+		  "failed benchmark" },
 	};
 	(void)state;
 	assert_refusals(BG_FORMAT_GO, "go", NULL, cases, BG_ARRAY_SIZE(cases));
@@ -2400,6 +2484,7 @@ int main(void)
 		cmocka_unit_test(test_hyperfine_one_value_scan),
 		cmocka_unit_test(test_go_real),
 		cmocka_unit_test(test_go_cpu_and_verbose),
+		cmocka_unit_test(test_go_prints),
 		cmocka_unit_test(test_go_bad),
 		cmocka_unit_test(test_pytest_rounds),
 		cmocka_unit_test(test_pytest_saved),
