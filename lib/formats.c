@@ -2694,6 +2694,17 @@ static int perf_digits(const char *f, size_t n)
 	return i == n && i > d;
 }
 
+/* A number perf wrote as "a,b" under a locale with a decimal comma. */
+static int perf_decimal_comma(perf_state *st, size_t line, const char *what, const char *a,
+                              size_t an, const char *b, size_t bn)
+{
+	return perf_error(st, line,
+	                  "%s written with a decimal comma (\"%.*s,%.*s\"): perf ran under a "
+	                  "locale that writes numbers so, which -x, cannot separate; run perf "
+	                  "with LC_ALL=C",
+	                  what, (int)an, a, (int)bn, b);
+}
+
 static int perf_layout_error(perf_state *st, size_t line, const char *const *f, const size_t *n)
 {
 	char q[320];
@@ -2702,11 +2713,7 @@ static int perf_layout_error(perf_state *st, size_t line, const char *const *f, 
 	/* "1234,56,msec,...": a locale's decimal comma split the value in
 	 * two.  An interval's time always has its point (1.001086672). */
 	if (perf_digits(f[0], n[0]) && perf_digits(f[1], n[1]))
-		return perf_error(st, line,
-		                  "a value written with a decimal comma (\"%.*s,%.*s\"): perf ran "
-		                  "under a locale that writes numbers so, which -x, cannot "
-		                  "separate; run perf with LC_ALL=C",
-		                  (int)n[0], f[0], (int)n[1], f[1]);
+		return perf_decimal_comma(st, line, "a value", f[0], n[0], f[1], n[1]);
 	if (perf_number(st, f[0], n[0], &v))
 		return perf_error(st, line,
 		                  "interval output (perf stat -I): its counts are slices of one "
@@ -2753,6 +2760,17 @@ static int perf_line(perf_state *st, size_t line, const char *p, const char *end
 		                  nf, nf == 1 ? "" : "s");
 	if (perf_number(st, f[1], n[1], &v) || perf_uncounted(f[1], n[1]))
 		return perf_layout_error(st, line, f, n);
+	/*
+	 * perf writes the enabled percentage "%.2f": "100.00", or "100,00" under
+	 * a decimal comma, two fields that shift the run time into the event's
+	 * name ("page-faults,1304052", a new series per run), whatever the value.
+	 * (-r's variance, "0,38%", splits the same way, further left.)  A field of
+	 * digits alone there is never perf's percentage.
+	 */
+	if (n[nf - 3] == 2 && perf_digits(f[nf - 3], n[nf - 3]) &&
+	    perf_digits(f[nf - 4], n[nf - 4]))
+		return perf_decimal_comma(st, line, "an enabled percentage", f[nf - 4], n[nf - 4],
+		                          f[nf - 3], n[nf - 3]);
 	/* -r N puts the variance, "0.10%", between the event and the run time. */
 	tail = 4;
 	mean = nf >= 8 && n[nf - 5] > 1 && f[nf - 5][n[nf - 5] - 1] == '%' &&

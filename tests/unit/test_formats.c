@@ -2225,6 +2225,7 @@ static void test_perfstat_modes(void **state)
 	static const double reads[] = { 1 };
 	static const double pmu1[] = { 15142294 };
 	static const double pmu2[] = { 64 };
+	static const double pmu_r[] = { 64 };
 	static const double gclock[] = { 15.16 * 1e-3 };
 	static const double duration[] = { 15584303 * 1e-9 };
 	bg_buf log = BG_BUF_INIT;
@@ -2263,6 +2264,15 @@ static void test_perfstat_modes(void **state)
 	assert_int_equal(bg_results_series_count(r), 2);
 	assert_series(r, "m", "software/config=1,period=1000/", "events", BG_DIR_LOWER, pmu1, 1);
 	assert_series(r, "m", "software/config=2/", "events", BG_DIR_LOWER, pmu2, 1);
+	bg_results_free(r);
+
+	/* ... with -r too (a variance column), and one ',' more in the name. */
+	assert_int_equal(bg_results_new(&r), 0);
+	assert_int_equal(
+	        parse_fixture(ctx, BG_FORMAT_PERFSTAT, "perfstat/pmu-repeat.csv", "m", r), 0);
+	assert_int_equal(bg_results_series_count(r), 2);
+	assert_int_equal(find(r, "m", "software/config=1,period=1000/")->n, 1);
+	assert_series(r, "m", "software/config=2,config1=0/", "events", BG_DIR_LOWER, pmu_r, 1);
 	bg_results_free(r);
 
 	/* <not counted> (a group that could not be scheduled) and ns. */
@@ -2360,6 +2370,20 @@ static void test_perfstat_bad(void **state)
 		  "out.txt:1: a value written with a decimal comma (\"1234,56\"): perf ran under a "
 		  "locale that writes numbers so, which -x, cannot separate; run perf with "
 		  "LC_ALL=C" },
+		/* ... and where only the enabled percentage had a fraction: the run time
+		 * joined the event's name, a new series per run. */
+		{ "perfstat/decimal-comma.csv", NULL,
+		  "perfstat/decimal-comma.csv:3: an enabled percentage written with a decimal "
+		  "comma (\"100,00\"): perf ran under a locale that writes numbers so, which -x, "
+		  "cannot separate; run perf with LC_ALL=C" },
+		{ "perfstat/decimal-comma-repeat.csv", NULL,
+		  "perfstat/decimal-comma-repeat.csv:3: an enabled percentage written with a "
+		  "decimal comma (\"100,00\"): perf ran under a locale that writes numbers so, "
+		  "which -x, cannot separate; run perf with LC_ALL=C" },
+		{ NULL, "94,,page-faults,1015710,100,00,92,K/sec\n",
+		  "out.txt:1: an enabled percentage written with a decimal comma (\"100,00\"): "
+		  "perf ran under a locale that writes numbers so, which -x, cannot separate; run "
+		  "perf with LC_ALL=C" },
 		{ NULL, "nan,,cycles,1,100.00,,\n",
 		  "out.txt:1: value \"nan\" is not a finite number" },
 		{ NULL, "0x10,,cycles,1,100.00,,\n",
