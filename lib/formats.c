@@ -262,18 +262,56 @@ static size_t skip_json_space(const char *data, size_t len, size_t pos)
 }
 
 /*
+ * What a JSON format's file is and how its tool writes one: a file that is
+ * not JSON at all (the tool's console report, its CSV) is told so in those
+ * words, not in json-c's ("number expected", "unexpected character").
+ */
+typedef struct {
+	const char *name; /* "Google Benchmark JSON" */
+	const char *how;  /* "run the program with --benchmark_format=json ..." */
+} json_want;
+
+static const json_want gbench_want = {
+	"Google Benchmark JSON",
+	"run the program with --benchmark_format=json, or write the file with "
+	"--benchmark_out=FILE --benchmark_out_format=json"
+};
+static const json_want nvbench_want = { "nvbench JSON",
+	                                "run the program with --json FILE (or --json stdout)" };
+static const json_want hf_want = {
+	"hyperfine JSON",
+	"run hyperfine with --export-json FILE (to standard output: --export-json /dev/stdout "
+	"--style none)"
+};
+static const json_want py_want = { "pytest-benchmark JSON",
+	                           "run pytest with --benchmark-json FILE" };
+
+/*
  * Parses the JSON document that starts at data[*pos] (after blanks) and
  * moves *pos just past it.  Syntax errors name the line, like the other
- * formats' messages.
+ * formats' messages, and what the file should have been.
  */
-static int json_next(bg_ctx *ctx, const char *source, const char *data, size_t len, size_t *pos,
-                     json_object **root)
+static int json_next(bg_ctx *ctx, const char *source, const json_want *want, const char *data,
+                     size_t len, size_t *pos, json_object **root)
 {
-	size_t start = skip_json_space(data, len, *pos), end;
+	size_t start = skip_json_space(data, len, *pos), end, eol;
 	enum json_tokener_error jerr;
 	json_tokener *tok;
+	char q[320];
 
 	*root = NULL;
+	/* Each of these formats' documents is an object: anything else at the
+	 * start is some other output, shown as its first line. */
+	if (start < len && data[start] != '{' && data[start] != '[') {
+		for (eol = start; eol < len && data[eol] != '\n'; eol++)
+			;
+		if (eol > start && data[eol - 1] == '\r')
+			eol--;
+		return bg_error_set(ctx, BG_EINPUT, "%s:%d: %s is not %s: %s", source,
+		                    bg_line_of(data, len, start),
+		                    bg_text__quote_n(q, sizeof(q), data + start, eol - start),
+		                    want->name, want->how);
+	}
 	if (len - start > INT_MAX)
 		return bg_error_set(ctx, BG_EINPUT, "%s: JSON output larger than 2 GiB", source);
 	/* json-c counts the depth and stops at the bound: no document recurses further. */
@@ -297,15 +335,16 @@ static int json_next(bg_ctx *ctx, const char *source, const char *data, size_t l
 		return bg_error_set(ctx, BG_EINPUT, "%s:%d: nesting deeper than %d levels", source,
 		                    bg_line_of(data, len, end), BG_JSON_DEPTH);
 	if (!*root)
-		return bg_error_set(ctx, BG_EINPUT, "%s:%d: %s", source, bg_line_of(data, len, end),
-		                    json_tokener_error_desc(jerr));
+		return bg_error_set(ctx, BG_EINPUT, "%s:%d: not valid %s (json-c: %s): %s", source,
+		                    bg_line_of(data, len, end), want->name,
+		                    json_tokener_error_desc(jerr), want->how);
 	*pos = end;
 	return 0;
 }
 
 /* Exactly one JSON document, with nothing but blanks around it. */
-static int json_document(bg_ctx *ctx, const char *source, const char *data, size_t len,
-                         json_object **root)
+static int json_document(bg_ctx *ctx, const char *source, const json_want *want,
+                         const char *data, size_t len, json_object **root)
 {
 	size_t pos = skip_json_space(data, len, 0);
 	int rc;
@@ -313,7 +352,7 @@ static int json_document(bg_ctx *ctx, const char *source, const char *data, size
 	*root = NULL;
 	if (pos == len)
 		return bg_error_set(ctx, BG_EINPUT, "%s: no JSON in output", source);
-	if ((rc = json_next(ctx, source, data, len, &pos, root)) < 0)
+	if ((rc = json_next(ctx, source, want, data, len, &pos, root)) < 0)
 		return rc;
 	pos = skip_json_space(data, len, pos);
 	if (pos < len) {
@@ -673,7 +712,7 @@ static int parse_gbench(bg_ctx *ctx, const char *source, const char *benchmark, 
 	int rc = 0;
 
 	(void)dir;
-	if ((rc = json_document(ctx, source, data, len, &root)) < 0)
+	if ((rc = json_document(ctx, source, &gbench_want, data, len, &root)) < 0)
 		goto cleanup;
 	if (!json_object_is_type(root, json_type_object) ||
 	    !json_object_object_get_ex(root, "benchmarks", &list)) {
@@ -1329,7 +1368,7 @@ static int parse_nvbench(bg_ctx *ctx, const char *source, const char *benchmark,
 	size_t i, j, n, m;
 	int rc;
 
-	if ((rc = json_document(ctx, source, data, len, &root)) < 0)
+	if ((rc = json_document(ctx, source, &nvbench_want, data, len, &root)) < 0)
 		goto cleanup;
 	if (!json_object_is_type(root, json_type_object) ||
 	    !json_object_object_get_ex(root, "benchmarks", &list)) {
@@ -1615,7 +1654,7 @@ static int parse_hyperfine(bg_ctx *ctx, const char *source, const char *benchmar
 	 * twice, `cat a.json b.json`) would lose all but the last run's.
 	 */
 	for (k = 1; pos < len; k++) {
-		if ((rc = json_next(ctx, source, data, len, &pos, &doc)) < 0)
+		if ((rc = json_next(ctx, source, &hf_want, data, len, &pos, &doc)) < 0)
 			goto cleanup;
 		if (root && !hf_extends(root, doc)) {
 			json_object_put(doc);
@@ -2459,7 +2498,7 @@ static int parse_pytest(bg_ctx *ctx, const char *source, const char *benchmark, 
 	int rc, summary_only = 0;
 
 	(void)dir;
-	if ((rc = json_document(ctx, source, data, len, &root)) < 0)
+	if ((rc = json_document(ctx, source, &py_want, data, len, &root)) < 0)
 		goto cleanup;
 	if (!json_object_is_type(root, json_type_object) ||
 	    !json_object_object_get_ex(root, "benchmarks", &list)) {

@@ -295,7 +295,8 @@ static void test_gbench_bad_files(void **state)
 		/* `head -c 5000` of gbench-5reps.json: 176 newlines, cut inside line 177. */
 		{ "gbench-truncated.json", "gbench-truncated.json:177: JSON ends too early" },
 		/* The missing ',' is noticed at the next key, line 9. */
-		{ "gbench-syntax.json", "gbench-syntax.json:9: " },
+		{ "gbench-syntax.json",
+		  "gbench-syntax.json:9: not valid Google Benchmark JSON (json-c: " },
 		{ "gbench-no-benchmarks.json",
 		  "gbench-no-benchmarks.json: no \"benchmarks\" list" },
 		{ "gbench-bad-type.json",
@@ -335,6 +336,16 @@ static void test_gbench_bad_documents(void **state)
 	} cases[] = {
 		{ "", "out.txt: no JSON in output" },
 		{ " \n\t\n", "out.txt: no JSON in output" },
+		/* The console report and --benchmark_format=csv: not json-c's words. */
+		{ "\n-----------------------------------------------------------------\n"
+		  "Benchmark                       Time             CPU   Iterations\n",
+		  "out.txt:2: \"----------------------------------------------------------------\u2026\" "
+		  "is not Google Benchmark JSON: run the program with --benchmark_format=json, or "
+		  "write the file with --benchmark_out=FILE --benchmark_out_format=json" },
+		{ "name,iterations,real_time,cpu_time,time_unit\r\n\"BM_A\",1000,1.5,1.5,ns\r\n",
+		  "out.txt:1: \"name,iterations,real_time,cpu_time,time_unit\" is not Google "
+		  "Benchmark JSON: run the program with --benchmark_format=json, or write the file "
+		  "with --benchmark_out=FILE --benchmark_out_format=json" },
 		{ "[1, 2]", "out.txt: no \"benchmarks\" list: not Google Benchmark JSON "
 		            "(--benchmark_format=json)" },
 		{ "{\"benchmarks\": 5}", "out.txt: \"benchmarks\" is not an array" },
@@ -881,6 +892,9 @@ static void test_nvbench_documents(void **state)
 		const char *text, *message;
 	} cases[] = {
 		{ "", "out.txt: no JSON in output" },
+		{ "# Devices\n\n## [0] `NVIDIA H100`\n",
+		  "out.txt:1: \"# Devices\" is not nvbench JSON: run the program with --json FILE "
+		  "(or --json stdout)" },
 		{ "[]", "out.txt: no \"benchmarks\" list: not nvbench JSON (--json)" },
 		{ "{\"benchmarks\": {}}", "out.txt: \"benchmarks\" is not an array" },
 		{ "{\"benchmarks\": []}", "out.txt: no benchmark states in output" },
@@ -1481,6 +1495,12 @@ static void test_hyperfine_bad(void **state)
 		{ "hyperfine/bad-truncated.json", NULL,
 		  "hyperfine/bad-truncated.json:11: JSON ends too early" },
 		{ NULL, "", "out.txt: no JSON in output" },
+		/* hyperfine's own report on standard output, before its JSON. */
+		{ NULL,
+		  "Benchmark 1: true\n  Time (mean \xc2\xb1 \xcf\x83):       1.5 ms \xc2\xb1   0.8 "
+		  "ms\n{\"results\": []}\n",
+		  "out.txt:1: \"Benchmark 1: true\" is not hyperfine JSON: run hyperfine with "
+		  "--export-json FILE (to standard output: --export-json /dev/stdout --style none)" },
 		{ NULL, "{\"benchmarks\": []}",
 		  "out.txt: no \"results\" list: not hyperfine JSON (--export-json)" },
 		{ NULL, "{\"results\": []}", "out.txt: no results in output" },
@@ -2111,6 +2131,15 @@ static void test_pytest_bad(void **state)
 	} cases[] = {
 		{ "", "out.txt: no JSON in output" },
 		{ "{\"benchmarks\": [", "out.txt:1: JSON ends too early" },
+		/* pytest's terminal report, not --benchmark-json's file. */
+		{ "============================= test session starts "
+		  "==============================\n",
+		  "out.txt:1: \"============================= test session starts "
+		  "==============\u2026\" is not pytest-benchmark JSON: run pytest with "
+		  "--benchmark-json FILE" },
+		{ "{\"benchmarks\": [} ",
+		  "out.txt:1: not valid pytest-benchmark JSON (json-c: unexpected character): run "
+		  "pytest with --benchmark-json FILE" },
 		{ "{\"results\": []}",
 		  "out.txt: no \"benchmarks\" list: not pytest-benchmark JSON (--benchmark-json)" },
 		{ "{\"benchmarks\": {}}", "out.txt: \"benchmarks\" is not an array" },
