@@ -675,12 +675,12 @@ static int get_string(validator *v, json_object *obj, const char *prefix, const 
 }
 
 /*
- * get_string() for a string that is stored and printed later (a series
- * name, a unit, a subject): what could not be printed safely is refused
- * here, naming the path.  `text`: free text (longer), not a name.
+ * get_string() for a name benchguard defines that is stored and printed
+ * later (a series name, a unit, an instrument): what could not be printed
+ * safely is refused here, naming the path.
  */
 static int get_text(validator *v, json_object *obj, const char *prefix, const char *key,
-                    int optional, int text, const char **out)
+                    int optional, const char **out)
 {
 	json_object *m = NULL;
 	const char *why;
@@ -690,12 +690,42 @@ static int get_text(validator *v, json_object *obj, const char *prefix, const ch
 	if ((error = get_string(v, obj, prefix, key, optional, out)) < 0 || !*out)
 		return error;
 	json_object_object_get_ex(obj, key, &m);
-	why = bg_results__bad_name(*out, (size_t)json_object_get_string_len(m), text);
+	why = bg_results__bad_name(*out, (size_t)json_object_get_string_len(m), 0);
 	if (why)
 		return invalid(
 		        v, "%s %s",
 		        bg_text__quote_n(q, sizeof(q), *out, (size_t)json_object_get_string_len(m)),
 		        why);
+	return 0;
+}
+
+/*
+ * get_string() for what git gave (a commit's subject and author, a branch
+ * name): git takes a TAB, an ESC or a bidirectional override in them, the
+ * store keeps them as they are and every output escapes them, so the file
+ * export wrote holds them too, and refusing them here would make one such
+ * commit spoil every baseline file.  Only what the store itself never
+ * holds is refused: invalid UTF-8, a NUL, more than BG_TEXT_MAX bytes.
+ * Names benchguard defines go through get_text() (tags: string_map()).
+ */
+static int get_git_text(validator *v, json_object *obj, const char *prefix, const char *key,
+                        const char **out)
+{
+	json_object *m = NULL;
+	size_t n;
+	char q[320];
+	int error;
+
+	if ((error = get_string(v, obj, prefix, key, 1, out)) < 0 || !*out)
+		return error;
+	json_object_object_get_ex(obj, key, &m);
+	n = (size_t)json_object_get_string_len(m);
+	if (n > BG_TEXT_MAX)
+		return invalid(v, "is longer than %d bytes", BG_TEXT_MAX);
+	if (memchr(*out, '\0', n))
+		return invalid(v, "%s holds a NUL character", bg_text__quote_n(q, sizeof(q), *out, n));
+	if (!bg_text__utf8_valid(*out, n))
+		return invalid(v, "%s is not valid UTF-8", bg_text__quote_n(q, sizeof(q), *out, n));
 	return 0;
 }
 
@@ -930,11 +960,11 @@ static int parse_series(validator *v, bg_baseline *b, size_t *ucap, baseline_run
 	set_path(v, "%s", prefix);
 	if (!json_object_is_type(s, json_type_object))
 		return invalid(v, "expected an object, got %s", s ? type_name(s) : "null");
-	if ((error = get_text(v, s, prefix, "benchmark", 0, 0, &bench)) < 0 ||
-	    (error = get_text(v, s, prefix, "metric", 0, 0, &metric)) < 0 ||
-	    (error = get_text(v, s, prefix, "unit", 0, 0, &unit)) < 0 ||
+	if ((error = get_text(v, s, prefix, "benchmark", 0, &bench)) < 0 ||
+	    (error = get_text(v, s, prefix, "metric", 0, &metric)) < 0 ||
+	    (error = get_text(v, s, prefix, "unit", 0, &unit)) < 0 ||
 	    (error = get_string(v, s, prefix, "direction", 0, &dirname)) < 0 ||
-	    (error = get_text(v, s, prefix, "instrument", 1, 0, &inst)) < 0)
+	    (error = get_text(v, s, prefix, "instrument", 1, &inst)) < 0)
 		return error;
 	if (inst && !*inst) {
 		set_path(v, "%s.instrument", prefix);
@@ -1029,9 +1059,9 @@ static int parse_run(validator *v, bg_baseline *b, size_t *ucap, json_object *o,
 		return invalid(v, "\"%s\" is not a full commit SHA (40 lowercase hex digits)", sha);
 	if ((error = get_int(v, commit, cprefix, "author_time", TIME_FIRST, TIME_LAST, 1,
 	                     &author_time)) < 0 ||
-	    (error = get_text(v, commit, cprefix, "author", 1, 1, &author)) < 0 ||
-	    (error = get_text(v, commit, cprefix, "subject", 1, 1, &subject)) < 0 ||
-	    (error = get_text(v, o, prefix, "branch", 1, 0, &branch)) < 0 ||
+	    (error = get_git_text(v, commit, cprefix, "author", &author)) < 0 ||
+	    (error = get_git_text(v, commit, cprefix, "subject", &subject)) < 0 ||
+	    (error = get_git_text(v, o, prefix, "branch", &branch)) < 0 ||
 	    (error = get_int(v, o, prefix, "started_at", 1, INT64_MAX, 0, &started_at)) < 0)
 		return error;
 	/* The latest run is the one started last: a run from the future (a
@@ -1185,7 +1215,7 @@ int bg_baseline_parse(bg_ctx *ctx, const char *name, const char *text, size_t le
 		                machine);
 		goto cleanup;
 	}
-	if ((error = get_text(&v, top, "", "branch", 1, 0, &branch)) < 0 ||
+	if ((error = get_git_text(&v, top, "", "branch", &branch)) < 0 ||
 	    (error = get_int(&v, top, "", "window", 2, INT64_MAX, 1, &window)) < 0)
 		goto cleanup;
 	if (!(b = calloc(1, sizeof(*b))) || !(b->name = bg_strdup(v.name)) ||

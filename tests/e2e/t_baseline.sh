@@ -448,6 +448,41 @@ runs = json.load(open(sys.argv[1]))[\"runs\"]
 rare = [r[\"commit\"][\"subject\"] for r in runs for s in r[\"series\"] if s[\"metric\"] == \"rare\" and s[\"samples\"][0] == 0.02]
 common = [r[\"commit\"][\"subject\"] for r in runs for s in r[\"series\"] if s[\"metric\"] == \"common\"]
 sys.exit(not (sorted(rare) == [\"r1\", \"r2\"] and common == [\"r1\", \"r2\", \"r6\", \"r7\", \"r8\", \"r9\", \"r10\"]))' '$T/rare.json'"
+# git takes a TAB, an ESC and bidirectional marks in a subject and an
+# author's name, and U+202E in a branch name; the store keeps them and
+# export writes them (escaped as JSON).  The import refused the file it
+# had written, so one such merged commit spoilt every baseline file.
+rm -rf "$T/gitdata" && mkdir -p "$T/gitdata" && cd "$T/gitdata" || exit 1
+gd_branch=$(printf 'rel\342\200\256esa')
+git init -q -b "$gd_branch" && echo x >f && git add f && git commit -qm init
+echo '{ "baseline": { "window": 3, "min_runs": 2 }, "benchmarks": [ { "name": "b", "command": "true" } ] }' >benchguard.json
+for i in 1 2 3; do
+	GIT_AUTHOR_NAME=$(printf 'Ann\033[31m \342\200\217Red') GIT_AUTHOR_EMAIL=ann@example.com git commit -q --allow-empty \
+		-m "$(printf 'fix %s:\tparser\342\200\217 \033[2J \342\200\256' "$i")"
+	printf 'BENCHGUARD t %s ms\n' 10 "10.$i" |
+		"$BG" -q --db "$T/gd.db" import - --format lines --name b --machine m1 >/dev/null
+done
+check "export writes a subject, author and branch with a TAB, an ESC, U+200F and U+202E" bash -c "
+	'$BG' -q --db '$T/gd.db' baseline export --machine m1 --baseline-branch '$gd_branch' -o '$T/gd.json' &&
+	grep -qF '\"subject\": \"fix 3:\tparser' '$T/gd.json' && grep -qF 'Ann\u001b[31m' '$T/gd.json'"
+check "... and import reads that file back: exit 0, 3 runs" bash -c "
+	'$BG' --db '$T/gd2.db' baseline import '$T/gd.json' --machine m1 >'$T/out' 2>&1 &&
+	grep -q '^imported 3 runs' '$T/out'"
+check "... the same subjects, authors and branches as stored from git, exported again alike" bash -c "
+	'$BG' -q --db '$T/gd2.db' baseline export --machine m1 --baseline-branch '$gd_branch' -o '$T/gd2.json' &&
+	python3 -c '
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+git = [(\"fix %d:\tparser\u200f \x1b[2J \u202e\" % i, \"Ann\x1b[31m \u200fRed <ann@example.com>\") for i in (1, 2, 3)]
+def facts(d):
+    return d[\"branch\"], [(r[\"commit\"][\"subject\"], r[\"commit\"][\"author\"], r[\"branch\"]) for r in d[\"runs\"]]
+br = \"rel\u202eesa\"
+sys.exit(not (facts(a) == facts(b) == (br, [(s, au, br) for s, au in git])))' '$T/gd.json' '$T/gd2.json'"
+check "... a NUL in a subject is still refused" bash -c "
+	sed 's/\"subject\": \"fix 1:/\"subject\": \"fix\\\\u0000 1:/' '$T/gd.json' >'$T/nul.json' && grep -qF 'fix\u0000 1' '$T/nul.json' &&
+	'$BG' --db '$T/gd3.db' baseline import '$T/nul.json' --machine m1 2>'$T/e'; [ \$? -eq 2 ] &&
+	grep -q 'runs\[0\].commit.subject: .* holds a NUL character' '$T/e'"
+
 cd "$T" || exit 1
 
 finish

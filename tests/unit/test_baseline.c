@@ -483,7 +483,7 @@ static void test_parse_errors(void **state)
 
 /*
  * What a baseline file may not bring in: strings that would be stored and
- * printed with control characters (facts, names, units, subjects, tags),
+ * printed with control characters (facts, names, units, tags), a NUL in git's text,
  * and JSON nested past 64 levels.  Each is an input error naming the path,
  * and the message itself is printable.
  */
@@ -510,14 +510,23 @@ static void test_hostile_input(void **state)
 		  "x.json: runs[0].series[0].metric: \"t\\u{009b}\" has a control character" },
 		{ SERIES("\"b\"", "\"t\"", "\"s\\u001b[31m\""),
 		  "x.json: runs[0].series[0].unit: \"s\\x1b[31m\" has a control character" },
+		/* A subject, an author and a branch are git's: what git takes is
+		 * kept (see test_git_text), what the store never holds is not. */
 		{ "{" GOOD_UID
 		  ", \"commit\": {\"sha\": \"0123456789abcdef0123456789abcdef01234567\", "
-		  "\"subject\": \"fix \\u202e txt.exe\"}, \"started_at\": 5, \"series\": []}",
-		  "x.json: runs[0].commit.subject: \"fix \\u{202e} txt.exe\" has a control "
+		  "\"subject\": \"fix \\u202e txt\\u0000.exe\"}, \"started_at\": 5, \"series\": []}",
+		  "x.json: runs[0].commit.subject: \"fix \\u{202e} txt\\x00.exe\" holds a NUL "
 		  "character" },
-		{ "{" GOOD_UID ", " GOOD_COMMIT ", \"branch\": \"main\\r\", \"started_at\": 5, "
+		{ "{" GOOD_UID
+		  ", \"commit\": {\"sha\": \"0123456789abcdef0123456789abcdef01234567\", "
+		  "\"author\": \"A \\u0000\"}, \"started_at\": 5, \"series\": []}",
+		  "x.json: runs[0].commit.author: \"A \\x00\" holds a NUL character" },
+		{ "{" GOOD_UID ", " GOOD_COMMIT ", \"branch\": \"main\\r\\u0000\", \"started_at\": 5, "
 		  "\"series\": []}",
-		  "x.json: runs[0].branch: \"main\\x0d\" has a control character" },
+		  "x.json: runs[0].branch: \"main\\x0d\\x00\" holds a NUL character" },
+		{ "{" GOOD_UID ", " GOOD_COMMIT ", \"branch\": \"main\xff\", \"started_at\": 5, "
+		  "\"series\": []}",
+		  "x.json:2: not valid JSON: invalid utf-8 string" },
 		{ "{" GOOD_UID ", " GOOD_COMMIT ", \"started_at\": 5, \"tags\": {\"k\": "
 		  "\"v\\n::error::x\"}, \"series\": []}",
 		  "x.json: runs[0].tags.k: \"v\\x0a::error::x\" has a control character" },
@@ -559,6 +568,32 @@ static void test_hostile_input(void **state)
 	assert_string_equal(bg_ctx_error(ctx), "x.json:2: nesting deeper than 64 levels");
 	assert_null(b);
 	bg_buf_clear(&deep);
+	bg_ctx_free(ctx);
+}
+
+/*
+ * What git takes in a subject, an author's name and a branch name (a TAB,
+ * an ESC, U+200F, U+202E, a CR), the store keeps and export writes: the
+ * import reads it back, or one such commit would spoil every baseline file.
+ */
+static void test_git_text(void **state)
+{
+	static const char text[] =
+	        "{\"format\": \"benchguard-baseline\", \"version\": 1, \"machine\": \"m1\", "
+	        "\"branch\": \"rel\\u202eesa\", \"runs\": [{" GOOD_UID ", \"commit\": "
+	        "{\"sha\": \"0123456789abcdef0123456789abcdef01234567\", \"author_time\": 1, "
+	        "\"author\": \"Ann\\u001b[31m \\u200fRed <a@b>\", "
+	        "\"subject\": \"fix:\\tparser\\u200f \\u001b[2J \\u202e\\r\"}, "
+	        "\"branch\": \"rel\\u202eesa\", \"started_at\": 5, \"series\": []}]}";
+	bg_ctx *ctx = NULL;
+	bg_baseline *b = NULL;
+
+	(void)state;
+	assert_int_equal(bg_ctx_new(&ctx), 0);
+	if (bg_baseline_parse(ctx, "x.json", text, strlen(text), &b) != 0)
+		fail_msg("refused: %s", bg_ctx_error(ctx));
+	assert_int_equal(bg_baseline_run_count(b), 1);
+	bg_baseline_free(b);
 	bg_ctx_free(ctx);
 }
 
@@ -632,6 +667,7 @@ int main(void)
 		cmocka_unit_test(test_other_machine_and_units),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_hostile_input),
+		cmocka_unit_test(test_git_text),
 		cmocka_unit_test(test_large_files),
 	};
 	return cmocka_run_group_tests_name("baseline", tests, setup, teardown);
