@@ -305,9 +305,11 @@ check "... naming runs[0].series[0].benchmark" err_has 'runs[0].series[0].benchm
 bmut "$T/b-esc.json" 'd["runs"][0]["series"][0]["unit"] = "s\u001b[31m"'
 check "a unit with ESC: exit 2" bdb "$T/b-esc.json"
 check "... naming runs[0].series[0].unit" err_has 'runs[0].series[0].unit: "s\x1b[31m" has a control character'
-bmut "$T/b-subj.json" 'd["runs"][0]["commit"]["subject"] = "fix \u202e txt.exe"'
-check "a commit subject with a bidi override: exit 2" bdb "$T/b-subj.json"
-check "... naming runs[0].commit.subject" err_has 'runs[0].commit.subject: "fix \u{202e} txt.exe" has a control character'
+# A subject is git's text: git takes a bidi override (see the import of it
+# below), but the store never holds a NUL.
+bmut "$T/b-subj.json" 'd["runs"][0]["commit"]["subject"] = "fix \u202e txt\u0000.exe"'
+check "a commit subject with a NUL: exit 2" bdb "$T/b-subj.json"
+check "... naming runs[0].commit.subject" err_has 'runs[0].commit.subject: "fix \u{202e} txt\x00.exe" holds a NUL character'
 bmut "$T/b-tag.json" 'd["runs"][0]["tags"] = {"k": "v\n::error::x"}'
 check "a tag value with a newline: exit 2" bdb "$T/b-tag.json"
 check "... naming runs[0].tags.k" err_has 'runs[0].tags.k: "v\x0a::error::x" has a control character'
@@ -320,6 +322,12 @@ check "invalid UTF-8 in a series name: exit 2" bdb "$T/b-utf.json"
 check "... naming the file and line" err_has "b-utf.json:"
 check "none of the bad baselines stored a run" \
 	bash -c "[ ! -e \"$T/fresh.db\" ] || [ \"\$(sqlite3 \"$T/fresh.db\" 'SELECT count(*) FROM runs')\" = 0 ]"
+bmut "$T/b-bidi.json" 'd["runs"][0]["commit"]["subject"] = "fix \u202e txt.exe\u001b[2J"; d["runs"][0]["commit"]["author"] = "A\u001b]0;t\u0007 <a@b>"; d["runs"][0]["branch"] = "rel\u202eesa\t"'
+check "git's text with a bidi override, an ESC and a TAB (subject, author, branch) imports" \
+	expect_rc 0 "$BG" -q --db "$T/bidi.db" baseline import "$T/b-bidi.json" --force
+check "... and history prints its branch escaped" bash -c "
+	'$BG' --db '$T/bidi.db' history b >'$T/h.txt' 2>&1 && grep -qF 'rel\u{202e}esa\x09' '$T/h.txt' &&
+	! grep -q \$'\xe2\x80\xae' '$T/h.txt'"
 
 # Wide baselines: each series' unit and each run's uid used to be looked for
 # among all before it, so these took minutes; every entry is still checked.
