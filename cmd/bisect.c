@@ -644,8 +644,8 @@ static int print_result(cli_state *st, bisect_state *b, const ends_info *e,
 		}
 		printf("  %s: %s against %.12s, %s (p %.2g, %zu pairs); %s from %s "
 		       "to %s end\n",
-		       cli_term(shown, sizeof(shown), series), bg_check__moved(delta, sizeof(delta), &r->change),
-		       b->shas[r->last_good],
+		       cli_term(shown, sizeof(shown), series),
+		       bg_check__moved(delta, sizeof(delta), &r->change), b->shas[r->last_good],
 		       !r->significant  ? "not significant"
 		       : r->improvement ? "an improvement"
 		                        : "a regression",

@@ -723,7 +723,8 @@ static int get_git_text(validator *v, json_object *obj, const char *prefix, cons
 	if (n > BG_TEXT_MAX)
 		return invalid(v, "is longer than %d bytes", BG_TEXT_MAX);
 	if (memchr(*out, '\0', n))
-		return invalid(v, "%s holds a NUL character", bg_text__quote_n(q, sizeof(q), *out, n));
+		return invalid(v, "%s holds a NUL character",
+		               bg_text__quote_n(q, sizeof(q), *out, n));
 	if (!bg_text__utf8_valid(*out, n))
 		return invalid(v, "%s is not valid UTF-8", bg_text__quote_n(q, sizeof(q), *out, n));
 	return 0;

@@ -343,8 +343,8 @@ static int json_next(bg_ctx *ctx, const char *source, const json_want *want, con
 }
 
 /* Exactly one JSON document, with nothing but blanks around it. */
-static int json_document(bg_ctx *ctx, const char *source, const json_want *want,
-                         const char *data, size_t len, json_object **root)
+static int json_document(bg_ctx *ctx, const char *source, const json_want *want, const char *data,
+                         size_t len, json_object **root)
 {
 	size_t pos = skip_json_space(data, len, 0);
 	int rc;
@@ -2140,7 +2140,8 @@ static const char *go_mark(const char *p, const char *end)
 			;
 		if (p < end && *p == '\t')
 			for (w = s; w + GO_TAG_LEN <= q; w++)
-				if (!memcmp(w, GO_TAG, GO_TAG_LEN) && go_is_name(w, (size_t)(q - w)))
+				if (!memcmp(w, GO_TAG, GO_TAG_LEN) &&
+				    go_is_name(w, (size_t)(q - w)))
 					return w;
 	}
 	return NULL;
@@ -2150,7 +2151,7 @@ static const char *go_mark(const char *p, const char *end)
  * package, the next package's header, or the b.Log lines under them. */
 static int go_boundary(const char *p, const char *end)
 {
-	static const char *const after[] = { "ok  \t", "pkg: ",  "goos: ",
+	static const char *const after[] = { "ok  \t",   "pkg: ", "goos: ",
 		                             "goarch: ", "cpu: ", "--- BENCH: " };
 	size_t i, len = (size_t)(end - p);
 
@@ -2258,8 +2259,8 @@ static int go_note(go_state *st, size_t line, const char *p, const char *eol, in
 }
 
 /* What to do about a benchmark that prints to stdout. */
-#define GO_PRINTS_FIX                                                                      \
-	"run go test with -v (which writes the name again in front of the figures) or do " \
+#define GO_PRINTS_FIX                                                                              \
+	"run go test with -v (which writes the name again in front of the figures) or do "         \
 	"not print from benchmarks"
 
 /*

@@ -514,14 +514,16 @@ static void test_hostile_input(void **state)
 		 * kept (see test_git_text), what the store never holds is not. */
 		{ "{" GOOD_UID
 		  ", \"commit\": {\"sha\": \"0123456789abcdef0123456789abcdef01234567\", "
-		  "\"subject\": \"fix \\u202e txt\\u0000.exe\"}, \"started_at\": 5, \"series\": []}",
+		  "\"subject\": \"fix \\u202e txt\\u0000.exe\"}, \"started_at\": 5, \"series\": "
+		  "[]}",
 		  "x.json: runs[0].commit.subject: \"fix \\u{202e} txt\\x00.exe\" holds a NUL "
 		  "character" },
 		{ "{" GOOD_UID
 		  ", \"commit\": {\"sha\": \"0123456789abcdef0123456789abcdef01234567\", "
 		  "\"author\": \"A \\u0000\"}, \"started_at\": 5, \"series\": []}",
 		  "x.json: runs[0].commit.author: \"A \\x00\" holds a NUL character" },
-		{ "{" GOOD_UID ", " GOOD_COMMIT ", \"branch\": \"main\\r\\u0000\", \"started_at\": 5, "
+		{ "{" GOOD_UID ", " GOOD_COMMIT
+		  ", \"branch\": \"main\\r\\u0000\", \"started_at\": 5, "
 		  "\"series\": []}",
 		  "x.json: runs[0].branch: \"main\\x0d\\x00\" holds a NUL character" },
 		{ "{" GOOD_UID ", " GOOD_COMMIT ", \"branch\": \"main\xff\", \"started_at\": 5, "

@@ -339,7 +339,8 @@ static void test_gbench_bad_documents(void **state)
 		/* The console report and --benchmark_format=csv: not json-c's words. */
 		{ "\n-----------------------------------------------------------------\n"
 		  "Benchmark                       Time             CPU   Iterations\n",
-		  "out.txt:2: \"----------------------------------------------------------------\u2026\" "
+		  "out.txt:2: "
+		  "\"----------------------------------------------------------------\u2026\" "
 		  "is not Google Benchmark JSON: run the program with --benchmark_format=json, or "
 		  "write the file with --benchmark_out=FILE --benchmark_out_format=json" },
 		{ "name,iterations,real_time,cpu_time,time_unit\r\n\"BM_A\",1000,1.5,1.5,ns\r\n",
@@ -1500,7 +1501,8 @@ static void test_hyperfine_bad(void **state)
 		  "Benchmark 1: true\n  Time (mean \xc2\xb1 \xcf\x83):       1.5 ms \xc2\xb1   0.8 "
 		  "ms\n{\"results\": []}\n",
 		  "out.txt:1: \"Benchmark 1: true\" is not hyperfine JSON: run hyperfine with "
-		  "--export-json FILE (to standard output: --export-json /dev/stdout --style none)" },
+		  "--export-json FILE (to standard output: --export-json /dev/stdout --style "
+		  "none)" },
 		{ NULL, "{\"benchmarks\": []}",
 		  "out.txt: no \"results\" list: not hyperfine JSON (--export-json)" },
 		{ NULL, "{\"results\": []}", "out.txt: no results in output" },
@@ -1573,12 +1575,12 @@ static void test_hyperfine_one_value_scan(void **state)
 /* ------------------------------------------------------------------ go */
 
 /* The advice lib/formats.c gives for a benchmark that prints to stdout. */
-#define GO_PRINTS_FIX                                                                      \
-	"run go test with -v (which writes the name again in front of the figures) or do " \
+#define GO_PRINTS_FIX                                                                              \
+	"run go test with -v (which writes the name again in front of the figures) or do "         \
 	"not print from benchmarks"
-#define GO_GLUED_MSG                                                                        \
-	"shares its line with what the benchmark printed to standard output without a final " \
-	"newline, so benchguard cannot tell its figures from that output: end what the "      \
+#define GO_GLUED_MSG                                                                               \
+	"shares its line with what the benchmark printed to standard output without a final "      \
+	"newline, so benchguard cannot tell its figures from that output: end what the "           \
 	"benchmark prints with a newline, or do not print from benchmarks"
 
 /*
@@ -1684,8 +1686,7 @@ static void test_go_prints(void **state)
 	bg_results_free(r);
 
 	assert_int_equal(bg_results_new(&r), 0);
-	assert_int_equal(
-	        parse_fixture(NULL, BG_FORMAT_GO, "go/go-prints-verbose.txt", "go", r), 0);
+	assert_int_equal(parse_fixture(NULL, BG_FORMAT_GO, "go/go-prints-verbose.txt", "go", r), 0);
 	assert_int_equal(bg_results_series_count(r), 2);
 	assert_series(r, "go/BenchmarkPrints", "time", "s", BG_DIR_LOWER, verbose, 2);
 	bg_results_free(r);
@@ -1760,7 +1761,9 @@ static void test_go_bad(void **state)
 		  "out.txt:4: \"BenchmarkX\" ran in package \"b\" and in \"a\" (line 2); "
 		  "benchguard keeps one series per name: benchmark one package at a time" },
 		/* A benchmark that printed to stdout: its figures are never dropped. */
-		{ NULL, "pkg: a\nBenchmarkX-2 \tout\n      10\t5 ns/op\npkg: b\nBenchmarkX-2 10 5 ns/op\n",
+		{ NULL,
+		  "pkg: a\nBenchmarkX-2 \tout\n      10\t5 ns/op\npkg: b\nBenchmarkX-2 10 5 "
+		  "ns/op\n",
 		  "out.txt:5: \"BenchmarkX\" ran in package \"b\" and in \"a\" (line 2); "
 		  "benchguard keeps one series per name: benchmark one package at a time" },
 		{ NULL, "BenchmarkA-2 10 5 ns/op\nBenchmarkX-2   \tsetting up\n",
@@ -1786,7 +1789,8 @@ static void test_go_bad(void **state)
 		{ NULL, "b\nbBenchmarkP-2 \ta\nb      10\t5 ns/op\n",
 		  "out.txt:2: \"BenchmarkP-2\" " GO_GLUED_MSG },
 		/* Failed after its first run: go test writes the verdict after the name. */
-		{ NULL, "BenchmarkA-2 10 5 ns/op\nBenchmarkF-2   \t--- FAIL: BenchmarkF-2\n    x: no\n",
+		{ NULL,
+		  "BenchmarkA-2 10 5 ns/op\nBenchmarkF-2   \t--- FAIL: BenchmarkF-2\n    x: no\n",
 		  "out.txt:2: BenchmarkF failed; benchguard stores no results of a run with a "
 		  "failed benchmark" },
 	};
@@ -2297,8 +2301,8 @@ static void test_perfstat_modes(void **state)
 
 	/* ... with -r too (a variance column), and one ',' more in the name. */
 	assert_int_equal(bg_results_new(&r), 0);
-	assert_int_equal(
-	        parse_fixture(ctx, BG_FORMAT_PERFSTAT, "perfstat/pmu-repeat.csv", "m", r), 0);
+	assert_int_equal(parse_fixture(ctx, BG_FORMAT_PERFSTAT, "perfstat/pmu-repeat.csv", "m", r),
+	                 0);
 	assert_int_equal(bg_results_series_count(r), 2);
 	assert_int_equal(find(r, "m", "software/config=1,period=1000/")->n, 1);
 	assert_series(r, "m", "software/config=2,config1=0/", "events", BG_DIR_LOWER, pmu_r, 1);
