@@ -722,6 +722,28 @@ static int oid_of(bg_ctx *ctx, git_repository *repo, const char *sha, git_oid *o
 	return 0;
 }
 
+/*
+ * Whether this is a GitLab runner's checkout: it fetched refs/pipelines/<id>.
+ * Under a GIT_DEPTH above 0 the runner fetches the pipeline's own branch
+ * and no other, and a history shorter than the depth leaves no shallow
+ * clone behind to say so.
+ */
+static int gitlab_job(bg_repo *repo)
+{
+	git_reference_iterator *it = NULL;
+	git_reference *ref = NULL;
+	int found = 0;
+
+	if (git_reference_iterator_glob_new(&it, repo->repo, "refs/pipelines/*") < 0)
+		return 0;
+	if (git_reference_next(&ref, it) == 0) {
+		found = 1;
+		git_reference_free(ref);
+	}
+	git_reference_iterator_free(it);
+	return found;
+}
+
 /* At most this many branch names in the message of an unknown branch. */
 #define BG_BRANCHES_SHOWN 8
 
@@ -759,12 +781,30 @@ static int unknown_branch(bg_ctx *ctx, bg_repo *repo, const char *name)
 		                   "unknown baseline branch \"%s\": name it \"%s\" (benchguard "
 		                   "reads refs/remotes/origin/%s when there is no local %s)",
 		                   name, name + 7, name + 7, name + 7);
+	/* A shallow checkout fetches the commit it builds and no other branch
+	 * (actions/checkout's default depth on a pull request: pull/1/merge
+	 * alone; GitLab's GIT_DEPTH: the pipeline's own branch): the branch
+	 * was never fetched, and naming another one is no fix.  Not "unknown
+	 * baseline branch", which the commands follow with that advice. */
+	else if (bg_repo_is_shallow(repo))
+		err = bg_error_set(ctx, BG_EINPUT,
+		                   "baseline branch \"%s\" was not fetched into this shallow clone "
+		                   "(no refs/heads/%s or refs/remotes/origin/%s in %s; branches "
+		                   "there: %s): fetch the whole history with its branches "
+		                   "(fetch-depth: 0 in actions/checkout, GIT_DEPTH: 0 on GitLab, "
+		                   "or git fetch --unshallow origin "
+		                   "'+refs/heads/*:refs/remotes/origin/*')",
+		                   name, name, name, repo->workdir,
+		                   n && seen.ptr ? seen.ptr : "none");
 	else
 		err = bg_error_set(ctx, BG_EINPUT,
 		                   "unknown baseline branch \"%s\" (no refs/heads/%s or "
-		                   "refs/remotes/origin/%s in %s); branches there: %s",
+		                   "refs/remotes/origin/%s in %s); branches there: %s%s",
 		                   name, name, name, repo->workdir,
-		                   n && seen.ptr ? seen.ptr : "none");
+		                   n && seen.ptr ? seen.ptr : "none",
+		                   gitlab_job(repo) ? " (a GitLab job fetches the other branches "
+		                                      "only with GIT_DEPTH: 0)"
+		                                    : "");
 	bg_buf_clear(&seen);
 	return err;
 }

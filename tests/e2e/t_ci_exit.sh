@@ -154,4 +154,39 @@ check "bisect of the same two: nothing to bisect, exit 1 (got $(cat "$T/bis.rc")
 	[ \"\$(cat '$T/bis.rc')\" = 1 ] && grep -q '^nothing to bisect: ' '$T/bis' && ! grep -q shallow '$T/bis.err'"
 check "run --commit of the branch's tip by SHA: exit 0 (got $(cat "$T/run.rc"))" \
 	test "$(cat "$T/run.rc")" = 0
+
+# A pull request as actions/checkout fetches it by default: the merge ref
+# alone, at depth 1, and no branch of origin's.  ci said "unknown baseline
+# branch "main" ... branches there: pull/1/merge; name one with
+# --baseline-branch" of a branch that is there, only never fetched; now it
+# says to fetch the whole history with its branches.
+n=$(runs_now)
+git init -q "$T/shallow-pr" &&
+	git -C "$T/shallow-pr" fetch -q --depth 1 "file://$T/r" "+refs/heads/slow:refs/remotes/pull/1/merge" &&
+	git -C "$T/shallow-pr" checkout -q refs/remotes/pull/1/merge
+(
+	cd "$T/shallow-pr" || exit 1
+	"$BG" ci >/dev/null 2>"$T/err"
+	echo $? >"$T/rc"
+)
+check "ci in a depth-1 checkout of a pull request's merge ref: exit 2 (got $(cat "$T/rc"))" \
+	test "$(cat "$T/rc")" = 2
+check "... saying main was not fetched into the shallow clone, and how to fetch it" \
+	grep -q '^benchguard: baseline branch "main" was not fetched into this shallow clone (.*branches there: pull/1/merge): fetch the whole history with its branches (fetch-depth: 0 in actions/checkout, GIT_DEPTH: 0 on GitLab' "$T/err"
+check "... not to name another branch" bash -c "! grep -q 'name one with' '$T/err'"
+check "... before measuring: no run stored" test "$(runs_now)" = "$n"
+# GitLab under a GIT_DEPTH above 0 fetches the pipeline's branch alone; a
+# history shorter than the depth leaves no shallow clone to tell by, and
+# the refs/pipelines/<id> it fetched says whose checkout it is.
+git init -q "$T/gitlab" &&
+	git -C "$T/gitlab" fetch -q "file://$T/r" "+refs/heads/slow:refs/remotes/origin/slow" "+refs/heads/slow:refs/pipelines/7" &&
+	git -C "$T/gitlab" checkout -q refs/pipelines/7
+(
+	cd "$T/gitlab" || exit 1
+	"$BG" ci >/dev/null 2>"$T/err"
+	echo $? >"$T/rc"
+)
+check "ci in a GitLab checkout of one branch: exit 2, saying GitLab fetches the others only with GIT_DEPTH: 0" bash -c "
+	[ \"\$(cat '$T/rc')\" = 2 ] &&
+	grep -q '^benchguard: unknown baseline branch \"main\" .*branches there: origin/slow (a GitLab job fetches the other branches only with GIT_DEPTH: 0)' '$T/err'"
 finish
