@@ -16,7 +16,9 @@
 #     job fails (a regression exits 1: its runs and verdict are the next
 #     job's baseline), and every cache of it holds results.db-wal beside
 #     results.db (a killed run leaves committed data there), with the same
-#     paths wherever GitHub restores it (its cache is keyed by the paths).
+#     paths wherever GitHub restores it (its cache is keyed by the paths);
+#     only jobs of the default branch save it (a pull request's own cache,
+#     restored first, lacks main's newer runs).
 . "$(dirname "$0")/lib.sh"
 
 CI_DIR="${BG_ROOT:?}/ci"
@@ -175,6 +177,27 @@ for path in sys.argv[1:]:
             assert c.get("when") == "always", f"{path}: {name}: cache saved when: {c.get('when', 'on_success')}"
             n += 1
 assert n == 1, f"{n} jobs save the database"
+P
+	# Only the default branch's jobs save it.  GitHub's restore-keys look in
+	# the job's own branch before the default branch: a pull request that
+	# saved its database restored it at its next push, without main's runs
+	# since, and was judged against main as it was then.
+	check "the GitHub templates save the database from pushes to the default branch alone" \
+		python3 - "$CI_DIR"/github-actions.yml "$CI_DIR"/github-actions-nightly.yml "$gh" <<'P'
+import re, sys, yaml
+saves = 0
+for path in sys.argv[1:]:
+    for name, job in yaml.safe_load(open(path))["jobs"].items():
+        for step in job.get("steps", []):
+            if not step.get("uses", "").startswith("actions/cache/save@"):
+                continue
+            cond = re.sub(r"\s+", " ", str(step.get("if", "")))
+            assert "github.event_name == 'push'" in cond, f"{path}: {name}: saved on {cond!r}"
+            assert re.search(r"github\.ref == format\('refs/heads/\{0\}', github\.event\.repository\.default_branch\)", cond), \
+                f"{path}: {name}: saved from any branch: {cond!r}"
+            assert "||" not in cond, f"{path}: {name}: {cond!r}"
+            saves += 1
+assert saves == 1, f"{saves} saves"
 P
 else
 	skip "the templates cache results.db with its -wal" "python3 has no yaml module"
