@@ -18,7 +18,8 @@
 #     results.db (a killed run leaves committed data there), with the same
 #     paths wherever GitHub restores it (its cache is keyed by the paths);
 #     only jobs of the default branch save it (a pull request's own cache,
-#     restored first, lacks main's newer runs).
+#     restored first, lacks main's newer runs), and GitLab's caches of it
+#     are shared by protected and other branches (unprotect: true).
 . "$(dirname "$0")/lib.sh"
 
 CI_DIR="${BG_ROOT:?}/ci"
@@ -181,7 +182,11 @@ P
 	# Only the default branch's jobs save it.  GitHub's restore-keys look in
 	# the job's own branch before the default branch: a pull request that
 	# saved its database restored it at its next push, without main's runs
-	# since, and was judged against main as it was then.
+	# since, and was judged against main as it was then.  GitLab keeps
+	# protected branches' caches apart by default (main's in
+	# benchguard-results-protected, every other branch reading
+	# -non_protected, never a baseline) unless the cache says unprotect:
+	# true, and a branch that saved replaced main's newest database.
 	check "the GitHub templates save the database from pushes to the default branch alone" \
 		python3 - "$CI_DIR"/github-actions.yml "$CI_DIR"/github-actions-nightly.yml "$gh" <<'P'
 import re, sys, yaml
@@ -197,6 +202,34 @@ for path in sys.argv[1:]:
                 f"{path}: {name}: saved from any branch: {cond!r}"
             assert "||" not in cond, f"{path}: {name}: {cond!r}"
             saves += 1
+assert saves == 1, f"{saves} saves"
+P
+	check "the GitLab templates share the cache across protected branches and save it from the default branch alone" \
+		python3 - "$CI_DIR"/gitlab-ci.yml "$CI_DIR"/gitlab-ci-nightly.yml "$gl" <<'P'
+import sys, yaml
+default = "$CI_COMMIT_BRANCH==$CI_DEFAULT_BRANCH"
+saves = 0
+for path in sys.argv[1:]:
+    for name, job in yaml.safe_load(open(path)).items():
+        if not isinstance(job, dict) or "cache" not in job:
+            continue
+        c = job["cache"]
+        assert c.get("unprotect") is True, f"{path}: {name}: cache without unprotect: true"
+        policy = c.get("policy", "pull-push")
+        if policy == "pull":
+            continue
+        # A saving cache takes its policy from a variable that the job's
+        # rules make pull-push on the default branch and pull elsewhere.
+        assert policy.startswith("$"), f"{path}: {name}: policy {policy} on every branch"
+        var = policy.lstrip("$").strip("{}")
+        rules = job.get("rules") or []
+        assert any(r.get("if", "").replace(" ", "") == default for r in rules), \
+            f"{path}: {name}: no rule for the default branch"
+        for r in rules:
+            v = (r.get("variables") or {}).get(var)
+            want = "pull-push" if r.get("if", "").replace(" ", "") == default else "pull"
+            assert v == want, f"{path}: {name}: {var} {v} under {r}"
+        saves += 1
 assert saves == 1, f"{saves} saves"
 P
 else
