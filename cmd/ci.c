@@ -81,6 +81,22 @@ static void annotations(FILE *f, const bg_check_result *res)
 		annotate(f, "warning", "benchguard: no baseline on this machine", msg);
 		free(msg);
 	}
+	/* The baseline older than the branch (a cache restored from an older
+	 * job): as the warning above, on the pull request. */
+	if (res->stale_commits) {
+		char *msg = bg_printf(
+		        "the baseline is older than %s: %zu commit%s of it, back from %.12s, %s no "
+		        "run of machine %s, and the baseline's newest run is of commit %.12s, so a "
+		        "change made in %s is judged as this commit's (a results database restored "
+		        "from an older CI cache than %s's newest lacks their runs)",
+		        res->baseline_branch, res->stale_commits,
+		        res->stale_commits == 1 ? "" : "s", res->baseline_from,
+		        res->stale_commits == 1 ? "has" : "have", res->machine, res->reference,
+		        res->stale_commits == 1 ? "it" : "them", res->baseline_branch);
+
+		annotate(f, "warning", "benchguard: baseline older than the branch", msg);
+		free(msg);
+	}
 	for (i = 0; i < res->nrows; i++)
 		total += annotated(&res->rows[i]);
 	/* Formatted whole (a series name may be 2 KiB, a failure's message

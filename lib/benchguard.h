@@ -1107,6 +1107,15 @@ typedef struct {
 	char *other_machine;
 	size_t other_machine_runs;
 	char *other_machine_differs;
+	/* Set when the baseline is older than the baseline branch where this
+	 * commit's history meets it (baseline_from): that many commits of the
+	 * branch, from baseline_from back, have no run of this machine before
+	 * the one with its newest run (reference).  A results database restored
+	 * from an older CI cache than the branch's newest lacks their runs, and
+	 * a change they made is judged as this commit's.  0: not the case (and
+	 * always 0 for a commit on the branch itself, whose own push measures
+	 * what its parents did not). */
+	size_t stale_commits;
 } bg_check_result;
 
 /*

@@ -90,6 +90,7 @@ typedef struct {
 	int64_t *taken; /* the runs that gave the baseline a value */
 	size_t ntaken, taken_cap;
 	char *reference;     /* set to the first commit that gives runs */
+	size_t unmeasured;   /* commits walked before it, with no run */
 	bg_walk_bound bound; /* when no stored commit is left behind the walk */
 	int error;
 } walk_state;
@@ -176,6 +177,8 @@ static int on_commit(const char *sha, int64_t time, void *data)
 	k = find_ref(w->refs, w->nrefs, sha);
 	if (k < w->nrefs)
 		bg_walk_bound_meet(&w->bound, w->refs[k].author_time);
+	else if (w->reference && !*w->reference)
+		w->unmeasured++;
 	for (; k < w->nrefs && !strcmp(w->refs[k].sha, sha); k++) {
 		if (w->reference && !*w->reference)
 			memcpy(w->reference, sha, 41);
@@ -735,6 +738,32 @@ cleanup:
 }
 
 /*
+ * The walk passed commits of the baseline branch with no run of this
+ * machine before it met its runs: the baseline is older than the branch
+ * where this commit meets it.  A CI cache restored from another job than
+ * the branch's newest (a pull request's own, saved at its first push,
+ * before main moved on) holds such a database, and a change that landed
+ * in between was judged as this commit's: a docs-only pull request was
+ * "confirmed" 30% slower.  A commit on the branch itself is left out: its
+ * own job measures what its parents, pushed with it, did not.
+ */
+static void warn_stale(bg_ctx *ctx, bg_check_result *res, size_t unmeasured)
+{
+	if (!unmeasured || !res->reference[0] || !strcmp(res->baseline_from, res->sha))
+		return;
+	res->stale_commits = unmeasured;
+	bg_log(ctx, BG_LOG_WARN,
+	       "the baseline is older than %s: %zu commit%s of it, back from %.12s where this "
+	       "commit's history meets it, %s no run of machine %s, and the baseline's newest "
+	       "run is of commit %.12s, so a change made in %s is judged as this commit's (a "
+	       "results database restored from an older CI cache than %s's newest lacks their "
+	       "runs)",
+	       res->baseline_branch, unmeasured, unmeasured == 1 ? "" : "s", res->baseline_from,
+	       unmeasured == 1 ? "has" : "have", res->machine, res->reference,
+	       unmeasured == 1 ? "it" : "them", res->baseline_branch);
+}
+
+/*
  * The run's volatile facts that say how fast the machine ran (not which
  * machine it is: that is the fingerprint), against its baseline runs'.  A
  * run under a CPU quota, or with the governor on powersave, is slower with
@@ -913,6 +942,8 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 			res->other_machine_runs = 0;
 			bg_ctx_clear_error(ctx);
 		}
+		if (nseries && !opts->paired)
+			warn_stale(ctx, res, w.unmeasured);
 		if (warn_conditions(ctx, store, opts->runs[0], w.taken, w.ntaken) < 0)
 			bg_ctx_clear_error(ctx);
 	}

@@ -86,6 +86,16 @@ int bg_check_json(bg_ctx *ctx, const bg_check_result *res, char **out)
 	} else {
 		json_object_object_add(base, "other_machine", NULL);
 	}
+	if (res->stale_commits) {
+		json_object *st = json_object_new_object();
+
+		json_object_object_add(st, "commits",
+		                       json_object_new_int64((int64_t)res->stale_commits));
+		json_object_object_add(st, "reference", json_object_new_string(res->reference));
+		json_object_object_add(base, "stale", st);
+	} else {
+		json_object_object_add(base, "stale", NULL);
+	}
 	for (i = 0; i < res->nrows; i++) {
 		const bg_verdict_row *r = &res->rows[i];
 		json_object *o = json_object_new_object();
@@ -447,6 +457,23 @@ static int markdown(bg_ctx *ctx, const bg_check_result *res, size_t nshow, char 
 		e |= bg_text__escape(&b, BG_ESC_MD_CODE, opt.ptr ? opt.ptr : "");
 		e |= bg_buf_puts(&b, ".\n");
 		bg_buf_clear(&opt);
+	}
+	if (res->stale_commits) {
+		e |= bg_buf_puts(&b, "\n**The baseline is older than ");
+		e |= bg_text__escape(&b, BG_ESC_MD_CODE, res->baseline_branch);
+		e |= bg_buf_printf(&b, ".** %zu commit%s of it, back from ", res->stale_commits,
+		                   res->stale_commits == 1 ? "" : "s");
+		e |= md_sha(&b, res->baseline_from);
+		e |= bg_buf_printf(&b,
+		                   " where this commit's history meets it, %s no run of this "
+		                   "machine, and the baseline's newest run is of commit ",
+		                   res->stale_commits == 1 ? "has" : "have");
+		e |= md_sha(&b, res->reference);
+		e |= bg_buf_printf(&b,
+		                   ", so a change made in %s is judged as this commit's. A "
+		                   "results database restored from an older CI cache than the "
+		                   "branch's newest lacks their runs.\n",
+		                   res->stale_commits == 1 ? "it" : "them");
 	}
 	if (res->confirm_pairs && res->confirm_alone)
 		e |= bg_buf_printf(&b,

@@ -423,6 +423,43 @@ check "the first machine of a database: no-baseline, and no word of other machin
 	\"$BG\" check --machine m-new >$T/out 2>$T/err; [ \$? = 0 ] && grep -q no-baseline $T/out && ! grep -q 'no run of machine' $T/err"
 cd "$T" || exit 1
 
+# A baseline older than the branch: the database lacks the runs of main's
+# newest commits (a CI cache restored from an older job than main's newest,
+# such as a pull request's own first push), so a change that landed there
+# is judged as the pull request's.  check says how many commits of main
+# have no run and which commit the baseline's newest run is of: on stderr,
+# in its Markdown and in its JSON (baseline.stale).
+six_runs stale --machine m
+measured=$(git rev-parse HEAD)
+for i in 1 2 3; do git commit -q --allow-empty -m "unmeasured $i"; done
+fork=$(git rev-parse HEAD)
+git checkout -q -b pr && git commit -q --allow-empty -m "docs only"
+printf 'BENCHGUARD t %s ms\n' 10 10.1 9.9 | "$BG" -q import - --format lines --name b --machine m >/dev/null
+check "a pull request off 3 commits of main with no run: judged (exit 0)" \
+	expect_rc 0 "$BG" check --machine m
+check "... stderr says the baseline is 3 commits older than main, and of which commit" \
+	grep -q "warning: the baseline is older than main: 3 commits of it, back from ${fork:0:12} where this commit's history meets it, have no run of machine m, and the baseline's newest run is of commit ${measured:0:12}, so a change made in them is judged as this commit's" "$T/err"
+check "... its JSON's baseline.stale says the same" bash -c "
+	\"$BG\" check --machine m --json 2>/dev/null | python3 -c '
+import json, sys
+s = json.load(sys.stdin)[\"baseline\"][\"stale\"]
+sys.exit(s != {\"commits\": 3, \"reference\": \"$measured\"})'"
+check "... and its Markdown" bash -c "
+	\"$BG\" check --machine m --format markdown 2>/dev/null |
+		grep -q '^\*\*The baseline is older than \`main\`.\*\* 3 commits of it, back from \`${fork:0:12}\` .*newest run is of commit \`${measured:0:12}\`'"
+# A commit on main after commits pushed with it (one push of several):
+# its own run measures what they did, and the baseline is main's newest.
+git checkout -q main && git commit -q --allow-empty -m "the push's tip"
+printf 'BENCHGUARD t %s ms\n' 10 10.1 9.9 | "$BG" -q import - --format lines --name b --machine m >/dev/null
+check "a commit of main whose parents have no run: no word of an older baseline" bash -c "
+	\"$BG\" check --machine m >$T/out 2>$T/err && ! grep -q 'older than' $T/err &&
+	\"$BG\" check --machine m --json 2>/dev/null | python3 -c 'import json, sys; sys.exit(json.load(sys.stdin)[\"baseline\"][\"stale\"] is not None)'"
+git checkout -q -b pr2 && git commit -q --allow-empty -m "pr2"
+printf 'BENCHGUARD t %s ms\n' 10 10.1 9.9 | "$BG" -q import - --format lines --name b --machine m >/dev/null
+check "a pull request off a main whose tip has runs: no word of it either" bash -c "
+	\"$BG\" check --machine m >$T/out 2>$T/err && ! grep -q 'older than' $T/err"
+cd "$T" || exit 1
+
 # A run measured under other conditions than its baseline (a CPU quota,
 # the governor on powersave) is slower with no change to the code: check
 # says which of the run's volatile facts differ from its baseline runs'.

@@ -252,4 +252,35 @@ check "... on GitHub Actions, a ::warning annotation says it too" bash -c "
 check "... ci --machine runner-old catches the regression (exit 1)" bash -c "
 	\"$BG\" --db $T/moved.db ci --machine runner-old >$T/out 2>$T/err; [ \$? = 1 ]"
 cd "$T" || exit 1
+# A pull request whose job restored an older database than main's newest
+# (GitHub's restore-keys find a pull request's own cache first): main's
+# newest commits have no run in it, and ci said nothing of it while it
+# "confirmed" a docs-only change 30% slower.  Now the baseline's age is
+# said as the other machine's runs are: stderr, step summary, ::warning.
+new_repo "$T/old" >/dev/null && cd "$T/old" || exit 1
+echo 10 >level
+echo '{ "defaults": { "warmup": 0, "samples": 3 }, "baseline": { "min_runs": 5 },
+  "benchmarks": [ { "name": "b", "format": "lines",
+    "command": "for i in 1 2 3; do echo BENCHGUARD t $(cat level) ms; done" } ] }' >benchguard.json
+echo .benchguard/ >.gitignore
+git add -A && git commit -qm suite
+for i in 1 2 3 4 5 6; do
+	git commit -q --allow-empty -m "c$i"
+	"$BG" --db "$T/old.db" -q ci --machine runner >/dev/null 2>&1
+done
+measured=$(git rev-parse HEAD)
+git commit -q --allow-empty -m "landed, measured in a cache this job did not restore"
+git commit -q --allow-empty -m "landed too"
+tip=$(git rev-parse HEAD)
+git checkout -q -b docs && git commit -q --allow-empty -m "docs only"
+: >"$T/old.md"
+check "ci of a pull request off 2 commits of main with no run: exit 0" bash -c "
+	GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY=$T/old.md \"$BG\" --db $T/old.db ci --machine runner >$T/out 2>$T/err"
+check "... stderr says so once" bash -c "
+	[ \"\$(grep -c 'the baseline is older than main: 2 commits of it' $T/err)\" = 1 ]"
+check "... and so does the step summary" \
+	grep -q "^\*\*The baseline is older than \`main\`.\*\* 2 commits of it, back from \`${tip:0:12}\` .*newest run is of commit \`${measured:0:12}\`" "$T/old.md"
+check "... and a ::warning annotation" \
+	grep -q "^::warning title=benchguard%3A baseline older than the branch::the baseline is older than main: 2 commits of it, back from ${tip:0:12}, have no run of machine runner, and the baseline's newest run is of commit ${measured:0:12}, so a change made in them is judged as this commit's" "$T/out"
+cd "$T" || exit 1
 finish
