@@ -82,7 +82,8 @@ static void annotations(FILE *f, const bg_check_result *res)
 		free(msg);
 	}
 	/* The baseline older than the branch (a cache restored from an older
-	 * job): as the warning above, on the pull request. */
+	 * job), or nothing judged because the machine's runs are of a history
+	 * that was rewritten: as the warning above, on the pull request. */
 	if (res->stale_commits) {
 		char *msg = bg_printf(
 		        "the baseline is older than %s: %zu commit%s of it, back from %.12s, %s no "
@@ -95,6 +96,18 @@ static void annotations(FILE *f, const bg_check_result *res)
 		        res->stale_commits == 1 ? "it" : "them", res->baseline_branch);
 
 		annotate(f, "warning", "benchguard: baseline older than the branch", msg);
+		free(msg);
+	}
+	if (res->missing_runs) {
+		char *msg = bg_printf(
+		        "no stored run of machine %s is on the history of %s, so nothing was "
+		        "judged "
+		        "and a regression would pass; %zu of its %zu stored runs are of commits "
+		        "this "
+		        "repository does not have (a history rewritten by a force-push or rebase?)",
+		        res->machine, res->baseline_branch, res->missing_runs, res->stored_runs);
+
+		annotate(f, "warning", "benchguard: no baseline on this history", msg);
 		free(msg);
 	}
 	for (i = 0; i < res->nrows; i++)

@@ -1116,6 +1116,11 @@ typedef struct {
 	 * always 0 for a commit on the branch itself, whose own push measures
 	 * what its parents did not). */
 	size_t stale_commits;
+	/* Set when no run of this machine lies on the baseline's history while
+	 * some of its runs are of commits the repository does not have (a
+	 * history rewritten by a force-push): missing_runs of its stored_runs
+	 * (this commit's left out).  0: not the case. */
+	size_t missing_runs, stored_runs;
 } bg_check_result;
 
 /*

@@ -763,6 +763,55 @@ static void warn_stale(bg_ctx *ctx, bg_check_result *res, size_t unmeasured)
 	       unmeasured == 1 ? "it" : "them", res->baseline_branch);
 }
 
+/* Commits of a database's runs looked up, at most, to tell a rewritten
+ * history: each is one lookup in the object database. */
+#define BG_MISSING_LOOKUPS 4096
+
+/*
+ * This machine has stored runs, and none lies on the baseline's history:
+ * every series is no-baseline, and a regression passes.  When runs are of
+ * commits the repository does not have, the history they were measured on
+ * is gone (main force-pushed or rebased: every stored SHA rewritten), and
+ * the machine's baseline starts again with its next runs: say so.  Up to
+ * BG_MISSING_LOOKUPS commits are looked up (in the order of their SHAs);
+ * a walk that met none of the stored commits looked up as many for its
+ * bound already.
+ */
+static void warn_missing(bg_ctx *ctx, bg_repo *repo, bg_check_result *res, const bg_run_ref *refs,
+                         size_t nrefs, size_t stored, int min_runs)
+{
+	size_t i, looked = 0, missing = 0;
+
+	/* A shallow clone lacks commits it never fetched: its walk says so. */
+	if (!stored || bg_repo_is_shallow(repo))
+		return;
+	/* refs: by sha, each commit's runs together. */
+	for (i = 0; i < nrefs && looked < BG_MISSING_LOOKUPS;) {
+		size_t j = i;
+
+		while (j < nrefs && !strcmp(refs[j].sha, refs[i].sha))
+			j++;
+		if (strcmp(refs[i].sha, res->sha)) {
+			looked++;
+			if (!bg_repo_has_commit(repo, refs[i].sha))
+				missing += j - i;
+		}
+		i = j;
+	}
+	if (!missing)
+		return;
+	res->missing_runs = missing;
+	res->stored_runs = stored;
+	bg_log(ctx, BG_LOG_WARN,
+	       "no stored run of machine %s is on the history of %s, so no series has a "
+	       "baseline and a regression would pass; %zu of its %zu stored runs are of commits "
+	       "this repository does not have (a history rewritten by a force-push or rebase?). "
+	       "Its baseline starts again with runs of %s's commits as they are now: its next "
+	       "jobs, or benchguard run --commit %.12s --runs %d on this machine",
+	       res->machine, res->baseline_branch, missing, stored, res->baseline_branch,
+	       res->baseline_from, min_runs);
+}
+
 /*
  * The run's volatile facts that say how fast the machine ran (not which
  * machine it is: that is the fingerprint), against its baseline runs'.  A
@@ -942,6 +991,8 @@ int bg_check_run(bg_ctx *ctx, bg_store *store, bg_repo *repo, const bg_check_opt
 			res->other_machine_runs = 0;
 			bg_ctx_clear_error(ctx);
 		}
+		if (nseries && !opts->paired && k > 0 && !res->reference[0])
+			warn_missing(ctx, repo, res, w.refs, w.nrefs, k, opts->min_runs);
 		if (nseries && !opts->paired)
 			warn_stale(ctx, res, w.unmeasured);
 		if (warn_conditions(ctx, store, opts->runs[0], w.taken, w.ntaken) < 0)

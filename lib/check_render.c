@@ -96,6 +96,17 @@ int bg_check_json(bg_ctx *ctx, const bg_check_result *res, char **out)
 	} else {
 		json_object_object_add(base, "stale", NULL);
 	}
+	if (res->missing_runs) {
+		json_object *mc = json_object_new_object();
+
+		json_object_object_add(mc, "runs",
+		                       json_object_new_int64((int64_t)res->missing_runs));
+		json_object_object_add(mc, "stored_runs",
+		                       json_object_new_int64((int64_t)res->stored_runs));
+		json_object_object_add(base, "missing_commits", mc);
+	} else {
+		json_object_object_add(base, "missing_commits", NULL);
+	}
 	for (i = 0; i < res->nrows; i++) {
 		const bg_verdict_row *r = &res->rows[i];
 		json_object *o = json_object_new_object();
@@ -474,6 +485,17 @@ static int markdown(bg_ctx *ctx, const bg_check_result *res, size_t nshow, char 
 		                   "results database restored from an older CI cache than the "
 		                   "branch's newest lacks their runs.\n",
 		                   res->stale_commits == 1 ? "it" : "them");
+	}
+	if (res->missing_runs) {
+		e |= bg_buf_puts(&b, "\n**No run of this machine on the history of ");
+		e |= bg_text__escape(&b, BG_ESC_MD_CODE, res->baseline_branch);
+		e |= bg_buf_printf(
+		        &b,
+		        ".** %zu of its %zu stored runs are of commits this repository "
+		        "does not have (a history rewritten by a force-push or rebase?), "
+		        "so a regression in this run would pass. Its baseline starts "
+		        "again with runs of the branch's commits as they are now.\n",
+		        res->missing_runs, res->stored_runs);
 	}
 	if (res->confirm_pairs && res->confirm_alone)
 		e |= bg_buf_printf(&b,

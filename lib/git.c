@@ -630,6 +630,22 @@ static int commit_time(bg_repo *repo, const char *sha, int64_t *time)
 	return 1;
 }
 
+int bg_repo_has_commit(bg_repo *repo, const char *sha)
+{
+	git_odb *odb = NULL;
+	git_oid id;
+	int has;
+
+	/* The object database alone: nothing read or parsed, as a check may
+	 * ask this of every commit a database holds runs of. */
+	if (!repo || !sha || git_oid_fromstrn(&id, sha, strlen(sha)) < 0 ||
+	    git_repository_odb(&odb, repo->repo) < 0)
+		return 0;
+	has = git_odb_exists(odb, &id);
+	git_odb_free(odb);
+	return has == 1;
+}
+
 typedef struct {
 	const char *sha;
 	int64_t oldest; /* a commit older than this cannot precede `sha` on the line */

@@ -44,6 +44,8 @@ int bg_repo_branch_tips(bg_ctx *ctx, bg_repo *repo, char (**shas)[41], size_t *n
 int bg_repo_head_branch(bg_ctx *ctx, bg_repo *repo, char **out);
 /* Whether the repository is a shallow clone (its history cut at a depth). */
 int bg_repo_is_shallow(bg_repo *repo);
+/* Whether the repository has commit `sha` (a full SHA): 1 or 0. */
+int bg_repo_has_commit(bg_repo *repo, const char *sha);
 /* The best common ancestor of two commits; none -> BG_EINPUT, unknown -> BG_ENOTFOUND. */
 int bg_repo_merge_base(bg_ctx *ctx, bg_repo *repo, const char *a, const char *b, char sha[41]);
 

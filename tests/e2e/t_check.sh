@@ -460,6 +460,39 @@ check "a pull request off a main whose tip has runs: no word of it either" bash 
 	\"$BG\" check --machine m >$T/out 2>$T/err && ! grep -q 'older than' $T/err"
 cd "$T" || exit 1
 
+# main rewritten (a force-push: every stored commit's SHA changes) and
+# checked out afresh: this machine's runs are all of commits the clone does
+# not have, and a 50% slower pull request passed as no-baseline, with no
+# word.  check says so (stderr, Markdown, JSON baseline.missing_commits).
+six_runs rewritten --machine m
+FILTER_BRANCH_SQUELCH_WARNING=1 git filter-branch -f --msg-filter 'sed s/^c/r/' main >/dev/null 2>&1
+cp "$BENCHGUARD_DB" "$T/rewritten-kept.db" # before the clone's runs, of commits only it has
+rm -rf "$T/rewritten-clone" && git clone -q "file://$T/rewritten" "$T/rewritten-clone" && cd "$T/rewritten-clone" || exit 1
+check "a fresh clone of the rewritten main has none of the stored commits" bash -c "
+	! git cat-file -e \$(sqlite3 '$BENCHGUARD_DB' 'SELECT sha FROM commits LIMIT 1')^{commit} 2>/dev/null"
+git checkout -q -b pr && git commit -q --allow-empty -m slower
+printf 'BENCHGUARD t %s ms\n' 15 15.1 14.9 | "$BG" -q import - --format lines --name b --machine m >/dev/null
+check "a 50% slower pull request on a rewritten main: no-baseline, exit 0" \
+	expect_rc 0 "$BG" check --machine m
+check "... stderr says this machine's 6 runs are of commits the repository does not have" \
+	grep -q "warning: no stored run of machine m is on the history of main, so no series has a baseline and a regression would pass; 6 of its 6 stored runs are of commits this repository does not have (a history rewritten by a force-push or rebase?)" "$T/err"
+check "... its JSON's baseline.missing_commits says the same" bash -c "
+	\"$BG\" check --machine m --json 2>/dev/null | python3 -c '
+import json, sys
+m = json.load(sys.stdin)[\"baseline\"][\"missing_commits\"]
+sys.exit(m != {\"runs\": 6, \"stored_runs\": 6})'"
+check "... and its Markdown" bash -c "
+	\"$BG\" check --machine m --format markdown 2>/dev/null |
+		grep -q '^\*\*No run of this machine on the history of \`main\`.\*\* 6 of its 6 stored runs are of commits this repository does not have'"
+cd "$T/rewritten" || exit 1
+export BENCHGUARD_DB="$T/rewritten-kept.db"
+git checkout -q -b pr && git commit -q --allow-empty -m slower
+printf 'BENCHGUARD t %s ms\n' 15 15.1 14.9 | "$BG" -q import - --format lines --name b --machine m >/dev/null
+check "the same where the old commits are still there: no word of missing commits" bash -c "
+	\"$BG\" check --machine m >$T/out 2>$T/err; [ \$? = 0 ] && ! grep -q 'does not have' $T/err &&
+	\"$BG\" check --machine m --json 2>/dev/null | python3 -c 'import json, sys; sys.exit(json.load(sys.stdin)[\"baseline\"][\"missing_commits\"] is not None)'"
+cd "$T" || exit 1
+
 # A run measured under other conditions than its baseline (a CPU quota,
 # the governor on powersave) is slower with no change to the code: check
 # says which of the run's volatile facts differ from its baseline runs'.

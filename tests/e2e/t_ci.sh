@@ -282,5 +282,21 @@ check "... and so does the step summary" \
 	grep -q "^\*\*The baseline is older than \`main\`.\*\* 2 commits of it, back from \`${tip:0:12}\` .*newest run is of commit \`${measured:0:12}\`" "$T/old.md"
 check "... and a ::warning annotation" \
 	grep -q "^::warning title=benchguard%3A baseline older than the branch::the baseline is older than main: 2 commits of it, back from ${tip:0:12}, have no run of machine runner, and the baseline's newest run is of commit ${measured:0:12}, so a change made in them is judged as this commit's" "$T/out"
+# main rewritten by a force-push, checked out afresh: the machine's 7 runs
+# (main's 6 and the pull request's) are of commits the clone lacks (its
+# branch, which holds the old history, deleted), and nothing is judged.
+git checkout -q main && git branch -q -D docs
+FILTER_BRANCH_SQUELCH_WARNING=1 git filter-branch -f --msg-filter 'sed s/^c/r/' main >/dev/null 2>&1
+rm -rf "$T/old-clone" && git clone -q "file://$T/old" "$T/old-clone" && cd "$T/old-clone" || exit 1
+git checkout -q -b slower && echo 15 >level && git commit -qam "50% slower"
+: >"$T/old.md"
+check "ci of a 50% slower pull request on a rewritten main: exit 0, nothing judged" bash -c "
+	GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY=$T/old.md \"$BG\" --db $T/old.db ci --machine runner >$T/out 2>$T/err"
+check "... stderr says the machine's runs are of commits the repository does not have" \
+	grep -q 'warning: no stored run of machine runner is on the history of main, so no series has a baseline and a regression would pass; 7 of its 7 stored runs are of commits this repository does not have' "$T/err"
+check "... and so does the step summary" \
+	grep -q '^\*\*No run of this machine on the history of `main`.\*\* 7 of its 7 stored runs' "$T/old.md"
+check "... and a ::warning annotation" \
+	grep -q '^::warning title=benchguard%3A no baseline on this history::no stored run of machine runner is on the history of main, so nothing was judged and a regression would pass; 7 of its 7 stored runs are of commits this repository does not have' "$T/out"
 cd "$T" || exit 1
 finish
