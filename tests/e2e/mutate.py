@@ -35,6 +35,7 @@ import subprocess
 import sys
 
 BG, WORK, FIX, CORPUS = sys.argv[1:5]
+EMPTY_DB = os.path.join(WORK, "empty.db")
 SEED = int(os.environ.get("BG_SWEEP_SEED", "1"))
 JOBS = int(os.environ.get("BG_SWEEP_JOBS", "2"))
 SAVE = os.environ.get("BG_SWEEP_SAVE")
@@ -181,9 +182,12 @@ def judge(rc, out, err):
 STORED = ["SELECT CAST(benchmark AS BLOB), CAST(metric AS BLOB), CAST(unit AS BLOB) FROM series",
           "SELECT CAST(benchmark AS BLOB) FROM outcomes",
           "SELECT CAST(key AS BLOB), CAST(value AS BLOB) FROM run_tags",
-          "SELECT CAST(key AS BLOB), CAST(value AS BLOB) FROM machine_facts",
-          "SELECT CAST(subject AS BLOB), CAST(author AS BLOB) FROM commits",
-          "SELECT CAST(branch AS BLOB) FROM runs"]
+          "SELECT CAST(key AS BLOB), CAST(value AS BLOB) FROM machine_facts"]
+# Git's text (subjects, authors, branches) is stored as git holds it, controls
+# too (git allows them, and export must import again), and escaped where it
+# is printed: it must only be UTF-8 without NUL.
+STORED_GIT = ["SELECT CAST(subject AS BLOB), CAST(author AS BLOB) FROM commits",
+              "SELECT CAST(branch AS BLOB) FROM runs"]
 CONTROL_CP = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
 
 
@@ -192,7 +196,7 @@ def unprintable_stored(db):
     try:
         con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
         try:
-            for q in STORED:
+            for q in STORED + STORED_GIT:
                 for row in con.execute(q):
                     for v in row:
                         if v is None:
@@ -201,7 +205,7 @@ def unprintable_stored(db):
                             text = bytes(v).decode("utf-8")
                         except UnicodeDecodeError:
                             return bytes(v)
-                        if CONTROL_CP.search(text):
+                        if "\0" in text or (q in STORED and CONTROL_CP.search(text)):
                             return bytes(v)
         finally:
             con.close()
@@ -213,9 +217,9 @@ def unprintable_stored(db):
 def run_one(job):
     kind, fmt, path, db = job
     if kind == "config":
-        # report only reads a database and never creates one: an empty
-        # file is one holding no runs.
-        open(db, "wb").close()
+        # report only reads a database and never creates one (nor takes an
+        # empty file for one): a copy of one that holds no runs.
+        shutil.copy(EMPTY_DB, db)
     try:
         p = subprocess.run(command(kind, fmt, path, db), cwd=WORK, capture_output=True,
                            timeout=TIMEOUT)
@@ -236,6 +240,16 @@ def run_one(job):
 def main():
     mdir = os.path.join(WORK, "m")
     os.makedirs(mdir, exist_ok=True)
+    # A database with the schema and no runs, made by a run of the suite
+    # whose run is then deleted.
+    subprocess.run([BG, "-q", "--db", EMPTY_DB, "run", "--samples", "1"], cwd=WORK,
+                   capture_output=True, check=True)
+    con = sqlite3.connect(EMPTY_DB)
+    con.execute("PRAGMA foreign_keys = ON")
+    con.execute("DELETE FROM runs")
+    con.commit()
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
     # nvbench's side files lie beside the JSON that names them.
     for side in glob.glob(f"{FIX}/formats/nvbench/*-bin"):
         shutil.copytree(side, os.path.join(mdir, os.path.basename(side)), dirs_exist_ok=True)
