@@ -159,6 +159,9 @@ const char *bg_text__invalid(const char *s, size_t n, size_t *at);
 int bg_text__ok(const char *s); /* s is not NULL and bg_text__invalid() finds nothing */
 int bg_text__escape(bg_buf *b, bg_esc where, const char *s);
 char *bg_text__escaped(bg_esc where, const char *s);
+/* cols[k]: the terminal columns s[k] takes (escaped text: wide characters
+ * count two, combining marks none), for each of the n strings. */
+void bg_text__columns(const char *const *s, size_t n, size_t *cols);
 /* s (bg_text__quote_n: s[0..n), a NUL shown as "\x00") for a message: in
  * quotes, escaped for a terminal, cut short.  Returns buf. */
 const char *bg_text__quote(char *buf, size_t size, const char *s);

@@ -7,6 +7,9 @@
  * A cell holds text from outside (a series name, a unit, a subject): it is
  * escaped for where the table goes when it is rendered, so that a name can
  * neither split a Markdown row nor send escape sequences to a terminal.
+ * Columns are padded by what the escaped cells take on a terminal
+ * (bg_text__columns): a CJK name takes two columns a character, an accent
+ * none, and the rest of its row still lines up.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -86,16 +89,6 @@ int bg_table_add(bg_table *t, const char *const *cells)
 	return 0;
 }
 
-/* Display width in terminal columns: UTF-8 lead bytes only. */
-static size_t width(const char *s)
-{
-	size_t w = 0;
-
-	for (; *s; s++)
-		w += ((unsigned char)*s & 0xC0) != 0x80;
-	return w;
-}
-
 static int pad(bg_buf *b, size_t n)
 {
 	int e = 0;
@@ -134,26 +127,29 @@ int bg_table_render(const bg_table *t, int markdown, int bold, bg_buf *b)
 static int render(const bg_table *t, int markdown, int bold, bg_buf *b)
 {
 	size_t n = t->nrows * t->ncols, *w = calloc(t->ncols ? t->ncols : 1, sizeof(size_t)), r, c,
-	       k;
+	       k, *cols = calloc(n ? n : 1, sizeof(size_t));
 	char **cells = calloc(n ? n : 1, sizeof(char *));
 	int e = 0;
 
-	if (!w || !cells) {
+	if (!w || !cells || !cols) {
 		e = 1;
 		goto cleanup;
 	}
 	for (k = 0; k < n && !e; k++)
 		e |= !(cells[k] = shown(t, t->cells[k], markdown));
+	/* Measured once, all together: one switch to a UTF-8 locale. */
+	if (!e)
+		bg_text__columns((const char *const *)cells, n, cols);
 	for (r = 0; r < t->nrows && !e; r++)
 		for (c = 0; c < t->ncols; c++)
-			if (width(cells[r * t->ncols + c]) > w[c])
-				w[c] = width(cells[r * t->ncols + c]);
+			if (cols[r * t->ncols + c] > w[c])
+				w[c] = cols[r * t->ncols + c];
 	for (r = 0; r < t->nrows && !e; r++) {
 		if (markdown)
 			e |= bg_buf_puts(b, "| ");
 		for (c = 0; c < t->ncols; c++) {
 			const char *cell = cells[r * t->ncols + c];
-			size_t gap = w[c] - width(cell);
+			size_t gap = w[c] - cols[r * t->ncols + c];
 			int last = c + 1 == t->ncols;
 
 			if (t->align[c] == 'r')
@@ -184,6 +180,7 @@ cleanup:
 		for (k = 0; k < n; k++)
 			free(cells[k]);
 	free(cells);
+	free(cols);
 	free(w);
 	return e ? BG_ENOMEM : 0;
 }

@@ -15,10 +15,14 @@
  * Control characters are shown, never interpreted: "\x1b" for C0 and DEL,
  * "\u{202e}" for the C1 range, the bidirectional overrides and the Unicode
  * line separators; an invalid UTF-8 byte is shown as "\xNN" too.
+ *
+ * Tables measure what they print in terminal columns (bg_text__columns).
  */
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <wchar.h>
 
 #include <json-c/json.h>
 
@@ -243,6 +247,47 @@ char *bg_text__escaped(bg_esc where, const char *s)
 		return NULL;
 	}
 	return bg_buf_detach(&b);
+}
+
+/*
+ * glibc's wcwidth() knows East Asian wide characters (two columns) and
+ * combining marks (none) only under a UTF-8 LC_CTYPE, which the program may
+ * not have set (LANG=C, or a library host that never calls setlocale).
+ * C.UTF-8 is taken for this thread alone, for the time of the measurement:
+ * a library does not change its host's locale.  Where there is no such
+ * locale, wcwidth() knows ASCII only and every other character counts one
+ * column, as it did before.
+ */
+void bg_text__columns(const char *const *s, size_t n, size_t *cols)
+{
+	locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0), prev = (locale_t)0;
+	size_t k, i, len;
+	uint32_t c;
+	int w;
+
+	if (utf8)
+		prev = uselocale(utf8);
+	for (k = 0; k < n; k++) {
+		const unsigned char *u = (const unsigned char *)(s[k] ? s[k] : "");
+		size_t left = strlen((const char *)u);
+
+		cols[k] = 0;
+		for (i = 0; i < left; i += len) {
+			/* A stray byte is shown as one character where it is shown at all. */
+			if (!(len = utf8_decode(u + i, left - i, &c))) {
+				len = 1;
+				cols[k]++;
+				continue;
+			}
+			/* -1: not printable here (unassigned, or no UTF-8 locale). */
+			w = wcwidth((wchar_t)c);
+			cols[k] += w < 0 ? 1 : (size_t)w;
+		}
+	}
+	if (utf8) {
+		uselocale(prev);
+		freelocale(utf8);
+	}
 }
 
 /* Bytes of s escaped at most, and characters of the escaped form shown. */

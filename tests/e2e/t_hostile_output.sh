@@ -8,7 +8,9 @@
 # name with '|', backticks, @mentions and "<!--"), and what a database
 # written before ingest refused control characters may hold (escape and
 # OSC sequences, a forged "::error" line, bidi overrides, invalid UTF-8),
-# put there with sqlite3 as an older benchguard would have.
+# put there with sqlite3 as an older benchguard would have.  Tables line
+# up by terminal columns: CJK names take two a character, combining
+# accents none.
 . "$(dirname "$0")/lib.sh"
 
 PY=/usr/bin/python3
@@ -40,6 +42,9 @@ with open(out, "w") as f:
         f.write("BENCHGUARD old %.6f ms\n" % (5.0 * slow * g()))
         # A long name of three-byte characters (1,024 bytes, the most).
         f.write("BENCHGUARD long%s %.6f ms\n" % ("\u65e5" * 340, 6.0 * slow * g()))
+        # Wide characters and combining accents.
+        f.write("BENCHGUARD \u65e5\u672c\u8a9e\u540d\u524d %.6f ms\n" % (7.0 * slow * g()))
+        f.write("BENCHGUARD " + "e\u0301" * 4 + " %.6f ms\n" % (8.0 * slow * g()))
 P
 	"$BG" -q import "$T/run$i.txt" --format lines --name h --machine e2e >/dev/null ||
 		echo "# import $i failed"
@@ -84,6 +89,27 @@ check "... and shown visibly" grep -qF 'old\x1b]0;owned\x07\x1b[31m\x0a::error t
 check "check's stderr is clean too" $PY "$T/clean.py" "$T/check.err"
 "$BG" history h --limit 3 >"$T/hist.out" 2>&1
 check "history's table is clean" $PY "$T/clean.py" "$T/hist.out"
+# columns.py FILE REGEX: the regex's first match ends at one terminal
+# column in every line that has it (wide characters take two, combining
+# and invisible ones none, as a terminal shows them).
+cat >"$T/columns.py" <<'P'
+import re, sys, unicodedata as u
+def width(s):
+    return sum(0 if u.combining(c) or u.category(c) in ("Cf", "Mn", "Me")
+               else 2 if u.east_asian_width(c) in "WF" else 1 for c in s)
+at = {}
+for line in open(sys.argv[1], encoding="utf-8").read().split("\n"):
+    m = re.search(sys.argv[2], line)
+    if m:
+        at.setdefault(width(line[:m.end()]), []).append(line[:40])
+if len(at) != 1:
+    for col, lines in sorted(at.items()):
+        print("# column %d: %r" % (col, lines[:3]))
+sys.exit(0 if len(at) == 1 else 1)
+P
+check "check's table lines up: CJK, combining accents" \
+	$PY "$T/columns.py" "$T/check.out" '\u00b1 \S+ \S+'
+check "history's table lines up" $PY "$T/columns.py" "$T/hist.out" '  [0-9a-f]{12}  '
 # Under GitHub Actions, `ci`: annotations on stdout, the summary in a file.
 cp "$T/run7.txt" "$T/cur.txt"
 GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY="$T/summary.md" "$BG" ci --machine e2e \

@@ -1,8 +1,9 @@
 /*
- * test_text.c -- lib/text.c: which text ingest refuses, and how text from
+ * test_text.c -- lib/text.c: which text ingest refuses, how text from
  * outside reads in each place it is printed (HTML, Markdown, a terminal or
- * CI log, JSON).
+ * CI log, JSON), and how many terminal columns it takes.
  */
+#include <locale.h>
 #include <math.h>
 
 #include <json-c/json.h>
@@ -53,6 +54,41 @@ static void test_invalid(void **state)
 	assert_non_null(bg_text__invalid("a\0b", 3, NULL));
 	assert_true(bg_text__ok("ok"));
 	assert_false(bg_text__ok(NULL));
+}
+
+/*
+ * Terminal columns by display width, whatever the program's locale (the
+ * tests run under "C", as a CLI under LANG=C does), and the locale left as
+ * it was.
+ */
+static void test_columns(void **state)
+{
+	const char *s[] = {
+		"abc",
+		"\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E",      /* 日本語: two columns each */
+		"e\314\201e\314\201",                      /* e + U+0301, twice */
+		"@\xE2\x81\xA0octocat",                       /* Markdown's word joiner */
+		"\xF0\x9F\x91\xA8\\u{200d}\xF0\x9F\x91\xA9", /* two emoji, a joiner shown */
+		"",
+		"\xC2\xB1 \xC2\xB5s",                          /* ± µs */
+	};
+	size_t cols[BG_ARRAY_SIZE(s)];
+	const char *before = setlocale(LC_CTYPE, NULL);
+	char was[64];
+	locale_t thread = uselocale((locale_t)0);
+
+	(void)state;
+	snprintf(was, sizeof(was), "%s", before ? before : "");
+	bg_text__columns(s, BG_ARRAY_SIZE(s), cols);
+	assert_int_equal(cols[0], 3);
+	assert_int_equal(cols[1], 6);
+	assert_int_equal(cols[2], 2);
+	assert_int_equal(cols[3], 8);
+	assert_int_equal(cols[4], 2 + 8 + 2);
+	assert_int_equal(cols[5], 0);
+	assert_int_equal(cols[6], 4);
+	assert_string_equal(setlocale(LC_CTYPE, NULL), was);
+	assert_true(uselocale((locale_t)0) == thread);
 }
 
 static void test_html(void **state)
@@ -183,6 +219,7 @@ int main(void)
 		cmocka_unit_test(test_invalid),  cmocka_unit_test(test_html),
 		cmocka_unit_test(test_markdown), cmocka_unit_test(test_terminal),
 		cmocka_unit_test(test_quote),    cmocka_unit_test(test_json),
+		cmocka_unit_test(test_columns),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
