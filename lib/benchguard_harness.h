@@ -229,6 +229,24 @@ static inline int bgh__refused(unsigned long c)
 }
 
 /*
+ * The characters that show nothing, which benchguard refuses in a name too
+ * (lib/text.c, is_invisible: Unicode's Default_Ignorable_Code_Point, the
+ * interlinear annotation marks, the noncharacters): "pa<U+200B>rse" would
+ * print as "parse", a second series that reads as the first.
+ */
+static inline int bgh__invisible(unsigned long c)
+{
+	return c == 0xAD || c == 0x34F || c == 0x61C || c == 0x115F || c == 0x1160 ||
+	       (c >= 0x17B4 && c <= 0x17B5) || (c >= 0x180B && c <= 0x180F) ||
+	       (c >= 0x200B && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) ||
+	       (c >= 0x2060 && c <= 0x206F) || c == 0x3164 || (c >= 0xFE00 && c <= 0xFE0F) ||
+	       c == 0xFEFF || c == 0xFFA0 || (c >= 0xFFF0 && c <= 0xFFFB) ||
+	       (c >= 0x1BCA0 && c <= 0x1BCA3) || (c >= 0x1D173 && c <= 0x1D17A) ||
+	       (c >= 0xE0000 && c <= 0xE0FFF) || (c >= 0xFDD0 && c <= 0xFDEF) ||
+	       (c & 0xFFFEu) == 0xFFFEu;
+}
+
+/*
  * 0 for a label that comes back from the printed lines as one series name
  * benchguard stores, else -1 after saying why: a label benchguard would
  * refuse fails every run of the benchmark, so it is refused here first.
@@ -253,6 +271,9 @@ static inline int bgh_label_check(const char *label)
 			                "here"
 			              : "the label must be one word without ':' or control "
 			                "characters";
+		else if (bgh__invisible(c))
+			why = "the label holds a character that shows nothing (such as "
+			      "U+200B), which would make it read as another";
 		else
 			i += len;
 	}

@@ -138,8 +138,10 @@ void bg_buf_clear(bg_buf *b);
 /*
  * text.c: text from outside.  bg_text__invalid() is NULL when s[0..n) is
  * valid UTF-8 without control characters, else what is wrong (*at: where);
- * ingest refuses such names.  bg_text__escape() writes s for one place it
- * is printed; bg_text__json() serializes a tree as valid UTF-8 with every
+ * ingest refuses such free text.  bg_text__invalid_name() also refuses the
+ * characters that show nothing (U+200B, U+FEFF, ...), for names.
+ * bg_text__escape() writes s for one place it is printed, both kinds shown
+ * as "\u{200b}"; bg_text__json() serializes a tree as valid UTF-8 with every
  * non-finite number as null.
  */
 typedef enum {
@@ -150,13 +152,15 @@ typedef enum {
 	BG_ESC_TERM,    /* one line on a terminal or in a CI log */
 	BG_ESC_LOG,     /* the same, keeping line breaks (messages) */
 	BG_ESC_XML,     /* XML 1.0 text before libxml2 escapes its markup (lib/xml.c):
-	                 * line breaks kept, control characters and U+FFFE/U+FFFF,
-	                 * which XML 1.0 cannot carry even as references, shown */
+	                 * line breaks kept, control characters and noncharacters
+	                 * (U+FFFE/U+FFFF: XML 1.0 cannot carry them even as
+	                 * references) shown */
 	BG_ESC_TEXT     /* text a page's script shows as it is (textContent): control
 	                 * characters shown as in HTML text, no entities */
 } bg_esc;
 const char *bg_text__invalid(const char *s, size_t n, size_t *at);
-int bg_text__ok(const char *s); /* s is not NULL and bg_text__invalid() finds nothing */
+const char *bg_text__invalid_name(const char *s, size_t n, size_t *at);
+int bg_text__ok(const char *s); /* s is not NULL and fit for a name (bg_text__invalid_name) */
 int bg_text__escape(bg_buf *b, bg_esc where, const char *s);
 char *bg_text__escaped(bg_esc where, const char *s);
 /* cols[k]: the terminal columns s[k] takes (escaped text: wide characters

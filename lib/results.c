@@ -8,7 +8,8 @@
  *
  * Every name and unit enters the store through here, so this is where a
  * name that could not be printed safely (a control character, a bidi
- * override, invalid UTF-8, a runaway length) is refused, whatever the
+ * override, a character that shows nothing, invalid UTF-8, a runaway
+ * length) is refused, whatever the
  * parser; the parsers check first only to name the place in their input.
  * Every outcome's message also has the alert targets' secrets replaced
  * (bg_ctx__scrub).
@@ -160,9 +161,15 @@ const char *bg_results__bad_name(const char *s, size_t n, int text)
 
 	if (n > (text ? BG_TEXT_MAX : BG_NAME_MAX))
 		return text ? "is longer than 65536 bytes" : "is longer than 1024 bytes";
-	if ((why = bg_text__invalid(s, n, NULL)) != NULL)
-		return strcmp(why, "invalid UTF-8") ? "has a control character"
-		                                    : "is not valid UTF-8";
+	/* A name is an identifier: one that holds a character that shows
+	 * nothing (U+200B) would read as another.  Free text only shows it. */
+	why = text ? bg_text__invalid(s, n, NULL) : bg_text__invalid_name(s, n, NULL);
+	if (why && !strcmp(why, "invalid UTF-8"))
+		return "is not valid UTF-8";
+	if (why && !strcmp(why, "an invisible character"))
+		return "has an invisible character";
+	if (why)
+		return "has a control character";
 	/* U+FFFD is what a decoder leaves for a character it could not read:
 	 * json-c for a lone UTF-16 surrogate ("\ud800").  Two names that lost
 	 * different characters would be one series, their samples mixed.

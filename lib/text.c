@@ -14,7 +14,11 @@
  *
  * Control characters are shown, never interpreted: "\x1b" for C0 and DEL,
  * "\u{202e}" for the C1 range, the bidirectional overrides and the Unicode
- * line separators; an invalid UTF-8 byte is shown as "\xNN" too.
+ * line separators; an invalid UTF-8 byte is shown as "\xNN" too.  So are
+ * the characters that show nothing ("\u{200b}"): "pa<U+200B>rse" and "parse"
+ * are two series and must not read as one.  A name may hold neither
+ * (bg_text__invalid_name); free text, a commit's subject, may hold the
+ * invisible ones (an emoji's U+FE0F), and they are shown all the same.
  *
  * Tables measure what they print in terminal columns (bg_text__columns).
  */
@@ -75,34 +79,88 @@ static int is_control(uint32_t c)
 	       c == 0x200F || c == 0x061C;
 }
 
-const char *bg_text__invalid(const char *s, size_t n, size_t *at)
+/*
+ * Code points that show nothing of their own, so that two names that differ
+ * only in them read the same: Unicode's Default_Ignorable_Code_Point
+ * (DerivedCoreProperties.txt: the soft hyphen, the combining grapheme
+ * joiner, Hangul fillers, Khmer's inherent vowels, Mongolian and other
+ * variation selectors, the zero-width space and joiners, the word joiner
+ * and invisible operators, the byte order mark, tag characters, and the
+ * blocks Unicode keeps for more of them), the interlinear annotation marks
+ * (U+FFF9..U+FFFB) and the noncharacters.  glibc has no class for them, and
+ * wcwidth()'s zero columns take in the combining accents a name may hold.
+ * The emoji joiners (U+200D, U+FE0F) are among them: a name is an
+ * identifier, and "a<U+FE0F>" must not pass for "a".
+ */
+static int is_invisible(uint32_t c)
+{
+	static const struct {
+		uint32_t lo, hi;
+	} ranges[] = {
+		{ 0x00AD, 0x00AD },   { 0x034F, 0x034F },   { 0x061C, 0x061C },
+		{ 0x115F, 0x1160 },   { 0x17B4, 0x17B5 },   { 0x180B, 0x180F },
+		{ 0x200B, 0x200F },   { 0x202A, 0x202E },   { 0x2060, 0x206F },
+		{ 0x3164, 0x3164 },   { 0xFE00, 0xFE0F },   { 0xFEFF, 0xFEFF },
+		{ 0xFFA0, 0xFFA0 },   { 0xFFF0, 0xFFFB },   { 0x1BCA0, 0x1BCA3 },
+		{ 0x1D173, 0x1D17A }, { 0xE0000, 0xE0FFF },
+	};
+	size_t i;
+
+	/* Noncharacters: U+FDD0..U+FDEF and the last two of every plane. */
+	if ((c >= 0xFDD0 && c <= 0xFDEF) || (c & 0xFFFE) == 0xFFFE)
+		return 1;
+	for (i = 0; i < BG_ARRAY_SIZE(ranges); i++)
+		if (c >= ranges[i].lo && c <= ranges[i].hi)
+			return 1;
+	return 0;
+}
+
+/* What every place text is printed shows as "\u{...}" or "\xNN". */
+static int is_hidden(uint32_t c)
+{
+	return is_control(c) || is_invisible(c);
+}
+
+/* The first fault in s[0..n): invalid UTF-8, a control character, and for
+ * a name an invisible one. */
+static const char *invalid(const char *s, size_t n, int name, size_t *at)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0, len;
+	const char *why = NULL;
 	uint32_t c;
 
-	while (i < n) {
-		if (!(len = utf8_decode(u + i, n - i, &c))) {
-			if (at)
-				*at = i;
-			return "invalid UTF-8";
-		}
-		if (is_control(c)) {
-			if (at)
-				*at = i;
-			return "a control character";
-		}
-		i += len;
+	while (i < n && !why) {
+		if (!(len = utf8_decode(u + i, n - i, &c)))
+			why = "invalid UTF-8";
+		else if (is_control(c))
+			why = "a control character";
+		else if (name && is_invisible(c))
+			why = "an invisible character";
+		else
+			i += len;
 	}
-	return NULL;
+	if (why && at)
+		*at = i;
+	return why;
+}
+
+const char *bg_text__invalid(const char *s, size_t n, size_t *at)
+{
+	return invalid(s, n, 0, at);
+}
+
+const char *bg_text__invalid_name(const char *s, size_t n, size_t *at)
+{
+	return invalid(s, n, 1, at);
 }
 
 int bg_text__ok(const char *s)
 {
-	return s && !bg_text__invalid(s, strlen(s), NULL);
+	return s && !bg_text__invalid_name(s, strlen(s), NULL);
 }
 
-/* The visible form of a control character or a stray byte. */
+/* The visible form of a control or invisible character, or of a stray byte. */
 static int put_visible(bg_buf *b, uint32_t c, int byte)
 {
 	if (byte || c < 0x80)
@@ -203,8 +261,11 @@ int bg_text__escape(bg_buf *b, bg_esc where, const char *s)
 			i++;
 			continue;
 		}
-		bol = bol && is_blank_cp(c);
-		if (is_control(c) || (where == BG_ESC_XML && (c == 0xFFFE || c == 0xFFFF))) {
+		/* A blank shown as "\u{feff}" is no longer one. */
+		bol = bol && !is_hidden(c) && is_blank_cp(c);
+		/* The noncharacters take in U+FFFE and U+FFFF, which XML 1.0
+		 * cannot carry even as references. */
+		if (is_hidden(c)) {
 			e |= put_visible(b, c, 0);
 		} else if (where == BG_ESC_HTML && c && c < 0x80 && strchr("&<>\"'", (int)c)) {
 			/* c < 0x80: strchr compares one byte, and U+2626 is not '&'. */

@@ -102,14 +102,17 @@ check "label with '/', '-', '.', '_' and UTF-8: accepted" grep -q '^BENCHGUARD s
 # 3a. The harness and benchguard's reader agree on every label: one the
 # harness passes is stored, one it refuses benchguard would refuse (the
 # harness passed a C1 control, a bidi override, bytes that are no UTF-8,
-# U+FFFD and labels too long, and every run of such a benchmark failed).
+# U+FFFD and labels too long, and every run of such a benchmark failed;
+# then benchguard began to refuse characters that show nothing, U+200B,
+# U+FEFF, U+FE0F and the like, and the harness with it).
 # Each label is tried as "<label>/throughput", the longest series printed.
 new_repo "$T/lbl" >/dev/null
 long1013=$(printf 'a%.0s' $(seq 1013))
 for label in $'a\xc2\x85b' $'a\xe2\x80\xaeb' $'a\xe2\x80\xa8b' $'a\xe2\x81\xa6b' $'a\xd8\x9cb' \
 	$'a\xffb' $'a\xc3' $'a\xc0\xafb' $'a\xed\xa0\x80b' $'a\xf4\x90\x80\x80b' $'a\xef\xbf\xbdb' \
 	"${long1013}b" "$long1013" 'é' $'\xe4\xb8\xad\xe6\x96\x87' $'\xf0\x9f\x9a\x80' $'a\xc2\xa0b' \
-	$'a\xef\xbb\xbfb' 'a b' 'a:b'; do
+	$'a\xef\xbb\xbfb' $'a\xe2\x80\x8bb' $'a\xc2\xadb' $'\xe2\x9d\xa4\xef\xb8\x8f' \
+	$'a\xf3\xa0\x81\x81b' $'a\xef\xb7\x90b' $'a\xe2\x81\xa0b' 'a b' 'a:b'; do
 	q=$(LC_ALL=C printf '%q' "$label") # bytes past ASCII as escapes, not shown
 	[ ${#q} -gt 60 ] && q="a label of $(printf '%s' "$label" | wc -c) bytes"
 	BENCHGUARD_SAMPLES=1 "$T/label" "$label" >"$T/out" 2>"$T/err"

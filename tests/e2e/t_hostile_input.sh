@@ -1,7 +1,7 @@
 # t_hostile_input.sh -- input written to hurt, through the real binary:
 # a configuration nested 50,000 deep (`check`, `run`), names that carry
-# terminal escapes, CI workflow commands, bidi overrides or invalid UTF-8
-# (`import` of every format, `run`, `baseline import`), a go result line
+# terminal escapes, CI workflow commands, bidi overrides, characters that
+# show nothing (U+200B) or invalid UTF-8 (`import` of every format, `run`, `baseline import`), a go result line
 # that repeats its unit 200,000 times, 200,000 skipped go benchmarks, perf stat lines and event counts
 # without end, nvbench side files
 # that name /dev/zero, a FIFO, a path out of the folder or a symlink out of
@@ -205,7 +205,28 @@ check "lines: a negative value in a unit of the program's own is a value" \
 printf '<?xml version="1.0" encoding="UTF-8"?>\n<Catch2TestRun name="t">\n  <TestCase name="sort">\n    <BenchmarkResults name="b">\n      <mean value="0x10"/>\n    </BenchmarkResults>\n    <OverallResult success="true"/>\n  </TestCase>\n</Catch2TestRun>\n' >"$T/c2hex.xml"
 check "catch2: a hexadecimal mean is exit 2" refused "$BG" import "$T/c2hex.xml" --format catch2
 check "... as the other formats say it" err_has 'mean value "0x10" is not a decimal number'
+# Characters that show nothing: "pa<U+200B>rse" would print as "parse", a
+# second series that reads as the first.
+printf 'BENCHGUARD pa\xe2\x80\x8brse 1 ms\n' >"$T/zw.txt"
+check "lines: a zero-width space in a series name is exit 2" refused "$BG" import "$T/zw.txt" --format lines
+check "... shown as \\u{200b}" err_has 'zw.txt:1: series name "pa\u{200b}rse" has an invisible character'
+check "... on one printable line" err_clean
+printf 'BENCHGUARD lat 1 m\xc2\xads\n' >"$T/shy.txt"
+check "lines: a soft hyphen in a unit is exit 2" refused "$BG" import "$T/shy.txt" --format lines
+check "... shown as \\u{00ad}" err_has 'unit "m\u{00ad}s" has an invisible character'
+gb "$T/tagch.json" '"BM_sort\udb40\udc41"'
+check "gbench: a tag character (U+E0041) in a name is exit 2" refused "$BG" import "$T/tagch.json" --format gbench
+check "... shown as \\u{e0041}" err_has 'benchmarks[0].name: "BM_sort\u{e0041}" has an invisible character'
+gb "$T/bom.json" '"\ufeffBM_sort"'
+check "gbench: a byte order mark in a name is exit 2" refused "$BG" import "$T/bom.json" --format gbench
+printf 'BenchmarkLat\xe2\x81\xa0-2   100   5 ns/op\n' >"$T/wj.txt"
+check "go: a word joiner in a name is exit 2" refused "$BG" import "$T/wj.txt" --format go
 check "none of these stored a run" test "$(runs)" -eq 0
+# Free text may hold them (an emoji's U+FE0F in a note), shown all the same.
+printf 'BENCHGUARD free 1 ms\n' >"$T/free.txt"
+check "a tag's value with U+FE0F is free text, stored" \
+	expect_rc 0 "$BG" import "$T/free.txt" --format lines --db "$T/free.db" \
+	--tag "$(printf 'note=\xe2\x99\xbb\xef\xb8\x8f refactor')"
 
 # `run`: the benchmark printing such a name fails with the message, escaped.
 cat >benchguard.json <<'J'

@@ -6,11 +6,11 @@
 #
 # Two ways in: what ingest still accepts (a unit that is an <img> tag, a
 # name with '|', backticks, @mentions and "<!--"), and what a database
-# written before ingest refused control characters may hold (escape and
-# OSC sequences, a forged "::error" line, bidi overrides, invalid UTF-8),
-# put there with sqlite3 as an older benchguard would have.  Tables line
-# up by terminal columns: CJK names take two a character, combining
-# accents none.
+# written before ingest refused control characters and invisible ones may
+# hold (escape and OSC sequences, a forged "::error" line, bidi overrides,
+# invalid UTF-8, a zero-width space), put there with sqlite3 as an older
+# benchguard would have.  Tables line up by terminal columns: CJK names
+# take two a character, combining accents none.
 . "$(dirname "$0")/lib.sh"
 
 PY=/usr/bin/python3
@@ -42,9 +42,11 @@ with open(out, "w") as f:
         f.write("BENCHGUARD old %.6f ms\n" % (5.0 * slow * g()))
         # A long name of three-byte characters (1,024 bytes, the most).
         f.write("BENCHGUARD long%s %.6f ms\n" % ("\u65e5" * 340, 6.0 * slow * g()))
-        # Wide characters and combining accents.
+        # Wide characters, combining accents; "zw" gets a zero-width space below.
         f.write("BENCHGUARD \u65e5\u672c\u8a9e\u540d\u524d %.6f ms\n" % (7.0 * slow * g()))
         f.write("BENCHGUARD " + "e\u0301" * 4 + " %.6f ms\n" % (8.0 * slow * g()))
+        f.write("BENCHGUARD parse %.6f ms\n" % (9.0 * slow * g()))
+        f.write("BENCHGUARD zw %.6f ms\n" % (9.0 * slow * g()))
 P
 	"$BG" -q import "$T/run$i.txt" --format lines --name h --machine e2e >/dev/null ||
 		echo "# import $i failed"
@@ -60,7 +62,11 @@ sqlite3 "$DB" "UPDATE series SET metric = 'old' || char(27) || ']0;owned' || cha
   UPDATE commits SET subject = 'subject ' || char(27) || '[2J' || char(10) ||
   '::warning::forged too' WHERE subject = 'change 7';
   UPDATE commits SET subject = 'Revert ' || char(8238) || 'evitisoper' || char(8236) ||
-  ' slowdown ' || char(155) WHERE subject = 'change 6';"
+  ' slowdown ' || char(155) WHERE subject = 'change 6';
+  UPDATE series SET metric = 'pa' || char(8203) || 'rse' WHERE metric = 'zw';"
+# U+200B in UTF-8, for the checks below (bash's $'\u200b' needs a UTF-8 locale).
+ZWSP=$(printf '\342\200\213')
+export ZWSP
 check "an older database's control characters are in place" \
 	test "$(sqlite3 "$DB" "SELECT count(*) FROM series WHERE instr(metric, char(27)) > 0")" = 1
 
@@ -76,8 +82,11 @@ forged = [l for l in text.split("\n") if l.startswith("::")
           and not re.match(r"::(error|warning|notice) title=benchguard[^:]*::", l)]
 if "\u202e" in text:
     bad.append("U+202E")
+# A character that shows nothing: "pa<U+200B>rse" would read as "parse".
+if "\u200b" in text:
+    bad.append("U+200B")
 for b in bad:
-    print("# raw control character %r in %s" % (b, sys.argv[1]))
+    print("# raw control or invisible character %r in %s" % (b, sys.argv[1]))
 for l in forged:
     print("# a line of data reads as a workflow command: %r" % l)
 sys.exit(1 if bad or forged else 0)
@@ -87,6 +96,7 @@ check "check: exit 1 on the regression" test $? = 1
 check "check's table: control characters shown, not sent" $PY "$T/clean.py" "$T/check.out"
 check "... and shown visibly" grep -qF 'old\x1b]0;owned\x07\x1b[31m\x0a::error title=x::forged\u{202e}gnp.\xff' "$T/check.out"
 check "check's stderr is clean too" $PY "$T/clean.py" "$T/check.err"
+check "... an invisible character too" grep -qF 'h:pa\u{200b}rse' "$T/check.out"
 "$BG" history h --limit 3 >"$T/hist.out" 2>&1
 check "history's table is clean" $PY "$T/clean.py" "$T/hist.out"
 # columns.py FILE REGEX: the regex's first match ends at one terminal
@@ -107,7 +117,7 @@ if len(at) != 1:
         print("# column %d: %r" % (col, lines[:3]))
 sys.exit(0 if len(at) == 1 else 1)
 P
-check "check's table lines up: CJK, combining accents" \
+check "check's table lines up: CJK, combining accents, a shown joiner" \
 	$PY "$T/columns.py" "$T/check.out" '\u00b1 \S+ \S+'
 check "history's table lines up" $PY "$T/columns.py" "$T/hist.out" '  [0-9a-f]{12}  '
 # Under GitHub Actions, `ci`: annotations on stdout, the summary in a file.
@@ -231,6 +241,11 @@ sys.exit(1 if fail else 0)
 P
 check "check's Markdown: rows keep their cells, no live mention, comment or tag" $PY "$T/md.py" "$T/check.md"
 check "... the hostile series is in it" grep -q 'octocat' "$T/check.md"
+check "... the zero-width space shown, not printed" bash -c "
+	grep -qF '\`h:pa\\u{200b}rse\`' '$T/check.md' && ! grep -qF \"\$ZWSP\" '$T/check.md'"
+"$BG" --format junit check --machine e2e >"$T/check.xml" 2>/dev/null
+check "JUnit XML: clean, the zero-width space shown" bash -c "
+	$PY '$T/clean.py' '$T/check.xml' && grep -qF 'name=\"pa\\u{200b}rse\"' '$T/check.xml'"
 check "the step summary too" $PY "$T/md.py" "$T/summary.md"
 check "the Markdown report too" $PY "$T/md.py" "$T/report.md"
 
@@ -303,6 +318,8 @@ assert "Revert \\u{202e}evitisoper\\u{202c} slowdown \\u{009b}" in subjects, sub
 bad = [s for s in subjects if re.search("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]", s)]
 assert not bad, bad
 P
+check "... the zero-width space shown, not printed" bash -c "
+	grep -qF 'pa\\u{200b}rse' '$T/report.html' && ! grep -qF \"\$ZWSP\" '$T/report.html'"
 if [ ! -x "${BG_CHROMIUM:-/usr/bin/chromium}" ] || [ ! -x "${BG_CHROMEDRIVER:-/usr/bin/chromedriver}" ]; then
 	skip "the HTML report in headless Chromium runs nothing from data" "skipped: no chromium"
 else

@@ -3,7 +3,8 @@
  *
  * What each printing context must never let through, whatever the text:
  *  - every context: the output is valid UTF-8 with no control character
- *    (bg_text__invalid finds nothing in it);
+ *    and no character that shows nothing (bg_text__invalid_name finds
+ *    nothing in it but Markdown's word joiner after '@');
  *  - HTML: no raw < > " ', and & only as one of the entities it writes;
  *  - Markdown: no raw < >, & only as an entity, every character that has a
  *    meaning (\ ` * _ [ ] | ~) escaped, and '@' followed by a word joiner;
@@ -12,8 +13,8 @@
  *    text with < > & is <code> around Markdown-escaped text instead;
  *  - terminal / CI log: never starting with "::" (a workflow command); the
  *    log form keeps line breaks, and then no line starts with "::".
- * Text that is already printable comes back unchanged once unescaped, so
- * escaping never loses what the name was.  bg_text__json writes any json-c
+ * Text that is already printable (fit for a name) comes back unchanged once
+ * unescaped, so escaping never loses what the name was.  bg_text__json writes any json-c
  * tree, strings and keys with stray bytes included, as valid UTF-8 JSON
  * that parses back, with non-finite numbers as null and printable strings
  * kept byte for byte.
@@ -51,6 +52,15 @@ static void check_invalid(const uint8_t *d, size_t n)
 	for (i = 0; i < n; i++)
 		if (d[i] < 0x20 || d[i] == 0x7f)
 			fuzz_fail("bg_text__invalid passed byte 0x%02x at %zu", d[i], i);
+	/* A name is free text that holds no invisible character either:
+	 * the zero-width space (U+200B) is one. */
+	if ((why = bg_text__invalid_name((const char *)d, n, &at)) != NULL) {
+		if (at >= n || bg_text__invalid_name((const char *)d, at, NULL))
+			fuzz_fail("bg_text__invalid_name: \"%s\" at %zu of %zu bytes", why, at, n);
+		return;
+	}
+	if (memmem(d, n, "\xE2\x80\x8B", 3))
+		fuzz_fail("bg_text__invalid_name passed U+200B");
 }
 
 /* Appends one byte to a decoded copy (no bound needed: never longer than out). */
@@ -212,6 +222,25 @@ static int workflow_command(const char *s)
 }
 
 /*
+ * What bg_text__invalid_name finds in a line of output, or NULL: Markdown
+ * writes a word joiner (U+2060) after each '@' itself, and that one is no
+ * fault.
+ */
+static const char *shown_fault(bg_esc where, const char *line, size_t n)
+{
+	size_t at, skip = 0;
+	const char *why;
+
+	while ((why = bg_text__invalid_name(line + skip, n - skip, &at)) != NULL) {
+		if ((where != BG_ESC_MD && where != BG_ESC_MD_CODE) || skip + at == 0 ||
+		    line[skip + at - 1] != '@' || strncmp(line + skip + at, "\xE2\x81\xA0", 3))
+			return why;
+		skip += at + 3;
+	}
+	return NULL;
+}
+
+/*
  * Every line of the output printable (TERM has one line; LOG keeps the
  * line breaks of the text and nothing else) and none a workflow command.
  */
@@ -223,7 +252,7 @@ static void check_lines(bg_esc where, const char *out, size_t len)
 		nl = memchr(line, '\n', len - (size_t)(line - out));
 		if (nl && where != BG_ESC_LOG)
 			fuzz_fail("%s: a line break in the output", where_names[where]);
-		if ((why = bg_text__invalid(line, nl ? (size_t)(nl - line) : strlen(line), NULL)))
+		if ((why = shown_fault(where, line, nl ? (size_t)(nl - line) : strlen(line))))
 			fuzz_fail("%s: the output has %s", where_names[where], why);
 		if ((where == BG_ESC_TERM || where == BG_ESC_LOG) && workflow_command(line))
 			fuzz_fail("%s: a line of the output is a workflow command",
@@ -275,7 +304,7 @@ static void check_escape(bg_esc where, const char *s)
 {
 	char *out = bg_text__escaped(where, s), *dec;
 	size_t n = strlen(s), nd = 0, len;
-	int printable = !bg_text__invalid(s, n, NULL);
+	int printable = !bg_text__invalid_name(s, n, NULL);
 
 	/* The log form keeps line breaks: text printable line by line comes back. */
 	if (where == BG_ESC_LOG) {
@@ -283,7 +312,8 @@ static void check_escape(bg_esc where, const char *s)
 
 		for (printable = 1, line = s;; line = nl + 1) {
 			nl = strchr(line, '\n');
-			if (bg_text__invalid(line, nl ? (size_t)(nl - line) : strlen(line), NULL))
+			if (bg_text__invalid_name(line, nl ? (size_t)(nl - line) : strlen(line),
+			                          NULL))
 				printable = 0;
 			if (!nl)
 				break;

@@ -1,7 +1,7 @@
 /*
  * test_table.c -- lib/table.c: columns line up on a terminal and in a raw
  * Markdown table whatever the names in them: CJK (two columns a
- * character) and combining accents (none).
+ * character), combining accents (none) and invisible characters (shown).
  */
 #include <locale.h>
 
@@ -33,6 +33,7 @@ static void test_terminal_width(void **state)
 		"h:\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E",        /* h:日本語, 8 columns */
 		"h:e\314\201e\314\201",                                     /* h:éé decomposed, 4 columns */
 		"h:plain_at_most",
+		"h:pa\xE2\x80\x8Brse", /* shown as h:pa\u{200b}rse, as wide */
 	};
 	char *out = render(0, rows, BG_ARRAY_SIZE(rows));
 
@@ -41,7 +42,8 @@ static void test_terminal_width(void **state)
 	                         "h:plain          1 ms\n"
 	                         "h:\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E         1 ms\n"
 	                         "h:e\314\201e\314\201             1 ms\n"
-	                         "h:plain_at_most  1 ms\n");
+	                         "h:plain_at_most  1 ms\n"
+	                         "h:pa\\u{200b}rse  1 ms\n");
 	free(out);
 	/* The process's locale is as it was. */
 	assert_string_equal(setlocale(LC_CTYPE, NULL), "C");

@@ -56,6 +56,68 @@ static void test_invalid(void **state)
 	assert_false(bg_text__ok(NULL));
 }
 
+/* Characters that show nothing: free text may hold them, a name may not
+ * ("pa<U+200B>rse" would read as "parse"). */
+static void test_invisible(void **state)
+{
+	static const char *const hidden[] = {
+		"\xE2\x80\x8B",     /* U+200B zero-width space */
+		"\xE2\x80\x8C",     /* U+200C zero-width non-joiner */
+		"\xE2\x80\x8D",     /* U+200D zero-width joiner */
+		"\xE2\x81\xA0",     /* U+2060 word joiner */
+		"\xE2\x81\xA4",     /* U+2064 invisible plus */
+		"\xEF\xBB\xBF",     /* U+FEFF byte order mark */
+		"\xC2\xAD",         /* U+00AD soft hyphen */
+		"\xCD\x8F",         /* U+034F combining grapheme joiner */
+		"\xE1\xA0\x8E",     /* U+180E Mongolian vowel separator */
+		"\xE1\x85\x9F",     /* U+115F Hangul choseong filler */
+		"\xE1\x85\xA0",     /* U+1160 Hangul jungseong filler */
+		"\xE3\x85\xA4",     /* U+3164 Hangul filler */
+		"\xEF\xBE\xA0",     /* U+FFA0 halfwidth Hangul filler */
+		"\xF3\xA0\x80\x81", /* U+E0001 language tag */
+		"\xF3\xA0\x81\x81", /* U+E0041 tag latin capital A */
+		"\xEF\xB8\x8F",     /* U+FE0F variation selector 16 */
+		"\xE1\x9E\xB4",     /* U+17B4 Khmer vowel inherent aq */
+		"\xEF\xBF\xB9",     /* U+FFF9 interlinear annotation anchor */
+		"\xEF\xB7\x90",     /* U+FDD0 noncharacter */
+		"\xEF\xBF\xBE",     /* U+FFFE noncharacter */
+		"\xF0\x9F\xBF\xBF", /* U+1FFFF noncharacter */
+	};
+	char name[16];
+	size_t i, at = 99;
+
+	(void)state;
+	for (i = 0; i < BG_ARRAY_SIZE(hidden); i++) {
+		snprintf(name, sizeof(name), "pa%srse", hidden[i]);
+		assert_null(bg_text__invalid(name, strlen(name), NULL));
+		assert_non_null(bg_text__invalid_name(name, strlen(name), &at));
+		assert_string_equal(bg_text__invalid_name(name, strlen(name), NULL),
+		                    "an invisible character");
+		assert_int_equal(at, 2);
+		assert_false(bg_text__ok(name));
+	}
+	/* What a name may hold: accents (combining too), CJK, an emoji alone. */
+	assert_true(bg_text__ok("e\xCC\x81t\xC3\xA9 \xE6\x97\xA5\xE6\x9C\xAC \xF0\x9F\x91\xA8"));
+	/* Control characters are still said to be that. */
+	assert_string_equal(bg_text__invalid_name("a\x1b", 2, NULL), "a control character");
+
+	/* Shown, wherever it is printed; Markdown's own word joiner after '@'
+	 * is not data and stays. */
+	assert_esc(BG_ESC_TERM, "pa\xE2\x80\x8Brse", "pa\\u{200b}rse");
+	assert_esc(BG_ESC_LOG, "\xEF\xBB\xBF" "a\xC2\xAD" "b", "\\u{feff}a\\u{00ad}b");
+	assert_esc(BG_ESC_HTML, "x\xF3\xA0\x81\x81", "x\\u{e0041}");
+	assert_esc(BG_ESC_MD_CODE, "h:pa\xE2\x80\x8Brse", "`h:pa\\u{200b}rse`");
+	assert_esc(BG_ESC_MD, "@a\xE2\x81\xA0", "@\xE2\x81\xA0"
+	                                           "a\\u{2060}");
+	assert_esc(BG_ESC_XML, "\xEF\xB7\x90\xEF\xBF\xBF", "\\u{fdd0}\\u{ffff}");
+	assert_esc(BG_ESC_TERM,
+	           "\xF0\x9F\x91\xA8\xE2\x80\x8D\xF0\x9F\x91\xA9\xE2\x9D\xA4\xEF\xB8\x8F",
+	           "\xF0\x9F\x91\xA8\\u{200d}\xF0\x9F\x91\xA9\xE2\x9D\xA4\\u{fe0f}");
+	/* A byte order mark before "::" is shown, and is no blank the runner
+	 * would trim: the line starts "\u{feff}", no workflow command. */
+	assert_esc(BG_ESC_TERM, "\xEF\xBB\xBF::error::x", "\\u{feff}::error::x");
+}
+
 /*
  * Terminal columns by display width, whatever the program's locale (the
  * tests run under "C", as a CLI under LANG=C does), and the locale left as
@@ -219,7 +281,7 @@ int main(void)
 		cmocka_unit_test(test_invalid),  cmocka_unit_test(test_html),
 		cmocka_unit_test(test_markdown), cmocka_unit_test(test_terminal),
 		cmocka_unit_test(test_quote),    cmocka_unit_test(test_json),
-		cmocka_unit_test(test_columns),
+		cmocka_unit_test(test_invisible), cmocka_unit_test(test_columns),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
