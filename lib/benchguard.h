@@ -1670,8 +1670,8 @@ int bg_alert_test(bg_ctx *ctx, const bg_config *cfg, const bg_alert_event *ev,
  * Steps in a series of run means in commit order (lib/changepoint.c):
  * binary segmentation with a pooled two-sample t-test on the best split,
  * Bonferroni over the split positions tried, a Hampel filter first so that
- * one far run is never a step, and a last pass that re-tests each step
- * between its neighbours.  Deterministic.
+ * one far run is never a step (it places steps; the runs test them), and a
+ * last pass that re-tests each step between its neighbours.  Deterministic.
  */
 typedef struct {
 	size_t min_segment; /* runs on each side of a step, >= 2 (0: 5) */
@@ -1681,7 +1681,7 @@ typedef struct {
 
 typedef struct {
 	size_t index;         /* the first value of the new level */
-	double before, after; /* means of the levels on each side (outliers replaced) */
+	double before, after; /* means of the levels' runs (outliers replaced) */
 	double change;        /* (after - before) / |before|, unoriented; NAN if before is 0 */
 	double t;             /* pooled t of after - before */
 	double p;             /* two-sided, times the split positions tried (capped at 1) */
@@ -1690,7 +1690,7 @@ typedef struct {
 typedef struct {
 	bg_changepoint *points; /* by index */
 	size_t npoints;
-	size_t *outliers; /* values the filter replaced, by index */
+	size_t *outliers; /* values the tests take as replaced, by index */
 	size_t noutliers;
 } bg_changepoints;
 

@@ -13,12 +13,16 @@
  *     estimated from successive differences, which steps barely touch; and
  *     by its logarithm too where every value is positive).  The window is
  *     2 * min_segment - 1 runs wide, so a plateau of min_segment runs
- *     survives and a burst of fewer does not.
+ *     survives and a burst of fewer does not.  The filtered values say
+ *     where steps may be; every t and p, change and level mean is the
+ *     runs', the filter's replacements kept only where they are too rare
+ *     to make a level of a second mode's chance cluster (see test_values).
  *  2. The split of a segment that maximises |t| of a pooled two-sample t-test
- *     (at least min_segment runs each side) is kept when its two-sided p,
- *     multiplied by the number of split positions tried (Bonferroni: the
- *     maximum of many correlated t statistics is not t-distributed), is
- *     below alpha; both halves are searched again.
+ *     (at least min_segment runs each side) on the filtered values is kept
+ *     when its two-sided p, multiplied by the number of split positions
+ *     tried (Bonferroni: the maximum of many correlated t statistics is not
+ *     t-distributed), is below alpha there and in the runs; both halves
+ *     are searched again, whether it was kept or not.
  *  3. A level at either end shorter than min_segment, when the test with
  *     two runs a side calls it one, bounds the level beside it (see
  *     end_boundaries).  Each step is then moved to the best split between
@@ -159,6 +163,69 @@ static int hampel(const double *x, size_t n, size_t half, double *clean, size_t 
 	return 0;
 }
 
+/*
+ * The expected number of windows of 2 * half + 1 runs in which runs the
+ * filter replaced are the majority, were the n runs' nflagged replaced
+ * ones scattered at random.  Where that happens the window's median is a
+ * replaced run's level, the filter replaces its other runs with it, and a
+ * chance cluster of a second mode becomes a level as flat as a plateau.
+ */
+static double majority_windows(size_t n, size_t half, size_t nflagged)
+{
+	double f = (double)nflagged / (double)n, tail = 0.0;
+	size_t w = 2 * half + 1, k;
+
+	if (!nflagged)
+		return 0.0;
+	if (f >= 0.5)
+		return (double)n;
+	for (k = half + 1; k <= w; k++)
+		tail += exp(lgamma((double)w + 1.0) - lgamma((double)k + 1.0) -
+		            lgamma((double)(w - k) + 1.0) + (double)k * log(f) +
+		            (double)(w - k) * log1p(-f));
+	return (double)n * tail;
+}
+
+/*
+ * The values the tests judge (y[]), and which of the filter's replaced runs
+ * flagged[0..nflagged) (ascending) they replace: returns how many, kept at
+ * the front of flagged[].  Where replaced runs are so rare that a window
+ * holding a majority of them is not expected by chance (below alpha), the
+ * filter's values are those of the runs: one far run now and then, or a
+ * burst of a noisy neighbour.  Where they are not rare, they are a mode of
+ * the benchmark (code layout, ASLR: a run in five 10% slower), and the
+ * filter turned their chance clusters into flat levels, judged against
+ * the noise of the main mode alone: a flat series of 150 runs, a fifth
+ * slow, had a step at p = 3e-110 where the runs differ at p = 0.0003, and
+ * 10 of 15 with half slow had false steps.  Then the tests judge the runs
+ * themselves, but for a far run with no other within 2 * half runs either
+ * side: that one is a spike, a mode's runs come closer together.  Replacing
+ * the lone ones in a window's reach (half) left the clusters, and one flat
+ * series in a hundred still had a false step.
+ */
+static size_t test_values(const double *x, const double *clean, size_t n, size_t half, double alpha,
+                          size_t *flagged, size_t nflagged, double *y)
+{
+	size_t k, kept = 0, reach = 2 * half;
+
+	if (majority_windows(n, half, nflagged) < alpha) {
+		memcpy(y, clean, n * sizeof(double));
+		return nflagged;
+	}
+	memcpy(y, x, n * sizeof(double));
+	for (k = 0; k < nflagged; k++) {
+		size_t at = flagged[k];
+
+		if (k > 0 && flagged[k - 1] + reach >= at)
+			continue;
+		if (k + 1 < nflagged && at + reach >= flagged[k + 1])
+			continue;
+		y[at] = clean[at];
+		flagged[kept++] = at;
+	}
+	return kept;
+}
+
 /* Prefix sums of the (centred) values and their squares. */
 typedef struct {
 	const double *s, *q; /* s[i] = sum of v[0..i), q likewise of squares */
@@ -239,6 +306,15 @@ static split best_split_in(const sums *ps, size_t a, size_t b, size_t from, size
 static split best_split(const sums *ps, size_t a, size_t b)
 {
 	return best_split_in(ps, a, b, 0, b);
+}
+
+/* The test of a step at `at` of [a, b), its p adjusted for every position
+ * of [a, b); at 0 (no place found) fails. */
+static split test_at(const sums *ts, size_t a, size_t b, size_t at)
+{
+	split none = { 0, 0.0, 1.0, 0.0, 0.0 };
+
+	return at ? best_split_in(ts, a, b, at, at) : none;
 }
 
 /* One interval of the seeded set and its best split; intervals of one
@@ -448,17 +524,18 @@ static int seed_intervals(const sums *ps, size_t n, seedset *ss)
 	return seed_tree(ss);
 }
 
-/* Step 2: the most significant split among intervals inside [a, b), then
- * both sides again; appends accepted splits to cps.  Every p is adjusted
+/* Step 2: the most significant split among intervals inside [a, b) of the
+ * filtered values (ps), then both sides again; appends the splits the test
+ * values (ts) bear out to cps.  Every p is adjusted
  * for `tests` split positions: those of the whole seeded set, or of the
  * part that research searches again. */
-static void segment(const sums *ps, seedset *ss, double tests, size_t a, size_t b, double alpha,
-                    size_t *cps, size_t *n)
+static void segment(const sums *ps, const sums *ts, seedset *ss, double tests, size_t a, size_t b,
+                    double alpha, size_t *cps, size_t *n)
 {
 	const split *best = NULL;
 	double bestp = 1.0;
-	split whole;
-	size_t c, at;
+	split whole, raw;
+	size_t c, at, ia = a, ib = b;
 
 	if (b - a < 2 * ps->m)
 		return;
@@ -484,14 +561,22 @@ static void segment(const sums *ps, seedset *ss, double tests, size_t a, size_t 
 		    (!best || p < bestp || (!(p > bestp) && fabs(w->sp.t) > fabs(best->t)))) {
 			best = &w->sp;
 			bestp = p;
+			ia = w->a;
+			ib = w->b;
 		}
 	}
 	if (!best)
 		return;
+	/* The filtered values found it; the runs must bear it out, with the
+	 * same correction.  Where they do not, the segment is still split
+	 * there: a second mode's plateau would otherwise hide a real step
+	 * beside it, the search stopping at the plateau. */
 	at = best->at;
-	cps[(*n)++] = at;
-	segment(ps, ss, tests, a, at, alpha, cps, n);
-	segment(ps, ss, tests, at, b, alpha, cps, n);
+	raw = test_at(ts, ia, ib, at);
+	if (raw.p < 1.0 && raw.p / (double)(ib - ia - 2 * ts->m + 1) * tests < alpha)
+		cps[(*n)++] = at;
+	segment(ps, ts, ss, tests, a, at, alpha, cps, n);
+	segment(ps, ts, ss, tests, at, b, alpha, cps, n);
 }
 
 static int cmp_size(const void *a, const void *b)
@@ -534,11 +619,12 @@ static double seg_median(const double *v, size_t a, size_t b, double *tmp)
 
 /*
  * Whether the step at sp->at between lo and hi falls short: not
- * significant, or smaller than min_change, by its means or by its medians.
+ * significant, or smaller than min_change, by its means or by its medians
+ * (of y, the values the tests judge: see test_values).
  * The medians keep one far run at the end of a short edge level (where the
  * filter has few neighbours to judge it by) from making a step of it.
  */
-static int fails(const split *sp, const double *clean, size_t lo, size_t hi, double centre,
+static int fails(const split *sp, const double *y, size_t lo, size_t hi, double centre,
                  const bg_changepoint_opts *o, double *tmp)
 {
 	double ml, mr;
@@ -546,8 +632,8 @@ static int fails(const split *sp, const double *clean, size_t lo, size_t hi, dou
 	/* The means were centred: `centre` is added back to both. */
 	if (!sp->at || !(sp->p < o->alpha) || !moved(sp->l + centre, sp->r + centre, o->min_change))
 		return 1;
-	ml = seg_median(clean, lo, sp->at, tmp);
-	mr = seg_median(clean, sp->at, hi, tmp);
+	ml = seg_median(y, lo, sp->at, tmp);
+	mr = seg_median(y, sp->at, hi, tmp);
 	return !moved(ml, mr, o->min_change);
 }
 
@@ -583,25 +669,27 @@ static int misplaced(const sums *ps, size_t lo, size_t hi, size_t at)
  * when it passes the two-run test (alpha over every split of its segment,
  * and min_change), bounds the level beside it before step 3: a boundary
  * that step 3 neither moves nor drops and the report does not show; it is
- * a step once min_segment runs follow it.  Returns the new count; flag[]
- * marks the boundaries BG_CP_FIXED.
+ * a step once min_segment runs follow it.  The level is found in the
+ * filtered values (ps) and tested on the test values (ts, y).  Returns
+ * the new count; flag[] marks the boundaries BG_CP_FIXED.
  */
-static size_t end_boundaries(const sums *ps, const double *clean, size_t n, double centre,
-                             const bg_changepoint_opts *o, double *tmp, size_t *cps, size_t ncp,
-                             unsigned char *flag)
+static size_t end_boundaries(const sums *ps, const sums *ts, const double *y, size_t n,
+                             double centre, const bg_changepoint_opts *o, double *tmp, size_t *cps,
+                             size_t ncp, unsigned char *flag)
 {
-	sums two = *ps;
+	sums two = *ps, ttwo = *ts;
 	size_t m = ps->m, edge, from;
 	split sp;
 
-	two.m = 2;
+	two.m = ttwo.m = 2;
 	memset(flag, 0, ncp);
 	/* The newest end: 2 to m - 1 runs after the split, m or more before. */
 	edge = ncp ? cps[ncp - 1] : 0;
 	if (n >= edge + m + 2) {
 		from = n - m + 1 > edge + m ? n - m + 1 : edge + m;
-		sp = best_split_in(&two, edge, n, from, n - 2);
-		if (!fails(&sp, clean, edge, n, centre, o, tmp)) {
+		sp = best_split_scan(&two, edge, n, from, n - 2);
+		sp = test_at(&ttwo, edge, n, sp.at);
+		if (!fails(&sp, y, edge, n, centre, o, tmp)) {
 			cps[ncp] = sp.at;
 			flag[ncp++] = BG_CP_FIXED;
 		}
@@ -609,8 +697,9 @@ static size_t end_boundaries(const sums *ps, const double *clean, size_t n, doub
 	/* The oldest end, likewise. */
 	edge = ncp ? cps[0] : n;
 	if (edge >= m + 2) {
-		sp = best_split_in(&two, 0, edge, 2, m - 1 < edge - m ? m - 1 : edge - m);
-		if (!fails(&sp, clean, 0, edge, centre, o, tmp)) {
+		sp = best_split_scan(&two, 0, edge, 2, m - 1 < edge - m ? m - 1 : edge - m);
+		sp = test_at(&ttwo, 0, edge, sp.at);
+		if (!fails(&sp, y, 0, edge, centre, o, tmp)) {
 			memmove(cps + 1, cps, ncp * sizeof(*cps));
 			memmove(flag + 1, flag, ncp);
 			cps[0] = sp.at;
@@ -655,14 +744,15 @@ static void drop(size_t *cps, split *sp, unsigned char *flag, size_t *ncp, size_
  * and dropping it searches nothing again, so step 3 still ends.
  * Returns the new count.
  */
-static size_t research(const sums *ps, seedset *ss, double alpha, size_t n, size_t *cps, split *sp,
-                       unsigned char *flag, size_t ncp, size_t i, size_t *found)
+static size_t research(const sums *ps, const sums *ts, seedset *ss, double alpha, size_t n,
+                       size_t *cps, split *sp, unsigned char *flag, size_t ncp, size_t i,
+                       size_t *found)
 {
 	size_t lo = i ? cps[i - 1] : 0, hi = i < ncp ? cps[i] : n, nfound = 0, k;
 
 	if (hi - lo < 2 * ps->m)
 		return ncp;
-	segment(ps, ss, local_tests(ps, ss, lo, hi), lo, hi, alpha, found, &nfound);
+	segment(ps, ts, ss, local_tests(ps, ss, lo, hi), lo, hi, alpha, found, &nfound);
 	if (!nfound)
 		return ncp;
 	qsort(found, nfound, sizeof(*found), cmp_size);
@@ -685,12 +775,13 @@ int bg_changepoints_find(bg_ctx *ctx, const double *x, size_t n, const bg_change
 {
 	bg_changepoint_opts o = { 5, 0.01, 0.0 };
 	double *clean = NULL, *s = NULL, *q = NULL, *tmp = NULL, centre = 0.0;
+	double *y = NULL, *ys = NULL, *yq = NULL, ycentre = 0.0;
 	size_t *cps = NULL, ncp = 0, i, round;
 	unsigned char *flag = NULL;
 	size_t *found = NULL;
 	split *sp = NULL;
 	seedset ss = { 0 };
-	sums ps;
+	sums ps, ts;
 	int error = 0;
 
 	BG_NEED_N(ctx, x, n);
@@ -722,11 +813,16 @@ int bg_changepoints_find(bg_ctx *ctx, const double *x, size_t n, const bg_change
 	tmp = malloc(n * sizeof(double));
 	flag = calloc(n + 1, 1);
 	found = malloc((n + 1) * sizeof(size_t));
-	if (!clean || !s || !q || !cps || !sp || !tmp || !flag || !found ||
+	y = malloc(n * sizeof(double));
+	ys = malloc((n + 1) * sizeof(double));
+	yq = malloc((n + 1) * sizeof(double));
+	if (!clean || !s || !q || !cps || !sp || !tmp || !flag || !found || !y || !ys || !yq ||
 	    hampel(x, n, o.min_segment - 1, clean, &out->outliers, &out->noutliers) < 0) {
 		error = bg_error_oom(ctx);
 		goto cleanup;
 	}
+	out->noutliers = test_values(x, clean, n, o.min_segment - 1, o.alpha, out->outliers,
+	                             out->noutliers, y);
 	/* Centred, so sums of squares of values like 1e9 ns keep their digits. */
 	for (i = 0; i < n; i++)
 		centre += clean[i] / (double)n;
@@ -740,16 +836,28 @@ int bg_changepoints_find(bg_ctx *ctx, const double *x, size_t n, const bg_change
 	ps.s = s;
 	ps.q = q;
 	ps.m = o.min_segment;
+	for (i = 0; i < n; i++)
+		ycentre += y[i] / (double)n;
+	ys[0] = yq[0] = 0.0;
+	for (i = 0; i < n; i++) {
+		double v = y[i] - ycentre;
+
+		ys[i + 1] = ys[i] + v;
+		yq[i + 1] = yq[i] + v * v;
+	}
+	ts.s = ys;
+	ts.q = yq;
+	ts.m = o.min_segment;
 	if (seed_intervals(&ps, n, &ss) < 0) {
 		error = bg_error_oom(ctx);
 		goto cleanup;
 	}
-	segment(&ps, &ss, ss.tests, 0, n, o.alpha, cps, &ncp);
+	segment(&ps, &ts, &ss, ss.tests, 0, n, o.alpha, cps, &ncp);
 	qsort(cps, ncp, sizeof(size_t), cmp_size);
 
 	/* A level at either end shorter than min_segment bounds its
 	 * neighbour's level before step 3 judges it (see end_boundary). */
-	ncp = end_boundaries(&ps, clean, n, centre, &o, tmp, cps, ncp, flag);
+	ncp = end_boundaries(&ps, &ts, y, n, ycentre, &o, tmp, cps, ncp, flag);
 
 	/* Step 3: each step between its neighbours, until all of them stand.
 	 * A step is tested again only when its place or a neighbour changed:
@@ -764,21 +872,25 @@ int bg_changepoints_find(bg_ctx *ctx, const double *x, size_t n, const bg_change
 			size_t lo = i ? cps[i - 1] : 0, hi = i + 1 < ncp ? cps[i + 1] : n;
 
 			if (flag[i] & BG_CP_DIRTY) {
+				split place;
+
 				flag[i] &= (unsigned char)~(BG_CP_DIRTY | BG_CP_FAILING);
 				/* Near its place only: a step whose neighbour is still
 				 * missing would otherwise jump to an unrelated split. */
-				sp[i] = best_split_in(
+				place = best_split_scan(
 				        &ps, lo, hi,
 				        cps[i] > o.min_segment ? cps[i] - o.min_segment : 0,
 				        cps[i] + o.min_segment);
-				if (sp[i].at && sp[i].at != cps[i] && round < 2 * n) {
-					cps[i] = sp[i].at;
+				/* Placed by the filtered values, tested on the runs. */
+				sp[i] = test_at(&ts, lo, hi, place.at);
+				if (place.at && place.at != cps[i] && round < 2 * n) {
+					cps[i] = place.at;
 					moved++;
 					mark(flag, ncp, i ? i - 1 : 0);
 					mark(flag, ncp, i);
 					mark(flag, ncp, i + 1);
 				}
-				if (fails(&sp[i], clean, lo, hi, centre, &o, tmp))
+				if (fails(&sp[i], y, lo, hi, ycentre, &o, tmp))
 					flag[i] |= BG_CP_FAILING;
 			}
 			if ((flag[i] & BG_CP_FAILING) &&
@@ -790,7 +902,7 @@ int bg_changepoints_find(bg_ctx *ctx, const double *x, size_t n, const bg_change
 
 			drop(cps, sp, flag, &ncp, worst);
 			if (again)
-				ncp = research(&ps, &ss, o.alpha, n, cps, sp, flag, ncp, worst,
+				ncp = research(&ps, &ts, &ss, o.alpha, n, cps, sp, flag, ncp, worst,
 				               found);
 			continue;
 		}
@@ -809,12 +921,12 @@ int bg_changepoints_find(bg_ctx *ctx, const double *x, size_t n, const bg_change
 
 		if ((flag[i] & BG_CP_FIXED) || misplaced(&ps, lo, hi, cps[i]))
 			continue;
-		one = best_split_in(&ps, lo, hi, cps[i], cps[i]);
+		one = test_at(&ts, lo, hi, cps[i]);
 		c = &out->points[out->npoints++];
 		/* The statistics at the step's own place (stable after step 3). */
 		c->index = cps[i];
-		c->before = level_mean(clean, lo, cps[i]);
-		c->after = level_mean(clean, cps[i], hi);
+		c->before = level_mean(y, lo, cps[i]);
+		c->after = level_mean(y, cps[i], hi);
 		c->change = fabs(c->before) > 0.0 ? (c->after - c->before) / fabs(c->before) : NAN;
 		c->t = one.t;
 		c->p = one.p;
@@ -831,6 +943,9 @@ cleanup:
 	free(tmp);
 	free(flag);
 	free(found);
+	free(y);
+	free(ys);
+	free(yq);
 	if (error < 0)
 		bg_changepoints_clear(out);
 	return error;
