@@ -373,4 +373,36 @@ check "ten identical runs: report --format html ends, exit 0" bash -c "
 	cd '$T/flat' && ulimit -v $vlimit && timeout -s KILL 60 '$BG' -q --db '$T/flat.db' report -o '$T/flat.html'"
 check "... its scale has ticks around 1 ms" grep -q 'text-anchor="end">1</text>' "$T/flat.html"
 
+# Runs of two modes in a flat history: each nightly run, at random, at one
+# of two levels 10% apart (code layout, ASLR), a fifth of them slower.  The
+# change-point filter took the slower runs for outliers and replaced them,
+# and chance clusters of them became flat levels: this history had 4 false
+# steps, 23 of its 120 runs marked outliers and a level SD of 0.3% against
+# the runs' 4%.
+new_repo "$T/modes" >/dev/null && cd "$T/modes" || exit 1
+for i in $(seq 1 120); do git commit -q --allow-empty -m "modes $i"; done
+$PY - "$T" <<'P'
+import random, sys
+rnd = random.Random(5)
+for k in range(120):
+    v = 2.0 * (1 + 0.003 * rnd.gauss(0, 1)) * (1.10 if rnd.random() < 0.2 else 1.0)
+    open("%s/modes%d.txt" % (sys.argv[1], k), "w").write("BENCHGUARD modes %r ms\n" % v)
+P
+k=0 bad=0
+for sha in $(git rev-list --reverse HEAD | tail -n 120); do
+	"$BG" -q --db "$T/modes.db" import "$T/modes$k.txt" --format lines --name b --commit "$sha" \
+		>/dev/null || bad=1
+	k=$((k + 1))
+done
+check "a flat history of two modes: 120 runs imported" test "$bad" = 0
+check "... report: no step, one level whose SD is the runs' spread, few outliers" bash -c "
+	'$BG' -q --db '$T/modes.db' report --since all --format json | $PY -c '
+import json, sys
+s, = json.load(sys.stdin)[\"series\"]
+lv, out = s[\"levels\"], sum(1 for p in s[\"points\"] if p.get(\"outlier\"))
+print(\"#\", len(s[\"change_points\"]), \"steps,\", out, \"outliers, level SDs\",
+      [round(l[\"sd\"] / l[\"mean\"], 4) for l in lv])
+sys.exit(not (s[\"change_points\"] == [] and len(lv) == 1 and lv[0][\"sd\"] > 0.03 * lv[0][\"mean\"]
+              and out <= 3))'"
+
 finish
