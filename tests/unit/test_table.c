@@ -30,8 +30,8 @@ static void test_terminal_width(void **state)
 {
 	static const char *const rows[] = {
 		"h:plain",
-		"h:\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E",        /* h:日本語, 8 columns */
-		"h:e\314\201e\314\201",                                     /* h:éé decomposed, 4 columns */
+		"h:\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E", /* h:日本語, 8 columns */
+		"h:e\314\201e\314\201",                   /* h:éé decomposed, 4 columns */
 		"h:plain_at_most",
 		"h:pa\xE2\x80\x8Brse", /* shown as h:pa\u{200b}rse, as wide */
 	};

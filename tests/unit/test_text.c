@@ -104,11 +104,16 @@ static void test_invisible(void **state)
 	/* Shown, wherever it is printed; Markdown's own word joiner after '@'
 	 * is not data and stays. */
 	assert_esc(BG_ESC_TERM, "pa\xE2\x80\x8Brse", "pa\\u{200b}rse");
-	assert_esc(BG_ESC_LOG, "\xEF\xBB\xBF" "a\xC2\xAD" "b", "\\u{feff}a\\u{00ad}b");
+	assert_esc(BG_ESC_LOG,
+	           "\xEF\xBB\xBF"
+	           "a\xC2\xAD"
+	           "b",
+	           "\\u{feff}a\\u{00ad}b");
 	assert_esc(BG_ESC_HTML, "x\xF3\xA0\x81\x81", "x\\u{e0041}");
 	assert_esc(BG_ESC_MD_CODE, "h:pa\xE2\x80\x8Brse", "`h:pa\\u{200b}rse`");
-	assert_esc(BG_ESC_MD, "@a\xE2\x81\xA0", "@\xE2\x81\xA0"
-	                                           "a\\u{2060}");
+	assert_esc(BG_ESC_MD, "@a\xE2\x81\xA0",
+	           "@\xE2\x81\xA0"
+	           "a\\u{2060}");
 	assert_esc(BG_ESC_XML, "\xEF\xB7\x90\xEF\xBF\xBF", "\\u{fdd0}\\u{ffff}");
 	assert_esc(BG_ESC_TERM,
 	           "\xF0\x9F\x91\xA8\xE2\x80\x8D\xF0\x9F\x91\xA9\xE2\x9D\xA4\xEF\xB8\x8F",
@@ -128,11 +133,11 @@ static void test_columns(void **state)
 	const char *s[] = {
 		"abc",
 		"\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E",      /* 日本語: two columns each */
-		"e\314\201e\314\201",                      /* e + U+0301, twice */
-		"@\xE2\x81\xA0octocat",                       /* Markdown's word joiner */
+		"e\314\201e\314\201",                        /* e + U+0301, twice */
+		"@\xE2\x81\xA0octocat",                      /* Markdown's word joiner */
 		"\xF0\x9F\x91\xA8\\u{200d}\xF0\x9F\x91\xA9", /* two emoji, a joiner shown */
 		"",
-		"\xC2\xB1 \xC2\xB5s",                          /* ± µs */
+		"\xC2\xB1 \xC2\xB5s", /* ± µs */
 	};
 	size_t cols[BG_ARRAY_SIZE(s)];
 	const char *before = setlocale(LC_CTYPE, NULL);
@@ -278,9 +283,9 @@ static void test_json(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_invalid),  cmocka_unit_test(test_html),
-		cmocka_unit_test(test_markdown), cmocka_unit_test(test_terminal),
-		cmocka_unit_test(test_quote),    cmocka_unit_test(test_json),
+		cmocka_unit_test(test_invalid),   cmocka_unit_test(test_html),
+		cmocka_unit_test(test_markdown),  cmocka_unit_test(test_terminal),
+		cmocka_unit_test(test_quote),     cmocka_unit_test(test_json),
 		cmocka_unit_test(test_invisible), cmocka_unit_test(test_columns),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
