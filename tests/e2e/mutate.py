@@ -179,16 +179,24 @@ def judge(rc, out, err):
 
 
 # What the database holds that came from the file.
-STORED = ["SELECT CAST(benchmark AS BLOB), CAST(metric AS BLOB), CAST(unit AS BLOB) FROM series",
-          "SELECT CAST(benchmark AS BLOB) FROM outcomes",
-          "SELECT CAST(key AS BLOB), CAST(value AS BLOB) FROM run_tags",
-          "SELECT CAST(key AS BLOB), CAST(value AS BLOB) FROM machine_facts"]
+# Names: no control character, and none that shows nothing (a zero-width
+# space would make two series print alike).
+STORED_NAMES = ["SELECT CAST(benchmark AS BLOB), CAST(metric AS BLOB), CAST(unit AS BLOB) FROM series",
+                "SELECT CAST(benchmark AS BLOB) FROM outcomes",
+                "SELECT CAST(key AS BLOB) FROM run_tags",
+                "SELECT CAST(key AS BLOB) FROM machine_facts"]
+# Values: no control character.
+STORED = STORED_NAMES + ["SELECT CAST(value AS BLOB) FROM run_tags",
+                         "SELECT CAST(value AS BLOB) FROM machine_facts"]
 # Git's text (subjects, authors, branches) is stored as git holds it, controls
 # too (git allows them, and export must import again), and escaped where it
 # is printed: it must only be UTF-8 without NUL.
 STORED_GIT = ["SELECT CAST(subject AS BLOB), CAST(author AS BLOB) FROM commits",
               "SELECT CAST(branch AS BLOB) FROM runs"]
 CONTROL_CP = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+INVISIBLE_CP = re.compile("[\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
+                          "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\ufdd0-\ufdef"
+                          "\ufffe\uffff\U000e0000-\U000e0fff]")
 
 
 def unprintable_stored(db):
@@ -205,7 +213,8 @@ def unprintable_stored(db):
                             text = bytes(v).decode("utf-8")
                         except UnicodeDecodeError:
                             return bytes(v)
-                        if "\0" in text or (q in STORED and CONTROL_CP.search(text)):
+                        if "\0" in text or (q in STORED and CONTROL_CP.search(text)) or \
+                                (q in STORED_NAMES and INVISIBLE_CP.search(text)):
                             return bytes(v)
         finally:
             con.close()
