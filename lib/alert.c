@@ -767,32 +767,16 @@ cleanup:
 	return err ? BG_ENOMEM : 0;
 }
 
-/* The values of the ${VAR}s in a string as written (bg_config_expand's
- * syntax: "$$" is a "$"), but for those the label shows (a host). */
+static int alert__secret_var(void *t, const char *value)
+{
+	return alert__secret_forms(t, value, ALERT_SECRET_MIN);
+}
+
+/* The values of the ${VAR}s in a string as written, but for those the
+ * label shows (a host): the same ones lib/config.c hands the context. */
 static int alert__secret_vars(alert_target *t, const char *in)
 {
-	const char *p = in, *close;
-	int err = 0;
-
-	while (p && !err && (p = strchr(p, '$')) != NULL) {
-		char *name;
-		const char *val;
-
-		if (p[1] != '{') {
-			p += p[1] == '$' ? 2 : 1;
-			continue;
-		}
-		if (!(close = strchr(p + 2, '}')))
-			break;
-		if (!(name = strndup(p + 2, (size_t)(close - p - 2))))
-			return BG_ENOMEM;
-		val = getenv(name);
-		if (val && !(t->label && strstr(t->label, val)))
-			err = alert__secret_forms(t, val, ALERT_SECRET_MIN);
-		free(name);
-		p = close + 1;
-	}
-	return err;
+	return bg_config__each_secret_var(in, t->label, alert__secret_var, t);
 }
 
 static int alert__longest_first(const void *a, const void *b)

@@ -1059,9 +1059,8 @@ static char *secret_expand(const char *in, int *oom)
 	return bg_buf_detach(&b); /* NULL for "": no secret */
 }
 
-/* The value behind each ${VAR} in `in`, but one that `shown` holds (the
- * host of a webhook URL, which messages name). */
-static int secrets_of_vars(bg_ctx *ctx, const char *in, const char *shown)
+int bg_config__each_secret_var(const char *in, const char *shown,
+                               int (*fn)(void *data, const char *value), void *data)
 {
 	const char *p = in, *close;
 	int err = 0;
@@ -1080,11 +1079,23 @@ static int secrets_of_vars(bg_ctx *ctx, const char *in, const char *shown)
 			return BG_ENOMEM;
 		val = getenv(name);
 		if (val && !(shown && strstr(shown, val)))
-			err = bg_ctx__add_secret(ctx, val, strlen(val));
+			err = fn(data, val);
 		free(name);
 		p = close + 1;
 	}
 	return err;
+}
+
+static int add_secret_var(void *ctx, const char *value)
+{
+	return bg_ctx__add_secret(ctx, value, strlen(value));
+}
+
+/* The value behind each ${VAR} in `in`, but one that `shown` holds (the
+ * host of a webhook URL, which messages name). */
+static int secrets_of_vars(bg_ctx *ctx, const char *in, const char *shown)
+{
+	return bg_config__each_secret_var(in, shown, add_secret_var, ctx);
 }
 
 /* A webhook's URL whole, and its parts that may be keys: the user

@@ -565,6 +565,14 @@ char *bg_config__escape_vars(const char *s);
  * password and not, in part, the host or port an error message quotes.
  */
 int bg_config__expand_uri(bg_ctx *ctx, const char *in, char **out);
+/*
+ * Calls fn(data, value) with the value of each ${VAR} in `in` that is set
+ * (bg_config_expand's syntax: "$$" is a "$"), but for one that `shown`
+ * holds (a webhook's host, which messages name): the values an alert
+ * target keeps secret.  0, or the first negative fn returns, or BG_ENOMEM.
+ */
+int bg_config__each_secret_var(const char *in, const char *shown,
+                               int (*fn)(void *data, const char *value), void *data);
 
 /* lib/dl.c: loads `soname` (what it is, `what`, for messages) and stores
  * the address of names[i] at slots[i], each the address of a function
