@@ -770,11 +770,34 @@ static size_t research(const sums *ps, const sums *ts, seedset *ss, double alpha
 	return ncp;
 }
 
+/*
+ * s[k], q[k]: the sums of the first k values of v less their mean, and of
+ * their squares (s[0] = q[0] = 0), so that any interval's mean and
+ * variance cost O(1); centred, so sums of squares of values like 1e9 ns
+ * keep their digits.  The mean taken off.
+ */
+static double prefix_sums(const double *v, size_t n, double *s, double *q)
+{
+	double centre = 0.0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		centre += v[i] / (double)n;
+	s[0] = q[0] = 0.0;
+	for (i = 0; i < n; i++) {
+		double d = v[i] - centre;
+
+		s[i + 1] = s[i] + d;
+		q[i + 1] = q[i] + d * d;
+	}
+	return centre;
+}
+
 int bg_changepoints_find(bg_ctx *ctx, const double *x, size_t n, const bg_changepoint_opts *opts,
                          bg_changepoints *out)
 {
 	bg_changepoint_opts o = { 5, 0.01, 0.0 };
-	double *clean = NULL, *s = NULL, *q = NULL, *tmp = NULL, centre = 0.0;
+	double *clean = NULL, *s = NULL, *q = NULL, *tmp = NULL;
 	double *y = NULL, *ys = NULL, *yq = NULL, ycentre = 0.0;
 	size_t *cps = NULL, ncp = 0, i, round;
 	unsigned char *flag = NULL;
@@ -823,28 +846,11 @@ int bg_changepoints_find(bg_ctx *ctx, const double *x, size_t n, const bg_change
 	}
 	out->noutliers = test_values(x, clean, n, o.min_segment - 1, o.alpha, out->outliers,
 	                             out->noutliers, y);
-	/* Centred, so sums of squares of values like 1e9 ns keep their digits. */
-	for (i = 0; i < n; i++)
-		centre += clean[i] / (double)n;
-	s[0] = q[0] = 0.0;
-	for (i = 0; i < n; i++) {
-		double v = clean[i] - centre;
-
-		s[i + 1] = s[i] + v;
-		q[i + 1] = q[i] + v * v;
-	}
+	(void)prefix_sums(clean, n, s, q);
 	ps.s = s;
 	ps.q = q;
 	ps.m = o.min_segment;
-	for (i = 0; i < n; i++)
-		ycentre += y[i] / (double)n;
-	ys[0] = yq[0] = 0.0;
-	for (i = 0; i < n; i++) {
-		double v = y[i] - ycentre;
-
-		ys[i + 1] = ys[i] + v;
-		yq[i + 1] = yq[i] + v * v;
-	}
+	ycentre = prefix_sums(y, n, ys, yq);
 	ts.s = ys;
 	ts.q = yq;
 	ts.m = o.min_segment;
