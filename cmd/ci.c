@@ -85,27 +85,13 @@ static void annotations(FILE *f, const bg_check_result *res)
 	 * job), or nothing judged because the machine's runs are of a history
 	 * that was rewritten: as the warning above, on the pull request. */
 	if (res->stale_commits) {
-		char *msg = bg_printf(
-		        "the baseline is older than %s: %zu commit%s of it, back from %.12s, %s no "
-		        "run of machine %s, and the baseline's newest run is of commit %.12s, so a "
-		        "change made in %s is judged as this commit's (a results database restored "
-		        "from an older CI cache than %s's newest lacks their runs)",
-		        res->baseline_branch, res->stale_commits,
-		        res->stale_commits == 1 ? "" : "s", res->baseline_from,
-		        res->stale_commits == 1 ? "has" : "have", res->machine, res->reference,
-		        res->stale_commits == 1 ? "it" : "them", res->baseline_branch);
+		char *msg = bg_check__stale_text(res);
 
 		annotate(f, "warning", "benchguard: baseline older than the branch", msg);
 		free(msg);
 	}
 	if (res->missing_runs) {
-		char *msg = bg_printf(
-		        "no stored run of machine %s is on the history of %s, so nothing was "
-		        "judged "
-		        "and a regression would pass; %zu of its %zu stored runs are of commits "
-		        "this "
-		        "repository does not have (a history rewritten by a force-push or rebase?)",
-		        res->machine, res->baseline_branch, res->missing_runs, res->stored_runs);
+		char *msg = bg_check__missing_text(res);
 
 		annotate(f, "warning", "benchguard: no baseline on this history", msg);
 		free(msg);

@@ -747,20 +747,40 @@ cleanup:
  * "confirmed" 30% slower.  A commit on the branch itself is left out: its
  * own job measures what its parents, pushed with it, did not.
  */
+char *bg_check__stale_text(const bg_check_result *res)
+{
+	size_t n = res->stale_commits;
+
+	return bg_printf("the baseline is older than %s: %zu commit%s of it, back from %.12s "
+	                 "where this commit's history meets it, %s no run of machine %s, and "
+	                 "the baseline's newest run is of commit %.12s, so a change made in %s "
+	                 "is judged as this commit's (a results database restored from an older "
+	                 "CI cache than %s's newest lacks their runs)",
+	                 res->baseline_branch, n, n == 1 ? "" : "s", res->baseline_from,
+	                 n == 1 ? "has" : "have", res->machine, res->reference,
+	                 n == 1 ? "it" : "them", res->baseline_branch);
+}
+
+char *bg_check__missing_text(const bg_check_result *res)
+{
+	return bg_printf("no stored run of machine %s is on the history of %s, so no series has "
+	                 "a baseline and a regression would pass; %zu of its %zu stored runs are "
+	                 "of commits this repository does not have (a history rewritten by a "
+	                 "force-push or rebase?)",
+	                 res->machine, res->baseline_branch, res->missing_runs, res->stored_runs);
+}
+
 static void warn_stale(bg_ctx *ctx, bg_check_result *res, size_t unmeasured)
 {
+	char *msg;
+
 	if (!unmeasured || !res->reference[0] || !strcmp(res->baseline_from, res->sha))
 		return;
 	res->stale_commits = unmeasured;
-	bg_log(ctx, BG_LOG_WARN,
-	       "the baseline is older than %s: %zu commit%s of it, back from %.12s where this "
-	       "commit's history meets it, %s no run of machine %s, and the baseline's newest "
-	       "run is of commit %.12s, so a change made in %s is judged as this commit's (a "
-	       "results database restored from an older CI cache than %s's newest lacks their "
-	       "runs)",
-	       res->baseline_branch, unmeasured, unmeasured == 1 ? "" : "s", res->baseline_from,
-	       unmeasured == 1 ? "has" : "have", res->machine, res->reference,
-	       unmeasured == 1 ? "it" : "them", res->baseline_branch);
+	/* Out of memory: the warning is lost, the result still says it. */
+	if ((msg = bg_check__stale_text(res)) != NULL)
+		bg_log(ctx, BG_LOG_WARN, "%s", msg);
+	free(msg);
 }
 
 /* Commits of a database's runs looked up, at most, to tell a rewritten
@@ -781,6 +801,7 @@ static void warn_missing(bg_ctx *ctx, bg_repo *repo, bg_check_result *res, const
                          size_t nrefs, size_t stored, int min_runs)
 {
 	size_t i, looked = 0, missing = 0;
+	char *msg;
 
 	/* A shallow clone lacks commits it never fetched: its walk says so. */
 	if (!stored || bg_repo_is_shallow(repo))
@@ -802,14 +823,12 @@ static void warn_missing(bg_ctx *ctx, bg_repo *repo, bg_check_result *res, const
 		return;
 	res->missing_runs = missing;
 	res->stored_runs = stored;
-	bg_log(ctx, BG_LOG_WARN,
-	       "no stored run of machine %s is on the history of %s, so no series has a "
-	       "baseline and a regression would pass; %zu of its %zu stored runs are of commits "
-	       "this repository does not have (a history rewritten by a force-push or rebase?). "
-	       "Its baseline starts again with runs of %s's commits as they are now: its next "
-	       "jobs, or benchguard run --commit %.12s --runs %d on this machine",
-	       res->machine, res->baseline_branch, missing, stored, res->baseline_branch,
-	       res->baseline_from, min_runs);
+	if ((msg = bg_check__missing_text(res)) != NULL)
+		bg_log(ctx, BG_LOG_WARN,
+		       "%s. Its baseline starts again with runs of %s's commits as they are now: "
+		       "its next jobs, or benchguard run --commit %.12s --runs %d on this machine",
+		       msg, res->baseline_branch, res->baseline_from, min_runs);
+	free(msg);
 }
 
 /*

@@ -440,6 +440,10 @@ void bg_check__delta(char *buf, size_t len, const bg_test *t);
 int bg_verdict__from_zero(double rel, double base_mean, double cur_mean);
 /* The same in a sentence: one decimal ("+10.0%"), "from 0", or "n/a"; buf. */
 const char *bg_check__moved(char *buf, size_t len, const bg_test *t);
+/* The sentences of res->stale_commits and res->missing_runs, for the log
+ * and CI annotations alike (the caller frees; NULL: out of memory). */
+char *bg_check__stale_text(const bg_check_result *res);
+char *bg_check__missing_text(const bg_check_result *res);
 void bg_check__p(char *buf, size_t len, double p);
 /* Of a test's two adjusted p-values, the one a table shows: toward the side
  * it moved to (worse when it did not move).  The side is the oriented

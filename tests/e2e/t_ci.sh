@@ -281,7 +281,7 @@ check "... stderr says so once" bash -c "
 check "... and so does the step summary" \
 	grep -q "^\*\*The baseline is older than \`main\`.\*\* 2 commits of it, back from \`${tip:0:12}\` .*newest run is of commit \`${measured:0:12}\`" "$T/old.md"
 check "... and a ::warning annotation" \
-	grep -q "^::warning title=benchguard%3A baseline older than the branch::the baseline is older than main: 2 commits of it, back from ${tip:0:12}, have no run of machine runner, and the baseline's newest run is of commit ${measured:0:12}, so a change made in them is judged as this commit's" "$T/out"
+	grep -q "^::warning title=benchguard%3A baseline older than the branch::the baseline is older than main: 2 commits of it, back from ${tip:0:12} where this commit's history meets it, have no run of machine runner, and the baseline's newest run is of commit ${measured:0:12}, so a change made in them is judged as this commit's" "$T/out"
 # main rewritten by a force-push, checked out afresh: the machine's 7 runs
 # (main's 6 and the pull request's) are of commits the clone lacks (its
 # branch, which holds the old history, deleted), and nothing is judged.
@@ -297,6 +297,6 @@ check "... stderr says the machine's runs are of commits the repository does not
 check "... and so does the step summary" \
 	grep -q '^\*\*No run of this machine on the history of `main`.\*\* 7 of its 7 stored runs' "$T/old.md"
 check "... and a ::warning annotation" \
-	grep -q '^::warning title=benchguard%3A no baseline on this history::no stored run of machine runner is on the history of main, so nothing was judged and a regression would pass; 7 of its 7 stored runs are of commits this repository does not have' "$T/out"
+	grep -q '^::warning title=benchguard%3A no baseline on this history::no stored run of machine runner is on the history of main, so no series has a baseline and a regression would pass; 7 of its 7 stored runs are of commits this repository does not have' "$T/out"
 cd "$T" || exit 1
 finish
