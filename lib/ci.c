@@ -376,8 +376,24 @@ static int prepare_reference(bg_ctx *ctx, const bg_ci_opts *o, const bg_check_re
 	wo.cache_dir = o->cache_dir;
 	wo.build = bg_config_build(o->config);
 	wo.machine = bg_machine_fingerprint(o->machine);
-	if ((error = bg_worktree_prepare(ctx, o->repo, o->store, commit->sha, &wo, 0, wt)) < 0)
-		return error;
+	bg_ctx__save_error(ctx, &saved);
+	if ((error = bg_worktree_prepare(ctx, o->repo, o->store, commit->sha, &wo, 0, wt)) < 0) {
+		/*
+		 * A checkout that cannot be made (a submodule the job never
+		 * fetched, at a URL it may not reach: a private one without
+		 * credentials) leaves the first look's verdict standing, as a
+		 * commit that does not build does; it ended the job with exit 3
+		 * and no verdict.  Memory, an interrupt and bad input still stop.
+		 */
+		if ((error != BG_ERROR && error != BG_EIO) || bg_ctx_cancelled(ctx))
+			return error;
+		bg_log(ctx, BG_LOG_WARN,
+		       "the baseline commit %.12s cannot be checked out (%s): confirming without "
+		       "it",
+		       commit->sha, bg_ctx_error(ctx));
+		bg_ctx__restore_error(ctx, &saved);
+		return 0;
+	}
 	if (wt->failed) {
 		bg_log(ctx, BG_LOG_WARN,
 		       "the baseline commit %.12s does not build: confirming without it",

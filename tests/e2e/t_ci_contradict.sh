@@ -97,6 +97,30 @@ check "... and so does the step summary" \
 	grep -q '^Measured again alone: 4 more runs (no reference to pair with) in [0-9.]* s\.' "$GITHUB_STEP_SUMMARY"
 check "... which speaks of no pairs" bash -c "! grep -qi 'pairs (at most\|interleaved pair' '$T/err' '$GITHUB_STEP_SUMMARY'"
 
+# Alone, the reference's checkout impossible: a submodule this clone never
+# fetched (actions/checkout's default) at a URL it cannot reach, as a
+# private one is without credentials.  The first look's flag is measured
+# again alone, as for a reference that does not build; the job ended in
+# exit 3 with no verdict.
+export BENCHGUARD_DB="$T/nosub.db"
+git init -q "$T/subsrc" && (cd "$T/subsrc" && echo lib >lib.txt && git add . && git commit -qm lib)
+setup "$T/nosub"
+git checkout -q main
+git -c protocol.file.allow=always submodule -q add "$T/subsrc" vendor/lib
+git config -f .gitmodules submodule.vendor/lib.url https://127.0.0.1:9/private/lib.git
+git add -A && git commit -qm "vendor lib"
+"$BG" -q ci >/dev/null 2>&1
+git checkout -q cand && git rebase -q main
+git submodule -q deinit -f vendor/lib && rm -rf .git/modules/vendor
+echo 8 >val && echo 12 >next
+"$BG" ci >"$T/out" 2>"$T/err"
+rc=$?
+check "a reference whose submodule cannot be fetched: measured again alone, exit 1 (got $rc)" test "$rc" = 1
+check "... saying why it confirms without the reference" \
+	grep -q "^benchguard: warning: the baseline commit [0-9a-f]\{12\} cannot be checked out (submodule \"vendor/lib\" (vendor/lib): cannot clone https://127.0.0.1:9/private/lib.git.*): confirming without it" "$T/err"
+check "... recorded as a regression found ($(recorded))" \
+	test "$(recorded)" = regression/improvement/found
+
 # The same with --json: its confirmation says the 4 were more runs alone.
 export BENCHGUARD_DB="$T/alone_json.db"
 setup "$T/alone_json" '"build": "test -f val",'
