@@ -349,7 +349,29 @@ static int run_json(bg_ctx *ctx, bg_store *store, int64_t run_id, json_object **
 		bg_json__add(&bad, tobj, *t, bg_json__str(&bad, eq + 1));
 	}
 	for (i = 0; i < n; i++) {
-		if ((error = series_json(ctx, samples, nsamples, sorted[i], &so)) < 0)
+		const bg_run_series *x = sorted[i];
+		const char *name = NULL, *why = NULL;
+
+		/* A name an older benchguard stored (a control character, or one
+		 * that shows nothing) makes the file's import refuse the whole
+		 * file: that series stays out of it, said, as such a tag does. */
+		if ((why = bg_results__bad_name(x->benchmark, strlen(x->benchmark), 0)))
+			name = "benchmark";
+		else if ((why = bg_results__bad_name(x->metric, strlen(x->metric), 0)))
+			name = "metric";
+		else if ((why = bg_results__bad_name(x->unit, strlen(x->unit), 0)))
+			name = "unit";
+		if (why) {
+			char qb[160], qm[160];
+
+			bg_log(ctx, BG_LOG_WARN,
+			       "run %s: series %s:%s left out of the file: its %s %s, which an "
+			       "import refuses",
+			       row.uid, bg_text__quote(qb, sizeof(qb), x->benchmark),
+			       bg_text__quote(qm, sizeof(qm), x->metric), name, why);
+			continue;
+		}
+		if ((error = series_json(ctx, samples, nsamples, x, &so)) < 0)
 			goto cleanup;
 		bg_json__push(&bad, sarr, so);
 	}

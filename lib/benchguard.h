@@ -357,10 +357,12 @@ typedef struct {
 	double mean, median, stddev, min, max; /* stddev: sample (n-1), 0 if n<2 */
 	/*
 	 * The mean without far-out samples (beyond Tukey's outer fences, Q1/Q3
-	 * -/+ 3 IQR; none left out below 4 samples), and how many those are.
-	 * The verdict uses it: an interrupt that hits one sample in five moves
-	 * the plain mean of a run by a whole step, not the run's true cost.
-	 * The samples themselves are all kept.
+	 * -/+ 3 IQR; none left out below 4 samples) while they are few, at most
+	 * one in 20 (one at least), and how many were left out.  More are a mode
+	 * of the benchmark itself, and all count.  The verdict uses it: an
+	 * interrupt that hits one sample in five moves the plain mean of a run
+	 * by a whole step, not the run's true cost.  The samples themselves are
+	 * all kept.
 	 */
 	double robust_mean;
 	size_t outliers;

@@ -419,6 +419,17 @@ check "export of a run tagged with a tab: exit 0, the tag left out, said" bash -
 	grep -q 'warning: run [0-9a-f]*: tag \"note=a.x09b\" left out of the file: its value has a control character' '$T/e' &&
 	! grep -q note '$T/tab.json'"
 check "... and the file imports" expect_rc 0 "$BG" -q --db "$T/tab2.db" baseline import "$T/tab.json"
+# A series an older benchguard stored under a name that holds a character
+# that shows nothing (U+200B): the export wrote it, and the import refused
+# the whole file for it.
+cp "$T/o1.db" "$T/zw.db"
+sqlite3 "$T/zw.db" "UPDATE series SET metric = 'pa' || char(8203) || 'rse'
+	WHERE id = (SELECT min(id) FROM series)"
+check "export of a run with a series named with U+200B: exit 0, the series left out, said" bash -c "
+	'$BG' --db '$T/zw.db' baseline export -o '$T/zw.json' 2>'$T/e' &&
+	grep -q 'warning: run [0-9a-f]*: series \".*\":\"pa.u{200b}rse\" left out of the file: its metric has an invisible character' '$T/e' &&
+	! grep -q 'rse\"' '$T/zw.json'"
+check "... and the file imports" expect_rc 0 "$BG" -q --db "$T/zw2.db" baseline import "$T/zw.json"
 
 # The export's walk stops once every series has the runs there are for it,
 # up to the window (a window of 3 reads 3 + 0 + 1 = 4): a series only the 2
