@@ -2349,8 +2349,11 @@ static int parse_go(bg_ctx *ctx, const char *source, const char *benchmark, cons
 				} else if (pd.name && pd.nfig == 2) {
 					pd.fig_line2 = line;
 				}
-			} else if (kind == GO_FAILED) {
-				pd.name = NULL; /* the failed run is the reason to give */
+			} else if (kind == GO_FAILED ||
+			           (kind == GO_VERDICT &&
+			            !strncmp(at, GO_FAIL, sizeof(GO_FAIL) - 1))) {
+				/* The failed run, or benchmark, is the reason to give. */
+				pd.name = NULL;
 			} else if (kind != GO_OTHER &&
 			           (rc = go_resolve(&st, pass, &pd, pkg, pkg_len)) < 0) {
 				goto cleanup;

@@ -1793,6 +1793,12 @@ static void test_go_bad(void **state)
 		  "BenchmarkA-2 10 5 ns/op\nBenchmarkF-2   \t--- FAIL: BenchmarkF-2\n    x: no\n",
 		  "out.txt:2: BenchmarkF failed; benchguard stores no results of a run with a "
 		  "failed benchmark" },
+		/* Printed, then failed: the failure is the reason, not figures missing. */
+		{ NULL,
+		  "pkg: x\nBenchmarkA-2   \thello\n--- FAIL: BenchmarkA-2\n    a_test.go:3: boom\n"
+		  "FAIL\nexit status 1\nFAIL\tx\t0.1s\n",
+		  "out.txt:3: BenchmarkA failed; benchguard stores no results of a run with a "
+		  "failed benchmark" },
 	};
 	(void)state;
 	assert_refusals(BG_FORMAT_GO, "go", NULL, cases, BG_ARRAY_SIZE(cases));
