@@ -81,11 +81,15 @@ sig_atomic_t bg_ctx__continued(const bg_ctx *ctx);
 int bg_ctx__add_secret(bg_ctx *ctx, const char *s, size_t n);
 /*
  * *text (malloc'd, *len bytes, NUL-terminated) with each of the context's
- * secrets replaced; with `cut_start`, text that is the end of a longer
- * output, the end of a secret it starts with too.  A new string replaces
- * *text only when something was replaced.  0, or BG_ENOMEM (*text as it was).
+ * secrets replaced, overlapping ones as one; `cut`: BG_SCRUB_CUT_START for
+ * text that is the end of a longer output (the end of a secret it starts
+ * with goes too), BG_SCRUB_CUT_END for its start (the start of a secret it
+ * ends with), or both.  A new string replaces *text only when something
+ * was replaced.  0, or BG_ENOMEM (*text as it was).
  */
-int bg_ctx__scrub(const bg_ctx *ctx, char **text, size_t *len, int cut_start);
+#define BG_SCRUB_CUT_START 1
+#define BG_SCRUB_CUT_END 2
+int bg_ctx__scrub(const bg_ctx *ctx, char **text, size_t *len, int cut);
 /* Whether the context has secrets to replace: a file is read for them only then. */
 int bg_ctx__has_secrets(const bg_ctx *ctx);
 

@@ -166,12 +166,15 @@ typedef struct {
 	int oom;
 	char ring[BG_ERR_TAIL]; /* the last bytes of stderr, wrapping at pos */
 	size_t ring_pos, ring_len;
+	int ring_lost; /* stderr was longer than the ring: its start is gone */
 } exec_io;
 
 static void ring_put(exec_io *io, const char *p, size_t n)
 {
 	size_t first;
 
+	if (io->ring_len + n > BG_ERR_TAIL)
+		io->ring_lost = 1;
 	if (n >= BG_ERR_TAIL) {
 		p += n - BG_ERR_TAIL;
 		n = BG_ERR_TAIL;
@@ -1289,8 +1292,12 @@ static int exec_run(bg_ctx *ctx, const char *command, const bg_exec_opts *opts, 
 	 * `set -x` of a curl with the token): replaced here, before it is
 	 * parsed, cut into a message, printed, stored or posted, so that no
 	 * part of one is left anywhere.  A tail may start inside one. */
-	if (bg_ctx__scrub(ctx, &out->out, &out->out_len, io->out_tail && io->out_truncated) < 0 ||
-	    bg_ctx__scrub(ctx, &out->err_tail, &out->err_len, io->ring_len == BG_ERR_TAIL) < 0)
+	if (bg_ctx__scrub(ctx, &out->out, &out->out_len,
+	                  !io->out_truncated ? 0
+	                  : io->out_tail     ? BG_SCRUB_CUT_START
+	                                     : BG_SCRUB_CUT_END) < 0 ||
+	    bg_ctx__scrub(ctx, &out->err_tail, &out->err_len,
+	                  io->ring_lost ? BG_SCRUB_CUT_START : 0) < 0)
 		goto oom;
 	goto cleanup;
 

@@ -30,7 +30,7 @@ struct bg_ctx {
 	int muted; /* bg_ctx__mute: nothing logged while above 0 */
 	const volatile sig_atomic_t *cancel;
 	const volatile sig_atomic_t *continued;
-	char **secrets; /* bg_ctx__add_secret's, longest first */
+	char **secrets; /* bg_ctx__add_secret's */
 	size_t nsecrets, secrets_cap;
 };
 
@@ -96,7 +96,7 @@ void bg_ctx__restore_error(bg_ctx *ctx, const bg_saved_error *saved)
 
 int bg_ctx__add_secret(bg_ctx *ctx, const char *s, size_t n)
 {
-	size_t i, at;
+	size_t i;
 	char *copy;
 
 	if (!ctx || !s || n < BG_SECRET_MIN || memchr(s, '\0', n))
@@ -107,37 +107,34 @@ int bg_ctx__add_secret(bg_ctx *ctx, const char *s, size_t n)
 	if (bg_grow((void **)&ctx->secrets, &ctx->secrets_cap, ctx->nsecrets, sizeof(char *)) < 0 ||
 	    !(copy = strndup(s, n)))
 		return BG_ENOMEM;
-	/* Longest first: where two overlap ("abcdefgh" and "abcdefgh-2"), the
-	 * longer is the one that was printed, and no tail of it is left. */
-	for (at = 0; at < ctx->nsecrets && strlen(ctx->secrets[at]) >= n; at++)
-		;
-	memmove(ctx->secrets + at + 1, ctx->secrets + at, (ctx->nsecrets - at) * sizeof(char *));
-	ctx->secrets[at] = copy;
-	ctx->nsecrets++;
+	ctx->secrets[ctx->nsecrets++] = copy;
 	return 0;
 }
 
-/* How many bytes of text[i..len) are a secret to replace: a whole one, or
- * with `cut_start` at i = 0 the end of one whose start was cut off. */
-static size_t secret_at(const bg_ctx *ctx, const char *text, size_t len, size_t i, int cut_start)
+/* Marks in `hit` the bytes of text[0..len) that the context's secret s
+ * covers: each whole occurrence, and with `cut` a part at the text's start
+ * (the end of s) or at its end (the start of s), from BG_SECRET_PART_MIN
+ * bytes, the longest that fits. */
+static void secret_mark(const char *s, const char *text, size_t len, int cut, unsigned char *hit)
 {
-	size_t k, n, best = 0;
+	size_t n = strlen(s), i, k;
+	const char *at;
 
-	for (k = 0; k < ctx->nsecrets; k++) {
-		const char *s = ctx->secrets[k];
-
-		if (s[0] == text[i] && (n = strlen(s)) > best && n <= len - i &&
-		    !memcmp(text + i, s, n))
-			best = n;
-		if (!cut_start || i)
-			continue;
-		for (n = strlen(s) - 1; n > best && n >= BG_SECRET_PART_MIN; n--)
-			if (n <= len && !memcmp(text, s + strlen(s) - n, n)) {
-				best = n;
+	for (i = 0; i + n <= len && (at = memmem(text + i, len - i, s, n)) != NULL;
+	     i = (size_t)(at - text) + 1)
+		memset(hit + (at - text), 1, n);
+	if (cut & BG_SCRUB_CUT_START)
+		for (k = n - 1; k >= BG_SECRET_PART_MIN; k--)
+			if (k <= len && !memcmp(text, s + n - k, k)) {
+				memset(hit, 1, k);
 				break;
 			}
-	}
-	return best;
+	if (cut & BG_SCRUB_CUT_END)
+		for (k = n - 1; k >= BG_SECRET_PART_MIN; k--)
+			if (k <= len && !memcmp(text + len - k, s, k)) {
+				memset(hit + len - k, 1, k);
+				break;
+			}
 }
 
 int bg_ctx__has_secrets(const bg_ctx *ctx)
@@ -145,34 +142,46 @@ int bg_ctx__has_secrets(const bg_ctx *ctx)
 	return ctx && ctx->nsecrets > 0;
 }
 
-int bg_ctx__scrub(const bg_ctx *ctx, char **text, size_t *len, int cut_start)
+int bg_ctx__scrub(const bg_ctx *ctx, char **text, size_t *len, int cut)
 {
 	bg_buf b = BG_BUF_INIT;
-	size_t i, n, plain;
+	unsigned char *hit = NULL;
+	size_t i, k, start;
 
-	if (!ctx || !ctx->nsecrets || !text || !*text)
+	if (!ctx || !ctx->nsecrets || !text || !*text || !*len)
 		return 0;
-	for (i = 0, plain = 0; i < *len; i += n ? n : 1) {
-		n = secret_at(ctx, *text, *len, i, cut_start);
-		if (!n) {
-			plain++;
-			continue;
-		}
-		if (bg_buf_put(&b, *text + i - plain, plain) < 0 ||
-		    bg_buf_puts(&b, BG_SECRET_MARK) < 0)
-			goto oom;
-		plain = 0;
-	}
-	if (!b.ptr)
+	/* Every byte a secret covers, then each run of such bytes replaced
+	 * once: a secret that starts inside another's occurrence and runs on
+	 * past it leaves no tail. */
+	if (!(hit = calloc(*len, 1)))
+		return BG_ENOMEM;
+	for (k = 0; k < ctx->nsecrets; k++)
+		secret_mark(ctx->secrets[k], *text, *len, cut, hit);
+	if (!memchr(hit, 1, *len)) {
+		free(hit);
 		return 0; /* nothing to replace: the text stays as it is */
-	if (bg_buf_put(&b, *text + *len - plain, plain) < 0)
-		goto oom;
+	}
+	for (i = 0, start = 0; i <= *len; i++) {
+		if (i < *len && !hit[i])
+			continue;
+		if (bg_buf_put(&b, *text + start, i - start) < 0)
+			goto oom;
+		if (i == *len)
+			break;
+		while (i < *len && hit[i])
+			i++;
+		if (bg_buf_puts(&b, BG_SECRET_MARK) < 0)
+			goto oom;
+		start = i--;
+	}
+	free(hit);
 	memset(*text, 0, *len);
 	free(*text);
 	*len = b.len;
 	*text = bg_buf_detach(&b);
 	return 0;
 oom:
+	free(hit);
 	bg_buf_clear(&b);
 	return BG_ENOMEM;
 }

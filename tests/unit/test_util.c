@@ -257,13 +257,13 @@ static void test_index(void **state)
 }
 
 /* s scrubbed with the context's secrets: a new string the test frees. */
-static char *scrubbed(const bg_ctx *ctx, const char *s, int cut_start)
+static char *scrubbed(const bg_ctx *ctx, const char *s, int cut)
 {
 	char *t = strdup(s), *was = t;
 	size_t n = strlen(s);
 
 	assert_non_null(t);
-	assert_int_equal(bg_ctx__scrub(ctx, &t, &n, cut_start), 0);
+	assert_int_equal(bg_ctx__scrub(ctx, &t, &n, cut), 0);
 	assert_int_equal(n, strlen(t));
 	/* Untouched text is the caller's string still: no copy per output. */
 	if (!strcmp(t, s))
@@ -305,9 +305,10 @@ static void test_scrub(void **state)
 
 	assert_scrubbed(ctx, "+ curl -H 'Authorization: Bearer ghs_SuperSecretToken' x", 0,
 	                "+ curl -H 'Authorization: Bearer [secret]' x");
-	/* The longest that matches: no tail of the longer one is left. */
-	assert_scrubbed(ctx, "ghs_SuperSecretTokenghs_Super ghs_Supe", 0,
-	                "[secret][secret] ghs_Supe");
+	/* The longest that matches: no tail of the longer one is left; two
+	 * side by side are one run of secret bytes. */
+	assert_scrubbed(ctx, "ghs_SuperSecretTokenghs_Super ghs_Supe", 0, "[secret] ghs_Supe");
+	assert_scrubbed(ctx, "ghs_SuperSecretToken ghs_Super", 0, "[secret] [secret]");
 	/* Only the n bytes given were a secret. */
 	assert_scrubbed(ctx, "at hooks/T0/B0/XYZXYZ end", 0, "at [secret] end");
 	/* A tail that starts inside one: its end goes too, from 4 bytes. */
@@ -316,6 +317,17 @@ static void test_scrub(void **state)
 	assert_scrubbed(ctx, "oken | exit 7", 1, "[secret] | exit 7");
 	assert_scrubbed(ctx, "ken | exit 7", 1, "ken | exit 7");
 	assert_scrubbed(ctx, "ghs_SuperSecretToken", 1, "[secret]");
+	/* Output cut after its start (stdout past its limit): the start of
+	 * one at its end goes, from 4 bytes. */
+	assert_scrubbed(ctx, "exit 7 | ghs_SuperSecretTo", BG_SCRUB_CUT_END, "exit 7 | [secret]");
+	assert_scrubbed(ctx, "exit 7 | ghs_", BG_SCRUB_CUT_END, "exit 7 | [secret]");
+	assert_scrubbed(ctx, "exit 7 | ghs", BG_SCRUB_CUT_END, "exit 7 | ghs");
+	assert_scrubbed(ctx, "exit 7 | ghs_SuperSecretTo", 0, "exit 7 | [secret]SecretTo");
+	/* Two that overlap, the second running on past the first: no tail of
+	 * either is left. */
+	assert_int_equal(bg_ctx__add_secret(ctx, "abcdefgh", 8), 0);
+	assert_int_equal(bg_ctx__add_secret(ctx, "cdefghijkl", 10), 0);
+	assert_scrubbed(ctx, "<abcdefghijkl>", 0, "<[secret]>");
 
 	/* Bytes past a NUL are output too. */
 	t = malloc(32);
