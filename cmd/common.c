@@ -829,8 +829,9 @@ int cli_detect_machine(cli_state *st, cli_env *env, const char *name)
 	if (name && bg_machine_set_name(env->machine, name) < 0)
 		return cli_usage_error(st,
 		                       "--machine: %s is not a valid machine name "
-		                       "(printable characters, no spaces, and not \"all\", "
-		                       "which report reads as every machine)",
+		                       "(one word of printable characters, none that shows "
+		                       "nothing, and not \"all\", which report reads as every "
+		                       "machine)",
 		                       bg_text__quote(q, sizeof(q), name));
 	return 0;
 }

@@ -1233,9 +1233,13 @@ int bg_baseline_parse(bg_ctx *ctx, const char *name, const char *text, size_t le
 	if ((error = get_string(&v, top, "", "machine", 0, &machine)) < 0)
 		goto cleanup;
 	if (!is_word(machine)) {
+		char q[320];
+
+		/* Quoted as every refused name is: escaped and cut short. */
 		error = invalid(&v,
-		                "\"%s\" is not a machine name (printable characters, no spaces)",
-		                machine);
+		                "%s is not a machine name (one word of printable characters, "
+		                "none that shows nothing)",
+		                bg_text__quote(q, sizeof(q), machine));
 		goto cleanup;
 	}
 	if ((error = get_git_text(&v, top, "", "branch", &branch)) < 0 ||

@@ -402,6 +402,16 @@ python3 -c "
 import json, sys
 f = json.load(open('$T/o.json')); f['machine'] = 'all'
 json.dump(f, open('$T/all.json', 'w'))"
+# A machine name that is no word, and long: quoted as other refused names
+# are, cut short, where the message held the whole name.
+python3 -c "
+import json
+f = json.load(open('$T/o.json')); f['machine'] = 'a b' * 400
+json.dump(f, open('$T/long.json', 'w'))"
+check "a file whose machine is no word: exit 2, the name quoted cut short" bash -c "
+	'$BG' --db '$T/long.db' baseline import '$T/long.json' 2>'$T/e'; [ \$? -eq 2 ] &&
+	grep -q '…\" is not a machine name (one word of printable characters' '$T/e' &&
+	[ \$(wc -c <'$T/e') -lt 600 ]"
 check "a file of machine \"all\": exit 2, saying to choose a name" bash -c "
 	'$BG' --db '$T/all.db' baseline import '$T/all.json' 2>'$T/e'; [ \$? -eq 2 ] &&
 	grep -q 'that name is not one a machine may have now (pass --force to import it as .*, or --force --machine NAME to import it under a name of your own)' '$T/e' &&
