@@ -779,13 +779,6 @@ static int alert__secret_vars(alert_target *t, const char *in)
 	return bg_config__each_secret_var(in, t->label, alert__secret_var, t);
 }
 
-static int alert__longest_first(const void *a, const void *b)
-{
-	size_t la = strlen(*(char *const *)a), lb = strlen(*(char *const *)b);
-
-	return la < lb ? 1 : la > lb ? -1 : 0;
-}
-
 /*
  * What alert__scrub takes out of messages: the secret and the token whole;
  * the ${VAR} values of url, secret and token; a webhook's or Slack URL
@@ -809,36 +802,20 @@ static int alert__secrets_collect(bg_ctx *ctx, alert_target *t)
 	}
 	if (t->forge && t->api)
 		err |= alert__secret_url(t, t->api, 0);
-	if (err)
-		return bg_error_oom(ctx);
-	if (t->nsecrets)
-		qsort(t->secrets, t->nsecrets, sizeof(char *), alert__longest_first);
-	return 0;
+	return err ? bg_error_oom(ctx) : 0;
 }
 
-/* s with every secret of the target replaced by "[secret]". */
+/* s with every secret of the target replaced by "[secret]" (a new string,
+ * or NULL when out of memory). */
 static char *alert__scrub(const alert_target *t, const char *s)
 {
 	bg_buf b = BG_BUF_INIT;
-	size_t i;
+	int r;
 
-	if (bg_buf_puts(&b, "") < 0)
-		return NULL;
-	while (s && *s) {
-		size_t hit = 0, plain;
-		/* The longest that matches here: the secrets are sorted so. */
-		for (i = 0; t && i < t->nsecrets && !hit; i++)
-			if (t->secrets[i][0] == *s &&
-			    !strncmp(s, t->secrets[i], strlen(t->secrets[i])))
-				hit = strlen(t->secrets[i]);
-		plain = hit ? 0 : 1;
-		if (hit ? bg_buf_puts(&b, "[secret]") < 0 : bg_buf_put(&b, s, plain) < 0) {
-			bg_buf_clear(&b);
-			return NULL;
-		}
-		s += hit ? hit : plain;
-	}
-	return bg_buf_detach(&b);
+	if (!s)
+		s = "";
+	r = bg_scrub__list(t ? t->secrets : NULL, t ? t->nsecrets : 0, s, strlen(s), 0, &b);
+	return r < 0 ? NULL : r ? bg_buf_detach(&b) : bg_strdup(s);
 }
 
 /*

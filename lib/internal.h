@@ -139,6 +139,12 @@ int bg_buf_printf(bg_buf *b, const char *fmt, ...) BG_PRINTF(2, 3);
 char *bg_buf_detach(bg_buf *b);
 void bg_buf_clear(bg_buf *b);
 
+/* bg_ctx__scrub over any list of secrets (lib/alert.c's of a target): 1
+ * with text[0..len) so replaced appended to *out, 0 when nothing was (out
+ * untouched), or BG_ENOMEM (*out cleared). */
+int bg_scrub__list(char *const *secrets, size_t nsecrets, const char *text, size_t len, int cut,
+                   bg_buf *out);
+
 /*
  * text.c: text from outside.  bg_text__invalid() is NULL when s[0..n) is
  * valid UTF-8 without control characters, else what is wrong (*at: where);

@@ -142,48 +142,60 @@ int bg_ctx__has_secrets(const bg_ctx *ctx)
 	return ctx && ctx->nsecrets > 0;
 }
 
-int bg_ctx__scrub(const bg_ctx *ctx, char **text, size_t *len, int cut)
+int bg_scrub__list(char *const *secrets, size_t nsecrets, const char *text, size_t len, int cut,
+                   bg_buf *out)
 {
-	bg_buf b = BG_BUF_INIT;
 	unsigned char *hit = NULL;
 	size_t i, k, start;
 
-	if (!ctx || !ctx->nsecrets || !text || !*text || !*len)
+	if (!nsecrets || !len)
 		return 0;
 	/* Every byte a secret covers, then each run of such bytes replaced
 	 * once: a secret that starts inside another's occurrence and runs on
 	 * past it leaves no tail. */
-	if (!(hit = calloc(*len, 1)))
+	if (!(hit = calloc(len, 1)))
 		return BG_ENOMEM;
-	for (k = 0; k < ctx->nsecrets; k++)
-		secret_mark(ctx->secrets[k], *text, *len, cut, hit);
-	if (!memchr(hit, 1, *len)) {
+	for (k = 0; k < nsecrets; k++)
+		secret_mark(secrets[k], text, len, cut, hit);
+	if (!memchr(hit, 1, len)) {
 		free(hit);
-		return 0; /* nothing to replace: the text stays as it is */
+		return 0;
 	}
-	for (i = 0, start = 0; i <= *len; i++) {
-		if (i < *len && !hit[i])
+	for (i = 0, start = 0; i <= len; i++) {
+		if (i < len && !hit[i])
 			continue;
-		if (bg_buf_put(&b, *text + start, i - start) < 0)
+		if (bg_buf_put(out, text + start, i - start) < 0)
 			goto oom;
-		if (i == *len)
+		if (i == len)
 			break;
-		while (i < *len && hit[i])
+		while (i < len && hit[i])
 			i++;
-		if (bg_buf_puts(&b, BG_SECRET_MARK) < 0)
+		if (bg_buf_puts(out, BG_SECRET_MARK) < 0)
 			goto oom;
 		start = i--;
 	}
 	free(hit);
+	return 1;
+oom:
+	free(hit);
+	bg_buf_clear(out);
+	return BG_ENOMEM;
+}
+
+int bg_ctx__scrub(const bg_ctx *ctx, char **text, size_t *len, int cut)
+{
+	bg_buf b = BG_BUF_INIT;
+	int r;
+
+	if (!ctx || !text || !*text)
+		return 0;
+	if ((r = bg_scrub__list(ctx->secrets, ctx->nsecrets, *text, *len, cut, &b)) <= 0)
+		return r; /* nothing replaced: the text stays as it is */
 	memset(*text, 0, *len);
 	free(*text);
 	*len = b.len;
 	*text = bg_buf_detach(&b);
 	return 0;
-oom:
-	free(hit);
-	bg_buf_clear(&b);
-	return BG_ENOMEM;
 }
 
 void bg_ctx_set_log(bg_ctx *ctx, bg_log_cb cb, void *data)
