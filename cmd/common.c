@@ -377,9 +377,7 @@ const char *cli_term(char *buf, size_t len, const char *s)
 		 * valid UTF-8), and "…" says so, as bg_text__quote does. */
 		n = strlen(shown);
 		if (n >= len && len > 3) {
-			n = len - 4;
-			while (n > 0 && ((unsigned char)shown[n] & 0xC0) == 0x80)
-				n--;
+			n = bg_text__char_start(shown, len - 4);
 			more = 1;
 		}
 		snprintf(buf, len, "%.*s%s", (int)n, shown, more ? "\u2026" : "");

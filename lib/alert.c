@@ -1221,12 +1221,11 @@ static int alert__sleep(bg_ctx *ctx, double s)
 /* Cuts b to at most max bytes, at a character's start, with "…" after. */
 static int alert__cut(bg_buf *b, size_t max)
 {
-	size_t n = max;
+	size_t n;
 
 	if (b->len <= max)
 		return 0;
-	while (n && ((unsigned char)b->ptr[n] & 0xC0) == 0x80)
-		n--;
+	n = bg_text__char_start(b->ptr, max);
 	b->len = n;
 	b->ptr[n] = '\0';
 	return bg_buf_puts(b, "\xE2\x80\xA6");

@@ -287,9 +287,7 @@ static void cell_text(char cell[BG_CHECK_CELL], const char *s)
 		memcpy(cell, s, n + 1);
 		return;
 	}
-	n = BG_CHECK_CELL - 4;
-	while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-		n--;
+	n = bg_text__char_start(s, BG_CHECK_CELL - 4);
 	memcpy(cell, s, n);
 	memcpy(cell + n, "\xE2\x80\xA6", 4);
 }

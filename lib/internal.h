@@ -180,6 +180,11 @@ void bg_text__columns(const char *const *s, size_t n, size_t *cols);
  * quotes, escaped for a terminal, cut short.  Returns buf. */
 const char *bg_text__quote(char *buf, size_t size, const char *s);
 const char *bg_text__quote_n(char *buf, size_t size, const char *s, size_t n);
+/* Where to cut UTF-8 text without leaving half a character: the greatest
+ * k <= n at which one starts in s (s[n] readable), and the least k >= i,
+ * below len, past the continuation bytes of one that a cut split. */
+size_t bg_text__char_start(const char *s, size_t n);
+size_t bg_text__char_next(const char *s, size_t i, size_t len);
 struct json_object;
 const char *bg_text__json(struct json_object *o, int flags);
 /* Whether s[0..n) is well-formed UTF-8 (control characters and NUL are);

@@ -1548,8 +1548,7 @@ static char *failure_message(const bg_exec_result *r, double timeout)
 		const char *nl = memchr(t + start, '\n', end - start);
 		if (nl)
 			start = (size_t)(nl - t) + 1;
-		while (start < end && ((unsigned char)t[start] & 0xC0) == 0x80)
-			start++; /* no half UTF-8 character */
+		start = bg_text__char_next(t, start, end); /* no half UTF-8 character */
 	}
 	while (start < end && (t[start] == '\n' || t[start] == '\r'))
 		start++;

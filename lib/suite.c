@@ -155,11 +155,7 @@ void bg_suite_note_compiler(bg_ctx *ctx, bg_machine *machine, const char *cwd)
  * the continuation bytes of the character cut in two are left out. */
 static const char *char_start(const char *s)
 {
-	int i;
-
-	for (i = 0; i < 3 && ((unsigned char)*s & 0xC0) == 0x80; i++)
-		s++;
-	return s;
+	return s + bg_text__char_next(s, 0, strlen(s));
 }
 
 int bg_suite_build(bg_ctx *ctx, const bg_config *cfg, const char *cwd, bg_machine *machine,

@@ -355,6 +355,20 @@ void bg_text__columns(const char *const *s, size_t n, size_t *cols)
 #define QUOTE_IN 256
 #define QUOTE_OUT 64
 
+size_t bg_text__char_start(const char *s, size_t n)
+{
+	while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+		n--;
+	return n;
+}
+
+size_t bg_text__char_next(const char *s, size_t i, size_t len)
+{
+	while (i < len && ((unsigned char)s[i] & 0xC0) == 0x80)
+		i++;
+	return i;
+}
+
 const char *bg_text__quote(char *buf, size_t size, const char *s)
 {
 	return bg_text__quote_n(buf, size, s, strlen(s));
@@ -369,9 +383,7 @@ const char *bg_text__quote_n(char *buf, size_t size, const char *s, size_t n)
 
 	/* A prefix, cut where a character starts, is all a message shows. */
 	if (n > QUOTE_IN) {
-		n = QUOTE_IN;
-		while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-			n--;
+		n = bg_text__char_start(s, QUOTE_IN);
 		more = 1;
 	}
 	memcpy(in, s, n);
@@ -399,9 +411,7 @@ const char *bg_text__quote_n(char *buf, size_t size, const char *s, size_t n)
 	 * character starts, not where snprintf would stop. */
 	if (size >= 6 && cut + 3 + (more ? 3 : 0) > size) {
 		more = 1;
-		cut = size - 6;
-		while (cut > 0 && ((unsigned char)b.ptr[cut] & 0xC0) == 0x80)
-			cut--;
+		cut = bg_text__char_start(b.ptr, size - 6);
 	}
 	snprintf(buf, size, "\"%.*s%s\"", (int)cut, b.ptr, more ? "\u2026" : "");
 	bg_buf_clear(&b);

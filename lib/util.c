@@ -267,12 +267,8 @@ static void set_msg(bg_ctx *ctx, const char *suffix, const char *fmt, va_list ap
 	vsnprintf(big, (size_t)n + 1, fmt, copy);
 	va_end(copy);
 	memcpy(big + n, suffix, slen + 1);
-	head = KEEP;
-	while (head > 0 && ((unsigned char)big[head] & 0xc0) == 0x80)
-		head--;
-	tail = (size_t)n + slen - KEEP;
-	while (big[tail] && ((unsigned char)big[tail] & 0xc0) == 0x80)
-		tail++;
+	head = bg_text__char_start(big, KEEP);
+	tail = bg_text__char_next(big, (size_t)n + slen - KEEP, (size_t)n + slen);
 	memcpy(ctx->msg, big, head);
 	memcpy(ctx->msg + head, "...", 3);
 	memcpy(ctx->msg + head + 3, big + tail, (size_t)n + slen - tail + 1);

@@ -205,11 +205,10 @@ static char *log_tail(const bg_ctx *ctx, const char *path)
 				memmove(buf, nl + 1, strlen(nl + 1) + 1);
 			}
 			/* No line start near: a character start, not half of one. */
-			i = 0;
-			while (buf && from > 0 && i < 3 && ((unsigned char)buf[i] & 0xC0) == 0x80)
-				i++;
-			if (buf)
+			if (buf && from > 0) {
+				i = bg_text__char_next(buf, 0, strlen(buf));
 				memmove(buf, buf + i, strlen(buf + i) + 1);
+			}
 		}
 	}
 	fclose(f);

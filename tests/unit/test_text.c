@@ -128,6 +128,23 @@ static void test_invisible(void **state)
  * tests run under "C", as a CLI under LANG=C does), and the locale left as
  * it was.
  */
+/* Cuts that leave no half character: "a日b" is a, then 3 bytes of 日, then b. */
+static void test_char_cuts(void **state)
+{
+	const char *s = "a\xe6\x97\xa5b";
+
+	(void)state;
+	assert_int_equal(bg_text__char_start(s, 0), 0);
+	assert_int_equal(bg_text__char_start(s, 1), 1);
+	assert_int_equal(bg_text__char_start(s, 2), 1);
+	assert_int_equal(bg_text__char_start(s, 3), 1);
+	assert_int_equal(bg_text__char_start(s, 4), 4);
+	assert_int_equal(bg_text__char_next(s, 2, 5), 4);
+	assert_int_equal(bg_text__char_next(s, 1, 5), 1);
+	assert_int_equal(bg_text__char_next(s, 3, 3), 3); /* never past len */
+	assert_int_equal(bg_text__char_next(s + 2, 0, 3), 2);
+}
+
 static void test_columns(void **state)
 {
 	const char *s[] = {
@@ -287,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_markdown),  cmocka_unit_test(test_terminal),
 		cmocka_unit_test(test_quote),     cmocka_unit_test(test_json),
 		cmocka_unit_test(test_invisible), cmocka_unit_test(test_columns),
+		cmocka_unit_test(test_char_cuts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
