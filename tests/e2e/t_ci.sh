@@ -223,20 +223,26 @@ check "a build that rewrites a tracked file: ci stores its run clean, as run doe
 check "... and ci's run keeps its branch" \
 	[ "$(sqlite3 "$T/stamp.db" "SELECT branch FROM runs WHERE id = 1")" = main ]
 cd "$T" || exit 1
+# level_repo DIR DB MACHINE: a repository in DIR (and cd there) whose one
+# benchmark prints the number in `level` (10), and 6 commits after its
+# first that ci measured on MACHINE into DB.
+level_repo() {
+	new_repo "$1" >/dev/null && cd "$1" || return 1
+	echo 10 >level
+	echo '{ "defaults": { "warmup": 0, "samples": 3 }, "baseline": { "min_runs": 5 },
+  "benchmarks": [ { "name": "b", "format": "lines",
+    "command": "for i in 1 2 3; do echo BENCHGUARD t $(cat level) ms; done" } ] }' >benchguard.json
+	echo .benchguard/ >.gitignore
+	git add -A && git commit -qm suite
+	for i in 1 2 3 4 5 6; do
+		git commit -q --allow-empty -m "c$i"
+		"$BG" --db "$2" -q ci --machine "$3" >/dev/null 2>&1
+	done
+}
 # ci on a machine with no runs while the database holds another's: the
 # warning on stderr and under the step summary's table (check's, which ci
 # runs), once; with the other machine's name the regression is caught.
-new_repo "$T/moved" >/dev/null && cd "$T/moved" || exit 1
-echo 10 >level
-echo '{ "defaults": { "warmup": 0, "samples": 3 }, "baseline": { "min_runs": 5 },
-  "benchmarks": [ { "name": "b", "format": "lines",
-    "command": "for i in 1 2 3; do echo BENCHGUARD t $(cat level) ms; done" } ] }' >benchguard.json
-echo .benchguard/ >.gitignore
-git add -A && git commit -qm suite
-for i in 1 2 3 4 5 6; do
-	git commit -q --allow-empty -m "c$i"
-	"$BG" --db "$T/moved.db" -q ci --machine runner-old >/dev/null 2>&1
-done
+level_repo "$T/moved" "$T/moved.db" runner-old || exit 1
 echo 15 >level && git commit -qam "50% slower"
 : >"$T/moved.md"
 check "ci on a new machine beside 6 runs of another: exit 0, nothing to judge against" bash -c "
@@ -257,17 +263,7 @@ cd "$T" || exit 1
 # newest commits have no run in it, and ci said nothing of it while it
 # "confirmed" a docs-only change 30% slower.  Now the baseline's age is
 # said as the other machine's runs are: stderr, step summary, ::warning.
-new_repo "$T/old" >/dev/null && cd "$T/old" || exit 1
-echo 10 >level
-echo '{ "defaults": { "warmup": 0, "samples": 3 }, "baseline": { "min_runs": 5 },
-  "benchmarks": [ { "name": "b", "format": "lines",
-    "command": "for i in 1 2 3; do echo BENCHGUARD t $(cat level) ms; done" } ] }' >benchguard.json
-echo .benchguard/ >.gitignore
-git add -A && git commit -qm suite
-for i in 1 2 3 4 5 6; do
-	git commit -q --allow-empty -m "c$i"
-	"$BG" --db "$T/old.db" -q ci --machine runner >/dev/null 2>&1
-done
+level_repo "$T/old" "$T/old.db" runner || exit 1
 measured=$(git rev-parse HEAD)
 git commit -q --allow-empty -m "landed, measured in a cache this job did not restore"
 git commit -q --allow-empty -m "landed too"
