@@ -131,7 +131,8 @@ static void test_invisible(void **state)
 /* Cuts that leave no half character: "a日b" is a, then 3 bytes of 日, then b. */
 static void test_char_cuts(void **state)
 {
-	const char *s = "a\xe6\x97\xa5b";
+	const char *s = "a\xe6\x97\xa5"
+	                "b";
 
 	(void)state;
 	assert_int_equal(bg_text__char_start(s, 0), 0);
